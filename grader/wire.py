@@ -1,0 +1,141 @@
+"""The only language the judge and the student's process share: plain data and raw tensor bytes.
+
+No pickle crosses the boundary: the judge decodes JSON and builds every tensor itself from bytes,
+so whatever the student's process sends, what arrives is a real `torch.Tensor` (never a subclass
+or an object with a custom `__eq__`) or a plain Python value.
+"""
+
+import json
+import math
+import struct
+
+import torch
+
+MAX_MESSAGE_BYTES = 1 << 30  # 1 GiB: a larger frame is a runaway submission, not an answer
+
+_DTYPES = {
+    str(dtype).removeprefix("torch."): dtype
+    for dtype in (
+        torch.float16, torch.bfloat16, torch.float32, torch.float64,
+        torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool,
+    )
+}
+
+
+class WireError(Exception):
+    """A value that cannot be sent, or a frame that does not decode."""
+
+
+class Handle:
+    """A reference to an object that lives in the student's process (a module, a cache)."""
+
+    def __init__(self, ref, kind):
+        self.ref = ref
+        self.kind = kind
+
+    def __repr__(self):
+        return f"<{self.kind} in the student's process>"
+
+
+def dtype_name(dtype):
+    return str(dtype).removeprefix("torch.")
+
+
+def encode(value):
+    """Value -> list of frames: a JSON header, then one raw buffer per tensor."""
+    buffers = []
+    tree = _pack(value, buffers)
+    header = json.dumps(tree, allow_nan=False).encode()
+    return [header, *buffers]
+
+
+def send(sock, value):
+    """Write one message: its length, then each frame with its length."""
+    frames = encode(value)
+    body = b"".join(struct.pack("!Q", len(frame)) + frame for frame in frames)
+    sock.sendall(struct.pack("!Q", len(body)) + body)
+
+
+def receive(sock):
+    """Read one message written by `send`; EOFError when the other side has gone."""
+    (size,) = struct.unpack("!Q", _read_exactly(sock, 8))
+    if size > MAX_MESSAGE_BYTES:
+        raise WireError(f"a message of {size} bytes is over the {MAX_MESSAGE_BYTES}-byte limit")
+    body = memoryview(_read_exactly(sock, size))
+    frames, at = [], 0
+    while at < size:
+        (length,) = struct.unpack("!Q", body[at:at + 8])
+        frames.append(bytes(body[at + 8:at + 8 + length]))
+        at += 8 + length
+    return decode(frames)
+
+
+def _read_exactly(sock, size):
+    data = bytearray()
+    while len(data) < size:
+        chunk = sock.recv(min(size - len(data), 1 << 20))
+        if not chunk:
+            raise EOFError("the other side closed the connection")
+        data += chunk
+    return data
+
+
+def decode(frames):
+    """Frames -> value; every tensor is rebuilt here from dtype, shape and bytes."""
+    try:
+        tree = json.loads(frames[0])
+        return _unpack(tree, frames[1:])
+    except (ValueError, KeyError, TypeError, IndexError, RuntimeError, struct.error) as err:
+        raise WireError(f"malformed message from the student's process: {err}") from None
+
+
+def _pack(value, buffers):
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if type(value) is float:
+        return value if math.isfinite(value) else {"float": repr(value)}
+    if type(value) in (list, tuple):
+        return {type(value).__name__: [_pack(item, buffers) for item in value]}
+    if type(value) is dict:
+        return {"dict": [[str(key), _pack(item, buffers)] for key, item in value.items()]}
+    if isinstance(value, torch.dtype):
+        return {"dtype": dtype_name(value)}
+    if isinstance(value, Handle):
+        return {"handle": value.ref, "kind": value.kind}
+    if type(value) is torch.Tensor or type(value) is torch.nn.Parameter:
+        tensor = value.detach()
+        if dtype_name(tensor.dtype) not in _DTYPES:
+            raise WireError(f"tensors of dtype {tensor.dtype} are not supported")
+        flat = tensor.to("cpu").contiguous().reshape(-1)
+        buffers.append(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
+        return {
+            "tensor": len(buffers) - 1,
+            "dtype": dtype_name(tensor.dtype),
+            "shape": list(tensor.shape),
+            "device": str(tensor.device),
+        }
+    raise WireError(f"a value of type {type(value).__module__}.{type(value).__qualname__}")
+
+
+def _unpack(tree, buffers):
+    if tree is None or type(tree) in (bool, int, float, str):
+        return tree
+    if "tensor" in tree:
+        raw = bytearray(buffers[int(tree["tensor"])])
+        flat = torch.frombuffer(raw, dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)
+        tensor = flat.view(_DTYPES[tree["dtype"]]).reshape([int(n) for n in tree["shape"]])
+        device = str(tree["device"])
+        return tensor if device == "cpu" else tensor.to(device)
+    if "float" in tree:
+        return float(tree["float"])
+    if "list" in tree:
+        return [_unpack(item, buffers) for item in tree["list"]]
+    if "tuple" in tree:
+        return tuple(_unpack(item, buffers) for item in tree["tuple"])
+    if "dict" in tree:
+        return {str(k): _unpack(item, buffers) for k, item in tree["dict"]}
+    if "dtype" in tree:
+        return _DTYPES[tree["dtype"]]
+    if "handle" in tree:
+        return Handle(int(tree["handle"]), str(tree["kind"]))
+    raise KeyError(f"unknown value {sorted(tree)}")

@@ -1,0 +1,47 @@
+"""Lumen's reference attention: the chapter's code, step by step, plus the KV cache.
+
+The grader trusts these functions as the answer key, and `tests/test_reference.py` proves them
+against an independent float64 NumPy oracle and against torch's own built-ins.
+"""
+
+from lumen_ref.attention import (
+    GroupedQueryAttention,
+    MultiHeadAttention,
+    causal_mask,
+    scaled_dot_product_attention,
+)
+from lumen_ref.kv_cache import CachedGroupedQueryAttention, KVCache, kv_cache_bytes
+from lumen_ref.steps import (
+    apply_mask,
+    attention_scores,
+    fused_project,
+    merge_heads,
+    padding_mask,
+    project,
+    repeat_kv,
+    scale_scores,
+    scaled_scores,
+    softmax,
+    split_heads,
+)
+
+__all__ = [
+    "CachedGroupedQueryAttention",
+    "GroupedQueryAttention",
+    "KVCache",
+    "MultiHeadAttention",
+    "apply_mask",
+    "attention_scores",
+    "causal_mask",
+    "fused_project",
+    "kv_cache_bytes",
+    "merge_heads",
+    "padding_mask",
+    "project",
+    "repeat_kv",
+    "scale_scores",
+    "scaled_dot_product_attention",
+    "scaled_scores",
+    "softmax",
+    "split_heads",
+]
