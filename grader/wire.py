@@ -94,9 +94,10 @@ def _pack(value, buffers):
         return value
     if type(value) is float:
         return value if math.isfinite(value) else {"float": repr(value)}
-    if type(value) in (list, tuple):
-        return {type(value).__name__: [_pack(item, buffers) for item in value]}
-    if type(value) is dict:
+    if isinstance(value, (list, tuple)):  # namedtuples and OrderedDicts arrive as plain ones
+        kind = "list" if isinstance(value, list) else "tuple"
+        return {kind: [_pack(item, buffers) for item in value]}
+    if isinstance(value, dict):
         return {"dict": [[str(key), _pack(item, buffers)] for key, item in value.items()]}
     if isinstance(value, torch.dtype):
         return {"dtype": dtype_name(value)}

@@ -1,0 +1,124 @@
+"""The pytest plugin that turns the hidden suites into a verdict.
+
+It gives the suites their fixtures (`student`, `rng`, `device`), reads each test's points and
+visibility from its markers, and records every outcome as a `TestResult` in the exercise's result.
+The suites are plain pytest files; this plugin is the only place that knows about grading.
+"""
+
+import os
+import zlib
+
+import pytest
+import torch
+
+from grader import catalog
+from grader.compare import Mismatch
+from grader.results import TestResult
+from grader.sandbox import StudentError, WorkerCrashed, WorkerTimeout
+from grader.student import Student
+
+DEVICES = ("cpu", "cuda")
+
+
+class GradingPlugin:
+    def __init__(self, *, results, files, launcher, log_dir, devices, seed, time_limit):
+        self.results = results  # exercise id -> ExerciseResult, filled in place
+        self.files = files  # exercise id -> the student's file to grade
+        self.launcher, self.log_dir = launcher, log_dir
+        self.devices, self.seed, self.time_limit = devices, seed, time_limit
+        self.students = {}  # exercise id -> Student, shared by every suite of that exercise
+
+    # -- collection -------------------------------------------------------------------------
+
+    def pytest_configure(self, config):
+        config.addinivalue_line("markers", "points(n): what the test is worth (default 1)")
+        config.addinivalue_line("markers", "hidden: the test's name and message are hidden from students")
+
+    def pytest_generate_tests(self, metafunc):
+        if "device" in metafunc.fixturenames:
+            metafunc.parametrize("device", DEVICES, indirect=True)
+
+    def pytest_collection_modifyitems(self, config, items):
+        selected = [item for item in items if self._exercise_of(item) in self.files]
+        config.hook.pytest_deselected(items=[item for item in items if item not in selected])
+        items[:] = selected
+
+    @staticmethod
+    def _exercise_of(item):
+        exercise = catalog.for_suite(os.path.basename(str(item.fspath)))
+        return exercise.id if exercise else None
+
+    # -- fixtures ---------------------------------------------------------------------------
+
+    @pytest.fixture(scope="module")
+    def student(self, request):
+        """The student's file for this suite's exercise, callable through the sandbox."""
+        exercise = catalog.for_suite(os.path.basename(str(request.module.__file__)))
+        if exercise.id not in self.students:
+            self.students[exercise.id] = Student(
+                exercise, self.files[exercise.id], self.launcher, self.log_dir, self.time_limit
+            )
+        return self.students[exercise.id]
+
+    @pytest.fixture
+    def rng(self, request):
+        """A generator seeded from --seed and the test's name: the same inputs every run."""
+        generator = torch.Generator()
+        generator.manual_seed(zlib.crc32(f"{self.seed}:{request.node.nodeid}".encode()))
+        return generator
+
+    @pytest.fixture
+    def device(self, request):
+        """The device a test runs on; CUDA cases skip where CUDA was not selected or is absent."""
+        if request.param not in self.devices:
+            pytest.skip(f"{request.param} is not available or not selected (--device)")
+        return request.param
+
+    # -- outcomes ---------------------------------------------------------------------------
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if call.when == "call" or (call.when == "setup" and not report.passed):
+            self._record(item, call)
+
+    def _record(self, item, call):
+        marker = item.get_closest_marker("points")
+        status, message, details = _outcome(call.excinfo, self.time_limit)
+        self.results[self._exercise_of(item)].tests.append(TestResult(
+            name=item.name,
+            status=status,
+            max_score=float(marker.args[0]) if marker else 1.0,
+            visibility="hidden" if item.get_closest_marker("hidden") else "visible",
+            message=message,
+            details=details,
+        ))
+
+    def pytest_sessionfinish(self, session):
+        for exercise_id, student in self.students.items():
+            student.close()
+            self.results[exercise_id].output = student.printed()
+
+
+def _outcome(excinfo, time_limit):
+    """(status, one-line message, details) for a test's exception, or a pass."""
+    if excinfo is None:
+        return "passed", "", {}
+    error = excinfo.value
+    if excinfo.errisinstance(pytest.skip.Exception):
+        return "skipped", str(getattr(error, "msg", error)), {}
+    if isinstance(error, Mismatch):
+        return "failed", error.message, error.details
+    if isinstance(error, AssertionError):
+        return "failed", str(error) or "assertion failed", {}
+    if isinstance(error, StudentError):
+        if error.type == "NotImplementedError":
+            return "error", f"not implemented yet: {error.message}", {}
+        return "error", error.summary, {"frames": error.frames}
+    if isinstance(error, WorkerTimeout):
+        return "timeout", (f"the exercise's time limit ({time_limit:g} s) ran out: is there an "
+                           "infinite loop, or a loop over every element?"), {}
+    if isinstance(error, WorkerCrashed):
+        return "error", str(error), {}
+    return "error", f"grader error (please report it): {type(error).__name__}: {error}", {}

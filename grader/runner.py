@@ -1,0 +1,113 @@
+"""One grading run: start the sandbox, run the suites through pytest, return the verdict."""
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from grader import submission
+from grader.results import ExerciseResult, GradeReport, TestResult
+from grader.sandbox import Launcher
+
+BUILTIN_SUITES = Path(__file__).parent / "suites"
+
+
+class DeviceUnavailable(ValueError):
+    """--device cuda on a machine without a usable CUDA device."""
+
+
+def resolve_devices(choice):
+    """'auto' -> the CPU plus CUDA when present; 'cpu'; 'cuda' -> CUDA only, or DeviceUnavailable.
+
+    Call only after the zygote is forked: asking torch about CUDA initialises the driver, and a
+    process forked after that cannot use CUDA."""
+    import torch
+
+    has_cuda = torch.cuda.is_available()
+    if choice == "cuda" and not has_cuda:
+        raise DeviceUnavailable("--device cuda: no CUDA device is available here (try --device cpu)")
+    if choice == "auto":
+        return ("cpu", "cuda") if has_cuda else ("cpu",)
+    return (choice,)
+
+
+@dataclass
+class Options:
+    submission: Path
+    device: str = "auto"  # auto, cpu or cuda
+    seed: int = 0
+    time_limit: float = 60.0  # seconds per exercise
+    suites: list = field(default_factory=list)  # instructors' private suite folders
+    builtin_suites: bool = True
+
+
+def grade(exercises, options, launcher=None):
+    """Grade the given exercises; returns a GradeReport. Never raises for what a submission does."""
+    own_launcher = launcher is None
+    if own_launcher:
+        launcher = Launcher()
+        launcher.start()  # fork the zygote before any expected value exists in this process
+    try:
+        devices = resolve_devices(options.device)
+        return _grade(exercises, options, launcher, devices)
+    finally:
+        if own_launcher:
+            launcher.close()
+
+
+def _grade(exercises, options, launcher, devices):
+    results, files = {}, {}
+    for exercise in exercises:
+        path = submission.find_file(exercise, options.submission)
+        results[exercise.id] = ExerciseResult(
+            exercise.id, exercise.title, str(path or Path(options.submission) / exercise.file_name)
+        )
+        if path is None:
+            results[exercise.id].tests.append(TestResult(
+                "find the file", "error", 1.0,
+                message=f"no {exercise.file_name} in {options.submission}: pass --submission DIR",
+            ))
+        else:
+            files[exercise.id] = str(path.resolve())
+    if files:
+        _run_suites(results, files, launcher, options, devices)
+    return GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed)
+
+
+def _run_suites(results, files, launcher, options, devices):
+    from grader.plugin import GradingPlugin  # imports the suites' world only after the fork
+
+    folders = ([BUILTIN_SUITES] if options.builtin_suites else []) + [Path(p) for p in options.suites]
+    with tempfile.TemporaryDirectory(prefix="lumen-") as log_dir, _quiet_pytest_env():
+        plugin = GradingPlugin(
+            results=results, files=files, launcher=launcher, log_dir=log_dir,
+            devices=devices, seed=options.seed, time_limit=options.time_limit,
+        )
+        args = [str(folder) for folder in folders] + [
+            "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:stepwise", "-p", "no:logging",
+            "-p", "no:unraisableexception", "-p", "no:threadexception",
+            "--noconftest", "--assert=plain", "-o", "python_files=test_*.py",
+            "-c", os.devnull, "--rootdir", str(BUILTIN_SUITES),
+        ]
+        pytest.main(args, plugins=[plugin])
+
+
+@contextlib.contextmanager
+def _quiet_pytest_env():
+    """Keep the user's own pytest set-up (plugins, addopts) out of the grading run."""
+    saved = {key: os.environ.pop(key, None) for key in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
+    autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is not None:
+                os.environ[key] = value
+        if autoload is None:
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = autoload

@@ -1,0 +1,121 @@
+"""What the suites hold in their hands: the student's code, callable as if it were local.
+
+`student.scale_scores(s, 16)` sends the call to the student's process and returns the values it
+computed. A crashed or timed-out child is replaced by a fresh one on the next call, so one bad
+test never takes the rest of the exercise down with it; the exercise's deadline is shared.
+"""
+
+import os
+import time
+
+from grader import wire
+from grader.sandbox import Worker, WorkerCrashed
+
+
+class Student:
+    """One student's file for one exercise, behind the sandbox."""
+
+    def __init__(self, exercise, path, launcher, log_dir, time_limit):
+        self.exercise, self.path = exercise, path
+        self.launcher = launcher
+        self.log_path = os.path.join(log_dir, f"{exercise.id}.log")
+        self.time_limit = time_limit
+        self.deadline = time.monotonic() + time_limit
+        self.worker = None
+        self.generation = 0  # bumped at every restart, so handles from a dead child are refused
+
+    def _live_worker(self):
+        if self.worker is None or not self.worker.alive:
+            self.worker = Worker(self.launcher, self.log_path, self.deadline)
+            self.generation += 1
+            self.worker.request({"op": "load", "path": self.path, "module": self.exercise.stem})
+        return self.worker
+
+    def run(self, target, *args, method=None, grad=None, return_args=False, no_grad=False, **kwargs):
+        """Call `target` (a name in the student's file, or a RemoteObject) and return the reply:
+        `value`, plus `args` (the arguments after the call) and `grads`/`param_grads` if asked."""
+        worker = self._live_worker()
+        if isinstance(target, RemoteObject):
+            if target.generation != self.generation:
+                raise WorkerCrashed("an object made before the student's process restarted is gone")
+            target = target.handle
+        request = {
+            "op": "call", "target": target, "method": method, "args": list(args),
+            "kwargs": kwargs, "grad": grad, "return_args": return_args, "no_grad": no_grad,
+        }
+        reply = worker.request(_to_wire(request))
+        return {key: self._from_wire(value) for key, value in reply.items()}
+
+    def backward(self, target, *args, wrt, upstream, method=None, **kwargs):
+        """Run target(*args) with gradients for args[i] (i in wrt), backpropagate `upstream`
+        (one tensor or None per output); returns (value, grads, param_grads)."""
+        upstream = upstream if isinstance(upstream, (tuple, list)) else [upstream]
+        reply = self.run(target, *args, method=method,
+                         grad={"wrt": list(wrt), "upstream": list(upstream)}, **kwargs)
+        return reply["value"], reply["grads"], reply["param_grads"]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self.run(name, *args, **kwargs)["value"]
+
+    def close(self):
+        if self.worker is not None:
+            self.worker.stop()
+
+    def printed(self, limit=2000):
+        """The start of what the student's code printed (stdout and stderr), for the report."""
+        try:
+            with open(self.log_path, "rb") as log:
+                return log.read(limit).decode(errors="replace")
+        except OSError:
+            return ""
+
+    def _from_wire(self, value):
+        if isinstance(value, wire.Handle):
+            return RemoteObject(self, value, self.generation)
+        if isinstance(value, list):
+            return [self._from_wire(item) for item in value]
+        if isinstance(value, tuple):
+            return tuple(self._from_wire(item) for item in value)
+        if isinstance(value, dict):
+            return {key: self._from_wire(item) for key, item in value.items()}
+        return value
+
+
+def _to_wire(value):
+    if isinstance(value, RemoteObject):
+        return value.handle
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_wire(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _to_wire(item) for key, item in value.items()}
+    return value
+
+
+class RemoteObject:
+    """An object that lives in the student's process: a module, a KV cache.
+
+    Calling it calls the object (a module's forward); any attribute is a method call.
+    """
+
+    def __init__(self, student, handle, generation):
+        self.student, self.handle, self.generation = student, handle, generation
+
+    @property
+    def kind(self):
+        return self.handle.kind
+
+    def __call__(self, *args, **kwargs):
+        return self.student.run(self, *args, method="__call__", **kwargs)["value"]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self.student.run(self, *args, method=name, **kwargs)["value"]
+
+    def __len__(self):
+        return self.student.run(self, method="__len__")["value"]
+
+    def __repr__(self):
+        return f"<{self.kind} in the student's process>"
