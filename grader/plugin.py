@@ -116,6 +116,8 @@ def _outcome(excinfo, time_limit):
         if error.type == "NotImplementedError":
             return "error", f"not implemented yet: {error.message}", {}
         return "error", error.summary, {"frames": error.frames}
+    if isinstance(error, WorkerTimeout) and error.earlier:
+        return "timeout", f"not run: an earlier test used up the exercise's time limit ({time_limit:g} s)", {}
     if isinstance(error, WorkerTimeout):
         return "timeout", (f"the exercise's time limit ({time_limit:g} s) ran out: is there an "
                            "infinite loop, or a loop over every element?"), {}

@@ -105,12 +105,27 @@ def _read(path):
         return file.read()
 
 
+def _stub_raises(tree):
+    """Every `raise NotImplementedError(...)` statement under tree."""
+    return [
+        node for node in ast.walk(tree)
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+        and getattr(node.exc.func, "id", None) == "NotImplementedError"
+    ]
+
+
 def _check_stub(exercise, stub, source):
-    """The stub must compile, define every name of the catalogue, and hide at least one block."""
+    """The stub must compile, raise only inside functions, and define every catalogue name."""
     try:
         tree = ast.parse(stub, filename=source)
     except SyntaxError as error:
         raise ReleaseError(f"{source}: the student file would not compile: {error}") from None
+    functions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
+    inside = {id(node) for function in functions for node in _stub_raises(function)}
+    for node in _stub_raises(tree):
+        if id(node) not in inside:
+            raise ReleaseError(f"{source}: a BEGIN SOLUTION marker is indented less than the body it "
+                               f"stubs, so the student file would raise on import (stub line {node.lineno})")
     defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     missing = [name for name in exercise.names if name not in defined]
     if missing:

@@ -31,7 +31,11 @@ class StudentError(Exception):
 
 
 class WorkerTimeout(Exception):
-    """The exercise's time limit ran out while the student's code was running."""
+    """The exercise's time limit ran out: during this call, or (`earlier`) before it began."""
+
+    def __init__(self, earlier=False):
+        super().__init__("time limit used up before this call" if earlier else "time limit")
+        self.earlier = earlier
 
 
 class WorkerCrashed(Exception):

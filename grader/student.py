@@ -9,7 +9,7 @@ import os
 import time
 
 from grader import wire
-from grader.sandbox import Worker, WorkerCrashed
+from grader.sandbox import Worker, WorkerCrashed, WorkerTimeout
 
 
 class Student:
@@ -25,6 +25,8 @@ class Student:
         self.generation = 0  # bumped at every restart, so handles from a dead child are refused
 
     def _live_worker(self):
+        if time.monotonic() >= self.deadline:
+            raise WorkerTimeout(earlier=True)
         if self.worker is None or not self.worker.alive:
             self.worker = Worker(self.launcher, self.log_path, self.deadline)
             self.generation += 1

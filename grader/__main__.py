@@ -1,0 +1,5 @@
+"""`python -m grader` is `lumen-grade`."""
+
+from grader.cli import main
+
+main()

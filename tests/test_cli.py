@@ -1,0 +1,117 @@
+"""The `lumen-grade` command line: exit codes, errors a student can act on, the JSON contract."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import EXERCISES, SOLUTIONS
+from grader.cli import main
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_solutions_pass_with_exit_code_0():
+    result = invoke("exercise3", "--submission", SOLUTIONS, "--device", "cpu")
+    assert result.exit_code == 0, result.output
+    assert "✓ exercise3" in result.output
+    assert "Total: 19/19" in result.output or "Total:" in result.output
+
+
+def test_number_alias_and_stub_fails_with_exit_code_1():
+    result = invoke("3", "--submission", EXERCISES, "--device", "cpu")
+    assert result.exit_code == 1
+    assert "not implemented yet" in result.output
+    assert "Why divide by √d_k?" in result.output  # the stub's hint names the chapter section
+
+
+@pytest.mark.parametrize("name", ["exercise9", "softmax", "exercise3_wrong"])
+def test_unknown_exercise_is_a_usage_error_listing_the_valid_ones(name):
+    result = CliRunner().invoke(main, [name])
+    assert result.exit_code == 2
+    assert f"unknown exercise or command {name!r}" in result.output
+    assert "exercise1, exercise2" in result.output and "all, list" in result.output
+
+
+def test_missing_folder_says_where_it_looked(tmp_path):
+    missing = tmp_path / "nowhere"
+    result = CliRunner().invoke(main, ["exercise2", "--submission", str(missing)])
+    assert result.exit_code == 2
+    assert str(missing) in result.output and "--submission DIR" in result.output
+
+
+def test_missing_file_says_which_file_and_where(tmp_path):
+    result = CliRunner().invoke(main, ["exercise2", "--submission", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "exercise2_scoring.py" in result.output and str(tmp_path) in result.output
+
+
+def test_bad_option_values_are_usage_errors():
+    assert CliRunner().invoke(main, ["3", "--format", "xml"]).exit_code == 2
+    assert CliRunner().invoke(main, ["3", "--timeout", "0"]).exit_code == 2
+    assert CliRunner().invoke(main, ["3", "--device", "tpu"]).exit_code == 2
+
+
+def test_json_report_has_the_promised_fields(tmp_path):
+    out = tmp_path / "report.json"
+    result = invoke("exercise3", "--submission", SOLUTIONS, "--device", "cpu", "--format", "json",
+                    "--output", out, "--seed", 7)
+    assert result.exit_code == 0
+    assert f"wrote the json report to {out}" in result.output
+    data = json.loads(out.read_text())
+    assert {"score", "max_score", "device", "seed", "exercises"} <= set(data)
+    assert data["seed"] == 7 and data["device"] == "cpu"
+    (exercise,) = data["exercises"]
+    assert {"id", "title", "file", "passed", "score", "max_score", "tier", "diagnoses", "tests"} <= set(exercise)
+    assert exercise["id"] == "exercise3" and exercise["passed"] is True
+    assert exercise["tier"] is None and exercise["diagnoses"] == []
+    assert exercise["score"] == exercise["max_score"] == data["score"] > 0
+    for test in exercise["tests"]:
+        assert {"name", "status", "score", "max_score", "visibility", "message"} <= set(test)
+        assert test["status"] in ("passed", "skipped")
+        assert test["visibility"] in ("visible", "hidden")
+
+
+def test_json_to_stdout_is_valid_json_for_a_failing_submission():
+    result = invoke("exercise3", "--submission", EXERCISES, "--device", "cpu", "--format", "json")
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    assert data["score"] == 0 and data["max_score"] > 0
+    statuses = {t["status"] for t in data["exercises"][0]["tests"]}
+    assert statuses <= {"error", "skipped"}
+
+
+def test_all_with_some_files_missing_grades_the_rest(tmp_path):
+    (tmp_path / "exercise3_scaling.py").write_bytes((SOLUTIONS / "exercise3_scaling.py").read_bytes())
+    result = invoke("all", "--submission", tmp_path, "--device", "cpu", "--format", "json")
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    by_id = {e["id"]: e for e in data["exercises"]}
+    assert by_id["exercise3"]["passed"] is True
+    assert by_id["exercise1"]["passed"] is False
+    assert "no exercise1_projection.py in" in by_id["exercise1"]["tests"][0]["message"]
+
+
+def test_cuda_requested_without_a_gpu_is_a_usage_error():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    result = CliRunner().invoke(main, ["3", "--submission", str(SOLUTIONS), "--device", "cuda"])
+    assert result.exit_code == 2
+    assert "no CUDA device" in result.output
+
+
+def test_list_shows_every_exercise_and_its_file():
+    result = invoke("list", "--submission", SOLUTIONS)
+    assert result.exit_code == 0
+    assert result.output.count("found") == 8
+    assert "exercise8_kv_cache.py" in result.output
+
+
+def test_help_explains_the_options():
+    result = invoke("exercise3", "--help")
+    for option in ("--submission", "--format", "--output", "--device", "--seed", "--timeout", "--suites"):
+        assert option in result.output
