@@ -3,13 +3,24 @@
 Exit codes: 0 every selected exercise passed, 1 something failed, 2 a usage error.
 """
 
+import os
+import re
+import sys
+import time
+from collections import Counter
 from pathlib import Path
 
 import click
 
-from grader import catalog, report
+from grader import batch, catalog, gradescope, report
+from grader.submission import SubmissionError, find_file
 
 EXERCISE_NAMES = ", ".join(exercise.id for exercise in catalog.EXERCISES)
+HIDDEN_VISIBILITY = click.option(
+    "--hidden-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)), default="after_published",
+    show_default=True, help="Gradescope: when students see the hidden checks.")
+CLASS_TIMEOUT = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
+                             show_default=True, help="Seconds a student's code may run, per exercise.")
 
 
 def grading_options(command):
@@ -17,8 +28,10 @@ def grading_options(command):
     options = [
         click.option("--submission", type=click.Path(path_type=Path), default=Path("exercises"),
                      show_default=True, help="Folder holding your exercise files."),
-        click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-                     show_default=True, help="Report for a person (text) or a machine (json)."),
+        click.option("--format", "fmt", type=click.Choice(list(report.RENDERERS)), default="text",
+                     show_default=True,
+                     help="Report for a person (text) or a machine (json, gradescope, junit)."),
+        HIDDEN_VISIBILITY,
         click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write the report to this file instead of the terminal."),
         click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto",
@@ -27,48 +40,99 @@ def grading_options(command):
                      help="Seed of the random test inputs; the same seed gives the same inputs."),
         click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
                      show_default=True, help="Seconds your code may run, per exercise."),
+        click.option("--memory-limit", type=MemorySize(), default="4G", show_default=True,
+                     help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
         click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
                      multiple=True, help="A folder of extra test_exerciseN*.py suites (repeatable)."),
         click.option("--no-builtin-suites", is_flag=True,
                      help="Run only the --suites folders, not the built-in hidden suites."),
+        click.option("--no-perf", is_flag=True,
+                     help="Skip the performance tiers (timing your code against the reference)."),
+        click.option("--perf-points", type=click.FloatRange(min=0), default=0.0, show_default=True,
+                     help="Instructors: points each exercise's performance tier is worth (0: informative)."),
     ]
     for option in reversed(options):
         command = option(command)
     return command
 
 
-def run_grading(exercises, submission, fmt, output, device, seed, timeout, suites, no_builtin_suites):
+class MemorySize(click.ParamType):
+    """A size in bytes written as 512M, 4G, 1.5GiB; a bare number is MiB."""
+
+    name = "size"
+    UNITS = {"": 1 << 20, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", str(value), re.IGNORECASE)
+        if not match or float(match.group(1)) <= 0:
+            self.fail(f"{value!r} is not a size: write it like 512M or 4G", param, ctx)
+        return int(float(match.group(1)) * self.UNITS[match.group(2).lower()])
+
+
+def run_grading(exercises, submission, fmt, output, device, seed, timeout, suites, no_builtin_suites,
+                hidden_visibility="after_published", notebook=None, memory_limit=4 << 30, no_perf=False,
+                perf_points=0.0):
     """Grade, print or write the report, and exit with the verdict's code."""
-    if not submission.is_dir():
+    if notebook is None and not submission.is_dir():
         raise click.UsageError(
             f"no folder {submission} (looked in {submission.resolve()}): run from the folder that "
             "holds exercises/, or pass --submission DIR"
         )
     if no_builtin_suites and not suites:
         raise click.UsageError("--no-builtin-suites needs at least one --suites DIR")
-    missing = [e for e in exercises if not (submission / e.file_name).is_file()]
+    if no_perf and perf_points:
+        raise click.UsageError("--perf-points needs the performance tiers: drop --no-perf")
+    missing = [] if notebook is not None else [e for e in exercises if _find_file(e, submission) is None]
     if missing and len(missing) == len(exercises):
         names = ", ".join(e.file_name for e in missing)
-        raise click.UsageError(f"no {names} in {submission.resolve()}: pass --submission DIR with your files")
+        raise click.UsageError(f"no {names} in {submission.resolve()} (nor an exerciseN_*.ipynb notebook): "
+                               "pass --submission DIR with your files, or --notebook FILE")
+    # a torch.py or numpy.py beside the student's files must never be what this process imports
+    folder = os.path.realpath(submission if notebook is None else notebook.parent)
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != folder]
     from grader import runner  # imports torch: not needed for --help, list or a usage error
 
     options = runner.Options(submission=submission, device=device, seed=seed, time_limit=timeout,
-                             suites=list(suites), builtin_suites=not no_builtin_suites)
+                             suites=list(suites), builtin_suites=not no_builtin_suites, notebook=notebook,
+                             memory_limit=memory_limit, perf=not no_perf, perf_points=perf_points)
     try:
         verdict = runner.grade(exercises, options)
     except runner.DeviceUnavailable as error:
         raise click.UsageError(str(error)) from None
+    render_options = {"text": {"color": output is None}, "gradescope": {"hidden_visibility": hidden_visibility}}
+    rendered = report.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
     if output is None:
-        text = report.render_text(verdict, color=True) if fmt == "text" else report.render_json(verdict)
-        click.echo(text, nl=False)
+        click.echo(rendered, nl=False)
     else:
-        output.write_text(report.RENDERERS[fmt](verdict), encoding="utf-8")
+        _write_report(output, rendered)
         click.echo(f"{_points(verdict)}: wrote the {fmt} report to {output}")
     click.get_current_context().exit(0 if verdict.passed else 1)
 
 
 def _points(verdict):
     return f"{verdict.score:g}/{verdict.max_score:g}"
+
+
+def _write_report(output, text):
+    """Write the report through a temporary file renamed over `output`: whatever the student's
+    code left at that path (a fake report, a link elsewhere) is replaced, never written through."""
+    temporary = output.with_name(f".{output.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, output)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise click.UsageError(f"cannot write the report to {output}: {error.strerror or error}") from None
+
+
+def _find_file(exercise, folder):
+    """The exercise's file (.py or notebook) in folder, or None; several notebooks: a usage error."""
+    try:
+        return find_file(exercise, folder)
+    except SubmissionError as error:
+        raise click.UsageError(str(error)) from None
 
 
 class LumenGrade(click.Group):
@@ -91,13 +155,15 @@ class LumenGrade(click.Group):
         if args and self.get_command(ctx, args[0]) is None and not args[0].startswith("-"):
             raise click.UsageError(
                 f"unknown exercise or command {args[0]!r}. Exercises: {EXERCISE_NAMES} "
-                "(or just 1–8); commands: all, list", ctx)
+                "(or just 1–8); commands: all, list, release, check", ctx)
         return super().resolve_command(ctx, args)
 
 
 def _exercise_command(exercise):
     @click.command(name=exercise.id, help=f"Grade {exercise.id}: {exercise.title} ({exercise.file_name}).")
     @grading_options
+    @click.option("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                  help="Grade this notebook's code cells (instead of looking in --submission).")
     def grade_one(**options):
         run_grading([exercise], **options)
 
@@ -112,7 +178,11 @@ def main():
     lumen-grade exercise3            grade one exercise (also: lumen-grade 3)
     lumen-grade all                  grade all eight
     lumen-grade list                 the exercises and their files
-    lumen-grade exercise3 --help     the options (--submission, --format json, ...)
+    lumen-grade exercise3 --help     the options (--submission, --notebook, --format json, ...)
+    lumen-grade release              instructors: write exercises/ (and notebooks) from solutions/
+    lumen-grade check                instructors: reference, solutions, stubs, mutants: all sound?
+    lumen-grade batch CLASS_DIR      grade a folder of student folders into grades.csv
+    lumen-grade gradescope-bundle    write autograder.zip for Gradescope
     """
 
 
@@ -129,6 +199,158 @@ def grade_all(**options):
 def list_exercises(submission):
     """The exercises, their files, and the chapter section each one practises."""
     for exercise in catalog.EXERCISES:
-        found = "found" if (submission / exercise.file_name).is_file() else "missing"
-        click.echo(f"{exercise.id:<10} {exercise.file_name:<24} {found:<8} {exercise.title}  "
-                   f"(chapter: {exercise.section})")
+        try:
+            path = find_file(exercise, submission)
+            found = "found" if path else "missing"
+        except SubmissionError:  # several notebooks for one exercise
+            path, found = None, "several"
+        click.echo(f"{exercise.id:<10} {(path or submission / exercise.file_name).name:<24} {found:<8} "
+                   f"{exercise.title}  (chapter: {exercise.section})")
+
+
+def _exercise_list(ctx, param, names):
+    """--exercise NAME (repeatable) -> catalogue exercises; none given: all eight."""
+    try:
+        return [catalog.find(name) for name in names]
+    except catalog.UnknownExercise as error:
+        raise click.BadParameter(f"unknown exercise {error.args[0]!r}; exercises: {EXERCISE_NAMES}") from None
+
+
+def gradescope_options(command):
+    """The run settings a Gradescope bundle carries into the container."""
+    options = [
+        HIDDEN_VISIBILITY,
+        CLASS_TIMEOUT,
+        click.option("--exercise", "exercises", multiple=True, callback=_exercise_list,
+                     help="Grade only this exercise (repeatable; default: all eight)."),
+        click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
+                     multiple=True, help="A folder of private test_exerciseN*.py suites (repeatable)."),
+        click.option("--no-perf", is_flag=True, help="Skip the performance tiers (and the leaderboard)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@main.command(name="gradescope-bundle")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
+              show_default=True, help="The zip to write.")
+@gradescope_options
+def gradescope_bundle(out, **settings):
+    """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit)."""
+    names = gradescope.build_bundle(out, **settings)
+    click.echo(f"wrote {out} ({len(names)} files): upload it as the autograder of a Gradescope "
+               "programming assignment (base image: Ubuntu 22.04 or later)")
+
+
+@main.command(name="gradescope-run", hidden=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), envvar=gradescope.ROOT_ENV,
+              default=gradescope.DEFAULT_ROOT, show_default=True, help="Gradescope's /autograder folder.")
+@gradescope_options
+def gradescope_run(root, **settings):
+    """Inside Gradescope: grade ROOT/submission into ROOT/results/results.json (run_autograder calls it)."""
+    results = gradescope.run(root, **settings)
+    click.echo(f"{results['score']:g} points: wrote {root / 'results' / 'results.json'}")
+
+
+@main.command(name="batch", short_help="Grade a class: a folder of student folders, into a CSV gradebook.")
+@click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("grades.csv"),
+              show_default=True, help="The CSV gradebook; a JSON per student goes in a folder beside it "
+                                      "(grades.csv -> grades/).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Students graded at the same time.")
+@CLASS_TIMEOUT
+@click.option("--student-timeout", type=click.FloatRange(min=0, min_open=True),
+              help="Seconds one student's whole grading may take  [default: 8 × --timeout + 60].")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
+              help="auto: the CPU, plus CUDA when a GPU is present.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")
+@click.option("--no-perf", is_flag=True, help="Skip the performance tiers (faster; no tier column).")
+@click.option("--force", is_flag=True, help="Regrade students who already have a report.")
+def batch_command(submissions_dir, out, **settings):
+    """Grade every student folder in SUBMISSIONS_DIR (.py files or notebooks, at any depth), in
+    parallel, into a CSV gradebook. Run it again to resume where it stopped.
+
+    Exit codes: 0 every student has a row, 1 the grader failed on some student (status error),
+    2 a usage error, 130 interrupted (the gradebook holds the students finished).
+    """
+    if out.suffix.lower() != ".csv":
+        raise click.UsageError(f"--out {out}: name a .csv file (the JSON reports go in a folder beside it)")
+    if settings["device"] == "cuda":
+        from grader import runner  # imports torch
+
+        try:
+            runner.resolve_devices("cuda")
+        except runner.DeviceUnavailable as error:
+            raise click.UsageError(str(error)) from None
+    if not batch.students(submissions_dir, out):
+        raise click.UsageError(f"no student folders in {submissions_dir}: give the folder that holds one "
+                               "sub-folder per student")
+    try:
+        records = batch.run(submissions_dir, out, batch.Settings(**settings),
+                            progress=lambda line: click.echo(line, err=True))
+    except batch.Interrupted as stop:
+        click.echo(f"interrupted: {stop.done} of {stop.total} students are in {out}; run the same "
+                   "command again to grade the rest", err=True)
+        click.get_current_context().exit(130)
+    statuses = Counter(record["status"] for record in records.values())
+    click.echo(f"{len(records)} students in {out} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}); "
+               f"reports in {batch.reports_folder(out)}/")
+    click.get_current_context().exit(1 if statuses["error"] else 0)
+
+
+# -- instructors: release and check ----------------------------------------------------------------
+
+SOLUTIONS_OPTION = click.option(
+    "--solutions", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("solutions"),
+    show_default=True, help="The instructor solutions, with BEGIN/END SOLUTION markers.")
+
+
+@main.command(name="release")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("exercises"),
+              show_default=True, help="Folder to write the student files and notebooks/ into.")
+@SOLUTIONS_OPTION
+@click.option("--chapter", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The chapter as plain text, whose sections introduce the notebooks  "
+                   "[default: shared/chapter-attention.txt beside the checkout holding --solutions].")
+@click.option("--force", is_flag=True,
+              help="Overwrite files that are not an earlier release (this can destroy a student's work).")
+def release_command(out, solutions, chapter, force):
+    """Instructors: write the student files and notebooks from the solutions.
+
+    Refuses to overwrite a folder that is not an earlier release, or files changed since it."""
+    from grader import release  # imports nbformat: not needed by the other commands
+
+    chapter = chapter or solutions.resolve().parent.parent / "shared" / "chapter-attention.txt"
+    if not chapter.is_file():
+        raise click.UsageError(f"no chapter at {chapter}: pass --chapter FILE (the chapter's text, "
+                               "whose sections become the notebooks' introductions)")
+    try:
+        done = release.release(solutions, out, chapter.read_text(encoding="utf-8"), force=force)
+    except release.ReleaseRefused as error:
+        raise click.UsageError(f"{error}. Keep a copy elsewhere if it matters, then pass --force to "
+                               "overwrite.") from None
+    except (release.ReleaseError, OSError) as error:
+        raise click.UsageError(str(error)) from None
+    changed = ", ".join(path.relative_to(out).as_posix() for path in done.changed) or "nothing"
+    click.echo(f"released {len(done.paths)} files into {out} (changed: {changed})")
+
+
+@main.command(name="check")
+@click.argument("exercises", nargs=-1, callback=_exercise_list)
+@SOLUTIONS_OPTION
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")
+@CLASS_TIMEOUT
+def check_command(exercises, solutions, seed, timeout):
+    """Instructors: is the kit sound? Checks, on every available device, the reference against the
+    float64 oracle and torch's built-ins, that the solutions score full marks, that the untouched
+    stubs score zero and that every misconception mutant is caught. EXERCISES: all unless named.
+
+    Exit codes: 0 all holds, 1 something does not (the table names it), 2 a usage error."""
+    from grader import check  # imports torch
+
+    started = time.monotonic()
+    rows = check.run(solutions, exercises, seed=seed, time_limit=timeout)
+    click.echo(check.render(rows, seconds=time.monotonic() - started), nl=False)
+    click.get_current_context().exit(0 if check.passed(rows) else 1)

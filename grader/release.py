@@ -18,15 +18,29 @@ exercise's default hint, which names the chapter section. Everything outside the
 signatures, docstrings, given code) is copied byte for byte, line endings included, so running the
 release twice gives identical files. A marker is a line holding only the marker comment.
 
-`build_stubs` is the seam for other outputs (the notebooks): it returns every exercise's stub text
-without writing anything, and `release` only writes them as .py files.
+`build_stubs` returns every exercise's stub text without writing anything; `release_files` adds a
+notebook per exercise (`notebooks/<stem>.ipynb`, see `grader.notebooks`), its introduction copied
+from the chapter, and a manifest (`.lumen-release.json`: each file's SHA-256). `release` writes them.
+
+The manifest is what keeps a release from destroying a student's work: `release` overwrites a file
+only if it is missing, already the new content, or exactly what the last release wrote; anything
+else (a folder that is not a release, a stub someone has started to fill in) is refused unless
+forced.
 """
 
 import ast
+import hashlib
+import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
+from grader import notebooks
 from grader.catalog import EXERCISES, Exercise, find
+
+MANIFEST = ".lumen-release.json"
+NOTEBOOK_FOLDER = "notebooks"
+_NOT_CONTENT = {"__pycache__", ".ipynb_checkpoints"}  # made by Python and Jupyter, not by people
 
 _BEGIN = re.compile(r"([ \t]*)#[ \t]*BEGIN SOLUTION[ \t]*")
 _END = re.compile(r"[ \t]*#[ \t]*END SOLUTION[ \t]*")
@@ -35,7 +49,12 @@ _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|)")  # one line: its text, then its l
 
 
 class ReleaseError(ValueError):
-    """A solution file that cannot be turned into a student file (bad markers, broken stub)."""
+    """A solution file that cannot be turned into a student file (bad markers, broken stub), or a
+    chapter without the section an exercise needs."""
+
+
+class ReleaseRefused(ReleaseError):
+    """The output folder holds files a release would overwrite and lose (see `unsafe_files`)."""
 
 
 def default_hint(exercise):
@@ -132,10 +151,10 @@ def _check_stub(exercise, stub, source):
         raise ReleaseError(f"{source}: the student file would not define {', '.join(missing)}")
 
 
-def build_stubs(solutions_dir):
-    """{exercise: student file text} for every catalogue exercise, from solutions_dir."""
+def build_stubs(solutions_dir, exercises=EXERCISES):
+    """{exercise: student file text} for every catalogue exercise (or those given), from solutions_dir."""
     stubs = {}
-    for exercise in EXERCISES:
+    for exercise in exercises:
         path = Path(solutions_dir) / exercise.file_name
         if not path.is_file():
             raise ReleaseError(f"{path}: missing (every catalogue exercise needs a solution file)")
@@ -149,19 +168,89 @@ def build_stubs(solutions_dir):
     return stubs
 
 
-def release(solutions_dir, out_dir):
-    """Write the student file of every catalogue exercise to out_dir (created if needed).
+def _digest(data):
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
-    Returns the paths written, in catalogue order. Nothing is written if any solution is faulty.
-    """
+
+def release_files(solutions_dir, chapter_text):
+    """{path relative to the output folder: bytes} of a release, the manifest last.
+
+    Raises ReleaseError for a faulty solution or a section the chapter lacks; writes nothing."""
     stubs = build_stubs(solutions_dir)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    files = {exercise.file_name: stub.encode("utf-8") for exercise, stub in stubs.items()}
     for exercise, stub in stubs.items():
-        path = out_dir / exercise.file_name
-        with open(path, "w", encoding="utf-8", newline="") as file:  # newline="": write as is
-            file.write(stub)
-        written.append(path)
-    # Notebooks: a writer taking the same `stubs` dict (exercise -> student code) goes here.
-    return written
+        try:
+            section = notebooks.chapter_section(chapter_text, exercise.section)
+        except notebooks.SectionNotFound as error:
+            raise ReleaseError(f"{exercise.id}: {error} (its catalogue section)") from None
+        notebook = notebooks.build_notebook(exercise, stub, section)
+        files[f"{NOTEBOOK_FOLDER}/{exercise.stem}.ipynb"] = notebooks.notebook_text(notebook).encode("utf-8")
+    manifest = {"written by": "lumen-grade release", "files": {path: _digest(data) for path, data in files.items()}}
+    files[MANIFEST] = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    return files
+
+
+def _last_release(out_dir):
+    """{path: digest} the manifest in out_dir records; {} when there is none (or it is unreadable)."""
+    try:
+        recorded = json.loads((out_dir / MANIFEST).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return recorded if isinstance(recorded, dict) else {}
+
+
+def unsafe_files(out_dir, files):
+    """Why writing `files` into out_dir could lose someone's work: a list of reasons, [] when safe.
+
+    Safe: a missing or empty folder, or one where every file the release would overwrite is
+    already the new content or exactly what the last release (its manifest) wrote."""
+    out_dir = Path(out_dir)
+    if not out_dir.exists():
+        return []
+    if not out_dir.is_dir():
+        return [f"{out_dir} is a file, not a folder"]
+    recorded = _last_release(out_dir)
+    present = [path for path in files if path != MANIFEST and (out_dir / path).exists()]
+    content = [entry for entry in out_dir.iterdir() if entry.name not in _NOT_CONTENT]
+    if not recorded and not present and content:
+        return [f"{out_dir} is not a previous release (it has no {MANIFEST} and none of the exercise "
+                "files), and writing into it would mix the release with what is there"]
+    reasons = []
+    for path in present:
+        target = out_dir / path
+        if not target.is_file():
+            reasons.append(f"{path} is not a file")
+            continue
+        current = _digest(target.read_bytes())
+        if current != _digest(files[path]) and current != recorded.get(path):
+            reasons.append(f"{path} differs from both this release and the last one: it may hold a "
+                           "student's work")
+    return reasons
+
+
+@dataclass
+class Released:
+    paths: list  # every file of the release, in order: stubs, notebooks, manifest
+    changed: list  # those whose content this release created or changed
+
+
+def release(solutions_dir, out_dir, chapter_text, force=False):
+    """Write the student files, notebooks and manifest into out_dir (created if needed).
+
+    chapter_text: the chapter, whose sections become the notebooks' introductions. Nothing is
+    written if any solution is faulty (ReleaseError) or, unless `force`, if it would overwrite
+    files that are not an earlier release (ReleaseRefused, naming them)."""
+    files = release_files(solutions_dir, chapter_text)
+    out_dir = Path(out_dir)
+    reasons = [] if force else unsafe_files(out_dir, files)
+    if reasons:
+        raise ReleaseRefused(f"not writing the release into {out_dir}: " + "; ".join(reasons))
+    paths, changed = [], []
+    for relative, data in files.items():
+        path = out_dir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not (path.is_file() and path.read_bytes() == data):
+            path.write_bytes(data)
+            changed.append(path)
+        paths.append(path)
+    return Released(paths, changed)

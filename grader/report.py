@@ -1,6 +1,9 @@
-"""Renderers of a GradeReport: text for a person, JSON for machines. One function per format."""
+"""Renderers of a GradeReport: text for a person; JSON, Gradescope and JUnit for machines.
+One function per format."""
 
 import json
+import re
+import xml.etree.ElementTree as ET
 from collections import Counter
 
 import click
@@ -35,7 +38,8 @@ def render_text(report, color=False):
         for reason, count in skipped.items():
             lines.append(style(f"    - {count} skipped: {reason}", fg="yellow"))
         if exercise.tier:
-            lines.append(f"    tier: {exercise.tier.get('name')} ({exercise.tier.get('ratio', 0):.2f}× the reference)")
+            lines.append(f"    {style('performance', fg='cyan')}: {exercise.tier['message']}")
+            lines.extend(f"          {note}" for note in exercise.tier.get("notes", []))
         for diagnosis in exercise.diagnoses:
             lines.append(style(f"    ➜ {diagnosis['message']}", fg="cyan", bold=True))
         if exercise.output and not exercise.passed:
@@ -55,4 +59,125 @@ def render_json(report):
     return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
-RENDERERS = {"text": render_text, "json": render_json}
+# Gradescope's visibility settings, and how the summary tells a student when hidden checks appear.
+GRADESCOPE_VISIBILITIES = {"hidden": "hidden from students", "after_due_date": "shown after the due date",
+                           "after_published": "shown when grades are published", "visible": ""}
+
+
+def render_gradescope(report, hidden_visibility="after_published"):
+    """Gradescope's results.json (gradescope-autograders.readthedocs.io/en/latest/specs/).
+
+    A test per check, its teaching message as the output; hidden checks get `hidden_visibility`.
+    Skipped checks (a GPU case on a CPU machine) are left out, as Gradescope has no 'skipped' and
+    they count towards no score, and are counted in the top-level output instead. The performance
+    tiers become a `leaderboard`, present only when some exercise has a tier."""
+    tests = [
+        {
+            "name": f"{exercise.id}: {test.name}",
+            "score": test.score,
+            "max_score": test.max_score,
+            "status": "passed" if test.status == "passed" else "failed",
+            "output": test.message,
+            "visibility": hidden_visibility if test.visibility == "hidden" else "visible",
+        }
+        for exercise in report.exercises for test in exercise.tests if test.status != "skipped"
+    ]
+    results = {
+        "score": report.score,
+        "execution_time": round(report.wall_time, 2),
+        "output": _gradescope_summary(report, hidden_visibility),
+        "output_format": "text",
+        "extra_data": {"max_score": report.max_score, "device": report.device, "seed": report.seed},
+        "tests": tests,
+    }
+    leaderboard = [entry for exercise in report.exercises for entry in _leaderboard(exercise)]
+    if leaderboard:
+        results["leaderboard"] = leaderboard
+    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+
+
+def _gradescope_summary(report, hidden_visibility):
+    """The top-level output: per exercise, the checks a student may see now, tier and diagnoses."""
+    when_hidden = GRADESCOPE_VISIBILITIES[hidden_visibility]
+    lines = [f"Lumen attention kit — graded on {report.device}, seed {report.seed}"]
+    skipped = Counter()
+    for exercise in report.exercises:
+        ran = [test for test in exercise.tests if test.status != "skipped"]
+        shown = [test for test in ran if not when_hidden or test.visibility != "hidden"]
+        line = (f"{exercise.id} ({exercise.title}): "
+                f"{sum(test.status == 'passed' for test in shown)} of {len(shown)} checks passed")
+        if len(shown) < len(ran):
+            line += f"; {len(ran) - len(shown)} more {when_hidden}"
+        lines.append(line)
+        if exercise.tier:
+            lines.append(f"    performance: {exercise.tier.get('message') or exercise.tier.get('name')}")
+        lines.extend(f"    ➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses)
+        skipped.update(test.message for test in exercise.tests if test.status == "skipped")
+    lines.extend(f"{count} check(s) skipped and not counted: {reason}" for reason, count in skipped.items())
+    return "\n".join(lines)
+
+
+def _leaderboard(exercise):
+    """Leaderboard entries for an exercise's measured tier: its name, and the time ratio student /
+    reference (lower is better). A tier without a ratio (not timed) makes none."""
+    ratio = (exercise.tier or {}).get("ratio")
+    if not isinstance(ratio, (int, float)) or isinstance(ratio, bool):
+        return []
+    return [{"name": f"{exercise.id} tier", "value": str(exercise.tier.get("name"))},
+            {"name": f"{exercise.id} time vs reference", "value": round(ratio, 3), "order": "asc"}]
+
+
+JUNIT_ELEMENTS = {"failed": "failure", "error": "error", "timeout": "error", "skipped": "skipped"}
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_text(value):
+    """Text XML 1.0 can carry: control characters (ANSI colours, NULs a student printed) -> U+FFFD."""
+    return _NOT_XML.sub("\ufffd", str(value))
+
+
+def render_junit(report):
+    """JUnit XML as GitHub Actions reporters and GitLab read it: a <testsuite> per exercise, a
+    <testcase> per check (classname = exercise, name, time, file). Wrong answers are <failure>s
+    carrying the teaching message; crashes, missing code and timeouts are <error>s; skips <skipped>."""
+    root = ET.Element("testsuites", name="lumen-grade")
+    totals = Counter()
+    for exercise in report.exercises:
+        counts = Counter(JUNIT_ELEMENTS.get(test.status, "passed") for test in exercise.tests)
+        counts.update(tests=len(exercise.tests), time=sum(test.duration for test in exercise.tests))
+        totals.update(counts)
+        suite = ET.SubElement(root, "testsuite", _junit_counts(counts, name=f"{exercise.id}: {exercise.title}"))
+        properties = ET.SubElement(suite, "properties")
+        facts = {"score": _points(exercise.score), "max_score": _points(exercise.max_score),
+                 "file": exercise.file, "device": report.device, "seed": report.seed}
+        if exercise.tier:
+            facts["tier"] = exercise.tier.get("name")
+        for name, value in facts.items():
+            ET.SubElement(properties, "property", name=name, value=_xml_text(value))
+        for test in exercise.tests:
+            case = ET.SubElement(suite, "testcase", classname=exercise.id, name=_xml_text(test.name),
+                                 time=f"{test.duration:.3f}", file=_xml_text(exercise.file))
+            element = JUNIT_ELEMENTS.get(test.status)
+            if element == "skipped":
+                ET.SubElement(case, element, message=_xml_text(test.message))
+            elif element:
+                outcome = ET.SubElement(case, element, message=_xml_text(test.message), type=test.status)
+                outcome.text = _xml_text(f"{test.message}\n{_points(test.score)}/{_points(test.max_score)} points")
+        notes = [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses]
+        if exercise.output:
+            notes += ["your code printed:", exercise.output]
+        if notes:
+            ET.SubElement(suite, "system-out").text = _xml_text("\n".join(notes))
+    for name, value in _junit_counts(totals, name="lumen-grade").items():
+        root.set(name, value)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _junit_counts(counts, name):
+    """The attributes JUnit readers total: tests, failures, errors, skipped, time."""
+    return {"name": _xml_text(name), "tests": str(counts["tests"]), "failures": str(counts["failure"]),
+            "errors": str(counts["error"]), "skipped": str(counts["skipped"]), "time": f"{counts['time']:.3f}"}
+
+
+RENDERERS = {"text": render_text, "json": render_json, "gradescope": render_gradescope, "junit": render_junit}

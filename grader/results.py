@@ -14,9 +14,13 @@ class TestResult:
     visibility: str = "visible"  # or "hidden"
     message: str = ""
     details: dict = field(default_factory=dict)  # extra data for front ends (pictures, values)
+    duration: float = 0.0  # seconds the test ran (JUnit's `time`)
+    earned: float = None  # a partial score (the performance tier's), instead of all or nothing
 
     @property
     def score(self):
+        if self.earned is not None:
+            return self.earned
         return self.max_score if self.status == "passed" else 0.0
 
     @property
@@ -78,6 +82,7 @@ class GradeReport:
     exercises: list
     device: str  # the devices the suites ran on, e.g. "cpu" or "cpu+cuda"
     seed: int
+    wall_time: float = 0.0  # seconds the grading run took (Gradescope's `execution_time`)
 
     @property
     def score(self):

@@ -3,6 +3,7 @@
 import contextlib
 import os
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from grader import submission
 from grader.results import ExerciseResult, GradeReport, TestResult
-from grader.sandbox import Launcher
+from grader.sandbox import DEFAULT_MEMORY_LIMIT, Launcher
 
 BUILTIN_SUITES = Path(__file__).parent / "suites"
 
@@ -40,19 +41,26 @@ class Options:
     device: str = "auto"  # auto, cpu or cuda
     seed: int = 0
     time_limit: float = 60.0  # seconds per exercise
+    memory_limit: int = DEFAULT_MEMORY_LIMIT  # bytes per student process, beyond its start
     suites: list = field(default_factory=list)  # instructors' private suite folders
     builtin_suites: bool = True
+    notebook: Path = None  # --notebook FILE: the notebook to grade, instead of looking in `submission`
+    perf: bool = False  # time the passed exercises for their performance tier (the CLI's default)
+    perf_points: float = 0.0  # points the tier is worth per exercise; 0: informative only
 
 
 def grade(exercises, options, launcher=None):
     """Grade the given exercises; returns a GradeReport. Never raises for what a submission does."""
+    started = time.monotonic()
     own_launcher = launcher is None
     if own_launcher:
         launcher = Launcher()
         launcher.start()  # fork the zygote before any expected value exists in this process
     try:
         devices = resolve_devices(options.device)
-        return _grade(exercises, options, launcher, devices)
+        verdict = _grade(exercises, options, launcher, devices)
+        verdict.wall_time = time.monotonic() - started
+        return verdict
     finally:
         if own_launcher:
             launcher.close()
@@ -60,20 +68,24 @@ def grade(exercises, options, launcher=None):
 
 def _grade(exercises, options, launcher, devices):
     results, files = {}, {}
-    for exercise in exercises:
-        path = submission.find_file(exercise, options.submission)
-        results[exercise.id] = ExerciseResult(
-            exercise.id, exercise.title, str(path or Path(options.submission) / exercise.file_name)
-        )
-        if path is None:
-            results[exercise.id].tests.append(TestResult(
-                "find the file", "error", 1.0,
-                message=f"no {exercise.file_name} in {options.submission}: pass --submission DIR",
-            ))
-        else:
-            files[exercise.id] = str(path.resolve())
-    if files:
-        _run_suites(results, files, launcher, options, devices)
+    with tempfile.TemporaryDirectory(prefix="lumen-code-") as code_dir:  # notebooks' code, as .py
+        for exercise in exercises:
+            try:
+                found = submission.prepare(exercise, options.submission, code_dir, options.notebook)
+            except submission.SubmissionError as error:
+                results[exercise.id] = ExerciseResult(exercise.id, exercise.title, str(error.path))
+                results[exercise.id].tests.append(TestResult(error.step, "error", 1.0, message=str(error)))
+                continue
+            results[exercise.id] = ExerciseResult(exercise.id, exercise.title, str(found.shown))
+            files[exercise.id] = str(found.code.resolve())
+        if files:
+            # the reference's world, only after the fork, and before any student code runs: a
+            # submission that could write this kit's files must not change what is imported later
+            from grader import perf
+
+            _run_suites(results, files, launcher, options, devices)
+            if options.perf:
+                perf.rate(exercises, results, files, launcher, devices, options)
     return GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed)
 
 
@@ -85,6 +97,7 @@ def _run_suites(results, files, launcher, options, devices):
         plugin = GradingPlugin(
             results=results, files=files, launcher=launcher, log_dir=log_dir,
             devices=devices, seed=options.seed, time_limit=options.time_limit,
+            memory_limit=options.memory_limit,
         )
         args = [str(folder) for folder in folders] + [
             "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:stepwise", "-p", "no:logging",

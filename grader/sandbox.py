@@ -3,10 +3,18 @@
 Student code runs only in a child process (see `worker`). On Linux every child is forked from a
 "zygote": a copy of this process made at start-up, after torch is imported but before any expected
 value exists, so a child costs milliseconds instead of a second of `import torch`, and holds no
-secret. Elsewhere each child is a fresh interpreter.
+secret. Elsewhere each child is a fresh interpreter, started in isolated mode (`python -I`: no
+current folder, user site-packages or PYTHON* variables).
+
+While a launcher runs, this process is not "dumpable" (Linux): a child of the same user can no
+longer open its /proc files (its memory, its terminal) or trace it. Everything a child says is
+data: errors are rebuilt here from plain strings, cleaned of control characters.
 """
 
+import ctypes
+import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -14,6 +22,17 @@ import sys
 import time
 
 from grader import wire, worker
+
+DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes a child may allocate beyond what it holds at its start
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
+
+
+def printable(text, limit=2000, newlines=False):
+    """A student's text as the report may show it: no terminal escapes, carriage returns or
+    bidirectional overrides (which could draw a fake "passed" line), newlines only if asked."""
+    text = _UNPRINTABLE.sub("\ufffd", str(text)[:limit])
+    return text if newlines else text.replace("\n", " ")
 
 
 class StudentError(Exception):
@@ -23,11 +42,55 @@ class StudentError(Exception):
         super().__init__(f"{type}: {message}")
         self.type, self.message, self.frames = type, message, frames
 
+    @staticmethod
+    def from_wire(error):
+        """The exception for an error the child sent, whatever shape it has."""
+        error = error if isinstance(error, dict) else {}
+        frames = error.get("frames")
+        fields = {
+            "type": printable(error.get("type", "Exception"), 200),
+            "message": printable(error.get("message", "")),
+            "frames": [printable(frame, 500) for frame in frames[-5:]] if isinstance(frames, list) else [],
+        }
+        if fields["type"] == "ForbiddenCall":
+            return ForbiddenCall(rule=printable(error.get("rule", "")), advice=printable(error.get("advice", "")),
+                                 **fields)
+        if fields["type"] == "MemoryLimit":
+            return MemoryLimit(**fields)
+        return StudentError(**fields)
+
+    @property
+    def location(self):
+        """Where in the student's file: "exercise5_softmax.py, line 12, in softmax" (or "")."""
+        return self.frames[-1].split(":")[0] if self.frames else ""
+
     @property
     def summary(self):
-        where = f" ({self.frames[-1].split(':')[0]})" if self.frames else ""
         text = f"{self.type}: {self.message}" if self.message else self.type
-        return f"your code raised {text}{where}"
+        return f"your code raised {text}" + (f" ({self.location})" if self.frames else "")
+
+
+class ForbiddenCall(StudentError):
+    """The student's code used a shortcut the exercise forbids (see `guard`): `rule` names it."""
+
+    def __init__(self, type, message, frames, rule, advice):
+        super().__init__(type, message, frames)
+        self.rule, self.advice = rule, advice
+
+    @property
+    def summary(self):
+        where = f", {self.location}" if self.frames else ""
+        return f"forbidden: {self.rule} ({self.message}{where}) — {self.advice}"
+
+
+class MemoryLimit(StudentError):
+    """The student's code asked for more memory than the limit allows."""
+
+    @property
+    def summary(self):
+        where = f" ({self.location})" if self.frames else ""
+        return (f"memory limit: {self.message}{where}; is a tensor far larger than it needs to be, "
+                "or are tensors kept in a list that grows without end?")
 
 
 class WorkerTimeout(Exception):
@@ -48,11 +111,13 @@ class Launcher:
     def __init__(self):
         self.control = None  # socket to the zygote, when there is one
         self.popens = {}  # pid -> Popen, for spawned children
+        self.was_dumpable = None  # this process's dumpable flag before start(), to restore
 
     def start(self):
         """Fork the zygote now: call before any expected value is computed in this process."""
         if sys.platform != "linux" or self.control is not None:
             return
+        self.was_dumpable = _set_dumpable(False)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
@@ -61,15 +126,17 @@ class Launcher:
         theirs.close()
         self.control, self.zygote_pid = ours, pid
 
-    def spawn(self, log_path):
-        """A new child serving on a socket; returns (socket, pid)."""
+    def spawn(self, log_path, memory_limit=None):
+        """A new child serving on a socket, allowed memory_limit bytes (None: no limit) beyond
+        what it holds at its start; returns (socket, pid)."""
         if self.control is not None:
-            self.control.send(f"spawn {log_path}".encode())
+            self.control.send(("spawn " + json.dumps([log_path, memory_limit])).encode())
             message, fds, _, _ = socket.recv_fds(self.control, 64, 1)
             return socket.socket(fileno=fds[0]), int(message)
         ours, theirs = socket.socketpair()
+        boot = "import sys; sys.path.insert(0, sys.argv[1]); from grader import worker; worker.main(sys.argv[2:])"
         popen = subprocess.Popen(
-            [sys.executable, "-m", "grader.worker", str(theirs.fileno()), log_path],
+            [sys.executable, "-I", "-c", boot, _KIT_ROOT, str(theirs.fileno()), log_path, str(memory_limit or 0)],
             pass_fds=[theirs.fileno()], start_new_session=True,
         )
         theirs.close()
@@ -95,6 +162,18 @@ class Launcher:
             self.control.close()
             os.waitpid(self.zygote_pid, 0)
             self.control = None
+            _set_dumpable(self.was_dumpable)
+
+
+_KIT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding grader/
+
+
+def _set_dumpable(dumpable):
+    """Set this process's dumpable flag (Linux); returns the previous one."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    before = libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1
+    libc.prctl(PR_SET_DUMPABLE, int(dumpable), 0, 0, 0)
+    return before
 
 
 def _zygote(control):
@@ -112,7 +191,8 @@ def _zygote(control):
                 if pid == 0:
                     control.close()
                     ours.close()
-                    worker.child_main(theirs.detach(), argument)
+                    log_path, memory_limit = json.loads(argument)
+                    worker.child_main(theirs.detach(), log_path, memory_limit)
                 theirs.close()
                 socket.send_fds(control, [str(pid).encode()], [ours.fileno()])
                 ours.close()
@@ -147,9 +227,9 @@ def _kill_group(pgid):
 class Worker:
     """One child running one student file, with the exercise's deadline."""
 
-    def __init__(self, launcher, log_path, deadline):
+    def __init__(self, launcher, log_path, deadline, memory_limit=DEFAULT_MEMORY_LIMIT):
         self.launcher, self.deadline = launcher, deadline
-        self.sock, self.pid = launcher.spawn(log_path)
+        self.sock, self.pid = launcher.spawn(log_path, memory_limit)
         self.exit_code = None
 
     @property
@@ -163,15 +243,21 @@ class Worker:
         try:
             self.sock.settimeout(max(self.deadline - time.monotonic(), 0.001))
             wire.send(self.sock, message)
-            reply = wire.receive(self.sock)
+            reply = wire.receive(self.sock, self.deadline)
         except (TimeoutError, socket.timeout):
             self.stop(grace=0)
             raise WorkerTimeout() from None
-        except (EOFError, OSError, wire.WireError):
+        except (EOFError, OSError):
             self.stop(grace=1.0)
             raise WorkerCrashed(describe_exit(self.exit_code)) from None
+        except wire.WireError:
+            reply = None
+        if not isinstance(reply, dict) or not ("value" in reply or "error" in reply):
+            self.stop()
+            raise WorkerCrashed("your code's process sent the grader something that is not a reply: "
+                                "does your code write to files it did not open?")
         if "error" in reply:
-            raise StudentError(**reply["error"])
+            raise StudentError.from_wire(reply["error"])
         return reply
 
     def stop(self, grace=0.0):
@@ -186,7 +272,10 @@ def describe_exit(code):
     if code is None or code == -signal.SIGKILL:
         return "your code's process was killed (SIGKILL): usually the memory limit"
     if code < 0:
-        name = signal.Signals(-code).name
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = str(-code)
         hint = ": a crash in native code (ctypes, a C extension)" if name in ("SIGSEGV", "SIGBUS") else ""
         return f"your code's process died from signal {name}{hint}"
     return f"your code ended the process with exit status {code} (os._exit or a crash in C)"

@@ -2,35 +2,47 @@
 
 `student.scale_scores(s, 16)` sends the call to the student's process and returns the values it
 computed. A crashed or timed-out child is replaced by a fresh one on the next call, so one bad
-test never takes the rest of the exercise down with it; the exercise's deadline is shared.
+test never takes the rest of the exercise down with it; the exercise's deadline is shared. The
+file is imported once: if that fails (an error, a forbidden import, a crash), every test reports
+the same failure.
 """
 
 import os
 import time
 
 from grader import wire
-from grader.sandbox import Worker, WorkerCrashed, WorkerTimeout
+from grader.sandbox import DEFAULT_MEMORY_LIMIT, Worker, WorkerCrashed, WorkerTimeout, printable
 
 
 class Student:
     """One student's file for one exercise, behind the sandbox."""
 
-    def __init__(self, exercise, path, launcher, log_dir, time_limit):
+    def __init__(self, exercise, path, launcher, log_dir, time_limit, memory_limit=DEFAULT_MEMORY_LIMIT):
         self.exercise, self.path = exercise, path
         self.launcher = launcher
         self.log_path = os.path.join(log_dir, f"{exercise.id}.log")
-        self.time_limit = time_limit
+        self.time_limit, self.memory_limit = time_limit, memory_limit
         self.deadline = time.monotonic() + time_limit
         self.worker = None
+        self.load_failure = None  # why the file could not be imported, once it failed
         self.generation = 0  # bumped at every restart, so handles from a dead child are refused
 
     def _live_worker(self):
+        if self.load_failure is not None:
+            raise self.load_failure.with_traceback(None)
         if time.monotonic() >= self.deadline:
             raise WorkerTimeout(earlier=True)
         if self.worker is None or not self.worker.alive:
-            self.worker = Worker(self.launcher, self.log_path, self.deadline)
+            self.worker = Worker(self.launcher, self.log_path, self.deadline, self.memory_limit)
             self.generation += 1
-            self.worker.request({"op": "load", "path": self.path, "module": self.exercise.stem})
+            try:
+                self.worker.request({"op": "load", "path": self.path, "module": self.exercise.stem})
+            except WorkerTimeout:
+                raise
+            except Exception as failure:  # StudentError or WorkerCrashed: it would fail again
+                self.load_failure = failure
+                self.worker.stop()
+                raise
         return self.worker
 
     def run(self, target, *args, method=None, grad=None, return_args=False, no_grad=False, **kwargs):
@@ -66,10 +78,11 @@ class Student:
             self.worker.stop()
 
     def printed(self, limit=2000):
-        """The start of what the student's code printed (stdout and stderr), for the report."""
+        """The start of what the student's code printed (stdout and stderr), for the report,
+        without terminal escapes or carriage returns that could draw over the report's lines."""
         try:
             with open(self.log_path, "rb") as log:
-                return log.read(limit).decode(errors="replace")
+                return printable(log.read(limit).decode(errors="replace"), limit, newlines=True)
         except OSError:
             return ""
 

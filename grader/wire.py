@@ -7,11 +7,16 @@ or an object with a custom `__eq__`) or a plain Python value.
 
 import json
 import math
+import re
 import struct
+import time
 
 import torch
 
 MAX_MESSAGE_BYTES = 1 << 30  # 1 GiB: a larger frame is a runaway submission, not an answer
+MAX_HEADER_BYTES = 16 << 20  # the JSON part: plain values, never tensor data
+_DEVICES = re.compile(r"(cpu|cuda(:\d+)?)\Z")
+_KIND = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,99}\Z")  # a type name, as the judge will print it
 
 _DTYPES = {
     str(dtype).removeprefix("torch."): dtype
@@ -49,43 +54,62 @@ def encode(value):
     return [header, *buffers]
 
 
+def check(value):
+    """Raise WireError unless `value` can be sent; cheaper than encoding it (no bytes copied)."""
+    _pack(value, None)
+
+
 def send(sock, value):
+    send_frames(sock, encode(value))
+
+
+def send_frames(sock, frames):
     """Write one message: its length, then each frame with its length."""
-    frames = encode(value)
     body = b"".join(struct.pack("!Q", len(frame)) + frame for frame in frames)
     sock.sendall(struct.pack("!Q", len(body)) + body)
 
 
-def receive(sock):
-    """Read one message written by `send`; EOFError when the other side has gone."""
-    (size,) = struct.unpack("!Q", _read_exactly(sock, 8))
+def receive(sock, deadline=None):
+    """Read one message written by `send`; EOFError when the other side has gone, TimeoutError
+    past `deadline` (time.monotonic()), however slowly the other side trickles its bytes."""
+    (size,) = struct.unpack("!Q", _read_exactly(sock, 8, deadline))
     if size > MAX_MESSAGE_BYTES:
         raise WireError(f"a message of {size} bytes is over the {MAX_MESSAGE_BYTES}-byte limit")
-    body = memoryview(_read_exactly(sock, size))
+    body = memoryview(_read_exactly(sock, size, deadline))
     frames, at = [], 0
     while at < size:
+        if at + 8 > size:
+            raise WireError("malformed message from the student's process: a frame is cut short")
         (length,) = struct.unpack("!Q", body[at:at + 8])
-        frames.append(bytes(body[at + 8:at + 8 + length]))
+        frames.append(body[at + 8:at + 8 + length])
         at += 8 + length
+    if not frames or len(frames[0]) > MAX_HEADER_BYTES:
+        raise WireError("malformed message from the student's process: no header, or one too large")
     return decode(frames)
 
 
-def _read_exactly(sock, size):
-    data = bytearray()
-    while len(data) < size:
-        chunk = sock.recv(min(size - len(data), 1 << 20))
-        if not chunk:
+def _read_exactly(sock, size, deadline):
+    data = bytearray(size)
+    view, got = memoryview(data), 0
+    while got < size:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the other side took too long")
+            sock.settimeout(left)
+        count = sock.recv_into(view[got:], min(size - got, 1 << 20))
+        if not count:
             raise EOFError("the other side closed the connection")
-        data += chunk
+        got += count
     return data
 
 
 def decode(frames):
     """Frames -> value; every tensor is rebuilt here from dtype, shape and bytes."""
     try:
-        tree = json.loads(frames[0])
+        tree = json.loads(bytes(frames[0]))
         return _unpack(tree, frames[1:])
-    except (ValueError, KeyError, TypeError, IndexError, RuntimeError, struct.error) as err:
+    except (ValueError, KeyError, TypeError, IndexError, RuntimeError, OverflowError, RecursionError) as err:
         raise WireError(f"malformed message from the student's process: {err}") from None
 
 
@@ -107,6 +131,8 @@ def _pack(value, buffers):
         tensor = value.detach()
         if dtype_name(tensor.dtype) not in _DTYPES:
             raise WireError(f"tensors of dtype {tensor.dtype} are not supported")
+        if buffers is None:  # only checking
+            return None
         flat = tensor.to("cpu").contiguous().reshape(-1)
         buffers.append(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
         return {
@@ -115,17 +141,22 @@ def _pack(value, buffers):
             "shape": list(tensor.shape),
             "device": str(tensor.device),
         }
-    raise WireError(f"a value of type {type(value).__module__}.{type(value).__qualname__}")
+    kind = f"{type(value).__module__}.{type(value).__qualname__}"
+    if isinstance(value, torch.Tensor):
+        raise WireError(f"a subclass of torch.Tensor ({kind}): return a plain tensor")
+    raise WireError(f"a value of type {kind}")
 
 
 def _unpack(tree, buffers):
     if tree is None or type(tree) in (bool, int, float, str):
         return tree
     if "tensor" in tree:
-        raw = bytearray(buffers[int(tree["tensor"])])
+        raw = bytearray(buffers[int(tree["tensor"])])  # its own, aligned copy
         flat = torch.frombuffer(raw, dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)
         tensor = flat.view(_DTYPES[tree["dtype"]]).reshape([int(n) for n in tree["shape"]])
         device = str(tree["device"])
+        if not _DEVICES.match(device):
+            raise ValueError(f"unknown device {device!r}")
         return tensor if device == "cpu" else tensor.to(device)
     if "float" in tree:
         return float(tree["float"])
@@ -138,5 +169,6 @@ def _unpack(tree, buffers):
     if "dtype" in tree:
         return _DTYPES[tree["dtype"]]
     if "handle" in tree:
-        return Handle(int(tree["handle"]), str(tree["kind"]))
+        kind = str(tree["kind"])
+        return Handle(int(tree["handle"]), kind if _KIND.match(kind) else "object")
     raise KeyError(f"unknown value {sorted(tree)}")

@@ -2,47 +2,76 @@
 
 This code runs in the child process, next to the student's code, so it holds no expected values
 and decides nothing: it computes what it is asked to and sends back plain values (see `wire`).
+
+Before any student code runs, the child confines itself (`child_main`): its output goes to a log
+file of bounded size, its memory is bounded, and on Linux a seccomp filter forbids new processes,
+signals or tracing aimed at other processes and raising its own limits, while a root child also
+gives up every capability. The exercise's forbidden shortcuts are watched by `guard`.
 """
 
 import contextlib
+import ctypes
+import errno
 import importlib.util
+import io
 import os
+import platform
+import re
+import resource
+import signal
 import socket
 import sys
 import traceback
 
 import torch
 
-from grader import wire
+from grader import bench, guard, wire  # bench first of all: it captures the clocks before any student code
+
+OUTPUT_LIMIT = 8 << 20  # bytes: what the student's code may print (the log file) or write to any file
+_OUT_OF_MEMORY = re.compile(r"can't allocate memory|not enough memory")  # torch's CPU allocator
 
 
 class Session:
-    """The state of one child: the student's module and the objects it has made."""
+    """The state of one child: the student's module, the objects it has made, the exercise's rules."""
 
-    def __init__(self):
+    def __init__(self, memory_limit=None):
         self.module = None
         self.path = None
+        self.guard = None  # the exercise's rules, from the load request on
+        self.memory_limit = memory_limit
         self.objects = {}  # handle ref -> object living here (a module, a cache)
 
-    def handle(self, request):
+    def answer(self, request):
+        """The encoded reply to one request. The student's code, and the encoding of what it
+        returned (a list subclass runs its own code), run under the exercise's rules."""
         op = request["op"]
         if op == "load":
-            return self.load(request["path"], request["module"])
+            return wire.encode(self.load(request["path"], request["module"]))
+        if self.guard is None:
+            raise RuntimeError("no file loaded")
         if op == "call":
-            return self.call(request)
+            return self.guard.run(lambda: wire.encode(self.call(request)))
+        if op == "bench":  # the performance phase, in a fresh child once correctness is decided
+            with self.guard.trusted():  # the reference and torch's fused kernel are timed here too
+                return wire.encode(bench.handle(self, request))
         raise ValueError(f"unknown op {op!r}")
 
     def load(self, path, module_name):
-        """Import the student's file by path, with nothing beside it importable."""
+        """Run the student's file as module `module_name`, from its source (never a .pyc beside it),
+        with nothing beside it importable."""
         folder = os.path.dirname(os.path.abspath(path))
         sys.path[:] = [p for p in sys.path if p not in ("", ".", folder, os.getcwd())]
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
+        number = re.match(r"exercise(\d+)", module_name)
+        self.guard = guard.Guard(int(number.group(1)) if number else None, path)
+        self.guard.install()
         self.path = os.path.abspath(path)
-        spec.loader.exec_module(module)
+        with open(path, "rb") as file:
+            code = compile(file.read(), self.path, "exec", dont_inherit=True)
+        module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(module_name, path))
+        sys.modules[module_name] = module
+        self.guard.run(exec, code, vars(module))
         self.module = module
-        return sorted(name for name in vars(module) if not name.startswith("_"))
+        return {"value": sorted(name for name in vars(module) if not name.startswith("_"))}
 
     def resolve(self, value):
         """Turn handles sent by the judge back into the objects they name, anywhere in a value."""
@@ -110,7 +139,7 @@ class Session:
     def sendable(self, value):
         """Plain values travel as they are; any other object stays here behind a handle."""
         try:
-            wire.encode(value)
+            wire.check(value)
             return value
         except wire.WireError:
             if isinstance(value, (torch.Tensor, list, tuple, dict)):
@@ -124,44 +153,248 @@ class Session:
             f"{os.path.basename(frame.filename)}, line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"
             for frame in traceback.extract_tb(error.__traceback__)
             if self.path and os.path.abspath(frame.filename) == self.path
-        ]
-        return {"type": type(error).__name__, "message": str(error)[:2000], "frames": frames[-5:]}
+        ][-5:]
+        if isinstance(error, guard.ForbiddenCall):
+            return {"type": "ForbiddenCall", "message": error.called, "frames": frames,
+                    "rule": error.rule.name, "advice": error.rule.advice}
+        if isinstance(error, MemoryError) or (isinstance(error, RuntimeError) and _OUT_OF_MEMORY.search(str(error))):
+            limit = f" of {self.memory_limit / (1 << 30):.3g} GiB" if self.memory_limit else ""
+            return {"type": "MemoryLimit", "frames": frames,
+                    "message": f"your code needed more memory than the limit{limit} (--memory-limit)"}
+        if isinstance(error, wire.WireError):
+            return {"type": "TypeError", "frames": frames,
+                    "message": f"your code returned {error}, which is not a tensor or a plain value"}
+        message = str(error)[:2000]
+        if isinstance(error, PermissionError) and error.errno == errno.EPERM:
+            message += " (the grader runs your code alone: no new processes, no signals to others)"
+        return {"type": type(error).__name__, "message": message, "frames": frames}
 
 
-def serve(sock):
+def serve(sock, session):
     """Answer the judge's requests until it hangs up."""
-    session = Session()
     while True:
         try:
             request = wire.receive(sock)
         except EOFError:
             return
         try:
-            reply = session.handle(request)
+            frames = session.answer(request)
         except BaseException as error:  # the student's code may raise anything, SystemExit included
-            reply = {"error": session.describe(error)}
-        try:
-            wire.send(sock, reply)
-        except wire.WireError as error:
-            wire.send(sock, {"error": {"type": "TypeError", "message": f"your code returned {error}, "
-                                  "which is not a tensor or a plain value", "frames": []}})
+            frames = wire.encode({"error": session.describe(error)})
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        wire.send_frames(sock, frames)
 
 
-def child_main(fd, log_path):
-    """Entry point of a fresh child, forked or spawned: isolate, then serve on socket fd."""
+def child_main(fd, log_path, memory_limit=None):
+    """Entry point of a fresh child, forked or spawned: confine it, then serve on socket fd."""
     try:
-        os.setsid() if os.getpgrp() != os.getpid() else None
+        if os.getpgrp() != os.getpid():
+            os.setsid()  # its own process group, which the judge kills as a whole
         sys.dont_write_bytecode = True
-        log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        os.close(log)
-        sys.stdin = open(os.devnull)
+        _redirect_output(log_path, keep=fd)
+        _set_limits(memory_limit)
+        confine()
         torch.set_num_threads(1)
-        serve(socket.socket(fileno=fd))
+        serve(socket.socket(fileno=fd), Session(memory_limit))
     finally:
         os._exit(0)
 
 
+def main(argv):
+    """`python -I -c ... FD LOG MEMORY_LIMIT`: the spawned child (where there is no zygote)."""
+    child_main(int(argv[0]), argv[1], int(argv[2]) or None)
+
+
+# -- confinement ----------------------------------------------------------------------------------
+
+
+def _redirect_output(log_path, keep):
+    """stdout and stderr into the log file, stdin from /dev/null; every other inherited file
+    descriptor (the judge's terminal among them) closed, except the socket `keep`."""
+    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.closerange(3, keep)
+    highest = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    os.closerange(keep + 1, highest if highest != resource.RLIM_INFINITY else 1 << 20)
+    sys.stdin = open(0, closefd=False)
+    sys.stdout = sys.__stdout__ = _capped_text(1)
+    sys.stderr = sys.__stderr__ = _capped_text(2)
+
+
+class _CappedFile(io.RawIOBase):
+    """Writes to a file descriptor that stop silently at the file size limit: printing past
+    OUTPUT_LIMIT is cut off, not an error in the student's code."""
+
+    def __init__(self, fd):
+        super().__init__()
+        self.fd = fd
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        try:
+            return os.write(self.fd, data)
+        except OSError as error:
+            if error.errno != errno.EFBIG:
+                raise
+            return len(data)
+
+
+def _capped_text(fd):
+    return io.TextIOWrapper(io.BufferedWriter(_CappedFile(fd)), encoding="utf-8",
+                            errors="backslashreplace", line_buffering=True)
+
+
+def _set_limits(memory_limit):
+    """No core files, OUTPUT_LIMIT bytes per file written, and memory_limit bytes of memory on top
+    of what the child holds at its start (RLIMIT_DATA: private writable memory, which tensors
+    and Python objects use; unlike RLIMIT_AS it leaves CUDA's large address reservations alone)."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the size limit a write fails, it does not kill
+    _lower(resource.RLIMIT_CORE, 0)
+    _lower(resource.RLIMIT_FSIZE, OUTPUT_LIMIT)
+    if memory_limit and sys.platform == "linux":  # elsewhere RLIMIT_DATA does not bound mmap
+        _lower(resource.RLIMIT_DATA, _status_bytes("VmData") + memory_limit)
+
+
+def _lower(limit, value):
+    """Set both the soft and the hard limit (so that the child cannot raise it back)."""
+    _, hard = resource.getrlimit(limit)
+    value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    resource.setrlimit(limit, (value, value))
+
+
+def _status_bytes(field):
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def confine():
+    """On Linux: no new privileges, no capabilities (a root child keeps uid 0 but loses every
+    privilege over other processes and limits), and the seccomp filter of `_seccomp_program`.
+    Where no filter can be installed, a non-root child gets a process limit instead.
+    Returns whether the filter is in place."""
+    if sys.platform != "linux":
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    arch = _ARCHES.get(platform.machine())
+    if os.geteuid() == 0:
+        _drop_capabilities(libc, arch)
+    if arch is not None:
+        program = _seccomp_program(arch, os.getpid())
+        filters = (_SockFilter * len(program))(*(_SockFilter(*op) for op in program))
+        fprog = _SockFprog(len(program), filters)
+        if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0:
+            return True
+    if os.geteuid() != 0:
+        _lower(resource.RLIMIT_NPROC, _user_tasks() + 64)  # threads count too: leave torch room
+    return False
+
+
+def _drop_capabilities(libc, arch):
+    cap = 0
+    while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+        cap += 1
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    if arch is not None:
+        header = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
+        libc.syscall(arch.capset, header, (ctypes.c_uint32 * 6)())  # effective, permitted, inheritable: none
+
+
+def _user_tasks():
+    """Processes and threads of this user now, for a process limit that leaves room for a few."""
+    uid, count = os.getuid(), 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                count += len(os.listdir(f"/proc/{pid}/task"))
+    return count
+
+
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+CLONE_THREAD = 0x10000
+
+
+class _Arch:
+    """An architecture's audit number and the numbers of the system calls the filter looks at."""
+
+    def __init__(self, audit, capset, **calls):
+        self.audit, self.capset, self.calls = audit, capset, calls
+
+
+_ARCHES = {
+    "x86_64": _Arch(0xC000003E, 126, fork=57, vfork=58, clone=56, clone3=435, kill=62, tkill=200,
+                    tgkill=234, rt_sigqueueinfo=129, rt_tgsigqueueinfo=297, pidfd_send_signal=424,
+                    pidfd_getfd=438, ptrace=101, process_vm_readv=310, process_vm_writev=311,
+                    setrlimit=160, prlimit64=302, unshare=272, setns=308),
+    "aarch64": _Arch(0xC00000B7, 91, clone=220, clone3=435, kill=129, tkill=130, tgkill=131,
+                     rt_sigqueueinfo=138, rt_tgsigqueueinfo=240, pidfd_send_signal=424, pidfd_getfd=438,
+                     ptrace=117, process_vm_readv=270, process_vm_writev=271, setrlimit=164,
+                     prlimit64=261, unshare=97, setns=268),
+}
+_DENIED = ("fork", "vfork", "tkill", "pidfd_send_signal", "pidfd_getfd", "ptrace", "process_vm_readv",
+           "process_vm_writev", "setrlimit", "unshare", "setns")
+_SELF_ONLY = ("tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a process id
+
+# classic BPF, as seccomp runs it on struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}
+_LD, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+_ALLOW, _KILL = 0x7FFF0000, 0x80000000
+
+
+def _errno(code):
+    return 0x00050000 | code
+
+
+def _arg(index, high=False):
+    return 16 + 8 * index + 4 * high  # offset of the low (or high) 32 bits of args[index]
+
+
+def _seccomp_program(arch, pid):
+    """The filter, as (code, jt, jf, k) tuples. Refused with EPERM: fork, vfork, clone without
+    CLONE_THREAD (threads stay allowed), signals to any process but this one, tracing or reading
+    other processes, setting limits, new namespaces. clone3 answers ENOSYS, so that glibc falls
+    back to clone, whose flags a filter can read. Another ABI (32-bit x86, x32) kills the child."""
+    calls, deny = arch.calls, (_RET, 0, 0, _errno(errno.EPERM))
+
+    def only(index, values):
+        body = [(_LD, 0, 0, _arg(index))]
+        body += [(_JEQ, len(values) - i, 0, value & 0xFFFFFFFF) for i, value in enumerate(values)]
+        return body + [deny, (_RET, 0, 0, _ALLOW)]
+
+    blocks = [(calls[name], [deny]) for name in _DENIED if name in calls]
+    blocks.append((calls["clone3"], [(_RET, 0, 0, _errno(errno.ENOSYS))]))
+    blocks.append((calls["clone"], [(_LD, 0, 0, _arg(0)), (_JSET, 0, 1, CLONE_THREAD), (_RET, 0, 0, _ALLOW), deny]))
+    blocks.append((calls["kill"], only(0, [pid, 0, -pid])))  # itself, or its own process group
+    blocks += [(calls[name], only(0, [pid])) for name in _SELF_ONLY]
+    blocks.append((calls["prlimit64"], [  # reading a limit (new_limit == NULL) is fine
+        (_LD, 0, 0, _arg(2)), (_JEQ, 1, 0, 0), deny,
+        (_LD, 0, 0, _arg(2, high=True)), (_JEQ, 1, 0, 0), deny, (_RET, 0, 0, _ALLOW)]))
+    program = [(_LD, 0, 0, 4), (_JEQ, 1, 0, arch.audit), (_RET, 0, 0, _KILL), (_LD, 0, 0, 0)]
+    if arch is _ARCHES["x86_64"]:
+        program += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _KILL)]  # the x32 ABI
+    for number, body in blocks:
+        program.append((_JEQ, 0, len(body), number))
+        program += body
+    return program + [(_RET, 0, 0, _ALLOW)]
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
 if __name__ == "__main__":
-    child_main(int(sys.argv[1]), sys.argv[2])
+    main(sys.argv[1:])

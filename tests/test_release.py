@@ -1,4 +1,4 @@
-"""`grader.release`: solutions/ -> exercises/, and the files it makes."""
+"""`grader.release`: solutions/ -> exercises/ (student files, notebooks, manifest), and `lumen-grade release`."""
 
 import ast
 import importlib.util
@@ -8,14 +8,41 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from grader.catalog import EXERCISES, find
-from grader.release import ReleaseError, build_stubs, default_hint, release, strip_solutions
+from grader.cli import main
+from grader.release import (
+    MANIFEST,
+    ReleaseError,
+    ReleaseRefused,
+    build_stubs,
+    default_hint,
+    release,
+    strip_solutions,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 STUBS = ROOT / "exercises"
+CHAPTER = ROOT.parent / "shared" / "chapter-attention.txt"  # the course's chapter: not in the package
 IDS = [exercise.stem for exercise in EXERCISES]
+REGENERATE = "regenerate them with: lumen-grade release (from the repository root)"
+
+
+def small_chapter(skip=()):
+    """A made-up chapter with a section for every catalogue exercise (except those in skip)."""
+    parts = ["A chapter", ""]
+    for exercise in EXERCISES:
+        if exercise.id not in skip:
+            parts += [exercise.section, "", f"What {exercise.title} is about.", ""]
+    return "\n".join(parts)
+
+
+def released_files(folder):
+    """Every file under folder, relative, as bytes (caches aside)."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*"))
+            if path.is_file() and "__pycache__" not in path.parts}
 
 
 def load(path, prefix):
@@ -151,16 +178,29 @@ def test_default_hint_names_exercise_and_section(exercise):
     assert default_hint(str(exercise.number)) == default_hint(exercise.stem) == hint
 
 
+def test_stubs_round_trip_is_byte_identical():
+    """Needs no chapter, so it runs everywhere: the committed student files are the release's."""
+    for exercise, stub in build_stubs(SOLUTIONS).items():
+        assert stub.encode("utf-8") == (STUBS / exercise.file_name).read_bytes(), (
+            f"exercises/{exercise.file_name} is stale: {REGENERATE}")
+
+
+@pytest.mark.skipif(not CHAPTER.is_file(), reason=f"the chapter is not here ({CHAPTER}): the notebooks' "
+                    "introductions cannot be regenerated (tests/test_notebooks.py checks their code)")
 def test_release_round_trip_is_byte_identical(tmp_path):
-    written = release(SOLUTIONS, tmp_path / "out")
-    assert written == [tmp_path / "out" / exercise.file_name for exercise in EXERCISES]
-    for path in written:
-        assert path.read_bytes() == (STUBS / path.name).read_bytes(), (
-            f"exercises/{path.name} is stale: regenerate it with "
-            "python -c \"from grader.release import release; release('solutions', 'exercises')\""
-        )
-    assert release(SOLUTIONS, tmp_path / "out") == written
-    assert [path.read_bytes() for path in written] == [(STUBS / path.name).read_bytes() for path in written]
+    out = tmp_path / "out"
+    done = release(SOLUTIONS, out, CHAPTER.read_text(encoding="utf-8"))
+    expected = [exercise.file_name for exercise in EXERCISES]
+    expected += [f"notebooks/{exercise.stem}.ipynb" for exercise in EXERCISES] + [MANIFEST]
+    assert [path.relative_to(out).as_posix() for path in done.paths] == expected
+    assert sorted(released_files(out)) == sorted(expected)
+    committed = released_files(STUBS)
+    for name, data in released_files(out).items():
+        assert committed.get(name) == data, f"exercises/{name} is stale or missing: {REGENERATE}"
+    assert set(committed) == set(expected), f"exercises/ holds files no release makes: {REGENERATE}"
+    again = release(SOLUTIONS, out, CHAPTER.read_text(encoding="utf-8"))
+    assert again.paths == done.paths and again.changed == []
+    assert released_files(out) == {name: committed[name] for name in expected}
 
 
 def test_release_refuses_a_solution_without_blocks(tmp_path):
@@ -169,8 +209,112 @@ def test_release_refuses_a_solution_without_blocks(tmp_path):
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     path.write_text("".join(line for line in lines if "SOLUTION" not in line), encoding="utf-8")
     with pytest.raises(ReleaseError, match="publish the solution"):
-        release(tmp_path / "solutions", tmp_path / "out")
+        release(tmp_path / "solutions", tmp_path / "out", small_chapter())
     assert not (tmp_path / "out").exists()
+
+
+def test_release_refuses_a_chapter_without_a_section(tmp_path):
+    with pytest.raises(ReleaseError, match=r"exercise4: the chapter has no section titled 'Causal masking"):
+        release(SOLUTIONS, tmp_path / "out", small_chapter(skip=["exercise4"]))
+    assert not (tmp_path / "out").exists()
+
+
+# Never losing a student's work
+
+
+def test_release_into_a_new_folder_then_again_changes_nothing(tmp_path):
+    out = tmp_path / "deep" / "out"
+    done = release(SOLUTIONS, out, small_chapter())
+    assert done.changed == done.paths and len(done.paths) == 2 * len(EXERCISES) + 1
+    assert release(SOLUTIONS, out, small_chapter()).changed == []
+
+
+def test_release_refuses_a_folder_that_is_not_a_release(tmp_path):
+    (tmp_path / "notes.txt").write_text("my notes", encoding="utf-8")
+    with pytest.raises(ReleaseRefused, match="is not a previous release"):
+        release(SOLUTIONS, tmp_path, small_chapter())
+    assert [path.name for path in tmp_path.iterdir()] == ["notes.txt"]
+    release(SOLUTIONS, tmp_path, small_chapter(), force=True)
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "my notes"  # forced, yet never deleted
+    assert (tmp_path / EXERCISES[0].file_name).is_file()
+
+
+@pytest.mark.parametrize("edited", ["exercise3_scaling.py", "notebooks/exercise3_scaling.ipynb"])
+def test_release_refuses_to_overwrite_a_students_work(tmp_path, edited):
+    release(SOLUTIONS, tmp_path, small_chapter())
+    work = tmp_path / edited
+    work.write_bytes(work.read_bytes().replace(b"raise NotImplementedError", b"return 0 or NotImplementedError", 1))
+    before = released_files(tmp_path)
+    with pytest.raises(ReleaseRefused, match=rf"{re.escape(edited)} differs from both this release and the last"):
+        release(SOLUTIONS, tmp_path, small_chapter())
+    assert released_files(tmp_path) == before
+    assert release(SOLUTIONS, tmp_path, small_chapter(), force=True).changed == [work]
+
+
+def test_release_replaces_an_untouched_earlier_release(tmp_path):
+    """The instructor's loop: edit a solution's hint, release again over the last release."""
+    shutil.copytree(SOLUTIONS, tmp_path / "solutions")
+    out = tmp_path / "out"
+    release(tmp_path / "solutions", out, small_chapter())
+    solution = tmp_path / "solutions" / "exercise3_scaling.py"
+    solution.write_text(solution.read_text(encoding="utf-8").replace("(math.sqrt)", "(use math.sqrt)"),
+                        encoding="utf-8")
+    done = release(tmp_path / "solutions", out, small_chapter())
+    assert [path.relative_to(out).as_posix() for path in done.changed] == [
+        "exercise3_scaling.py", "notebooks/exercise3_scaling.ipynb", MANIFEST]
+    assert "(use math.sqrt)" in (out / "exercise3_scaling.py").read_text(encoding="utf-8")
+
+
+def test_a_release_without_manifest_counts_when_its_files_are_the_new_ones(tmp_path):
+    """exercises/ before its first manifest: files equal to the new release lose nothing."""
+    for exercise in EXERCISES:
+        shutil.copyfile(STUBS / exercise.file_name, tmp_path / exercise.file_name)
+    assert len(release(SOLUTIONS, tmp_path, small_chapter()).changed) == len(EXERCISES) + 1
+
+
+# `lumen-grade release`
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, ["release", *map(str, args)])
+
+
+def test_cli_release_writes_then_reports_nothing_changed(tmp_path):
+    chapter = tmp_path / "chapter.txt"
+    chapter.write_text(small_chapter(), encoding="utf-8")
+    out = tmp_path / "out"
+    first = invoke("--out", out, "--solutions", SOLUTIONS, "--chapter", chapter)
+    assert first.exit_code == 0, first.output
+    assert f"released 17 files into {out}" in first.output and "exercise3_scaling.py" in first.output
+    second = invoke("--out", out, "--solutions", SOLUTIONS, "--chapter", chapter)
+    assert second.exit_code == 0 and "(changed: nothing)" in second.output
+
+
+def test_cli_release_refusal_is_a_usage_error_naming_the_file_and_force(tmp_path):
+    chapter = tmp_path / "chapter.txt"
+    chapter.write_text(small_chapter(), encoding="utf-8")
+    out = tmp_path / "out"
+    assert invoke("--out", out, "--solutions", SOLUTIONS, "--chapter", chapter).exit_code == 0
+    (out / "exercise5_softmax.py").write_text("my softmax", encoding="utf-8")
+    refused = invoke("--out", out, "--solutions", SOLUTIONS, "--chapter", chapter)
+    assert refused.exit_code == 2 and "exercise5_softmax.py" in refused.output and "--force" in refused.output
+    assert (out / "exercise5_softmax.py").read_text(encoding="utf-8") == "my softmax"
+    forced = invoke("--out", out, "--solutions", SOLUTIONS, "--chapter", chapter, "--force")
+    assert forced.exit_code == 0 and "(changed: exercise5_softmax.py)" in forced.output
+
+
+def test_cli_release_without_a_chapter_or_with_a_bad_solution_is_a_usage_error(tmp_path):
+    shutil.copytree(SOLUTIONS, tmp_path / "course" / "solutions")
+    missing = invoke("--out", tmp_path / "out", "--solutions", tmp_path / "course" / "solutions")
+    assert missing.exit_code == 2
+    assert str(tmp_path / "shared" / "chapter-attention.txt") in missing.output and "--chapter" in missing.output
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "chapter-attention.txt").write_text(small_chapter(), encoding="utf-8")
+    broken = tmp_path / "course" / "solutions" / "exercise2_scoring.py"
+    broken.write_text(broken.read_text(encoding="utf-8").replace("# END SOLUTION", "", 1), encoding="utf-8")
+    faulty = invoke("--out", tmp_path / "out", "--solutions", tmp_path / "course" / "solutions")
+    assert faulty.exit_code == 2 and "exercise2_scoring.py, line" in faulty.output
+    assert "never closed" in faulty.output and not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("marker, words", [

@@ -1,0 +1,283 @@
+"""`lumen-grade batch`: grade a whole class, one sub-folder per student, several at a time.
+
+Each student is graded by a process of its own, `python -m grader all --format json`, on a private
+copy of just their exercise files (found at any depth, .py or notebooks, as on Gradescope), under a
+time limit per student: a submission that crashes, hangs or attacks the grader costs its own row,
+never the batch. The gradebook is a CSV (student, status, a score per exercise, total, tier) with
+one JSON per student in a folder beside it (grades.csv -> grades/). A student who has a JSON there
+is skipped on the next run (resume) unless `force`. Both are replaced atomically after every
+student, so an interrupted batch (Ctrl-C) leaves a consistent gradebook of the students done.
+"""
+
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import catalog
+from grader.gradescope import stage
+
+POLL = 0.05  # seconds between looks at the running graders
+STDERR_TAIL = 600  # characters of a failed grader's stderr kept as the row's message
+COLUMNS = ["student", "status", *(exercise.id for exercise in catalog.EXERCISES),
+           "total", "max_score", "tier", "message"]
+
+
+@dataclass
+class Settings:
+    """How to grade the class: the `batch` command's options."""
+
+    jobs: int = 1
+    timeout: float = 60.0  # seconds per exercise, passed to the grader
+    student_timeout: float = None  # seconds for one student's whole run; None: from `timeout`
+    seed: int = 0
+    device: str = "auto"
+    no_perf: bool = False  # skip the performance tiers
+    force: bool = False
+
+    @property
+    def student_limit(self):
+        return self.student_timeout or len(catalog.EXERCISES) * self.timeout + 60.0
+
+
+class Interrupted(Exception):
+    """Ctrl-C: the running graders were stopped; the gradebook holds the students finished."""
+
+    def __init__(self, done, total):
+        super().__init__(f"{done} of {total} students graded")
+        self.done, self.total = done, total
+
+
+def reports_folder(out):
+    """Where the per-student JSON reports go: beside the CSV, named after it."""
+    return Path(out).with_suffix("")
+
+
+def students(submissions, out):
+    """The student folders of a class folder, by name; hidden folders and our reports left out."""
+    reports = reports_folder(out).resolve()
+    return sorted((path for path in Path(submissions).iterdir()
+                   if path.is_dir() and not path.name.startswith(".") and path.resolve() != reports),
+                  key=lambda path: path.name)
+
+
+def run(submissions, out, settings, progress=lambda line: None):
+    """Grade every student of `submissions` not graded yet; returns {student: record}.
+
+    A record is what the student's JSON holds: student, status (graded, timeout, error or
+    no files), message, seconds, the files graded, and the grader's JSON report (None unless
+    graded). `progress` gets a line per student."""
+    out = Path(out)
+    reports = reports_folder(out)
+    reports.mkdir(parents=True, exist_ok=True)
+    everyone = students(submissions, out)
+    records = {} if settings.force else _load_records(reports, everyone)
+    if records:
+        progress(f"skipping {len(records)} student(s) already graded (--force regrades them)")
+    _write_gradebook(out, records)
+    queue = deque(student for student in everyone if student.name not in records)
+    stop_on_sigterm = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` or a cancelled CI job: the same clean stop
+    running, total, finished = [], len(queue), 0
+
+    def finish(job):
+        """Record a student: their JSON first (the resume marker), then the whole CSV."""
+        nonlocal finished
+        record = job.record()
+        _replace(reports / f"{job.student.name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        records[job.student.name] = record
+        _write_gradebook(out, records)
+        finished += 1
+        row = _row(record)
+        progress(f"[{finished}/{total}] {record['student']}: {row['total'] or '-'}/{row['max_score'] or '-'} "
+                 f"({record['status']}, {record['seconds']:.1f} s)")
+
+    try:
+        while queue or running:
+            while queue and len(running) < settings.jobs:
+                running.append(_Job(queue.popleft(), settings))
+                running[-1].start()  # once listed, so Ctrl-C finds it
+            for job in [job for job in running if job.done()]:
+                running.remove(job)
+                finish(job)
+            time.sleep(POLL if running else 0)
+    except KeyboardInterrupt:
+        for job in running:
+            job.stop()
+        _write_gradebook(out, records)
+        raise Interrupted(len(records), len(everyone)) from None
+    finally:
+        signal.signal(signal.SIGTERM, stop_on_sigterm)
+    return records
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+class _Job:
+    """One student's grading process, from staging their files to reading its report."""
+
+    def __init__(self, student, settings):
+        self.student, self.settings = student, settings
+        self.started = time.monotonic()
+        self.folder = Path(tempfile.mkdtemp(prefix="lumen-batch-"))
+        self.process, self.stderr, self.outcome, self.notes = None, None, None, []
+
+    def start(self):
+        """Stage the student's files and start their grader; a student with no files needs none."""
+        staging = self.folder / "submission"
+        staging.mkdir()
+        try:
+            chosen, self.notes = stage(self.student, staging)
+        except OSError as error:
+            self.outcome = ("error", f"could not read the submission: {error}")
+            return
+        if not chosen:
+            self.outcome = ("no files", "no exercise files anywhere in this folder")
+            return
+        settings = self.settings
+        command = [sys.executable, "-m", "grader", "all", "--submission", str(staging),
+                   "--format", "json", "--output", str(self.folder / "report.json"),
+                   "--device", settings.device, "--seed", str(settings.seed), "--timeout", str(settings.timeout),
+                   *(["--no-perf"] if settings.no_perf else [])]
+        env = dict(os.environ)
+        env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // settings.jobs)))
+        self.stderr = open(self.folder / "stderr.txt", "wb")
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=self.stderr, start_new_session=True, env=env)
+
+    def done(self):
+        """True once the grader has exited, or was stopped for running past the student's limit."""
+        if self.process is None or self.process.poll() is not None:
+            return True
+        if time.monotonic() - self.started > self.settings.student_limit:
+            self.outcome = ("timeout", f"grading took longer than the limit of {self.settings.student_limit:g} s "
+                                       "per student (--student-timeout)")
+            _kill_tree(self.process.pid)
+            return True
+        return False
+
+    def stop(self):
+        """Ctrl-C: end the grader and everything it started, and forget its files."""
+        if self.process is not None:
+            _kill_tree(self.process.pid)
+        self._close()
+
+    def record(self):
+        """What became of the student, once the grader is done; removes the job's files."""
+        status, message, report = (*self.outcome, None) if self.outcome else self._read_report()
+        self._close()
+        return {"student": self.student.name, "status": status, "message": message,
+                "seconds": round(time.monotonic() - self.started, 2), "files": self.notes, "report": report}
+
+    def _read_report(self):
+        """(status, message, report) of a grader that exited: graded when it left a report that parses."""
+        try:
+            return "graded", "", json.loads((self.folder / "report.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.stderr.flush()
+            tail = (self.folder / "stderr.txt").read_bytes()[-STDERR_TAIL:].decode(errors="replace").strip()
+            return "error", f"the grader exited with status {self.process.returncode} and no report: {tail}", None
+
+    def _close(self):
+        if self.process is not None:
+            self.process.wait()
+            self.stderr.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _kill_tree(pid):
+    """SIGKILL a process and all it started, even children that left its process group (the
+    sandbox's children start sessions of their own): the tree is read from /proc and frozen
+    before anything is killed, so nothing is orphaned out of reach on the way."""
+    victims = []
+    for _ in range(2):  # a second pass catches what forked while the first was stopping things
+        for victim in [pid, *_descendants(pid)]:
+            if victim not in victims:
+                victims.append(victim)
+                _signal(victim, signal.SIGSTOP)
+    for victim in victims:
+        _signal(victim, signal.SIGKILL)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _signal(pid, number):
+    try:
+        os.kill(pid, number)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _descendants(pid):
+    """Every process below `pid`, from /proc (Linux; elsewhere none, and the group kill remains)."""
+    children = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        try:
+            stat = Path("/proc", entry, "stat").read_text() if entry.isdigit() else ""
+        except OSError:  # the process ended meanwhile
+            continue
+        if stat:
+            parent = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the command's name
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _load_records(reports, everyone):
+    """The records already written for these students; an unreadable one counts as not graded."""
+    records = {}
+    for student in everyone:
+        try:
+            records[student.name] = json.loads((reports / f"{student.name}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+    return records
+
+
+def _row(record):
+    """The CSV row of a record: a score per exercise graded, total, tiers by exercise."""
+    row = {"student": record["student"], "status": record["status"], "message": record["message"],
+           "total": "", "max_score": "", "tier": ""}
+    report = record.get("report")
+    if report:
+        exercises = report["exercises"]
+        row.update({exercise["id"]: f"{exercise['score']:g}" for exercise in exercises})
+        row.update(total=f"{report['score']:g}", max_score=f"{report['max_score']:g}")
+        row["tier"] = "; ".join(f"{exercise['id']}: {exercise['tier']['name']}" for exercise in exercises
+                                if (exercise.get("tier") or {}).get("ratio") is not None)  # measured ones
+    elif record["status"] != "error":
+        row["total"] = "0"  # the student's own outcome (no files, out of time), not the grader's failure
+    return row
+
+
+def _write_gradebook(out, records):
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=COLUMNS, restval="", extrasaction="ignore")
+    writer.writeheader()
+    for name in sorted(records):
+        writer.writerow(_row(records[name]))
+    _replace(Path(out), text.getvalue())
+
+
+def _replace(path, text):
+    """Write a file whole or not at all: a reader (or a Ctrl-C) never sees half of it."""
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8", newline="")
+    partial.replace(path)

@@ -1,0 +1,476 @@
+"""Timing for the performance tiers, in the student's process (the judge's side is `perf`).
+
+`worker` imports this module before any student file is loaded, so the clocks, random generators
+and torch entry points captured below are the real ones, whatever a submission patches later.
+
+How one case is timed (the method measured to be stable on noisy shared CPUs):
+- the student's code, the reference and (where the case has one) torch's fused attention are timed
+  in turn, in a random order each round, every round on fresh inputs, after warm-up calls;
+- on the CPU the clock is the CPU time of this thread (`time.thread_time`) with one intra-op
+  thread, which other processes on the machine barely disturb; wall time is kept too, so code that
+  waits (sleeps, threads, subprocesses) is caught and judged by the wall clock instead;
+- on CUDA, CUDA events around the calls, with the device synchronised before and after;
+- about 20 rounds, more while the per-round ratios spread wide, all within a time budget.
+
+The cases (what is timed, at which size) are defined here too, as data both sides read: the judge
+builds the same inputs from the same seed to check the student's output against the reference.
+"""
+
+import importlib.util
+import math
+import os
+import random
+import sys
+import time
+import types
+from dataclasses import dataclass
+
+import torch
+
+_thread_time = time.thread_time
+_process_time = time.process_time
+_perf_counter = time.perf_counter
+_Random = random.Random
+_Generator = torch.Generator
+_randn = torch.randn
+_randint = torch.randint
+_no_grad = torch.no_grad
+_set_num_threads = torch.set_num_threads
+_cuda_event = torch.cuda.Event
+_cuda_synchronize = torch.cuda.synchronize
+_fused_sdpa = torch.nn.functional.scaled_dot_product_attention
+try:
+    import resource
+
+    _getrusage = resource.getrusage
+    _RUSAGE_THREAD = getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)
+except ImportError:  # Windows
+    _getrusage = None
+
+TARGET_ROUNDS = 20  # rounds of a case when its median ratio is clearly inside a tier
+MAX_ROUNDS = 40  # rounds of a case whose ratio is near a tier boundary, while the budget lasts
+MIN_ROUNDS = 3  # rounds of a case even past its budget (a very slow submission)
+CONFIDENCE = 3.6  # (half the interquartile range)/√rounds times this: a 95% interval of the median
+MIN_TIMING = {"cpu": 2e-3, "cuda": 5e-4}  # seconds one timing should last: calls are repeated
+
+
+# -- the cases --------------------------------------------------------------------------------
+
+
+def _shape(shape):
+    return f"({', '.join(map(str, shape))}{',' * (len(shape) == 1)})"
+
+
+@dataclass(frozen=True)
+class Randn:
+    """A float32 tensor of standard normal values (times `scale`)."""
+
+    shape: tuple
+    scale: float = 1.0
+
+    def make(self, gen, device):
+        return (_randn(self.shape, generator=gen) * self.scale).to(device)
+
+    def __str__(self):
+        return _shape(self.shape)
+
+
+@dataclass(frozen=True)
+class CausalScores:
+    """Random scores (..., L, L) with -inf above the diagonal, as a causal mask leaves them."""
+
+    shape: tuple
+
+    def make(self, gen, device):
+        scores = _randn(self.shape, generator=gen)
+        return scores.masked_fill(~CausalMask(self.shape[-1]).make(gen, "cpu"), float("-inf")).to(device)
+
+    def __str__(self):
+        return f"causal scores {_shape(self.shape)}"
+
+
+@dataclass(frozen=True)
+class CausalMask:
+    """The (L, L) bool causal mask."""
+
+    L: int
+
+    def make(self, gen, device):
+        return torch.ones(self.L, self.L, dtype=torch.bool).tril().to(device)
+
+    def __str__(self):
+        return f"causal mask {_shape((self.L, self.L))}"
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """(B,) int64 sequence lengths between 1 and L, for padding masks."""
+
+    B: int
+    L: int
+
+    def make(self, gen, device):
+        return _randint(1, self.L + 1, (self.B,), generator=gen).to(device)
+
+    def __str__(self):
+        return f"lengths {_shape((self.B,))}"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call timed: `target` (a function, or a module class built with `init`) on `args`."""
+
+    target: str
+    args: tuple  # input specs (Randn, ...) made fresh each round, or plain values passed as they are
+    init: tuple = None  # constructor arguments: the target is an nn.Module, weights drawn from the seed
+    fused: bool = False  # time torch's fused attention in the reference's place too
+
+    @property
+    def label(self):
+        made = f"{self.target}({', '.join(map(str, self.init))})" if self.init else self.target
+        return f"{made} on {', '.join(map(str, self.args))}"
+
+
+@dataclass(frozen=True)
+class Decode:
+    """Generation with a KV cache: decode steps timed at several cached lengths."""
+
+    init: tuple  # (d_model, n_heads, n_kv_heads)
+    batch: int
+    lengths: tuple  # tokens cached when the steps are timed, ascending
+    fused: bool = True
+    target: str = "CachedGroupedQueryAttention"
+
+    @property
+    def label(self):
+        d_model, n_heads, n_kv_heads = self.init
+        return (f"decode steps of {self.target}({d_model}, {n_heads}, {n_kv_heads}) with "
+                f"{', '.join(map(str, self.lengths))} tokens cached")
+
+    @property
+    def max_len(self):
+        return self.lengths[-1] + MAX_ROUNDS + 8
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """The shapes of one device's cases."""
+
+    tokens: tuple  # (B, L, d_model): exercise 1's projections
+    scores: tuple  # (B, heads, L, d_head): the attention steps, exercises 2-5
+    layer: tuple  # (B, L, d_model, heads, KV heads): the attention layers, exercises 6 and 7
+    small: tuple  # the layers again on one short sequence, where every extra operation shows
+    decode: tuple  # (d_model, heads, KV heads, B): the KV cache, exercise 8
+    lengths: tuple  # tokens cached when its decode steps are timed
+
+
+# One intra-op CPU thread must time a whole exercise in about a second; a GPU runs the example of
+# the issue (B=4, L=512, d_model=512, 8 heads) and decodes up to 4096 cached tokens. The layers are
+# timed at two sizes because their typical slow paths show at different ones: recomputing a
+# projection where projections dominate (a batch), a Python loop over the heads where the cost
+# of each operation does (one short sequence). The KV cache is the chapter's Llama-2 example in
+# miniature: as many KV heads as heads, so that recomputing the past costs what it really does.
+SIZES = {
+    "cpu": Sizes((4, 128, 256), (4, 8, 128, 32), (4, 64, 512, 8, 2), (1, 16, 256, 16, 4),
+                 (1024, 8, 8, 1), (128, 256, 512, 1024)),
+    "cuda": Sizes((4, 512, 512), (4, 8, 512, 64), (4, 512, 512, 8, 2), (1, 16, 256, 16, 4),
+                  (2048, 16, 16, 4), (512, 1024, 2048, 4096)),
+}
+
+
+def cases(exercise_id, device):
+    """The cases timed for an exercise on a device ("cpu" or "cuda"), in order."""
+    s = SIZES[device]
+    B, L, D = s.tokens
+    x, w = Randn((B, L, D)), Randn((D, D), D ** -0.5)  # weights keep outputs O(1): float32 stays accurate
+    B, H, L, d_head = s.scores
+    q, scores = Randn((B, H, L, d_head)), Randn((B, H, L, L))
+    *model, batch = s.decode
+    return {
+        "exercise1": [Case("project", (x, w, w, w)),
+                      Case("fused_project", (x, Randn((D, 3 * D), D ** -0.5)))],
+        "exercise2": [Case("attention_scores", (q, q))],
+        "exercise3": [Case("scale_scores", (scores, d_head)), Case("scaled_scores", (q, q))],
+        "exercise4": [Case("causal_mask", (L,)), Case("apply_mask", (scores, CausalMask(L))),
+                      Case("padding_mask", (Lengths(B, L), L))],
+        "exercise5": [Case("softmax", (CausalScores((B, H, L, L)),)),
+                      Case("scaled_dot_product_attention", (q, q, q, CausalMask(L)), fused=True)],
+        "exercise6": [Case("MultiHeadAttention", (Randn((B, L, D)),), init=(D, H), fused=True)
+                      for B, L, D, H, _ in (s.layer, s.small)],
+        "exercise7": [Case("GroupedQueryAttention", (Randn((B, L, D)),), init=(D, H, H_kv), fused=True)
+                      for B, L, D, H, H_kv in (s.layer, s.small)],
+        "exercise8": [Decode(tuple(model), batch, s.lengths)],
+    }.get(exercise_id, [])
+
+
+# -- building the calls -------------------------------------------------------------------------
+
+
+def generator(seed):
+    gen = _Generator()
+    gen.manual_seed(seed)
+    return gen
+
+
+def make_args(case, gen, device):
+    return tuple(arg.make(gen, device) if hasattr(arg, "make") else arg for arg in case.args)
+
+
+def weights(case, reference, seed):
+    """The module's state dict, drawn from the seed (scaled 1/√fan_in), named as the reference's."""
+    gen = generator(seed)
+    state = getattr(reference, case.target)(*case.init).state_dict()
+    return {name: _randn(value.shape, generator=gen) * value.shape[-1] ** -0.5 for name, value in state.items()}
+
+
+def build(case, impl, state, device, dtype=torch.float32):
+    """What to call for `case` in `impl` (the student's module or a reference namespace)."""
+    target = getattr(impl, case.target)
+    if case.init is None:
+        return target
+    module = target(*case.init)
+    module.load_state_dict(state)
+    return module.to(device=device, dtype=dtype)
+
+
+def decode_program(case, module, cache_class, gen, device, dtype=torch.float32):
+    """The verification run of a Decode case: a prefill, two single-token steps, then a chunk of
+    three. Returns the outputs of every call, concatenated along the tokens."""
+    d_model, n_heads, n_kv_heads = case.init
+    cache = cache_class(case.batch, n_kv_heads, d_model // n_heads, case.max_len, dtype=dtype, device=device)
+    chunks = [Randn((case.batch, n, d_model)).make(gen, device).to(dtype) for n in (case.lengths[0], 1, 1, 3)]
+    return torch.cat([module(x, cache) for x in chunks], dim=1)
+
+
+# -- the reference, privately -----------------------------------------------------------------
+
+_REFERENCE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lumen_ref")
+_REFERENCE_FILES = ("steps", "attention", "kv_cache")
+_loaded = {}
+
+
+def _fused_attention(q, k, v, mask=None):
+    """torch's fused kernel in the reference's place; it never forms the weights, so None."""
+    return _fused_sdpa(q, k, v, attn_mask=mask), None
+
+
+def reference(fused=False):
+    """lumen_ref loaded from its files under a private name, never as `lumen_ref`, so that nothing
+    the student's code imports or looks up by that name finds it. Loaded only in a child whose
+    correctness was decided before. With `fused`, torch's fused attention replaces the reference's
+    in every class: the "how far from production" comparison, with everything else identical."""
+    if fused in _loaded:
+        return _loaded[fused]
+    package = types.ModuleType("lumen_ref")
+    package.__path__ = [_REFERENCE_DIR]
+    names = ["lumen_ref", *(f"lumen_ref.{stem}" for stem in _REFERENCE_FILES)]
+    saved = {name: sys.modules.get(name) for name in names}
+    namespace = {}
+    try:
+        sys.modules["lumen_ref"] = package  # the package's own `from lumen_ref.steps import ...`
+        for stem in _REFERENCE_FILES:
+            path = os.path.join(_REFERENCE_DIR, f"{stem}.py")
+            spec = importlib.util.spec_from_file_location(f"_lumen_perf_reference.{stem}", path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[f"lumen_ref.{stem}"] = module
+            spec.loader.exec_module(module)
+            if fused and stem == "attention":
+                module.scaled_dot_product_attention = _fused_attention
+            namespace.update((key, value) for key, value in vars(module).items() if not key.startswith("_"))
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+    _loaded[fused] = types.SimpleNamespace(**namespace)
+    return _loaded[fused]
+
+
+# -- timing -----------------------------------------------------------------------------------
+
+
+def _waits():
+    """How many times this thread has waited (voluntary context switches: sleep, I/O, a lock, a
+    join); 0 where the system does not say."""
+    return _getrusage(_RUSAGE_THREAD).ru_nvcsw if _getrusage else 0
+
+
+def _clock(device, fn, arg_sets):
+    """(time, process CPU time, wall time, waits) of fn over every argument set. `time` is the CPU
+    time of this thread, or on CUDA the time between CUDA events around the calls."""
+    if device == "cuda":
+        start, end = _cuda_event(enable_timing=True), _cuda_event(enable_timing=True)
+        _cuda_synchronize()
+        waits, wall, process = _waits(), _perf_counter(), _process_time()
+        start.record()
+        for args in arg_sets:
+            fn(*args)
+        end.record()
+        _cuda_synchronize()
+        return (start.elapsed_time(end) / 1e3, _process_time() - process, _perf_counter() - wall,
+                _waits() - waits)
+    waits, wall, process, cpu = _waits(), _perf_counter(), _process_time(), _thread_time()
+    for args in arg_sets:
+        fn(*args)
+    return _thread_time() - cpu, _process_time() - process, _perf_counter() - wall, _waits() - waits
+
+
+CLOCKS = ("time", "process", "wall", "waits")
+
+
+def _fresh(arg_sets):
+    """Each implementation's own copy of the round's inputs, made just before its timing."""
+    return [tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args) for args in arg_sets]
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def ratio_stats(student, reference):
+    """(median, spread) of the per-round ratios student/reference; the spread is half the
+    interquartile range relative to the median (0.015: ±1.5%)."""
+    ratios = sorted(s / r for s, r in zip(student, reference) if r > 0)
+    if not ratios:
+        return math.inf, math.inf
+    middle, half = median(ratios), len(ratios) // 2
+    if not half:
+        return middle, 0.0
+    quartiles = median(ratios[:half]), median(ratios[-half:])  # the medians of each half
+    return middle, (quartiles[1] - quartiles[0]) / 2 / middle
+
+
+def settled(student, reference, bounds):
+    """Is the median ratio clear of every tier boundary, beyond its 95% interval?"""
+    ratio, spread = ratio_stats(student, reference)
+    margin = CONFIDENCE * spread / math.sqrt(len(student))
+    return all(abs(ratio / bound - 1) > margin for bound in bounds)
+
+
+class Rounds:
+    """The timings of one case, per clock and implementation, and when to stop taking them:
+    after TARGET_ROUNDS once the median ratio is clearly inside a tier (`bounds` are the tier
+    boundaries), at MAX_ROUNDS, or once `budget` seconds of this process's CPU time are spent
+    (but never before MIN_ROUNDS)."""
+
+    def __init__(self, names, budget, bounds):
+        self.clocks = {clock: {name: [] for name in names} for clock in CLOCKS}
+        self.budget, self.bounds, self.started = budget, bounds, _process_time()
+
+    def add(self, name, readings, calls=1):
+        for clock, reading in zip(CLOCKS, readings):
+            self.clocks[clock][name].append(reading / calls)
+
+    def done(self, student, reference):
+        rounds = len(student)
+        if rounds >= MAX_ROUNDS or (rounds >= MIN_ROUNDS and _process_time() - self.started > self.budget):
+            return True
+        return rounds >= TARGET_ROUNDS and settled(student, reference, self.bounds)
+
+
+def time_case(fns, make_args_for, device, seed, budget, bounds):
+    """Time every implementation in `fns` (name -> callable; "student" and "reference" among
+    them) in turn, in a random order each round; make_args_for(round) gives the round's inputs.
+
+    Returns {clock: {name: [seconds per call, one per round]} for each of CLOCKS, "calls": n}:
+    each timing repeats the call n times (each on its own copy of the inputs), so that it lasts
+    long enough for the clock."""
+    order = _Random(seed)
+    warm = {}
+    for name, fn in fns.items():  # warm-up; a second call unless the first was slow
+        warm[name] = _clock(device, fn, _fresh([make_args_for(-2)]))[0]
+        if warm[name] < budget / 10:
+            warm[name] = _clock(device, fn, _fresh([make_args_for(-1)]))[0]
+    calls = max(1, min(math.ceil(MIN_TIMING[device] / max(min(warm.values()), 1e-7)),
+                       int(budget / MIN_ROUNDS / max(sum(warm.values()), 1e-7)), 100))
+    rounds = Rounds(fns, budget, bounds)
+    while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
+        args = make_args_for(len(rounds.clocks["time"]["student"]))
+        names = list(fns)
+        order.shuffle(names)
+        for name in names:
+            _set_num_threads(1)  # in case the student's code asked for more
+            rounds.add(name, _clock(device, fns[name], _fresh([args] * calls)), calls)
+    return {**rounds.clocks, "calls": calls}
+
+
+def storages(obj):
+    """{data pointer: bytes} of the tensors an object holds (its attributes, and lists, tuples and
+    dicts of tensors among them): the memory a KV cache really keeps."""
+    found = {}
+    pending = list(vars(obj).values()) if hasattr(obj, "__dict__") else []
+    while pending:
+        value = pending.pop()
+        if isinstance(value, torch.Tensor):
+            storage = value.untyped_storage()
+            found[storage.data_ptr()] = storage.nbytes()
+        elif isinstance(value, (list, tuple)):
+            pending.extend(value)
+        elif isinstance(value, dict):
+            pending.extend(value.values())
+    return found
+
+
+def time_decode(case, impls, state, device, seed, budget, bounds):
+    """Time single-token decode steps at each cached length, implementations in turn in a random
+    order, and watch the memory of the student's cache. Returns {clock: {name: [[seconds per step,
+    one per round] per length]}, "lengths": tokens cached, "memory": ...}; each length has a share
+    of the budget in proportion to it."""
+    d_model, n_heads, n_kv_heads = case.init
+    gen, order = generator(seed + 1), _Random(seed)
+    modules = {name: build(case, impl, state, device) for name, impl in impls.items()}
+    caches = {name: impl.KVCache(case.batch, n_kv_heads, d_model // n_heads, case.max_len, device=device)
+              for name, impl in impls.items()}
+    student_cache = caches["student"]
+    memory = {"start_bytes": sum(storages(student_cache).values()), "reallocations": 0, "steps": 0}
+    per_length = []
+    for length in case.lengths:
+        prefill = Randn((case.batch, length - len(caches["reference"]), d_model)).make(gen, device)
+        for name in impls:  # grow every cache to `length` tokens, untimed
+            modules[name](prefill.clone(), caches[name])
+        rounds = Rounds(impls, budget * length / sum(case.lengths), bounds)  # the long steps: most rounds
+        while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
+            x = Randn((case.batch, 1, d_model)).make(gen, device)
+            names = list(impls)
+            order.shuffle(names)
+            for name in names:
+                before = set(storages(student_cache)) if name == "student" else None
+                _set_num_threads(1)
+                rounds.add(name, _clock(device, modules[name], [(x.clone(), caches[name])]))
+                if before is not None:  # a buffer the cache held before the step is gone: it was replaced
+                    memory["reallocations"] += bool(before - set(storages(student_cache)))
+                    memory["steps"] += 1
+        per_length.append(rounds.clocks)
+    memory["end_bytes"] = sum(storages(student_cache).values())
+    memory["tokens"] = len(caches["reference"])
+    timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in impls} for clock in CLOCKS}
+    return {**timings, "lengths": list(case.lengths), "memory": memory}
+
+
+# -- the request handler ----------------------------------------------------------------------
+
+
+def handle(session, request):
+    """The worker's "bench" op on the student's file (`session.module`): "verify" returns the
+    student's output on the case's verification inputs, "time" times the case."""
+    device, seed = request["device"], int(request["seed"])
+    case = cases(request["exercise"], device)[int(request["case"])]
+    state = weights(case, reference(), seed) if case.init else None
+    with _no_grad():
+        if request["action"] == "verify":
+            student = build(case, session.module, state, device)
+            if isinstance(case, Decode):
+                return {"value": decode_program(case, student, session.module.KVCache, generator(seed), device)}
+            return {"value": student(*make_args(case, generator(seed), device))}
+        impls = {"student": session.module, "reference": reference()}
+        if case.fused:
+            impls["fused"] = reference(fused=True)
+        budget = float(request["budget"])
+        if isinstance(case, Decode):
+            return {"value": time_decode(case, impls, state, device, seed, budget, request["bounds"])}
+        fns = {name: build(case, impl, state, device) for name, impl in impls.items()}
+        return {"value": time_case(fns, lambda round_: make_args(case, generator(seed + 3 + round_), device),
+                                   device, seed, budget, request["bounds"])}

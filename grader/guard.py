@@ -1,0 +1,267 @@
+"""Forbidden shortcuts: the rules of each exercise, enforced in the student's process at run time.
+
+An exercise forbids what would skip the step it teaches: torch's softmax in exercise 5, torch's
+fused attention and `nn.MultiheadAttention` in exercises 5–8, and in every exercise the answer key
+(`lumen_ref`, `solutions`) and the grader. The rules watch what the student's code does, not its
+text: a comment or a string that names a forbidden function is fine, while a call through an alias,
+a Tensor method (`x.softmax`), `getattr` or a module such as `nn.Softmax` is caught. Three watchers,
+installed in the child before the student's file is loaded:
+
+- a TorchFunctionMode around the student's code sees every torch function for what it is;
+- torch's own kernels of the forbidden operations are replaced by ones that refuse, which catches
+  the calls that never reach the mode (`torch.ops.aten`, torch function handling switched off,
+  another thread);
+- an audit hook, which cannot be removed, sees imports, and the answer key's files being opened or
+  run by path (`importlib` by path, `runpy`, `exec(open(...).read())`).
+
+A violation raises `ForbiddenCall` and is also remembered, so a submission that catches the
+exception still answers that request with the rule's name, and the judge scores those tests 0.
+"""
+
+import contextlib
+import importlib.util
+import os
+import sys
+import warnings
+from dataclasses import dataclass
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+_GRADER = os.path.dirname(os.path.abspath(__file__))
+_PROJECT = os.path.dirname(_GRADER)
+
+
+def _package_dir(name):
+    """Where a top-level package lives, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return os.path.dirname(spec.origin) if spec and spec.origin else None
+
+
+_ANSWER_KEY = [p for p in (_package_dir("lumen_ref"), os.path.join(_PROJECT, "solutions"),
+                           os.path.join(_GRADER, "oracle.py")) if p]
+# what the student's code may not even open: the answer key and the hidden tests (the grader's other
+# files may be read: a traceback the student's code prints reads the worker's source lines)
+_SECRET = tuple(os.path.realpath(p) for p in
+                (*_ANSWER_KEY, os.path.join(_GRADER, "suites"), os.path.join(_GRADER, "testkit.py")))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One forbidden shortcut: what the report calls it, what to do instead, where it applies."""
+
+    name: str
+    advice: str
+    exercises: tuple = None  # exercise numbers; None: every exercise
+    calls: tuple = ()  # parts of torch function names: "softmax" is also log_softmax, aten._softmax
+    kernels: tuple = ()  # (aten operator, dispatch keys) whose kernels refuse to run
+    modules: tuple = ()  # top-level modules the student's code may not import
+    paths: tuple = ()  # files and folders whose code the student's may not run (nor open, if secret)
+
+
+RULES = (
+    Rule("torch's softmax",
+         "write softmax yourself: subtract the maximum, torch.exp, divide by the sum "
+         "(chapter: Step 4 — Softmax)",
+         exercises=(5,), calls=("softmax",),
+         kernels=(("_softmax", ("CPU", "CUDA")), ("_log_softmax", ("CPU", "CUDA")))),
+    Rule("torch's fused attention (F.scaled_dot_product_attention)",
+         "compute softmax(Q Kᵀ / √d_k) V step by step, or call the scaled_dot_product_attention "
+         "in your own file",
+         exercises=(5, 6, 7, 8), calls=("scaled_dot_product",),
+         kernels=(("scaled_dot_product_attention", ("CompositeImplicitAutograd",)),)),
+    Rule("nn.MultiheadAttention",
+         "build the heads yourself: project, split the heads, attend, merge the heads, project out",
+         exercises=(5, 6, 7, 8), calls=("multi_head_attention", "transformer_encoder_layer")),
+    Rule("the answer key (lumen_ref, solutions)",
+         "the grader compares your code with it: write the code yourself",
+         modules=("lumen_ref", "solutions"), paths=tuple(_ANSWER_KEY)),
+    Rule("the grader",
+         "your code runs on its own, without the grader's modules or its tests",
+         modules=("grader",), paths=(_GRADER,)),
+)
+
+
+# Changing torch's function-mode stack from inside a call would blind the mode: a violation too.
+TAMPERING = Rule("changing the grader's checks", "leave torch's function modes as you found them")
+
+
+class ForbiddenCall(BaseException):
+    """The student's code used a forbidden shortcut. A BaseException, so that an `except Exception`
+    in the submission does not swallow it (the guard remembers it anyway)."""
+
+    def __init__(self, rule, called):
+        super().__init__(f"{rule.name}: {called}")
+        self.rule, self.called = rule, called
+
+
+def _display_name(func):
+    """torch.softmax, Tensor.softmax, torch.nn.functional.softmax, torch.ops.aten._softmax..."""
+    name = getattr(func, "__name__", repr(func))
+    module = getattr(func, "__module__", None) or ""
+    qualname = getattr(func, "__qualname__", name)
+    if module.startswith("torch._ops"):
+        return f"torch.ops.aten.{name}"
+    if qualname.startswith("TensorBase."):
+        return f"Tensor.{name}"
+    if qualname.startswith("_VariableFunctionsClass."):
+        return f"torch.{name}"
+    if module == "torch._C._special":
+        return f"torch.special.{name.removeprefix('special_')}"
+    if module == "torch._C._nn":
+        return f"torch.nn.functional.{name}"
+    return f"{module}.{qualname}" if module else qualname
+
+
+def _inside(path, roots):
+    return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+class Guard:
+    """The rules of one exercise, watching one child: `install` once, then run every piece of the
+    student's code through `run`."""
+
+    def __init__(self, exercise, submission):
+        self.rules = [rule for rule in RULES if rule.exercises is None or exercise in rule.exercises]
+        self.submission = os.path.realpath(submission)
+        self.calls = [(part, rule) for rule in self.rules for part in rule.calls]
+        self.modules = {module: rule for rule in self.rules for module in rule.modules}
+        self.roots = [(tuple(os.path.realpath(p) for p in rule.paths), rule) for rule in self.rules if rule.paths]
+        self.mode = _Mode(self) if self.calls else None
+        self.library = None  # torch's kernels replaced by refusing ones, while it lives
+        self.violation = None  # the first ForbiddenCall not yet reported
+        self.trust = 0  # > 0 while the judge's own code runs here (the timing phase)
+
+    def install(self):
+        """Forget the grader's and the answer key's modules, then start the watchers."""
+        self._forget_modules()
+        sys.addaudithook(self._audit)
+        self._refuse_kernels()
+
+    def _forget_modules(self):
+        """Drop from sys.modules every module of the grader, the answer key and this project's
+        tests (the child's own code keeps its references), so that the student's code can only
+        reach them through an import, which the audit hook sees."""
+        roots = [root for paths, _ in self.roots for root in paths] + [os.path.join(_PROJECT, "tests")]
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__dict__", {}).get("__file__")
+            if name.partition(".")[0] in self.modules or (isinstance(file, str) and _inside(file, roots)):
+                del sys.modules[name]
+
+    def _refuse_kernels(self):
+        kernels = [(rule, op, key) for rule in self.rules for op, keys in rule.kernels for key in keys]
+        if not kernels:
+            return
+        self.library = torch.library.Library("aten", "IMPL")
+        with warnings.catch_warnings():  # "overriding a previously registered kernel": we mean it
+            warnings.simplefilter("ignore")
+            for rule, op, key in kernels:
+                self.library.impl(op, self._refusal(rule, f"torch.ops.aten.{op}"), key)
+
+    def _refusal(self, rule, called):
+        def refuse(*args, **kwargs):
+            self.flag(rule, f"your code called {called} (directly or through another function)")
+
+        return refuse
+
+    def run(self, fn, *args):
+        """fn(*args) as the student's code, under the rules. Raises the first violation, even one
+        the student's code caught."""
+        try:
+            with self._watching():
+                value = fn(*args)
+        except BaseException:
+            self._report()
+            raise
+        self._report()
+        return value
+
+    @contextlib.contextmanager
+    def _watching(self):
+        """The mode on top of torch's function-mode stack, and the stack as it was afterwards."""
+        if self.mode is None:
+            yield
+            return
+        depth = torch._C._len_torch_function_stack()
+        self.mode.__enter__()
+        try:
+            yield
+        finally:
+            intact = (torch._C._len_torch_function_stack() == depth + 1
+                      and torch._C._get_function_stack_at(depth) is self.mode)
+            while torch._C._len_torch_function_stack() > depth:
+                torch._C._pop_torch_function_stack()
+            if not intact:
+                self.flag(TAMPERING, "your code changed torch's function-mode stack", raise_=False)
+
+    def _report(self):
+        violation, self.violation = self.violation, None
+        if violation is not None:
+            raise violation
+
+    @contextlib.contextmanager
+    def trusted(self):
+        """While the judge's own code runs here (the timing phase: the reference and torch's fused
+        kernel beside the student's code), no rule applies and torch's kernels are the real ones."""
+        self.trust += 1
+        if self.library is not None:
+            self.library._destroy()
+            self.library = None
+        try:
+            yield
+        finally:
+            self.trust -= 1
+            if not self.trust:
+                self._refuse_kernels()
+
+    def flag(self, rule, called, raise_=True):
+        """Record a violation (the first one is the one reported) and raise it."""
+        violation = ForbiddenCall(rule, called)
+        if self.violation is None:
+            self.violation = violation
+        if raise_:
+            raise violation
+
+    def check_call(self, func):
+        """The mode's check of one torch function."""
+        if self.trust:
+            return
+        name = getattr(func, "__name__", "")
+        for part, rule in self.calls:
+            if part in name:
+                self.flag(rule, f"your code called {_display_name(func)}")
+
+    def _audit(self, event, args):
+        """The audit hook: imports of forbidden modules, and opening or running forbidden files."""
+        if event not in ("import", "open", "exec") or self.trust:
+            return
+        if event == "import":
+            rule = self.modules.get(str(args[0]).partition(".")[0])
+            if rule is not None:
+                self.flag(rule, f"your code imported {args[0]}")
+            return
+        target = getattr(args[0], "co_filename", None) if event == "exec" else args[0]
+        try:
+            path = os.path.realpath(os.fsdecode(target))
+        except (TypeError, ValueError, OSError):  # a file descriptor, an odd object: not a path
+            return
+        if path == self.submission or (event == "open" and not _inside(path, _SECRET)):
+            return
+        for roots, rule in self.roots:
+            if _inside(path, roots):
+                self.flag(rule, f"your code {'opened' if event == 'open' else 'ran code from'} {path}")
+
+
+class _Mode(TorchFunctionMode):
+    """Sees every torch function the student's code calls, by what it is, whatever its name there."""
+
+    def __init__(self, guard):
+        super().__init__()
+        self.guard = guard
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.guard.check_call(func)
+        return func(*args, **(kwargs or {}))

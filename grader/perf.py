@@ -1,0 +1,301 @@
+"""The performance phase, judge's side: time a passed exercise against the reference, name a tier.
+
+It runs after the suites, only for exercises whose correctness tests all passed, in a fresh child
+(the reference is loaded there, under a private name, only now that correctness is decided). First
+the student's output on every performance case is checked against the reference, computed here in
+float64; then `bench` times the student's code and the reference in turn in that child. The tier is
+the median ratio of their times, student/reference, on the case where the student is slowest.
+
+Tiers are 3× apart, with boundaries at the geometric midpoints (√3, 3√3, ...) between the ratios
+typical mistakes cost (1, 3, 9, 27, 81), far beyond the noise of the median: the same code gets
+the same tier every run. Faster than the reference is "on par" too: how much faster depends on
+the device, so no boundary is drawn there.
+"""
+
+import math
+import os
+import tempfile
+import time
+import zlib
+
+import torch
+
+import lumen_ref as ref
+from grader import bench
+from grader.compare import Mismatch, check_close, describe
+from grader.results import TestResult
+from grader.sandbox import DEFAULT_MEMORY_LIMIT, StudentError, Worker, WorkerCrashed, WorkerTimeout
+from grader.testkit import as64
+
+BUDGET = {"cpu": 1.0, "cuda": 2.0}  # CPU seconds of timing per exercise, shared by its cases
+
+_STEP = math.sqrt(3)
+TIERS = (  # (id, name, the largest ratio in the tier, what it often means)
+    ("on-par", "on par with the reference", _STEP, ""),
+    ("3x", "about 3× slower than the reference", 3 * _STEP,
+     "often extra work: something computed twice, a needless copy, a Python loop over a few heads"),
+    ("10x", "about 10× slower than the reference", 9 * _STEP,
+     "often a Python loop over something torch could batch (heads, rows, tokens)"),
+    ("30x", "about 30× slower than the reference", 27 * _STEP, "often a Python loop over many rows or tokens"),
+    ("100x", "100× slower than the reference or more", math.inf,
+     "often a Python loop over single numbers, or work that grows with the square of the input"),
+)
+BOUNDS = [bound for _, _, bound, _ in TIERS[:-1]]
+POINTS_SHARE = {"on-par": 1.0, "3x": 0.5}  # of --perf-points; slower tiers earn none
+
+SUPER_LINEAR = 1.4  # growth exponent of a decode step's time (midway between 1 and 2) from which
+                    # it is not linear
+RECOMPUTES = 4.0  # a decode step's cost per cached token over the reference's (midway between
+                  # reading the cache, about 1, and recomputing it, about 15) from which the step
+                  # is said to redo work for every cached token
+SUBSTANTIAL = 0.5  # extra time over the reference's, relative to it, whose growth is measured
+GROWS = 1.1  # cache storage over kv_cache_bytes(max_len) beyond which it holds too much
+OFFLOADS = 0.25  # CPU time of other threads per CPU second of the timing thread, beyond the
+                 # reference's, from which the process's CPU time judges (work handed to threads)
+WAITS = 0.5  # waits per call (voluntary context switches) beyond the reference's, from which
+             # the wall clock judges
+
+
+def tier_for(ratio):
+    """(id, name, hint) of the tier a time ratio student/reference falls in."""
+    for tier_id, name, bound, hint in TIERS:
+        if ratio <= bound:
+            return tier_id, name, hint
+    raise ValueError(ratio)  # NaN
+
+
+def seed_for(seed, exercise):
+    return zlib.crc32(f"{seed}:perf:{exercise.id}".encode())
+
+
+def rate(exercises, results, files, launcher, devices, options):
+    """Set the tier of every exercise whose tests all passed; with `options.perf_points`, add a
+    test worth that many points to every exercise graded (none earned without a tier)."""
+    device = "cuda" if "cuda" in devices else "cpu"
+    with tempfile.TemporaryDirectory(prefix="lumen-perf-") as log_dir:
+        for exercise in exercises:
+            result = results[exercise.id]
+            if exercise.id not in files:
+                continue
+            if result.passed:
+                result.tier = measure(exercise, files[exercise.id], launcher, device, log_dir, seed=options.seed,
+                                      time_limit=options.time_limit, memory_limit=options.memory_limit)
+            if options.perf_points:
+                result.tests.append(points_test(result.tier, options.perf_points))
+
+
+def points_test(tier, points):
+    """The performance tier as a test worth `points`: all for on par, half for about 3× slower,
+    none for slower or untimed."""
+    share = POINTS_SHARE.get(tier["id"], 0.0) if tier else 0.0
+    message = tier["message"] if tier else "not timed: the exercise's tests must all pass first"
+    return TestResult("performance tier", "passed" if share == 1.0 else "failed", float(points),
+                      message=message, earned=share * points)
+
+
+def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.0, memory_limit=DEFAULT_MEMORY_LIMIT):
+    """The tier of one student file: verify, then time every case, in a fresh child."""
+    cases = bench.cases(exercise.id, device)
+    seed = seed_for(seed, exercise)
+    worker = Worker(launcher, os.path.join(log_dir, f"{exercise.id}.log"), time.monotonic() + time_limit,
+                    memory_limit)
+    try:
+        worker.request({"op": "load", "path": path, "module": exercise.stem})
+        request = {"op": "bench", "exercise": exercise.id, "device": device, "seed": seed}
+        for index, case in enumerate(cases):
+            got = worker.request({**request, "action": "verify", "case": index})["value"]
+            check_close_all(got, expected(case, seed), what=f"your output on the performance case {case.label}")
+        budget = BUDGET[device] / len(cases)
+        raw = [worker.request({**request, "action": "time", "case": index, "budget": budget, "bounds": BOUNDS})["value"]
+               for index in range(len(cases))]
+    except Mismatch as mismatch:
+        return untimed(device, f"not timed: {mismatch.message}")
+    except StudentError as error:
+        return untimed(device, f"not timed: on the performance case, {error.summary}")
+    except WorkerTimeout:
+        return untimed(device, f"not timed: one call on the performance case ran past the time limit "
+                               f"({time_limit:g} s), far slower than the reference")
+    except WorkerCrashed as error:
+        return untimed(device, f"not timed: {error}")
+    finally:
+        worker.stop()
+    return verdict(cases, raw, device)
+
+
+def untimed(device, message):
+    return {"id": "not-timed", "name": "not timed", "ratio": None, "device": device, "message": message}
+
+
+def expected(case, seed):
+    """The reference's output on a case's verification inputs, in float64."""
+    state = bench.weights(case, ref, seed) if case.init else None
+    fn = bench.build(case, ref, state, "cpu", torch.float64)
+    with torch.no_grad():
+        if isinstance(case, bench.Decode):
+            return bench.decode_program(case, fn, ref.KVCache, bench.generator(seed), "cpu", torch.float64)
+        return fn(*as64(bench.make_args(case, bench.generator(seed), "cpu")))
+
+
+def check_close_all(got, want, *, what):
+    """check_close for a tensor, or item by item for a tuple of them (attention's output, weights)."""
+    if not isinstance(want, tuple):
+        return check_close(got, want, what=what)
+    if not isinstance(got, (tuple, list)) or len(got) != len(want):
+        raise Mismatch(f"{what} is {describe(got)}, expected a tuple of {len(want)} tensors")
+    for index, (got_item, want_item) in enumerate(zip(got, want)):
+        check_close(got_item, want_item, what=f"{what}[{index}]")
+
+
+# -- from timings to a verdict ----------------------------------------------------------------
+
+
+def verdict(cases, raw, device):
+    """The tier dict: id, name, ratio and device, and how it was measured."""
+    summaries = [summarize(case, timing, device) for case, timing in zip(cases, raw)]
+    worst = max(summaries, key=lambda summary: summary["ratio"])
+    tier_id, name, hint = tier_for(worst["ratio"])
+    tier = {"id": tier_id, "name": name, "ratio": round(worst["ratio"], 3), "device": device,
+            "rounds": worst["rounds"], "spread": round(worst["spread"], 4), "clock": worst["clock"],
+            "case": worst["label"], "cases": summaries}
+    fused = next((summary["fused_ratio"] for summary in summaries if "fused_ratio" in summary), None)
+    if fused is not None:
+        tier["fused_ratio"] = fused
+    notes = []
+    decode = next((summary for summary in summaries if "complexity" in summary), None)
+    if decode:
+        tier["complexity"], tier["memory"] = decode["complexity"], decode["memory"]
+        notes = [decode["complexity"]["message"], decode["memory"]["message"]]
+    tier["message"] = _message(tier, hint)
+    tier["notes"] = notes
+    return tier
+
+
+def _message(tier, hint):
+    fused = tier.get("fused_ratio")
+    production = f"; {fused:.2f}× torch's fused attention" if fused else ""
+    clock = CLOCK_NOTES.get(tier["clock"], "")
+    advice = f" — {hint}" if hint else ""
+    return (f"{tier['name']} — {tier['ratio']:.2f}× its time on {tier['case']}{production} ({tier['device']}, "
+            f"median of {tier['rounds']} rounds, ±{100 * tier['spread']:.1f}%{clock}){advice}")
+
+
+CLOCK_NOTES = {"process-cpu": "; the CPU time of all your code's threads", "wall": "; wall-clock time: your code waits"}
+
+
+def summarize(case, timing, device):
+    """One case's median ratios, and how they were measured."""
+    if isinstance(case, bench.Decode):
+        last = {clock: {name: per_length[-1] for name, per_length in timing[clock].items()}
+                for clock in bench.CLOCKS}
+        summary = _ratios(case, last, device)
+        summary.update(_decode(case, timing))
+        return summary
+    return {**_ratios(case, timing, device), "calls": timing["calls"]}
+
+
+def _ratios(case, timing, device):
+    key, clock = _clock_for(timing, device)
+    times = timing[key]
+    ratio, spread = bench.ratio_stats(times["student"], times["reference"])
+    summary = {"label": case.label, "ratio": ratio, "spread": spread, "rounds": len(times["student"]),
+               "clock": clock, "reference_ms": _ms(bench.median(times["reference"])),
+               "student_ms": _ms(bench.median(times["student"]))}
+    if "fused" in times:
+        summary["fused_ratio"] = round(bench.ratio_stats(times["student"], times["fused"])[0], 3)
+    return summary
+
+
+def _clock_for(timing, device):
+    """(key, name) of the clock that judges a case: CUDA events on CUDA; on the CPU this thread's
+    CPU time, unless the student's code hands work to other threads (then the whole process's CPU
+    time) or waits for something, a sleep or another process (then the wall clock), which the
+    reference does not."""
+    if device == "cuda":
+        return "time", "cuda-events"
+    thread, process, waits = timing["time"], timing["process"], timing["waits"]
+
+    def elsewhere(name):  # CPU time spent by other threads, relative to this thread's
+        return bench.median([(p - t) / max(t, 1e-9) for p, t in zip(process[name], thread[name])])
+
+    if elsewhere("student") - elsewhere("reference") > OFFLOADS:
+        return "process", "process-cpu"
+    if bench.median(waits["student"]) - bench.median(waits["reference"]) > WAITS:
+        return "wall", "wall"
+    return "time", "thread-cpu"
+
+
+def _ms(seconds):
+    return round(1e3 * seconds, 4)
+
+
+def _decode(case, timing):
+    """The growth verdict and memory report of a Decode case, from its median step times."""
+    steps = {name: [bench.median(at_length) for at_length in per_length]
+             for name, per_length in timing["time"].items()}
+    return {"lengths": timing["lengths"],
+            "reference_step_ms": [_ms(t) for t in steps["reference"]],
+            "student_step_ms": [_ms(t) for t in steps["student"]],
+            "complexity": complexity(timing["lengths"], steps["student"], steps["reference"]),
+            "memory": memory_report(case, timing["memory"])}
+
+
+def complexity(lengths, student, reference):
+    """How a decode step's time grows with the tokens cached, from the median step times at each
+    length: the growth exponent of the student's extra time over the reference's (over the three
+    longest lengths, once that extra time is substantial), and the student's cost per cached
+    token (slope of a line through all lengths) over the reference's."""
+    excess = [s - r for s, r in zip(student, reference)]
+    exponent = None
+    if excess[-1] > SUBSTANTIAL * reference[-1] and excess[-3] > 0:
+        exponent = math.log(excess[-1] / excess[-3]) / math.log(lengths[-1] / lengths[-3])
+    per_token = _slope(lengths, student) / max(_slope(lengths, reference), 1e-12)
+    result = {"excess_exponent": None if exponent is None else round(exponent, 3),
+              "per_token_ratio": round(per_token, 2)}
+    if exponent is not None and exponent >= SUPER_LINEAR:
+        result.update(verdict="super-linear", message=(
+            f"KV cache: super-linear — what a decode step takes beyond the reference's time grows like "
+            f"T^{exponent:.1f} with the T tokens cached: each step re-runs the whole sequence; project "
+            "only the new tokens and attend to the cache"))
+    elif per_token >= RECOMPUTES:
+        result.update(verdict="recomputes", message=(
+            f"KV cache: linear, but each cached token costs {per_token:.0f}× what it costs the reference "
+            "per step: the past keys and values are recomputed instead of read from the cache"))
+    else:
+        result.update(verdict="linear", message=(
+            f"KV cache: linear, like the reference ({per_token:.1f}× its cost per cached token per step)"))
+    return result
+
+
+def _slope(xs, ys):
+    """Least-squares slope of ys over xs."""
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    return (sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys))
+            / sum((x - mean_x) ** 2 for x in xs))
+
+
+def memory_report(case, memory):
+    """The student's cache storage against kv_cache_bytes, and whether it reallocates as it grows."""
+    d_model, n_heads, n_kv_heads = case.init
+    expected_bytes = ref.kv_cache_bytes(1, n_kv_heads, d_model // n_heads, case.max_len, case.batch, 4)
+    report = {"bytes": memory["end_bytes"], "start_bytes": memory["start_bytes"], "expected_bytes": expected_bytes,
+              "max_len": case.max_len, "tokens": memory["tokens"],
+              "reallocations": memory["reallocations"], "steps": memory["steps"]}
+    held = f"{_mib(memory['end_bytes'])} for {memory['tokens']} tokens"
+    formula = f"kv_cache_bytes for max_len={case.max_len} float32 tokens is {_mib(expected_bytes)}"
+    if memory["reallocations"] > memory["steps"] // 2:
+        report["verdict"] = "reallocates"
+        report["message"] = (f"memory: the cache is reallocated and copied as it grows ({memory['reallocations']} "
+                             f"of {memory['steps']} steps): allocate max_len once and write into it; "
+                             f"it holds {held} ({formula})")
+    elif memory["end_bytes"] > GROWS * expected_bytes:
+        report["verdict"] = "oversized"
+        report["message"] = (f"memory: the cache holds {held}, {memory['end_bytes'] / expected_bytes:.1f}× "
+                             f"what {formula} says")
+    else:
+        report["verdict"] = "preallocated"
+        report["message"] = f"memory: allocated once; it holds {held} ({formula})"
+    return report
+
+
+def _mib(n):
+    return f"{n / 2 ** 20:.2f} MiB"

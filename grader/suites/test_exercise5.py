@@ -1,0 +1,266 @@
+"""Exercise 5 — Softmax and scaled dot-product attention: `softmax(x, dim=-1)` and
+`scaled_dot_product_attention(q, k, v, mask=None) -> (output, weights)`."""
+
+import math
+
+import pytest
+import torch
+
+import lumen_ref as ref
+from grader.compare import TOLERANCES, Mismatch, check_close, check_tensor, check_unchanged, describe
+from grader.testkit import as64, check_grads, randn, reference_grads
+
+DTYPES = [torch.float32, torch.float64]
+HALF_DTYPES = [torch.float16, torch.bfloat16]
+
+SDPA = "scaled_dot_product_attention"
+STABLE_HINT = "e^x overflowed to inf and inf / inf is NaN: subtract each slice's max before torch.exp"
+EMPTY_SLICE_HINT = ("is that slice entirely -inf? It must give zeros, not 0/0 = NaN: shift by 0 where the "
+                    "max is -inf, and divide by 1 where the sum is 0")
+
+
+def _close(got, expected, dtype):
+    rtol, atol = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
+    got = got.detach().to("cpu", torch.float64)
+    return got.shape == expected.shape and bool(torch.isclose(got, expected, rtol=rtol, atol=atol,
+                                                              equal_nan=True).all())
+
+
+# -- softmax ---------------------------------------------------------------------------------
+
+
+def _check_softmax(student, x, dim=-1, *, what=None, nan_hint=""):
+    """The student's softmax(x, dim) against the reference; a wrong `dim` is named in the message."""
+    what = what or f"softmax(x, dim={dim})"
+    got = student.run("softmax", x, dim=dim)["value"]
+    check_tensor(got, what=what, shape=x.shape, dtype=x.dtype, device=x.device)
+    expected = ref.softmax(as64(x), dim=dim)
+    try:
+        check_close(got, expected, what=what, nan_hint=nan_hint)
+    except Mismatch as mismatch:
+        mismatch.details["call"] = {"target": "softmax", "args": (x,), "kwargs": {"dim": dim}, "got": got}
+        asked = dim - x.dim() if dim >= 0 else dim
+        for axis in range(-x.dim(), 0):
+            if axis != asked and _close(got, ref.softmax(as64(x), dim=axis), got.dtype):
+                raise Mismatch(f"{what} normalises along dim={axis} instead of dim={dim}: every slice along "
+                               "`dim` must sum to 1, so use the dim argument in the max and the sum",
+                               **mismatch.details) from None
+        raise
+    return got
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_softmax_values(student, rng, device, dtype):
+    x = randn(rng, 2, 3, 5, 7, dtype=dtype, device=device, scale=3.0)
+    _check_softmax(student, x)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax_any_dim(student, rng, dim):
+    x = randn(rng, 3, 4, 5, scale=2.0)  # every axis a different size
+    _check_softmax(student, x, dim)
+
+
+@pytest.mark.points(2)
+def test_softmax_huge_scores(student, device):
+    # scores like 1e4 (exact in float32): e^1e4 overflows, e^-1e4 underflows to 0
+    x = torch.tensor([[1e4, 1e4 - 1, 1e4 - 2.5, 0.0],
+                      [-1e4, -1e4 + 2, -1e4 - 1, -1e4],
+                      [1e4, -1e4, 0.0, 1e4]], device=device)
+    _check_softmax(student, x, what="softmax of scores like ±1e4", nan_hint=STABLE_HINT)
+
+
+@pytest.mark.points(2)
+def test_softmax_fully_masked_slice(student, rng, device):
+    x = randn(rng, 2, 4, 6, device=device)
+    x[0, 1, 2:] = float("-inf")  # partly masked: the rest still sums to 1
+    x[1, 2] = float("-inf")  # a query that may see no key at all
+    x[0, 3, :5] = float("-inf")  # one key left
+    _check_softmax(student, x, what="softmax(x) with -inf entries", nan_hint=EMPTY_SLICE_HINT)
+
+
+@pytest.mark.hidden
+def test_softmax_zero_and_single_scores(student, device):
+    _check_softmax(student, torch.zeros(2, 5, device=device), what="softmax of zeros")
+    _check_softmax(student, torch.full((3, 1), 7.0, device=device), what="softmax over a single score")
+
+
+def test_softmax_gradients(student, rng, device):
+    x = randn(rng, 3, 4, 5, dtype=torch.float64, device=device, scale=2.0)
+    x[1, 2, :3] = float("-inf")  # masked entries get zero gradient
+    check_grads(student, "softmax", ref.softmax, [x], [0], rng, what="softmax(x)", names=["x"])
+
+
+# -- scaled dot-product attention -------------------------------------------------------------
+
+
+def _weight_mistakes(q, k, mask):
+    """(what the student did, the weights it gives) for the chapter's usual mistakes, in float64."""
+    q, k, mask = as64(q), as64(k), as64(mask)
+    raw = q @ k.transpose(-2, -1)
+    scaled = raw / math.sqrt(q.size(-1))
+
+    def weights(scores, keep=mask, dim=-1):
+        return ref.softmax(scores if keep is None else ref.apply_mask(scores, keep), dim=dim)
+
+    yield "your weights sum to 1 over the queries, not the keys: softmax over dim=-1", weights(scaled, dim=-2)
+    yield "your scores are not scaled: divide Q Kᵀ by √d_k before the softmax (step 3)", weights(raw)
+    yield "you divided the scores by d_k: divide them by √d_k", weights(raw / q.size(-1))
+    if mask is not None:
+        yield ("your weights ignore the mask: fill the scores with -inf where the mask is False, "
+               "before the softmax"), weights(scaled, keep=None)
+        yield ("your weights go exactly where the mask is False: True means may attend, so fill -inf "
+               "where ~mask"), weights(scaled, keep=~mask)
+        yield ("you masked the weights after the softmax, so rows no longer sum to 1: fill the scores "
+               "with -inf where the mask is False, then take the softmax"), weights(scaled, keep=None) * mask
+
+
+def _check_attention(student, q, k, v, mask=None, *, what, nan_hint=""):
+    """The student's (output, weights) against the reference's, weights first: they explain the output."""
+    args = (q, k, v) if mask is None else (q, k, v, mask)
+    got = student.run(SDPA, *args)["value"]
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        raise Mismatch(f"{what} returned {describe(got)}, expected a tuple (output, weights)")
+    out, weights = got
+    expected_out, expected_weights = ref.scaled_dot_product_attention(*as64(args))
+    try:
+        for value, expected, name in ((weights, expected_weights, "weight matrix"), (out, expected_out, "output")):
+            check_tensor(value, what=f"the {name} of {what}", shape=expected.shape, dtype=q.dtype,
+                         device=q.device)
+        try:
+            check_close(weights, expected_weights, what=f"the weight matrix of {what}", nan_hint=nan_hint)
+        except Mismatch as mismatch:
+            for mistake, wrong in _weight_mistakes(q, k, mask):
+                if _close(weights, wrong, weights.dtype):
+                    raise Mismatch(f"the weight matrix of {what} is wrong: {mistake}", **mismatch.details) from None
+            raise
+        check_close(out, expected_out, what=f"the output of {what}", nan_hint=nan_hint)
+    except Mismatch as mismatch:
+        mismatch.details["call"] = {"target": SDPA, "args": args, "kwargs": {}, "got": got}
+        raise
+    return got
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_attention_values(student, rng, device, dtype):
+    q = randn(rng, 2, 3, 5, 8, dtype=dtype, device=device)  # L_q = 5
+    k = randn(rng, 2, 3, 7, 8, dtype=dtype, device=device)  # L_k = 7
+    v = randn(rng, 2, 3, 7, 6, dtype=dtype, device=device)  # d_v = 6 != d_k
+    _check_attention(student, q, k, v, what="scaled_dot_product_attention(q, k, v)")
+
+
+@pytest.mark.parametrize("batch,L_q,L_k", [((), 4, 6), ((2,), 1, 1), ((2, 3, 2), 3, 5)],
+                         ids=["no-batch", "L=1", "extra-batch-dims"])
+def test_attention_shapes(student, rng, batch, L_q, L_k):
+    q = randn(rng, *batch, L_q, 5)  # d_k = 5, not a power of two
+    k = randn(rng, *batch, L_k, 5)
+    v = randn(rng, *batch, L_k, 3)
+    _check_attention(student, q, k, v, what=f"scaled_dot_product_attention on q of shape {tuple(q.shape)}")
+
+
+@pytest.mark.points(2)
+def test_causal_mask_broadcasts(student, rng, device):
+    q, k, v = (randn(rng, 2, 3, 6, 4, device=device) for _ in range(3))
+    mask = ref.causal_mask(6, device=device)  # (L_q, L_k) against scores (B, H, L_q, L_k)
+    _check_attention(student, q, k, v, mask, what="scaled_dot_product_attention(q, k, v, causal_mask(6))")
+
+
+@pytest.mark.points(2)
+def test_padding_mask_broadcasts(student, rng, device):
+    q = randn(rng, 3, 2, 4, 5, device=device)
+    k, v = randn(rng, 3, 2, 6, 5, device=device), randn(rng, 3, 2, 6, 5, device=device)
+    lengths = torch.tensor([6, 2, 4], device=device)
+    mask = ref.padding_mask(lengths, 6)[:, None]  # (B, 1, 1, L_k): key j is real where j < length
+    _check_attention(student, q, k, v, mask, what="scaled_dot_product_attention with a (B, 1, 1, L_k) padding mask")
+
+
+@pytest.mark.parametrize("case", ["query-3", "empty-sequence"])
+def test_fully_masked_rows(student, rng, device, case):
+    q, k, v = (randn(rng, 2, 2, 5, 4, device=device) for _ in range(3))
+    if case == "query-3":
+        mask = ref.causal_mask(5, device=device)
+        mask[3] = False  # query 3 may see no key at all
+        hint = ("query 3 has NaN: every key is masked for it, and a fully masked row must give zero weights "
+                "and a zero output, not 0/0 = NaN (use your stable softmax)")
+    else:
+        mask = ref.padding_mask(torch.tensor([3, 0], device=device), 5)[:, None]  # sequence 1: no keys
+        hint = ("sequence 1 has length 0, so every key is masked for its queries: a fully masked row must "
+                "give zero weights and a zero output, not 0/0 = NaN (use your stable softmax)")
+    _check_attention(student, q, k, v, mask, what="scaled_dot_product_attention with a fully masked row",
+                     nan_hint=hint)
+
+
+@pytest.mark.points(2)
+def test_attention_huge_scores(student, rng, device):
+    q = randn(rng, 2, 4, 4, dtype=torch.float64, device=device, scale=60.0)  # scores of several 1e3..1e4
+    k = randn(rng, 2, 6, 4, dtype=torch.float64, device=device, scale=60.0)
+    v = randn(rng, 2, 6, 3, dtype=torch.float64, device=device)
+    _check_attention(student, q, k, v, ref.causal_mask(6, device=device)[2:],
+                     what="scaled_dot_product_attention with scores of order 1e4", nan_hint=STABLE_HINT)
+
+
+@pytest.mark.hidden
+def test_attention_zero_scores(student, rng, device):
+    q = torch.zeros(2, 3, 4, device=device)  # every score 0: uniform weights, output = mean of v
+    k, v = randn(rng, 2, 5, 4, device=device), randn(rng, 2, 5, 3, device=device)
+    _check_attention(student, q, k, v, what="scaled_dot_product_attention with all scores 0")
+
+
+def test_inputs_not_modified(student, rng, device):
+    x = randn(rng, 3, 5, device=device)
+    x[1, 3:] = float("-inf")
+    reply = student.run("softmax", x, return_args=True)
+    check_unchanged(x, reply["args"][0], what="x")
+    q, k, v = randn(rng, 2, 4, 3, device=device), randn(rng, 2, 5, 3, device=device), randn(rng, 2, 5, 2, device=device)
+    mask = torch.ones(4, 5, dtype=torch.bool, device=device).tril(1)
+    reply = student.run(SDPA, q, k, v, mask, return_args=True)
+    for before, after, name in zip((q, k, v, mask), reply["args"], ("q", "k", "v", "mask")):
+        check_unchanged(before, after, what=name)
+
+
+@pytest.mark.points(2)
+def test_attention_gradients(student, rng, device):
+    q = randn(rng, 2, 2, 5, 4, dtype=torch.float64, device=device)
+    k = randn(rng, 2, 2, 6, 4, dtype=torch.float64, device=device)
+    v = randn(rng, 2, 2, 6, 3, dtype=torch.float64, device=device)
+    mask = torch.ones(5, 6, dtype=torch.bool, device=device).tril(1)
+    check_grads(student, SDPA, ref.scaled_dot_product_attention, [q, k, v, mask], [0, 1, 2], rng,
+                what="scaled_dot_product_attention(q, k, v, mask)", names=["q", "k", "v"])
+
+
+@pytest.mark.hidden
+def test_gradients_with_fully_masked_row(student, rng, device):
+    q, k, v = (randn(rng, 2, 5, 4, dtype=torch.float64, device=device) for _ in range(3))
+    mask = ref.causal_mask(5, device=device)
+    mask[3] = False  # query 3 may see no key at all
+    args = [q, k, v, mask]
+    # large upstream gradients: a sum clamped to the smallest float gives 0 * (g / tiny) = 0 * inf = NaN
+    upstream = [randn(rng, 2, 5, 4, dtype=torch.float64, device=device, scale=10.0),
+                randn(rng, 2, 5, 5, dtype=torch.float64, device=device, scale=10.0)]
+    _, grads, _ = student.backward(SDPA, *args, wrt=[0, 1, 2], upstream=upstream)
+    expected = reference_grads(ref.scaled_dot_product_attention, args, [0, 1, 2], upstream)
+    hint = ("query 3 has every key masked, and its gradients must be finite too: a NaN or inf made and then "
+            "patched (nan_to_num, torch.where on the result, a sum clamped to a tiny number) still flows "
+            "backwards; shift by 0 where the max is -inf and divide by 1 where the sum is 0")
+    for got, want, name in zip(grads, expected, ("q", "k", "v")):
+        if got is None:
+            raise AssertionError(f"scaled_dot_product_attention: no gradient reached `{name}`; is it used, "
+                                 "and not detached?")
+        check_close(got, want, what=f"the gradient w.r.t. {name} with a fully masked row", nan_hint=hint)
+
+
+@pytest.mark.points(2)
+def test_half_precision(student, rng, device):
+    if device != "cuda":
+        pytest.skip("float16 and bfloat16 are checked on CUDA only")
+    for dtype in HALF_DTYPES:
+        name = str(dtype).removeprefix("torch.")
+        x = randn(rng, 2, 4, 6, dtype=dtype, device=device, scale=2.0)
+        _check_softmax(student, x, what=f"softmax(x) in {name}")
+        q = randn(rng, 2, 2, 5, 8, dtype=dtype, device=device, scale=0.5)
+        k = randn(rng, 2, 2, 5, 8, dtype=dtype, device=device, scale=0.5)
+        v = randn(rng, 2, 2, 5, 8, dtype=dtype, device=device)
+        _check_attention(student, q, k, v, ref.causal_mask(5, device=device),
+                         what=f"scaled_dot_product_attention in {name}")

@@ -1,0 +1,15 @@
+"""Exercise 4 with a (B, L) padding mask: no query axis, so it does not broadcast over the queries."""
+
+import torch
+
+
+def causal_mask(L, device=None):
+    return torch.tril(torch.ones(L, L, dtype=torch.bool, device=device))
+
+
+def apply_mask(scores, mask):
+    return scores.masked_fill(~mask, float("-inf"))
+
+
+def padding_mask(lengths, L):
+    return torch.arange(L, device=lengths.device)[None, :] < lengths[:, None]  # (B, L)

@@ -1,0 +1,70 @@
+"""Exercise 8 — The KV cache (a growing cache that checks max_len only after appending)."""
+
+import math
+
+import torch
+import torch.nn as nn
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)
+    return weights @ v, weights
+
+
+def repeat_kv(x, n_rep):
+    return x.repeat_interleave(n_rep, dim=1)
+
+
+def kv_cache_bytes(n_layers, n_kv_heads, d_head, seq_len, batch_size=1, bytes_per_value=2):
+    return 2 * n_layers * n_kv_heads * d_head * seq_len * batch_size * bytes_per_value
+
+
+class KVCache:
+    def __init__(self, batch_size, n_kv_heads, d_head, max_len, dtype=torch.float32, device=None):
+        self.empty = torch.zeros(batch_size, n_kv_heads, 0, d_head, dtype=dtype, device=device)
+        self.k, self.v = self.empty, self.empty
+        self.max_len = max_len
+
+    def __len__(self):
+        return self.k.shape[2]
+
+    def reset(self):
+        self.k, self.v = self.empty, self.empty
+
+    def update(self, k, v):
+        self.k = torch.cat([self.k, k], dim=2)
+        self.v = torch.cat([self.v, v], dim=2)
+        if len(self) > self.max_len:
+            raise ValueError("the KV cache is full")
+        return self.k, self.v
+
+
+class CachedGroupedQueryAttention(nn.Module):
+    def __init__(self, d_model, n_heads, n_kv_heads):
+        super().__init__()
+        self.n_heads, self.n_kv_heads = n_heads, n_kv_heads
+        self.d_head = d_model // n_heads
+        self.q_proj = nn.Linear(d_model, n_heads * self.d_head, bias=False)
+        self.k_proj = nn.Linear(d_model, n_kv_heads * self.d_head, bias=False)
+        self.v_proj = nn.Linear(d_model, n_kv_heads * self.d_head, bias=False)
+        self.o_proj = nn.Linear(n_heads * self.d_head, d_model, bias=False)
+
+    def forward(self, x, cache=None):
+        B, T_new, _ = x.shape
+        q = self.q_proj(x).view(B, T_new, self.n_heads, self.d_head).transpose(1, 2)
+        k = self.k_proj(x).view(B, T_new, self.n_kv_heads, self.d_head).transpose(1, 2)
+        v = self.v_proj(x).view(B, T_new, self.n_kv_heads, self.d_head).transpose(1, 2)
+        past = 0
+        if cache is not None:
+            past = len(cache)
+            k, v = cache.update(k, v)
+        k = repeat_kv(k, self.n_heads // self.n_kv_heads)
+        v = repeat_kv(v, self.n_heads // self.n_kv_heads)
+        mask = torch.ones(T_new, past + T_new, dtype=torch.bool, device=x.device).tril(diagonal=past)
+        y, _ = scaled_dot_product_attention(q, k, v, mask)
+        return self.o_proj(y.transpose(1, 2).reshape(B, T_new, -1))

@@ -1,0 +1,333 @@
+"""Notebooks: the chapter's sections, the generated notebooks, and grading a student's notebook."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import nbformat
+import pytest
+from click.testing import CliRunner
+
+from conftest import EXERCISES, ROOT, SOLUTIONS
+from grader import catalog, notebooks, runner
+from grader.cli import main
+from grader.submission import SubmissionError, notebook_code, python_source
+
+CHAPTER = ROOT.parent / "shared" / "chapter-attention.txt"
+NOTEBOOKS = EXERCISES / "notebooks"
+EX3 = catalog.find("exercise3")
+needs_chapter = pytest.mark.skipif(not CHAPTER.is_file(), reason=f"the chapter is not here ({CHAPTER})")
+
+SMALL_CHAPTER = """\
+Attention
+
+An opening paragraph that is long enough and ends like a sentence.
+Why divide by √d_k?
+Not a heading: a line inside a paragraph.
+
+Step 3 — Scale
+
+We divide every score by the root of the width.
+• a bullet
+• another bullet
+
+Why divide by √d_k?
+
+The real section, after a look-alike line.
+
+The next paragraph ends with a colon:
+
+Causal masking: no peeking at the future
+
+Masking text.
+
+Practice
+
+"""
+
+
+# The chapter's sections
+
+
+@pytest.mark.parametrize("title", ["Step 3 — Scale", "step 3 - scale", "Step 3 –   Scale", "STEP 3 ― SCALE"])
+def test_section_is_found_whatever_the_dashes_spacing_and_case(title):
+    assert notebooks.chapter_section(SMALL_CHAPTER, title) == (
+        "We divide every score by the root of the width.\n• a bullet\n• another bullet")
+
+
+def test_section_runs_to_the_next_heading_and_prefers_a_heading_line():
+    section = notebooks.chapter_section(SMALL_CHAPTER, "Why divide by √d_k?")
+    assert section == ("The real section, after a look-alike line.\n\n"
+                       "The next paragraph ends with a colon:")
+
+
+@pytest.mark.parametrize("title, words", [
+    ("Causal masking: no peeking", r"no section titled 'Causal masking: no peeking' \(the closest is "
+                                   r"'Causal masking: no peeking at the future'\)"),
+    ("Practice", "'Practice' has no text"),
+    ("Something else entirely", r"no section titled 'Something else entirely'$"),
+])
+def test_a_missing_or_empty_section_is_an_error_that_names_it(title, words):
+    with pytest.raises(notebooks.SectionNotFound, match=words):
+        notebooks.chapter_section(SMALL_CHAPTER, title)
+
+
+@needs_chapter
+@pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda e: e.id)
+def test_every_catalogue_section_is_in_the_real_chapter(exercise):
+    section = notebooks.chapter_section(CHAPTER.read_text(encoding="utf-8"), exercise.section)
+    assert len(section) > 200 and exercise.section not in section
+
+
+@needs_chapter
+def test_the_real_chapter_section_stops_before_the_next_one():
+    section = notebooks.chapter_section(CHAPTER.read_text(encoding="utf-8"), EX3.section)
+    assert section.startswith("The scaling looks like a fussy detail.")
+    assert section.endswith("but it starts soft.") and "Causal masking" not in section
+
+
+# Building a notebook
+
+
+def test_built_notebook_is_valid_has_the_four_cells_and_no_outputs():
+    stub = (EXERCISES / EX3.file_name).read_text(encoding="utf-8")
+    notebook = notebooks.build_notebook(EX3, stub, "Some section text.\n• a point")
+    nbformat.validate(notebook)
+    assert [cell.cell_type for cell in notebook.cells] == ["markdown", "code", "code", "code"]
+    intro, code, check, scratch = (cell.source for cell in notebook.cells)
+    assert intro.startswith("# Exercise 3 — Scale by √d_k")
+    assert "## From the chapter: Why divide by √d_k?" in intro and intro.endswith("Some section text.\n- a point")
+    assert code == stub.rstrip("\n")
+    assert check.splitlines()[-1] == "%run -m grader.notebooks exercise3"
+    assert 'if __name__ == "__main__":' in scratch
+    for cell in notebook.cells[1:]:
+        assert cell.outputs == [] and cell.execution_count is None
+    assert notebook.metadata.lumen == {"exercise": "exercise3"}
+    assert notebook.metadata.kernelspec.name == "python3"
+    again = notebooks.build_notebook(EX3, stub, "Some section text.\n• a point")
+    assert notebooks.notebook_text(again) == notebooks.notebook_text(notebook)  # fixed cell ids
+
+
+@pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda e: e.id)
+def test_committed_notebook_is_valid_and_holds_the_stub(exercise):
+    """Runs without the chapter: the notebooks' code can never drift from exercises/."""
+    path = NOTEBOOKS / f"{exercise.stem}.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    assert notebook.nbformat == 4 and notebook.metadata.lumen.exercise == exercise.id
+    assert all(not cell.get("outputs") and cell.get("execution_count") is None
+               for cell in notebook.cells if cell.cell_type == "code")
+    stub = (EXERCISES / exercise.file_name).read_text(encoding="utf-8")
+    assert notebook.cells[1].source == stub.rstrip("\n"), f"{path.name} is stale: run lumen-grade release"
+    assert f"From the chapter: {exercise.section}" in notebook.cells[0].source
+    assert notebook_code(path) == (  # graded, the notebook is its stub plus comments and a guarded scratch
+        f"# {path.name}, cell 2\n{stub.rstrip()}\n\n"
+        f"# {path.name}, cell 3\n{python_source(notebook.cells[2].source)}\n\n"
+        f"# {path.name}, cell 4\n{notebook.cells[3].source}\n")
+
+
+def test_notebooks_folder_has_one_notebook_per_exercise():
+    assert sorted(p.name for p in NOTEBOOKS.iterdir()) == sorted(f"{e.stem}.ipynb" for e in catalog.EXERCISES)
+
+
+# Taking the code out of a notebook
+
+
+def test_shell_and_magic_lines_become_blank_keeping_line_numbers():
+    source = textwrap.dedent("""\
+        %matplotlib inline
+        !pip install nothing
+        files = !ls
+        import math
+        if True:
+            !echo inside a block
+        x = (10
+        % 3)
+        y = 1 \\
+        !=2
+        s = '''
+        %not a magic, text in a string
+        '''""")
+    assert python_source(source).split("\n") == [
+        "", "", "", "import math", "if True:", "    pass", "x = (10", "% 3)", "y = 1 \\", "!=2",
+        "s = '''", "%not a magic, text in a string", "'''"]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("%%bash\necho hi\nexit 1", None),
+    ("\n%%writefile notes.py\nx = 1", None),
+    ("%%time\ny = sum(range(3))", "\ny = sum(range(3))"),
+    ("%%capture out\nprint(1)", "\nprint(1)"),
+])
+def test_cell_magics_are_skipped_unless_their_body_runs_as_python(source, expected):
+    assert python_source(source) == expected
+
+
+def write_notebook(path, *sources, metadata=None):
+    """A notebook whose code cells hold the sources (strings), after a markdown cell."""
+    notebook = nbformat.v4.new_notebook(metadata=metadata or {})
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Mine")] + [nbformat.v4.new_code_cell(s) for s in sources]
+    nbformat.write(notebook, path)
+    return path
+
+
+def test_a_cell_that_is_not_python_is_named(tmp_path):
+    path = write_notebook(tmp_path / "exercise3_mine.ipynb", "import math", "x = 1\ndef f(:\n    pass")
+    with pytest.raises(SubmissionError, match=r"exercise3_mine.ipynb: cell 3 \(code cell 2, starting "
+                                              r"'x = 1'\) is not valid Python, line 2: invalid syntax"):
+        notebook_code(path)
+
+
+@pytest.mark.parametrize("text, words", [
+    ('{"cells": [', r"exercise3_x.ipynb is not a readable notebook: its JSON is broken at line 1, column 12"),
+    ('[1, 2]', "exercise3_x.ipynb is JSON but not a Jupyter notebook"),
+    ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}}', "JSON but not a Jupyter notebook"),
+], ids=["broken-json", "a-list", "no-cells"])
+def test_a_file_that_is_not_a_notebook_is_named(tmp_path, text, words):
+    path = tmp_path / "exercise3_x.ipynb"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SubmissionError, match=words):
+        notebook_code(path)
+
+
+def test_the_notebook_of_another_exercise_is_refused(tmp_path):
+    path = write_notebook(tmp_path / "exercise3_mine.ipynb", "x = 1", metadata={"lumen": {"exercise": "exercise4"}})
+    with pytest.raises(SubmissionError, match="exercise3_mine.ipynb is the notebook of exercise4, not exercise3"):
+        notebook_code(path, EX3)
+    assert notebook_code(path, catalog.find("4")).endswith("x = 1\n")
+
+
+# Grading notebooks
+
+
+def solved_notebook(path, *extra_cells):
+    """The released exercise 3 notebook with the solution pasted into its code cell."""
+    notebook = nbformat.read(NOTEBOOKS / f"{EX3.stem}.ipynb", as_version=4)
+    notebook.cells[1].source = (SOLUTIONS / EX3.file_name).read_text(encoding="utf-8")
+    notebook.cells[2:2] = [nbformat.v4.new_code_cell(source) for source in extra_cells]
+    nbformat.write(notebook, path)
+    return path
+
+
+def grade_folder(launcher, folder, notebook=None):
+    options = runner.Options(submission=folder, device="cpu", time_limit=20.0, notebook=notebook)
+    return runner.grade([EX3], options, launcher=launcher).exercises[0]
+
+
+def test_solved_notebook_scores_full_marks_and_is_named(launcher, tmp_path):
+    path = solved_notebook(tmp_path / "exercise3_scaling.ipynb")
+    result = grade_folder(launcher, tmp_path)
+    assert result.passed and result.score == result.max_score > 0
+    assert result.file == str(path)
+
+
+def test_untouched_notebook_scores_zero(launcher, tmp_path):
+    (tmp_path / "exercise3_scaling.ipynb").write_bytes((NOTEBOOKS / f"{EX3.stem}.ipynb").read_bytes())
+    result = grade_folder(launcher, tmp_path)
+    assert result.score == 0 and result.max_score > 0
+    assert all(t.message.startswith("not implemented yet") for t in result.tests if t.status != "skipped")
+
+
+def test_magics_shell_lines_and_failing_scratch_do_not_change_the_grade(launcher, tmp_path):
+    path = solved_notebook(
+        tmp_path / "my-notebook.ipynb",
+        "%matplotlib inline\n!echo hello\nfiles = !ls\nif True:\n    %time x = 1",
+        "%%bash\nexit 1",
+        "%%time\nscale = 2.0",
+        'if __name__ == "__main__":\n    raise RuntimeError("an experiment that fails")',
+    )
+    result = grade_folder(launcher, tmp_path / "elsewhere", notebook=path)
+    assert result.passed and result.score == result.max_score > 0 and result.file == str(path)
+
+
+def test_a_script_wins_over_a_notebook(launcher, tmp_path):
+    solved_notebook(tmp_path / "exercise3_scaling.ipynb")
+    (tmp_path / EX3.file_name).write_bytes((EXERCISES / EX3.file_name).read_bytes())
+    result = grade_folder(launcher, tmp_path)
+    assert result.file == str(tmp_path / EX3.file_name) and result.score == 0
+
+
+def test_broken_notebook_is_an_error_in_the_report(launcher, tmp_path):
+    (tmp_path / "exercise3_scaling.ipynb").write_text('{"cells": [}', encoding="utf-8")
+    result = grade_folder(launcher, tmp_path)
+    (test,) = result.tests
+    assert (test.name, test.status) == ("read the notebook", "error")
+    assert "exercise3_scaling.ipynb is not a readable notebook: its JSON is broken at line 1" in test.message
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_cli_grades_a_notebook_and_names_it_in_json(tmp_path):
+    path = solved_notebook(tmp_path / "exercise3_scaling.ipynb")
+    result = invoke("exercise3", "--notebook", path, "--device", "cpu", "--format", "json",
+                    "--submission", tmp_path / "no-such-folder")  # --notebook: the folder is not used
+    assert result.exit_code == 0, result.output
+    (exercise,) = json.loads(result.output)["exercises"]
+    assert exercise["file"] == str(path) and exercise["passed"] is True
+
+
+def test_cli_broken_notebook_exits_1_naming_it(tmp_path):
+    path = tmp_path / "exercise3_scaling.ipynb"
+    path.write_text("not json", encoding="utf-8")
+    result = invoke("3", "--notebook", path, "--device", "cpu")
+    assert result.exit_code == 1
+    assert "exercise3_scaling.ipynb is not a readable notebook" in result.output
+
+
+def test_cli_usage_errors_for_notebooks(tmp_path):
+    missing = invoke("exercise3", "--notebook", tmp_path / "nope.ipynb")
+    assert missing.exit_code == 2 and "nope.ipynb" in missing.output
+    for name in ("exercise3_scaling.ipynb", "exercise3_scaling-Copy1.ipynb"):
+        solved_notebook(tmp_path / name)
+    several = invoke("exercise3", "--submission", tmp_path)
+    assert several.exit_code == 2 and "--notebook FILE" in several.output
+    assert "exercise3_scaling-Copy1.ipynb, exercise3_scaling.ipynb" in several.output
+    assert "several" in invoke("list", "--submission", tmp_path).output
+
+
+# The check cell, inside a kernel
+
+
+def test_code_from_history_takes_the_last_run_of_each_definition():
+    history = [
+        "",
+        "import math\ndef scale_scores(s, d):\n    return s\ndef scaled_scores(q, k):\n    return q",
+        "print(1)",
+        "%time\ndef scale_scores(s, d):\n    return s / math.sqrt(d)",
+        "def broken(:",
+        "%run -m grader.notebooks exercise3",
+    ]
+    code = notebooks.code_from_history(EX3, history)
+    assert code == python_source(history[1]) + "\n\n" + python_source(history[3]) + "\n"
+    assert notebooks.code_from_history(EX3, ["", "x = 1", "!ls"]) is None
+
+
+def test_check_cell_grades_what_the_kernel_ran(tmp_path):
+    """Runs the notebook's cells in an IPython shell, as Jupyter or Colab would."""
+    pytest.importorskip("IPython")
+    path = solved_notebook(tmp_path / "exercise3_scaling.ipynb")
+    script = textwrap.dedent("""\
+        import sys, nbformat
+        from IPython.core.interactiveshell import InteractiveShell
+        shell = InteractiveShell.instance()
+        for cell in nbformat.read(sys.argv[1], as_version=4).cells:
+            if cell.cell_type == "code":
+                shell.run_cell(cell.source, store_history=True)
+        """)
+    env = {**os.environ, "IPYTHONDIR": str(tmp_path / "ipython")}
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "✓ exercise3" in done.stdout and "(the code you ran in this notebook)" in done.stdout
+    assert "Total: " in done.stdout and "1 of 1 exercise(s) passed" in done.stdout
+    assert "Help on function scale_scores" in done.stdout  # the scratch cell ran in the kernel
+
+
+def test_check_module_outside_a_notebook_says_how_to_use_it():
+    done = subprocess.run([sys.executable, "-m", "grader.notebooks", "exercise3"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and "lumen-grade exercise3 --notebook FILE" in done.stderr

@@ -1,0 +1,95 @@
+"""The exercise 5 suite (softmax and scaled dot-product attention) on known submissions: the
+solution, the stub, student-style mistakes that must fail exactly where expected, and correct
+submissions written differently that must get full marks."""
+
+import pytest
+
+from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
+
+FOLDER = SUBMISSIONS / "exercise5"
+FILE = "exercise5_softmax.py"
+
+ATTENTION_WITH_MASK = {
+    "test_causal_mask_broadcasts", "test_padding_mask_broadcasts", "test_fully_masked_rows",
+    "test_attention_gradients", "test_gradients_with_fully_masked_row",
+}
+
+# submission -> (the tests it must fail, (a test, a phrase its message must contain))
+WRONG = {
+    "wrong_softmax_over_queries": (
+        ATTENTION_WITH_MASK | {"test_attention_values", "test_attention_shapes", "test_attention_huge_scores",
+                               "test_attention_zero_scores"},
+        ("test_attention_values", "sum to 1 over the queries, not the keys: softmax over dim=-1"),
+    ),
+    "wrong_naive_exp": (
+        {"test_softmax_huge_scores", "test_softmax_fully_masked_slice", "test_fully_masked_rows",
+         "test_attention_huge_scores", "test_gradients_with_fully_masked_row"},
+        ("test_softmax_huge_scores", "subtract each slice's max"),
+    ),
+    "wrong_nan_on_masked_rows": (
+        {"test_softmax_fully_masked_slice", "test_fully_masked_rows", "test_gradients_with_fully_masked_row"},
+        ("test_fully_masked_rows", "a fully masked row must give zero weights"),
+    ),
+    "wrong_mask_after_softmax": (
+        ATTENTION_WITH_MASK | {"test_attention_huge_scores"},
+        ("test_causal_mask_broadcasts", "masked the weights after the softmax"),
+    ),
+    "wrong_mask_inverted": (
+        ATTENTION_WITH_MASK | {"test_attention_huge_scores"},
+        ("test_padding_mask_broadcasts", "True means may attend"),
+    ),
+    "wrong_no_scale": (
+        ATTENTION_WITH_MASK | {"test_attention_values", "test_attention_shapes"},
+        ("test_attention_values", "divide Q Kᵀ by √d_k"),
+    ),
+    "wrong_softmax_ignores_dim": (
+        {"test_softmax_any_dim"},
+        ("test_softmax_any_dim", "normalises along dim=-1 instead of dim="),
+    ),
+    "wrong_clamp_tiny": (
+        {"test_gradients_with_fully_masked_row"},
+        ("test_gradients_with_fully_masked_row", "a sum clamped to a tiny number"),
+    ),
+    "wrong_nan_to_num": (
+        {"test_gradients_with_fully_masked_row"},
+        ("test_gradients_with_fully_masked_row", "its gradients must be finite too"),
+    ),
+}
+
+ALTERNATIVES = ["alt_where_einsum", "alt_movedim_additive_mask"]
+
+
+def messages(result, test):
+    return [t.message for t in result.tests
+            if t.name.split("[")[0] == test and t.status not in ("passed", "skipped")]
+
+
+def test_solution_gets_full_marks(grade):
+    result = grade(5, path=SOLUTIONS / FILE)
+    assert result.passed, [(t.name, t.message) for t in result.tests if t.status != "passed"]
+    assert result.score == result.max_score >= 25
+    assert len([t for t in result.tests if t.status == "passed"]) >= 20
+
+
+def test_stub_gets_zero_and_says_not_implemented(grade):
+    result = grade(5, path=EXERCISES / FILE)
+    assert result.score == 0 and result.max_score > 0
+    ran = [t for t in result.tests if t.status != "skipped"]
+    assert ran and all(t.message.startswith("not implemented yet") for t in ran), \
+        [t.message for t in ran if not t.message.startswith("not implemented yet")]
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_submission_fails_where_expected(grade, name):
+    expected, (test, phrase) = WRONG[name]
+    result = grade(5, path=FOLDER / f"{name}.py")
+    assert set(failed_tests(result)) == expected
+    found = messages(result, test)
+    assert found and all(phrase in message for message in found), found
+
+
+@pytest.mark.parametrize("name", ALTERNATIVES)
+def test_correct_alternative_gets_full_marks(grade, name):
+    result = grade(5, path=FOLDER / f"{name}.py")
+    assert result.passed, [(t.name, t.message) for t in result.tests if t.status != "passed"]
+    assert result.score == result.max_score

@@ -1,0 +1,85 @@
+"""The exercise 6 suite (split_heads, merge_heads, MultiHeadAttention) on known submissions: the
+solution, the stub, student-style mistakes that must fail exactly where expected, and correct
+submissions written differently that must get full marks."""
+
+import pytest
+
+from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
+
+FOLDER = SUBMISSIONS / "exercise6"
+FILE = "exercise6_multihead.py"
+
+FORWARD = {"test_forward_values", "test_forward_shapes", "test_gradients"}
+
+# submission -> (the tests it must fail, (a test, a phrase its message must contain))
+WRONG = {
+    "wrong_split_no_transpose": (
+        FORWARD | {"test_split_heads_values", "test_split_heads_shapes", "test_merge_undoes_split",
+                   "test_split_merge_gradients", "test_no_peeking_at_the_future", "test_explicit_mask"},
+        ("test_split_heads_values", "view as (B, L, H, d_head), then transpose(1, 2)"),
+    ),
+    "wrong_merge_no_transpose": (
+        FORWARD | {"test_merge_heads_values", "test_merge_heads_shapes", "test_merge_undoes_split",
+                   "test_split_merge_gradients", "test_no_peeking_at_the_future", "test_explicit_mask"},
+        ("test_forward_values", "your heads are merged wrongly"),
+    ),
+    "wrong_no_causal_mask": (
+        FORWARD | {"test_no_peeking_at_the_future"},
+        ("test_forward_values", "use causal_mask(L) when no mask is given"),
+    ),
+    "wrong_qkv_order": (
+        FORWARD | {"test_explicit_mask"},
+        ("test_forward_values", "the parts (k, q, v) of qkv(x)"),
+    ),
+    "wrong_scale_d_model": (
+        FORWARD | {"test_explicit_mask"},
+        ("test_explicit_mask", "divide by √d_head"),
+    ),
+    "wrong_mask_buffer_ignores_mask": (
+        {"test_constructor_parameters", "test_explicit_mask"},
+        ("test_constructor_parameters", "persistent=False"),
+    ),
+}
+
+ALTERNATIVES = ["alt_reshape_permute", "alt_loop_over_heads"]
+
+
+def messages(result, test):
+    return [t.message for t in result.tests
+            if t.name.split("[")[0] == test and t.status not in ("passed", "skipped")]
+
+
+def test_solution_gets_full_marks(grade):
+    result = grade(6, path=SOLUTIONS / FILE)
+    assert result.passed, [(t.name, t.message) for t in result.tests if t.status != "passed"]
+    assert result.score == result.max_score >= 25
+    assert len([t for t in result.tests if t.status == "passed"]) >= 20
+
+
+def test_stub_gets_zero_and_says_not_implemented(grade):
+    result = grade(6, path=EXERCISES / FILE)
+    assert result.score == 0 and result.max_score > 0
+    ran = [t for t in result.tests if t.status != "skipped"]
+    assert ran and all(t.message.startswith("not implemented yet") for t in ran), \
+        [t.message for t in ran if not t.message.startswith("not implemented yet")]
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_submission_fails_where_expected(grade, name):
+    expected, (test, phrase) = WRONG[name]
+    result = grade(6, path=FOLDER / f"{name}.py")
+    assert set(failed_tests(result)) == expected
+    found = messages(result, test)
+    assert found and all(phrase in message for message in found), found
+
+
+def test_explicit_mask_ignored_is_named(grade):
+    result = grade(6, path=FOLDER / "wrong_mask_buffer_ignores_mask.py")
+    assert all("ignored the mask it was given" in m for m in messages(result, "test_explicit_mask"))
+
+
+@pytest.mark.parametrize("name", ALTERNATIVES)
+def test_correct_alternative_gets_full_marks(grade, name):
+    result = grade(6, path=FOLDER / f"{name}.py")
+    assert result.passed, [(t.name, t.message) for t in result.tests if t.status != "passed"]
+    assert result.score == result.max_score

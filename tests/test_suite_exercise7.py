@@ -1,0 +1,137 @@
+"""The exercise 7 suite (grouped-query attention) grades right and wrong submissions as it should."""
+
+import pytest
+from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
+
+FOLDER = SUBMISSIONS / "exercise7"
+
+REPEAT_KV = {"test_repeat_kv_values", "test_repeat_kv_group_sizes", "test_repeat_kv_input_not_modified",
+             "test_repeat_kv_gradients"}
+GQA = {"test_gqa_parameters", "test_gqa_matches_reference", "test_gqa_float64", "test_gqa_no_peeking",
+       "test_gqa_explicit_mask", "test_gqa_single_token", "test_gqa_large_scores", "test_gqa_fully_masked_rows",
+       "test_gqa_input_not_modified", "test_gqa_gradients"}
+
+
+def failing(result):
+    """The full names (parameters included) of the tests that did not pass."""
+    return {t.name for t in result.tests if t.status not in ("passed", "skipped")}
+
+
+def message(result, name):
+    return next(t.message for t in result.tests if t.name == name)
+
+
+def test_solution_scores_full_marks(grade):
+    result = grade(7, path=SOLUTIONS / "exercise7_gqa.py")
+    assert failing(result) == set()
+    assert result.passed and result.score == result.max_score
+    assert 15 <= result.max_score <= 30
+    assert {t.name.split("[")[0] for t in result.tests} == REPEAT_KV | GQA | {
+        "test_repeat_kv_half_precision", "test_gqa_half_precision"}
+    assert len(result.tests) < 40 + 18  # the CUDA cases are collected (and skipped) on a CPU run too
+
+
+def test_stub_scores_zero(grade):
+    result = grade(7, path=EXERCISES / "exercise7_gqa.py")
+    assert result.score == 0 and not result.passed
+    ran = [t for t in result.tests if t.status != "skipped"]
+    assert ran and all(t.message.startswith("not implemented yet") for t in ran)
+    assert failed_tests(result) == sorted(REPEAT_KV | GQA)
+
+
+@pytest.mark.parametrize("name", ["alt_expand_einsum.py", "alt_loop_over_heads.py"])
+def test_correct_alternatives_score_full_marks(grade, name):
+    result = grade(7, path=FOLDER / name)
+    assert failing(result) == set(), [(t.name, t.message) for t in result.tests if t.status != "passed"]
+    assert result.score == result.max_score
+
+
+def test_repeat_instead_of_repeat_interleave(grade):
+    result = grade(7, path=FOLDER / "wrong_repeat_not_interleave.py")
+    # MQA (one KV head) and MHA (n_rep = 1) cannot tell repeat from repeat_interleave; causality holds
+    assert failing(result) == {
+        "test_repeat_kv_values[cpu-float32]", "test_repeat_kv_values[cpu-float64]",
+        "test_repeat_kv_group_sizes[4kv-x2]", "test_repeat_kv_gradients[cpu]",
+        "test_gqa_matches_reference[cpu-GQA-6q-2kv]", "test_gqa_matches_reference[cpu-GQA-6q-3kv]",
+        "test_gqa_float64[cpu]", "test_gqa_explicit_mask[cpu]", "test_gqa_single_token[cpu]",
+        "test_gqa_large_scores", "test_gqa_fully_masked_rows", "test_gqa_gradients[cpu]",
+    }
+    hint = "repeat_interleave, not repeat: query head j should read KV head j // n_rep"
+    assert hint in message(result, "test_repeat_kv_values[cpu-float32]")
+    assert "[0, 1, 0, 1, 0, 1], expected [0, 0, 0, 1, 1, 1]" in message(result, "test_repeat_kv_values[cpu-float32]")
+    assert hint in message(result, "test_gqa_matches_reference[cpu-GQA-6q-3kv]")
+    assert hint in message(result, "test_gqa_gradients[cpu]")  # wrong values explain the wrong gradients
+
+
+def test_repeat_along_the_sequence_dim(grade):
+    result = grade(7, path=FOLDER / "wrong_repeat_sequence_dim.py")
+    assert failing(result) == {
+        "test_repeat_kv_values[cpu-float32]", "test_repeat_kv_values[cpu-float64]",
+        "test_repeat_kv_group_sizes[MQA]", "test_repeat_kv_group_sizes[4kv-x2]", "test_repeat_kv_gradients[cpu]",
+        "test_gqa_matches_reference[cpu-GQA-6q-2kv]", "test_gqa_matches_reference[cpu-GQA-6q-3kv]",
+        "test_gqa_matches_reference[cpu-MQA-4q-1kv]", "test_gqa_float64[cpu]", "test_gqa_no_peeking[cpu]",
+        "test_gqa_explicit_mask[cpu]", "test_gqa_single_token[cpu]", "test_gqa_large_scores",
+        "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]",
+    }
+    text = message(result, "test_repeat_kv_values[cpu-float64]")
+    assert "(2, 2, 15, 3), expected (2, 6, 5, 3)" in text and "repeat along the heads dim (dim=1)" in text
+    assert "sequence dim" in message(result, "test_repeat_kv_gradients[cpu]")
+    # the module's own crash is reported as the student's error, with their line
+    crash = next(t for t in result.tests if t.name == "test_gqa_float64[cpu]")
+    assert crash.status == "error" and crash.message.startswith("your code raised RuntimeError")
+
+
+def test_forgotten_causal_mask(grade):
+    result = grade(7, path=FOLDER / "wrong_no_causal_mask.py")
+    # an explicit mask, or a single token, hides the mistake
+    assert failing(result) == {
+        "test_gqa_matches_reference[cpu-GQA-6q-2kv]", "test_gqa_matches_reference[cpu-GQA-6q-3kv]",
+        "test_gqa_matches_reference[cpu-MQA-4q-1kv]", "test_gqa_matches_reference[cpu-MHA-5q-5kv]",
+        "test_gqa_float64[cpu]", "test_gqa_no_peeking[cpu]", "test_gqa_large_scores", "test_gqa_gradients[cpu]",
+    }
+    assert "with mask=None forward must be causal" in message(result, "test_gqa_matches_reference[cpu-MHA-5q-5kv]")
+    peek = message(result, "test_gqa_no_peeking[cpu]")
+    assert "changing tokens 5..7 changed the output of token 0" in peek and "causal_mask(L)" in peek
+
+
+def test_kv_projections_sized_like_q_proj(grade):
+    result = grade(7, path=FOLDER / "wrong_kv_proj_full_size.py")
+    # plain multi-head attention (n_kv_heads == n_heads) is all it gets right
+    assert failing(result) == (
+        {"test_gqa_parameters[GQA-6q-2kv]", "test_gqa_parameters[MQA-4q-1kv]",
+         "test_gqa_matches_reference[cpu-GQA-6q-2kv]", "test_gqa_matches_reference[cpu-GQA-6q-3kv]",
+         "test_gqa_matches_reference[cpu-MQA-4q-1kv]", "test_gqa_float64[cpu]", "test_gqa_no_peeking[cpu]",
+         "test_gqa_explicit_mask[cpu]", "test_gqa_single_token[cpu]", "test_gqa_large_scores",
+         "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]"}
+    )
+    text = message(result, "test_gqa_parameters[GQA-6q-2kv]")
+    assert "`k_proj.weight` has shape (18, 18), expected (6, 18)" in text
+    assert "so k_proj is smaller than q_proj" in text
+    # the loading helper checks shapes before load_state_dict, so no test shows torch's own error
+    assert all("size mismatch" not in t.message for t in result.tests)
+    assert all(t.status == "failed" for t in result.tests if t.status not in ("passed", "skipped"))
+
+
+def test_misnamed_and_biased_layers(grade):
+    source = (SOLUTIONS / "exercise7_gqa.py").read_text()
+    renamed = source.replace("self.o_proj", "self.out")
+    result = grade(7, renamed)
+    assert failed_tests(result) == sorted(GQA)
+    assert "has no parameter `o_proj.weight` (it has k_proj.weight, out.weight, q_proj.weight, v_proj.weight)" in (
+        message(result, "test_gqa_parameters[MHA-5q-5kv]"))
+    biased = source.replace("self.q_proj = nn.Linear(d_model, n_heads * self.d_head, bias=False)",
+                            "self.q_proj = nn.Linear(d_model, n_heads * self.d_head)")
+    assert biased != source
+    result = grade(7, biased)
+    assert failed_tests(result) == sorted(GQA)
+    assert "`q_proj.bias`" in message(result, "test_gqa_gradients[cpu]")
+    assert "bias=False" in message(result, "test_gqa_gradients[cpu]")
+
+
+def test_nan_for_a_fully_masked_query_is_explained(grade):
+    source = (SOLUTIONS / "exercise7_gqa.py").read_text()
+    careless = source.replace("        weights = weights.masked_fill(~mask, 0.0)", "        pass")
+    assert careless != source
+    result = grade(7, careless)
+    assert failing(result) == {"test_gqa_fully_masked_rows"}
+    assert "must get zeros, not NaN" in message(result, "test_gqa_fully_masked_rows")

@@ -1,0 +1,142 @@
+"""The exercise 8 suite (the KV cache) grades right and wrong submissions as it should."""
+
+import pytest
+from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
+
+FOLDER = SUBMISSIONS / "exercise8"
+
+BYTES = {"test_kv_cache_bytes_llama2_7b", "test_kv_cache_bytes_cases"}
+CACHE = {"test_kvcache_update_returns_everything", "test_kvcache_len", "test_kvcache_reset",
+         "test_kvcache_full_raises_value_error"}
+MODULE = {"test_cached_gqa_without_cache", "test_cached_gqa_chunked", "test_cached_gqa_other_head_counts",
+          "test_cached_gqa_float64", "test_cached_gqa_reset_between_sequences", "test_cached_gqa_input_not_modified",
+          "test_cached_gqa_gradients"}
+# every test that feeds a sequence in several calls through one cache
+AFTER_A_CACHED_TOKEN = {
+    "test_cached_gqa_chunked[cpu-token-by-token]", "test_cached_gqa_chunked[cpu-3+1+5]",
+    "test_cached_gqa_chunked[cpu-2+2+2+2+1]", "test_cached_gqa_other_head_counts[MQA-4q-1kv]",
+    "test_cached_gqa_other_head_counts[MHA-5q-5kv]", "test_cached_gqa_float64[cpu]",
+    "test_cached_gqa_reset_between_sequences",
+}
+
+
+def failing(result):
+    """The full names (parameters included) of the tests that did not pass."""
+    return {t.name for t in result.tests if t.status not in ("passed", "skipped")}
+
+
+def message(result, name):
+    return next(t.message for t in result.tests if t.name == name)
+
+
+def test_solution_scores_full_marks(grade):
+    result = grade(8, path=SOLUTIONS / "exercise8_kv_cache.py")
+    assert failing(result) == set()
+    assert result.passed and result.score == result.max_score
+    assert 15 <= result.max_score <= 30
+    assert {t.name.split("[")[0] for t in result.tests} == BYTES | CACHE | MODULE | {
+        "test_kvcache_half_precision", "test_cached_gqa_half_precision"}
+
+
+def test_stub_scores_zero(grade):
+    result = grade(8, path=EXERCISES / "exercise8_kv_cache.py")
+    assert result.score == 0 and not result.passed
+    ran = [t for t in result.tests if t.status != "skipped"]
+    assert ran and all(t.message.startswith("not implemented yet") for t in ran)
+    assert failed_tests(result) == sorted(BYTES | CACHE | MODULE)
+
+
+@pytest.mark.parametrize("name", ["alt_positions_einsum.py", "alt_query_loop.py"])
+def test_correct_alternatives_score_full_marks(grade, name):
+    result = grade(8, path=FOLDER / name)
+    assert failing(result) == set(), [(t.name, t.message) for t in result.tests if t.status != "passed"]
+    assert result.score == result.max_score
+
+
+def test_kv_cache_bytes_without_the_factor_2(grade):
+    result = grade(8, path=FOLDER / "wrong_bytes_no_factor2.py")
+    assert failed_tests(result) == sorted(BYTES)
+    assert len(failing(result)) == 4
+    text = message(result, "test_kv_cache_bytes_llama2_7b")
+    assert "returned 1073741824, expected 2,147,483,648" in text and "keys AND values" in text
+
+
+def test_kv_cache_bytes_must_be_an_int(grade):
+    source = (SOLUTIONS / "exercise8_kv_cache.py").read_text()
+    as_float = source.replace("return 2 * n_layers * n_kv_heads", "return 2.0 * n_layers * n_kv_heads")
+    assert as_float != source
+    result = grade(8, as_float)
+    assert failed_tests(result) == sorted(BYTES)
+    assert "returned the float 2147483648.0, expected an int" in message(result, "test_kv_cache_bytes_llama2_7b")
+    no_batch = source.replace("* seq_len * batch_size *", "* seq_len *")
+    assert no_batch != source
+    result = grade(8, no_batch)
+    assert failing(result) == {"test_kv_cache_bytes_cases[batch-of-32]", "test_kv_cache_bytes_cases[fp32]"}
+    assert "multiply by batch_size" in message(result, "test_kv_cache_bytes_cases[batch-of-32]")
+
+
+def test_cache_that_ignores_the_past(grade):
+    result = grade(8, path=FOLDER / "wrong_cache_ignores_past.py")
+    # one call on an empty cache (or none at all) is right; every later call is wrong
+    assert failing(result) == AFTER_A_CACHED_TOKEN
+    text = message(result, "test_cached_gqa_chunked[cpu-3+1+5]")
+    assert "call 2 (tokens 3..3, 3 already cached) ignores the 3 cached tokens" in text
+    assert "ALL the keys and values cache.update(k, v) returns" in text
+
+
+def test_causal_mask_in_the_top_left_corner(grade):
+    result = grade(8, path=FOLDER / "wrong_mask_top_left.py")
+    # one token at a time hides it (that code uses no mask for T_new = 1): T_new > 1 after a cache shows it
+    assert failing(result) == AFTER_A_CACHED_TOKEN - {"test_cached_gqa_chunked[cpu-token-by-token]"}
+    text = message(result, "test_cached_gqa_chunked[cpu-3+1+5]")
+    assert "call 3 (tokens 4..8, 4 already cached)" in text
+    assert "wrong (top-left) corner" in text and "tril(diagonal=past)" in text
+
+
+def test_update_that_returns_only_the_new_tokens(grade):
+    result = grade(8, path=FOLDER / "wrong_update_returns_new.py")
+    assert failing(result) == (
+        {"test_kvcache_update_returns_everything[cpu-float32]", "test_kvcache_update_returns_everything[cpu-float64]",
+         "test_kvcache_full_raises_value_error", "test_cached_gqa_input_not_modified"} | AFTER_A_CACHED_TOKEN
+    )
+    text = message(result, "test_kvcache_update_returns_everything[cpu-float32]")
+    assert "returned keys of shape (2, 2, 1, 3), only the 1 new token" in text
+    assert "return ALL the keys and values cached so far" in text
+
+
+def test_reset_that_keeps_the_length(grade):
+    result = grade(8, path=FOLDER / "wrong_reset_keeps_length.py")
+    assert failing(result) == {"test_kvcache_reset", "test_cached_gqa_reset_between_sequences"}
+    assert "after cache.reset() len(cache) is 4, expected 0" in message(result, "test_kvcache_reset")
+
+
+def test_full_cache_changed_before_raising(grade):
+    result = grade(8, path=FOLDER / "wrong_full_check_after_append.py")
+    assert failing(result) == {"test_kvcache_full_raises_value_error"}
+    assert "len(cache) is 6, expected 3: raise the ValueError before changing anything" in message(
+        result, "test_kvcache_full_raises_value_error")
+
+
+def test_full_cache_must_raise_value_error(grade):
+    source = (SOLUTIONS / "exercise8_kv_cache.py").read_text()
+    no_check = source.replace("        if end > self.max_len:\n            raise ValueError(", "        if False:\n"
+                              "            raise ValueError(")
+    assert no_check != source
+    result = grade(8, no_check)
+    assert failing(result) == {"test_kvcache_full_raises_value_error"}
+    assert "raised RuntimeError, expected ValueError" in message(result, "test_kvcache_full_raises_value_error")
+    off_by_one = source.replace("        if end > self.max_len:", "        if end >= self.max_len:")
+    assert off_by_one != source
+    result = grade(8, off_by_one)
+    assert "filling a KVCache(max_len=5) exactly" in message(result, "test_kvcache_full_raises_value_error")
+
+
+def test_new_tokens_that_see_each_others_future(grade):
+    source = (SOLUTIONS / "exercise8_kv_cache.py").read_text()
+    unmasked = source.replace("        y, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T_new, dh)",
+                              "        y, _ = scaled_dot_product_attention(q, k, v)  # (B, H, T_new, dh)")
+    assert unmasked != source
+    result = grade(8, unmasked)
+    assert "test_cached_gqa_chunked[cpu-token-by-token]" not in failing(result)
+    assert "lets every token see the whole sequence" in message(result, "test_cached_gqa_without_cache[cpu]")
+    assert "see each other's future" in message(result, "test_cached_gqa_chunked[cpu-2+2+2+2+1]")
