@@ -7,10 +7,11 @@ How one case is timed (the method measured to be stable on noisy shared CPUs):
 - the student's code, the reference and (where the case has one) torch's fused attention are timed
   in turn, in a random order each round, every round on fresh inputs, after warm-up calls;
 - on the CPU the clock is the CPU time of this thread (`time.thread_time`) with one intra-op
-  thread, which other processes on the machine barely disturb; wall time is kept too, so code that
-  waits (sleeps, threads, subprocesses) is caught and judged by the wall clock instead;
+  thread, which other processes on the machine barely disturb. The process's CPU time, the wall
+  time and how often the thread waited are kept too, so that the judge can charge work handed to
+  other threads (process CPU time) and waiting (wall time) to the code that does it;
 - on CUDA, CUDA events around the calls, with the device synchronised before and after;
-- about 20 rounds, more while the per-round ratios spread wide, all within a time budget.
+- 20 rounds, more while the median ratio is close to a tier boundary, within a time budget.
 
 The cases (what is timed, at which size) are defined here too, as data both sides read: the judge
 builds the same inputs from the same seed to check the student's output against the reference.
@@ -23,7 +24,7 @@ import random
 import sys
 import time
 import types
-from dataclasses import dataclass
+from typing import NamedTuple  # not dataclasses: this module is imported on every run, and they cost 1 ms each
 
 import torch
 
@@ -61,8 +62,7 @@ def _shape(shape):
     return f"({', '.join(map(str, shape))}{',' * (len(shape) == 1)})"
 
 
-@dataclass(frozen=True)
-class Randn:
+class Randn(NamedTuple):
     """A float32 tensor of standard normal values (times `scale`)."""
 
     shape: tuple
@@ -75,8 +75,7 @@ class Randn:
         return _shape(self.shape)
 
 
-@dataclass(frozen=True)
-class CausalScores:
+class CausalScores(NamedTuple):
     """Random scores (..., L, L) with -inf above the diagonal, as a causal mask leaves them."""
 
     shape: tuple
@@ -89,8 +88,7 @@ class CausalScores:
         return f"causal scores {_shape(self.shape)}"
 
 
-@dataclass(frozen=True)
-class CausalMask:
+class CausalMask(NamedTuple):
     """The (L, L) bool causal mask."""
 
     L: int
@@ -102,8 +100,7 @@ class CausalMask:
         return f"causal mask {_shape((self.L, self.L))}"
 
 
-@dataclass(frozen=True)
-class Lengths:
+class Lengths(NamedTuple):
     """(B,) int64 sequence lengths between 1 and L, for padding masks."""
 
     B: int
@@ -116,8 +113,7 @@ class Lengths:
         return f"lengths {_shape((self.B,))}"
 
 
-@dataclass(frozen=True)
-class Case:
+class Case(NamedTuple):
     """One call timed: `target` (a function, or a module class built with `init`) on `args`."""
 
     target: str
@@ -131,8 +127,7 @@ class Case:
         return f"{made} on {', '.join(map(str, self.args))}"
 
 
-@dataclass(frozen=True)
-class Decode:
+class Decode(NamedTuple):
     """Generation with a KV cache: decode steps timed at several cached lengths."""
 
     init: tuple  # (d_model, n_heads, n_kv_heads)
@@ -152,8 +147,7 @@ class Decode:
         return self.lengths[-1] + MAX_ROUNDS + 8
 
 
-@dataclass(frozen=True)
-class Sizes:
+class Sizes(NamedTuple):
     """The shapes of one device's cases."""
 
     tokens: tuple  # (B, L, d_model): exercise 1's projections
@@ -353,12 +347,14 @@ def settled(student, reference, bounds):
 class Rounds:
     """The timings of one case, per clock and implementation, and when to stop taking them:
     after TARGET_ROUNDS once the median ratio is clearly inside a tier (`bounds` are the tier
-    boundaries), at MAX_ROUNDS, or once `budget` seconds of this process's CPU time are spent
-    (but never before MIN_ROUNDS)."""
+    boundaries), at MAX_ROUNDS, or once `budget` seconds are spent (CPU time of this process on
+    the CPU, so that a busy machine does not cut the rounds short; wall time on CUDA), but never
+    before MIN_ROUNDS."""
 
-    def __init__(self, names, budget, bounds):
+    def __init__(self, names, budget, bounds, device):
         self.clocks = {clock: {name: [] for name in names} for clock in CLOCKS}
-        self.budget, self.bounds, self.started = budget, bounds, _process_time()
+        self.now = _process_time if device == "cpu" else _perf_counter  # a GPU's time is not CPU time
+        self.budget, self.bounds, self.started = budget, bounds, self.now()
 
     def add(self, name, readings, calls=1):
         for clock, reading in zip(CLOCKS, readings):
@@ -366,14 +362,15 @@ class Rounds:
 
     def done(self, student, reference):
         rounds = len(student)
-        if rounds >= MAX_ROUNDS or (rounds >= MIN_ROUNDS and _process_time() - self.started > self.budget):
+        if rounds >= MAX_ROUNDS or (rounds >= MIN_ROUNDS and self.now() - self.started > self.budget):
             return True
         return rounds >= TARGET_ROUNDS and settled(student, reference, self.bounds)
 
 
-def time_case(fns, make_args_for, device, seed, budget, bounds):
-    """Time every implementation in `fns` (name -> callable; "student" and "reference" among
-    them) in turn, in a random order each round; make_args_for(round) gives the round's inputs.
+def time_case(fns, make_args_for, device, seed, budget, bounds, watch=("student", "reference")):
+    """Time every implementation in `fns` (name -> callable) in turn, in a random order each
+    round; make_args_for(round) gives the round's inputs, and the ratio of the two `watch`ed
+    implementations' times decides when to stop (see Rounds).
 
     Returns {clock: {name: [seconds per call, one per round]} for each of CLOCKS, "calls": n}:
     each timing repeats the call n times (each on its own copy of the inputs), so that it lasts
@@ -386,9 +383,9 @@ def time_case(fns, make_args_for, device, seed, budget, bounds):
             warm[name] = _clock(device, fn, _fresh([make_args_for(-1)]))[0]
     calls = max(1, min(math.ceil(MIN_TIMING[device] / max(min(warm.values()), 1e-7)),
                        int(budget / MIN_ROUNDS / max(sum(warm.values()), 1e-7)), 100))
-    rounds = Rounds(fns, budget, bounds)
-    while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
-        args = make_args_for(len(rounds.clocks["time"]["student"]))
+    rounds = Rounds(fns, budget, bounds, device)
+    while not rounds.done(*(rounds.clocks["time"][name] for name in watch)):
+        args = make_args_for(len(rounds.clocks["time"][watch[0]]))
         names = list(fns)
         order.shuffle(names)
         for name in names:
@@ -431,7 +428,7 @@ def time_decode(case, impls, state, device, seed, budget, bounds):
         prefill = Randn((case.batch, length - len(caches["reference"]), d_model)).make(gen, device)
         for name in impls:  # grow every cache to `length` tokens, untimed
             modules[name](prefill.clone(), caches[name])
-        rounds = Rounds(impls, budget * length / sum(case.lengths), bounds)  # the long steps: most rounds
+        rounds = Rounds(impls, budget * length / sum(case.lengths), bounds, device)  # long steps: most rounds
         while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
             x = Randn((case.batch, 1, d_model)).make(gen, device)
             names = list(impls)

@@ -48,7 +48,8 @@ def run(solutions_dir, exercises=None, *, seed=0, time_limit=60.0, launcher=None
     try:
         devices = runner.resolve_devices("auto")
         exercises = list(exercises or catalog.EXERCISES)
-        options = runner.Options(submission=Path(solutions_dir), device="auto", seed=seed, time_limit=time_limit)
+        options = runner.Options(submission=Path(solutions_dir), device="auto", seed=seed,
+                                 time_limit=time_limit)
         rows = [*reference_rows(devices),
                 _solutions_row(exercises, options, launcher),
                 _stubs_row(exercises, options, launcher),
@@ -138,7 +139,8 @@ def _oracle_cases(device):
     from grader import oracle
 
     r = _Inputs(device, seed=6)
-    x, w_q, w_k, w_v, w_qkv = r.randn(2, 5, 12), r.randn(12, 6), r.randn(12, 6), r.randn(12, 4), r.randn(12, 18)
+    x, w_qkv = r.randn(2, 5, 12), r.randn(12, 18)
+    w_q, w_k, w_v = r.randn(12, 6), r.randn(12, 6), r.randn(12, 4)
     q, k, v = r.randn(2, 3, 5, 6), r.randn(2, 3, 7, 6), r.randn(2, 3, 7, 4)
     scores, mask = r.randn(2, 3, 5, 7, scale=8.0), r.bools(2, 1, 5, 7)
     mask[0, 0, 2] = False  # a query that may see no key: zeros, not NaN
@@ -228,7 +230,8 @@ def _solutions_row(exercises, options, launcher):
             problems.append(f"{result.id}: no test ran (does grader/suites have a suite for it?)")
         elif not result.passed or result.score != result.max_score:
             problems.append(f"{result.id}: {result.score:g}/{result.max_score:g}; {_first_problem(result)}")
-    detail = f"{sum(e.passed for e in verdict.exercises)} of {len(exercises)} exercises, {verdict.score:g} points"
+    passing = sum(result.passed for result in verdict.exercises)
+    detail = f"{passing} of {len(exercises)} exercises, {verdict.score:g} points"
     return _row(f"{options.submission.name}/ scores full marks", verdict.device, problems, detail)
 
 
@@ -250,7 +253,8 @@ def _stubs_row(exercises, options, launcher):
             passing = [t.name for t in result.tests if t.status == "passed"]
             problems.append(f"{result.id}: {result.score:g}/{result.max_score:g} untouched; passed "
                             + ", ".join(passing[:3]) + (" ..." if len(passing) > 3 else ""))
-    return _row(check, verdict.device, problems, f"{len(exercises)} exercises, stubs made as release makes them")
+    return _row(check, verdict.device, problems,
+                f"{len(exercises)} exercises, stubs made as release makes them")
 
 
 def _with(options, **changes):
@@ -282,11 +286,13 @@ def _mutants_row(exercises, options, launcher):
         with tempfile.TemporaryDirectory(prefix="lumen-mutants-") as folder:
             for _, exercise, source in batch:
                 (Path(folder) / exercise.file_name).write_text(source, encoding="utf-8")
-            verdict = runner.grade([e for _, e, _ in batch], _with(options, submission=Path(folder)), launcher=launcher)
+            verdict = runner.grade([e for _, e, _ in batch], _with(options, submission=Path(folder)),
+                                   launcher=launcher)
         device = verdict.device
         for (mutant_id, exercise, _), result in zip(batch, verdict.exercises):
             if result.passed:
-                problems.append(f"{mutant_id} ({exercise.id}): passed every test, {result.score:g}/{result.max_score:g}")
+                problems.append(f"{mutant_id} ({exercise.id}): passed every test, "
+                                f"{result.score:g}/{result.max_score:g}")
     ids = {mutant_id for mutant_id, _, _ in mutants}
     return _row(check, device, problems, f"{len(mutants) - len(problems)} of {len(mutants)} mutants "
                                          f"({len(ids)} misconceptions) fail their exercise")

@@ -153,9 +153,11 @@ class LumenGrade(click.Group):
 
     def resolve_command(self, ctx, args):
         if args and self.get_command(ctx, args[0]) is None and not args[0].startswith("-"):
+            commands = ", ".join(name for name in super().list_commands(ctx)
+                                 if not self.commands[name].hidden)
             raise click.UsageError(
                 f"unknown exercise or command {args[0]!r}. Exercises: {EXERCISE_NAMES} "
-                "(or just 1–8); commands: all, list, release, check", ctx)
+                f"(or just 1–8); commands: {commands}", ctx)
         return super().resolve_command(ctx, args)
 
 

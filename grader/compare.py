@@ -2,7 +2,10 @@
 
 Every value arrives from the sandbox as a real tensor or plain value (see `wire`), so these checks
 compare numbers the judge built itself. Expected values come from the float64 reference; the
-tolerance depends on the dtype the student computed in.
+tolerance depends on the dtype the student computed in. A message names what is wrong in plain
+words (which axis of a shape, the first wrong position with both values and the tolerance, where a
+NaN is and what usually makes one, a dtype or device that changed, an input changed in place) and
+summarises long tensors instead of printing them.
 """
 
 import torch
@@ -14,10 +17,13 @@ TOLERANCES = {
     torch.float16: (1e-2, 1e-2),
     torch.bfloat16: (2e-2, 2e-2),
 }
+PICTURE_SIZE = 16  # rows and columns of a picture at most (the tests' matrices are smaller)
+SHOWN_VALUES = 6  # a tensor with at most this many values is shown in full, a longer one summarised
 
 
 class Mismatch(AssertionError):
-    """A wrong answer. `message` is the one line the report shows."""
+    """A wrong answer. `message` is the one line the report shows; `details` carry what front ends
+    and the diagnosis use (the values, a `picture`, the `call` to replay)."""
 
     def __init__(self, message, **details):
         super().__init__(message)
@@ -29,14 +35,39 @@ def shape_text(shape):
     return "(" + ", ".join(str(n) for n in shape) + ")"
 
 
+def dtype_text(dtype):
+    return str(dtype).removeprefix("torch.")
+
+
 def describe(value):
     """A short description of any value, never a dump of a long tensor."""
     if isinstance(value, torch.Tensor):
-        return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {shape_text(value.shape)}"
+        return f"a {dtype_text(value.dtype)} tensor of shape {shape_text(value.shape)}"
     if isinstance(value, (tuple, list)):
         return f"a {type(value).__name__} of {len(value)} items"
     kind = getattr(value, "kind", None)  # a RemoteObject
     return f"an object of type {kind or type(value).__name__}"
+
+
+def summarise(value):
+    """A value as a message shows it: numbers and short tensors in full, a long tensor by its shape
+    and range (and how many of its values are NaN), anything else described."""
+    if isinstance(value, bool) or isinstance(value, (int, float)):
+        return repr(value)
+    if not isinstance(value, torch.Tensor):
+        return describe(value)
+    if value.numel() <= SHOWN_VALUES:
+        return f"tensor({value.detach().cpu().tolist()})"
+    text = describe(value)
+    if value.is_floating_point():
+        values = value.detach().to("cpu", torch.float64)
+        finite = values[torch.isfinite(values)]
+        if finite.numel():
+            text += f" with values from {_number(finite.min())} to {_number(finite.max())}"
+        nan = int(torch.isnan(values).sum())
+        if nan:
+            text += f", {nan} of them NaN"
+    return text
 
 
 def check_tensor(got, *, what, shape=None, dtype=None, device=None):
@@ -46,10 +77,7 @@ def check_tensor(got, *, what, shape=None, dtype=None, device=None):
     if shape is not None and tuple(got.shape) != tuple(shape):
         raise Mismatch(_shape_message(what, tuple(got.shape), tuple(shape)))
     if dtype is not None and got.dtype != dtype:
-        raise Mismatch(
-            f"{what} is {str(got.dtype).removeprefix('torch.')}, expected "
-            f"{str(dtype).removeprefix('torch.')} like its input: don't change the dtype"
-        )
+        raise Mismatch(_dtype_message(what, got.dtype, dtype))
     if device is not None and got.device.type != torch.device(device).type:
         raise Mismatch(
             f"{what} is on {got.device.type}, expected {torch.device(device).type} like its input: "
@@ -57,10 +85,19 @@ def check_tensor(got, *, what, shape=None, dtype=None, device=None):
         )
 
 
+def _dtype_message(what, got, expected):
+    text = f"{what} is {dtype_text(got)}, expected {dtype_text(expected)}"
+    if expected == torch.bool:
+        return (f"{text}: a mask says yes or no for each (query, key) pair, and ~mask needs bool: build it "
+                "with dtype=torch.bool")
+    return f"{text} like its input: don't change the dtype"
+
+
 def _shape_message(what, got, expected):
     if len(got) != len(expected):
-        return (f"{what} has shape {shape_text(got)} ({len(got)} dims), expected "
+        text = (f"{what} has shape {shape_text(got)} ({len(got)} dims), expected "
                 f"{shape_text(expected)} ({len(expected)} dims)")
+        return text + _axis_of_one(got, expected)
     wrong = [axis for axis in range(len(got)) if got[axis] != expected[axis]]
     axes = ", ".join(f"axis {axis - len(got)} is {got[axis]} not {expected[axis]}" for axis in wrong)
     hint = ""
@@ -69,68 +106,158 @@ def _shape_message(what, got, expected):
     return f"{what} has shape {shape_text(got)}, expected {shape_text(expected)} ({axes}){hint}"
 
 
-def check_close(got, expected, *, what, dtype=None, nan_hint=""):
+def _axis_of_one(got, expected):
+    """': ...' when the shapes differ by one axis of size 1, saying where; '' otherwise."""
+    longer, shorter = (expected, got) if len(expected) > len(got) else (got, expected)
+    if len(longer) != len(shorter) + 1:
+        return ""
+    for axis in range(len(longer)):
+        if longer[axis] == 1 and longer[:axis] + longer[axis + 1:] == shorter:
+            if longer is expected:
+                how = "x[:, None] or x.unsqueeze(1)" if axis == 1 else f"x.unsqueeze({axis})"
+                return f": axis {axis} of size 1 is missing ({how})"
+            return f": there is an extra axis {axis} of size 1 (x.squeeze({axis}))"
+    return ""
+
+
+def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None):
     """got matches the float64 `expected` within the tolerance of `dtype` (default: got's dtype).
 
-    Non-finite expected entries (-inf in a masked score) must match exactly.
+    Non-finite expected entries (-inf in a masked score) must match exactly. `picture` ("mask" or
+    "weights") puts the failing query-by-key slice of both in the Mismatch, for the report to draw.
     """
     check_tensor(got, what=what, shape=expected.shape)
     if got.dtype == torch.bool or expected.dtype == torch.bool:
-        return _check_equal(got, expected, what=what)
+        return _check_equal(got, expected, what=what, picture=picture)
     rtol, atol = TOLERANCES.get(dtype or got.dtype, TOLERANCES[torch.float32])
     got64 = got.detach().to("cpu", torch.float64)
     want = expected.detach().to("cpu", torch.float64)
     finite = torch.isfinite(want)
-    bad_nan = torch.isnan(got64) & ~torch.isnan(want)
-    if bad_nan.any():
-        raise Mismatch(_nan_message(what, bad_nan, nan_hint), got=got64, expected=want)
     exact_wrong = ~finite & ~((got64 == want) | (torch.isnan(got64) & torch.isnan(want)))
     close = torch.isclose(got64, want, rtol=rtol, atol=atol) | ~finite
     wrong = ~close | exact_wrong
-    if wrong.any():
-        index = _first(wrong)
-        raise Mismatch(
-            f"{what} is wrong at {list(index)}: got {_number(got64[index])}, expected "
-            f"{_number(want[index])}; {int(wrong.sum())} of {wrong.numel()} values are off "
-            f"(tolerance {atol:g} + {rtol:g}·|expected|)",
-            got=got64, expected=want,
-        )
+    if not wrong.any():
+        return None
+    index = _first(wrong)
+    details = {"got": got64, "expected": want, **_picture_details(got64, want, index, picture)}
+    bad_nan = torch.isnan(got64) & ~torch.isnan(want)
+    if bad_nan.any():
+        raise Mismatch(_nan_message(what, got64, want, bad_nan, nan_hint), **details)
+    overflow = torch.isinf(got64) & finite
+    if overflow.any():
+        raise Mismatch(_inf_message(what, got64, overflow, nan_hint), **details)
+    raise Mismatch(
+        f"{what} is wrong at {list(index)}: got {_number(got64[index])}, expected "
+        f"{_number(want[index])}; {int(wrong.sum())} of {wrong.numel()} values are off "
+        f"(tolerance {atol:g} + {rtol:g}·|expected|)",
+        **details,
+    )
 
 
-def _check_equal(got, expected, *, what):
+def _check_equal(got, expected, *, what, picture=None):
     if got.dtype != expected.dtype:
-        raise Mismatch(f"{what} is {str(got.dtype).removeprefix('torch.')}, expected "
-                       f"{str(expected.dtype).removeprefix('torch.')}")
-    wrong = got.to("cpu") != expected.to("cpu")
+        raise Mismatch(_dtype_message(what, got.dtype, expected.dtype))
+    got, expected = got.to("cpu"), expected.to("cpu")
+    wrong = got != expected
     if wrong.any():
         index = _first(wrong)
         raise Mismatch(
             f"{what} is wrong at {list(index)}: got {got[index].item()}, expected {expected[index].item()}; "
             f"{int(wrong.sum())} of {wrong.numel()} entries differ",
-            got=got.to("cpu"), expected=expected.to("cpu"),
+            got=got, expected=expected, **_picture_details(got, expected, index, picture),
         )
 
 
-def _nan_message(what, bad, hint):
-    where = _first(bad)
+def _nan_message(what, got, want, bad, hint):
     count = int(bad.sum())
-    text = f"{what} has NaN at {count} position{'s' * (count > 1)}, first at {list(where)}"
-    return f"{text}: {hint}" if hint else text
+    where = _first(bad)
+    if got.dim() < 2:
+        text = f"{what} has NaN at {count} position{_s(count)}, first at {list(where)}"
+        return f"{text}: {hint}" if hint else text
+    row = where[:-1]
+    rows = int(bad.any(dim=-1).sum())
+    whole = bool(bad[row].all())
+    text = (f"{what} has NaN in {rows} row{_s(rows)} (a row is the last axis), first in row {list(row)}"
+            f"{', all of it' if whole else f' at column {where[-1]}'}")
+    if hint:
+        return f"{text}: {hint}"
+    if whole and bool((want[row] == 0).all()):
+        return (f"{text}: is every key masked there? A row of only -inf must give zeros, not 0/0 = NaN "
+                "(shift by 0 where the max is -inf, divide by 1 where the sum is 0)")
+    return (f"{text}: NaN comes from 0/0, inf/inf or inf - inf: did e^x overflow (it is inf above about 88 "
+            "in float32; subtract the row's max first), or is a whole row -inf?")
+
+
+def _inf_message(what, got, overflow, hint):
+    count = int(overflow.sum())
+    where = _first(overflow)
+    sign = "-inf" if got[where] < 0 else "inf"
+    text = f"{what} has {sign} at {count} position{_s(count)} where a number is expected, first at {list(where)}"
+    if hint:
+        return f"{text}: {hint}"
+    if sign == "-inf":
+        return f"{text}: is something masked that may be seen (a mask the wrong way round)?"
+    return f"{text}: did a value overflow (e^x is inf above about 88 in float32)?"
 
 
 def check_unchanged(before, after, *, what):
     """The student's code left an input as it was (no in-place edits)."""
     if isinstance(after, torch.Tensor) and after.shape == before.shape:
+        after, before = after.to("cpu"), before.to("cpu")
         same = (after == before) | (torch.isnan(after) & torch.isnan(before))
         if bool(same.all()):
             return
-        where = f" (first change at {list(_first(~same))})"
+        index = _first(~same)
+        changed = int((~same).sum())
+        where = (f" ({changed} of {same.numel()} entries changed, the first at {list(index)}: "
+                 f"{_value(before[index])} became {_value(after[index])})")
     else:
-        where = ""
+        where = f" (it is now {describe(after)}, it was {describe(before)})"
     raise Mismatch(
         f"your code modified its input `{what}` in place{where}: build a new tensor instead "
         "(masked_fill, not masked_fill_; x = x / s, not x /= s)"
     )
+
+
+# -- pictures ----------------------------------------------------------------------------------------
+
+
+def _picture_details(got, expected, index, kind):
+    """{"picture": ...} for a failing mask or weight matrix, {} otherwise."""
+    if kind is None or got.dim() < 2:
+        return {}
+    rows = "queries"
+    if got.dim() >= 3 and got.shape[-2] == 1:  # a padding mask (B, 1, L): a row per sequence
+        got, expected, index, rows = got[..., 0, :], expected[..., 0, :], index[:-2] + index[-1:], "sequences"
+    where = tuple(index[:-2])
+    got, expected = got[where], expected[where]
+    if got.dim() == 1:
+        got, expected = got[None], expected[None]
+    return {"picture": {
+        "kind": kind, "slice": list(where), "rows": rows, "columns": "keys",
+        "shape": list(got.shape), "expected": _cells(expected, kind), "got": _cells(got, kind),
+    }}
+
+
+def _cells(matrix, kind):
+    """A matrix as JSON-safe rows: a mask as 1 (may attend) / 0, a weight rounded; NaN as "nan"."""
+    matrix = matrix[:PICTURE_SIZE, :PICTURE_SIZE]
+    if matrix.dtype == torch.bool:
+        return matrix.int().tolist()
+    rows = []
+    for row in matrix.tolist():
+        if kind == "mask":  # masked scores: -inf is masked, any number is kept
+            rows.append([_non_finite(x) if x != x else (0 if x == float("-inf") else 1) for x in row])
+        else:
+            rows.append([round(x, 3) if abs(x) != float("inf") and x == x else _non_finite(x) for x in row])
+    return rows
+
+
+def _non_finite(x):
+    return "nan" if x != x else ("inf" if x > 0 else "-inf")
+
+
+# -- small helpers -----------------------------------------------------------------------------------
 
 
 def _first(mask):
@@ -141,3 +268,11 @@ def _first(mask):
 def _number(x):
     value = float(x)
     return f"{value:.6g}"
+
+
+def _value(x):
+    return str(bool(x)) if x.dtype == torch.bool else _number(x)
+
+
+def _s(count):
+    return "" if count == 1 else "s"

@@ -78,7 +78,8 @@ def chapter_section(chapter, title):
 
 def _markdown(text):
     """Chapter text as Markdown: the chapter's '•' bullets become list items."""
-    return "\n".join(f"- {line[1:].strip()}" if line.startswith("•") else line for line in text.splitlines())
+    lines = text.splitlines()
+    return "\n".join(f"- {line[1:].strip()}" if line.startswith("•") else line for line in lines)
 
 
 def intro_markdown(exercise, section_text):

@@ -27,7 +27,7 @@ from grader.results import TestResult
 from grader.sandbox import DEFAULT_MEMORY_LIMIT, StudentError, Worker, WorkerCrashed, WorkerTimeout
 from grader.testkit import as64
 
-BUDGET = {"cpu": 1.0, "cuda": 2.0}  # CPU seconds of timing per exercise, shared by its cases
+BUDGET = {"cpu": 1.0, "cuda": 2.0}  # seconds of timing per exercise, shared by its cases (CPU time; on CUDA wall)
 
 _STEP = math.sqrt(3)
 TIERS = (  # (id, name, the largest ratio in the tier, what it often means)
@@ -54,6 +54,8 @@ OFFLOADS = 0.25  # CPU time of other threads per CPU second of the timing thread
                  # reference's, from which the process's CPU time judges (work handed to threads)
 WAITS = 0.5  # waits per call (voluntary context switches) beyond the reference's, from which
              # the wall clock judges
+CLOCK_NOTES = {"process-cpu": "; the CPU time of all your code's threads",
+               "wall": "; wall-clock time: your code waits"}
 
 
 def tier_for(ratio):
@@ -93,7 +95,8 @@ def points_test(tier, points):
                       message=message, earned=share * points)
 
 
-def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.0, memory_limit=DEFAULT_MEMORY_LIMIT):
+def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.0,
+            memory_limit=DEFAULT_MEMORY_LIMIT):
     """The tier of one student file: verify, then time every case, in a fresh child."""
     cases = bench.cases(exercise.id, device)
     seed = seed_for(seed, exercise)
@@ -106,8 +109,8 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
             got = worker.request({**request, "action": "verify", "case": index})["value"]
             check_close_all(got, expected(case, seed), what=f"your output on the performance case {case.label}")
         budget = BUDGET[device] / len(cases)
-        raw = [worker.request({**request, "action": "time", "case": index, "budget": budget, "bounds": BOUNDS})["value"]
-               for index in range(len(cases))]
+        timing = {**request, "action": "time", "budget": budget, "bounds": BOUNDS}
+        raw = [worker.request({**timing, "case": index})["value"] for index in range(len(cases))]
     except Mismatch as mismatch:
         return untimed(device, f"not timed: {mismatch.message}")
     except StudentError as error:
@@ -154,8 +157,8 @@ def verdict(cases, raw, device):
     summaries = [summarize(case, timing, device) for case, timing in zip(cases, raw)]
     worst = max(summaries, key=lambda summary: summary["ratio"])
     tier_id, name, hint = tier_for(worst["ratio"])
-    tier = {"id": tier_id, "name": name, "ratio": round(worst["ratio"], 3), "device": device,
-            "rounds": worst["rounds"], "spread": round(worst["spread"], 4), "clock": worst["clock"],
+    tier = {"id": tier_id, "name": name, "ratio": worst["ratio"], "device": device,
+            "rounds": worst["rounds"], "spread": worst["spread"], "clock": worst["clock"],
             "case": worst["label"], "cases": summaries}
     fused = next((summary["fused_ratio"] for summary in summaries if "fused_ratio" in summary), None)
     if fused is not None:
@@ -179,9 +182,6 @@ def _message(tier, hint):
             f"median of {tier['rounds']} rounds, ±{100 * tier['spread']:.1f}%{clock}){advice}")
 
 
-CLOCK_NOTES = {"process-cpu": "; the CPU time of all your code's threads", "wall": "; wall-clock time: your code waits"}
-
-
 def summarize(case, timing, device):
     """One case's median ratios, and how they were measured."""
     if isinstance(case, bench.Decode):
@@ -197,9 +197,9 @@ def _ratios(case, timing, device):
     key, clock = _clock_for(timing, device)
     times = timing[key]
     ratio, spread = bench.ratio_stats(times["student"], times["reference"])
-    summary = {"label": case.label, "ratio": ratio, "spread": spread, "rounds": len(times["student"]),
-               "clock": clock, "reference_ms": _ms(bench.median(times["reference"])),
-               "student_ms": _ms(bench.median(times["student"]))}
+    summary = {"label": case.label, "ratio": round(ratio, 3), "spread": round(spread, 4),
+               "rounds": len(times["student"]), "clock": clock,
+               "reference_ms": _ms(bench.median(times["reference"])), "student_ms": _ms(bench.median(times["student"]))}
     if "fused" in times:
         summary["fused_ratio"] = round(bench.ratio_stats(times["student"], times["fused"])[0], 3)
     return summary

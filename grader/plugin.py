@@ -11,7 +11,7 @@ import zlib
 import pytest
 import torch
 
-from grader import catalog
+from grader import catalog, diagnose
 from grader.compare import Mismatch
 from grader.results import TestResult
 from grader.sandbox import DEFAULT_MEMORY_LIMIT, ForbiddenCall, StudentError, WorkerCrashed, WorkerTimeout
@@ -92,7 +92,10 @@ class GradingPlugin:
     def _record(self, item, call):
         marker = item.get_closest_marker("points")
         status, message, details = _outcome(call.excinfo, self.time_limit)
-        self.results[self._exercise_of(item)].tests.append(TestResult(
+        result = self.results[self._exercise_of(item)]
+        if status == "failed" and "call" in details:
+            _diagnose(result, catalog.for_suite(os.path.basename(str(item.fspath))).number, details)
+        result.tests.append(TestResult(
             name=item.name,
             status=status,
             max_score=float(marker.args[0]) if marker else 1.0,
@@ -106,6 +109,18 @@ class GradingPlugin:
         for exercise_id, student in self.students.items():
             student.close()
             self.results[exercise_id].output = student.printed()
+
+
+def _diagnose(result, number, details):
+    """Name the misconception a failed test's call shows, if any: in the test's details, and once in
+    the exercise's diagnoses. A diagnosis never turns a wrong answer into a grader error."""
+    try:
+        found = diagnose.diagnose(number, details["call"], [d["id"] for d in result.diagnoses])
+    except Exception:  # noqa: BLE001 - no diagnosis is an honest answer, a crash is not
+        return
+    if found:
+        details["diagnosis"] = found
+        diagnose.add(result.diagnoses, found)
 
 
 def _outcome(excinfo, time_limit):

@@ -185,7 +185,8 @@ def release_files(solutions_dir, chapter_text):
             raise ReleaseError(f"{exercise.id}: {error} (its catalogue section)") from None
         notebook = notebooks.build_notebook(exercise, stub, section)
         files[f"{NOTEBOOK_FOLDER}/{exercise.stem}.ipynb"] = notebooks.notebook_text(notebook).encode("utf-8")
-    manifest = {"written by": "lumen-grade release", "files": {path: _digest(data) for path, data in files.items()}}
+    digests = {path: _digest(data) for path, data in files.items()}
+    manifest = {"written by": "lumen-grade release", "files": digests}
     files[MANIFEST] = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode("utf-8")
     return files
 

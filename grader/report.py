@@ -25,7 +25,7 @@ def render_text(report, color=False):
         mark = style("✓", fg="green") if exercise.passed else style("✗", fg="red")
         lines.append(style(f"{mark} {exercise.id}  {exercise.title}", bold=True)
                      + f"   {_points(exercise.score)}/{_points(exercise.max_score)}   {exercise.file}")
-        skipped = Counter()
+        skipped, drawn = Counter(), _drawn(exercise)
         for test in exercise.tests:
             if test.status == "skipped":
                 skipped[test.message] += 1
@@ -35,6 +35,8 @@ def render_text(report, color=False):
                          f"  {test.name}")
             if test.message:
                 lines.append(f"          {test.message}")
+            if id(test) in drawn:
+                lines.extend(f"          {line}" for line in picture_lines(test.details["picture"]))
         for reason, count in skipped.items():
             lines.append(style(f"    - {count} skipped: {reason}", fg="yellow"))
         if exercise.tier:
@@ -53,6 +55,46 @@ def render_text(report, color=False):
     lines.append(style(f"Total: {_points(report.score)}/{_points(report.max_score)} — "
                        f"{passed} of {len(report.exercises)} exercise(s) passed", bold=True))
     return "\n".join(lines) + "\n"
+
+
+def _drawn(exercise):
+    """The failed tests whose pictures the text shows: one per function, the first whose call was
+    diagnosed (it shows the mistake), else the first."""
+    chosen = {}
+    for test in exercise.tests:
+        if "picture" in test.details:
+            target = test.details.get("call", {}).get("target")
+            if target not in chosen or ("diagnosis" in test.details and "diagnosis" not in chosen[target].details):
+                chosen[target] = test
+    return {id(test) for test in chosen.values()}
+
+
+SHADES = ((0.005, "·"), (0.25, "░"), (0.5, "▒"), (0.75, "▓"), (float("inf"), "█"))  # weight below: char
+NON_FINITE = {"nan": "N", "inf": "∞", "-inf": "∞"}
+
+
+def picture_lines(picture):
+    """A failing mask or weight matrix drawn beside the expected one, a character per entry: rows
+    are queries (or sequences), columns keys; a mask is █ (may attend) or ·, a weight is shaded from
+    █ (near 1) to · (0); N marks a NaN."""
+    def cell(value):
+        if isinstance(value, str):
+            return NON_FINITE.get(value, "?")
+        if picture["kind"] == "mask":
+            return "█" if value else "·"
+        return next(char for limit, char in SHADES if value < limit)
+
+    grids = [["".join(cell(value) for value in row) for row in picture[side]] for side in ("expected", "got")]
+    width = max(len("expected"), len(grids[0][0]) if grids[0] else 0)
+    where = f" [{', '.join(map(str, picture['slice']))}]" if picture["slice"] else ""
+    legend = "█ may attend, · masked" if picture["kind"] == "mask" else "█▓▒░ weight 1 to 0, · zero"
+    lines = [f"{picture['rows']} × {picture['columns']}{where} ({legend}, N NaN):",
+             f"{'expected'.ljust(width)}   yours"]
+    lines += [f"{want.ljust(width)}   {got}" for want, got in zip(*grids)]
+    rows, columns = picture["shape"]
+    if rows > len(grids[0]) or columns > len(grids[0][0]):
+        lines.append(f"(the first {len(grids[0])} × {len(grids[0][0])} of {rows} × {columns})")
+    return lines
 
 
 def render_json(report):

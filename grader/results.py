@@ -29,7 +29,7 @@ class TestResult:
         return 0.0 if self.status == "skipped" else self.max_score
 
     def to_dict(self):
-        return {
+        data = {
             "name": self.name,
             "status": self.status,
             "score": self.score,
@@ -37,6 +37,10 @@ class TestResult:
             "visibility": self.visibility,
             "message": self.message,
         }
+        # the misconception this test showed, and the small matrices of a failing mask or weight
+        # matrix (rows = queries, columns = keys), for front ends to draw
+        data.update({key: self.details[key] for key in ("diagnosis", "picture") if key in self.details})
+        return data
 
 
 @dataclass

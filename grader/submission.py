@@ -77,14 +77,15 @@ def read_notebook(path):
         text = path.read_text(encoding="utf-8")
         json.loads(text)
     except json.JSONDecodeError as error:
-        raise SubmissionError(f"{path.name} is not a readable notebook: its JSON is broken at line "
-                              f"{error.lineno}, column {error.colno} ({error.msg}); reopen and save it "
-                              "in Jupyter or Colab, or download it again", path, "read the notebook") from None
+        message = (f"{path.name} is not a readable notebook: its JSON is broken at line {error.lineno}, "
+                   f"column {error.colno} ({error.msg}); reopen and save it in Jupyter or Colab, or "
+                   "download it again")
+        raise SubmissionError(message, path, "read the notebook") from None
     except (OSError, UnicodeDecodeError) as error:
         raise SubmissionError(f"cannot read {path}: {error}", path, "read the notebook") from None
     import nbformat  # a third of a second to import: only when there is a notebook to read
 
-    try:
+    try:  # the structure is validated: every cell has its type and its source as one string
         return nbformat.reads(text, as_version=4, capture_validation_error={})
     except Exception as error:  # nbformat raises many types for JSON that is not a notebook
         raise SubmissionError(f"{path.name} is JSON but not a Jupyter notebook ({type(error).__name__}: "
@@ -98,13 +99,14 @@ def notebook_code(path, exercise=None):
     notebook whose metadata says it belongs to another exercise is refused too."""
     path = Path(path)
     notebook = read_notebook(path)
-    owner = notebook.metadata.get("lumen", {}).get("exercise")
+    lumen = notebook.metadata.get("lumen")  # written by `lumen-grade release`
+    owner = lumen.get("exercise") if isinstance(lumen, dict) else None
     if exercise is not None and owner not in (None, exercise.id):
         raise SubmissionError(f"{path.name} is the notebook of {owner}, not {exercise.id}",
                               path, "read the notebook")
     parts, code_cells = [], 0
     for number, cell in enumerate(notebook.cells, start=1):
-        if cell.get("cell_type") != "code":
+        if cell.cell_type != "code":
             continue
         code_cells += 1
         code = python_source(cell.source)
@@ -140,7 +142,8 @@ def python_source(source):
     kept = []
     for line in lines:
         stripped = line.lstrip()
-        ipython_only = (stripped.startswith(("!", "%")) and not stripped.startswith("!=")) or _ASSIGNED_MAGIC.match(line)
+        ipython_only = stripped.startswith(("!", "%")) and not stripped.startswith("!=")
+        ipython_only = ipython_only or _ASSIGNED_MAGIC.match(line)
         if ipython_only and not _inside_statement(kept):
             indent = line[:len(line) - len(stripped)]
             line = f"{indent}pass" if indent else ""

@@ -1,13 +1,22 @@
-"""Helpers the hidden suites share: seeded inputs, and the reference's float64 answers.
+"""Helpers the hidden suites share: seeded inputs, the reference's float64 answers, checks that
+record what they called.
 
 A suite test reads like the check it makes: make inputs, ask the student, ask the reference in
 float64, compare with `grader.compare`. Inputs are drawn on the CPU from the test's generator and
 then moved, so every device sees the same numbers.
+
+Every failed check carries the call that produced the wrong value (`Mismatch.details["call"]`), so
+that `grader.diagnose` can replay it on mutants of the reference: for a function its name, args,
+kwargs and the student's value; for an object (a module, a KV cache) also how it was made (`Made`:
+constructor args and the state dict loaded into it) and every earlier call on it and on the objects
+passed to it (`history`), so that a KV-cache sequence can be redone step by step.
 """
+
+from dataclasses import dataclass, field
 
 import torch
 
-from grader.compare import Mismatch, check_close, describe
+from grader.compare import Mismatch, check_close, check_tensor, describe, shape_text
 
 
 def randn(rng, *shape, dtype=torch.float32, device="cpu", scale=1.0):
@@ -30,6 +39,68 @@ def as64(value):
     return value
 
 
+def call_text(name, args, kwargs):
+    """How a call reads in a message: MultiHeadAttention(12, 3, bias=False)."""
+    shown = [repr(a) if isinstance(a, (int, float, str, bool)) else describe(a) for a in args]
+    shown += [f"{key}={value!r}" for key, value in kwargs.items()]
+    return f"{name}({', '.join(shown)})"
+
+
+# -- checking a value ---------------------------------------------------------------------------
+
+
+def check_result(got, expected, *, what, call=None, like=None, dtype=None, device=None, labels=None,
+                 order=None, nan_hint="", picture=None):
+    """got against the float64 `expected`: a tensor, or a tuple of them (`labels` name the items,
+    `order` is the order to check their values in). Shapes and types first, then values.
+
+    `like`: a tensor whose dtype and device a float result must keep (or give `dtype`, `device`);
+    a bool `expected` (a mask) must come back bool, on `device`. `picture` ("mask"/"weights", or a
+    dict item index -> kind) lets the report draw a failing matrix. A Mismatch carries `call`.
+    """
+    try:
+        pairs = _items(got, expected, what, labels)
+        dtype = like.dtype if like is not None else dtype
+        device = like.device.type if like is not None else device
+        for item, want, item_what in pairs:
+            float_dtype = None if want.dtype == torch.bool else dtype
+            check_tensor(item, what=item_what, shape=want.shape,
+                         dtype=torch.bool if want.dtype == torch.bool else float_dtype, device=device)
+        for index in order if order is not None else range(len(pairs)):
+            item, want, item_what = pairs[index]
+            kind = picture.get(index) if isinstance(picture, dict) else picture
+            check_close(item, want, what=item_what, nan_hint=nan_hint, picture=kind)
+    except Mismatch as mismatch:
+        if call is not None:
+            mismatch.details["call"] = call
+        raise
+    return got
+
+
+def _items(got, expected, what, labels):
+    """[(got item, expected item, what it is called)] for a tensor or a tuple of tensors."""
+    if not isinstance(expected, tuple):
+        return [(got, expected, what)]
+    labels = labels or [f"item {i}" for i in range(len(expected))]
+    if not isinstance(got, (tuple, list)) or len(got) != len(expected):
+        raise Mismatch(f"{what} returned {describe(got)}, expected a tuple of {len(expected)} tensors "
+                       f"({', '.join(labels)})")
+    return [(item, want, f"{label} from {what}") for item, want, label in zip(got, expected, labels)]
+
+
+def check_call(student, name, *args, ref, what=None, kwargs=None, **options):
+    """Call the student's `name(*args, **kwargs)` and check it against `ref` run in float64.
+
+    `options` are check_result's (like, labels, picture, ...). A failure carries the call, for
+    the diagnosis. Returns the student's value.
+    """
+    kwargs = kwargs or {}
+    got = student.run(name, *args, **kwargs)["value"]
+    expected = ref(*as64(args), **as64(kwargs))
+    call = {"target": name, "args": args, "kwargs": kwargs, "got": got}
+    return check_result(got, expected, what=what or call_text(name, args, kwargs), call=call, **options)
+
+
 def reference_grads(fn, args, wrt, upstream):
     """Gradients of fn(*args) w.r.t. args[i] for i in wrt, in float64, for the given upstream."""
     args = list(as64(args))
@@ -43,7 +114,7 @@ def reference_grads(fn, args, wrt, upstream):
     return list(torch.autograd.grad(loss, [args[i] for i in wrt]))
 
 
-def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None):
+def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_hint=""):
     """The student's gradients of `name` w.r.t. args[wrt] match the reference's, in the input dtype."""
     expected_out = ref_fn(*as64(args))
     outputs = expected_out if isinstance(expected_out, tuple) else (expected_out,)
@@ -51,38 +122,181 @@ def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None):
                 if out.is_floating_point() else None for out in outputs]
     _, grads, _ = student.backward(name, *args, wrt=wrt, upstream=upstream)
     expected = reference_grads(ref_fn, args, wrt, upstream)
-    names = names or [f"argument {i}" for i in wrt]
-    for got, want, arg_name in zip(grads, expected, names):
+    check_gradients(grads, expected, names or [f"argument {i}" for i in wrt], what=what,
+                    dtype=args[wrt[0]].dtype, nan_hint=nan_hint)
+
+
+def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint=""):
+    """Each gradient the student's process sent back (None: none reached it) against the reference's."""
+    for got, want, name in zip(grads, expected, names):
         if got is None:
-            raise AssertionError(f"{what}: no gradient reached `{arg_name}`; is it used, and not detached?")
-        check_close(got, want, what=f"the gradient of {what} w.r.t. {arg_name}", dtype=args[wrt[0]].dtype)
+            raise Mismatch(f"{what}: no gradient reached `{name}`; is it used, and not detached?")
+        check_close(got, want, what=f"the gradient of {what} w.r.t. {name}", dtype=dtype, nan_hint=nan_hint)
 
 
-def check_call(student, name, *args, ref, what=None, dtype=None, output=None, **kwargs):
-    """Call the student's `name(*args, **kwargs)` and check it against `ref` run in float64.
-
-    `output` picks one item of a tuple result (e.g. 1 for attention weights). A failure carries
-    the call (name, args, kwargs, the student's value) so diagnoses can replay it. Returns the
-    student's value.
-    """
-    got = student.run(name, *args, **kwargs)["value"]
-    expected = ref(*as64(args), **as64(kwargs))
-    what = what or f"{name}(...)"
-    pairs = _outputs(got, expected, output, what)
-    try:
-        for got_item, expected_item, item_what in pairs:
-            check_close(got_item, expected_item, what=item_what, dtype=dtype)
-    except Mismatch as mismatch:
-        mismatch.details["call"] = {"target": name, "args": args, "kwargs": kwargs, "got": got}
-        raise
-    return got
+# -- objects in the student's process, recorded so that a mutant can redo what they did ---------------
 
 
-def _outputs(got, expected, output, what):
-    """(got, expected, description) for each output to compare."""
-    if not isinstance(expected, tuple):
-        return [(got, expected, what)]
-    if not isinstance(got, (tuple, list)) or len(got) != len(expected):
-        raise Mismatch(f"{what} returned {describe(got)}, expected a tuple of {len(expected)} tensors")
-    indices = range(len(expected)) if output is None else [output]
-    return [(got[i], expected[i], f"{what}[{i}]") for i in indices]
+@dataclass(eq=False)
+class Made:
+    """How an object in the student's process was made: `target(*args, **kwargs)`, then `state`
+    (float64) loaded into it. A mutant of the reference makes its own from this."""
+
+    target: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    state: dict = None
+
+
+class Tracked:
+    """A student's object (a module, a KV cache) that logs every call on it, in one log shared with
+    the tracked objects passed to it, so that any call can be replayed with all that came before."""
+
+    def __init__(self, remote, made):
+        self.remote, self.made = remote, made
+        self.log = []  # (Made, method, args, kwargs, the student's value), in call order
+
+    def run(self, method, *args, **options):
+        """The student's reply to method(*args, **kwargs); options as Student.run's."""
+        kwargs = {key: options.pop(key) for key in list(options) if key not in _RUN_OPTIONS}
+        self._share_log(list(args) + list(kwargs.values()))
+        reply = self.remote.student.run(self.remote, *_remote(args), method=method, **_remote(kwargs), **options)
+        self.log.append((self.made, method, _made(args), _made(kwargs), reply["value"]))
+        return reply
+
+    def backward(self, *args, wrt, upstream):
+        """module(*args) with gradients for args[wrt], as Student.backward: (value, grads, param grads)."""
+        upstream = upstream if isinstance(upstream, (tuple, list)) else [upstream]
+        reply = self.run("__call__", *args, grad={"wrt": list(wrt), "upstream": list(upstream)})
+        return reply["value"], reply["grads"], reply["param_grads"]
+
+    def last_call(self):
+        """The newest call, as the diagnosis replays it."""
+        made, method, args, kwargs, got = self.log[-1]
+        return {"target": made.target, "object": made, "method": method, "args": args, "kwargs": kwargs,
+                "got": got, "history": self.log[:-1]}
+
+    def _share_log(self, values):
+        for value in values:
+            if isinstance(value, Tracked) and value.log is not self.log:
+                self.log.extend(value.log)  # the two were independent until now: any order will do
+                value.log = self.log
+
+    def __call__(self, *args, **kwargs):
+        return self.run("__call__", *args, **kwargs)["value"]
+
+    def __len__(self):
+        return self.run("__len__")["value"]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self.run(name, *args, **kwargs)["value"]
+
+
+_RUN_OPTIONS = {"grad", "return_args", "no_grad"}
+
+
+def _remote(value):
+    if isinstance(value, Tracked):
+        return value.remote
+    if isinstance(value, (list, tuple)):
+        return type(value)(_remote(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _remote(item) for key, item in value.items()}
+    return value
+
+
+def _made(value):
+    if isinstance(value, Tracked):
+        return value.made
+    if isinstance(value, (list, tuple)):
+        return type(value)(_made(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _made(item) for key, item in value.items()}
+    return value
+
+
+def make(student, target, *args, **kwargs):
+    """The student's `target(*args, **kwargs)` (a KV cache), tracked."""
+    return Tracked(student.run(target, *args, **kwargs)["value"], Made(target, args, kwargs))
+
+
+# -- modules ------------------------------------------------------------------------------------
+
+
+def reference_module(rng, cls, *args, dtype=torch.float32, **kwargs):
+    """lumen_ref's `cls(*args, **kwargs)` in float64, its parameters drawn from the test's generator
+    with spread 1/√d_model (d_model = args[0]), as values `dtype` holds exactly: the student's copy
+    in `dtype` holds the very same numbers."""
+    module = cls(*args, **kwargs).double()
+    with torch.no_grad():
+        for parameter in module.parameters():
+            parameter.copy_(randn(rng, *parameter.shape, dtype=dtype, scale=args[0] ** -0.5))
+    return module
+
+
+def check_parameters(state, reference, *, what, layers, bias, exact=False, formulas=None):
+    """The student's state dict holds the reference's parameters, with their shapes, and no bias it
+    lacks; with `exact`, nothing else either. `layers` says which layers to make, `bias` how to
+    leave a bias out, `formulas` (name -> text) what a shape is made of."""
+    expected = {name: tuple(p.shape) for name, p in reference.state_dict().items()}
+    got = {name: tuple(t.shape) for name, t in state.items() if isinstance(t, torch.Tensor)}
+    missing = [name for name in expected if name not in got]
+    if missing:
+        have = ", ".join(sorted(got)) or "no parameters at all"
+        raise Mismatch(f"{what} has no parameter `{missing[0]}` (it has {have}): {layers}")
+    extra = sorted(set(got) - set(expected))
+    biases = [name for name in extra if name.endswith("bias")]
+    if biases:
+        raise Mismatch(f"{what} has a parameter `{biases[0]}` the chapter's layer doesn't have: {bias}")
+    if exact and extra:
+        raise Mismatch(f"{what}'s state_dict also holds {', '.join(extra)}: keep anything else out of the "
+                       "state dict (a causal-mask buffer: register it with persistent=False, or build it in "
+                       "forward with causal_mask(L))")
+    for name, shape in expected.items():
+        if got[name] == shape:
+            continue
+        text = f"{what}: `{name}` has shape {shape_text(got[name])}, expected {shape_text(shape)}"
+        if (formulas or {}).get(name):
+            text += f", that is {formulas[name]}"
+        if got[name] == shape[::-1]:
+            text += ": nn.Linear(in_features, out_features) stores its weight as (out, in)"
+        raise Mismatch(text)
+
+
+def load_module(student, name, reference, *args, dtype=torch.float32, device="cpu", checks, **kwargs):
+    """The student's `name(*args, **kwargs)` with the reference's parameters, in dtype on device, tracked;
+    `checks` are check_parameters' options. Returns (module, how its construction reads)."""
+    remote = student.run(name, *args, **kwargs)["value"]
+    what = call_text(name, args, kwargs)
+    check_parameters(remote.state_dict(), reference, what=what, **checks)
+    remote.to(device=device, dtype=dtype)
+    # not strict: check_parameters has seen the names and shapes, and an extra buffer (a causal mask)
+    # costs only the constructor's own test
+    remote.load_state_dict({key: value.to(device=device, dtype=dtype) for key, value in
+                            reference.state_dict().items()}, strict=False)
+    return Tracked(remote, Made(name, args, kwargs, reference.state_dict())), what
+
+
+def check_forward(module, reference, *args, what, got=None, like=None, nan_hint="", **kwargs):
+    """The tracked module's forward(*args, **kwargs) (or its value `got`, from module.backward)
+    against the reference's in float64; keeps the input's dtype and device."""
+    if got is None:
+        got = module(*args, **kwargs)
+    with torch.no_grad():
+        expected = reference(*as64(args), **as64(kwargs))
+    like = args[0] if like is None else like
+    return check_result(got, expected, what=what, call=module.last_call(), like=like, nan_hint=nan_hint)
+
+
+def check_module_gradients(module, reference, x, upstream, *, what):
+    """The tracked module's forward on x, then its gradients w.r.t. x and every parameter for the
+    upstream gradient, against the reference's: wrong values first, as they explain wrong gradients."""
+    value, grads, param_grads = module.backward(x, wrt=[0], upstream=[upstream])
+    check_forward(module, reference, x, what=what, got=value)
+    x64 = as64(x).requires_grad_(True)
+    names, parameters = zip(*reference.named_parameters())
+    expected = torch.autograd.grad((reference(x64) * as64(upstream)).sum(), [x64, *parameters])
+    check_gradients([grads[0], *(param_grads.get(name) for name in names)], expected, ("x", *names), what=what,
+                    dtype=x.dtype)

@@ -180,9 +180,13 @@ def serve(sock, session):
         try:
             frames = session.answer(request)
         except BaseException as error:  # the student's code may raise anything, SystemExit included
-            frames = wire.encode({"error": session.describe(error)})
+            try:
+                frames = wire.encode({"error": session.describe(error)})
+            except BaseException:  # an exception whose message cannot even be read
+                frames = wire.encode({"error": {"type": type(error).__name__, "message": "", "frames": []}})
         for stream in (sys.stdout, sys.stderr):
-            stream.flush()
+            with contextlib.suppress(Exception):  # the student's code may have replaced them
+                stream.flush()
         wire.send_frames(sock, frames)
 
 

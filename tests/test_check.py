@@ -54,7 +54,8 @@ def test_broken_solution_fails_check_and_is_named(tmp_path, no_misconceptions):
     failing = [line for line in result.output.splitlines() if "✗ FAIL" in line]
     assert len(failing) == 1 and failing[0].startswith("solutions/ scores full marks")
     assert "    exercise3: " in result.output and "test_scale_scores_values" in result.output
-    assert "untouched stubs score zero" in result.output and "NOT all holds: 3 passed, 1 failed" in result.output
+    assert "untouched stubs score zero" in result.output
+    assert "NOT all holds: 3 passed, 1 failed" in result.output
 
 
 def test_solution_that_leaks_into_the_stub_fails_the_stub_row(launcher, tmp_path, no_misconceptions):
@@ -89,9 +90,11 @@ def test_a_wrong_reference_fails_its_rows(monkeypatch):
 def fake_misconceptions(monkeypatch, mutants):
     module = types.ModuleType(check.MISCONCEPTIONS)
     if mutants is not None:
-        module.mutant_sources = lambda solutions_dir: [
-            (mutant_id, exercise, (solutions_dir / EX3.file_name).read_text(encoding="utf-8").replace(CORRECT, line))
-            for mutant_id, exercise, line in mutants]
+        def mutant_sources(solutions_dir):
+            solution = (solutions_dir / EX3.file_name).read_text(encoding="utf-8")
+            return [(mutant, exercise, solution.replace(CORRECT, line)) for mutant, exercise, line in mutants]
+
+        module.mutant_sources = mutant_sources
     monkeypatch.setitem(sys.modules, check.MISCONCEPTIONS, module)
 
 

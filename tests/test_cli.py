@@ -32,7 +32,8 @@ def test_unknown_exercise_is_a_usage_error_listing_the_valid_ones(name):
     result = CliRunner().invoke(main, [name])
     assert result.exit_code == 2
     assert f"unknown exercise or command {name!r}" in result.output
-    assert "exercise1, exercise2" in result.output and "all, list" in result.output
+    assert "exercise1, exercise2" in result.output
+    assert "commands: all, " in result.output and "list" in result.output
 
 
 def test_missing_folder_says_where_it_looked(tmp_path):

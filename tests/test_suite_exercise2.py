@@ -8,6 +8,7 @@ import torch
 
 import lumen_ref as ref
 from conftest import EXERCISES, ROOT, SOLUTIONS, SUBMISSIONS, failed_tests
+from test_diagnoses import graded
 
 HERE = SUBMISSIONS / "exercise2"
 FILE = "exercise2_scoring.py"
@@ -44,7 +45,7 @@ def test_napkin_numbers_are_the_chapters():
 
 
 def test_solution_scores_full_marks(grade):
-    result = grade(2, path=SOLUTIONS / FILE)
+    result = graded(grade, 2, SOLUTIONS / FILE)
     assert result.passed, [(t.name, t.message) for t in result.tests if t.status != "passed"]
     assert result.score == result.max_score
     assert 15 <= result.max_score <= 30
@@ -54,7 +55,7 @@ def test_solution_scores_full_marks(grade):
 
 
 def test_stub_scores_zero_and_says_not_implemented(grade):
-    result = grade(2, path=EXERCISES / FILE)
+    result = graded(grade, 2, EXERCISES / FILE)
     assert result.score == 0
     ran = [t for t in result.tests if t.status != "skipped"]
     assert ran and all(t.message.startswith("not implemented yet") for t in ran)
@@ -62,37 +63,38 @@ def test_stub_scores_zero_and_says_not_implemented(grade):
 
 @pytest.mark.parametrize("name", ["alt_einsum", "alt_broadcast_sum", "alt_transpose_the_product"])
 def test_correct_alternatives_score_full_marks(grade, name):
-    result = grade(2, path=HERE / f"{name}.py")
+    result = graded(grade, 2, HERE / f"{name}.py")
     assert result.passed, [(t.name, t.message) for t in result.tests if t.status != "passed"]
     assert result.score == result.max_score
 
 
-def test_keys_times_queries_is_told_to_transpose_k_not_q(grade):
-    result = grade(2, path=HERE / "wrong_keys_times_queries.py")
+def test_keys_times_queries_is_told_its_shape_is_transposed(grade):
+    result = graded(grade, 2, HERE / "wrong_keys_times_queries.py")
     # only the not-modified check passes: every score matrix is (L_k, L_q)
     assert failed_tests(result) == sorted(ALL_TESTS - {"test_inputs_not_modified"})
     for message in messages(result, "test_"):
-        assert "scores must be (L_q, L_k)" in message
-        assert "row i holds query i against every key" in message and "transpose k, not q" in message
+        assert "the right sizes in the wrong order, is a transpose missing or on the wrong axes?" in message
     [values32, _] = messages(result, "test_scores_values")
-    assert values32.startswith("attention_scores(q, k): scores must be (L_q, L_k) = (5, 7)")
+    assert values32.startswith("attention_scores(q, k) has shape (2, 3, 7, 5), expected (2, 3, 5, 7) (axis -2 is 7 "
+                               "not 5, axis -1 is 5 not 7)")
 
 
 def test_k_dot_T_fails_every_batched_input(grade):
-    result = grade(2, path=HERE / "wrong_dot_T.py")
+    result = graded(grade, 2, HERE / "wrong_dot_T.py")
     assert failed_tests(result) == sorted(ALL_TESTS - {"test_scores_napkin_example"})
     assert status(result, "test_scores_shapes[no-batch]") == "passed"  # one (L, d) matrix: .T is fine
     [batch_of_one] = messages(result, "test_scores_shapes[batch-of-one]")
-    assert "k.T reverses ALL of k's dims" in batch_of_one and "k.transpose(-2, -1)" in batch_of_one
+    assert "has shape (4, 3, 1), expected (1, 3, 4)" in batch_of_one
     # elsewhere torch itself refuses the shapes, and the student sees where
     assert all("your code raised RuntimeError" in m for m in messages(result, "test_scores_values"))
 
 
 def test_prescaled_scores_are_sent_to_exercise_3(grade):
-    result = grade(2, path=HERE / "wrong_prescaled.py")
+    result = graded(grade, 2, HERE / "wrong_prescaled.py")
     assert failed_tests(result) == sorted(ALL_TESTS - {"test_inputs_not_modified"})
-    for message in messages(result, "test_"):
-        assert "already divided by √d_k" in message and "exercise 3" in message
+    [napkin] = messages(result, "test_scores_napkin_example")
+    assert "is wrong at [0, 1]: got 2.88675, expected 5" in napkin  # 5 / √3
+    assert "Step 3 (exercise 3)" in result.diagnoses[0]["message"]
 
 
 def test_output_dtype_must_follow_the_input(grade):

@@ -2,6 +2,7 @@
 
 import pytest
 from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
+from test_diagnoses import diagnosed, graded
 
 FOLDER = SUBMISSIONS / "exercise7"
 
@@ -22,7 +23,7 @@ def message(result, name):
 
 
 def test_solution_scores_full_marks(grade):
-    result = grade(7, path=SOLUTIONS / "exercise7_gqa.py")
+    result = graded(grade, 7, SOLUTIONS / "exercise7_gqa.py")
     assert failing(result) == set()
     assert result.passed and result.score == result.max_score
     assert 15 <= result.max_score <= 30
@@ -32,7 +33,7 @@ def test_solution_scores_full_marks(grade):
 
 
 def test_stub_scores_zero(grade):
-    result = grade(7, path=EXERCISES / "exercise7_gqa.py")
+    result = graded(grade, 7, EXERCISES / "exercise7_gqa.py")
     assert result.score == 0 and not result.passed
     ran = [t for t in result.tests if t.status != "skipped"]
     assert ran and all(t.message.startswith("not implemented yet") for t in ran)
@@ -41,13 +42,13 @@ def test_stub_scores_zero(grade):
 
 @pytest.mark.parametrize("name", ["alt_expand_einsum.py", "alt_loop_over_heads.py"])
 def test_correct_alternatives_score_full_marks(grade, name):
-    result = grade(7, path=FOLDER / name)
+    result = graded(grade, 7, FOLDER / name)
     assert failing(result) == set(), [(t.name, t.message) for t in result.tests if t.status != "passed"]
     assert result.score == result.max_score
 
 
 def test_repeat_instead_of_repeat_interleave(grade):
-    result = grade(7, path=FOLDER / "wrong_repeat_not_interleave.py")
+    result = graded(grade, 7, FOLDER / "wrong_repeat_not_interleave.py")
     # MQA (one KV head) and MHA (n_rep = 1) cannot tell repeat from repeat_interleave; causality holds
     assert failing(result) == {
         "test_repeat_kv_values[cpu-float32]", "test_repeat_kv_values[cpu-float64]",
@@ -56,15 +57,16 @@ def test_repeat_instead_of_repeat_interleave(grade):
         "test_gqa_float64[cpu]", "test_gqa_explicit_mask[cpu]", "test_gqa_single_token[cpu]",
         "test_gqa_large_scores", "test_gqa_fully_masked_rows", "test_gqa_gradients[cpu]",
     }
-    hint = "repeat_interleave, not repeat: query head j should read KV head j // n_rep"
-    assert hint in message(result, "test_repeat_kv_values[cpu-float32]")
-    assert "[0, 1, 0, 1, 0, 1], expected [0, 0, 0, 1, 1, 1]" in message(result, "test_repeat_kv_values[cpu-float32]")
-    assert hint in message(result, "test_gqa_matches_reference[cpu-GQA-6q-3kv]")
-    assert hint in message(result, "test_gqa_gradients[cpu]")  # wrong values explain the wrong gradients
+    # head 1 of 6 is KV head 1 (tiled), not KV head 0 (interleaved)
+    assert message(result, "test_repeat_kv_values[cpu-float32]").startswith(
+        "repeat_kv(x, 3) with 2 KV heads is wrong at [0, 1, 0, 0]")
+    assert " is wrong at " in message(result, "test_gqa_matches_reference[cpu-GQA-6q-3kv]")
+    # wrong values explain the wrong gradients
+    assert message(result, "test_gqa_gradients[cpu]").startswith("GroupedQueryAttention(18, 6, 2)(x) is wrong at")
 
 
 def test_repeat_along_the_sequence_dim(grade):
-    result = grade(7, path=FOLDER / "wrong_repeat_sequence_dim.py")
+    result = graded(grade, 7, FOLDER / "wrong_repeat_sequence_dim.py")
     assert failing(result) == {
         "test_repeat_kv_values[cpu-float32]", "test_repeat_kv_values[cpu-float64]",
         "test_repeat_kv_group_sizes[MQA]", "test_repeat_kv_group_sizes[4kv-x2]", "test_repeat_kv_gradients[cpu]",
@@ -74,28 +76,29 @@ def test_repeat_along_the_sequence_dim(grade):
         "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]",
     }
     text = message(result, "test_repeat_kv_values[cpu-float64]")
-    assert "(2, 2, 15, 3), expected (2, 6, 5, 3)" in text and "repeat along the heads dim (dim=1)" in text
-    assert "sequence dim" in message(result, "test_repeat_kv_gradients[cpu]")
+    assert "(2, 2, 15, 3), expected (2, 6, 5, 3) (axis -3 is 2 not 6, axis -2 is 15 not 5)" in text
+    assert "has shape (2, 2, 12, 3), expected (2, 6, 4, 3)" in message(result, "test_repeat_kv_gradients[cpu]")
     # the module's own crash is reported as the student's error, with their line
     crash = next(t for t in result.tests if t.name == "test_gqa_float64[cpu]")
     assert crash.status == "error" and crash.message.startswith("your code raised RuntimeError")
 
 
 def test_forgotten_causal_mask(grade):
-    result = grade(7, path=FOLDER / "wrong_no_causal_mask.py")
+    result = graded(grade, 7, FOLDER / "wrong_no_causal_mask.py")
     # an explicit mask, or a single token, hides the mistake
     assert failing(result) == {
         "test_gqa_matches_reference[cpu-GQA-6q-2kv]", "test_gqa_matches_reference[cpu-GQA-6q-3kv]",
         "test_gqa_matches_reference[cpu-MQA-4q-1kv]", "test_gqa_matches_reference[cpu-MHA-5q-5kv]",
         "test_gqa_float64[cpu]", "test_gqa_no_peeking[cpu]", "test_gqa_large_scores", "test_gqa_gradients[cpu]",
     }
-    assert "with mask=None forward must be causal" in message(result, "test_gqa_matches_reference[cpu-MHA-5q-5kv]")
+    assert message(result, "test_gqa_matches_reference[cpu-MHA-5q-5kv]").startswith(
+        "GroupedQueryAttention(15, 5, 5)(x) with x (2, 7, 15) is wrong at [0, 0, 0]")
     peek = message(result, "test_gqa_no_peeking[cpu]")
     assert "changing tokens 5..7 changed the output of token 0" in peek and "causal_mask(L)" in peek
 
 
 def test_kv_projections_sized_like_q_proj(grade):
-    result = grade(7, path=FOLDER / "wrong_kv_proj_full_size.py")
+    result = graded(grade, 7, FOLDER / "wrong_kv_proj_full_size.py")
     # plain multi-head attention (n_kv_heads == n_heads) is all it gets right
     assert failing(result) == (
         {"test_gqa_parameters[GQA-6q-2kv]", "test_gqa_parameters[MQA-4q-1kv]",
@@ -135,3 +138,4 @@ def test_nan_for_a_fully_masked_query_is_explained(grade):
     result = grade(7, careless)
     assert failing(result) == {"test_gqa_fully_masked_rows"}
     assert "must get zeros, not NaN" in message(result, "test_gqa_fully_masked_rows")
+    assert diagnosed(result) == ["softmax-nan-on-masked-row"]

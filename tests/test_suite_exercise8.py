@@ -2,6 +2,7 @@
 
 import pytest
 from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
+from test_diagnoses import diagnosed, graded
 
 FOLDER = SUBMISSIONS / "exercise8"
 
@@ -30,7 +31,7 @@ def message(result, name):
 
 
 def test_solution_scores_full_marks(grade):
-    result = grade(8, path=SOLUTIONS / "exercise8_kv_cache.py")
+    result = graded(grade, 8, SOLUTIONS / "exercise8_kv_cache.py")
     assert failing(result) == set()
     assert result.passed and result.score == result.max_score
     assert 15 <= result.max_score <= 30
@@ -39,7 +40,7 @@ def test_solution_scores_full_marks(grade):
 
 
 def test_stub_scores_zero(grade):
-    result = grade(8, path=EXERCISES / "exercise8_kv_cache.py")
+    result = graded(grade, 8, EXERCISES / "exercise8_kv_cache.py")
     assert result.score == 0 and not result.passed
     ran = [t for t in result.tests if t.status != "skipped"]
     assert ran and all(t.message.startswith("not implemented yet") for t in ran)
@@ -48,17 +49,17 @@ def test_stub_scores_zero(grade):
 
 @pytest.mark.parametrize("name", ["alt_positions_einsum.py", "alt_query_loop.py"])
 def test_correct_alternatives_score_full_marks(grade, name):
-    result = grade(8, path=FOLDER / name)
+    result = graded(grade, 8, FOLDER / name)
     assert failing(result) == set(), [(t.name, t.message) for t in result.tests if t.status != "passed"]
     assert result.score == result.max_score
 
 
 def test_kv_cache_bytes_without_the_factor_2(grade):
-    result = grade(8, path=FOLDER / "wrong_bytes_no_factor2.py")
+    result = graded(grade, 8, FOLDER / "wrong_bytes_no_factor2.py")
     assert failed_tests(result) == sorted(BYTES)
     assert len(failing(result)) == 4
     text = message(result, "test_kv_cache_bytes_llama2_7b")
-    assert "returned 1073741824, expected 2,147,483,648" in text and "keys AND values" in text
+    assert "returned 1073741824, expected 2,147,483,648: the cache holds 2 (keys and values) × n_layers" in text
 
 
 def test_kv_cache_bytes_must_be_an_int(grade):
@@ -68,50 +69,47 @@ def test_kv_cache_bytes_must_be_an_int(grade):
     result = grade(8, as_float)
     assert failed_tests(result) == sorted(BYTES)
     assert "returned the float 2147483648.0, expected an int" in message(result, "test_kv_cache_bytes_llama2_7b")
-    no_batch = source.replace("* seq_len * batch_size *", "* seq_len *")
-    assert no_batch != source
-    result = grade(8, no_batch)
-    assert failing(result) == {"test_kv_cache_bytes_cases[batch-of-32]", "test_kv_cache_bytes_cases[fp32]"}
-    assert "multiply by batch_size" in message(result, "test_kv_cache_bytes_cases[batch-of-32]")
+    assert diagnosed(result) == []  # the right number, of the wrong type
 
 
 def test_cache_that_ignores_the_past(grade):
-    result = grade(8, path=FOLDER / "wrong_cache_ignores_past.py")
+    result = graded(grade, 8, FOLDER / "wrong_cache_ignores_past.py")
     # one call on an empty cache (or none at all) is right; every later call is wrong
     assert failing(result) == AFTER_A_CACHED_TOKEN
     text = message(result, "test_cached_gqa_chunked[cpu-3+1+5]")
-    assert "call 2 (tokens 3..3, 3 already cached) ignores the 3 cached tokens" in text
-    assert "ALL the keys and values cache.update(k, v) returns" in text
+    assert "call 2 (tokens 3..3, 3 already cached) is wrong at [0, 0, 0]" in text
+    assert "ALL the keys and values cache.update(k, v) returns" in result.diagnoses[0]["message"]
 
 
 def test_causal_mask_in_the_top_left_corner(grade):
-    result = grade(8, path=FOLDER / "wrong_mask_top_left.py")
+    result = graded(grade, 8, FOLDER / "wrong_mask_top_left.py")
     # one token at a time hides it (that code uses no mask for T_new = 1): T_new > 1 after a cache shows it
     assert failing(result) == AFTER_A_CACHED_TOKEN - {"test_cached_gqa_chunked[cpu-token-by-token]"}
     text = message(result, "test_cached_gqa_chunked[cpu-3+1+5]")
     assert "call 3 (tokens 4..8, 4 already cached)" in text
-    assert "wrong (top-left) corner" in text and "tril(diagonal=past)" in text
+    assert "wrong (top-left) corner" in result.diagnoses[0]["message"]
 
 
 def test_update_that_returns_only_the_new_tokens(grade):
-    result = grade(8, path=FOLDER / "wrong_update_returns_new.py")
+    result = graded(grade, 8, FOLDER / "wrong_update_returns_new.py")
     assert failing(result) == (
         {"test_kvcache_update_returns_everything[cpu-float32]", "test_kvcache_update_returns_everything[cpu-float64]",
          "test_kvcache_full_raises_value_error", "test_cached_gqa_input_not_modified"} | AFTER_A_CACHED_TOKEN
     )
     text = message(result, "test_kvcache_update_returns_everything[cpu-float32]")
-    assert "returned keys of shape (2, 2, 1, 3), only the 1 new token" in text
-    assert "return ALL the keys and values cached so far" in text
+    assert text == ("keys from cache.update(k, v) with 1 new token after 3 (a KVCache of float32) has shape "
+                    "(2, 2, 1, 3), expected (2, 2, 4, 3) (axis -2 is 1 not 4)")
+    assert "it must return ALL the keys and values cached so far" in result.diagnoses[0]["message"]
 
 
 def test_reset_that_keeps_the_length(grade):
-    result = grade(8, path=FOLDER / "wrong_reset_keeps_length.py")
+    result = graded(grade, 8, FOLDER / "wrong_reset_keeps_length.py")
     assert failing(result) == {"test_kvcache_reset", "test_cached_gqa_reset_between_sequences"}
     assert "after cache.reset() len(cache) is 4, expected 0" in message(result, "test_kvcache_reset")
 
 
 def test_full_cache_changed_before_raising(grade):
-    result = grade(8, path=FOLDER / "wrong_full_check_after_append.py")
+    result = graded(grade, 8, FOLDER / "wrong_full_check_after_append.py")
     assert failing(result) == {"test_kvcache_full_raises_value_error"}
     assert "len(cache) is 6, expected 3: raise the ValueError before changing anything" in message(
         result, "test_kvcache_full_raises_value_error")
@@ -138,5 +136,7 @@ def test_new_tokens_that_see_each_others_future(grade):
     assert unmasked != source
     result = grade(8, unmasked)
     assert "test_cached_gqa_chunked[cpu-token-by-token]" not in failing(result)
-    assert "lets every token see the whole sequence" in message(result, "test_cached_gqa_without_cache[cpu]")
-    assert "see each other's future" in message(result, "test_cached_gqa_chunked[cpu-2+2+2+2+1]")
+    assert " is wrong at " in message(result, "test_cached_gqa_without_cache[cpu]")
+    assert "call 1 (tokens 0..1, 0 already cached) is wrong at" in message(
+        result, "test_cached_gqa_chunked[cpu-2+2+2+2+1]")
+    assert diagnosed(result) == ["causal-mask-missing"]

@@ -1,13 +1,11 @@
 """Exercise 2 — Score every key: `attention_scores(q, k)`, the raw S = Q Kᵀ."""
 
-import math
-
 import pytest
 import torch
 
 import lumen_ref as ref
-from grader.compare import Mismatch, check_close, check_tensor, check_unchanged, shape_text
-from grader.testkit import as64, check_grads, randn
+from grader.compare import check_unchanged, dtype_text, shape_text
+from grader.testkit import check_call, check_grads, randn
 
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
@@ -18,63 +16,9 @@ NAPKIN_Q = [[1.0, 2.0, 0.0]]
 NAPKIN_K = [[0.0, 0.0, 1.0], [1.0, 2.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
 
 
-# -- checking, with the chapter's explanation of the classic mistakes --------------------------------
-
-
 def check_scores(student, q, k, *, what="attention_scores(q, k)"):
-    """The student's attention_scores(q, k) against the reference's in float64.
-
-    As `testkit.check_call` (a failure carries the call, for diagnoses), plus: the dtype and device
-    must be q's, and a wrong answer that is a classic mistake gets the chapter's explanation.
-    """
-    got = student.run("attention_scores", q, k)["value"]
-    q64, k64 = as64(q), as64(k)
-    expected = ref.attention_scores(q64, k64)
-    try:
-        check_tensor(got, what=what, dtype=q.dtype, device=q.device.type)
-        check_close(got, expected, what=what)
-    except Mismatch as mismatch:
-        mismatch.details["call"] = {"target": "attention_scores", "args": (q, k), "kwargs": {}, "got": got}
-        try:
-            explanation = explain(got, expected, q64, k64)
-        except Exception:  # noqa: BLE001 - a diagnosis must never turn a wrong answer into a grader error
-            explanation = None
-        if explanation:
-            raise Mismatch(f"{what}: {explanation}", **mismatch.details) from None
-        raise
-    return got
-
-
-def explain(got, expected, q, k):
-    """A sentence for a wrong score matrix that is a known mistake, else None."""
-    if not isinstance(got, torch.Tensor) or not got.is_floating_point():
-        return None
-    L_q, L_k = q.size(-2), k.size(-2)
-    if same(got, expected.transpose(-2, -1)):
-        return (f"scores must be (L_q, L_k) = ({L_q}, {L_k}): row i holds query i against every key; yours "
-                "has one row per key — transpose k, not q: q @ k.transpose(-2, -1)")
-    if same(got, expected / math.sqrt(q.size(-1))):
-        return (f"these are already divided by √d_k = {math.sqrt(q.size(-1)):.4g}: attention_scores is "
-                "Step 2, the raw S = Q Kᵀ; scaling is Step 3 (exercise 3)")
-    if q.dim() > 2:
-        try:
-            reversed_k = q @ k.permute(*range(k.dim() - 1, -1, -1))  # what q @ k.T computes
-        except RuntimeError:
-            reversed_k = None
-        if reversed_k is not None and same(got, reversed_k):
-            return ("k.T reverses ALL of k's dims, batch dims too; swap only the last two: "
-                    "k.transpose(-2, -1) (or k.mT)")
-        if tuple(got.shape) != tuple(expected.shape):
-            return (f"shape {shape_text(got.shape)}, expected (..., L_q, L_k) = {shape_text(expected.shape)}: "
-                    "keep the batch dims in front and swap only k's last two dims, k.transpose(-2, -1)")
-    return None
-
-
-def same(got, value):
-    """got holds value's numbers (float64 CPU), within a loose tolerance: a mistake, recognised."""
-    if tuple(got.shape) != tuple(value.shape):
-        return False
-    return torch.allclose(got.detach().to("cpu", torch.float64), value, rtol=1e-2, atol=1e-3)
+    """The student's attention_scores(q, k) against the reference's in float64, in q's dtype and device."""
+    return check_call(student, "attention_scores", q, k, ref=ref.attention_scores, what=what, like=q)
 
 
 # -- the tests ----------------------------------------------------------------------------------------
@@ -139,4 +83,4 @@ def test_half_precision(student, rng, device):
     for dtype in HALF_DTYPES:
         q = randn(rng, 2, 3, 5, 8, dtype=dtype, device=device)
         k = randn(rng, 2, 3, 7, 8, dtype=dtype, device=device)
-        check_scores(student, q, k, what=f"attention_scores(q, k) in {str(dtype).removeprefix('torch.')}")
+        check_scores(student, q, k, what=f"attention_scores(q, k) in {dtype_text(dtype)}")

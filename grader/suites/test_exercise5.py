@@ -1,14 +1,12 @@
 """Exercise 5 — Softmax and scaled dot-product attention: `softmax(x, dim=-1)` and
 `scaled_dot_product_attention(q, k, v, mask=None) -> (output, weights)`."""
 
-import math
-
 import pytest
 import torch
 
 import lumen_ref as ref
-from grader.compare import TOLERANCES, Mismatch, check_close, check_tensor, check_unchanged, describe
-from grader.testkit import as64, check_grads, randn, reference_grads
+from grader.compare import check_unchanged, dtype_text
+from grader.testkit import check_call, check_gradients, check_grads, randn, reference_grads
 
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
@@ -19,34 +17,14 @@ EMPTY_SLICE_HINT = ("is that slice entirely -inf? It must give zeros, not 0/0 = 
                     "max is -inf, and divide by 1 where the sum is 0")
 
 
-def _close(got, expected, dtype):
-    rtol, atol = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
-    got = got.detach().to("cpu", torch.float64)
-    return got.shape == expected.shape and bool(torch.isclose(got, expected, rtol=rtol, atol=atol,
-                                                              equal_nan=True).all())
-
-
 # -- softmax ---------------------------------------------------------------------------------
 
 
 def _check_softmax(student, x, dim=-1, *, what=None, nan_hint=""):
-    """The student's softmax(x, dim) against the reference; a wrong `dim` is named in the message."""
-    what = what or f"softmax(x, dim={dim})"
-    got = student.run("softmax", x, dim=dim)["value"]
-    check_tensor(got, what=what, shape=x.shape, dtype=x.dtype, device=x.device)
-    expected = ref.softmax(as64(x), dim=dim)
-    try:
-        check_close(got, expected, what=what, nan_hint=nan_hint)
-    except Mismatch as mismatch:
-        mismatch.details["call"] = {"target": "softmax", "args": (x,), "kwargs": {"dim": dim}, "got": got}
-        asked = dim - x.dim() if dim >= 0 else dim
-        for axis in range(-x.dim(), 0):
-            if axis != asked and _close(got, ref.softmax(as64(x), dim=axis), got.dtype):
-                raise Mismatch(f"{what} normalises along dim={axis} instead of dim={dim}: every slice along "
-                               "`dim` must sum to 1, so use the dim argument in the max and the sum",
-                               **mismatch.details) from None
-        raise
-    return got
+    """The student's softmax(x, dim) against the reference's, in x's dtype and device."""
+    return check_call(student, "softmax", x, kwargs={"dim": dim}, ref=ref.softmax,
+                      what=what or f"softmax(x, dim={dim})", like=x, nan_hint=nan_hint,
+                      picture="weights" if dim in (-1, x.dim() - 1) else None)
 
 
 @pytest.mark.points(2)
@@ -95,51 +73,11 @@ def test_softmax_gradients(student, rng, device):
 # -- scaled dot-product attention -------------------------------------------------------------
 
 
-def _weight_mistakes(q, k, mask):
-    """(what the student did, the weights it gives) for the chapter's usual mistakes, in float64."""
-    q, k, mask = as64(q), as64(k), as64(mask)
-    raw = q @ k.transpose(-2, -1)
-    scaled = raw / math.sqrt(q.size(-1))
-
-    def weights(scores, keep=mask, dim=-1):
-        return ref.softmax(scores if keep is None else ref.apply_mask(scores, keep), dim=dim)
-
-    yield "your weights sum to 1 over the queries, not the keys: softmax over dim=-1", weights(scaled, dim=-2)
-    yield "your scores are not scaled: divide Q Kᵀ by √d_k before the softmax (step 3)", weights(raw)
-    yield "you divided the scores by d_k: divide them by √d_k", weights(raw / q.size(-1))
-    if mask is not None:
-        yield ("your weights ignore the mask: fill the scores with -inf where the mask is False, "
-               "before the softmax"), weights(scaled, keep=None)
-        yield ("your weights go exactly where the mask is False: True means may attend, so fill -inf "
-               "where ~mask"), weights(scaled, keep=~mask)
-        yield ("you masked the weights after the softmax, so rows no longer sum to 1: fill the scores "
-               "with -inf where the mask is False, then take the softmax"), weights(scaled, keep=None) * mask
-
-
 def _check_attention(student, q, k, v, mask=None, *, what, nan_hint=""):
     """The student's (output, weights) against the reference's, weights first: they explain the output."""
     args = (q, k, v) if mask is None else (q, k, v, mask)
-    got = student.run(SDPA, *args)["value"]
-    if not isinstance(got, (tuple, list)) or len(got) != 2:
-        raise Mismatch(f"{what} returned {describe(got)}, expected a tuple (output, weights)")
-    out, weights = got
-    expected_out, expected_weights = ref.scaled_dot_product_attention(*as64(args))
-    try:
-        for value, expected, name in ((weights, expected_weights, "weight matrix"), (out, expected_out, "output")):
-            check_tensor(value, what=f"the {name} of {what}", shape=expected.shape, dtype=q.dtype,
-                         device=q.device)
-        try:
-            check_close(weights, expected_weights, what=f"the weight matrix of {what}", nan_hint=nan_hint)
-        except Mismatch as mismatch:
-            for mistake, wrong in _weight_mistakes(q, k, mask):
-                if _close(weights, wrong, weights.dtype):
-                    raise Mismatch(f"the weight matrix of {what} is wrong: {mistake}", **mismatch.details) from None
-            raise
-        check_close(out, expected_out, what=f"the output of {what}", nan_hint=nan_hint)
-    except Mismatch as mismatch:
-        mismatch.details["call"] = {"target": SDPA, "args": args, "kwargs": {}, "got": got}
-        raise
-    return got
+    return check_call(student, SDPA, *args, ref=ref.scaled_dot_product_attention, what=what, like=q,
+                      labels=("output", "weights"), order=(1, 0), nan_hint=nan_hint, picture={1: "weights"})
 
 
 @pytest.mark.points(2)
@@ -244,11 +182,8 @@ def test_gradients_with_fully_masked_row(student, rng, device):
     hint = ("query 3 has every key masked, and its gradients must be finite too: a NaN or inf made and then "
             "patched (nan_to_num, torch.where on the result, a sum clamped to a tiny number) still flows "
             "backwards; shift by 0 where the max is -inf and divide by 1 where the sum is 0")
-    for got, want, name in zip(grads, expected, ("q", "k", "v")):
-        if got is None:
-            raise AssertionError(f"scaled_dot_product_attention: no gradient reached `{name}`; is it used, "
-                                 "and not detached?")
-        check_close(got, want, what=f"the gradient w.r.t. {name} with a fully masked row", nan_hint=hint)
+    check_gradients(grads, expected, ("q", "k", "v"), what="scaled_dot_product_attention with a fully masked row",
+                    nan_hint=hint)
 
 
 @pytest.mark.points(2)
@@ -256,7 +191,7 @@ def test_half_precision(student, rng, device):
     if device != "cuda":
         pytest.skip("float16 and bfloat16 are checked on CUDA only")
     for dtype in HALF_DTYPES:
-        name = str(dtype).removeprefix("torch.")
+        name = dtype_text(dtype)
         x = randn(rng, 2, 4, 6, dtype=dtype, device=device, scale=2.0)
         _check_softmax(student, x, what=f"softmax(x) in {name}")
         q = randn(rng, 2, 2, 5, 8, dtype=dtype, device=device, scale=0.5)

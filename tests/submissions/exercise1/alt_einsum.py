@@ -1,4 +1,7 @@
-"""Exercise 1, written with einsum and explicit column slices (a correct alternative)."""
+"""Exercise 1, written with einsum and explicit column slices (a correct alternative).
+
+Diagnosis: none.
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Exercise 1, the long way round: (Wᵀ Xᵀ)ᵀ = X W, and chunk instead of split (a correct alternative)."""
+"""Exercise 1, the long way round: (Wᵀ Xᵀ)ᵀ = X W, and chunk instead of split (a correct alternative).
+
+Diagnosis: none.
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Exercise 1 with nn.Linear's weight layout in project: F.linear(x, w) is x @ w.T, not x @ w."""
+"""Exercise 1 with nn.Linear's weight layout in project: F.linear(x, w) is x @ w.T, not x @ w.
+
+Diagnosis: projection-transposed.
+"""
 
 import torch
 import torch.nn.functional as F

@@ -1,4 +1,7 @@
-"""Exercise 1 where fused_project reads the columns as [W_Q | W_V | W_K]."""
+"""Exercise 1 where fused_project reads the columns as [W_Q | W_V | W_K].
+
+Diagnosis: qkv-order-swapped.
+"""
 
 import torch
 

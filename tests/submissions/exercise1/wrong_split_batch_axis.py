@@ -1,4 +1,7 @@
-"""Exercise 1 where fused_project cuts dim=1 into three: right for x (L, d_model), wrong once batched."""
+"""Exercise 1 where fused_project cuts dim=1 into three: right for x (L, d_model), wrong once batched.
+
+Diagnosis: fused-split-wrong-axis.
+"""
 
 import torch
 

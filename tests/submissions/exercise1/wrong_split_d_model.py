@@ -1,4 +1,7 @@
-"""Exercise 1 where fused_project copies the chapter's split(D): pieces d_model wide, not 3d / 3."""
+"""Exercise 1 where fused_project copies the chapter's split(D): pieces d_model wide, not 3d / 3.
+
+Diagnosis: fused-split-d-model.
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Exercise 2 as the definition, one dot product per (query, key) pair by broadcasting (correct)."""
+"""Exercise 2 as the definition, one dot product per (query, key) pair by broadcasting (correct).
+
+Diagnosis: none.
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Exercise 2 with einsum: S[..., i, j] = sum over d of q[..., i, d] k[..., j, d] (a correct alternative)."""
+"""Exercise 2 with einsum: S[..., i, j] = sum over d of q[..., i, d] k[..., j, d] (a correct alternative).
+
+Diagnosis: none.
+"""
 
 import torch
 

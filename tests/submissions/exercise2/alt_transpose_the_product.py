@@ -1,4 +1,7 @@
-"""Exercise 2 as (K Qᵀ)ᵀ = Q Kᵀ, with mT (a correct alternative)."""
+"""Exercise 2 as (K Qᵀ)ᵀ = Q Kᵀ, with mT (a correct alternative).
+
+Diagnosis: none.
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Exercise 2 with the product the wrong way round: one row per key instead of one per query."""
+"""Exercise 2 with the product the wrong way round: one row per key instead of one per query.
+
+Diagnosis: scores-transposed.
+"""
 
 import torch
 

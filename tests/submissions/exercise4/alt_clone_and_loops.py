@@ -1,4 +1,7 @@
-"""Exercise 4 the long way: loops for the masks, clone then fill (a correct alternative)."""
+"""Exercise 4 the long way: loops for the masks, clone then fill (a correct alternative).
+
+Diagnosis: none.
+"""
 
 import torch
 

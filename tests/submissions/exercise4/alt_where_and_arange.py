@@ -1,4 +1,7 @@
-"""Exercise 4 with index comparisons and torch.where (a correct alternative)."""
+"""Exercise 4 with index comparisons and torch.where (a correct alternative).
+
+Diagnosis: none.
+"""
 
 import torch
 

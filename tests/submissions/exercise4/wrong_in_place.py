@@ -1,4 +1,7 @@
-"""Exercise 4 with masked_fill_ (trailing underscore): right values, but the caller's scores are changed."""
+"""Exercise 4 with masked_fill_ (trailing underscore): right values, but the caller's scores are changed.
+
+Diagnosis: none.
+"""
 
 import torch
 

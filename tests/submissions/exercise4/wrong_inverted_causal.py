@@ -1,4 +1,7 @@
-"""Exercise 4 with the causal mask marking what to hide (True above the diagonal), not what to see."""
+"""Exercise 4 with the causal mask marking what to hide (True above the diagonal), not what to see.
+
+Diagnosis: mask-inverted.
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Exercise 4 filling with -1e9, "a big negative number", instead of -inf."""
+"""Exercise 4 filling with -1e9, "a big negative number", instead of -inf.
+
+Diagnosis: mask-fill-finite.
+"""
 
 import torch
 

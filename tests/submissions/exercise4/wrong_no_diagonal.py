@@ -1,4 +1,7 @@
-"""Exercise 4 where "no peeking" went one step too far: token i may not see itself."""
+"""Exercise 4 where "no peeking" went one step too far: token i may not see itself.
+
+Diagnosis: mask-excludes-diagonal.
+"""
 
 import torch
 

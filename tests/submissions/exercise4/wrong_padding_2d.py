@@ -1,4 +1,7 @@
-"""Exercise 4 with a (B, L) padding mask: no query axis, so it does not broadcast over the queries."""
+"""Exercise 4 with a (B, L) padding mask: no query axis, so it does not broadcast over the queries.
+
+Diagnosis: padding-mask-missing-query-axis.
+"""
 
 import torch
 

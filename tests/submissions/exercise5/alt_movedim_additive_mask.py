@@ -1,4 +1,7 @@
-"""Exercise 5: softmax on the last axis after movedim, queries scaled before the product, an additive mask."""
+"""Exercise 5: softmax on the last axis after movedim, queries scaled before the product, an additive mask.
+
+Diagnosis: none.
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Exercise 5 with torch.where everywhere and einsum for the products."""
+"""Exercise 5 with torch.where everywhere and einsum for the products.
+
+Diagnosis: none.
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Exercise 5, masking the weights after the softmax instead of the scores before it."""
+"""Exercise 5, masking the weights after the softmax instead of the scores before it.
+
+Diagnosis: mask-after-softmax.
+"""
 
 import math
 

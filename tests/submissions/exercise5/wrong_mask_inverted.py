@@ -1,4 +1,7 @@
-"""Exercise 5, with the mask read the wrong way round (True = blocked)."""
+"""Exercise 5, with the mask read the wrong way round (True = blocked).
+
+Diagnosis: mask-inverted.
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Exercise 5, with the textbook softmax: exp / sum, no max subtracted, no guard."""
+"""Exercise 5, with the textbook softmax: exp / sum, no max subtracted, no guard.
+
+Diagnosis: softmax-unstable.
+"""
 
 import math
 

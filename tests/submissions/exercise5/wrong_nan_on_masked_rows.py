@@ -1,4 +1,7 @@
-"""Exercise 5, stable against overflow but NaN where a whole row is -inf (no guard)."""
+"""Exercise 5, stable against overflow but NaN where a whole row is -inf (no guard).
+
+Diagnosis: softmax-nan-on-masked-row.
+"""
 
 import math
 

@@ -1,5 +1,8 @@
 """Exercise 5, an additive -inf mask and a softmax that patches its NaN with nan_to_num afterwards:
-the forward pass is right, but the NaN still flows backwards through a fully masked row."""
+the forward pass is right, but the NaN still flows backwards through a fully masked row.
+
+Diagnosis: none.
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Exercise 5, forgetting step 3: the scores are never divided by sqrt(d_k)."""
+"""Exercise 5, forgetting step 3: the scores are never divided by sqrt(d_k).
+
+Diagnosis: missing-scale.
+"""
 
 import torch
 

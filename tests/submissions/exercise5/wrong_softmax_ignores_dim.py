@@ -1,4 +1,7 @@
-"""Exercise 5, with a softmax that always normalises the last dim, whatever `dim` says."""
+"""Exercise 5, with a softmax that always normalises the last dim, whatever `dim` says.
+
+Diagnosis: softmax-ignores-dim.
+"""
 
 import math
 

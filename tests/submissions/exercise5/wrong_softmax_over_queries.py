@@ -1,4 +1,7 @@
-"""Exercise 5, with softmax over the queries (dim=-2) instead of the keys."""
+"""Exercise 5, with softmax over the queries (dim=-2) instead of the keys.
+
+Diagnosis: softmax-wrong-dim.
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Exercise 6 with einsum for the reshapes and a loop over the heads in forward."""
+"""Exercise 6 with einsum for the reshapes and a loop over the heads in forward.
+
+Diagnosis: none.
+"""
 
 import math
 

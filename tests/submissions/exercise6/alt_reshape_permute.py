@@ -1,4 +1,7 @@
-"""Exercise 6 with reshape/permute/flatten and torch.chunk."""
+"""Exercise 6 with reshape/permute/flatten and torch.chunk.
+
+Diagnosis: none.
+"""
 
 import math
 

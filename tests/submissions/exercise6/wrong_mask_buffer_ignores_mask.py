@@ -1,4 +1,7 @@
-"""Exercise 6, nanoGPT style: a causal-mask buffer in the state dict, and the mask argument ignored."""
+"""Exercise 6, nanoGPT style: a causal-mask buffer in the state dict, and the mask argument ignored.
+
+Diagnosis: explicit-mask-ignored.
+"""
 
 import math
 

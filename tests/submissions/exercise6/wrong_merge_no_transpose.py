@@ -1,4 +1,7 @@
-"""Exercise 6, merge_heads reshaping (B, H, L, d_head) straight to (B, L, D)."""
+"""Exercise 6, merge_heads reshaping (B, H, L, d_head) straight to (B, L, D).
+
+Diagnosis: merge-heads-without-transpose.
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Exercise 6, forgetting the causal mask when mask is None."""
+"""Exercise 6, forgetting the causal mask when mask is None.
+
+Diagnosis: causal-mask-missing.
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Exercise 6, taking the three parts of qkv(x) in the wrong order (k, q, v)."""
+"""Exercise 6, taking the three parts of qkv(x) in the wrong order (k, q, v).
+
+Diagnosis: qkv-order-swapped.
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Exercise 6, writing attention inline and scaling by sqrt(d_model) instead of sqrt(d_head)."""
+"""Exercise 6, writing attention inline and scaling by sqrt(d_model) instead of sqrt(d_head).
+
+Diagnosis: scale-by-d-model.
+"""
 
 import math
 

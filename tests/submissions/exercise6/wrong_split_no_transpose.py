@@ -1,4 +1,7 @@
-"""Exercise 6, split_heads viewing (B, L, D) straight as (B, H, L, d_head): no transpose."""
+"""Exercise 6, split_heads viewing (B, L, D) straight as (B, H, L, d_head): no transpose.
+
+Diagnosis: split-heads-without-transpose.
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Exercise 7 — Grouped-query attention, written with expand + reshape and einsum."""
+"""Exercise 7 — Grouped-query attention, written with expand + reshape and einsum.
+
+Diagnosis: none.
+"""
 
 import math
 

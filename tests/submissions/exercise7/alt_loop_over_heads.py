@@ -1,4 +1,7 @@
-"""Exercise 7 — Grouped-query attention, one query head at a time."""
+"""Exercise 7 — Grouped-query attention, one query head at a time.
+
+Diagnosis: none.
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Exercise 8 — The KV cache, with einsum, index_copy_ and a mask built from positions."""
+"""Exercise 8 — The KV cache, with einsum, index_copy_ and a mask built from positions.
+
+Diagnosis: none.
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Exercise 8 — The KV cache: one new token at a time, with query groups instead of repeat_kv."""
+"""Exercise 8 — The KV cache: one new token at a time, with query groups instead of repeat_kv.
+
+Diagnosis: none.
+"""
 
 import math
 

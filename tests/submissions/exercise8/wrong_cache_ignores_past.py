@@ -11,6 +11,8 @@ and values to the cache, and attends to everything cached.
 The price is memory: 2 (keys AND values) numbers per layer, per KV head, per d_head, per token,
 per sequence in the batch. For Llama-2 7B (32 layers, 32 KV heads, d_head 128) in fp16, a
 4,096-token sequence needs 2 GiB of cache.
+
+Diagnosis: kv-cache-ignores-past.
 """
 
 import math

@@ -1,4 +1,7 @@
-"""Exercise 8 — The KV cache (a growing cache that checks max_len only after appending)."""
+"""Exercise 8 — The KV cache (a growing cache that checks max_len only after appending).
+
+Diagnosis: none.
+"""
 
 import math
 

@@ -1,0 +1,56 @@
+"""The performance tiers of the solutions and of the deliberately slow submissions, with the time
+the performance phase takes for each, as `lumen-grade` measures them (on the CPU).
+
+    python benchmarks/tiers.py             # solutions/ and tests/slow_submissions/
+    python benchmarks/tiers.py --runs 3    # each file several times: is its tier stable?
+"""
+
+import tempfile
+import time
+from pathlib import Path
+
+import click
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def submissions():
+    """(exercise, label, path) of every solution, then every slow submission."""
+    from grader import catalog
+
+    for exercise in catalog.EXERCISES:
+        yield exercise, "solution", ROOT / "solutions" / exercise.file_name
+    for path in sorted((ROOT / "tests" / "slow_submissions").glob("exercise*/*.py")):
+        yield catalog.find(path.parent.name), path.stem, path
+
+
+@click.command()
+@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Runs per file.")
+def main(runs):
+    """One line per file and run: tier, ratio, spread, rounds, KV cache verdicts, seconds taken."""
+    from grader.sandbox import Launcher
+
+    launcher = Launcher()
+    launcher.start()  # before the reference is imported, as lumen-grade does
+    from grader import perf
+
+    try:
+        with tempfile.TemporaryDirectory() as log_dir:
+            for exercise, label, path in submissions():
+                for _ in range(runs):
+                    started = time.perf_counter()
+                    tier = perf.measure(exercise, str(path), launcher, "cpu", log_dir)
+                    seconds = time.perf_counter() - started
+                    ratio = f"{tier['ratio']:8.2f}" if tier["ratio"] is not None else "       -"
+                    verdicts = ""
+                    if "complexity" in tier:
+                        verdicts = f"  KV cache: {tier['complexity']['verdict']}, memory: {tier['memory']['verdict']}"
+                    spread = f"±{100 * tier.get('spread', 0):4.1f}%"
+                    click.echo(f"{exercise.id}  {label:<24} {tier['id']:<9} {ratio} {spread} "
+                               f"{tier.get('rounds', 0):3d} rounds {seconds:5.1f} s{verdicts}")
+    finally:
+        launcher.close()
+
+
+if __name__ == "__main__":
+    main()

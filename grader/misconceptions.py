@@ -1,0 +1,590 @@
+"""The misconceptions students have about attention: one catalogue, the only place to extend.
+
+Each `Misconception` has a stable id, the exercises it applies to, a short teaching message that
+points at the chapter's section, and its mutants: `Reference` with one step done wrong, exactly as
+a student's code would do it. `Reference` is the answer key (`lumen_ref`) taken apart into
+overridable steps; a mutant overrides a step, and every function and module built from that step
+inherits the mistake, so one mutant gives the wrong output of `scale_scores`, `scaled_scores`,
+attention and every attention module alike. `grader.diagnose` replays a failing test's call on
+the mutants and names the one whose wrong output the student's matches.
+
+`edits` rewrite the instructor's solution into a whole student file making the mistake: that is
+the seam `lumen-grade check` uses (`mutant_sources`) to prove every mutant fails its exercise.
+"""
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+import lumen_ref as ref
+from grader import catalog
+
+SCALE = "'Why divide by √d_k?'"
+MASKING = "'Causal masking: no peeking at the future'"
+SOFTMAX = "'Step 4 — Softmax: turn scores into weights'"
+WALKTHROUGH = "'Implementation walkthrough in PyTorch'"
+GQA = "'Grouped-query and multi-query attention'"
+CACHE = "'The KV cache: a preview'"
+
+
+class Reference:
+    """lumen_ref's computations, one overridable step per method, in float64 on the CPU.
+
+    Unchanged it computes what lumen_ref computes (tests/test_diagnoses.py holds it to that). The
+    exercises' functions and modules are built from the steps, so a mutant changes one step only.
+    """
+
+    dtype = torch.float32  # the dtype the student computed in (a mistake may depend on it)
+
+    # -- the steps: override one of these -----------------------------------------------------
+
+    def weight_product(self, x, w):
+        return x @ w
+
+    def cut_fused(self, qkv, d, d_model):
+        return list(qkv.split(d, dim=-1))
+
+    def order_qkv(self, parts):
+        return parts
+
+    def attention_scores(self, q, k):
+        return ref.attention_scores(q, k)
+
+    def scale_scores(self, scores, d_k):
+        return ref.scale_scores(scores, d_k)
+
+    def causal_mask(self, L, device=None):
+        return ref.causal_mask(L)
+
+    def padding_mask(self, lengths, L):
+        return ref.padding_mask(lengths, L)
+
+    def apply_mask(self, scores, mask):
+        return ref.apply_mask(scores, mask)
+
+    def softmax(self, x, dim=-1):
+        return ref.softmax(x, dim=dim)
+
+    def attention_weights(self, scores, mask):
+        """Mask the scores, then softmax over the keys."""
+        return self.softmax(scores if mask is None else self.apply_mask(scores, mask), dim=-1)
+
+    def split_heads(self, x, n_heads):
+        return ref.split_heads(x, n_heads)
+
+    def merge_heads(self, x):
+        return ref.merge_heads(x)
+
+    def repeat_kv(self, x, n_rep):
+        return ref.repeat_kv(x, n_rep)
+
+    def head_width(self, d_head, d_model):
+        """The width whose square root a head's scores are divided by."""
+        return d_head
+
+    def forward_mask(self, mask, L):
+        """The mask a module's forward attends with."""
+        return self.causal_mask(L) if mask is None else mask
+
+    def decode_mask(self, T_new, past):
+        """New token i, at position past + i, sees keys 0 .. past + i."""
+        return torch.ones(T_new, past + T_new, dtype=torch.bool).tril(diagonal=past)
+
+    def decode_keys(self, cache, k, v):
+        """The keys and values the new tokens attend to."""
+        return cache.update(k, v)
+
+    def cache_update(self, cache, k, v):
+        return ref.KVCache.update(cache, k, v)
+
+    def cache_reset(self, cache):
+        ref.KVCache.reset(cache)
+
+    def kv_cache_bytes(self, *args, **kwargs):
+        return ref.kv_cache_bytes(*args, **kwargs)
+
+    # -- the exercises' functions and modules, built from the steps ---------------------------------
+
+    def project(self, x, w_q, w_k, w_v):
+        return tuple(self.order_qkv([self.weight_product(x, w) for w in (w_q, w_k, w_v)]))
+
+    def fused_project(self, x, w_qkv):
+        parts = self.cut_fused(x @ w_qkv, w_qkv.size(-1) // 3, x.size(-1))
+        return tuple(self.order_qkv(parts))
+
+    def scaled_scores(self, q, k):
+        return self.scale_scores(self.attention_scores(q, k), q.size(-1))
+
+    def scaled_dot_product_attention(self, q, k, v, mask=None, d_k=None):
+        scores = self.scale_scores(self.attention_scores(q, k), d_k or q.size(-1))
+        weights = self.attention_weights(scores, mask)
+        return weights @ v, weights
+
+    def multi_head_attention(self, p, n_heads, x, mask=None):
+        B, L, D = x.shape
+        parts = self.order_qkv(list(F.linear(x, p["qkv.weight"], p.get("qkv.bias")).split(D, dim=-1)))
+        q, k, v = (self.split_heads(t, n_heads) for t in parts)
+        y, _ = self.scaled_dot_product_attention(q, k, v, self.forward_mask(mask, L),
+                                                 d_k=self.head_width(D // n_heads, D))
+        return F.linear(self.merge_heads(y), p["out.weight"], p.get("out.bias"))
+
+    def grouped_query_attention(self, p, n_heads, n_kv_heads, x, mask=None):
+        q, k, v = self._gqa_projections(p, n_heads, n_kv_heads, x)
+        return self._gqa_attend(p, n_heads, n_kv_heads, q, k, v, self.forward_mask(mask, x.size(1)), x.size(-1))
+
+    def cached_attention(self, p, n_heads, n_kv_heads, x, cache=None):
+        q, k, v = self._gqa_projections(p, n_heads, n_kv_heads, x)
+        past = 0 if cache is None else len(cache)
+        if cache is not None:
+            k, v = self.decode_keys(cache, k, v)
+        return self._gqa_attend(p, n_heads, n_kv_heads, q, k, v, self.decode_mask(x.size(1), past), x.size(-1))
+
+    def _gqa_projections(self, p, n_heads, n_kv_heads, x):
+        return (self.split_heads(F.linear(x, p["q_proj.weight"]), n_heads),
+                self.split_heads(F.linear(x, p["k_proj.weight"]), n_kv_heads),
+                self.split_heads(F.linear(x, p["v_proj.weight"]), n_kv_heads))
+
+    def _gqa_attend(self, p, n_heads, n_kv_heads, q, k, v, mask, d_model):
+        n_rep = n_heads // n_kv_heads
+        y, _ = self.scaled_dot_product_attention(q, self.repeat_kv(k, n_rep), self.repeat_kv(v, n_rep), mask,
+                                                 d_k=self.head_width(d_model // n_heads, d_model))
+        return F.linear(self.merge_heads(y), p["o_proj.weight"])
+
+    def make(self, made):
+        """This reference's own copy of an object a test made in the student's process (a `Made`)."""
+        if made.target == "KVCache":
+            return _Cache(self, *made.args, **made.kwargs)
+        return _Module(self, made)
+
+
+class _Module:
+    """A module of the exercises (by its class name), as `Reference` computes it."""
+
+    def __init__(self, reference, made):
+        self.reference, self.made = reference, made
+        self.params = {name: t.detach().to("cpu", torch.float64) for name, t in made.state.items()}
+
+    def __call__(self, x, *args, **kwargs):
+        heads = self.made.args[1:3]  # (n_heads,) or (n_heads, n_kv_heads)
+        forward = {"MultiHeadAttention": self.reference.multi_head_attention,
+                   "GroupedQueryAttention": self.reference.grouped_query_attention,
+                   "CachedGroupedQueryAttention": self.reference.cached_attention}[self.made.target]
+        if self.made.target == "MultiHeadAttention":
+            heads = heads[:1]
+        return forward(self.params, *heads, x, *args, **kwargs)
+
+
+class _Cache(ref.KVCache):
+    """lumen_ref's KV cache in float64, its update and reset the reference's steps."""
+
+    def __init__(self, reference, batch_size, n_kv_heads, d_head, max_len, dtype=None, device=None):
+        super().__init__(batch_size, n_kv_heads, d_head, max_len, dtype=torch.float64)
+        self.reference = reference
+
+    def update(self, k, v):
+        return self.reference.cache_update(self, k, v)
+
+    def reset(self):
+        self.reference.cache_reset(self)
+
+
+# -- the catalogue ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """A mistake students make, the wrong output it causes, and what to reread.
+
+    `mutants`: one or more ways of writing the mistake, each a dict of `Reference` steps overridden.
+    `includes`: ids whose wrong outputs this mistake also produces (a softmax without the max
+    subtraction also gives NaN on a fully masked row): when both are found, only this one is named.
+    `edits`: per exercise number, (old, new) replacements that turn the solution into this mistake.
+    """
+
+    id: str
+    exercises: tuple
+    message: str
+    mutants: tuple
+    edits: dict = field(default_factory=dict)
+    includes: tuple = ()
+
+    def mutant_classes(self):
+        """The mutants, as subclasses of Reference."""
+        return [type(f"Mutant_{self.id.replace('-', '_')}", (Reference,), steps) for steps in self.mutants]
+
+
+def _fill(value):
+    """apply_mask filling masked scores with `value` (a number, or a function of the dtype)."""
+    def apply_mask(self, scores, mask):
+        return scores.masked_fill(~mask, value(self.dtype) if callable(value) else value)
+    return {"apply_mask": apply_mask}
+
+
+def _order(order):
+    return {"order_qkv": lambda self, parts: [parts[i] for i in order] if len(parts) == 3 else parts}
+
+
+def _softmax_no_guard(shift):
+    """softmax that divides e^(x - shift) by its sum: NaN (0/0, or -inf - -inf) on an all -inf slice."""
+    def softmax(self, x, dim=-1):
+        e = torch.exp(x - x.amax(dim=dim, keepdim=True) if shift else x)
+        return e / e.sum(dim=dim, keepdim=True)
+    return {"softmax": softmax}
+
+
+SOLUTION_SDPA_SCORES = "    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # steps 2 + 3: (..., L_q, L_k)\n"
+SOLUTION_SDPA_MASK = "        scores = scores.masked_fill(~mask, float(\"-inf\"))  # -inf where NOT allowed"
+SOLUTION_CAUSAL = "    return torch.tril(torch.ones(L, L, dtype=torch.bool, device=device))  # (L, L)\n    # END"
+SOLUTION_APPLY = "    return scores.masked_fill(~mask, float(\"-inf\"))  # (..., L_q, L_k)\n"
+SOLUTION_PADDING = "    real = positions < lengths[:, None]  # (B, L): True where j < lengths[b]\n"
+SOLUTION_MHA_MASK = ("        if mask is None:\n            mask = causal_mask(L, x.device)  # (L, L) broadcasts over "
+                     "(B, H)\n        y, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, L, d_head)\n")
+SOLUTION_DECODE = "        mask = mask.tril(diagonal=past)  # (T_new, past + T_new)\n"
+SOLUTION_UPDATE_RETURN = "        return self.k[:, :, :end], self.v[:, :, :end]  # views, (B, Hkv, T, dh)\n"
+
+MISCONCEPTIONS = (
+    # -- exercise 1: projections ---------------------------------------------------------------------
+    Misconception(
+        "projection-transposed", (1,),
+        "You computed x Wᵀ (nn.Linear's (out, in) layout, as F.linear does); here W is (d_model, d_k), so "
+        "Q = X W_Q is x @ w_q: see 'Step 1 — Project: make a query, keys and values'",
+        ({"weight_product": lambda self, x, w: x @ w.transpose(-2, -1)},),
+        {1: [("    q = x @ w_q  #", "    q = x @ w_q.T  #"), ("    k = x @ w_k  #", "    k = x @ w_k.T  #"),
+             ("    v = x @ w_v  #", "    v = x @ w_v.T  #")]},
+    ),
+    Misconception(
+        "fused-split-wrong-axis", (1,),
+        "You cut x @ w_qkv along dim 1, which is the features only when there are no batch dims: cut the "
+        "last dim (dim=-1), where W_Q | W_K | W_V sit side by side: see " + WALKTHROUGH,
+        ({"cut_fused": lambda self, qkv, d, d_model: list(qkv.chunk(3, dim=1))},),
+        {1: [("    q, k, v = qkv.split(d, dim=-1)", "    q, k, v = qkv.chunk(3, dim=1)")]},
+    ),
+    Misconception(
+        "fused-split-d-model", (1,),
+        "You cut x @ w_qkv into pieces d_model wide, as the chapter's multi-head layer does; here each of "
+        "W_Q, W_K, W_V has d = w_qkv.size(-1) // 3 columns: see " + WALKTHROUGH,
+        ({"cut_fused": lambda self, qkv, d, d_model: list(qkv.split(d_model, dim=-1))},),
+        {1: [("    q, k, v = qkv.split(d, dim=-1)  # three (..., L, d)\n    return q, k, v",
+              "    return qkv.split(x.size(-1), dim=-1)")]},
+    ),
+    Misconception(
+        "qkv-order-swapped", (1, 6),
+        "Your q, k and v come out in the wrong order: the weights are [W_Q | W_K | W_V] side by side, so the "
+        "first third of the columns makes q, the second k and the last v: see " + WALKTHROUGH,
+        tuple(_order(order) for order in ((0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))),
+        {1: [("    q, k, v = qkv.split(d, dim=-1)", "    q, v, k = qkv.split(d, dim=-1)")],
+         6: [("        q, k, v = self.qkv(x).split(D, dim=-1)", "        k, q, v = self.qkv(x).split(D, dim=-1)")]},
+    ),
+    # -- exercises 2 and 3: scores and their scale ------------------------------------------------------
+    Misconception(
+        "scores-transposed", (2, 3, 5),
+        "You computed K Qᵀ: row i of the scores is query i against every key, S = Q Kᵀ of shape (L_q, L_k); "
+        "transpose k, not q: see 'Step 2 — Score every key'",
+        ({"attention_scores": lambda self, q, k: k @ q.transpose(-2, -1)},),
+        {2: [("    return q @ k.transpose(-2, -1)", "    return k @ q.transpose(-2, -1)")]},
+    ),
+    Misconception(
+        "scores-transpose-all-dims", (2, 3, 5),
+        "k.T reverses ALL of k's dims, the batch dims too: swap only the last two, k.transpose(-2, -1) "
+        "(or k.mT): see " + WALKTHROUGH,
+        ({"attention_scores": lambda self, q, k: q @ k.permute(*range(k.dim() - 1, -1, -1))},),
+        {2: [("    return q @ k.transpose(-2, -1)", "    return q @ k.T")]},
+    ),
+    Misconception(
+        "scores-prescaled", (2,),
+        "attention_scores is Step 2, the raw S = Q Kᵀ; yours are already divided by √d_k, which is "
+        "Step 3 (exercise 3): see 'Step 2 — Score every key'",
+        ({"attention_scores": lambda self, q, k: ref.attention_scores(q, k) / math.sqrt(q.size(-1))},),
+        {2: [("    return q @ k.transpose(-2, -1)", "    return q @ k.transpose(-2, -1) / q.size(-1) ** 0.5")]},
+    ),
+    Misconception(
+        "missing-scale", (3, 5, 6, 7, 8),
+        "Your scores are not scaled: divide Q Kᵀ by √d_k before the softmax, or wide heads make the softmax a "
+        "hard argmax: see " + SCALE,
+        ({"scale_scores": lambda self, scores, d_k: scores},),
+        {3: [("    return scores / math.sqrt(d_k)", "    return scores")],
+         5: [(SOLUTION_SDPA_SCORES, "    scores = q @ k.transpose(-2, -1)\n")]},
+    ),
+    Misconception(
+        "scale-by-dk", (3, 5, 6, 7, 8),
+        "You divided by d_k, not √d_k: see " + SCALE,
+        ({"scale_scores": lambda self, scores, d_k: scores / d_k},),
+        {3: [("    return scores / math.sqrt(d_k)", "    return scores / d_k")],
+         5: [(SOLUTION_SDPA_SCORES, "    scores = q @ k.transpose(-2, -1) / d_k\n")]},
+    ),
+    Misconception(
+        "scale-multiplied", (3, 5),
+        "You multiplied the scores by √d_k instead of dividing: the scale must bring their spread down to "
+        "about 1: see " + SCALE,
+        ({"scale_scores": lambda self, scores, d_k: scores * math.sqrt(d_k)},),
+        {3: [("    return scores / math.sqrt(d_k)", "    return scores * math.sqrt(d_k)")]},
+    ),
+    Misconception(
+        "scale-by-d-model", (6, 7, 8),
+        "You divided the scores by √d_model, not √d_head: each head works in d_head = d_model / n_heads "
+        "dimensions, so its scores are scaled by √d_head: see 'Splitting the model width into heads'",
+        ({"head_width": lambda self, d_head, d_model: d_model},),
+        {6: [("        y, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, L, d_head)\n",
+              "        y, _ = scaled_dot_product_attention(q * math.sqrt(self.d_head / D), k, v, mask)\n")]},
+    ),
+    # -- exercise 4: masks ------------------------------------------------------------------------------
+    Misconception(
+        "mask-inverted", (4, 5),
+        "Your mask is the wrong way round: True means 'may attend' (the future and the padding are False), "
+        "and -inf goes where the mask is False, masked_fill(~mask, -inf): see " + MASKING,
+        ({"causal_mask": lambda self, L, device=None: ~ref.causal_mask(L),
+          "padding_mask": lambda self, lengths, L: ~ref.padding_mask(lengths, L)},
+         {"apply_mask": lambda self, scores, mask: scores.masked_fill(mask, float("-inf"))}),
+        {4: [(SOLUTION_CAUSAL, SOLUTION_CAUSAL.replace("torch.tril(", "~torch.tril("))],
+         5: [(SOLUTION_SDPA_MASK, SOLUTION_SDPA_MASK.replace("(~mask", "(mask"))]},
+    ),
+    Misconception(
+        "mask-excludes-diagonal", (4,),
+        "Your causal mask leaves out the diagonal: token i may always read itself (torch.tril with "
+        "diagonal=0), which also keeps a finite score in every row: see " + MASKING,
+        ({"causal_mask": lambda self, L, device=None: ref.causal_mask(L).tril(diagonal=-1)},),
+        {4: [(SOLUTION_CAUSAL, SOLUTION_CAUSAL.replace("device=device))", "device=device), diagonal=-1)"))]},
+    ),
+    Misconception(
+        "mask-upper-triangle", (4,),
+        "Your causal mask is the upper triangle: row i is query i, and it may see keys 0..i, on and below "
+        "the diagonal (torch.tril), not on and above it (torch.triu): see " + MASKING,
+        ({"causal_mask": lambda self, L, device=None: ref.causal_mask(L).T.contiguous()},),
+        {4: [(SOLUTION_CAUSAL, SOLUTION_CAUSAL.replace("torch.tril(", "torch.triu("))]},
+    ),
+    Misconception(
+        "causal-mask-missing", (4, 6, 7, 8),
+        "Your attention is not causal: token i reads the tokens after it; a causal mask is True only for "
+        "keys j <= i (torch.tril), and with mask=None a module attends with causal_mask(L): see " + MASKING,
+        ({"causal_mask": lambda self, L, device=None: torch.ones(L, L, dtype=torch.bool),
+          "decode_mask": lambda self, T_new, past: torch.ones(T_new, past + T_new, dtype=torch.bool)},),
+        {4: [(SOLUTION_CAUSAL, "    return torch.ones(L, L, dtype=torch.bool, device=device)\n    # END")],
+         6: [(SOLUTION_MHA_MASK, "        y, _ = scaled_dot_product_attention(q, k, v, mask)\n")]},
+    ),
+    Misconception(
+        "mask-ignored", (4, 5),
+        "The mask you were given changes nothing: every score where it is False must become -inf before the "
+        "softmax: see " + MASKING,
+        ({"apply_mask": lambda self, scores, mask: scores.expand(torch.broadcast_shapes(scores.shape, mask.shape))},),
+        {4: [(SOLUTION_APPLY, "    return scores.clone()\n")]},
+    ),
+    Misconception(
+        "mask-fill-zero", (4, 5),
+        "You set masked scores to 0 (or multiplied by the mask): e^0 = 1, so a masked key still gets weight; "
+        "masked scores must be -inf, since e^-inf = 0: see " + MASKING,
+        (_fill(0.0),),
+        {4: [(SOLUTION_APPLY, "    return scores * mask\n")]},
+    ),
+    Misconception(
+        "mask-fill-finite", (4, 5),
+        "You filled masked scores with a large finite number instead of -inf: a row whose every key is masked "
+        "then softmaxes to equal weights over keys it must not see (and -1e9 does not even fit in float16); "
+        "fill with float('-inf'): see " + MASKING,
+        tuple(_fill(value) for value in (-1e4, -1e5, -1e6, -1e8, -1e9, -1e10, -1e12, -1e20, -1e30,
+                                         lambda dtype: torch.finfo(dtype).min)),
+        {4: [(SOLUTION_APPLY, SOLUTION_APPLY.replace('float("-inf")', "-1e9"))]},
+    ),
+    Misconception(
+        "padding-mask-missing-query-axis", (4,),
+        "Your padding mask is (B, L): add the query axis, mask[:, None, :], so that it is (B, 1, L) and "
+        "broadcasts over every query of the scores (B, L_q, L): see " + MASKING,
+        ({"padding_mask": lambda self, lengths, L: ref.padding_mask(lengths, L)[:, 0, :]},),
+        {4: [("    return real[:, None, :]", "    return real")]},
+    ),
+    Misconception(
+        "padding-mask-masks-queries", (4,),
+        "Your padding mask is (B, L, 1), which masks queries; padding is about keys: the mask is (B, 1, L), the "
+        "same real keys for every query of sequence b: see " + MASKING,
+        ({"padding_mask": lambda self, lengths, L: ref.padding_mask(lengths, L).transpose(-2, -1)},),
+        {4: [("    return real[:, None, :]", "    return real[:, :, None]")]},
+    ),
+    Misconception(
+        "padding-off-by-one", (4,),
+        "Key j is real when j < lengths[b], not j <= lengths[b]: a length of 3 means keys 0, 1 and 2: see "
+        + MASKING,
+        ({"padding_mask": lambda self, lengths, L: ref.padding_mask(lengths + 1, L)},),
+        {4: [(SOLUTION_PADDING, SOLUTION_PADDING.replace("positions < lengths", "positions <= lengths"))]},
+    ),
+    # -- exercise 5: softmax and attention ---------------------------------------------------------------
+    Misconception(
+        "mask-after-softmax", (5,),
+        "You masked the weights after the softmax, so the rows no longer sum to 1: set the masked scores to "
+        "-inf before the softmax: see " + MASKING,
+        ({"attention_weights": lambda self, scores, mask: self.softmax(scores, dim=-1) if mask is None
+          else self.softmax(scores, dim=-1).masked_fill(~mask, 0.0)},),
+        {5: [(SOLUTION_SDPA_MASK, "        pass  # masked after the softmax instead"),
+             ("    weights = softmax(scores, dim=-1)  #", "    weights = softmax(scores, dim=-1) if mask is None else "
+              "softmax(scores, dim=-1).masked_fill(~mask, 0.0)  #")]},
+    ),
+    Misconception(
+        "softmax-wrong-dim", (5,),
+        "Your weights sum to 1 over the queries (dim=-2): each query's row must sum to 1 over the keys, "
+        "softmax(scores, dim=-1): see " + SOFTMAX,
+        ({"attention_weights": lambda self, scores, mask: self.softmax(
+            scores if mask is None else self.apply_mask(scores, mask), dim=-2)},),
+        {5: [("    weights = softmax(scores, dim=-1)  #", "    weights = softmax(scores, dim=-2)  #")]},
+    ),
+    Misconception(
+        "softmax-ignores-dim", (5,),
+        "Your softmax always normalises the last axis: use its `dim` argument for the max and the sum: see "
+        + SOFTMAX,
+        ({"softmax": lambda self, x, dim=-1: ref.softmax(x, dim=-1)},),
+        {5: [("    x_max = x.amax(dim=dim, keepdim=True)", "    x_max = x.amax(dim=-1, keepdim=True)"),
+             ("    total = e.sum(dim=dim, keepdim=True)", "    total = e.sum(dim=-1, keepdim=True)")]},
+    ),
+    Misconception(
+        "softmax-unstable", (5,),
+        "Your softmax is not stable: e^x overflows to inf for large scores and inf / inf is NaN; subtract each "
+        "row's max before torch.exp (it cancels out), and give a row of only -inf zeros, not 0/0: see " + SOFTMAX,
+        (_softmax_no_guard(shift=False),),
+        {5: [("    e = torch.exp(x - x_max)", "    e = torch.exp(x)")]},
+        includes=("softmax-nan-on-masked-row",),
+    ),
+    Misconception(
+        "softmax-nan-on-masked-row", (5, 6, 7, 8),
+        "A row whose every key is masked comes out NaN (-inf - (-inf), then 0/0): it must give zero weights "
+        "and a zero output; shift by 0 where the max is -inf and divide by 1 where the sum is 0: see " + MASKING,
+        (_softmax_no_guard(shift=True),),
+        {5: [("    x_max = x_max.masked_fill(x_max == float(\"-inf\"), 0.0)", "    pass"),
+             ("    return e / total.masked_fill(total == 0, 1.0)", "    return e / total")],
+         7: [("        weights = weights.masked_fill(~mask, 0.0)", "        pass")]},
+    ),
+    # -- exercise 6: multi-head attention ------------------------------------------------------------
+    Misconception(
+        "split-heads-without-transpose", (6, 7, 8),
+        "You reshaped (B, L, D) straight into (B, H, L, d_head), which mixes tokens across heads: view it as "
+        "(B, L, H, d_head), then transpose(1, 2): see " + WALKTHROUGH,
+        ({"split_heads": lambda self, x, n_heads: x.reshape(x.size(0), n_heads, x.size(1), -1)},),
+        {6: [("    x = x.view(B, L, n_heads, D // n_heads)  #",
+              "    return x.reshape(B, n_heads, L, D // n_heads)  #")]},
+    ),
+    Misconception(
+        "merge-heads-without-transpose", (6, 7, 8),
+        "You reshaped (B, H, L, d_head) straight into (B, L, D), which mixes tokens across heads: transpose(1, "
+        "2) back to (B, L, H, d_head) first, then .contiguous().view(B, L, D): see " + WALKTHROUGH,
+        ({"merge_heads": lambda self, x: x.reshape(x.size(0), x.size(2), -1)},),
+        {6: [("    x = x.transpose(1, 2).contiguous()  #", "    x = x.contiguous()  #")]},
+    ),
+    Misconception(
+        "explicit-mask-ignored", (6, 7),
+        "Your forward attends with its own causal mask even when it is given one: use causal_mask(L) only "
+        "when mask is None, and the given mask otherwise: see " + WALKTHROUGH,
+        ({"forward_mask": lambda self, mask, L: self.causal_mask(L)},),
+        {6: [(SOLUTION_MHA_MASK, "        y, _ = scaled_dot_product_attention(q, k, v, causal_mask(L, x.device))\n")]},
+    ),
+    # -- exercise 7: grouped-query attention --------------------------------------------------------------
+    Misconception(
+        "gqa-repeat-tiles", (7, 8),
+        "You used .repeat, which tiles the KV heads [0, 1, 0, 1, …], so query head j reads KV head j mod "
+        "n_kv_heads; it must read KV head j // n_rep, [0, 0, 1, 1, …], which is repeat_interleave: see " + GQA,
+        ({"repeat_kv": lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1)},),
+        {7: [("    return x.repeat_interleave(n_rep, dim=1)  # (B, H_kv*n_rep, L, d)\n    # END",
+              "    return x.repeat(1, n_rep, 1, 1)\n    # END")]},
+    ),
+    Misconception(
+        "repeat-kv-wrong-dim", (7,),
+        "You repeated along another dim than the heads: each KV head is repeated n_rep times along dim 1, "
+        "(B, H_kv, L, d) -> (B, H_kv·n_rep, L, d): see " + GQA,
+        tuple({"repeat_kv": lambda self, x, n_rep, dim=dim: x.repeat_interleave(n_rep, dim=dim)}
+              for dim in (0, 2, 3)),
+        {7: [("    return x.repeat_interleave(n_rep, dim=1)  # (B, H_kv*n_rep, L, d)\n    # END",
+              "    return x.repeat_interleave(n_rep, dim=2)\n    # END")]},
+    ),
+    # -- exercise 8: the KV cache -------------------------------------------------------------------
+    Misconception(
+        "kv-cache-ignores-past", (8,),
+        "Your new tokens attend only to themselves: they must attend to ALL the keys and values "
+        "cache.update(k, v) returns, the cached tokens' included: see " + CACHE,
+        ({"decode_keys": lambda self, cache, k, v: (cache.update(k, v), (k, v))[1],
+          "decode_mask": lambda self, T_new, past: torch.ones(T_new, T_new, dtype=torch.bool).tril()},),
+        {8: [("            k, v = cache.update(k, v)  # (B, Hkv, past + T_new, dh)", "            cache.update(k, v)"),
+             ("        mask = torch.ones(T_new, past + T_new, dtype=torch.bool, device=x.device)",
+              "        mask = torch.ones(T_new, T_new, dtype=torch.bool, device=x.device)"),
+             (SOLUTION_DECODE, "        mask = mask.tril()\n")]},
+    ),
+    Misconception(
+        "kv-cache-not-updated", (8,),
+        "Your forward never adds the new tokens to the cache, so the next call has nothing to attend to: "
+        "k, v = cache.update(k, v) stores them and gives back every token cached so far: see " + CACHE,
+        ({"decode_keys": lambda self, cache, k, v: (k, v),
+          "decode_mask": lambda self, T_new, past: torch.ones(T_new, T_new, dtype=torch.bool).tril()},),
+        {8: [("            k, v = cache.update(k, v)  # (B, Hkv, past + T_new, dh)", "            pass")]},
+        includes=("kv-cache-ignores-past",),
+    ),
+    Misconception(
+        "kv-cache-causal-offset", (8,),
+        "The causal mask among your new tokens sits in the wrong (top-left) corner: new token i is at "
+        "position past + i and sees keys 0 .. past + i, a (T_new, past + T_new) mask tril(diagonal=past): see "
+        + CACHE,
+        ({"decode_mask": lambda self, T_new, past: torch.ones(T_new, past + T_new, dtype=torch.bool).tril()
+          if T_new > 1 else torch.ones(1, past + 1, dtype=torch.bool)},
+         {"decode_mask": lambda self, T_new, past: torch.ones(T_new, past + T_new, dtype=torch.bool).tril()}),
+        {8: [(SOLUTION_DECODE, "        mask = mask.tril()\n")]},
+    ),
+    Misconception(
+        "kv-cache-update-returns-new", (8,),
+        "cache.update(k, v) returned only the new tokens: it must return ALL the keys and values cached so "
+        "far, (B, H_kv, T, d_head) with T = len(cache), or the new tokens cannot attend to the past: see " + CACHE,
+        ({"cache_update": lambda self, cache, k, v: (ref.KVCache.update(cache, k, v), (k, v))[1]},),
+        {8: [(SOLUTION_UPDATE_RETURN, "        return k, v\n")]},
+        includes=("kv-cache-ignores-past",),
+    ),
+    Misconception(
+        "kv-cache-reset-keeps-length", (8,),
+        "cache.reset() did not forget the cached tokens: set the number of tokens cached back to 0 (the "
+        "storage may stay): see " + CACHE,
+        ({"cache_reset": lambda self, cache: None},),
+        {8: [("        self.length = 0\n        # END SOLUTION\n\n    def update",
+              "        pass\n        # END SOLUTION\n\n    def update")]},
+    ),
+    Misconception(
+        "kv-cache-bytes-missing-factor-2", (8,),
+        "The cache holds keys AND values: multiply by 2: see " + CACHE,
+        ({"kv_cache_bytes": lambda self, *args, **kwargs: ref.kv_cache_bytes(*args, **kwargs) // 2},),
+        {8: [("    return 2 * n_layers * n_kv_heads", "    return n_layers * n_kv_heads")]},
+    ),
+    Misconception(
+        "kv-cache-bytes-missing-batch", (8,),
+        "Every sequence in the batch has a cache of its own: multiply by batch_size: see " + CACHE,
+        ({"kv_cache_bytes": lambda self, *args, **kwargs: ref.kv_cache_bytes(
+            *args, **{**kwargs, "batch_size": 1})},),
+        {8: [("* seq_len * batch_size *", "* seq_len *")]},
+    ),
+    Misconception(
+        "kv-cache-bytes-counts-values", (8,),
+        "That is how many numbers the cache holds, not how many bytes: multiply by bytes_per_value: see " + CACHE,
+        ({"kv_cache_bytes": lambda self, *args, **kwargs: ref.kv_cache_bytes(
+            *args, **{**kwargs, "bytes_per_value": 1})},),
+        {8: [("* batch_size * bytes_per_value", "* batch_size")]},
+    ),
+)
+
+BY_ID = {misconception.id: misconception for misconception in MISCONCEPTIONS}
+
+
+def for_exercise(number):
+    """The misconceptions that apply to exercise `number`, in catalogue order."""
+    return [misconception for misconception in MISCONCEPTIONS if number in misconception.exercises]
+
+
+def mutant_source(misconception, number, solution):
+    """The solution's text with the misconception's edits for exercise `number`; None if an edit does
+    not find its text (the solution changed: tests/test_diagnoses.py catches that)."""
+    for old, new in misconception.edits[number]:
+        if old not in solution:
+            return None
+        solution = solution.replace(old, new, 1)
+    return solution
+
+
+def mutant_sources(solutions_dir):
+    """(misconception id, exercise, a whole student file making that mistake), for `lumen-grade check`."""
+    for misconception in MISCONCEPTIONS:
+        for number in misconception.edits:
+            exercise = catalog.find(str(number))
+            solution = (Path(solutions_dir) / exercise.file_name).read_text(encoding="utf-8")
+            source = mutant_source(misconception, number, solution)
+            yield misconception.id, exercise, solution if source is None else source
