@@ -172,12 +172,12 @@ def _nan_message(what, got, want, bad, hint):
     count = int(bad.sum())
     where = _first(bad)
     if got.dim() < 2:
-        text = f"{what} has NaN at {count} position{_s(count)}, first at {list(where)}"
+        text = f"{what} has NaN at {plural(count, 'position')}, first at {list(where)}"
         return f"{text}: {hint}" if hint else text
     row = where[:-1]
     rows = int(bad.any(dim=-1).sum())
     whole = bool(bad[row].all())
-    text = (f"{what} has NaN in {rows} row{_s(rows)} (a row is the last axis), first in row {list(row)}"
+    text = (f"{what} has NaN in {plural(rows, 'row')} (a row is the last axis), first in row {list(row)}"
             f"{', all of it' if whole else f' at column {where[-1]}'}")
     if hint:
         return f"{text}: {hint}"
@@ -192,7 +192,7 @@ def _inf_message(what, got, overflow, hint):
     count = int(overflow.sum())
     where = _first(overflow)
     sign = "-inf" if got[where] < 0 else "inf"
-    text = f"{what} has {sign} at {count} position{_s(count)} where a number is expected, first at {list(where)}"
+    text = f"{what} has {sign} at {plural(count, 'position')} where a number is expected, first at {list(where)}"
     if hint:
         return f"{text}: {hint}"
     if sign == "-inf":
@@ -274,5 +274,6 @@ def _value(x):
     return str(bool(x)) if x.dtype == torch.bool else _number(x)
 
 
-def _s(count):
-    return "" if count == 1 else "s"
+def plural(count, noun):
+    """'1 position', '2 positions'."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -137,19 +137,9 @@ class Guard:
 
     def install(self):
         """Forget the grader's and the answer key's modules, then start the watchers."""
-        self._forget_modules()
+        forget_modules()
         sys.addaudithook(self._audit)
         self._refuse_kernels()
-
-    def _forget_modules(self):
-        """Drop from sys.modules every module of the grader, the answer key and this project's
-        tests (the child's own code keeps its references), so that the student's code can only
-        reach them through an import, which the audit hook sees."""
-        roots = [root for paths, _ in self.roots for root in paths] + [os.path.join(_PROJECT, "tests")]
-        for name, module in list(sys.modules.items()):
-            file = getattr(module, "__dict__", {}).get("__file__")
-            if name.partition(".")[0] in self.modules or (isinstance(file, str) and _inside(file, roots)):
-                del sys.modules[name]
 
     def _refuse_kernels(self):
         kernels = [(rule, op, key) for rule in self.rules for op, keys in rule.kernels for key in keys]
@@ -253,6 +243,26 @@ class Guard:
         for roots, rule in self.roots:
             if _inside(path, roots):
                 self.flag(rule, f"your code {'opened' if event == 'open' else 'ran code from'} {path}")
+
+
+_forgotten = False  # whether this process (or the zygote it was forked from) ran forget_modules
+
+
+def forget_modules():
+    """Drop from sys.modules every module of the grader, the answer key and this project's tests
+    (the code running keeps its references), so that the student's code can reach them only
+    through an import, which the audit hook sees. The zygote does it once for all its children:
+    in a freshly forked child, touching every module costs tens of milliseconds of page copies."""
+    global _forgotten
+    if _forgotten:
+        return
+    names = {module for rule in RULES for module in rule.modules}
+    roots = [os.path.realpath(path) for rule in RULES for path in rule.paths] + [os.path.join(_PROJECT, "tests")]
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__dict__", {}).get("__file__")
+        if name.partition(".")[0] in names or (isinstance(file, str) and _inside(file, roots)):
+            del sys.modules[name]
+    _forgotten = True
 
 
 class _Mode(TorchFunctionMode):

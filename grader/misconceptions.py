@@ -227,11 +227,13 @@ def _order(order):
     return {"order_qkv": lambda self, parts: [parts[i] for i in order] if len(parts) == 3 else parts}
 
 
-def _softmax_no_guard(shift):
-    """softmax that divides e^(x - shift) by its sum: NaN (0/0, or -inf - -inf) on an all -inf slice."""
+def _softmax(shift, guard):
+    """softmax that divides e^(x - max) (or e^x: unstable) by its sum: NaN (0/0, or -inf - -inf) on an
+    all -inf slice, unless `guard` divides by 1 where the sum is 0."""
     def softmax(self, x, dim=-1):
         e = torch.exp(x - x.amax(dim=dim, keepdim=True) if shift else x)
-        return e / e.sum(dim=dim, keepdim=True)
+        total = e.sum(dim=dim, keepdim=True)
+        return e / (total.masked_fill(total == 0, 1.0) if guard else total)
     return {"softmax": softmax}
 
 
@@ -368,7 +370,7 @@ MISCONCEPTIONS = (
         "mask-ignored", (4, 5),
         "The mask you were given changes nothing: every score where it is False must become -inf before the "
         "softmax: see " + MASKING,
-        ({"apply_mask": lambda self, scores, mask: scores.expand(torch.broadcast_shapes(scores.shape, mask.shape))},),
+        ({"apply_mask": lambda self, scores, mask: torch.broadcast_tensors(scores, mask)[0].clone()},),
         {4: [(SOLUTION_APPLY, "    return scores.clone()\n")]},
     ),
     Misconception(
@@ -439,7 +441,7 @@ MISCONCEPTIONS = (
         "softmax-unstable", (5,),
         "Your softmax is not stable: e^x overflows to inf for large scores and inf / inf is NaN; subtract each "
         "row's max before torch.exp (it cancels out), and give a row of only -inf zeros, not 0/0: see " + SOFTMAX,
-        (_softmax_no_guard(shift=False),),
+        (_softmax(shift=False, guard=False), _softmax(shift=False, guard=True)),
         {5: [("    e = torch.exp(x - x_max)", "    e = torch.exp(x)")]},
         includes=("softmax-nan-on-masked-row",),
     ),
@@ -447,7 +449,7 @@ MISCONCEPTIONS = (
         "softmax-nan-on-masked-row", (5, 6, 7, 8),
         "A row whose every key is masked comes out NaN (-inf - (-inf), then 0/0): it must give zero weights "
         "and a zero output; shift by 0 where the max is -inf and divide by 1 where the sum is 0: see " + MASKING,
-        (_softmax_no_guard(shift=True),),
+        (_softmax(shift=True, guard=False),),
         {5: [("    x_max = x_max.masked_fill(x_max == float(\"-inf\"), 0.0)", "    pass"),
              ("    return e / total.masked_fill(total == 0, 1.0)", "    return e / total")],
          7: [("        weights = weights.masked_fill(~mask, 0.0)", "        pass")]},

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from grader import wire, worker
+from grader import guard, wire, worker
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes a child may allocate beyond what it holds at its start
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -180,6 +180,7 @@ def _zygote(control):
     """The zygote's loop: fork a child per request, report exit codes. Never returns."""
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
+        guard.forget_modules()  # for every child to come, while the judge goes on
         while True:
             request = control.recv(4096).decode()
             if not request:

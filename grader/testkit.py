@@ -28,14 +28,23 @@ def randint(rng, low, high, *shape, device="cpu"):
     return torch.randint(low, high, shape, generator=rng).to(device)
 
 
+def map_values(value, leaf):
+    """`value` with `leaf` applied to everything in it that is not a tuple, list or dict."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(map_values(item, leaf) for item in value)
+    if isinstance(value, dict):
+        return {key: map_values(item, leaf) for key, item in value.items()}
+    return leaf(value)
+
+
 def as64(value):
     """Float tensors (anywhere in a tuple, list or dict) as CPU float64 copies, for the oracle."""
+    return map_values(value, _cpu64)
+
+
+def _cpu64(value):
     if isinstance(value, torch.Tensor):
         return value.detach().to("cpu", torch.float64) if value.is_floating_point() else value.to("cpu")
-    if isinstance(value, (list, tuple)):
-        return type(value)(as64(item) for item in value)
-    if isinstance(value, dict):
-        return {key: as64(item) for key, item in value.items()}
     return value
 
 
@@ -160,8 +169,11 @@ class Tracked:
         """The student's reply to method(*args, **kwargs); options as Student.run's."""
         kwargs = {key: options.pop(key) for key in list(options) if key not in _RUN_OPTIONS}
         self._share_log(list(args) + list(kwargs.values()))
-        reply = self.remote.student.run(self.remote, *_remote(args), method=method, **_remote(kwargs), **options)
-        self.log.append((self.made, method, _made(args), _made(kwargs), reply["value"]))
+        remote, made = (lambda v: v.remote if isinstance(v, Tracked) else v), \
+            (lambda v: v.made if isinstance(v, Tracked) else v)
+        reply = self.remote.student.run(self.remote, *map_values(args, remote), method=method,
+                                        **map_values(kwargs, remote), **options)
+        self.log.append((self.made, method, map_values(args, made), map_values(kwargs, made), reply["value"]))
         return reply
 
     def backward(self, *args, wrt, upstream):
@@ -185,9 +197,6 @@ class Tracked:
     def __call__(self, *args, **kwargs):
         return self.run("__call__", *args, **kwargs)["value"]
 
-    def __len__(self):
-        return self.run("__len__")["value"]
-
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
@@ -195,26 +204,6 @@ class Tracked:
 
 
 _RUN_OPTIONS = {"grad", "return_args", "no_grad"}
-
-
-def _remote(value):
-    if isinstance(value, Tracked):
-        return value.remote
-    if isinstance(value, (list, tuple)):
-        return type(value)(_remote(item) for item in value)
-    if isinstance(value, dict):
-        return {key: _remote(item) for key, item in value.items()}
-    return value
-
-
-def _made(value):
-    if isinstance(value, Tracked):
-        return value.made
-    if isinstance(value, (list, tuple)):
-        return type(value)(_made(item) for item in value)
-    if isinstance(value, dict):
-        return {key: _made(item) for key, item in value.items()}
-    return value
 
 
 def make(student, target, *args, **kwargs):

@@ -285,9 +285,9 @@ def confine():
     privilege over other processes and limits), and the seccomp filter of `_seccomp_program`.
     Where no filter can be installed, a non-root child gets a process limit instead.
     Returns whether the filter is in place."""
-    if sys.platform != "linux":
+    if _LIBC is None:
         return False
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = _LIBC
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     arch = _ARCHES.get(platform.machine())
     if os.geteuid() == 0:
@@ -323,6 +323,7 @@ def _user_tasks():
     return count
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None  # loaded once, in the judge
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522

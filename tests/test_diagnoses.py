@@ -95,23 +95,24 @@ def every_call():
     cache = Made("KVCache", (2, 2, 3, 12), {})
     history = [(module, "__call__", (tokens[:, :3], cache), {}, None), (cache, "reset", (), {}, None),
                (module, "__call__", (tokens[:, :2], cache), {}, None)]
-    calls = {
-        "project": ((x, randn(6, 6), randn(6, 6), randn(6, 6)), {}),
-        "fused_project": ((x, randn(6, 12)), {}),
-        "attention_scores": ((q, k), {}),
-        "scaled_scores": ((randn(1, 3, 4), randn(1, 4, 4)), {}),  # k.T, all dims reversed, still multiplies
-        "scale_scores": ((randn(3, 4), 16), {}),
-        "causal_mask": ((5,), {}),
-        "apply_mask": ((randn(2, 5, 7), mask), {}),
-        "padding_mask": ((lengths, 5), {}),
-        "softmax": ((huge,), {"dim": 0}),
-        "scaled_dot_product_attention": ((q, k, v, mask), {}),
-        "split_heads": ((randn(2, 5, 12), 3), {}),
-        "merge_heads": ((q,), {}),
-        "repeat_kv": ((k[:, :2], 3), {}),
-        "kv_cache_bytes": ((32, 8, 128, 4096), {"batch_size": 3, "bytes_per_value": 4}),
-    }
-    for target, (args, kwargs) in calls.items():
+    calls = [
+        ("project", (x, randn(6, 6), randn(6, 6), randn(6, 6)), {}),
+        ("fused_project", (x, randn(6, 12)), {}),
+        ("attention_scores", (q, k), {}),
+        ("attention_scores", (randn(1, 3, 4), randn(1, 4, 4)), {}),  # k.T, all dims reversed, still multiplies
+        ("scale_scores", (randn(3, 4), 16), {}),
+        ("scaled_scores", (q, k), {}),
+        ("causal_mask", (5,), {}),
+        ("apply_mask", (randn(2, 5, 7), mask), {}),
+        ("padding_mask", (lengths, 5), {}),
+        ("softmax", (huge,), {"dim": 0}),
+        ("scaled_dot_product_attention", (q, k, v, mask), {}),
+        ("split_heads", (randn(2, 5, 12), 3), {}),
+        ("merge_heads", (q,), {}),
+        ("repeat_kv", (k[:, :2], 3), {}),
+        ("kv_cache_bytes", (32, 8, 128, 4096), {"batch_size": 3, "bytes_per_value": 4}),
+    ]
+    for target, args, kwargs in calls:
         yield {"target": target, "args": args, "kwargs": kwargs}
     padding = lengths[:2, None, None, None] > torch.arange(6)  # (2, 1, 1, 6): sequence 1 has no key
     for made, x_module in ((Made("MultiHeadAttention", (12, 3), {}, mha.state_dict()), randn(2, 6, 12)),
@@ -121,8 +122,9 @@ def every_call():
     for chunk in (tokens[:, 2:5], tokens[:, 5:6]):
         yield {"target": module.target, "object": module, "method": "__call__", "args": (chunk, cache),
                "kwargs": {}, "history": history}
-    yield {"target": "KVCache", "object": cache, "method": "update", "args": (k[:, :2, :2, :3], v[:, :2, :2]),
-           "kwargs": {}, "history": history}
+    alone = Made("KVCache", (2, 2, 3, 6), {})  # a cache the test fills itself
+    yield {"target": "KVCache", "object": alone, "method": "update", "args": (k[:, :2, :2, :3], v[:, :2, :2]),
+           "kwargs": {}, "history": [(alone, "update", (k[:, :2, 2:5, :3], v[:, :2, 2:5]), {}, None)]}
     yield {"target": "KVCache", "object": cache, "method": "__len__", "args": (), "kwargs": {}, "history": history}
 
 
@@ -133,7 +135,7 @@ def test_the_unmutated_reference_is_lumen_ref():
         got = diagnose.replay(misconceptions.Reference(), call, torch.float64)
         assert diagnose.matches(got, lumen_ref_replay(call), torch.float64), call["target"]
         compared += 1
-    assert compared == 22
+    assert compared == 23
 
 
 def lumen_ref_replay(call):
@@ -196,6 +198,47 @@ def test_every_misconception_can_be_written_into_the_solution(misconception):
         source = misconceptions.mutant_source(misconception, number, solution)
         assert source is not None and source != solution, f"{misconception.id}: an edit no longer applies"
         compile(source, exercise.file_name, "exec")
+
+
+class SourceFile:
+    """A mutant source's functions and classes, run in this process (they are the solution's, edited) in
+    the place of a reference: diagnose.replay then redoes a recorded call with them."""
+
+    def __init__(self, source, name):
+        self.namespace = {"__name__": name}
+        exec(compile(source, name, "exec"), self.namespace)  # noqa: S102 - the instructor's solution, edited
+
+    def make(self, made):
+        kwargs = {**made.kwargs, "dtype": torch.float64} if made.target == "KVCache" else made.kwargs
+        obj = self.namespace[made.target](*made.args, **kwargs)
+        if made.state is not None:
+            obj.double().load_state_dict(made.state)
+        return obj
+
+    def __getattr__(self, name):
+        return self.namespace[name]
+
+
+@pytest.mark.parametrize("misconception", misconceptions.MISCONCEPTIONS, ids=lambda m: m.id)
+def test_every_mutant_source_makes_that_mistake(misconception, reference_answers):
+    """The student files `lumen-grade check` grades make the catalogue's mistake: the calls of
+    every_call() they get wrong are diagnosed, all together, as this misconception and nothing else."""
+    for number in misconception.edits:
+        exercise = catalog.find(str(number))
+        solution = (SOLUTIONS / exercise.file_name).read_text(encoding="utf-8")
+        source = SourceFile(misconceptions.mutant_source(misconception, number, solution), exercise.file_name)
+        diagnoses = []
+        for call, expected in reference_answers:
+            if call["target"] not in source.namespace:
+                continue
+            try:
+                got = diagnose.replay(source, call, torch.float32)
+            except Exception:  # noqa: BLE001 - the mistake crashes on this input
+                continue
+            found = diagnose.diagnose(number, {**call, "got": got})
+            if found and not diagnose.matches(got, expected, torch.float32):
+                diagnose.add(diagnoses, found)
+        assert diagnosed_ids(diagnoses) == [misconception.id], exercise.id
 
 
 def test_mutant_sources_is_the_seam_check_expects():
@@ -295,9 +338,15 @@ def test_each_submission_gets_exactly_its_diagnosis(grade, path):
 
 
 @pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda e: e.id)
-def test_the_solutions_and_the_stubs_get_no_diagnosis(grade, exercise):
-    assert diagnosed(graded(grade, exercise.id, SOLUTIONS / exercise.file_name)) == []
-    assert diagnosed(graded(grade, exercise.id, ROOT / "exercises" / exercise.file_name)) == []
+def test_solutions_score_full_marks_and_stubs_zero_without_a_diagnosis(grade, exercise):
+    solution = graded(grade, exercise.id, SOLUTIONS / exercise.file_name)
+    assert solution.passed and solution.score == solution.max_score > 0, \
+        [(t.name, t.message) for t in solution.tests if t.status != "passed"]
+    stub = graded(grade, exercise.id, ROOT / "exercises" / exercise.file_name)
+    ran = [t for t in stub.tests if t.status != "skipped"]
+    assert stub.score == 0 and ran and all(t.message.startswith("not implemented yet") for t in ran), \
+        [t.message for t in ran if not t.message.startswith("not implemented yet")]
+    assert diagnosed(solution) == diagnosed(stub) == []
 
 
 # -- pictures ---------------------------------------------------------------------------------
@@ -416,3 +465,4 @@ def test_long_tensors_are_summarised_never_dumped():
     values[3] = float("nan")
     assert summarise(values) == "a float32 tensor of shape (1000) with values from 0 to 999, 1 of them NaN"
     assert summarise(2147483648) == "2147483648"
+

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from grader.compare import Mismatch, check_tensor, check_unchanged, dtype_text
+from grader.compare import Mismatch, check_tensor, check_unchanged, dtype_text, plural
 from grader.testkit import (call_text, check_call, check_forward, check_gradients, check_module_gradients,
                             check_parameters, load_module, randn, reference_grads, reference_module)
 
@@ -29,10 +29,6 @@ def check_repeat_kv(student, x, n_rep, *, what):
     return check_call(student, "repeat_kv", x, n_rep, ref=ref.repeat_kv, what=what, like=x)
 
 
-def _s(n):
-    return "" if n == 1 else "s"
-
-
 def reference_gqa(rng, config, dtype=torch.float32):
     """lumen_ref's GQA in float64 with the test's own weights (values `dtype` holds exactly)."""
     return reference_module(rng, ref.GroupedQueryAttention, *config, dtype=dtype)
@@ -42,7 +38,7 @@ def checks(reference):
     """What check_parameters says about the chapter's four layers, for this configuration."""
     d_model, H, H_kv, d_head = reference.o_proj.out_features, reference.n_heads, reference.n_kv_heads, reference.d_head
     kv = f"(n_kv_heads * d_head, d_model) = ({H_kv} * {d_head}, {d_model})"
-    smaller = f": W_{{}} makes only n_kv_heads = {H_kv} KV head{_s(H_kv)}, so {{}}_proj is smaller than q_proj"
+    smaller = f": W_{{}} makes only n_kv_heads = {plural(H_kv, 'KV head')}, so {{}}_proj is smaller than q_proj"
     return {
         "layers": "make four bias-free nn.Linear layers named q_proj, k_proj, v_proj and o_proj, as in the chapter",
         "bias": "make every projection nn.Linear(..., bias=False)",
@@ -75,7 +71,7 @@ def test_repeat_kv_values(student, rng, device, dtype):
 @pytest.mark.parametrize("H_kv, n_rep", [(3, 1), (1, 4), (4, 2)], ids=["n_rep=1", "MQA", "4kv-x2"])
 def test_repeat_kv_group_sizes(student, rng, H_kv, n_rep):
     x = randn(rng, 3, H_kv, 4, 6)
-    check_repeat_kv(student, x, n_rep, what=f"repeat_kv(x, {n_rep}) with {H_kv} KV head{_s(H_kv)}")
+    check_repeat_kv(student, x, n_rep, what=f"repeat_kv(x, {n_rep}) with {plural(H_kv, 'KV head')}")
 
 
 def test_repeat_kv_input_not_modified(student, rng, device):

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from grader.compare import Mismatch, check_unchanged, describe, dtype_text, summarise
+from grader.compare import Mismatch, check_unchanged, describe, dtype_text, plural, summarise
 from grader.sandbox import StudentError
 from grader.testkit import (as64, check_forward, check_module_gradients, check_result, load_module, make, randn,
                             reference_module)
@@ -27,13 +27,9 @@ CHECKS = {
 }
 
 
-def _s(n):
-    return "" if n == 1 else "s"
-
-
 def cache_len(cache):
     """len(cache) from the student's process, which must be an int."""
-    n = len(cache)
+    n = cache.run("__len__")["value"]
     if type(n) is not int:
         raise Mismatch(f"len(cache) returned {describe(n)}, expected an int: the number of tokens cached",
                        call=cache.last_call())
@@ -147,7 +143,8 @@ def test_kvcache_update_returns_everything(student, rng, device, dtype):
         check_unchanged(v, reply["args"][1], what="v")
         want_k, want_v = oracle.update(as64(k), as64(v))
         check_pair(cache, reply["value"], want_k, want_v, like=k,
-                   what=f"cache.update(k, v) with {T} new token{_s(T)} after {past} (a KVCache of {dtype_text(dtype)})")
+                   what=f"cache.update(k, v) with {plural(T, 'new token')} after {past} (a KVCache of "
+                        f"{dtype_text(dtype)})")
         past += T
 
 
