@@ -169,11 +169,9 @@ class Tracked:
         """The student's reply to method(*args, **kwargs); options as Student.run's."""
         kwargs = {key: options.pop(key) for key in list(options) if key not in _RUN_OPTIONS}
         self._share_log(list(args) + list(kwargs.values()))
-        remote, made = (lambda v: v.remote if isinstance(v, Tracked) else v), \
-            (lambda v: v.made if isinstance(v, Tracked) else v)
-        reply = self.remote.student.run(self.remote, *map_values(args, remote), method=method,
-                                        **map_values(kwargs, remote), **options)
-        self.log.append((self.made, method, map_values(args, made), map_values(kwargs, made), reply["value"]))
+        reply = self.remote.student.run(self.remote, *map_values(args, _remote), method=method,
+                                        **map_values(kwargs, _remote), **options)
+        self.log.append((self.made, method, map_values(args, _made), map_values(kwargs, _made), reply["value"]))
         return reply
 
     def backward(self, *args, wrt, upstream):
@@ -204,6 +202,16 @@ class Tracked:
 
 
 _RUN_OPTIONS = {"grad", "return_args", "no_grad"}
+
+
+def _remote(value):
+    """What the student's process knows a tracked object by."""
+    return value.remote if isinstance(value, Tracked) else value
+
+
+def _made(value):
+    """What a replay knows a tracked object by."""
+    return value.made if isinstance(value, Tracked) else value
 
 
 def make(student, target, *args, **kwargs):
