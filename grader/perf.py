@@ -22,10 +22,10 @@ import torch
 
 import lumen_ref as ref
 from grader import bench
-from grader.compare import Mismatch, check_close, describe
+from grader.compare import Mismatch
 from grader.results import TestResult
 from grader.sandbox import DEFAULT_MEMORY_LIMIT, StudentError, Worker, WorkerCrashed, WorkerTimeout
-from grader.testkit import as64
+from grader.testkit import as64, check_result
 
 BUDGET = {"cpu": 1.2, "cuda": 2.0}  # seconds of timing per exercise, shared by its cases (CPU time; on CUDA wall)
 
@@ -107,7 +107,7 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
         request = {"op": "bench", "exercise": exercise.id, "device": device, "seed": seed}
         for index, case in enumerate(cases):
             got = worker.request({**request, "action": "verify", "case": index})["value"]
-            check_close_all(got, expected(case, seed), what=f"your output on the performance case {case.label}")
+            check_result(got, expected(case, seed), what=f"your output on the performance case {case.label}")
         budget = BUDGET[device] / len(cases)
         timing = {**request, "action": "time", "budget": budget, "bounds": BOUNDS}
         raw = [worker.request({**timing, "case": index})["value"] for index in range(len(cases))]
@@ -137,16 +137,6 @@ def expected(case, seed):
         if isinstance(case, bench.Decode):
             return bench.decode_program(case, fn, ref.KVCache, bench.generator(seed), "cpu", torch.float64)
         return fn(*as64(bench.make_args(case, bench.generator(seed), "cpu")))
-
-
-def check_close_all(got, want, *, what):
-    """check_close for a tensor, or item by item for a tuple of them (attention's output, weights)."""
-    if not isinstance(want, tuple):
-        return check_close(got, want, what=what)
-    if not isinstance(got, (tuple, list)) or len(got) != len(want):
-        raise Mismatch(f"{what} is {describe(got)}, expected a tuple of {len(want)} tensors")
-    for index, (got_item, want_item) in enumerate(zip(got, want)):
-        check_close(got_item, want_item, what=f"{what}[{index}]")
 
 
 # -- from timings to a verdict ----------------------------------------------------------------
