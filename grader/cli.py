@@ -101,6 +101,8 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
         verdict = runner.grade(exercises, options)
     except runner.DeviceUnavailable as error:
         raise click.UsageError(str(error)) from None
+    except runner.GraderError as error:
+        raise click.ClickException(str(error)) from None
     render_options = {"text": {"color": output is None}, "gradescope": {"hidden_visibility": hidden_visibility}}
     rendered = report.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
     if output is None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import torch
 
 from grader import submission
 from grader.results import ExerciseResult, GradeReport, TestResult
@@ -18,6 +19,10 @@ BUILTIN_SUITES = Path(__file__).parent / "suites"
 
 class DeviceUnavailable(ValueError):
     """--device cuda on a machine without a usable CUDA device."""
+
+
+class GraderError(RuntimeError):
+    """The hidden suites themselves could not run: a fault of the kit, never of a submission."""
 
 
 def resolve_devices(choice):
@@ -105,7 +110,22 @@ def _run_suites(results, files, launcher, options, devices):
             "--noconftest", "--assert=plain", "-o", "python_files=test_*.py",
             "-c", os.devnull, "--rootdir", str(BUILTIN_SUITES),
         ]
-        pytest.main(args, plugins=[plugin])
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # the judge's tensors are tiny: waking a thread pool costs more
+        try:
+            code = pytest.main(args, plugins=[plugin])
+        finally:
+            torch.set_num_threads(threads)
+    if code == pytest.ExitCode.INTERRUPTED:
+        raise KeyboardInterrupt
+    if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
+        raise GraderError(f"the hidden suites could not run (pytest exit code {int(code)}): "
+                          "reinstall the kit, or check the folders given to --suites")
+    for exercise_id in files:
+        if not results[exercise_id].tests:
+            results[exercise_id].tests.append(TestResult(
+                "find the tests", "error", 1.0,
+                message=f"no tests for {exercise_id} in the suites (test_{exercise_id}*.py)"))
 
 
 @contextlib.contextmanager

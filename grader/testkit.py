@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from grader.compare import Mismatch, check_close, check_tensor, describe, shape_text
+from grader.compare import Mismatch, check_close, check_tensor, check_unchanged, describe, shape_text
 
 
 def randn(rng, *shape, dtype=torch.float32, device="cpu", scale=1.0):
@@ -108,6 +108,15 @@ def check_call(student, name, *args, ref, what=None, kwargs=None, **options):
     expected = ref(*as64(args), **as64(kwargs))
     call = {"target": name, "args": args, "kwargs": kwargs, "got": got}
     return check_result(got, expected, what=what or call_text(name, args, kwargs), call=call, **options)
+
+
+def check_inputs_kept(caller, target, *args, names, **kwargs):
+    """Run `caller.run(target, *args, **kwargs)` (a Student or a Tracked object) and check that each
+    argument named in `names` came back as it was sent: no in-place edits. Returns the reply."""
+    reply = caller.run(target, *args, return_args=True, **kwargs)
+    for before, after, name in zip(args, reply["args"], names):
+        check_unchanged(before, after, what=name)
+    return reply
 
 
 def reference_grads(fn, args, wrt, upstream):
