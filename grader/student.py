@@ -11,6 +11,7 @@ import os
 import time
 
 from grader import wire
+from grader.compare import Mismatch, describe
 from grader.sandbox import DEFAULT_MEMORY_LIMIT, Worker, WorkerCrashed, WorkerTimeout, printable
 
 
@@ -130,7 +131,10 @@ class RemoteObject:
         return lambda *args, **kwargs: self.student.run(self, *args, method=name, **kwargs)["value"]
 
     def __len__(self):
-        return self.student.run(self, method="__len__")["value"]
+        n = self.student.run(self, method="__len__")["value"]
+        if type(n) is not int or n < 0:  # len() would raise a TypeError the report calls a grader bug
+            raise Mismatch(f"len(...) of your {self.kind} returned {describe(n)}, expected an int >= 0")
+        return n
 
     def __repr__(self):
         return f"<{self.kind} in the student's process>"

@@ -17,7 +17,7 @@ def test_solutions_pass_with_exit_code_0():
     result = invoke("exercise3", "--submission", SOLUTIONS, "--device", "cpu")
     assert result.exit_code == 0, result.output
     assert "✓ exercise3" in result.output
-    assert "Total: 19/19" in result.output or "Total:" in result.output
+    assert "Total: 19/19 — 1 of 1 exercise(s) passed" in result.output
 
 
 def test_number_alias_and_stub_fails_with_exit_code_1():
@@ -117,3 +117,27 @@ def test_help_explains_the_options():
     result = invoke("exercise3", "--help")
     for option in ("--submission", "--format", "--output", "--device", "--seed", "--timeout", "--suites"):
         assert option in result.output
+
+
+def test_private_suites_get_remote_objects_and_len_is_checked(tmp_path):
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "test_exercise8_private.py").write_text(
+        "def test_len_of_a_new_cache(student):\n"
+        "    assert len(student.KVCache(1, 2, 4, 10)) == 0\n"
+    )
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    (submission / "exercise8_kv_cache.py").write_text(
+        "class KVCache:\n"
+        "    def __init__(self, *args, **kwargs):\n"
+        "        pass\n"
+        "    def __len__(self):\n"
+        "        return '0'\n"
+    )
+    args = ["exercise8", "--device", "cpu", "--no-perf", "--no-builtin-suites", "--suites", suites]
+    result = invoke(*args, "--submission", submission, "--format", "json")
+    (test,) = json.loads(result.output)["exercises"][0]["tests"]
+    assert test["status"] == "failed"
+    assert test["message"] == "len(...) of your KVCache returned an object of type str, expected an int >= 0"
+    assert invoke(*args, "--submission", SOLUTIONS).exit_code == 0
