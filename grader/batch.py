@@ -12,24 +12,33 @@ student, so an interrupted batch (Ctrl-C) leaves a consistent gradebook of the s
 import csv
 import io
 import json
+import math
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import catalog
+from grader import catalog, containment, files
 from grader.gradescope import stage
+from grader.results import STATUSES
 
 POLL = 0.05  # seconds between looks at the running graders
 STDERR_TAIL = 600  # characters of a failed grader's stderr kept as the row's message
+MAX_REPORT_BYTES = 32 << 20  # a grader's JSON report: far more than eight exercises' need
+MAX_RECORD_BYTES = MAX_REPORT_BYTES + (1 << 20)
+RECORD_STATUSES = ("graded", "timeout", "error", "no files")
 COLUMNS = ["student", "status", *(exercise.id for exercise in catalog.EXERCISES),
-           "total", "max_score", "tier", "message"]
+           "total", "max_score", "tier", "containment", "message"]
+PROCESS_WARNING = ("WARNING: containment level 'process': this machine could not confine the students' code "
+                   "by the kernel (no Landlock, not root), so a submission could read or change other "
+                   "students' files and the gradebook. Grade on Linux >= 5.13, or as root (see docs/security.md).")
 
 
 @dataclass
@@ -83,6 +92,8 @@ def run(submissions, out, settings, progress=lambda line: None):
     records = {} if settings.force else _load_records(reports, everyone)
     if records:
         progress(f"skipping {len(records)} student(s) already graded (--force regrades them)")
+    if containment.expected_level() != containment.KERNEL:
+        progress(PROCESS_WARNING)
     _write_gradebook(out, records)
     queue = deque(student for student in everyone if student.name not in records)
     stop_on_sigterm = signal.getsignal(signal.SIGTERM)
@@ -100,6 +111,8 @@ def run(submissions, out, settings, progress=lambda line: None):
         row = _row(record)
         progress(f"[{finished}/{total}] {record['student']}: {row['total'] or '-'}/{row['max_score'] or '-'} "
                  f"({record['status']}, {record['seconds']:.1f} s)")
+        if row["containment"] == containment.PROCESS:
+            progress(PROCESS_WARNING)
 
     try:
         while queue or running:
@@ -125,13 +138,15 @@ def _interrupt(signum, frame):
 
 
 class _Job:
-    """One student's grading process, from staging their files to reading its report."""
+    """One student's grading process, from staging their files to reading its verdict, which
+    arrives over a pipe (the grader's stdout), never through a file a child could reach."""
 
     def __init__(self, student, settings):
         self.student, self.settings = student, settings
         self.started = time.monotonic()
         self.folder = Path(tempfile.mkdtemp(prefix="lumen-batch-"))
         self.process, self.stderr, self.outcome, self.notes = None, None, None, []
+        self.reader, self.stdout, self.overflow = None, bytearray(), False
 
     def start(self):
         """Stage the student's files and start their grader; a student with no files needs none."""
@@ -146,15 +161,26 @@ class _Job:
             self.outcome = ("no files", "no exercise files anywhere in this folder")
             return
         settings = self.settings
-        command = [sys.executable, "-m", "grader", "all", "--submission", str(staging),
-                   "--format", "json", "--output", str(self.folder / "report.json"),
+        command = [sys.executable, "-m", "grader", "all", "--submission", str(staging), "--format", "json",
                    "--device", settings.device, "--seed", str(settings.seed), "--timeout", str(settings.timeout),
                    *(["--no-perf"] if settings.no_perf else [])]
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // settings.jobs)))
+        env["LUMEN_PARENT_PID"] = str(os.getpid())  # the grader dies with this batch
         self.stderr = open(self.folder / "stderr.txt", "wb")
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=self.stderr, start_new_session=True, env=env)
+        self.reader = threading.Thread(target=self._read_stdout, daemon=True)
+        self.reader.start()
+
+    def _read_stdout(self):
+        """Keep at most MAX_REPORT_BYTES of what the grader writes, and drain the rest."""
+        with self.process.stdout as pipe:
+            while chunk := pipe.read1(1 << 16):
+                if len(self.stdout) + len(chunk) > MAX_REPORT_BYTES:
+                    self.overflow = True
+                else:
+                    self.stdout += chunk
 
     def done(self):
         """True once the grader has exited, or was stopped for running past the student's limit."""
@@ -181,19 +207,84 @@ class _Job:
                 "seconds": round(time.monotonic() - self.started, 2), "files": self.notes, "report": report}
 
     def _read_report(self):
-        """(status, message, report) of a grader that exited: graded when it left a report that parses."""
+        """(status, message, report) of a grader that exited: graded when it wrote a valid report."""
+        self.reader.join(timeout=10)
+        failure = "its report is over the size limit" if self.overflow else None
+        if failure is None:
+            try:
+                return "graded", "", valid_report(json.loads(bytes(self.stdout).decode("utf-8")))
+            except (ValueError, UnicodeDecodeError) as error:
+                failure = f"no valid report ({error})" if self.stdout else "no report"
+        self.stderr.flush()
         try:
-            return "graded", "", json.loads((self.folder / "report.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.stderr.flush()
-            tail = (self.folder / "stderr.txt").read_bytes()[-STDERR_TAIL:].decode(errors="replace").strip()
-            return "error", f"the grader exited with status {self.process.returncode} and no report: {tail}", None
+            tail = files.read_regular(self.folder / "stderr.txt", 1 << 20, follow=False, head=True)
+        except OSError:
+            tail = b""
+        tail = tail[-STDERR_TAIL:].decode(errors="replace").strip()
+        return "error", f"the grader exited with status {self.process.returncode} and {failure}: {tail}", None
 
     def _close(self):
         if self.process is not None:
             self.process.wait()
             self.stderr.close()
+            if self.reader is not None:
+                self.reader.join(timeout=10)
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _number(value, what):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{what} is not a number >= 0")
+    return value
+
+
+def _close_to(a, b):
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+def valid_report(report):
+    """`report` if it is a grader's JSON report as `lumen-grade --format json` writes it (the kit's
+    exercises, tests with known statuses, scores within their maxima that add up), else ValueError."""
+    if not isinstance(report, dict) or not isinstance(report.get("exercises"), list):
+        raise ValueError("not a report")
+    known, seen, total, total_max = {e.id for e in catalog.EXERCISES}, set(), 0.0, 0.0
+    for exercise in report["exercises"]:
+        if not isinstance(exercise, dict) or exercise.get("id") not in known - seen:
+            raise ValueError("an unknown or repeated exercise")
+        seen.add(exercise["id"])
+        tests = exercise.get("tests")
+        if not isinstance(tests, list) or not isinstance(exercise.get("tier"), (dict, type(None))):
+            raise ValueError(f"{exercise['id']}: malformed")
+        for test in tests:
+            if (not isinstance(test, dict) or not isinstance(test.get("name"), str)
+                    or test.get("status") not in STATUSES or not isinstance(test.get("message", ""), str)):
+                raise ValueError(f"{exercise['id']}: a malformed test")
+            if _number(test.get("score"), "a test's score") > _number(test.get("max_score"), "a test's maximum") + 1e-9:
+                raise ValueError(f"{exercise['id']}: a test scores more than its maximum")
+        score, top = _number(exercise.get("score"), "a score"), _number(exercise.get("max_score"), "a maximum")
+        if not (_close_to(score, sum(t["score"] for t in tests)) and _close_to(top, sum(t["max_score"] for t in tests))
+                and score <= top + 1e-9):
+            raise ValueError(f"{exercise['id']}: the scores do not add up")
+        total, total_max = total + score, total_max + top
+    if not (_close_to(_number(report.get("score"), "the score"), total)
+            and _close_to(_number(report.get("max_score"), "the maximum"), total_max)):
+        raise ValueError("the total does not add up")
+    if report.get("containment") not in (containment.KERNEL, containment.PROCESS):
+        raise ValueError("no containment level")
+    return report
+
+
+def valid_record(record, name):
+    """A student's record as `run` writes it, for student `name`, else ValueError."""
+    if (not isinstance(record, dict) or record.get("student") != name or record.get("status") not in RECORD_STATUSES
+            or not isinstance(record.get("message"), str) or not isinstance(record.get("files"), list)):
+        raise ValueError("not a record")
+    _number(record.get("seconds"), "seconds")
+    if record["status"] == "graded":
+        valid_report(record.get("report"))
+    elif record.get("report") is not None:
+        raise ValueError("a report without the status graded")
+    return record
 
 
 def _kill_tree(pid):
@@ -241,12 +332,14 @@ def _descendants(pid):
 
 
 def _load_records(reports, everyone):
-    """The records already written for these students; an unreadable one counts as not graded."""
+    """The records already written for these students: only regular files (never through a link,
+    never a pipe that would stall the batch), bounded, and valid; any other counts as not graded."""
     records = {}
     for student in everyone:
         try:
-            records[student.name] = json.loads((reports / f"{student.name}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = files.read_regular(reports / f"{student.name}.json", MAX_RECORD_BYTES, follow=False)
+            records[student.name] = valid_record(json.loads(data.decode("utf-8")), student.name)
+        except (OSError, ValueError, UnicodeDecodeError):
             continue
     return records
 
@@ -254,9 +347,10 @@ def _load_records(reports, everyone):
 def _row(record):
     """The CSV row of a record: a score per exercise graded, total, tiers by exercise."""
     row = {"student": record["student"], "status": record["status"], "message": record["message"],
-           "total": "", "max_score": "", "tier": ""}
+           "total": "", "max_score": "", "tier": "", "containment": ""}
     report = record.get("report")
     if report:
+        row["containment"] = report.get("containment", "")
         exercises = report["exercises"]
         row.update({exercise["id"]: f"{exercise['score']:g}" for exercise in exercises})
         row.update(total=f"{report['score']:g}", max_score=f"{report['max_score']:g}")
@@ -277,7 +371,6 @@ def _write_gradebook(out, records):
 
 
 def _replace(path, text):
-    """Write a file whole or not at all: a reader (or a Ctrl-C) never sees half of it."""
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8", newline="")
-    partial.replace(path)
+    """Write a file whole or not at all: a reader (or a Ctrl-C) never sees half of it, and a link
+    at the path is replaced, never written through."""
+    files.write_replacing(path, text)

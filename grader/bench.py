@@ -311,7 +311,7 @@ def _clock(device, fn, arg_sets):
     return _thread_time() - cpu, _process_time() - process, _perf_counter() - wall, _waits() - waits
 
 
-CLOCKS = ("time", "process", "wall", "waits")
+CLOCKS = ("time", "process", "wall", "waits", "outside")  # "outside": measured by the judge (perf)
 
 
 def _fresh(arg_sets):
@@ -352,9 +352,9 @@ class Rounds:
     the CPU, so that a busy machine does not cut the rounds short; wall time on CUDA), but never
     before MIN_ROUNDS."""
 
-    def __init__(self, names, budget, bounds, device):
+    def __init__(self, names, budget, bounds, device, now=None):
         self.clocks = {clock: {name: [] for name in names} for clock in CLOCKS}
-        self.now = _process_time if device == "cpu" else _perf_counter  # a GPU's time is not CPU time
+        self.now = now or (_process_time if device == "cpu" else _perf_counter)  # a GPU's time is not CPU time
         self.budget, self.bounds, self.started = budget, bounds, self.now()
 
     def add(self, name, readings, calls=1):
@@ -415,63 +415,115 @@ def storages(obj):
     return found
 
 
-def time_decode(case, impls, state, device, seed, budget, bounds):
-    """Time single-token decode steps at each cached length, implementations in turn in a random
-    order, and watch the memory of the student's cache. Returns {clock: {name: [[seconds per step,
-    one per round] per length]}, "lengths": tokens cached, "memory": ...}; each length has a share
-    of the budget in proportion to it."""
-    d_model, n_heads, n_kv_heads = case.init
-    gen, order = generator(seed + 1), _Random(seed)
-    modules = {name: build(case, impl, state, device) for name, impl in impls.items()}
-    caches = {name: impl.KVCache(case.batch, n_kv_heads, d_model // n_heads, case.max_len, device=device)
-              for name, impl in impls.items()}
-    student_cache = caches["student"]
-    memory = {"start_bytes": sum(storages(student_cache).values()), "reallocations": 0, "steps": 0}
-    per_length = []
-    for length in case.lengths:
-        prefill = Randn((case.batch, length - len(caches["reference"]), d_model)).make(gen, device)
-        for name in impls:  # grow every cache to `length` tokens, untimed
-            modules[name](prefill.clone(), caches[name])
-        rounds = Rounds(impls, budget * length / sum(case.lengths), bounds, device)  # long steps: most rounds
-        while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
-            x = Randn((case.batch, 1, d_model)).make(gen, device)
-            names = list(impls)
-            order.shuffle(names)
-            for name in names:
-                before = set(storages(student_cache)) if name == "student" else None
-                _set_num_threads(1)
-                rounds.add(name, _clock(device, modules[name], [(x.clone(), caches[name])]))
-                if before is not None:  # a buffer the cache held before the step is gone: it was replaced
-                    memory["reallocations"] += bool(before - set(storages(student_cache)))
-                    memory["steps"] += 1
-        per_length.append(rounds.clocks)
-    memory["end_bytes"] = sum(storages(student_cache).values())
-    memory["tokens"] = len(caches["reference"])
-    timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in impls} for clock in CLOCKS}
-    return {**timings, "lengths": list(case.lengths), "memory": memory}
+# -- timing across processes ---------------------------------------------------------------------
+# The student's code is timed in its own confined process, under the exercise's rules; the reference
+# (and torch's fused attention) in another, which never holds student code. The judge interleaves
+# their timings call by call, in a random order each round (`perf`); each process keeps one case's
+# callables and inputs between the judge's requests in a `Bench`. Every input is drawn from the seed
+# and the round, so both processes time the same values.
 
 
-# -- the request handler ----------------------------------------------------------------------
+class Bench:
+    """One case, ready to be timed in this process for the implementations `impls` (name -> the
+    student's module or a reference namespace)."""
+
+    def __init__(self, case, impls, state, device, seed):
+        self.case, self.device, self.seed = case, device, seed
+        self.memory = {"reallocations": 0, "steps": 0}
+        if isinstance(case, Decode):
+            d_model, n_heads, n_kv_heads = case.init
+            self.fns = {name: build(case, impl, state, device) for name, impl in impls.items()}
+            self.caches = {name: impl.KVCache(case.batch, n_kv_heads, d_model // n_heads, case.max_len, device=device)
+                           for name, impl in impls.items()}
+            if "student" in self.caches:
+                self.memory["start_bytes"] = sum(storages(self.caches["student"]).values())
+        else:
+            self.fns = {name: build(case, impl, state, device) for name, impl in impls.items()}
+
+    def args(self, index):
+        return make_args(self.case, generator(self.seed + 3 + index), self.device)
+
+    def warm(self):
+        """Seconds of one call of each implementation, after a first one (warm-up)."""
+        warm = {}
+        for name, fn in self.fns.items():
+            warm[name] = _clock(self.device, fn, _fresh([self.args(-2)]))[0]
+            warm[name] = _clock(self.device, fn, _fresh([self.args(-1)]))[0]
+        return warm
+
+    def round(self, names, index, calls):
+        """{name: readings per call} of the round's timings of `names`: `calls` calls each, on
+        fresh copies of the round's inputs, after one untimed call."""
+        args, readings = self.args(index), {}
+        for name in names:
+            _set_num_threads(1)  # in case the student's code asked for more
+            first, *timed = _fresh([args] * (calls + 1))
+            self.fns[name](*first)
+            readings[name] = [reading / calls for reading in _clock(self.device, self.fns[name], timed)]
+        return readings
+
+    def grow(self, length):
+        """Fill every cache to `length` tokens (untimed), with the same tokens in every process."""
+        d_model = self.case.init[0]
+        gen = generator(self.seed + 7919 * length)
+        for name, fn in self.fns.items():
+            missing = length - len(self.caches[name])
+            fn(Randn((self.case.batch, missing, d_model)).make(gen, self.device), self.caches[name])
+        return {name: len(cache) for name, cache in self.caches.items()}
+
+    def step(self, names, length, index):
+        """{name: readings} of one decode step of `names` with `length` tokens cached (the step's
+        token is kept in the cache, as in generation); for the student's cache, whether a buffer it
+        held before the step was replaced."""
+        x = Randn((self.case.batch, 1, self.case.init[0])).make(generator(self.seed + 7919 * length + 1 + index),
+                                                                 self.device)
+        readings = {}
+        for name in names:  # the same work around the step in every process, the student's or not
+            before = set(storages(self.caches[name]))
+            _set_num_threads(1)
+            readings[name] = list(_clock(self.device, self.fns[name], [(x.clone(), self.caches[name])]))
+            replaced = bool(before - set(storages(self.caches[name])))
+            if name == "student":
+                self.memory["reallocations"] += replaced
+                self.memory["steps"] += 1
+        return readings
+
+    def memory_report(self):
+        cache = self.caches["student"]
+        return {**self.memory, "end_bytes": sum(storages(cache).values()), "tokens": len(cache)}
 
 
 def handle(session, request):
-    """The worker's "bench" op on the student's file (`session.module`): "verify" returns the
-    student's output on the case's verification inputs, "time" times the case."""
+    """The worker's "bench" op. In the student's process (`session.guard` set) only the student's
+    code is built; in a process that never loaded a student file, the reference (and with "fused",
+    torch's fused attention in its place). Actions: "verify" (the student's output on the case's
+    verification inputs), "prepare" (build the case; returns warm-up times), "round", "grow",
+    "step", "memory" (see Bench)."""
     device, seed = request["device"], int(request["seed"])
     case = cases(request["exercise"], device)[int(request["case"])]
-    state = weights(case, reference(), seed) if case.init else None
+    action = request["action"]
+    if action in ("verify", "prepare"):
+        state = request.get("state")
+        if session.guard is not None:  # a student's process: never anything but the student's code
+            impls = {"student": session.module}
+        else:
+            impls = {"reference": reference(), **({"fused": reference(fused=True)} if case.fused else {})}
+        with _no_grad():
+            if action == "verify":
+                student = build(case, impls["student"], state, device)
+                if isinstance(case, Decode):
+                    return {"value": decode_program(case, student, session.module.KVCache, generator(seed), device)}
+                return {"value": student(*make_args(case, generator(seed), device))}
+            session.bench = Bench(case, impls, state, device, seed)
+            return {"value": session.bench.warm() if not isinstance(case, Decode) else {}}
+    bench = session.bench
     with _no_grad():
-        if request["action"] == "verify":
-            student = build(case, session.module, state, device)
-            if isinstance(case, Decode):
-                return {"value": decode_program(case, student, session.module.KVCache, generator(seed), device)}
-            return {"value": student(*make_args(case, generator(seed), device))}
-        impls = {"student": session.module, "reference": reference()}
-        if case.fused:
-            impls["fused"] = reference(fused=True)
-        budget = float(request["budget"])
-        if isinstance(case, Decode):
-            return {"value": time_decode(case, impls, state, device, seed, budget, request["bounds"])}
-        fns = {name: build(case, impl, state, device) for name, impl in impls.items()}
-        return {"value": time_case(fns, lambda round_: make_args(case, generator(seed + 3 + round_), device),
-                                   device, seed, budget, request["bounds"])}
+        if action == "round":
+            return {"value": bench.round(request["names"], int(request["index"]), int(request["calls"]))}
+        if action == "grow":
+            return {"value": bench.grow(int(request["length"]))}
+        if action == "step":
+            return {"value": bench.step(request["names"], int(request["length"]), int(request["index"]))}
+        if action == "memory":
+            return {"value": bench.memory_report()}
+    raise ValueError(f"unknown bench action {action!r}")

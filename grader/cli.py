@@ -3,8 +3,11 @@
 Exit codes: 0 every selected exercise passed, 1 something failed, 2 a usage error.
 """
 
+import contextlib
+import ctypes
 import os
 import re
+import signal
 import sys
 import time
 from collections import Counter
@@ -12,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from grader import batch, catalog, gradescope, report
+from grader import batch, catalog, files, gradescope, report
 from grader.submission import SubmissionError, find_file
 
 EXERCISE_NAMES = ", ".join(exercise.id for exercise in catalog.EXERCISES)
@@ -84,6 +87,11 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
         raise click.UsageError("--no-builtin-suites needs at least one --suites DIR")
     if no_perf and perf_points:
         raise click.UsageError("--perf-points needs the performance tiers: drop --no-perf")
+    if output is not None:
+        try:
+            files.check_destination(output)
+        except files.UnsafeFile as error:
+            raise click.UsageError(f"--output {error}") from None
     missing = [] if notebook is not None else [e for e in exercises if _find_file(e, submission) is None]
     if missing and len(missing) == len(exercises):
         names = ", ".join(e.file_name for e in missing)
@@ -98,11 +106,15 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
                              suites=list(suites), builtin_suites=not no_builtin_suites, notebook=notebook,
                              memory_limit=memory_limit, perf=not no_perf, perf_points=perf_points)
     try:
-        verdict = runner.grade(exercises, options)
+        with ending_on_signals():
+            verdict = runner.grade(exercises, options)
     except runner.DeviceUnavailable as error:
         raise click.UsageError(str(error)) from None
     except runner.GraderError as error:
         raise click.ClickException(str(error)) from None
+    except Stopped as stop:  # every child is gone and every temporary folder removed by now
+        click.echo(f"stopped by {stop.name}: nothing graded", err=True)
+        click.get_current_context().exit(128 + stop.signum)
     render_options = {"text": {"color": output is None}, "gradescope": {"hidden_visibility": hidden_visibility}}
     rendered = report.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
     if output is None:
@@ -118,15 +130,53 @@ def _points(verdict):
 
 
 def _write_report(output, text):
-    """Write the report through a temporary file renamed over `output`: whatever the student's
-    code left at that path (a fake report, a link elsewhere) is replaced, never written through."""
-    temporary = output.with_name(f".{output.name}.{os.getpid()}.tmp")
+    """Write the report, once every child of the run is dead, to a fresh file (random name,
+    O_EXCL, O_NOFOLLOW) renamed over `output`: whatever is at that path (a fake report, a link
+    elsewhere) is replaced, never written through."""
     try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, output)
+        files.write_replacing(output, text)
     except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise click.UsageError(f"cannot write the report to {output}: {error.strerror or error}") from None
+        raise click.ClickException(f"cannot write the report to {output}: {error.strerror or error}") from None
+
+
+class Stopped(Exception):
+    """SIGTERM or SIGHUP: grading stops, its children and temporary folders go with it."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum, self.name = signum, signal.Signals(signum).name
+
+
+@contextlib.contextmanager
+def ending_on_signals():
+    """While grading, SIGTERM and SIGHUP end the run as cleanly as Ctrl-C: they raise Stopped
+    (through pytest, as a KeyboardInterrupt), so every `finally` runs: the children are killed
+    and the temporary folders removed. Started by `batch`, the grader also dies with it."""
+    parent = os.environ.get(PARENT_ENV)
+    if parent and sys.platform == "linux":
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if str(os.getppid()) != parent:
+            raise Stopped(signal.SIGKILL)
+    received = []
+
+    def handler(signum, frame):
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    signums = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    saved = {signum: signal.signal(signum, handler) for signum in signums}
+    try:
+        yield
+    except KeyboardInterrupt:
+        if received:
+            raise Stopped(received[0]) from None
+        raise
+    finally:
+        for signum, previous in saved.items():
+            signal.signal(signum, previous)
+
+
+PARENT_ENV = "LUMEN_PARENT_PID"  # set by `batch`: the grader dies with the batch that started it
 
 
 def _find_file(exercise, folder):

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import click
 
-from grader import catalog, report
+from grader import catalog, containment, files, report
 from grader.results import ExerciseResult, GradeReport, TestResult
 
 ROOT_ENV = "LUMEN_AUTOGRADER_ROOT"
@@ -62,7 +62,9 @@ rm -f "$results"
 cd "$root"
 "$python" -m grader gradescope-run --root "$root" {options}
 status=$?
-if [ ! -s "$results" ]; then
+if [ "$status" -ne 0 ] || [ ! -f "$results" ] || [ -L "$results" ]; then
+  # the grader did not finish: nothing at that path (a submission's file, link or folder) is kept
+  rm -rf "$results"
   message="The autograder itself failed (exit status $status) before it could grade your submission."
   message="$message This is not your fault: please tell the course staff."
   printf '{{"score": 0.0, "output": "%s", "tests": []}}\n' "$message" > "$results"
@@ -192,9 +194,9 @@ def run(root, *, hidden_visibility="after_published", timeout=60.0, suites=(), e
     results["execution_time"] = round(time.monotonic() - started, 2)
     path = root / "results" / "results.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(".results.json.partial")
-    partial.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    partial.replace(path)
+    if path.is_dir() and not path.is_symlink():  # left by a submission: the judge's results replace it
+        shutil.rmtree(path)
+    files.write_replacing(path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
     return results
 
 
@@ -205,7 +207,8 @@ def _grade(submission, exercises, hidden_visibility, options):
     with tempfile.TemporaryDirectory(prefix="lumen-submission-") as staging:
         chosen, notes = stage(submission, staging, exercises) if submission.is_dir() else ({}, [])
         graded = [exercise for exercise in exercises if exercise in chosen]
-        verdict = GradeReport([], "none", options["seed"])
+        verdict = GradeReport([], "none", options["seed"],
+                              containment={"level": containment.expected_level(), "layers": []})
         if graded:
             verdict = runner.grade(graded, runner.Options(submission=Path(staging), **options))
     by_id = {result.id: result for result in verdict.exercises}
@@ -215,7 +218,15 @@ def _grade(submission, exercises, hidden_visibility, options):
     print(report.render_text(verdict))  # for the instructor's view of the run
     results = json.loads(report.render_gradescope(verdict, hidden_visibility=hidden_visibility))
     results["output"] += "\n\n" + "\n".join(notes or ["No exercise files were found in your submission."])
+    if verdict.containment_level != containment.KERNEL:
+        print(PROCESS_WARNING)
+        results["output"] = PROCESS_WARNING + "\n\n" + results["output"]
     return results
+
+
+PROCESS_WARNING = ("WARNING (for the course staff): containment level 'process' — the autograder could not "
+                   "confine the submission's code by the kernel (no Landlock, no mount namespace), so a "
+                   "submission could tamper with this run's files. See docs/security.md.")
 
 
 def _missing(exercise):

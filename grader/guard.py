@@ -133,7 +133,6 @@ class Guard:
         self.mode = _Mode(self) if self.calls else None
         self.library = None  # torch's kernels replaced by refusing ones, while it lives
         self.violation = None  # the first ForbiddenCall not yet reported
-        self.trust = 0  # > 0 while the judge's own code runs here (the timing phase)
 
     def install(self):
         """Forget the grader's and the answer key's modules, then start the watchers."""
@@ -192,21 +191,6 @@ class Guard:
         if violation is not None:
             raise violation
 
-    @contextlib.contextmanager
-    def trusted(self):
-        """While the judge's own code runs here (the timing phase: the reference and torch's fused
-        kernel beside the student's code), no rule applies and torch's kernels are the real ones."""
-        self.trust += 1
-        if self.library is not None:
-            self.library._destroy()
-            self.library = None
-        try:
-            yield
-        finally:
-            self.trust -= 1
-            if not self.trust:
-                self._refuse_kernels()
-
     def flag(self, rule, called, raise_=True):
         """Record a violation (the first one is the one reported) and raise it."""
         violation = ForbiddenCall(rule, called)
@@ -217,8 +201,6 @@ class Guard:
 
     def check_call(self, func):
         """The mode's check of one torch function."""
-        if self.trust:
-            return
         name = getattr(func, "__name__", "")
         for part, rule in self.calls:
             if part in name:
@@ -226,7 +208,7 @@ class Guard:
 
     def _audit(self, event, args):
         """The audit hook: imports of forbidden modules, and opening or running forbidden files."""
-        if event not in ("import", "open", "exec") or self.trust:
+        if event not in ("import", "open", "exec"):
             return
         if event == "import":
             rule = self.modules.get(str(args[0]).partition(".")[0])
@@ -263,6 +245,20 @@ def forget_modules():
         if name.partition(".")[0] in names or (isinstance(file, str) and _inside(file, roots)):
             del sys.modules[name]
     _forgotten = True
+
+
+@contextlib.contextmanager
+def mirrored(exercise):
+    """The exercise's TorchFunctionMode, checking every torch function as it does around the
+    student's code but never refusing one: the reference's child times the reference under it, so
+    that both sides of a timing pay the same for being watched."""
+    watcher = Guard(exercise, os.devnull)
+    watcher.flag = lambda rule, called, raise_=True: None
+    if watcher.mode is None:
+        yield
+        return
+    with watcher.mode:
+        yield
 
 
 class _Mode(TorchFunctionMode):

@@ -12,8 +12,11 @@ the same tier every run. Faster than the reference is "on par" too: how much fas
 the device, so no boundary is drawn there.
 """
 
+import ctypes
 import math
 import os
+import random
+import sys
 import tempfile
 import time
 import zlib
@@ -24,7 +27,7 @@ import lumen_ref as ref
 from grader import bench
 from grader.compare import Mismatch
 from grader.results import TestResult
-from grader.sandbox import DEFAULT_MEMORY_LIMIT, StudentError, Worker, WorkerCrashed, WorkerTimeout
+from grader.sandbox import DEFAULT_MEMORY_LIMIT, StudentError, Worker, WorkerCrashed, WorkerTimeout, load_request
 from grader.testkit import as64, check_result
 
 BUDGET = {"cpu": 1.2, "cuda": 2.0}  # seconds of timing per exercise, shared by its cases (CPU time; on CUDA wall)
@@ -55,7 +58,9 @@ OFFLOADS = 0.25  # CPU time of other threads per CPU second of the timing thread
 WAITS = 0.5  # waits per call (voluntary context switches) beyond the reference's, from which
              # the wall clock judges
 CLOCK_NOTES = {"process-cpu": "; the CPU time of all your code's threads",
-               "wall": "; wall-clock time: your code waits"}
+               "wall": "; wall-clock time: your code waits",
+               "judge": "; the CPU time of your code's process as the grader measured it: the timings it "
+                        "reported were far lower"}
 
 
 def tier_for(ratio):
@@ -97,22 +102,33 @@ def points_test(tier, points):
 
 def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.0,
             memory_limit=DEFAULT_MEMORY_LIMIT):
-    """The tier of one student file: verify, then time every case, in a fresh child."""
+    """The tier of one student file: verify, then time every case. The student's code runs in a
+    fresh confined child, under the exercise's rules as everywhere; the reference in a child of its
+    own that never holds student code; the judge interleaves their timings and measures both
+    children's CPU time itself (a number the student's process reports is never trusted)."""
     cases = bench.cases(exercise.id, device)
     seed = seed_for(seed, exercise)
-    worker = Worker(launcher, os.path.join(log_dir, f"{exercise.id}.log"), time.monotonic() + time_limit,
-                    memory_limit)
+    log = os.path.join(log_dir, f"{exercise.id}.log")
+    deadline = time.monotonic() + time_limit
+    student = reference = None
     try:
-        worker.request({"op": "load", "path": path, "module": exercise.stem})
+        load = load_request(path, exercise.stem)
+        student = _Timed(Worker(launcher, log, deadline, memory_limit, (path,)), device)
+        student.worker.request(load)
         request = {"op": "bench", "exercise": exercise.id, "device": device, "seed": seed}
-        for index, case in enumerate(cases):
-            got = worker.request({**request, "action": "verify", "case": index})["value"]
+        requests = [{**request, "case": index, "state": bench.weights(case, ref, seed) if case.init else None}
+                    for index, case in enumerate(cases)]
+        for case, asked in zip(cases, requests):
+            got = student.worker.request({**asked, "action": "verify"})["value"]
             check_result(got, expected(case, seed), what=f"your output on the performance case {case.label}")
+        reference = _Timed(Worker(launcher, log + ".reference", time.monotonic() + time_limit + REFERENCE_GRACE,
+                                  None, trusted=True), device, trusted=True)
         budget = BUDGET[device] / len(cases)
-        timing = {**request, "action": "time", "budget": budget, "bounds": BOUNDS}
-        raw = [worker.request({**timing, "case": index})["value"] for index in range(len(cases))]
+        raw = [_time(case, asked, student, reference, device, seed, budget) for case, asked in zip(cases, requests)]
     except Mismatch as mismatch:
         return untimed(device, f"not timed: {mismatch.message}")
+    except _ReferenceFailed as failure:
+        return untimed(device, f"not timed: the grader could not time the reference ({failure})")
     except StudentError as error:
         return untimed(device, f"not timed: on the performance case, {error.summary}")
     except WorkerTimeout:
@@ -121,8 +137,113 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
     except WorkerCrashed as error:
         return untimed(device, f"not timed: {error}")
     finally:
-        worker.stop()
+        for timed in (student, reference):
+            if timed is not None:
+                timed.worker.stop()
     return verdict(cases, raw, device)
+
+
+REFERENCE_GRACE = 60.0  # seconds the reference's child may take beyond the exercise's time limit
+
+
+class _ReferenceFailed(Exception):
+    """The reference's child failed: the grader's fault, never the student's."""
+
+
+class _Timed:
+    """A child whose timing requests the judge also measures from outside: the CPU time of the
+    whole process (through its CPU clock, Linux; on CUDA the wall time) around each request, per
+    call, as the "outside" clock. The child's own clocks stay the precise ones; `_ratios` stops
+    believing them where they make the student's code look much faster than the judge saw it."""
+
+    def __init__(self, worker, device, trusted=False):
+        self.worker, self.device, self.trusted = worker, device, trusted
+        self.clock = _cpu_clock(worker.pid)
+
+    def ask(self, request):
+        try:
+            return self.worker.request(request)["value"]
+        except Exception as error:
+            if self.trusted:
+                raise _ReferenceFailed(str(error)) from None
+            raise
+
+    def time(self, request, calls):
+        """{name: [time, process, wall, waits] per call} for the request's names, as measured here."""
+        wall, cpu = time.perf_counter(), self._cpu()
+        readings = self.ask(request)
+        wall, cpu = time.perf_counter() - wall, self._cpu() - cpu
+        name, = request["names"]
+        reported = readings[name]
+        if self.clock is None:  # no way to look from outside (not Linux): what the child says
+            return {name: [float(value) for value in reported]}
+        per_call = calls + 1 if request["action"] == "round" else 1  # the untimed call before the timed ones
+        outside = (wall if self.device == "cuda" else cpu) / per_call
+        return {name: [*(float(value) for value in reported[:4]), outside]}
+
+    def _cpu(self):
+        try:
+            return time.clock_gettime(self.clock) if self.clock is not None else 0.0
+        except OSError:  # the child has gone: the request itself will say how
+            return 0.0
+
+
+def _cpu_clock(pid):
+    """The CPU-time clock of process `pid` (Linux), or None."""
+    if sys.platform != "linux":
+        return None
+    clock = ctypes.c_int()
+    if ctypes.CDLL(None).clock_getcpuclockid(pid, ctypes.byref(clock)) != 0:
+        return None
+    return clock.value
+
+
+def _time(case, request, student, reference, device, seed, budget):
+    """The timings of one case, as bench.time_case and time_decode shaped them: the student's
+    child and the reference's asked in turn, in a random order each round."""
+    owners = {"student": student, "reference": reference, **({"fused": reference} if case.fused else {})}
+    warm = {}
+    for timed in (student, reference):
+        warm.update(timed.ask({**request, "action": "prepare"}) or {})
+    order, names = random.Random(seed), list(owners)
+    if isinstance(case, bench.Decode):
+        per_length = []
+        for length in case.lengths:
+            for timed in (student, reference):
+                timed.ask({**request, "action": "grow", "length": length})
+            rounds = _rounds(names, budget * length / sum(case.lengths), device)
+            while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
+                index = len(rounds.clocks["time"]["student"])
+                for name in order.sample(names, len(names)):
+                    step = {**request, "action": "step", "names": [name], "length": length, "index": index}
+                    _add(rounds, name, owners[name].time(step, 1)[name], 1)
+            per_length.append(rounds.clocks)
+        timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in names}
+                   for clock in bench.CLOCKS}
+        return {**timings, "lengths": list(case.lengths), "memory": student.ask({**request, "action": "memory"})}
+    calls = max(1, min(math.ceil(bench.MIN_TIMING[device] / max(min(warm.values()), 1e-7)),
+                       int(budget / bench.MIN_ROUNDS / max(sum(warm.values()), 1e-7)), 100))
+    rounds = _rounds(names, budget, device)
+    while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
+        index = len(rounds.clocks["time"]["student"])
+        for name in order.sample(names, len(names)):
+            timing = {**request, "action": "round", "names": [name], "index": index, "calls": calls}
+            _add(rounds, name, owners[name].time(timing, calls)[name], calls)
+    return {**rounds.clocks, "calls": calls}
+
+
+def _rounds(names, budget, device):
+    """bench.Rounds whose budget is the time the timings themselves took (see _add)."""
+    spent = [0.0]
+    rounds = bench.Rounds(names, budget, BOUNDS, device, now=lambda: spent[0])
+    rounds.spent = spent
+    return rounds
+
+
+def _add(rounds, name, readings, calls):
+    """One timing (readings per call, of `calls` calls) into the rounds, and its time into the budget."""
+    rounds.add(name, readings)
+    rounds.spent[0] += readings[0] * calls
 
 
 def untimed(device, message):
@@ -183,10 +304,21 @@ def summarize(case, timing, device):
     return {**_ratios(case, timing, device), "calls": timing["calls"]}
 
 
+TRUSTED_SHARE = 0.7  # a ratio from the child's own clocks below this share of the judge's is not believed
+
+
 def _ratios(case, timing, device):
     key, clock = _clock_for(timing, device)
     times = timing[key]
     ratio, spread = bench.ratio_stats(times["student"], times["reference"])
+    outside = timing.get("outside", {})
+    if outside.get("student") and outside.get("reference"):
+        # the judge's own measure of each child's whole request (the same work around the calls in
+        # both): if the student's process reports itself much faster than that, its report is not
+        # believed, and the judge's measure decides
+        judged, judged_spread = bench.ratio_stats(outside["student"], outside["reference"])
+        if ratio < TRUSTED_SHARE * judged:
+            key, clock, times, ratio, spread = "outside", "judge", outside, judged, judged_spread
     summary = {"label": case.label, "ratio": round(ratio, 3), "spread": round(spread, 4),
                "rounds": len(times["student"]), "clock": clock,
                "reference_ms": _ms(bench.median(times["reference"])), "student_ms": _ms(bench.median(times["student"]))}

@@ -20,7 +20,8 @@ def _points(value):
 def render_text(report, color=False):
     """The report a student reads: a line per test, a reason per failure, a total."""
     style = click.style if color else (lambda text, **_: text)
-    lines = [f"Lumen attention kit — graded on {report.device}, seed {report.seed}", ""]
+    lines = [f"Lumen attention kit — graded on {report.device}, seed {report.seed}, "
+             f"containment: {report.containment_text}", ""]
     for exercise in report.exercises:
         mark = style("✓", fg="green") if exercise.passed else style("✗", fg="red")
         lines.append(style(f"{mark} {exercise.id}  {exercise.title}", bold=True)
@@ -129,7 +130,8 @@ def render_gradescope(report, hidden_visibility="after_published"):
         "execution_time": round(report.wall_time, 2),
         "output": _gradescope_summary(report, hidden_visibility),
         "output_format": "text",
-        "extra_data": {"max_score": report.max_score, "device": report.device, "seed": report.seed},
+        "extra_data": {"max_score": report.max_score, "device": report.device, "seed": report.seed,
+                       "containment": report.containment_level},
         "tests": tests,
     }
     leaderboard = [entry for exercise in report.exercises for entry in _leaderboard(exercise)]
@@ -141,7 +143,8 @@ def render_gradescope(report, hidden_visibility="after_published"):
 def _gradescope_summary(report, hidden_visibility):
     """The top-level output: per exercise, the checks a student may see now, tier and diagnoses."""
     when_hidden = GRADESCOPE_VISIBILITIES[hidden_visibility]
-    lines = [f"Lumen attention kit — graded on {report.device}, seed {report.seed}"]
+    lines = [f"Lumen attention kit — graded on {report.device}, seed {report.seed}, "
+             f"containment: {report.containment_text}"]
     skipped = Counter()
     for exercise in report.exercises:
         ran = [test for test in exercise.tests if test.status != "skipped"]
@@ -191,7 +194,8 @@ def render_junit(report):
         suite = ET.SubElement(root, "testsuite", _junit_counts(counts, name=f"{exercise.id}: {exercise.title}"))
         properties = ET.SubElement(suite, "properties")
         facts = {"score": _points(exercise.score), "max_score": _points(exercise.max_score),
-                 "file": exercise.file, "device": report.device, "seed": report.seed}
+                 "file": exercise.file, "device": report.device, "seed": report.seed,
+                 "containment": report.containment_level}
         if exercise.tier:
             facts["tier"] = exercise.tier.get("name")
         for name, value in facts.items():

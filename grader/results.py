@@ -87,6 +87,17 @@ class GradeReport:
     device: str  # the devices the suites ran on, e.g. "cpu" or "cpu+cuda"
     seed: int
     wall_time: float = 0.0  # seconds the grading run took (Gradescope's `execution_time`)
+    containment: dict = None  # how the student's code was confined: {"level": kernel|process, "layers"}
+
+    @property
+    def containment_level(self):
+        return (self.containment or {}).get("level", "process")
+
+    @property
+    def containment_text(self):
+        """"kernel (mount-namespace, uid 65534, landlock ABI 7, seccomp)", for a report's header."""
+        layers = (self.containment or {}).get("layers") or []
+        return self.containment_level + (f" ({', '.join(layers)})" if layers else "")
 
     @property
     def score(self):
@@ -106,5 +117,7 @@ class GradeReport:
             "max_score": self.max_score,
             "device": self.device,
             "seed": self.seed,
+            "containment": self.containment_level,
+            "containment_layers": list((self.containment or {}).get("layers") or []),
             "exercises": [exercise.to_dict() for exercise in self.exercises],
         }

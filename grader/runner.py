@@ -59,7 +59,7 @@ def grade(exercises, options, launcher=None):
     started = time.monotonic()
     own_launcher = launcher is None
     if own_launcher:
-        launcher = Launcher()
+        launcher = Launcher(forbidden=[*options.suites, *(p.parent for p in [options.notebook] if p)])
         launcher.start()  # fork the zygote before any expected value exists in this process
     try:
         devices = resolve_devices(options.device)
@@ -91,7 +91,8 @@ def _grade(exercises, options, launcher, devices):
             _run_suites(results, files, launcher, options, devices)
             if options.perf:
                 perf.rate(exercises, results, files, launcher, devices, options)
-    return GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed)
+    return GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed,
+                       containment=launcher.level)
 
 
 def _run_suites(results, files, launcher, options, devices):

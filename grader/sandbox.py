@@ -15,13 +15,15 @@ import ctypes
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
-from grader import guard, wire, worker
+from grader import containment, files, guard, wire, worker
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes a child may allocate beyond what it holds at its start
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -105,64 +107,125 @@ class WorkerCrashed(Exception):
     """The student's process ended in the middle of a call."""
 
 
-class Launcher:
-    """Makes children: forked from a zygote on Linux, fresh interpreters elsewhere."""
+class SubmissionRefused(WorkerCrashed):
+    """The student's file cannot be graded as it is (a link, a pipe, far too large)."""
 
-    def __init__(self):
+
+def load_request(path, module):
+    """The request that loads a student's file in a child: its source, read here by the judge
+    (files.read_submission), so that the child needs no access to the student's folder."""
+    try:
+        source = files.read_submission(path).decode("utf-8", errors="surrogateescape")
+    except OSError as error:
+        raise SubmissionRefused(f"cannot grade {os.path.basename(path)}: {error.strerror or error}") from None
+    return {"op": "load", "source": source, "path": str(path), "module": module}
+
+
+class Launcher:
+    """Makes children: forked from a zygote on Linux, fresh interpreters elsewhere.
+
+    Every child is confined (`containment`) to the plan made here, with a scratch folder of its
+    own under one folder that `close` removes; `containment` is the weakest level any child
+    reported (None until one did)."""
+
+    def __init__(self, forbidden=()):
         self.control = None  # socket to the zygote, when there is one
         self.popens = {}  # pid -> Popen, for spawned children
         self.was_dumpable = None  # this process's dumpable flag before start(), to restore
+        self.forbidden = tuple(forbidden)
+        self.scratch = None  # the folder holding each child's scratch folder
+        self.containment = None  # {"level", "layers"} of the least confined child so far
+        self.spawned = 0
+        self.plan = None  # what the zygote's children are confined to (Linux)
+
+    @property
+    def level(self):
+        """{"level", "layers"}: what the children reported, or before any did, what the plan promises."""
+        if self.containment is not None:
+            return self.containment
+        kernel = self.plan is not None and (self.plan.landlock or self.plan.root)
+        return {"level": containment.KERNEL if kernel else containment.PROCESS, "layers": []}
 
     def start(self):
         """Fork the zygote now: call before any expected value is computed in this process."""
+        if self.scratch is None:
+            self.scratch = tempfile.mkdtemp(prefix="lumen-scratch-")
         if sys.platform != "linux" or self.control is not None:
             return
+        plan = self.plan = containment.plan(self.forbidden)
         self.was_dumpable = _set_dumpable(False)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             ours.close()
-            _zygote(theirs)
+            _zygote(theirs, plan)
         theirs.close()
         self.control, self.zygote_pid = ours, pid
 
-    def spawn(self, log_path, memory_limit=None):
+    def spawn(self, log_path, memory_limit=None, readable=(), trusted=False):
         """A new child serving on a socket, allowed memory_limit bytes (None: no limit) beyond
-        what it holds at its start; returns (socket, pid)."""
+        what it holds at its start, and to read the files `readable`; returns (socket, pid).
+        A `trusted` child (the reference's, for timing) never holds student code: it may read the
+        kit, and keeps only the process-level limits."""
+        if self.scratch is None:
+            self.scratch = tempfile.mkdtemp(prefix="lumen-scratch-")
+        self.spawned += 1
+        scratch = os.path.join(self.scratch, str(self.spawned))
         if self.control is not None:
-            self.control.send(("spawn " + json.dumps([log_path, memory_limit])).encode())
+            self.control.send(("spawn " + json.dumps([log_path, memory_limit, scratch, list(readable), trusted])).encode())
             message, fds, _, _ = socket.recv_fds(self.control, 64, 1)
             return socket.socket(fileno=fds[0]), int(message)
+        os.mkdir(scratch, 0o700)
         ours, theirs = socket.socketpair()
         boot = "import sys; sys.path.insert(0, sys.argv[1]); from grader import worker; worker.main(sys.argv[2:])"
         popen = subprocess.Popen(
-            [sys.executable, "-I", "-c", boot, _KIT_ROOT, str(theirs.fileno()), log_path, str(memory_limit or 0)],
+            [sys.executable, "-I", "-c", boot, _KIT_ROOT, str(theirs.fileno()), log_path, str(memory_limit or 0),
+             scratch],
             pass_fds=[theirs.fileno()], start_new_session=True,
         )
         theirs.close()
-        self.popens[popen.pid] = popen
+        self.popens[popen.pid] = (popen, scratch)
         return ours, popen.pid
 
     def stop(self, pid, grace):
         """End a child: give it `grace` seconds to finish exiting, then kill its whole process
-        group (everything it started). Returns its exit code (negative: the signal)."""
+        group (everything it started) and remove its scratch folder. Returns its exit code
+        (negative: the signal)."""
         if self.control is not None:
             self.control.send(f"stop {pid} {grace}".encode())
             return int(self.control.recv(64))
-        popen = self.popens.pop(pid)
+        popen, scratch = self.popens.pop(pid)
         try:
             popen.wait(timeout=grace)
         except subprocess.TimeoutExpired:
             pass
         _kill_group(pid)
-        return popen.wait()
+        code = popen.wait()
+        shutil.rmtree(scratch, ignore_errors=True)
+        return code
+
+    def confined(self, report):
+        """Record what a child said of its confinement (before any student code ran there)."""
+        level = report.get("containment") if isinstance(report, dict) else None
+        layers = report.get("layers") if isinstance(report, dict) else None
+        if level not in (containment.KERNEL, containment.PROCESS) or not isinstance(layers, list):
+            level, layers = containment.PROCESS, []
+        seen = {"level": level, "layers": [printable(layer, 80) for layer in layers[:10]]}
+        if self.containment is None or (level == containment.PROCESS and self.containment["level"] != level):
+            self.containment = seen
 
     def close(self):
+        """Stop the zygote (which ends every child still alive) and remove the scratch folders."""
+        for pid in list(self.popens):
+            self.stop(pid, 0)
         if self.control is not None:
             self.control.close()
             os.waitpid(self.zygote_pid, 0)
             self.control = None
             _set_dumpable(self.was_dumpable)
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
 
 _KIT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding grader/
@@ -176,31 +239,42 @@ def _set_dumpable(dumpable):
     return before
 
 
-def _zygote(control):
-    """The zygote's loop: fork a child per request, report exit codes. Never returns."""
+def _zygote(control, plan):
+    """The zygote's loop: fork a child per request, report exit codes. Never returns; when the
+    judge goes (hangs up, or dies: PR_SET_PDEATHSIG), every child still alive is killed."""
+    children = {}  # pid -> scratch folder
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
+        ctypes.CDLL(None).prctl(containment.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         guard.forget_modules()  # for every child to come, while the judge goes on
         while True:
-            request = control.recv(4096).decode()
+            request = control.recv(1 << 16).decode()
             if not request:
                 break
             command, _, argument = request.partition(" ")
             if command == "spawn":
+                log_path, memory_limit, scratch, readable, trusted = json.loads(argument)
+                os.mkdir(scratch, 0o700)
                 ours, theirs = socket.socketpair()
                 pid = os.fork()
                 if pid == 0:
                     control.close()
                     ours.close()
-                    log_path, memory_limit = json.loads(argument)
-                    worker.child_main(theirs.detach(), log_path, memory_limit)
+                    worker.child_main(theirs.detach(), log_path, memory_limit, None if trusted else plan, scratch,
+                                      readable)
                 theirs.close()
+                children[pid] = scratch
                 socket.send_fds(control, [str(pid).encode()], [ours.fileno()])
                 ours.close()
             elif command == "stop":
                 pid, grace = argument.split()
-                control.send(str(_stop_child(int(pid), float(grace))).encode())
+                code = _stop_child(int(pid), float(grace))
+                shutil.rmtree(children.pop(int(pid), ""), ignore_errors=True)
+                control.send(str(code).encode())
     finally:
+        for pid, scratch in children.items():
+            _kill_group(pid)
+            shutil.rmtree(scratch, ignore_errors=True)
         os._exit(0)
 
 
@@ -228,10 +302,21 @@ def _kill_group(pgid):
 class Worker:
     """One child running one student file, with the exercise's deadline."""
 
-    def __init__(self, launcher, log_path, deadline, memory_limit=DEFAULT_MEMORY_LIMIT):
+    def __init__(self, launcher, log_path, deadline, memory_limit=DEFAULT_MEMORY_LIMIT, readable=(), trusted=False):
         self.launcher, self.deadline = launcher, deadline
-        self.sock, self.pid = launcher.spawn(log_path, memory_limit)
+        self.sock, self.pid = launcher.spawn(log_path, memory_limit, readable, trusted)
         self.exit_code = None
+        try:  # the child's first message: how it is confined, sent before any student code ran
+            self.sock.settimeout(max(self.deadline - time.monotonic(), 0.001))
+            hello = wire.receive(self.sock, self.deadline)
+            if not trusted:
+                launcher.confined(hello)
+        except (TimeoutError, socket.timeout):
+            self.stop(grace=0)
+            raise WorkerTimeout() from None
+        except (EOFError, OSError, wire.WireError):
+            self.stop(grace=1.0)
+            raise WorkerCrashed(f"the grader could not start a process for your code ({describe_exit(self.exit_code)})") from None
 
     @property
     def alive(self):

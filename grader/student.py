@@ -10,9 +10,9 @@ the same failure.
 import os
 import time
 
-from grader import wire
+from grader import files, wire
 from grader.compare import Mismatch, describe
-from grader.sandbox import DEFAULT_MEMORY_LIMIT, Worker, WorkerCrashed, WorkerTimeout, printable
+from grader.sandbox import DEFAULT_MEMORY_LIMIT, Worker, WorkerCrashed, WorkerTimeout, SubmissionRefused, load_request, printable
 
 
 class Student:
@@ -34,10 +34,15 @@ class Student:
         if time.monotonic() >= self.deadline:
             raise WorkerTimeout(earlier=True)
         if self.worker is None or not self.worker.alive:
-            self.worker = Worker(self.launcher, self.log_path, self.deadline, self.memory_limit)
+            try:
+                load = load_request(self.path, self.exercise.stem)
+            except SubmissionRefused as refused:
+                self.load_failure = refused
+                raise
+            self.worker = Worker(self.launcher, self.log_path, self.deadline, self.memory_limit, (self.path,))
             self.generation += 1
             try:
-                self.worker.request({"op": "load", "path": self.path, "module": self.exercise.stem})
+                self.worker.request(load)
             except WorkerTimeout:
                 raise
             except Exception as failure:  # StudentError or WorkerCrashed: it would fail again
@@ -81,11 +86,11 @@ class Student:
     def printed(self, limit=2000):
         """The start of what the student's code printed (stdout and stderr), for the report,
         without terminal escapes or carriage returns that could draw over the report's lines."""
-        try:
-            with open(self.log_path, "rb") as log:
-                return printable(log.read(limit).decode(errors="replace"), limit, newlines=True)
+        try:  # a child could have put a pipe or a link there: never block, never follow
+            head = files.read_regular(self.log_path, limit, follow=False, head=True)
         except OSError:
             return ""
+        return printable(head.decode(errors="replace"), limit, newlines=True)
 
     def _from_wire(self, value):
         if isinstance(value, wire.Handle):

@@ -14,6 +14,7 @@ import ctypes
 import errno
 import importlib.util
 import io
+import linecache
 import os
 import platform
 import re
@@ -25,7 +26,7 @@ import traceback
 
 import torch
 
-from grader import bench, guard, wire  # bench first of all: it captures the clocks before any student code
+from grader import bench, containment, guard, wire  # bench first of all: it captures the clocks before any student code
 
 OUTPUT_LIMIT = 8 << 20  # bytes: what the student's code may print (the log file) or write to any file
 _OUT_OF_MEMORY = re.compile(r"can't allocate memory|not enough memory")  # torch's CPU allocator
@@ -40,33 +41,37 @@ class Session:
         self.guard = None  # the exercise's rules, from the load request on
         self.memory_limit = memory_limit
         self.objects = {}  # handle ref -> object living here (a module, a cache)
+        self.bench = None  # the case being timed (bench.Bench), between the judge's requests
 
     def answer(self, request):
         """The encoded reply to one request. The student's code, and the encoding of what it
         returned (a list subclass runs its own code), run under the exercise's rules."""
         op = request["op"]
         if op == "load":
-            return wire.encode(self.load(request["path"], request["module"]))
+            return wire.encode(self.load(request["source"], request["path"], request["module"]))
+        if op == "bench" and self.guard is None:  # the reference's child, which never loads student code
+            number = re.match(r"exercise(\d+)", str(request.get("exercise")))
+            with guard.mirrored(int(number.group(1)) if number else None):
+                return wire.encode(bench.handle(self, request))
         if self.guard is None:
             raise RuntimeError("no file loaded")
         if op == "call":
             return self.guard.run(lambda: wire.encode(self.call(request)))
-        if op == "bench":  # the performance phase, in a fresh child once correctness is decided
-            with self.guard.trusted():  # the reference and torch's fused kernel are timed here too
-                return wire.encode(bench.handle(self, request))
+        if op == "bench":  # the performance phase: the student's code is timed under the rules too
+            return self.guard.run(lambda: wire.encode(bench.handle(self, request)))
         raise ValueError(f"unknown op {op!r}")
 
-    def load(self, path, module_name):
-        """Run the student's file as module `module_name`, from its source (never a .pyc beside it),
-        with nothing beside it importable."""
+    def load(self, source, path, module_name):
+        """Run the student's file as module `module_name` from its source, which the judge read
+        and sent (this process may not be able to open the file), with nothing beside it importable."""
         folder = os.path.dirname(os.path.abspath(path))
         sys.path[:] = [p for p in sys.path if p not in ("", ".", folder, os.getcwd())]
         number = re.match(r"exercise(\d+)", module_name)
         self.guard = guard.Guard(int(number.group(1)) if number else None, path)
         self.guard.install()
         self.path = os.path.abspath(path)
-        with open(path, "rb") as file:
-            code = compile(file.read(), self.path, "exec", dont_inherit=True)
+        linecache.cache[self.path] = (len(source), None, source.splitlines(True), self.path)  # for tracebacks
+        code = compile(source, self.path, "exec", dont_inherit=True)
         module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(module_name, path))
         sys.modules[module_name] = module
         self.guard.run(exec, code, vars(module))
@@ -190,24 +195,34 @@ def serve(sock, session):
         wire.send_frames(sock, frames)
 
 
-def child_main(fd, log_path, memory_limit=None):
-    """Entry point of a fresh child, forked or spawned: confine it, then serve on socket fd."""
+def child_main(fd, log_path, memory_limit=None, plan=None, scratch=None, readable=()):
+    """Entry point of a fresh child, forked or spawned: confine it, tell the judge how (the first
+    message, sent before any student code runs), then serve on socket fd."""
     try:
         if os.getpgrp() != os.getpid():
             os.setsid()  # its own process group, which the judge kills as a whole
         sys.dont_write_bytecode = True
         _redirect_output(log_path, keep=fd)
         _set_limits(memory_limit)
-        confine()
+        level, layers = containment.confine(plan, scratch, readable)
+        if confine():
+            layers.append("seccomp")
         torch.set_num_threads(1)
-        serve(socket.socket(fileno=fd), Session(memory_limit))
+        sock = socket.socket(fileno=fd)
+        wire.send(sock, {"containment": level, "layers": layers})
+        serve(sock, Session(memory_limit))
+    except BaseException:  # the child's own failure (before any student code): into its log
+        with contextlib.suppress(BaseException):
+            traceback.print_exc()
+            sys.stderr.flush()
+        os._exit(70)
     finally:
         os._exit(0)
 
 
 def main(argv):
-    """`python -I -c ... FD LOG MEMORY_LIMIT`: the spawned child (where there is no zygote)."""
-    child_main(int(argv[0]), argv[1], int(argv[2]) or None)
+    """`python -I -c ... FD LOG MEMORY_LIMIT SCRATCH`: the spawned child (where there is no zygote)."""
+    child_main(int(argv[0]), argv[1], int(argv[2]) or None, None, argv[3] if len(argv) > 3 else None)
 
 
 # -- confinement ----------------------------------------------------------------------------------
@@ -341,14 +356,17 @@ _ARCHES = {
     "x86_64": _Arch(0xC000003E, 126, fork=57, vfork=58, clone=56, clone3=435, kill=62, tkill=200,
                     tgkill=234, rt_sigqueueinfo=129, rt_tgsigqueueinfo=297, pidfd_send_signal=424,
                     pidfd_getfd=438, ptrace=101, process_vm_readv=310, process_vm_writev=311,
-                    setrlimit=160, prlimit64=302, unshare=272, setns=308),
+                    setrlimit=160, prlimit64=302, unshare=272, setns=308, mmap=9, memfd_create=319,
+                    shmget=29, socket=41, io_uring_setup=425),
     "aarch64": _Arch(0xC00000B7, 91, clone=220, clone3=435, kill=129, tkill=130, tgkill=131,
                      rt_sigqueueinfo=138, rt_tgsigqueueinfo=240, pidfd_send_signal=424, pidfd_getfd=438,
                      ptrace=117, process_vm_readv=270, process_vm_writev=271, setrlimit=164,
-                     prlimit64=261, unshare=97, setns=268),
+                     prlimit64=261, unshare=97, setns=268, mmap=222, memfd_create=279, shmget=194,
+                     socket=198, io_uring_setup=425),
 }
 _DENIED = ("fork", "vfork", "tkill", "pidfd_send_signal", "pidfd_getfd", "ptrace", "process_vm_readv",
-           "process_vm_writev", "setrlimit", "unshare", "setns")
+           "process_vm_writev", "setrlimit", "unshare", "setns", "memfd_create", "shmget", "io_uring_setup")
+MAP_SHARED, MAP_ANONYMOUS, AF_UNIX = 0x01, 0x20, 1
 _SELF_ONLY = ("tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a process id
 
 # classic BPF, as seccomp runs it on struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}
@@ -367,8 +385,10 @@ def _arg(index, high=False):
 def _seccomp_program(arch, pid):
     """The filter, as (code, jt, jf, k) tuples. Refused with EPERM: fork, vfork, clone without
     CLONE_THREAD (threads stay allowed), signals to any process but this one, tracing or reading
-    other processes, setting limits, new namespaces. clone3 answers ENOSYS, so that glibc falls
-    back to clone, whose flags a filter can read. Another ABI (32-bit x86, x32) kills the child."""
+    other processes, setting limits, new namespaces, io_uring (whose operations no filter sees),
+    and shared memory that RLIMIT_DATA would not count (shared anonymous mappings, memfd, SysV
+    segments); sockets other than Unix ones. clone3 answers ENOSYS, so that glibc falls back to
+    clone, whose flags a filter can read. Another ABI (32-bit x86, x32) kills the child."""
     calls, deny = arch.calls, (_RET, 0, 0, _errno(errno.EPERM))
 
     def only(index, values):
@@ -380,6 +400,9 @@ def _seccomp_program(arch, pid):
     blocks.append((calls["clone3"], [(_RET, 0, 0, _errno(errno.ENOSYS))]))
     blocks.append((calls["clone"], [(_LD, 0, 0, _arg(0)), (_JSET, 0, 1, CLONE_THREAD), (_RET, 0, 0, _ALLOW), deny]))
     blocks.append((calls["kill"], only(0, [pid, 0, -pid])))  # itself, or its own process group
+    blocks.append((calls["mmap"], [(_LD, 0, 0, _arg(3)), (_JSET, 0, 2, MAP_ANONYMOUS), (_JSET, 0, 1, MAP_SHARED),
+                                   deny, (_RET, 0, 0, _ALLOW)]))
+    blocks.append((calls["socket"], [(_LD, 0, 0, _arg(0)), (_JEQ, 1, 0, AF_UNIX), deny, (_RET, 0, 0, _ALLOW)]))
     blocks += [(calls[name], only(0, [pid])) for name in _SELF_ONLY]
     blocks.append((calls["prlimit64"], [  # reading a limit (new_limit == NULL) is fine
         (_LD, 0, 0, _arg(2)), (_JEQ, 1, 0, 0), deny,

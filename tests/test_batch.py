@@ -24,9 +24,28 @@ HANGS = "def scale_scores(scores, d_k):\n    while True:\n        pass\n\n\nscal
 KILLS_ITS_PARENT = "import os, signal\n\nos.kill(os.getppid(), signal.SIGKILL)\n"
 
 
-def hangs_at_import(pid_file):
-    """A submission that writes its process id, then never finishes importing."""
-    return f"import os\n\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\nwhile True:\n    pass\n"
+def hangs_at_import(marker):
+    """A submission that names its process `marker` (a confined child can write no file to say
+    which it is: its name in /proc/PID/comm does), then never finishes importing."""
+    return f"import ctypes\n\nctypes.CDLL(None).prctl(15, {marker.encode()!r})\nwhile True:\n    pass\n"
+
+
+def marked(marker):
+    """The processes named `marker` (see hangs_at_import) that still run (zombies aside)."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                name, state = stat.read().rsplit(")", 1)
+            if name.split("(", 1)[1] == marker and state.split()[0] != "Z":
+                found.append(int(entry))
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+def unique_marker():
+    return f"lumen-{os.getpid() % 10000}-{time.monotonic_ns() % 10000}"
 
 
 def make_class(folder, students):
@@ -48,18 +67,11 @@ def read_csv(path):
         return {row["student"]: row for row in csv.DictReader(file)}
 
 
-def gone(pid, wait=5.0):
-    """True once process `pid` no longer runs (ended, or a zombie waiting to be reaped)."""
+def gone_all(marker, wait=5.0):
     give_up = time.monotonic() + wait
-    while time.monotonic() < give_up:
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
-        except FileNotFoundError:
-            return True
+    while marked(marker) and time.monotonic() < give_up:
         time.sleep(0.05)
-    return False
+    return not marked(marker)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +96,7 @@ def test_every_student_gets_a_row_and_a_report(graded_class):
     rows = read_csv(out)
     assert list(rows) == ["alice", "bob", "carol", "dave", "eve", "mallory"]
     assert list(next(iter(rows.values()))) == ["student", "status", *(e.id for e in catalog.EXERCISES),
-                                               "total", "max_score", "tier", "message"]
+                                               "total", "max_score", "tier", "containment", "message"]
     reports = {path.stem: json.loads(path.read_text()) for path in (out.parent / "grades").glob("*.json")}
     assert set(reports) == set(rows)
     for name, record in reports.items():
@@ -143,26 +155,26 @@ def test_a_second_run_resumes_and_force_regrades(graded_class, tmp_path):
 
 
 def test_a_student_past_the_time_limit_is_stopped_with_everything_it_started(tmp_path):
-    pid_file = tmp_path / "pid"
-    folder = make_class(tmp_path / "class", {"hang": {"exercise3_scaling.py": hangs_at_import(pid_file)}})
+    marker = unique_marker()
+    folder = make_class(tmp_path / "class", {"hang": {"exercise3_scaling.py": hangs_at_import(marker)}})
     result = batch(folder, "--out", tmp_path / "grades.csv", "--device", "cpu", "--timeout", 60,
                    "--student-timeout", 10)
     assert result.exit_code == 0, result.output
     row = read_csv(tmp_path / "grades.csv")["hang"]
     assert row["status"] == "timeout" and row["total"] == "0" and "--student-timeout" in row["message"]
-    assert gone(int(pid_file.read_text()))  # the student's process, in a session of its own, too
+    assert gone_all(marker)  # the student's process, in a session of its own, too
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
 def test_ctrl_c_leaves_a_consistent_gradebook(tmp_path, stop):
-    pid_file = tmp_path / "pid"
+    marker = unique_marker()
     folder = make_class(tmp_path / "class", {"amy": {"notes.txt": "no code yet"},
-                                             "zed": {"exercise3_scaling.py": hangs_at_import(pid_file)}})
+                                             "zed": {"exercise3_scaling.py": hangs_at_import(marker)}})
     out = tmp_path / "grades.csv"
     process = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out),
                                 "--jobs", "2", "--device", "cpu"], stderr=subprocess.PIPE, text=True)
     give_up = time.monotonic() + 120
-    while not ((out.parent / "grades" / "amy.json").exists() and pid_file.exists()):
+    while not ((out.parent / "grades" / "amy.json").exists() and marked(marker)):
         assert process.poll() is None and time.monotonic() < give_up
         time.sleep(0.1)
     process.send_signal(stop)
@@ -171,8 +183,8 @@ def test_ctrl_c_leaves_a_consistent_gradebook(tmp_path, stop):
     assert "interrupted: 1 of 2 students" in stderr
     assert list(read_csv(out)) == ["amy"] and read_csv(out)["amy"]["status"] == "no files"
     assert sorted(os.listdir(out.parent / "grades")) == ["amy.json"]
-    assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
-    assert gone(int(pid_file.read_text()))
+    assert not [name for name in os.listdir(tmp_path) if name.endswith((".partial", ".tmp"))]
+    assert gone_all(marker)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -204,9 +216,14 @@ def test_cuda_without_a_gpu_is_a_usage_error(tmp_path):
 def test_the_gradebook_is_rebuilt_from_the_reports_with_measured_tiers(tmp_path):
     """Resuming rebuilds the CSV from the JSON reports; tiers (fabricated here) fill the tier column."""
     folder = make_class(tmp_path / "class", {"tia": {"exercise3_scaling.py": CORRECT}})
-    report = {"score": 19.0, "max_score": 21.0, "exercises": [
-        {"id": "exercise3", "score": 19.0, "tier": {"id": "on-par", "name": "on par", "ratio": 1.1}},
-        {"id": "exercise5", "score": 0.0, "tier": {"id": "not-timed", "name": "not timed", "ratio": None}},
+    def test(score, top):
+        return {"name": "t", "status": "passed" if score == top else "failed", "score": score, "max_score": top}
+
+    report = {"score": 19.0, "max_score": 21.0, "containment": "kernel", "exercises": [
+        {"id": "exercise3", "score": 19.0, "max_score": 19.0, "tests": [test(19.0, 19.0)],
+         "tier": {"id": "on-par", "name": "on par", "ratio": 1.1}},
+        {"id": "exercise5", "score": 0.0, "max_score": 2.0, "tests": [test(0.0, 2.0)],
+         "tier": {"id": "not-timed", "name": "not timed", "ratio": None}},
     ]}
     (tmp_path / "grades").mkdir()
     (tmp_path / "grades" / "tia.json").write_text(json.dumps(
@@ -216,3 +233,4 @@ def test_the_gradebook_is_rebuilt_from_the_reports_with_measured_tiers(tmp_path)
     row = read_csv(tmp_path / "grades.csv")["tia"]
     assert (row["exercise3"], row["exercise5"], row["exercise1"]) == ("19", "0", "")
     assert (row["total"], row["max_score"], row["tier"]) == ("19", "21", "exercise3: on par")
+    assert row["containment"] == "kernel"

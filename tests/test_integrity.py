@@ -31,7 +31,8 @@ MEMORY_LIMIT = "256M"
 @dataclass(frozen=True)
 class Case:
     file: str  # in tests/hostile/: the exercise file, or what is appended to the solution
-    says: str  # part of the message of a test it fails ("" for a case that fails none)
+    says: str | tuple  # part of the message of a test it fails ("" for a case that fails none), or
+                       # several: the layer that stops it says one of them (the kernel, or the rules)
     exercise: str = "exercise3"
     on_solution: bool = False  # appended to the instructor solution of the exercise
     honest: tuple = ()  # names (beginnings) of the tests it may pass; ("",): it must pass them all
@@ -66,7 +67,7 @@ CASES = [
     Case("stub_needs_torch.py", "not implemented yet", beside=SHADOWED),
     Case("import_answer_key.py", "forbidden: the answer key (lumen_ref, solutions) (your code imported lumen_ref"),
     Case("import_solutions.py", "forbidden: the answer key (lumen_ref, solutions) (your code imported solutions"),
-    Case("answer_key_by_path.py", "forbidden: the answer key"),
+    Case("answer_key_by_path.py", ("forbidden: the answer key", "PermissionError", "FileNotFoundError")),
     Case("sys_modules_tricks.py", "is wrong at", honest=("test_inputs_not_modified",)),
     *(Case(f"softmax_{variant}.py", "forbidden: torch's softmax", exercise="exercise5", on_solution=True)
       for variant in ("method", "alias", "log", "special", "module", "caught", "dispatcher", "thread")),
@@ -83,7 +84,7 @@ def submission(case, folder):
     """Write the case's submission into `folder`; returns the folder."""
     exercise = catalog.find(case.exercise)
     folder.mkdir(parents=True, exist_ok=True)
-    source = (HOSTILE / case.file).read_text()
+    source = (HOSTILE / case.file).read_text().replace("@KIT@", str(ROOT))
     if case.on_solution:
         source = (SOLUTIONS / exercise.file_name).read_text() + "\n\n" + source
     (folder / exercise.file_name).write_text(source)
@@ -121,7 +122,8 @@ def assert_honest(case, exit_code, exercise):
     else:
         assert exercise["score"] < exercise["max_score"] and exit_code == 1
         messages = [test["message"] for test in tests if test["status"] != "passed"]
-        assert any(case.says in message for message in messages), messages
+        says = case.says if isinstance(case.says, tuple) else (case.says,)
+        assert any(said in message for message in messages for said in says), messages
     for text in [test["message"] for test in tests] + [exercise["output"]]:
         assert text == printable(text, len(text), newlines=True), "a control character reached the report"
 
@@ -142,17 +144,28 @@ def test_the_corpus_has_every_kind_of_attack_the_issue_lists():
 
 
 def test_a_fake_report_at_the_output_path_is_replaced_by_the_judges(tmp_path, monkeypatch):
-    """The submission writes a full-marks report where --output points, at import and at every call,
-    and the second time through a link it put there: the report the judge writes replaces both."""
+    """A full-marks report left where --output points (and rewritten by the submission at import and
+    at every call, where it can reach it) is replaced by the judge's own report."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "report.json").symlink_to(tmp_path / "elsewhere.json")
+    (tmp_path / "report.json").write_text(json.dumps({"score": 19, "max_score": 19, "exercises": []}))
     case = Case("writes_report.py", "is wrong at")
     grade_cli(case, submission(case, tmp_path / "submission"), "--output", "report.json")
-    report = tmp_path / "report.json"
-    assert not report.is_symlink()
-    data = json.loads(report.read_text())
+    data = json.loads((tmp_path / "report.json").read_text())
     assert data["score"] < data["max_score"] and len(data["exercises"][0]["tests"]) > 1
-    assert "elsewhere" not in str(data) and json.loads((tmp_path / "elsewhere.json").read_text())["score"] == 19
+
+
+@pytest.mark.parametrize("make", [lambda path: path.symlink_to(path.parent / "elsewhere.json"),
+                                  lambda path: os.mkfifo(path), lambda path: path.mkdir()],
+                         ids=["link", "named-pipe", "folder"])
+def test_an_output_path_that_is_not_a_regular_file_is_refused(tmp_path, make):
+    (tmp_path / "elsewhere.json").write_text("{}")
+    make(tmp_path / "report.json")
+    case = Case("writes_report.py", "is wrong at")
+    args = [case.exercise, "--submission", str(submission(case, tmp_path / "submission")), "--no-perf",
+            "--output", str(tmp_path / "report.json")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "--output" in result.output and "Traceback" not in result.output
+    assert (tmp_path / "elsewhere.json").read_text() == "{}"
 
 
 def test_attacks_on_the_judge_are_all_refused(tmp_path):

@@ -1,10 +1,11 @@
-"""Loads the answer key from its file by path: importlib, runpy, and reading then exec'ing it."""
+"""Loads the answer key from its file by path: importlib, runpy, and reading then exec'ing it.
+(@KIT@ is the kit's folder, written in by the test: a confined child cannot even find it.)"""
 
 import importlib.util
 import os
 import runpy
 
-KEY = os.path.join(os.path.dirname(importlib.util.find_spec("lumen_ref").origin), "steps.py")
+KEY = os.path.join("@KIT@", "lumen_ref", "steps.py")
 
 
 def scale_scores(scores, d_k):

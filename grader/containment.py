@@ -1,0 +1,353 @@
+"""The child's confinement by the kernel: what it may read, where it may write, and as whom.
+
+Before any student byte runs, a child keeps only what it needs: the Python runtime and the
+installed libraries (read and run), its own submission file (read) and a private scratch folder
+(read and write). The kit (`grader/`, `lumen_ref/`, `solutions/`, the hidden suites), instructor
+suites, other students' folders, the class folder and the gradebook are out of its reach. The
+strongest mechanisms the machine offers are used, each decided at run time:
+
+- started as root (Gradescope's container, most CI): a mount namespace whose root is a fresh
+  tmpfs holding read-only bind mounts of the allowed trees only (every other tree simply does not
+  exist there), the forbidden trees inside them covered, a size-limited tmpfs as scratch; then
+  the capabilities' bounding set emptied and a drop to an unprivileged uid/gid;
+- Landlock (Linux >= 5.13, any user): the same allow-list as access rights, with no REFER right
+  (hard links and renames out of a tree fail), no TCP, and on ABI 6 no signals or abstract
+  sockets out of the child;
+- always: PR_SET_NO_NEW_PRIVS and PR_SET_PDEATHSIG (the child dies with its parent), then the
+  seccomp filter of `worker` as a second layer.
+
+`plan` runs once, in the judge; `confine` runs in each child and says which layers hold. The
+level is "kernel" when Landlock or the private mount namespace confines the child's files, and
+"process" when only the rules and limits of the child's own process remain (macOS, Windows, old
+kernels, or a container that refuses both).
+"""
+
+import ctypes
+import glob
+import os
+import platform
+import signal
+import stat
+import sys
+from typing import NamedTuple
+
+KERNEL, PROCESS = "kernel", "process"
+UNPRIVILEGED = 65534  # the uid and gid a root child drops to ("nobody"/"nogroup" on most systems)
+SCRATCH_BYTES = 64 << 20  # the root child's scratch tmpfs
+_KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding grader/
+_SYSTEM = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc")
+# read-only too: the C library and OpenMP look things up there (without /proc, every timed call of a
+# child cost a millisecond more), and no process's memory, files or environment is readable through
+# them (Landlock and the uid drop keep the ptrace checks that guard those)
+_KERNEL_VIEWS = ("/proc", "/sys/devices/system/cpu")
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
+# Landlock (include/uapi/linux/landlock.h)
+_LL_CREATE_RULESET, _LL_ADD_RULE, _LL_RESTRICT_SELF = 444, 445, 446  # the same on x86-64 and arm64
+_LL_VERSION, _LL_RULE_PATH_BENEATH = 1, 1
+_FS = {"execute": 1 << 0, "write_file": 1 << 1, "read_file": 1 << 2, "read_dir": 1 << 3,
+       "remove_dir": 1 << 4, "remove_file": 1 << 5, "make_char": 1 << 6, "make_dir": 1 << 7,
+       "make_reg": 1 << 8, "make_sock": 1 << 9, "make_fifo": 1 << 10, "make_block": 1 << 11,
+       "make_sym": 1 << 12, "refer": 1 << 13, "truncate": 1 << 14, "ioctl_dev": 1 << 15}
+_FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 4: (1 << 15) - 1}  # later: all 16
+_NET_TCP = 0b11  # bind and connect (ABI 4)
+_SCOPE = 0b11  # abstract unix sockets and signals (ABI 6)
+_READ = _FS["execute"] | _FS["read_file"] | _FS["read_dir"]
+_WRITE = (_FS["read_file"] | _FS["read_dir"] | _FS["write_file"] | _FS["remove_dir"] | _FS["remove_file"]
+          | _FS["make_dir"] | _FS["make_reg"] | _FS["make_sym"] | _FS["truncate"])  # never REFER
+_FILE_RIGHTS = _FS["execute"] | _FS["write_file"] | _FS["read_file"] | _FS["truncate"] | _FS["ioctl_dev"]
+
+# mounts, namespaces, prctl
+CLONE_NEWNS = 0x00020000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 1, 38, 24
+_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
+OFF_ENV = "LUMEN_NO_KERNEL_CONTAINMENT"  # "1": no kernel layer (benchmarks measure their cost with it)
+
+
+class Plan(NamedTuple):
+    """What every child of one grading run may reach, decided once in the judge."""
+
+    read: tuple  # files and folders to read and run (allowed trees, minus the forbidden ones inside)
+    mounts: tuple  # trees bound read-only into a root child's private root
+    covered: tuple  # forbidden trees inside `mounts`, covered there by empty ones
+    devices: tuple  # device files the child may use
+    landlock: int  # the kernel's Landlock ABI version (0: none)
+    root: bool  # the judge runs as root: the child can build a private root and drop its uid
+    drop_uid: bool  # ... and drops to UNPRIVILEGED in its private root (the trees are readable to it)
+    drop_uid_host: bool  # ... or without one (the trees and the folders above them are)
+
+
+def _inside(path, root):
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _real(paths):
+    """Existing paths, resolved, without duplicates or paths inside another one of them."""
+    found = sorted({os.path.realpath(p) for p in paths if p and os.path.lexists(p)})
+    return tuple(p for p in found if os.path.exists(p) and not any(q != p and _inside(p, q) for q in found))
+
+
+def kit_secrets():
+    """The trees of this kit that no child may read: its packages (the grader and its suites, the
+    answer key), the solutions and the project's tests, wherever the kit is installed."""
+    return [os.path.join(_KIT, name) for name in ("grader", "lumen_ref", "solutions", "tests")]
+
+
+def _loaded_libraries():
+    """Folders of the shared libraries this process has mapped (torch's, the C library, ...)."""
+    folders = set()
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split(maxsplit=5)[-1].strip()
+                if path.startswith("/") and ".so" in os.path.basename(path) and os.path.isfile(path):
+                    folders.add(os.path.dirname(path))
+    except OSError:
+        pass
+    return folders
+
+
+def _python_trees():
+    """The interpreter's trees and the installed libraries' folders (never the current folder or a
+    script's folder, which `sys.path` may also hold)."""
+    import site
+
+    prefixes = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}
+    trees = prefixes | {os.path.dirname(os.path.realpath(sys.executable))}
+    trees.update(site.getsitepackages() + [site.getusersitepackages()])
+    trees.update(p for p in sys.path if os.path.isabs(p) and (
+        os.path.basename(p) in ("site-packages", "dist-packages") or any(_inside(p, q) for q in prefixes)))
+    return trees
+
+
+def _subtract(allowed, forbidden):
+    """The allowed trees with the forbidden ones cut out: a tree holding a forbidden one is
+    replaced by its entries, recursively (Landlock can only grant, never take back)."""
+    result = []
+    for tree in allowed:
+        if any(_inside(tree, f) for f in forbidden):
+            continue
+        if not any(_inside(f, tree) and f != tree for f in forbidden) or not os.path.isdir(tree):
+            result.append(tree)
+            continue
+        try:
+            entries = [os.path.join(tree, name) for name in os.listdir(tree)]
+        except OSError:
+            continue
+        result += _subtract([entry for entry in entries if not os.path.islink(entry)], forbidden)
+    return result
+
+
+def landlock_abi():
+    """The kernel's Landlock ABI version, 0 where there is none (or it is disabled)."""
+    if _LIBC is None or platform.machine() not in _PIVOT_ROOT:
+        return 0
+    version = _LIBC.syscall(_LL_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_LL_VERSION))
+    return max(int(version), 0)
+
+
+def expected_level():
+    """The level children will get here, as far as can be told without starting one."""
+    return KERNEL if landlock_abi() or (sys.platform == "linux" and os.geteuid() == 0) else PROCESS
+
+
+def _traversable(path, uid, from_top=True):
+    """Whether `uid` (not the owner, no shared group) can reach and read `path`: from "/", or
+    (from_top=False) once at `path` (in a private root, whose folders above it are open)."""
+    parts, current = os.path.realpath(path).split(os.sep)[1:], os.sep
+    if not from_top:
+        parts, current = parts[-1:], os.path.dirname(os.path.realpath(path))
+    for part in parts:
+        current = os.path.join(current, part)
+        try:
+            info = os.stat(current)
+        except OSError:
+            return False
+        needed = stat.S_IXOTH if stat.S_ISDIR(info.st_mode) else stat.S_IROTH
+        if info.st_uid != uid and not info.st_mode & needed:
+            return False
+    return True
+
+
+def plan(forbidden=(), devices=("cpu",)):
+    """The confinement of a run's children: `forbidden` adds trees to the kit's secrets (the
+    instructor's suites, the class folder, ...); `devices` the devices graded ("cuda": the GPU's
+    device files too)."""
+    forbidden = _real([*kit_secrets(), *forbidden, *os.environ.get("LUMEN_CONFIDENTIAL", "").split(os.pathsep)])
+    mounts = _real([*_SYSTEM, *_KERNEL_VIEWS, *_python_trees(), *_loaded_libraries()])
+    mounts = tuple(m for m in mounts if not any(_inside(m, f) for f in forbidden))
+    device_files = list(_DEVICES)
+    if "cuda" in devices:
+        device_files += glob.glob("/dev/nvidia*") + glob.glob("/dev/dri/*")
+        mounts = _real([*mounts, "/proc/driver/nvidia", "/sys"])
+    root = sys.platform == "linux" and os.geteuid() == 0
+    return Plan(read=tuple(_subtract(list(mounts), forbidden)), mounts=mounts,
+                covered=tuple(f for f in forbidden if any(_inside(f, m) for m in mounts)),
+                devices=tuple(d for d in device_files if os.path.exists(d)), landlock=landlock_abi(),
+                root=root, drop_uid=root and all(_traversable(m, UNPRIVILEGED, from_top=False) for m in mounts),
+                drop_uid_host=root and all(_traversable(m, UNPRIVILEGED) for m in mounts))
+
+
+# -- in the child -------------------------------------------------------------------------------
+
+
+def _check(result, what):
+    if result < 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+    return result
+
+
+def _mount(source, target, fstype=None, flags=0, data=None):
+    _check(_LIBC.mount(source and os.fsencode(source), os.fsencode(target), fstype and fstype.encode(),
+                       ctypes.c_ulong(flags), data and data.encode()), f"mount {target}")
+
+
+def _private_root(plan, scratch, readable):
+    """A mount namespace whose root holds only the allowed trees (read-only), the readable files,
+    the devices and a tmpfs scratch at `scratch`; the forbidden trees inside them covered."""
+    _check(_LIBC.unshare(CLONE_NEWNS), "unshare")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    new = scratch  # an empty folder made for this child: the new root is mounted on it
+    _mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+    for tree in plan.mounts:
+        _bind(tree, new + tree, read_only=True)
+    for file in (*readable, *plan.devices):
+        if os.path.exists(file):
+            _bind(file, new + file, read_only=file in readable, devices=file in plan.devices)
+    for tree in plan.covered:
+        if os.path.isdir(new + tree):
+            _mount("tmpfs", new + tree, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0555,size=4k")
+        elif os.path.exists(new + tree):
+            _mount("/dev/null", new + tree, None, MS_BIND)
+    for link in _SYSTEM:  # /lib -> usr/lib on merged-/usr systems: the same link in the new root
+        if os.path.islink(link) and not os.path.lexists(new + link):
+            os.symlink(os.readlink(link), new + link)
+    os.makedirs(new + scratch, exist_ok=True)
+    owner = UNPRIVILEGED if plan.drop_uid else 0
+    _mount("tmpfs", new + scratch, "tmpfs", MS_NOSUID | MS_NODEV,
+           f"mode=0700,uid={owner},gid={owner},size={SCRATCH_BYTES}")
+    os.makedirs(new + "/.old")
+    os.chdir(new)
+    arch = _PIVOT_ROOT.get(platform.machine())
+    if arch is not None and _LIBC.syscall(arch, b".", b".old") == 0:
+        _check(_LIBC.umount2(b"/.old", MNT_DETACH), "umount the old root")
+        os.rmdir("/.old")
+    else:
+        os.chroot(new)  # no pivot_root: a chroot, which the child, without capabilities, cannot leave
+    os.chdir("/")
+
+
+def _bind(source, target, read_only, devices=False):
+    if os.path.isdir(source):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if not os.path.exists(target):
+            open(target, "w").close()
+    _mount(source, target, None, MS_BIND | MS_REC)
+    flags = MS_REMOUNT | MS_BIND | MS_NOSUID | (MS_RDONLY if read_only else 0) | (0 if devices else MS_NODEV)
+    _mount(None, target, None, flags)
+
+
+def _drop_privileges(drop_uid):
+    """Empty the bounding set, then (drop_uid) become UNPRIVILEGED: no groups, gid, uid (all three
+    ids); otherwise stay uid 0 without a capability (the seccomp layer drops the rest)."""
+    cap = 0
+    while _LIBC.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+        cap += 1
+    if drop_uid:
+        os.setgroups([])
+        os.setresgid(UNPRIVILEGED, UNPRIVILEGED, UNPRIVILEGED)
+        os.setresuid(UNPRIVILEGED, UNPRIVILEGED, UNPRIVILEGED)
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _landlock(plan, scratch, readable):
+    """Restrict this process to the plan's trees (read, run), `readable` files (read) and
+    `scratch` (read, write), with no REFER right anywhere, no TCP (ABI 4) and no signals or
+    abstract sockets out of its domain (ABI 6)."""
+    abi = plan.landlock
+    handled = _FS_BY_ABI.get(abi, (1 << 16) - 1)
+    attr = _RulesetAttr(handled, _NET_TCP if abi >= 4 else 0, _SCOPE if abi >= 6 else 0)
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    ruleset = _check(_LIBC.syscall(_LL_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
+                                   ctypes.c_uint32(0)), "landlock_create_ruleset")
+    try:
+        rules = [(path, _READ) for path in plan.read] + [(path, _FS["read_file"]) for path in readable]
+        rules += [(path, _FS["read_file"] | _FS["write_file"] | _FS["ioctl_dev"]) for path in plan.devices]
+        rules.append((scratch, _WRITE))
+        for path, rights in rules:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                if not stat.S_ISDIR(os.fstat(fd).st_mode):
+                    rights &= _FILE_RIGHTS
+                rule = _PathBeneath(rights & handled, fd)
+                _check(_LIBC.syscall(_LL_ADD_RULE, ruleset, _LL_RULE_PATH_BENEATH, ctypes.byref(rule),
+                                     ctypes.c_uint32(0)), f"landlock_add_rule {path}")
+            finally:
+                os.close(fd)
+        _check(_LIBC.syscall(_LL_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+def confine(plan, scratch, readable=()):
+    """Confine this child (before any student code): returns (level, layers), the layers in force.
+
+    `scratch`: an empty folder made for this child, its only writable place; `readable`: files it
+    may read besides the runtime (its own submission)."""
+    layers = []
+    if plan is None or _LIBC is None:  # a spawned child (no zygote): only its own folder
+        if scratch:
+            os.chdir(scratch)
+            os.environ.update(TMPDIR=scratch)
+        return PROCESS, layers
+    readable = tuple(os.path.realpath(p) for p in readable if os.path.isfile(p))
+    parent = os.getppid()
+    if os.environ.get(OFF_ENV) == "1":  # measuring what the kernel layers cost: the level says so
+        plan = plan._replace(root=False, landlock=0)
+    if plan.root:
+        try:
+            _private_root(plan, scratch, readable)
+            layers.append("mount-namespace")
+            drop_uid = plan.drop_uid
+        except OSError:  # a container that refuses namespaces: the other layers remain
+            os.chdir("/")
+            drop_uid = plan.drop_uid_host
+        _drop_privileges(drop_uid)
+        layers.append(f"uid {UNPRIVILEGED}" if drop_uid else "no capabilities")
+    _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after the uid change, which clears it
+    if os.getppid() != parent:  # the parent died before that: follow it
+        os._exit(1)
+    os.chdir(scratch)
+    os.environ.update(TMPDIR=scratch, HOME=scratch)
+    import tempfile
+
+    tempfile.tempdir = scratch
+    if plan.landlock:
+        try:
+            _landlock(plan, scratch, readable)
+            layers.append(f"landlock ABI {plan.landlock}")
+        except OSError:
+            pass
+    level = KERNEL if {"mount-namespace"} & set(layers) or any(l.startswith("landlock") for l in layers) else PROCESS
+    return level, layers

@@ -1,0 +1,61 @@
+"""Tries every way out of its confinement and says what each attempt gave ("denied" or "allowed"):
+the answer key read by path, through a folder's file descriptor (dir_fd), through a hard link and a
+symbolic link made in its scratch folder; the kit's suites and solutions; writing beside its own
+file, in /tmp, in the kit and in its scratch folder; reading its own file. @KIT@ is the kit's
+folder, written in by the test."""
+
+import os
+import tempfile
+
+KIT = "@KIT@"
+KEY = os.path.join(KIT, "lumen_ref", "steps.py")
+
+
+def _attempt(action):
+    try:
+        action()
+        return "allowed"
+    except OSError:
+        return "denied"
+
+
+def _read(path):
+    with open(path, "rb") as file:
+        file.read(1)
+
+
+def _write(path):
+    with open(path, "w") as file:
+        file.write("x")
+
+
+def _by_dir_fd():
+    folder = os.open(os.path.join(KIT, "lumen_ref"), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.close(os.open("steps.py", os.O_RDONLY, dir_fd=folder))
+    finally:
+        os.close(folder)
+
+
+def _by_link(make):
+    target = os.path.join(tempfile.gettempdir(), f"key-{make.__name__}")
+    make(KEY, target)
+    _read(target)
+
+
+def probe():
+    scratch = tempfile.gettempdir()
+    return {
+        "read the answer key by path": _attempt(lambda: _read(KEY)),
+        "read the answer key by dir_fd": _attempt(_by_dir_fd),
+        "read the answer key by hard link": _attempt(lambda: _by_link(os.link)),
+        "read the answer key by symlink": _attempt(lambda: _by_link(os.symlink)),
+        "read the hidden suites": _attempt(lambda: _read(os.path.join(KIT, "grader", "suites", "test_exercise3.py"))),
+        "read the solutions": _attempt(lambda: _read(os.path.join(KIT, "solutions", "exercise3_scaling.py"))),
+        "list the kit": _attempt(lambda: os.listdir(KIT)),
+        "write beside its own file": _attempt(lambda: _write(os.path.join(os.path.dirname(__file__), "x.txt"))),
+        "write in /tmp": _attempt(lambda: _write(f"/tmp/lumen-escape-{os.getpid()}")),
+        "write in the kit": _attempt(lambda: _write(os.path.join(KIT, "grader", "x.py"))),
+        "write in its scratch folder": _attempt(lambda: _write(os.path.join(scratch, "notes.txt"))),
+        "read its own file": _attempt(lambda: _read(__file__)),
+    }

@@ -1,0 +1,115 @@
+"""The child's confinement by the kernel, checked from inside a child: whatever way it tries, it
+reads nothing of the kit but the runtime and its own file, and writes nowhere but its scratch
+folder. As root (this machine, CI, Gradescope) and as an unprivileged user (`setpriv`), each
+skipped with the reason where the kernel layer is not available."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from grader import containment, guard
+from grader.sandbox import Launcher, Worker, load_request
+
+PROBE = ROOT / "tests" / "hostile" / "escape_probe.py"
+OUTCOMES = {  # attempt -> what a confined child gets
+    "read the answer key by path": "denied",
+    "read the answer key by dir_fd": "denied",
+    "read the answer key by hard link": "denied",
+    "read the answer key by symlink": "denied",
+    "read the hidden suites": "denied",
+    "read the solutions": "denied",
+    "list the kit": "denied",
+    "write beside its own file": "denied",
+    "write in /tmp": "denied",
+    "write in the kit": "denied",
+    "write in its scratch folder": "allowed",
+    "read its own file": "allowed",
+}
+NEEDS_KERNEL = pytest.mark.skipif(
+    sys.platform != "linux" or containment.expected_level() != containment.KERNEL,
+    reason="no kernel layer here (not Linux, no Landlock and not root): grading runs at level 'process'")
+
+
+def escape_attempts(folder):
+    """(containment, {attempt: outcome}) of the probe graded from `folder`, in a fresh child whose
+    forbidden-shortcut rules are switched off (their audit hook would refuse the answer key's
+    files first): what is left is the kernel's doing."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "exercise3_scaling.py"
+    path.write_text(PROBE.read_text().replace("@KIT@", str(ROOT)))
+    audit, guard.Guard._audit = guard.Guard._audit, lambda self, event, args: None
+    launcher = Launcher()
+    launcher.start()  # the zygote, and so every child, is forked with the rules' hook switched off
+    guard.Guard._audit = audit
+    try:
+        worker = Worker(launcher, str(folder / "child.log"), time.monotonic() + 60, readable=(str(path),))
+        try:
+            worker.request(load_request(str(path), "exercise3_scaling"))
+            outcomes = worker.request({"op": "call", "target": "probe", "args": [], "kwargs": {}})["value"]
+        finally:
+            worker.stop()
+    finally:
+        launcher.close()
+    return launcher.containment, outcomes
+
+
+@NEEDS_KERNEL
+def test_a_confined_child_reaches_nothing_but_the_runtime_its_file_and_its_scratch(tmp_path):
+    level, outcomes = escape_attempts(tmp_path / "submission")
+    assert level["level"] == containment.KERNEL, level
+    assert outcomes == OUTCOMES
+    assert not (tmp_path / "submission" / "x.txt").exists() and not (ROOT / "grader" / "x.py").exists()
+
+
+def _as_nobody():
+    """The command prefix that runs a Python process as uid/gid 65534 with this interpreter and
+    kit readable, or a reason why it cannot be done here."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return None, "needs root and setpriv to start an unprivileged process"
+    drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    trees = [sys.prefix, sys.base_prefix, str(ROOT)]
+    if all(containment._traversable(tree, containment.UNPRIVILEGED) for tree in trees):
+        return drop, None
+    if not shutil.which("unshare"):
+        return None, "this interpreter is not readable by an unprivileged user, and there is no unshare"
+    # the interpreter lives where 65534 cannot reach (here, under /root): in a private mount
+    # namespace, give it an open folder above it, as a course machine would have
+    hidden = next(parent for parent in map(os.path.dirname, [sys.base_prefix])
+                  if not containment._traversable(parent, containment.UNPRIVILEGED))
+    top = "/" + os.path.relpath(os.path.realpath(sys.base_prefix), "/").split(os.sep)[0]
+    script = (f"mount --make-rprivate / && mkdir -p /tmp/lumen-nobody-$$ && mount --rbind {top} /tmp/lumen-nobody-$$"
+              f" && mount -t tmpfs -o mode=0755 tmpfs {top} && mkdir -p {sys.base_prefix}"
+              f" && mount --rbind /tmp/lumen-nobody-$${sys.base_prefix[len(top):]} {sys.base_prefix}"
+              f" && exec {' '.join(drop)} \"$@\"")
+    del hidden
+    return ["unshare", "-m", "sh", "-c", script, "sh"], None
+
+
+@NEEDS_KERNEL
+def test_as_an_unprivileged_user_landlock_confines_the_child(request):
+    prefix, reason = _as_nobody()
+    if prefix is None:
+        pytest.skip(reason)
+    if not containment.landlock_abi():
+        pytest.skip("no Landlock in this kernel: an unprivileged user gets level 'process'")
+    tmp_path = Path(tempfile.mkdtemp(prefix="lumen-nobody-"))  # a folder 65534 can reach
+    tmp_path.chmod(0o777)
+    request.addfinalizer(lambda: shutil.rmtree(tmp_path, ignore_errors=True))
+    code = ("import json, pathlib, sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests'];"
+            "from test_containment import escape_attempts;"
+            "print(json.dumps(escape_attempts(pathlib.Path(sys.argv[2]))))")
+    done = subprocess.run([*prefix, sys.executable, "-c", code, str(ROOT), str(tmp_path / "submission")],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    level, outcomes = json.loads(done.stdout.splitlines()[-1])
+    assert level["level"] == containment.KERNEL and level["layers"][0].startswith("landlock"), level
+    assert outcomes == OUTCOMES
