@@ -31,7 +31,8 @@ def grading_options(command):
                      show_default=True, help="Folder holding your exercise files."),
         click.option("--format", "fmt", type=click.Choice(list(report.RENDERERS)), default="text",
                      show_default=True,
-                     help="Report for a person (text) or a machine (json, gradescope, junit)."),
+                     help="Report for a person (text; html: a self-contained feedback page) or a machine "
+                          "(json, gradescope, junit)."),
         HIDDEN_VISIBILITY,
         click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write the report to this file instead of the terminal."),

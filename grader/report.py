@@ -1,5 +1,5 @@
-"""Renderers of a GradeReport: text for a person; JSON, Gradescope and JUnit for machines.
-One function per format."""
+"""Renderers of a GradeReport: text and an HTML page for a person; JSON, Gradescope and JUnit for
+machines. One function per format."""
 
 import ast
 import json
@@ -295,4 +295,12 @@ def _where(test, file, lines):
     return ""
 
 
-RENDERERS = {"text": render_text, "json": render_json, "gradescope": render_gradescope, "junit": render_junit}
+def render_html(report):
+    """The self-contained feedback page (grader/feedback.py): scores, messages, diagnoses, heatmaps."""
+    from grader import feedback
+
+    return feedback.render(report.to_dict())
+
+
+RENDERERS = {"text": render_text, "json": render_json, "gradescope": render_gradescope, "junit": render_junit,
+             "html": render_html}
