@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import torch
 
 from grader import misconceptions
-from grader.compare import TOLERANCES
+from grader.compare import MASKED_BELOW, TOLERANCES
 
 SLACK = 10  # as grader.diagnose: rounding, not a mistake
 
@@ -281,7 +281,7 @@ def _mask_of(value):
     if value.dtype == torch.bool:
         return value.cpu()
     v = _f64(value)
-    return ~((v == -math.inf) | (v <= -1e4))
+    return ~(v <= MASKED_BELOW)  # -inf, or a large finite negative number: its weight is 0 either way
 
 
 def mask_findings(call, got, want, dtype, what):
@@ -343,7 +343,7 @@ def mask_findings(call, got, want, dtype, what):
                         key = "mask:no-diagonal"
                     elif shift > 0:
                         text = (f"{what}: your causal mask lets query i see keys up to i + {shift}: "
-                                f"{shift} future token{'s' if shift > 1 else ''} leak; torch.tril with diagonal=0 "
+                                f"{shift} future token{'s leak' if shift > 1 else ' leaks'}; torch.tril with diagonal=0 "
                                 "stops at key i")
                         key = f"mask:diagonal+{shift}"
                     else:
@@ -457,8 +457,8 @@ def probes(call):
                       _variant(repeat_kv=lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1))))
     if target == "CachedGroupedQueryAttention":
         found.append(("cache:overwritten", "your cache writes every update at position 0, over the tokens before "
-                      "it: its state does not advance, so a new token attends only to the newest keys; write at "
-                      "[len(cache) : len(cache) + T_new] and then advance the length",
+                      "it, so the past it returns is overwritten; write at [len(cache) : len(cache) + T_new], "
+                      "where the cache's state has advanced to",
                       _variant(cache_update=_overwriting_update)))
         found.append(("mask:corner", "the causal mask of your new tokens starts at the top-left corner: new token i "
                       "sits at position past + i and sees keys 0 .. past + i, tril(diagonal=past) of a (T_new, past + "
@@ -466,16 +466,17 @@ def probes(call):
                                               .tril())))
     if target == "KVCache" and call.get("method") == "update":
         found.append(("cache:overwritten", "your cache.update writes the new tokens at position 0 every time, over "
-                      "the ones before: the cache's length must advance, writing at [len : len + T_new] and returning "
-                      "everything up to the new length", _variant(cache_update=_overwriting_update)))
+                      "the ones before: write them where the cache's state has advanced to, at [len : len + T_new], "
+                      "and return everything up to the new length", _variant(cache_update=_overwriting_update)))
     return found
 
 
 def _overwriting_update(self, cache, k, v):
+    """update writing the new tokens at position 0 (self.k[:, :, :T] = k) while its length advances."""
     T = k.size(2)
     cache.k[:, :, :T], cache.v[:, :, :T] = k, v
-    cache.length = T
-    return cache.k[:, :, :T], cache.v[:, :, :T]
+    cache.length += T
+    return cache.k[:, :, :cache.length], cache.v[:, :, :cache.length]
 
 
 def _scale_probes(named):

@@ -241,6 +241,43 @@ def _findings(case, probe=True):
     return findings
 
 
+def unseparated(number, calls):
+    """The pairs of misconceptions of exercise `number` that no call of `calls` (the suites' calls on
+    a correct submission) tells apart: for some mutant of each, every call gives the same value."""
+    with _one_thread():
+        cases = [case for case in map(_case, calls) if case is not None]
+        values = {}
+        for misconception in misconceptions.for_exercise(number):
+            for variant in _mutants(misconception.id):
+                values[misconception.id, variant] = [_value(variant, case) for case in cases]
+    pairs = []
+    ids = [m.id for m in misconceptions.for_exercise(number)]
+    for n, a in enumerate(ids):
+        for b in ids[n + 1:]:
+            if any(all(_same(x, y, case) for x, y, case in zip(values[a, va], values[b, vb], cases))
+                   for va in _mutants(a) for vb in _mutants(b)):
+                pairs.append((a, b))
+    return pairs
+
+
+_FAILED = object()  # a replay that raised
+
+
+def _value(variant, case):
+    try:
+        return replay(variant(), case.call, case.dtype)
+    except Exception:  # noqa: BLE001
+        return _FAILED
+
+
+def _same(x, y, case):
+    """Two mutants' values on a call that a student's answer could not tell apart."""
+    if x is _FAILED or y is _FAILED:
+        return x is y
+    return matches(x, y, case.dtype) if not isinstance(x, torch.Tensor) or x.dtype != torch.bool else \
+        isinstance(y, torch.Tensor) and matches(x, y, case.dtype)
+
+
 def diagnose(exercise_number, call, known=()):
     """The id of the misconception that alone explains the student's value in this one call, or None;
     of two this call cannot tell apart, one already `known` for the exercise."""

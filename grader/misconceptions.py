@@ -450,7 +450,7 @@ MISCONCEPTIONS = (
         includes=("softmax-nan-on-masked-row",),
     ),
     Misconception(
-        "softmax-nan-on-masked-row", (5, 6, 7, 8),
+        "softmax-nan-on-masked-row", (5, 6, 7),
         "A row whose every key is masked comes out NaN (-inf - (-inf), then 0/0): it must give zero weights "
         "and a zero output; shift by 0 where the max is -inf and divide by 1 where the sum is 0: see " + MASKING,
         (_softmax(shift=True, guard=False),),
@@ -484,8 +484,9 @@ MISCONCEPTIONS = (
     # -- exercise 7: grouped-query attention --------------------------------------------------------------
     Misconception(
         "gqa-repeat-tiles", (7, 8),
-        "You used .repeat, which tiles the KV heads [0, 1, 0, 1, …], so query head j reads KV head j mod "
-        "n_kv_heads; it must read KV head j // n_rep, [0, 0, 1, 1, …], which is repeat_interleave: see " + GQA,
+        "Your query heads read the KV heads tiled, [0, 1, 0, 1, …] (what .repeat gives): query head j reads KV "
+        "head j mod n_kv_heads; it must read KV head j // n_rep, [0, 0, 1, 1, …], so that neighbouring query heads "
+        "share a KV head (repeat_interleave along dim 1): see " + GQA,
         ({"repeat_kv": lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1)},),
         {7: [("    return x.repeat_interleave(n_rep, dim=1)  # (B, H_kv*n_rep, L, d)\n    # END",
               "    return x.repeat(1, n_rep, 1, 1)\n    # END")]},

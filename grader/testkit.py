@@ -61,6 +61,11 @@ def call_text(name, args, kwargs):
 _passed_calls = []  # the calls of the checks that passed since the plugin last took them
 
 
+def passed(call):
+    """Note the call of a check that passed (a suite's own check; check_result does it itself)."""
+    _passed_calls.append(call)
+
+
 def take_passed_calls():
     """The calls of the checks that passed since the last time, for the diagnosis (grader.plugin)."""
     calls = list(_passed_calls)
@@ -94,7 +99,7 @@ def check_result(got, expected, *, what, call=None, like=None, dtype=None, devic
             mismatch.details["call"] = call
         raise
     if call is not None:
-        _passed_calls.append(call)  # evidence too: a mistake that would have failed here is not the one
+        passed(call)  # evidence too: a mistake that would have failed here is not the one
     return got
 
 
@@ -103,6 +108,9 @@ def _items(got, expected, what, labels):
     if not isinstance(expected, tuple):
         return [(got, expected, what)]
     labels = labels or [f"item {i}" for i in range(len(expected))]
+    if got is None:
+        raise Mismatch(f"{what} returned None: did you forget `return`? Expected a tuple of {len(expected)} "
+                       f"tensors ({', '.join(labels)})")
     if not isinstance(got, (tuple, list)) or len(got) != len(expected):
         raise Mismatch(f"{what} returned {describe(got)}, expected a tuple of {len(expected)} tensors "
                        f"({', '.join(labels)})")
