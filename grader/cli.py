@@ -5,8 +5,10 @@ Exit codes: 0 every selected exercise passed, 1 something failed, 2 a usage erro
 
 import contextlib
 import ctypes
+import json
 import os
 import re
+import shutil
 import signal
 import sys
 import time
@@ -15,48 +17,115 @@ from pathlib import Path
 
 import click
 
-from grader import batch, catalog, files, gradescope, report
+from grader import batch, catalog, classbook, files, gradescope, report
 from grader.submission import SubmissionError, find_file
 
 EXERCISE_NAMES = ", ".join(exercise.id for exercise in catalog.EXERCISES)
-HIDDEN_VISIBILITY = click.option(
-    "--hidden-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)), default="after_published",
-    show_default=True, help="Gradescope: when students see the hidden checks.")
+HIDDEN_VISIBILITY_SETTINGS = dict(
+    type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)), default="after_published", show_default=True,
+    help="Gradescope: when students see the hidden checks.")
+HIDDEN_VISIBILITY = click.option("--hidden-visibility", **HIDDEN_VISIBILITY_SETTINGS)
 CLASS_TIMEOUT = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
                              show_default=True, help="Seconds a student's code may run, per exercise.")
 
 
-def grading_options(command):
-    """The options every grading command shares."""
-    options = [
-        click.option("--submission", type=click.Path(path_type=Path), default=Path("exercises"),
-                     show_default=True, help="Folder holding your exercise files."),
-        click.option("--format", "fmt", type=click.Choice(list(report.RENDERERS)), default="text",
-                     show_default=True,
-                     help="Report for a person (text) or a machine (json, gradescope, junit)."),
-        HIDDEN_VISIBILITY,
-        click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Write the report to this file instead of the terminal."),
-        click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto",
-                     show_default=True, help="auto: the CPU, plus CUDA when a GPU is present."),
-        click.option("--seed", type=int, default=0, show_default=True,
-                     help="Seed of the random test inputs; the same seed gives the same inputs."),
-        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
-                     show_default=True, help="Seconds your code may run, per exercise."),
-        click.option("--memory-limit", type=MemorySize(), default="4G", show_default=True,
-                     help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
-        click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                     multiple=True, help="A folder of extra test_exerciseN*.py suites (repeatable)."),
-        click.option("--no-builtin-suites", is_flag=True,
-                     help="Run only the --suites folders, not the built-in hidden suites."),
-        click.option("--no-perf", is_flag=True,
-                     help="Skip the performance tiers (timing your code against the reference)."),
-        click.option("--perf-points", type=click.FloatRange(min=0), default=0.0, show_default=True,
-                     help="Instructors: points each exercise's performance tier is worth (0: informative)."),
-    ]
+class InstructorCommand(click.Command):
+    """A command listed under "Instructor commands" in `lumen-grade --help`, after the student's."""
+
+
+class InstructorOption(click.Option):
+    """An option listed under "Instructor and course CI options" in --help, after the student's."""
+
+
+class StudentFirstCommand(click.Command):
+    """A command whose --help lists the student's options first and the instructors' under a heading."""
+
+    def format_options(self, ctx, formatter):
+        groups = {False: [], True: []}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                groups[isinstance(param, InstructorOption)].append(record)
+        for instructors, title in ((False, "Options"), (True, "Instructor and course CI options")):
+            if groups[instructors]:
+                with formatter.section(title):
+                    formatter.write_dl(groups[instructors])
+
+
+def instructor_option(*names, **settings):
+    """click.option, listed under the instructors' heading of --help."""
+    return click.option(*names, cls=InstructorOption, **settings)
+
+
+def _apply(options, command):
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def _apply_options(options):
+    """A decorator adding `options` (a list of option decorators) to a command."""
+    return lambda command: _apply(options, command)
+
+
+def student_options(command):
+    """The options a student uses, shared by the grading commands and `watch`."""
+    return _apply([
+        click.option("--submission", type=click.Path(path_type=Path), default=Path("exercises"),
+                     show_default=True, help="Folder holding your exercise files."),
+        click.option("-v", "--verbose", is_flag=True, help="List every test, with its points."),
+        click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto",
+                     show_default=True, help="auto: the CPU, plus CUDA when a GPU is present."),
+        click.option("--no-perf", is_flag=True,
+                     help="Skip the performance tiers (timing your code against the reference)."),
+        click.option("--no-color", is_flag=True,
+                     help="No colours (also when NO_COLOR is set, or the output is not a terminal)."),
+    ], command)
+
+
+def grading_options(command):
+    """The options every grading command shares: the student's, then the instructors'."""
+    return _apply([
+        student_options,
+        instructor_option("--format", "fmt", type=click.Choice(list(report.RENDERERS)), default="text",
+                          show_default=True,
+                          help="Report for a person (text; html: a self-contained feedback page) or a machine "
+                               "(json, gradescope, junit)."),
+        instructor_option("--hidden-visibility", **HIDDEN_VISIBILITY_SETTINGS),
+        instructor_option("--output", type=click.Path(dir_okay=False, path_type=Path),
+                          help="Write the report to this file instead of the terminal."),
+        *run_options(instructor_option),
+    ], command)
+
+
+def run_options(option):
+    """The options that set up a grading run (made by `option`: click.option or instructor_option)."""
+    return [
+        option("--seed", type=int, default=0, show_default=True,
+               help="Seed of the random test inputs; the same seed gives the same inputs."),
+        option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
+               show_default=True, help="Seconds your code may run, per exercise."),
+        option("--memory-limit", type=MemorySize(), default="4G", show_default=True,
+               help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
+        option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
+               multiple=True, help="A folder of extra test_exerciseN*.py suites (repeatable)."),
+        option("--no-builtin-suites", is_flag=True,
+               help="Run only the --suites folders, not the built-in hidden suites."),
+        option("--perf-points", type=click.FloatRange(min=0), default=0.0, show_default=True,
+               help="Points each exercise's performance tier is worth (0: informative)."),
+    ]
+
+
+def text_style(no_color, stream=None):
+    """(color, width) for the text report on `stream` (stdout): colour only on a terminal, without
+    NO_COLOR or --no-color; the terminal's width there, else $COLUMNS or 80."""
+    stream = stream or click.get_text_stream("stdout")
+    terminal = bool(getattr(stream, "isatty", lambda: False)())
+    color = terminal and not no_color and not os.environ.get("NO_COLOR")
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return color, int(columns)
+    return color, shutil.get_terminal_size((80, 24)).columns if terminal else 80
 
 
 class MemorySize(click.ParamType):
@@ -76,35 +145,18 @@ class MemorySize(click.ParamType):
 
 def run_grading(exercises, submission, fmt, output, device, seed, timeout, suites, no_builtin_suites,
                 hidden_visibility="after_published", notebook=None, memory_limit=4 << 30, no_perf=False,
-                perf_points=0.0):
+                perf_points=0.0, verbose=False, no_color=False):
     """Grade, print or write the report, and exit with the verdict's code."""
-    if notebook is None and not submission.is_dir():
-        raise click.UsageError(
-            f"no folder {submission} (looked in {submission.resolve()}): run from the folder that "
-            "holds exercises/, or pass --submission DIR"
-        )
-    if no_builtin_suites and not suites:
-        raise click.UsageError("--no-builtin-suites needs at least one --suites DIR")
-    if no_perf and perf_points:
-        raise click.UsageError("--perf-points needs the performance tiers: drop --no-perf")
+    options = grading_run(exercises, submission=submission, device=device, seed=seed, timeout=timeout,
+                          suites=suites, no_builtin_suites=no_builtin_suites, notebook=notebook,
+                          memory_limit=memory_limit, no_perf=no_perf, perf_points=perf_points)
     if output is not None:
         try:
             files.check_destination(output)
         except files.UnsafeFile as error:
             raise click.UsageError(f"--output {error}") from None
-    missing = [] if notebook is not None else [e for e in exercises if _find_file(e, submission) is None]
-    if missing and len(missing) == len(exercises):
-        names = ", ".join(e.file_name for e in missing)
-        raise click.UsageError(f"no {names} in {submission.resolve()} (nor an exerciseN_*.ipynb notebook): "
-                               "pass --submission DIR with your files, or --notebook FILE")
-    # a torch.py or numpy.py beside the student's files must never be what this process imports
-    folder = os.path.realpath(submission if notebook is None else notebook.parent)
-    sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != folder]
     from grader import runner  # imports torch: not needed for --help, list or a usage error
 
-    options = runner.Options(submission=submission, device=device, seed=seed, time_limit=timeout,
-                             suites=list(suites), builtin_suites=not no_builtin_suites, notebook=notebook,
-                             memory_limit=memory_limit, perf=not no_perf, perf_points=perf_points)
     try:
         with ending_on_signals():
             verdict = runner.grade(exercises, options)
@@ -115,14 +167,44 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
     except Stopped as stop:  # every child is gone and every temporary folder removed by now
         click.echo(f"stopped by {stop.name}: nothing graded", err=True)
         click.get_current_context().exit(128 + stop.signum)
-    render_options = {"text": {"color": output is None}, "gradescope": {"hidden_visibility": hidden_visibility}}
+    color, width = text_style(no_color) if output is None else (False, 80)
+    render_options = {"text": {"color": color, "width": width, "verbose": verbose, "device_skips": device == "auto"},
+                      "gradescope": {"hidden_visibility": hidden_visibility}}
     rendered = report.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
     if output is None:
-        click.echo(rendered, nl=False)
+        click.echo(rendered, nl=False, color=color)
     else:
         _write_report(output, rendered)
         click.echo(f"{_points(verdict)}: wrote the {fmt} report to {output}")
     click.get_current_context().exit(0 if verdict.passed else 1)
+
+
+def grading_run(exercises, *, submission, device, seed, timeout, suites, no_builtin_suites, notebook,
+                memory_limit, no_perf, perf_points):
+    """The runner's Options for these settings, once they are known to make sense (else a usage
+    error); the submission's folder is taken off this process's sys.path."""
+    if notebook is None and not submission.is_dir():
+        raise click.UsageError(
+            f"no folder {submission} (looked in {submission.resolve()}): run from the folder that "
+            "holds exercises/, or pass --submission DIR"
+        )
+    if no_builtin_suites and not suites:
+        raise click.UsageError("--no-builtin-suites needs at least one --suites DIR")
+    if no_perf and perf_points:
+        raise click.UsageError("--perf-points needs the performance tiers: drop --no-perf")
+    missing = [] if notebook is not None else [e for e in exercises if _find_file(e, submission) is None]
+    if missing and len(missing) == len(exercises):
+        names = ", ".join(e.file_name for e in missing)
+        raise click.UsageError(f"no {names} in {submission.resolve()} (nor an exerciseN_*.ipynb notebook): "
+                               "pass --submission DIR with your files, or --notebook FILE")
+    # a torch.py or numpy.py beside the student's files must never be what this process imports
+    folder = os.path.realpath(submission if notebook is None else notebook.parent)
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != folder]
+    from grader import runner  # imports torch
+
+    return runner.Options(submission=submission, device=device, seed=seed, time_limit=timeout,
+                          suites=list(suites), builtin_suites=not no_builtin_suites, notebook=notebook,
+                          memory_limit=memory_limit, perf=not no_perf, perf_points=perf_points)
 
 
 def _points(verdict):
@@ -203,6 +285,20 @@ class LumenGrade(click.Group):
             return None
         return _exercise_command(exercise)
 
+    def format_commands(self, ctx, formatter):
+        """The student's commands first (the eight exercise commands in one row), then the instructors'."""
+        exercise_ids = {exercise.id for exercise in catalog.EXERCISES}
+        rows = {False: [], True: []}
+        for name in super().list_commands(ctx):
+            command = self.commands[name]
+            if not command.hidden:
+                rows[isinstance(command, InstructorCommand)].append((name, command.get_short_help_str(60)))
+        first, last = catalog.EXERCISES[0].id, catalog.EXERCISES[-1].id
+        rows[False].insert(0, (f"{first} … {last[len('exercise'):]}", "Grade one exercise (or just: 1 … 8)."))
+        for instructors, title in ((False, "Commands"), (True, "Instructor commands")):
+            with formatter.section(title):
+                formatter.write_dl([row for row in rows[instructors] if row[0] not in exercise_ids])
+
     def resolve_command(self, ctx, args):
         if args and self.get_command(ctx, args[0]) is None and not args[0].startswith("-"):
             commands = ", ".join(name for name in super().list_commands(ctx)
@@ -214,7 +310,8 @@ class LumenGrade(click.Group):
 
 
 def _exercise_command(exercise):
-    @click.command(name=exercise.id, help=f"Grade {exercise.id}: {exercise.title} ({exercise.file_name}).")
+    @click.command(name=exercise.id, cls=StudentFirstCommand,
+                   help=f"Grade {exercise.id}: {exercise.title} ({exercise.file_name}).")
     @grading_options
     @click.option("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                   help="Grade this notebook's code cells (instead of looking in --submission).")
@@ -225,22 +322,20 @@ def _exercise_command(exercise):
 
 
 @click.group(cls=LumenGrade, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="lumen-attention-kit", message="lumen-grade %(version)s")
 def main():
-    """Grade your Lumen attention exercises.
+    """Grade your Lumen attention exercises: run it from the folder that holds exercises/.
 
     \b
     lumen-grade exercise3            grade one exercise (also: lumen-grade 3)
+    lumen-grade watch exercise3      grade it again each time you save the file
     lumen-grade all                  grade all eight
-    lumen-grade list                 the exercises and their files
-    lumen-grade exercise3 --help     the options (--submission, --notebook, --format json, ...)
-    lumen-grade release              instructors: write exercises/ (and notebooks) from solutions/
-    lumen-grade check                instructors: reference, solutions, stubs, mutants: all sound?
-    lumen-grade batch CLASS_DIR      grade a folder of student folders into grades.csv
-    lumen-grade gradescope-bundle    write autograder.zip for Gradescope
+    lumen-grade exercise3 -v         list every test
+    lumen-grade exercise3 --help     every option
     """
 
 
-@main.command(name="all")
+@main.command(name="all", cls=StudentFirstCommand)
 @grading_options
 def grade_all(**options):
     """Grade all eight exercises."""
@@ -260,6 +355,58 @@ def list_exercises(submission):
             path, found = None, "several"
         click.echo(f"{exercise.id:<10} {(path or submission / exercise.file_name).name:<24} {found:<8} "
                    f"{exercise.title}  (chapter: {exercise.section})")
+
+
+@main.command(name="watch", cls=StudentFirstCommand,
+              short_help="Grade again each time you save a file (Ctrl-C to stop).")
+@click.argument("exercise", required=False, callback=lambda ctx, param, name: _exercises(name))
+@student_options
+@click.option("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Watch and grade this notebook (give the EXERCISE too).")
+@instructor_option("--interval", type=click.FloatRange(min=0.05), default=0.3, show_default=True,
+                   help="Seconds between two looks at the files.")
+@_apply_options(run_options(instructor_option))
+def watch_command(exercise, submission, verbose, device, no_perf, no_color, notebook, interval, **settings):
+    """Grade EXERCISE (default: all) now and again each time you save its file or notebook, until
+    Ctrl-C. Each re-grade clears the terminal and shows the short report again."""
+    from grader import watch
+
+    if notebook is not None and len(exercise) != 1:
+        raise click.UsageError("--notebook FILE needs the exercise it holds: lumen-grade watch exercise3 "
+                               "--notebook FILE")
+    options = grading_run(exercise, submission=submission, device=device, notebook=notebook, no_perf=no_perf,
+                          **settings)
+    color, width = text_style(no_color)
+    terminal = click.get_text_stream("stdout").isatty()
+
+    def show(verdict, graded, seconds):
+        if terminal:
+            click.clear()
+        text = report.render_text(verdict, color=color, width=width, verbose=verbose,
+                                  device_skips=device == "auto")
+        click.echo(text + watch.status_line(graded, seconds), color=color)
+
+    from grader import runner
+
+    try:
+        with watch.Watcher(exercise, options, show, interval=interval) as watcher:
+            watcher.run()
+    except KeyboardInterrupt:
+        click.echo("\nstopped watching.")
+    except runner.DeviceUnavailable as error:
+        raise click.UsageError(str(error)) from None
+    except runner.GraderError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _exercises(name):
+    """An EXERCISE argument -> [that exercise]; none given: all eight."""
+    if name is None:
+        return list(catalog.EXERCISES)
+    try:
+        return [catalog.find(name)]
+    except catalog.UnknownExercise:
+        raise click.BadParameter(f"unknown exercise {name!r}; exercises: {EXERCISE_NAMES} (or just 1–8)") from None
 
 
 def _exercise_list(ctx, param, names):
@@ -286,7 +433,7 @@ def gradescope_options(command):
     return command
 
 
-@main.command(name="gradescope-bundle")
+@main.command(cls=InstructorCommand, name="gradescope-bundle")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
               show_default=True, help="The zip to write.")
 @gradescope_options
@@ -307,7 +454,31 @@ def gradescope_run(root, **settings):
     click.echo(f"{results['score']:g} points: wrote {root / 'results' / 'results.json'}")
 
 
-@main.command(name="batch", short_help="Grade a class: a folder of student folders, into a CSV gradebook.")
+def _shard(ctx, param, value):
+    try:
+        return None if value is None else classbook.parse_shard(value)
+    except classbook.ClassbookError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def _roster(ctx, param, value):
+    try:
+        return None if value is None else classbook.read_roster(value)
+    except classbook.ClassbookError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+ROSTER_OPTION = click.option(
+    "--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path), callback=_roster,
+    help="CSV of the class (student_id, name, email): a row per rostered student, `missing` for one "
+         "without a submission; folders are matched by id, email or name.")
+FEEDBACK_OPTION = click.option(
+    "--feedback", type=click.Path(file_okay=False, path_type=Path),
+    help="Also write a feedback page per student into this folder (STUDENT.html, self-contained).")
+
+
+@main.command(cls=InstructorCommand, name="batch",
+              short_help="Grade a class: a folder of student folders, into a CSV gradebook.")
 @click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("grades.csv"),
               show_default=True, help="The CSV gradebook; a JSON per student goes in a folder beside it "
@@ -322,7 +493,12 @@ def gradescope_run(root, **settings):
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")
 @click.option("--no-perf", is_flag=True, help="Skip the performance tiers (faster; no tier column).")
 @click.option("--force", is_flag=True, help="Regrade students who already have a report.")
-def batch_command(submissions_dir, out, **settings):
+@click.option("--shard", metavar="K/N", callback=_shard,
+              help="Grade only shard K of N (K from 0 to N-1; a student's shard is a hash of their "
+                   "folder name); combine the shards' outputs with `lumen-grade merge`.")
+@ROSTER_OPTION
+@FEEDBACK_OPTION
+def batch_command(submissions_dir, out, feedback, **settings):
     """Grade every student folder in SUBMISSIONS_DIR (.py files or notebooks, at any depth), in
     parallel, into a CSV gradebook. Run it again to resume where it stopped.
 
@@ -331,6 +507,9 @@ def batch_command(submissions_dir, out, **settings):
     """
     if out.suffix.lower() != ".csv":
         raise click.UsageError(f"--out {out}: name a .csv file (the JSON reports go in a folder beside it)")
+    if settings["shard"] and settings["roster"]:
+        raise click.UsageError("--roster applies to the whole class: give it to `lumen-grade merge`, "
+                               "not to one --shard")
     if settings["device"] == "cuda":
         from grader import runner  # imports torch
 
@@ -338,9 +517,12 @@ def batch_command(submissions_dir, out, **settings):
             runner.resolve_devices("cuda")
         except runner.DeviceUnavailable as error:
             raise click.UsageError(str(error)) from None
-    if not batch.students(submissions_dir, out):
+    everyone = batch.students(submissions_dir, out)
+    if not everyone:
         raise click.UsageError(f"no student folders in {submissions_dir}: give the folder that holds one "
                                "sub-folder per student")
+    if settings["roster"]:
+        _check_roster(settings["roster"], [student.name for student in everyone])
     try:
         records = batch.run(submissions_dir, out, batch.Settings(**settings),
                             progress=lambda line: click.echo(line, err=True))
@@ -348,10 +530,73 @@ def batch_command(submissions_dir, out, **settings):
         click.echo(f"interrupted: {stop.done} of {stop.total} students are in {out}; run the same "
                    "command again to grade the rest", err=True)
         click.get_current_context().exit(130)
+    if feedback:
+        _write_feedback(feedback, records)
     statuses = Counter(record["status"] for record in records.values())
-    click.echo(f"{len(records)} students in {out} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}); "
+    shard = f" (shard {settings['shard'][0]}/{settings['shard'][1]})" if settings["shard"] else ""
+    click.echo(f"{len(records)} students in {out}{shard} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}); "
                f"reports in {batch.reports_folder(out)}/")
     click.get_current_context().exit(1 if statuses["error"] else 0)
+
+
+def _check_roster(roster, names):
+    """Match the folders to the roster (an ambiguous folder is a usage error); report the others."""
+    try:
+        matched, unknown = classbook.match_roster(roster, names)
+    except classbook.ClassbookError as error:
+        raise click.UsageError(str(error)) from None
+    if unknown:
+        click.echo(f"warning: {len(unknown)} folder(s) not on the roster, graded but not in the CSV (their "
+                   f"reports are kept): {', '.join(unknown)}", err=True)
+    absent = len(roster) - len(matched)
+    if absent:
+        click.echo(f"{absent} rostered student(s) without a submission: status `missing`", err=True)
+
+
+def _write_feedback(folder, records):
+    from grader import feedback  # the HTML page
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, record in records.items():
+        batch._replace(folder / f"{name}.html", feedback.render_record(record))
+    click.echo(f"wrote {len(records)} feedback page(s) into {folder}/", err=True)
+
+
+@main.command(cls=InstructorCommand, name="merge",
+              short_help="Combine the outputs of `batch --shard K/N` into one gradebook.")
+@click.argument("shard_outputs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The merged CSV gradebook; the students' JSON reports are copied into a folder beside it.")
+@ROSTER_OPTION
+@FEEDBACK_OPTION
+def merge_command(shard_outputs, out, roster, feedback):
+    """Merge SHARD_OUTPUTS (each a shard's grades.csv, or the folder holding it with its reports
+    folder) into one gradebook, as one unsharded `batch` would have written it.
+
+    Refuses a student graded by two shards, a shard given twice and shards graded with different
+    settings. Students a shard did not finish, and shards not given, are listed as missing.
+
+    Exit codes: 0 complete, 1 written but students are missing, 2 refused (nothing written)."""
+    if out.suffix.lower() != ".csv":
+        raise click.UsageError(f"--out {out}: name a .csv file (the JSON reports go in a folder beside it)")
+    try:
+        merged = classbook.merge(shard_outputs)
+    except classbook.ClassbookError as error:
+        raise click.UsageError(str(error)) from None
+    if roster:
+        _check_roster(roster, list(merged.records))
+    reports = batch.reports_folder(out)
+    reports.mkdir(parents=True, exist_ok=True)
+    for name, record in merged.records.items():
+        batch._replace(reports / f"{name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    batch._replace(out, classbook.gradebook_csv(merged.records, roster))
+    if feedback:
+        _write_feedback(feedback, merged.records)
+    for line in merged.missing:
+        click.echo(f"missing: {line}", err=True)
+    click.echo(f"merged {len(merged.shards)} shard(s): {len(merged.records)} students in {out}"
+               + (f"; {len(merged.missing)} missing (listed above)" if merged.missing else ""))
+    click.get_current_context().exit(1 if merged.missing else 0)
 
 
 # -- instructors: release and check ----------------------------------------------------------------
@@ -361,7 +606,7 @@ SOLUTIONS_OPTION = click.option(
     show_default=True, help="The instructor solutions, with BEGIN/END SOLUTION markers.")
 
 
-@main.command(name="release")
+@main.command(cls=InstructorCommand, name="release")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("exercises"),
               show_default=True, help="Folder to write the student files and notebooks/ into.")
 @SOLUTIONS_OPTION
@@ -391,7 +636,7 @@ def release_command(out, solutions, chapter, force):
     click.echo(f"released {len(done.paths)} files into {out} (changed: {changed})")
 
 
-@main.command(name="check")
+@main.command(cls=InstructorCommand, name="check")
 @click.argument("exercises", nargs=-1, callback=_exercise_list)
 @SOLUTIONS_OPTION
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")

@@ -1,61 +1,193 @@
-"""Renderers of a GradeReport: text for a person; JSON, Gradescope and JUnit for machines.
-One function per format."""
+"""Renderers of a GradeReport: text and an HTML page for a person; JSON, Gradescope and JUnit for
+machines. One function per format."""
 
+import ast
 import json
 import re
+import textwrap
 import xml.etree.ElementTree as ET
 from collections import Counter
+from pathlib import Path, PurePath
 
 import click
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", "red"),
          "timeout": ("⏱", "red"), "skipped": ("-", "yellow")}
 OUTPUT_LINES = 8  # lines of the student's own printing shown under a failed exercise
+PROBLEMS_SHOWN = 5  # distinct problems listed per exercise in the short report (-v lists every test)
+NOT_IMPLEMENTED = "not implemented yet"  # how the plugin words a stub's NotImplementedError
+SPEED = {"on-par": "on par", "3x": "3× slower", "10x": "10× slower", "30x": "30× slower",
+         "100x": "100× slower", "not-timed": "not timed"}  # a tier, in the one line of a passed exercise
+FINE = {"linear", "preallocated"}  # KV-cache notes that need no line in the short report
 
 
 def _points(value):
     return f"{value:g}"
 
 
-def render_text(report, color=False):
-    """The report a student reads: a line per test, a reason per failure, a total."""
-    style = click.style if color else (lambda text, **_: text)
-    lines = [f"Lumen attention kit — graded on {report.device}, seed {report.seed}, "
-             f"containment: {report.containment_text}", ""]
+def render_text(report, color=False, width=80, verbose=False, device_skips=True):
+    """The report a student reads at a glance: a line per passed exercise; per failed one, a line
+    per distinct problem (identical messages folded), the misconception behind it and a picture;
+    a total. Every line fits in `width` columns (long ones wrap with a hanging indent).
+
+    verbose: every test of every exercise, each with its points. device_skips: count the checks
+    skipped for want of a GPU in the heading (False when the user chose the device: not shown)."""
+    text = _Text(color, width)
+    skipped = Counter(test.message for exercise in report.exercises for test in exercise.tests
+                      if test.status == "skipped")
+    device = sum(count for reason, count in skipped.items() if _for_a_device(reason))
+    heading = f"Lumen attention kit [{report.containment_level}] — graded on {report.device}, seed {report.seed}"
+    if device and device_skips:  # [kernel] or [process]: how the student's code was confined
+        heading += f" ({device} GPU checks skipped)"
+    text.line(heading)
+    text.blank()
     for exercise in report.exercises:
-        mark = style("✓", fg="green") if exercise.passed else style("✗", fg="red")
-        lines.append(style(f"{mark} {exercise.id}  {exercise.title}", bold=True)
-                     + f"   {_points(exercise.score)}/{_points(exercise.max_score)}   {exercise.file}")
-        skipped, drawn = Counter(), _drawn(exercise)
-        for test in exercise.tests:
-            if test.status == "skipped":
-                skipped[test.message] += 1
-                continue
-            symbol, colour = MARKS[test.status]
-            lines.append(f"    {style(symbol, fg=colour)} {_points(test.score)}/{_points(test.max_score)}"
-                         f"  {test.name}")
-            if test.message:
-                lines.append(f"          {test.message}")
-            if id(test) in drawn:
-                lines.extend(f"          {line}" for line in picture_lines(test.details["picture"]))
-        for reason, count in skipped.items():
-            lines.append(style(f"    - {count} skipped: {reason}", fg="yellow"))
-        if exercise.tier:
-            lines.append(f"    {style('performance', fg='cyan')}: {exercise.tier['message']}")
-            lines.extend(f"          {note}" for note in exercise.tier.get("notes", []))
-        for diagnosis in exercise.diagnoses:
-            lines.append(style(f"    ➜ {diagnosis['message']}", fg="cyan", bold=True))
-        if exercise.output and not exercise.passed:
-            printed = exercise.output.splitlines()
-            lines.append("    your code printed:")
-            lines.extend(f"    | {line}" for line in printed[:OUTPUT_LINES])
-            if len(printed) > OUTPUT_LINES:
-                lines.append(f"    | … {len(printed) - OUTPUT_LINES} more lines")
-        lines.append("")
+        _exercise(text, exercise, verbose)
+    for reason, count in skipped.items():
+        if not _for_a_device(reason):
+            text.line(f"- {count} skipped: {reason}", hang=2, fg="yellow")
+    text.blank()
     passed = sum(exercise.passed for exercise in report.exercises)
-    lines.append(style(f"Total: {_points(report.score)}/{_points(report.max_score)} — "
-                       f"{passed} of {len(report.exercises)} exercise(s) passed", bold=True))
-    return "\n".join(lines) + "\n"
+    text.line(f"Total: {_points(report.score)}/{_points(report.max_score)} — "
+              f"{passed} of {len(report.exercises)} exercise(s) passed", bold=True)
+    return text.render()
+
+
+def _for_a_device(reason):
+    """Whether a skip's reason is a device this run does not use (a CUDA case on a CPU machine)."""
+    return re.search(r"\b(cuda|cpu)\b", reason, re.IGNORECASE) is not None
+
+
+def _exercise(text, exercise, verbose):
+    score = f"{_points(exercise.score)}/{_points(exercise.max_score)}"
+    tier = exercise.tier or {}
+    if exercise.passed:
+        speed = f"  {SPEED.get(tier.get('id'), tier.get('name', ''))}" if tier else ""
+        text.mark("✓", "green", f"{exercise.id}  {exercise.title}  {score}{speed}"
+                  + (f"  {exercise.file}" if verbose else ""), hang=2, bold=True)
+    ran = [test for test in exercise.tests if test.status != "skipped"]
+    untouched = bool(ran) and all(test.message.startswith(NOT_IMPLEMENTED) for test in ran)
+    if not exercise.passed:  # an untouched stub names its file on the next line
+        where = "" if untouched and not verbose else f"  {exercise.file}"
+        text.mark("✗", "red", f"{exercise.id}  {exercise.title}  {score}{where}", hang=2, bold=True)
+    if verbose:
+        _every_test(text, exercise)
+    elif untouched:
+        names, section = _what_to_write(exercise)
+        text.line(f"{NOT_IMPLEMENTED}: {names} in {exercise.file}" + (f"; read '{section}'" if section else ""),
+                  indent=4, hang=6)
+    elif not exercise.passed:
+        _problems(text, exercise, ran)
+    if tier and (verbose or tier.get("id") not in ("on-par", None) or not exercise.passed):
+        text.line(f"performance: {tier.get('message') or tier.get('name')}", indent=4, hang=6, fg="cyan")
+    for note in [] if not tier else [tier.get("complexity"), tier.get("memory")]:
+        if isinstance(note, dict) and (verbose or note.get("verdict") not in FINE) and note.get("message"):
+            text.line(note["message"], indent=6, hang=8)
+    for diagnosis in exercise.diagnoses:
+        text.line(f"➜ {diagnosis['message']}", indent=4, hang=6, fg="cyan", bold=True)
+    if exercise.output and not exercise.passed:
+        printed = exercise.output.splitlines()
+        text.line("your code printed:", indent=4)
+        for line in printed[:OUTPUT_LINES]:
+            text.line(f"| {line}", indent=4, hang=6)
+        if len(printed) > OUTPUT_LINES:
+            text.line(f"| … {len(printed) - OUTPUT_LINES} more lines", indent=4)
+    if verbose or not exercise.passed:
+        text.blank()
+
+
+def _every_test(text, exercise):
+    """-v: a line per test with its points, its message and its picture; skips counted."""
+    drawn, skipped = _drawn(exercise), Counter()
+    for test in exercise.tests:
+        if test.status == "skipped":
+            skipped[test.message] += 1
+            continue
+        symbol, colour = MARKS.get(test.status, ("✗", "red"))
+        text.mark(symbol, colour, f"{_points(test.score)}/{_points(test.max_score)}  {test.name}", indent=4, hang=8)
+        if test.message:
+            text.line(test.message, indent=10, hang=10)
+        if id(test) in drawn:
+            text.picture(test.details["picture"], indent=10)
+    for reason, count in skipped.items():
+        text.line(f"- {count} skipped: {reason}", indent=4, hang=6, fg="yellow")
+
+
+def _problems(text, exercise, ran):
+    """A failed exercise, short: a line per distinct problem (the tests that share a message folded
+    into one), the first PROBLEMS_SHOWN of them, each failing function's picture under its line."""
+    groups = {}  # message -> the tests that failed with it, in the order they ran
+    for test in ran:
+        if test.status != "passed":
+            groups.setdefault(test.message, []).append(test)
+    drawn = _drawn(exercise)
+    for message, tests in list(groups.items())[:PROBLEMS_SHOWN]:
+        symbol, colour = MARKS.get(tests[0].status, ("✗", "red"))
+        if len(tests) == 1:
+            what = f"{tests[0].name}: {message}" if message else tests[0].name
+        else:
+            what = f"{'all ' if len(tests) == len(ran) else ''}{len(tests)} tests: {message or tests[0].status}"
+        text.mark(symbol, colour, what, indent=4, hang=6)
+        for test in tests:
+            if id(test) in drawn:
+                text.picture(test.details["picture"], indent=6)
+    if len(groups) > PROBLEMS_SHOWN:
+        more = sum(len(tests) for tests in list(groups.values())[PROBLEMS_SHOWN:])
+        text.line(f"… {len(groups) - PROBLEMS_SHOWN} more problems in {more} tests: "
+                  f"lumen-grade {exercise.id} -v lists every test", indent=4, hang=6)
+
+
+def _what_to_write(exercise):
+    """The names an exercise's file defines and the chapter section it practises (from the catalogue)."""
+    from grader import catalog
+
+    try:
+        found = catalog.find(exercise.id)
+    except catalog.UnknownExercise:
+        return "every function of the exercise", None
+    return ", ".join(found.names), found.section
+
+
+class _Text:
+    """Lines that fit a width: each wrapped with a hanging indent, then coloured (when asked),
+    so that escape codes never count towards the width."""
+
+    def __init__(self, color, width):
+        self.color, self.width, self.lines = color, max(int(width), 40), []
+
+    def _style(self, text, **style):
+        return click.style(text, **style) if self.color and style else text
+
+    def _wrap(self, text, indent, hang):
+        return textwrap.wrap(text, self.width, initial_indent=" " * indent, subsequent_indent=" " * hang,
+                             break_long_words=True, break_on_hyphens=False, drop_whitespace=True) or [""]
+
+    def line(self, text, indent=0, hang=None, **style):
+        for line in self._wrap(text, indent, indent + 2 if hang is None else hang):
+            self.lines.append(self._style(line, **style))
+
+    def mark(self, symbol, colour, text, indent=0, hang=None, bold=False):
+        """A line that starts with a coloured mark (✓, ✗): only the mark is coloured, the rest
+        bold when asked."""
+        for number, line in enumerate(self._wrap(f"{symbol} {text}", indent, indent + 2 if hang is None else hang)):
+            if number == 0:
+                line = self._style(symbol, fg=colour) + self._style(line[indent + len(symbol):], bold=bold)
+                line = " " * indent + line
+            else:
+                line = self._style(line, bold=bold)
+            self.lines.append(line)
+
+    def picture(self, picture, indent):
+        caption, *grid = picture_lines(picture)
+        self.line(caption, indent=indent, hang=indent + 2)
+        self.lines.extend(" " * indent + row for row in grid)
+
+    def blank(self):
+        if self.lines and self.lines[-1]:
+            self.lines.append("")
+
+    def render(self):
+        return "\n".join(self.lines) + "\n"
 
 
 def _drawn(exercise):
@@ -95,6 +227,8 @@ def picture_lines(picture):
     rows, columns = picture["shape"]
     if rows > len(grids[0]) or columns > len(grids[0][0]):
         lines.append(f"(the first {len(grids[0])} × {len(grids[0][0])} of {rows} × {columns})")
+    if picture.get("note"):
+        lines.append(f"({picture['note']})")
     return lines
 
 
@@ -182,40 +316,54 @@ def _xml_text(value):
 
 
 def render_junit(report):
-    """JUnit XML as GitHub Actions reporters and GitLab read it: a <testsuite> per exercise, a
-    <testcase> per check (classname = exercise, name, time, file). Wrong answers are <failure>s
-    carrying the teaching message; crashes, missing code and timeouts are <error>s; skips <skipped>."""
+    """JUnit XML valid against Jenkins' junit-10.xsd, in pytest's xunit2 conventions: a <testsuite>
+    per exercise (`file`: the student's file), a <testcase> per check (classname: the student's
+    file as a dotted path, name, time). Wrong answers are <failure>s carrying the teaching message,
+    crashes, missing code and timeouts <error>s; both end with `at FILE:LINE (function)`, the line
+    a reporter (GitHub's action-junit-report) annotates. Checks for a device the run did not use
+    (CUDA on a CPU runner) are left out and counted once, in the suite's properties."""
     root = ET.Element("testsuites", name="lumen-grade")
     totals = Counter()
     for exercise in report.exercises:
-        counts = Counter(JUNIT_ELEMENTS.get(test.status, "passed") for test in exercise.tests)
-        counts.update(tests=len(exercise.tests), time=sum(test.duration for test in exercise.tests))
+        cases = [test for test in exercise.tests if not _other_device(test, report.device)]
+        counts = Counter(JUNIT_ELEMENTS.get(test.status, "passed") for test in cases)
+        counts.update(tests=len(cases), time=sum(test.duration for test in cases))
         totals.update(counts)
         suite = ET.SubElement(root, "testsuite", _junit_counts(counts, name=f"{exercise.id}: {exercise.title}"))
-        properties = ET.SubElement(suite, "properties")
+        suite.set("file", _xml_text(exercise.file))
         facts = {"score": _points(exercise.score), "max_score": _points(exercise.max_score),
-                 "file": exercise.file, "device": report.device, "seed": report.seed,
-                 "containment": report.containment_level}
+                 "file": exercise.file, "device": report.device, "seed": report.seed}
+        if len(cases) < len(exercise.tests):
+            facts["not_run"] = (f"{len(exercise.tests) - len(cases)} check(s) for a device this run did not "
+                                f"use ({report.device} only)")
         if exercise.tier:
             facts["tier"] = exercise.tier.get("name")
+        properties = ET.SubElement(suite, "properties")
         for name, value in facts.items():
             ET.SubElement(properties, "property", name=name, value=_xml_text(value))
-        for test in exercise.tests:
-            case = ET.SubElement(suite, "testcase", classname=exercise.id, name=_xml_text(test.name),
-                                 time=f"{test.duration:.3f}", file=_xml_text(exercise.file))
+        classname = _dotted(exercise.file)
+        lines = _function_lines(exercise.file)
+        for test in cases:
+            case = ET.SubElement(suite, "testcase", classname=classname, name=_xml_text(test.name),
+                                 time=f"{test.duration:.3f}")
             element = JUNIT_ELEMENTS.get(test.status)
             if element == "skipped":
                 ET.SubElement(case, element, message=_xml_text(test.message))
             elif element:
                 outcome = ET.SubElement(case, element, message=_xml_text(test.message), type=test.status)
-                outcome.text = _xml_text(f"{test.message}\n{_points(test.score)}/{_points(test.max_score)} points")
+                text = [test.message, f"{_points(test.score)}/{_points(test.max_score)} points"]
+                where = _where(test, exercise.file, lines)
+                if where:
+                    text.append(where)
+                outcome.text = _xml_text("\n".join(text))
         notes = [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses]
         if exercise.output:
             notes += ["your code printed:", exercise.output]
         if notes:
             ET.SubElement(suite, "system-out").text = _xml_text("\n".join(notes))
     for name, value in _junit_counts(totals, name="lumen-grade").items():
-        root.set(name, value)
+        if name != "skipped":  # junit-10.xsd has no `skipped` on <testsuites>
+            root.set(name, value)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
@@ -226,4 +374,68 @@ def _junit_counts(counts, name):
             "errors": str(counts["error"]), "skipped": str(counts["skipped"]), "time": f"{counts['time']:.3f}"}
 
 
-RENDERERS = {"text": render_text, "json": render_json, "gradescope": render_gradescope, "junit": render_junit}
+def _other_device(test, devices):
+    """A check skipped because it is for a device the run did not use (a CUDA case on a CPU run)."""
+    used = devices.split("+")
+    return test.status == "skipped" and any(
+        device not in used and re.search(rf"(?:^|[\[-]){device}(?:[\]-]|$)", test.name) for device in ("cuda",))
+
+
+def _dotted(file):
+    """pytest's xunit2 classname for a file: exercises/exercise3_scaling.py -> exercises.exercise3_scaling."""
+    path = PurePath(file)
+    parts = [part for part in path.with_suffix("").parts if part not in ("/", "..", ".")]
+    return _xml_text(".".join(parts[-3:]) or path.stem)
+
+
+def _function_lines(file):
+    """{name: line} of the functions and classes (and Class.method) of a student's .py file, read
+    with `ast` (never run); empty for a notebook or a file that does not parse."""
+    path = Path(file)
+    if path.suffix != ".py":
+        return {}
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            lines[node.name] = node.lineno
+        if isinstance(node, ast.ClassDef):
+            lines.update({f"{node.name}.{item.name}": item.lineno for item in node.body
+                          if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))})
+    return lines
+
+
+_FRAME = re.compile(r", line (\d+), in ([\w<>.]+)")
+
+
+def _where(test, file, lines):
+    """`at FILE:LINE (function)` for a failed check: the student's own frame where their code
+    raised, else the definition of the function (or method) the failing call went to."""
+    frames = test.details.get("frames") or []
+    found = _FRAME.search(frames[-1]) if frames else None
+    if found:
+        return f"at {file}:{found.group(1)} ({found.group(2)})"
+    call = test.details.get("call") or {}
+    target = call.get("target")
+    if not isinstance(target, str):
+        return ""
+    method = call.get("method")
+    method = "forward" if method in (None, "__call__") and f"{target}.forward" in lines else method
+    for name in (f"{target}.{method}", target):
+        if name in lines:
+            return f"at {file}:{lines[name]} ({name})"
+    return ""
+
+
+def render_html(report):
+    """The self-contained feedback page (grader/feedback.py): scores, messages, diagnoses, heatmaps."""
+    from grader import feedback
+
+    return feedback.render(report.to_dict())
+
+
+RENDERERS = {"text": render_text, "json": render_json, "gradescope": render_gradescope, "junit": render_junit,
+             "html": render_html}
