@@ -83,7 +83,8 @@ def run(submissions, out, settings, progress=lambda line: None):
     records = {} if settings.force else _load_records(reports, everyone)
     if records:
         progress(f"skipping {len(records)} student(s) already graded (--force regrades them)")
-    _write_gradebook(out, records)
+    maximum = _ClassMaximum(settings)
+    _write_gradebook(out, records, maximum)
     queue = deque(student for student in everyone if student.name not in records)
     stop_on_sigterm = signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` or a cancelled CI job: the same clean stop
@@ -95,9 +96,9 @@ def run(submissions, out, settings, progress=lambda line: None):
         record = job.record()
         _replace(reports / f"{job.student.name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
         records[job.student.name] = record
-        _write_gradebook(out, records)
+        _write_gradebook(out, records, maximum)
         finished += 1
-        row = _row(record)
+        row = _row(record, maximum)
         progress(f"[{finished}/{total}] {record['student']}: {row['total'] or '-'}/{row['max_score'] or '-'} "
                  f"({record['status']}, {record['seconds']:.1f} s)")
 
@@ -113,7 +114,7 @@ def run(submissions, out, settings, progress=lambda line: None):
     except KeyboardInterrupt:
         for job in running:
             job.stop()
-        _write_gradebook(out, records)
+        _write_gradebook(out, records, maximum)
         raise Interrupted(len(records), len(everyone)) from None
     finally:
         signal.signal(signal.SIGTERM, stop_on_sigterm)
@@ -251,8 +252,28 @@ def _load_records(reports, everyone):
     return records
 
 
-def _row(record):
-    """The CSV row of a record: a score per exercise graded, total, tiers by exercise."""
+class _ClassMaximum:
+    """The class's max_score, the same for every student: a row without a report (no files, out of
+    time, a grader failure) gets it too. Worked out once, when first needed, by grading an empty
+    submission with the batch's settings (every exercise then counts its full points)."""
+
+    def __init__(self, settings):
+        self.settings, self.value = settings, None
+
+    def __call__(self):
+        if self.value is None:
+            from grader import runner  # imports torch: only for a class with such a row
+
+            with tempfile.TemporaryDirectory(prefix="lumen-empty-") as empty:
+                options = runner.Options(submission=Path(empty), device=self.settings.device, seed=self.settings.seed,
+                                         time_limit=self.settings.timeout)
+                self.value = runner.grade(list(catalog.EXERCISES), options).max_score
+        return self.value
+
+
+def _row(record, maximum):
+    """The CSV row of a record: a score per exercise graded, total, tiers by exercise; `maximum()`
+    is the class's max_score, for a row without a report."""
     row = {"student": record["student"], "status": record["status"], "message": record["message"],
            "total": "", "max_score": "", "tier": ""}
     report = record.get("report")
@@ -262,17 +283,19 @@ def _row(record):
         row.update(total=f"{report['score']:g}", max_score=f"{report['max_score']:g}")
         row["tier"] = "; ".join(f"{exercise['id']}: {exercise['tier']['name']}" for exercise in exercises
                                 if (exercise.get("tier") or {}).get("ratio") is not None)  # measured ones
-    elif record["status"] != "error":
-        row["total"] = "0"  # the student's own outcome (no files, out of time), not the grader's failure
+    else:
+        row["max_score"] = f"{maximum():g}"
+        if record["status"] != "error":
+            row["total"] = "0"  # the student's own outcome (no files, out of time), not the grader's failure
     return row
 
 
-def _write_gradebook(out, records):
+def _write_gradebook(out, records, maximum):
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=COLUMNS, restval="", extrasaction="ignore")
     writer.writeheader()
     for name in sorted(records):
-        writer.writerow(_row(records[name]))
+        writer.writerow(_row(records[name], maximum))
     _replace(Path(out), text.getvalue())
 
 

@@ -8,13 +8,12 @@ the exercise files wherever the student put them (uploads are often nested), .py
 
 The root is /autograder on Gradescope; LUMEN_AUTOGRADER_ROOT moves it (the tests use a temporary
 folder laid out the same way) and LUMEN_PYTHON picks the interpreter run_autograder starts.
-`find_exercise_files` and `stage` are shared with `batch`, whose student folders are nested too.
+`stage` is shared with `batch`, whose student folders are nested too; both choose a student's file
+by the rule of `submission.candidates`.
 """
 
 import importlib.metadata
 import json
-import os
-import re
 import shlex
 import shutil
 import tempfile
@@ -25,14 +24,13 @@ from pathlib import Path
 
 import click
 
-from grader import catalog, report
-from grader.results import ExerciseResult, GradeReport, TestResult
+from grader import catalog, report, submission
+from grader.results import clean_text
 
 ROOT_ENV = "LUMEN_AUTOGRADER_ROOT"
 DEFAULT_ROOT = Path("/autograder")
 KIT_ROOT = Path(__file__).resolve().parent.parent  # the checkout holding pyproject.toml
 KIT_PACKAGES = ("grader", "lumen_ref")
-IGNORED_DIRS = {"__MACOSX", "__pycache__", "node_modules"}  # besides every folder starting with "."
 
 SETUP_SH = """\
 #!/usr/bin/env bash
@@ -131,45 +129,20 @@ def _tree(folder, inside):
 
 # -- finding a student's files -------------------------------------------------------------------
 
-def find_exercise_files(tree, exercises=catalog.EXERCISES):
-    """{exercise: [paths]} of the exercise files anywhere under `tree`, shallowest first:
-    `exercise3_scaling.py`, or a notebook `exercise3_*.ipynb`. Only regular files count (a
-    symlink could point at anything); hidden folders, caches and __MACOSX are skipped."""
-    tree = Path(tree)
-    found = {exercise: [] for exercise in exercises}
-    notebook = {exercise: re.compile(rf"exercise{exercise.number}_.*\.ipynb") for exercise in exercises}
-    for folder, dirs, names in os.walk(tree):
-        dirs[:] = [name for name in dirs if not name.startswith(".") and name not in IGNORED_DIRS]
-        for name in names:
-            path = Path(folder) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            for exercise in exercises:
-                if name == exercise.file_name or notebook[exercise].fullmatch(name):
-                    found[exercise].append(path)
-    stems = {exercise.stem for exercise in exercises}
-
-    def preferred(path):  # shallowest; then the exact name before "-Copy1", " (1)" and the like
-        return len(path.relative_to(tree).parts), path.stem not in stems, str(path)
-
-    return {exercise: sorted(paths, key=preferred) for exercise, paths in found.items() if paths}
-
-
 def stage(tree, dest, exercises=catalog.EXERCISES):
-    """Copy each exercise's file from anywhere under `tree` into `dest` under its standard name
-    (the shallowest .py, and the shallowest notebook); returns ({exercise: source}, notes), where
-    the notes say where files were found and which copies were ignored."""
+    """Copy each exercise's file from anywhere under `tree` into `dest` under its standard name,
+    chosen by the rule of `submission.candidates`; returns ({exercise: source}, notes), where the
+    notes say which file was graded and which copies were ignored (cleaned for any report)."""
     tree, chosen, notes = Path(tree), {}, []
-    for exercise, paths in find_exercise_files(tree, exercises).items():
-        for suffix in (".py", ".ipynb"):
-            candidates = [path for path in paths if path.suffix == suffix]
-            if not candidates:
-                continue
-            shutil.copyfile(candidates[0], Path(dest) / f"{exercise.stem}{suffix}")
-            chosen.setdefault(exercise, candidates[0])
-            where = candidates[0].relative_to(tree).as_posix()
-            ignored = ", ".join(path.relative_to(tree).as_posix() for path in candidates[1:])
-            notes.append(f"{exercise.id}: graded {where}" + (f" (ignored: {ignored})" if ignored else ""))
+    for exercise in exercises:
+        found = submission.candidates(exercise, tree, nested=True)
+        if not found:
+            continue
+        chosen[exercise] = found[0]
+        shutil.copyfile(found[0], Path(dest) / f"{exercise.stem}{found[0].suffix}")
+        where = found[0].relative_to(tree).as_posix()
+        ignored = ", ".join(path.relative_to(tree).as_posix() for path in found[1:])
+        notes.append(clean_text(f"{exercise.id}: graded {where}" + (f" (ignored: {ignored})" if ignored else "")))
     return chosen, notes
 
 
@@ -198,30 +171,25 @@ def run(root, *, hidden_visibility="after_published", timeout=60.0, suites=(), e
     return results
 
 
-def _grade(submission, exercises, hidden_visibility, options):
-    """The results of grading the exercise files found under `submission`, with runner options."""
-    from grader import runner  # imports torch: only once there is something to grade
+def _grade(folder, exercises, hidden_visibility, options):
+    """The results of grading the exercise files found under `folder`, with runner options. Every
+    exercise is graded, so that its maximum is the same for every student: one with no file is
+    not run, and says what to upload."""
+    from grader import runner  # imports torch
 
     with tempfile.TemporaryDirectory(prefix="lumen-submission-") as staging:
-        chosen, notes = stage(submission, staging, exercises) if submission.is_dir() else ({}, [])
-        graded = [exercise for exercise in exercises if exercise in chosen]
-        verdict = GradeReport([], "none", options["seed"])
-        if graded:
-            verdict = runner.grade(graded, runner.Options(submission=Path(staging), **options))
-    by_id = {result.id: result for result in verdict.exercises}
-    for exercise, source in chosen.items():
-        by_id[exercise.id].file = source.relative_to(submission).as_posix()
-    verdict.exercises = [by_id.get(exercise.id) or _missing(exercise) for exercise in exercises]
+        chosen, notes = stage(folder, staging, exercises) if folder.is_dir() else ({}, [])
+        verdict = runner.grade(exercises, runner.Options(submission=Path(staging), **options))
+    for result, exercise in zip(verdict.exercises, exercises):
+        if exercise in chosen:
+            found = submission.candidates(exercise, folder, nested=True)
+            result.file = chosen[exercise].relative_to(folder).as_posix()
+            result.ignored = [path.relative_to(folder).as_posix() for path in found[1:]]
+        else:
+            result.file = exercise.file_name
+            result.error = (f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
+                            "upload it under exactly this name")
     print(report.render_text(verdict))  # for the instructor's view of the run
     results = json.loads(report.render_gradescope(verdict, hidden_visibility=hidden_visibility))
     results["output"] += "\n\n" + "\n".join(notes or ["No exercise files were found in your submission."])
     return results
-
-
-def _missing(exercise):
-    """The result of an exercise whose file is nowhere in the submission."""
-    return ExerciseResult(exercise.id, exercise.title, exercise.file_name, tests=[TestResult(
-        "find the file", "error", 1.0,
-        message=f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
-                "upload it under exactly this name",
-    )])

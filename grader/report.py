@@ -9,7 +9,7 @@ from collections import Counter
 import click
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", "red"),
-         "timeout": ("⏱", "red"), "skipped": ("-", "yellow")}
+         "timeout": ("⏱", "red"), "not_run": ("✗", "red"), "skipped": ("-", "yellow")}
 OUTPUT_LINES = 8  # lines of the student's own printing shown under a failed exercise
 
 
@@ -25,8 +25,18 @@ def render_text(report, color=False):
         mark = style("✓", fg="green") if exercise.passed else style("✗", fg="red")
         lines.append(style(f"{mark} {exercise.id}  {exercise.title}", bold=True)
                      + f"   {_points(exercise.score)}/{_points(exercise.max_score)}   {exercise.file}")
+        if exercise.ignored:
+            lines.append(f"    also found, not graded: {', '.join(exercise.ignored)}")
+        if exercise.error:
+            lines.append(style(f"    ✗ {exercise.error}", fg="red"))
+        not_run = [test for test in exercise.tests if test.status == "not_run"]
+        if not_run:
+            lines.append(f"    ✗ 0/{_points(sum(test.max_score for test in not_run))}  "
+                         f"{len(not_run)} test(s) not run")
         skipped, drawn = Counter(), _drawn(exercise)
         for test in exercise.tests:
+            if test.status == "not_run":
+                continue
             if test.status == "skipped":
                 skipped[test.message] += 1
                 continue
@@ -151,6 +161,8 @@ def _gradescope_summary(report, hidden_visibility):
         if len(shown) < len(ran):
             line += f"; {len(ran) - len(shown)} more {when_hidden}"
         lines.append(line)
+        if exercise.error:
+            lines.append(f"    not graded: {exercise.error}")
         if exercise.tier:
             lines.append(f"    performance: {exercise.tier.get('message') or exercise.tier.get('name')}")
         lines.extend(f"    ➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses)
@@ -169,7 +181,8 @@ def _leaderboard(exercise):
             {"name": f"{exercise.id} time vs reference", "value": round(ratio, 3), "order": "asc"}]
 
 
-JUNIT_ELEMENTS = {"failed": "failure", "error": "error", "timeout": "error", "skipped": "skipped"}
+JUNIT_ELEMENTS = {"failed": "failure", "error": "error", "timeout": "error", "not_run": "error",
+                  "skipped": "skipped"}
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -205,7 +218,8 @@ def render_junit(report):
             elif element:
                 outcome = ET.SubElement(case, element, message=_xml_text(test.message), type=test.status)
                 outcome.text = _xml_text(f"{test.message}\n{_points(test.score)}/{_points(test.max_score)} points")
-        notes = [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses]
+        notes = [f"not graded: {exercise.error}"] if exercise.error else []
+        notes += [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses]
         if exercise.output:
             notes += ["your code printed:", exercise.output]
         if notes:

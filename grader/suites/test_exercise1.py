@@ -5,7 +5,7 @@ import torch
 
 import lumen_ref as ref
 from grader.compare import dtype_text, shape_text
-from grader.testkit import check_call, check_grads, check_inputs_kept, randn
+from grader.testkit import check_call, check_grads, check_inputs_kept, product_conditioning, randn
 
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
@@ -26,7 +26,8 @@ NAPKIN_W_V = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 2.0]]
 
 def check_answer(student, name, *args, what):
     """The student's `name(*args)` against lumen_ref's in float64: (q, k, v), in x's dtype and device."""
-    return check_call(student, name, *args, ref=getattr(ref, name), what=what, like=args[0], labels=QKV)
+    return check_call(student, name, *args, ref=getattr(ref, name), what=what, like=args[0], labels=QKV,
+                      magnitude=product_conditioning(getattr(ref, name)))
 
 
 def weights(rng, d_model, d_k, d_v, **options):
@@ -89,9 +90,8 @@ def test_project_gradients(student, rng, device):
                 what="project(x, w_q, w_k, w_v)", names=["x", "w_q", "w_k", "w_v"])
 
 
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_project_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("float16 and bfloat16 are checked on CUDA only")
     for dtype in HALF_DTYPES:
         x = randn(rng, 2, 5, 8, dtype=dtype, device=device)
         w_q, w_k, w_v = weights(rng, 8, 4, 6, dtype=dtype, device=device, scale=0.5)
@@ -144,9 +144,8 @@ def test_fused_project_gradients(student, rng, device):
                 what="fused_project(x, w_qkv)", names=["x", "w_qkv"])
 
 
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_fused_project_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("float16 and bfloat16 are checked on CUDA only")
     for dtype in HALF_DTYPES:
         x = randn(rng, 2, 5, 8, dtype=dtype, device=device)
         w_qkv = randn(rng, 8, 12, dtype=dtype, device=device, scale=0.5)

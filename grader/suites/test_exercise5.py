@@ -5,8 +5,17 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from grader.compare import dtype_text
-from grader.testkit import check_call, check_gradients, check_grads, check_inputs_kept, randn, reference_grads
+from grader.compare import attention_magnitude, dtype_text, softmax_magnitude
+from grader.testkit import (
+    as64,
+    check_call,
+    check_gradients,
+    check_grads,
+    check_inputs_kept,
+    check_output_shapes,
+    randn,
+    reference_grads,
+)
 
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
@@ -24,7 +33,8 @@ def _check_softmax(student, x, dim=-1, *, what=None, nan_hint=""):
     """The student's softmax(x, dim) against the reference's, in x's dtype and device."""
     return check_call(student, "softmax", x, kwargs={"dim": dim}, ref=ref.softmax,
                       what=what or f"softmax(x, dim={dim})", like=x, nan_hint=nan_hint,
-                      picture="weights" if dim in (-1, x.dim() - 1) else None)
+                      picture="weights" if dim in (-1, x.dim() - 1) else None,
+                      magnitude=lambda weights, x, dim: softmax_magnitude(x, weights, dim))
 
 
 @pytest.mark.points(2)
@@ -77,7 +87,8 @@ def _check_attention(student, q, k, v, mask=None, *, what, nan_hint=""):
     """The student's (output, weights) against the reference's, weights first: they explain the output."""
     args = (q, k, v) if mask is None else (q, k, v, mask)
     return check_call(student, SDPA, *args, ref=ref.scaled_dot_product_attention, what=what, like=q,
-                      labels=("output", "weights"), order=(1, 0), nan_hint=nan_hint, picture={1: "weights"})
+                      labels=("output", "weights"), order=(1, 0), nan_hint=nan_hint, picture={1: "weights"},
+                      magnitude=lambda expected, q, k, v, *mask: attention_magnitude(q, k, v, expected[1]))
 
 
 @pytest.mark.points(2)
@@ -174,19 +185,19 @@ def test_gradients_with_fully_masked_row(student, rng, device):
     # large upstream gradients: a sum clamped to the smallest float gives 0 * (g / tiny) = 0 * inf = NaN
     upstream = [randn(rng, 2, 5, 4, dtype=torch.float64, device=device, scale=10.0),
                 randn(rng, 2, 5, 5, dtype=torch.float64, device=device, scale=10.0)]
+    what = "scaled_dot_product_attention with a fully masked row"
+    check_output_shapes(student.run(SDPA, *args)["value"], ref.scaled_dot_product_attention(*as64(args)), what=what)
     _, grads, _ = student.backward(SDPA, *args, wrt=[0, 1, 2], upstream=upstream)
     expected = reference_grads(ref.scaled_dot_product_attention, args, [0, 1, 2], upstream)
     hint = ("query 3 has every key masked, and its gradients must be finite too: a NaN or inf made and then "
             "patched (nan_to_num, torch.where on the result, a sum clamped to a tiny number) still flows "
             "backwards; shift by 0 where the max is -inf and divide by 1 where the sum is 0")
-    check_gradients(grads, expected, ("q", "k", "v"), what="scaled_dot_product_attention with a fully masked row",
-                    nan_hint=hint)
+    check_gradients(grads, expected, ("q", "k", "v"), what=what, nan_hint=hint)
 
 
 @pytest.mark.points(2)
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("float16 and bfloat16 are checked on CUDA only")
     for dtype in HALF_DTYPES:
         name = dtype_text(dtype)
         x = randn(rng, 2, 4, 6, dtype=dtype, device=device, scale=2.0)

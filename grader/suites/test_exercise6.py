@@ -176,9 +176,8 @@ def test_inputs_not_modified(student, rng, device):
 
 
 @pytest.mark.points(2)
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("float16 and bfloat16 are checked on CUDA only")
     for dtype in HALF_DTYPES:
         _check_split(student, randn(rng, 2, 5, 12, dtype=dtype, device=device), 3)
         _check_merge(student, randn(rng, 2, 3, 5, 4, dtype=dtype, device=device))

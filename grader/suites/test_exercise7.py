@@ -103,9 +103,8 @@ def test_repeat_kv_gradients(student, rng, device):
 
 
 @pytest.mark.hidden
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_repeat_kv_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("half precision is checked on CUDA only")
     for dtype in HALF:
         x = randn(rng, 2, 2, 4, 8, dtype=dtype, device=device)
         check_repeat_kv(student, x, 3, what=f"repeat_kv(x, 3) in {dtype_text(dtype)}")
@@ -219,9 +218,8 @@ def test_gqa_gradients(student, rng, device):
 
 @pytest.mark.points(2)
 @pytest.mark.hidden
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_gqa_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("half precision is checked on CUDA only")
     for dtype in HALF:
         reference = reference_gqa(rng, GQA, dtype)
         module, what = load_gqa(student, reference, dtype=dtype, device=device)

@@ -208,9 +208,8 @@ def test_kvcache_full_raises_value_error(student, rng):
 
 
 @pytest.mark.hidden
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_kvcache_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("half precision is checked on CUDA only")
     for dtype in HALF:
         cache = make(student, "KVCache", 2, 2, 8, 6, dtype=dtype, device=device)
         oracle = ref.KVCache(2, 2, 8, 6, dtype=torch.float64)
@@ -301,9 +300,8 @@ def test_cached_gqa_gradients(student, rng, device):
 
 @pytest.mark.points(2)
 @pytest.mark.hidden
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_cached_gqa_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("half precision is checked on CUDA only")
     for dtype in HALF:
         reference = reference_gqa(rng, GQA, dtype)
         module, what = load_cached(student, reference, dtype=dtype, device=device)
