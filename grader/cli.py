@@ -5,6 +5,7 @@ Exit codes: 0 every selected exercise passed, 1 something failed, 2 a usage erro
 
 import os
 import re
+import shutil
 import sys
 import time
 from collections import Counter
@@ -16,44 +17,105 @@ from grader import batch, catalog, gradescope, report
 from grader.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
 EXERCISE_NAMES = ", ".join(exercise.id for exercise in catalog.EXERCISES)
-HIDDEN_VISIBILITY = click.option(
-    "--hidden-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)), default="after_published",
-    show_default=True, help="Gradescope: when students see the hidden checks.")
+HIDDEN_VISIBILITY_SETTINGS = dict(
+    type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)), default="after_published", show_default=True,
+    help="Gradescope: when students see the hidden checks.")
+HIDDEN_VISIBILITY = click.option("--hidden-visibility", **HIDDEN_VISIBILITY_SETTINGS)
 CLASS_TIMEOUT = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
                              show_default=True, help="Seconds a student's code may run, per exercise.")
 
 
-def grading_options(command):
-    """The options every grading command shares."""
-    options = [
-        click.option("--submission", type=click.Path(path_type=Path), default=Path("exercises"),
-                     show_default=True, help="Folder holding your exercise files."),
-        click.option("--format", "fmt", type=click.Choice(list(report.RENDERERS)), default="text",
-                     show_default=True,
-                     help="Report for a person (text) or a machine (json, gradescope, junit)."),
-        HIDDEN_VISIBILITY,
-        click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Write the report to this file instead of the terminal."),
-        click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto",
-                     show_default=True, help="auto: the CPU, plus CUDA when a GPU is present."),
-        click.option("--seed", type=int, default=0, show_default=True,
-                     help="Seed of the random test inputs; the same seed gives the same inputs."),
-        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
-                     show_default=True, help="Seconds your code may run, per exercise."),
-        click.option("--memory-limit", type=MemorySize(), default="4G", show_default=True,
-                     help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
-        click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                     multiple=True, help="A folder of extra test_exerciseN*.py suites (repeatable)."),
-        click.option("--no-builtin-suites", is_flag=True,
-                     help="Run only the --suites folders, not the built-in hidden suites."),
-        click.option("--no-perf", is_flag=True,
-                     help="Skip the performance tiers (timing your code against the reference)."),
-        click.option("--perf-points", type=click.FloatRange(min=0), default=0.0, show_default=True,
-                     help="Instructors: points each exercise's performance tier is worth (0: informative)."),
-    ]
+class InstructorCommand(click.Command):
+    """A command listed under "Instructor commands" in `lumen-grade --help`, after the student's."""
+
+
+class InstructorOption(click.Option):
+    """An option listed under "Instructor and course CI options" in --help, after the student's."""
+
+
+class StudentFirstCommand(click.Command):
+    """A command whose --help lists the student's options first and the instructors' under a heading."""
+
+    def format_options(self, ctx, formatter):
+        groups = {False: [], True: []}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                groups[isinstance(param, InstructorOption)].append(record)
+        for instructors, title in ((False, "Options"), (True, "Instructor and course CI options")):
+            if groups[instructors]:
+                with formatter.section(title):
+                    formatter.write_dl(groups[instructors])
+
+
+def instructor_option(*names, **settings):
+    """click.option, listed under the instructors' heading of --help."""
+    return click.option(*names, cls=InstructorOption, **settings)
+
+
+def _apply(options, command):
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def student_options(command):
+    """The options a student uses, shared by the grading commands and `watch`."""
+    return _apply([
+        click.option("--submission", type=click.Path(path_type=Path), default=Path("exercises"),
+                     show_default=True, help="Folder holding your exercise files."),
+        click.option("-v", "--verbose", is_flag=True, help="List every test, with its points."),
+        click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto",
+                     show_default=True, help="auto: the CPU, plus CUDA when a GPU is present."),
+        click.option("--no-perf", is_flag=True,
+                     help="Skip the performance tiers (timing your code against the reference)."),
+        click.option("--no-color", is_flag=True,
+                     help="No colours (also when NO_COLOR is set, or the output is not a terminal)."),
+    ], command)
+
+
+def grading_options(command):
+    """The options every grading command shares: the student's, then the instructors'."""
+    return _apply([
+        student_options,
+        instructor_option("--format", "fmt", type=click.Choice(list(report.RENDERERS)), default="text",
+                          show_default=True,
+                          help="Report for a person (text) or a machine (json, gradescope, junit)."),
+        instructor_option("--hidden-visibility", **HIDDEN_VISIBILITY_SETTINGS),
+        instructor_option("--output", type=click.Path(dir_okay=False, path_type=Path),
+                          help="Write the report to this file instead of the terminal."),
+        *run_options(instructor_option),
+    ], command)
+
+
+def run_options(option):
+    """The options that set up a grading run (made by `option`: click.option or instructor_option)."""
+    return [
+        option("--seed", type=int, default=0, show_default=True,
+               help="Seed of the random test inputs; the same seed gives the same inputs."),
+        option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
+               show_default=True, help="Seconds your code may run, per exercise."),
+        option("--memory-limit", type=MemorySize(), default="4G", show_default=True,
+               help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
+        option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
+               multiple=True, help="A folder of extra test_exerciseN*.py suites (repeatable)."),
+        option("--no-builtin-suites", is_flag=True,
+               help="Run only the --suites folders, not the built-in hidden suites."),
+        option("--perf-points", type=click.FloatRange(min=0), default=0.0, show_default=True,
+               help="Points each exercise's performance tier is worth (0: informative)."),
+    ]
+
+
+def text_style(no_color, stream=None):
+    """(color, width) for the text report on `stream` (stdout): colour only on a terminal, without
+    NO_COLOR or --no-color; the terminal's width there, else $COLUMNS or 80."""
+    stream = stream or click.get_text_stream("stdout")
+    terminal = bool(getattr(stream, "isatty", lambda: False)())
+    color = terminal and not no_color and not os.environ.get("NO_COLOR")
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return color, int(columns)
+    return color, shutil.get_terminal_size((80, 24)).columns if terminal else 80
 
 
 class MemorySize(click.ParamType):
@@ -73,7 +135,7 @@ class MemorySize(click.ParamType):
 
 def run_grading(exercises, submission, fmt, output, device, seed, timeout, suites, no_builtin_suites,
                 hidden_visibility="after_published", notebook=None, memory_limit=4 << 30, no_perf=False,
-                perf_points=0.0):
+                perf_points=0.0, verbose=False, no_color=False):
     """Grade, print or write the report, and exit with the verdict's code."""
     if notebook is None and not submission.is_dir():
         raise click.UsageError(
@@ -105,10 +167,12 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
         raise click.UsageError(str(error)) from None
     except runner.GraderError as error:
         raise click.ClickException(str(error)) from None
-    render_options = {"text": {"color": output is None}, "gradescope": {"hidden_visibility": hidden_visibility}}
+    color, width = text_style(no_color) if output is None else (False, 80)
+    render_options = {"text": {"color": color, "width": width, "verbose": verbose, "device_skips": device == "auto"},
+                      "gradescope": {"hidden_visibility": hidden_visibility}}
     rendered = report.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
     if output is None:
-        click.echo(rendered, nl=False)
+        click.echo(rendered, nl=False, color=color)
     else:
         _write_report(output, rendered)
         click.echo(f"{_points(verdict)}: wrote the {fmt} report to {output}")
@@ -161,6 +225,20 @@ class LumenGrade(click.Group):
             return None
         return _exercise_command(exercise)
 
+    def format_commands(self, ctx, formatter):
+        """The student's commands first (the eight exercise commands in one row), then the instructors'."""
+        exercise_ids = {exercise.id for exercise in catalog.EXERCISES}
+        rows = {False: [], True: []}
+        for name in super().list_commands(ctx):
+            command = self.commands[name]
+            if not command.hidden:
+                rows[isinstance(command, InstructorCommand)].append((name, command.get_short_help_str(60)))
+        first, last = catalog.EXERCISES[0].id, catalog.EXERCISES[-1].id
+        rows[False].insert(0, (f"{first} … {last[len('exercise'):]}", "Grade one exercise (or just: 1 … 8)."))
+        for instructors, title in ((False, "Commands"), (True, "Instructor commands")):
+            with formatter.section(title):
+                formatter.write_dl([row for row in rows[instructors] if row[0] not in exercise_ids])
+
     def resolve_command(self, ctx, args):
         if args and self.get_command(ctx, args[0]) is None and not args[0].startswith("-"):
             commands = ", ".join(name for name in super().list_commands(ctx)
@@ -172,7 +250,8 @@ class LumenGrade(click.Group):
 
 
 def _exercise_command(exercise):
-    @click.command(name=exercise.id, help=f"Grade {exercise.id}: {exercise.title} ({exercise.file_name}).")
+    @click.command(name=exercise.id, cls=StudentFirstCommand,
+                   help=f"Grade {exercise.id}: {exercise.title} ({exercise.file_name}).")
     @grading_options
     @click.option("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                   help="Grade this notebook's code cells (instead of looking in --submission).")
@@ -183,22 +262,20 @@ def _exercise_command(exercise):
 
 
 @click.group(cls=LumenGrade, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="lumen-attention-kit", message="lumen-grade %(version)s")
 def main():
-    """Grade your Lumen attention exercises.
+    """Grade your Lumen attention exercises: run it from the folder that holds exercises/.
 
     \b
     lumen-grade exercise3            grade one exercise (also: lumen-grade 3)
+    lumen-grade watch exercise3      grade it again each time you save the file
     lumen-grade all                  grade all eight
-    lumen-grade list                 the exercises and their files
-    lumen-grade exercise3 --help     the options (--submission, --notebook, --format json, ...)
-    lumen-grade release              instructors: write exercises/ (and notebooks) from solutions/
-    lumen-grade check                instructors: reference, solutions, stubs, mutants: all sound?
-    lumen-grade batch CLASS_DIR      grade a folder of student folders into grades.csv
-    lumen-grade gradescope-bundle    write autograder.zip for Gradescope
+    lumen-grade exercise3 -v         list every test
+    lumen-grade exercise3 --help     every option
     """
 
 
-@main.command(name="all")
+@main.command(name="all", cls=StudentFirstCommand)
 @grading_options
 def grade_all(**options):
     """Grade all eight exercises."""
@@ -241,7 +318,7 @@ def gradescope_options(command):
     return command
 
 
-@main.command(name="gradescope-bundle")
+@main.command(cls=InstructorCommand, name="gradescope-bundle")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
               show_default=True, help="The zip to write.")
 @gradescope_options
@@ -262,7 +339,8 @@ def gradescope_run(root, **settings):
     click.echo(f"{results['score']:g} points: wrote {root / 'results' / 'results.json'}")
 
 
-@main.command(name="batch", short_help="Grade a class: a folder of student folders, into a CSV gradebook.")
+@main.command(cls=InstructorCommand, name="batch",
+              short_help="Grade a class: a folder of student folders, into a CSV gradebook.")
 @click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("grades.csv"),
               show_default=True, help="The CSV gradebook; a JSON per student goes in a folder beside it "
@@ -316,7 +394,7 @@ SOLUTIONS_OPTION = click.option(
     show_default=True, help="The instructor solutions, with BEGIN/END SOLUTION markers.")
 
 
-@main.command(name="release")
+@main.command(cls=InstructorCommand, name="release")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("exercises"),
               show_default=True, help="Folder to write the student files and notebooks/ into.")
 @SOLUTIONS_OPTION
@@ -346,7 +424,7 @@ def release_command(out, solutions, chapter, force):
     click.echo(f"released {len(done.paths)} files into {out} (changed: {changed})")
 
 
-@main.command(name="check")
+@main.command(cls=InstructorCommand, name="check")
 @click.argument("exercises", nargs=-1, callback=_exercise_list)
 @SOLUTIONS_OPTION
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")

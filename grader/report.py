@@ -3,6 +3,7 @@ One function per format."""
 
 import json
 import re
+import textwrap
 import xml.etree.ElementTree as ET
 from collections import Counter
 
@@ -11,60 +12,186 @@ import click
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", "red"),
          "timeout": ("⏱", "red"), "not_run": ("✗", "red"), "skipped": ("-", "yellow")}
 OUTPUT_LINES = 8  # lines of the student's own printing shown under a failed exercise
+PROBLEMS_SHOWN = 5  # distinct problems listed per exercise in the short report (-v lists every test)
+NOT_IMPLEMENTED = "not implemented yet"  # how the plugin words a stub's NotImplementedError
+SPEED = {"on-par": "on par", "3x": "3× slower", "10x": "10× slower", "30x": "30× slower",
+         "100x": "100× slower", "not-timed": "not timed"}  # a tier, in the one line of a passed exercise
+FINE = {"linear", "preallocated"}  # KV-cache notes that need no line in the short report
 
 
 def _points(value):
     return f"{value:g}"
 
 
-def render_text(report, color=False):
-    """The report a student reads: a line per test, a reason per failure, a total."""
-    style = click.style if color else (lambda text, **_: text)
-    lines = [f"Lumen attention kit — graded on {report.device}, seed {report.seed}", ""]
+def render_text(report, color=False, width=80, verbose=False, device_skips=True):
+    """The report a student reads at a glance: a line per passed exercise; per failed one, a line
+    per distinct problem (identical messages folded), the misconception behind it and a picture;
+    a total. Every line fits in `width` columns (long ones wrap with a hanging indent).
+
+    verbose: every test of every exercise, each with its points. device_skips: count the checks
+    skipped for want of a GPU in the heading (False when the user chose the device: not shown)."""
+    text = _Text(color, width)
+    skipped = Counter(test.message for exercise in report.exercises for test in exercise.tests
+                      if test.status == "skipped")
+    device = sum(count for reason, count in skipped.items() if _for_a_device(reason))
+    heading = f"Lumen attention kit — graded on {report.device}, seed {report.seed}"
+    if device and device_skips:
+        heading += f" ({device} GPU checks skipped)"
+    text.line(heading)
+    text.blank()
     for exercise in report.exercises:
-        mark = style("✓", fg="green") if exercise.passed else style("✗", fg="red")
-        lines.append(style(f"{mark} {exercise.id}  {exercise.title}", bold=True)
-                     + f"   {_points(exercise.score)}/{_points(exercise.max_score)}   {exercise.file}")
-        if exercise.ignored:
-            lines.append(f"    also found, not graded: {', '.join(exercise.ignored)}")
-        if exercise.error:
-            lines.append(style(f"    ✗ {exercise.error}", fg="red"))
-        not_run = [test for test in exercise.tests if test.status == "not_run"]
-        if not_run:
-            lines.append(f"    ✗ 0/{_points(sum(test.max_score for test in not_run))}  "
-                         f"{len(not_run)} test(s) not run")
-        skipped, drawn = Counter(), _drawn(exercise)
-        for test in exercise.tests:
-            if test.status == "not_run":
-                continue
-            if test.status == "skipped":
-                skipped[test.message] += 1
-                continue
-            symbol, colour = MARKS[test.status]
-            lines.append(f"    {style(symbol, fg=colour)} {_points(test.score)}/{_points(test.max_score)}"
-                         f"  {test.name}")
-            if test.message:
-                lines.append(f"          {test.message}")
-            if id(test) in drawn:
-                lines.extend(f"          {line}" for line in picture_lines(test.details["picture"]))
-        for reason, count in skipped.items():
-            lines.append(style(f"    - {count} skipped: {reason}", fg="yellow"))
-        if exercise.tier:
-            lines.append(f"    {style('performance', fg='cyan')}: {exercise.tier['message']}")
-            lines.extend(f"          {note}" for note in exercise.tier.get("notes", []))
-        for diagnosis in exercise.diagnoses:
-            lines.append(style(f"    ➜ {diagnosis['message']}", fg="cyan", bold=True))
-        if exercise.output and not exercise.passed:
-            printed = exercise.output.splitlines()
-            lines.append("    your code printed:")
-            lines.extend(f"    | {line}" for line in printed[:OUTPUT_LINES])
-            if len(printed) > OUTPUT_LINES:
-                lines.append(f"    | … {len(printed) - OUTPUT_LINES} more lines")
-        lines.append("")
+        _exercise(text, exercise, verbose)
+    for reason, count in skipped.items():
+        if not _for_a_device(reason):
+            text.line(f"- {count} skipped: {reason}", hang=2, fg="yellow")
+    text.blank()
     passed = sum(exercise.passed for exercise in report.exercises)
-    lines.append(style(f"Total: {_points(report.score)}/{_points(report.max_score)} — "
-                       f"{passed} of {len(report.exercises)} exercise(s) passed", bold=True))
-    return "\n".join(lines) + "\n"
+    text.line(f"Total: {_points(report.score)}/{_points(report.max_score)} — "
+              f"{passed} of {len(report.exercises)} exercise(s) passed", bold=True)
+    return text.render()
+
+
+def _for_a_device(reason):
+    """Whether a skip's reason is a device this run does not use (a CUDA case on a CPU machine)."""
+    return re.search(r"\b(cuda|cpu)\b", reason, re.IGNORECASE) is not None
+
+
+def _exercise(text, exercise, verbose):
+    score = f"{_points(exercise.score)}/{_points(exercise.max_score)}"
+    tier = exercise.tier or {}
+    if exercise.passed:
+        speed = f"  {SPEED.get(tier.get('id'), tier.get('name', ''))}" if tier else ""
+        text.mark("✓", "green", f"{exercise.id}  {exercise.title}  {score}{speed}"
+                  + (f"  {exercise.file}" if verbose else ""), hang=2, bold=True)
+    ran = [test for test in exercise.tests if test.status != "skipped"]
+    untouched = bool(ran) and all(test.message.startswith(NOT_IMPLEMENTED) for test in ran)
+    if not exercise.passed:  # an untouched stub names its file on the next line
+        where = "" if untouched and not verbose else f"  {exercise.file}"
+        text.mark("✗", "red", f"{exercise.id}  {exercise.title}  {score}{where}", hang=2, bold=True)
+    if exercise.ignored:
+        text.line(f"also found, not graded: {', '.join(exercise.ignored)}", indent=4, hang=6)
+    if exercise.error:
+        not_run = [test for test in exercise.tests if test.status == "not_run"]
+        text.mark("✗", "red", exercise.error, indent=4, hang=6)
+        text.line(f"{len(not_run)} tests not run (0/{_points(sum(test.max_score for test in not_run))})", indent=6)
+    elif verbose:
+        _every_test(text, exercise)
+    elif untouched:
+        names, section = _what_to_write(exercise)
+        text.line(f"{NOT_IMPLEMENTED}: {names} in {exercise.file}" + (f"; read '{section}'" if section else ""),
+                  indent=4, hang=6)
+    elif not exercise.passed:
+        _problems(text, exercise, ran)
+    if tier and (verbose or tier.get("id") not in ("on-par", None) or not exercise.passed):
+        text.line(f"performance: {tier.get('message') or tier.get('name')}", indent=4, hang=6, fg="cyan")
+    for note in [] if not tier else [tier.get("complexity"), tier.get("memory")]:
+        if isinstance(note, dict) and (verbose or note.get("verdict") not in FINE) and note.get("message"):
+            text.line(note["message"], indent=6, hang=8)
+    for diagnosis in exercise.diagnoses:
+        text.line(f"➜ {diagnosis['message']}", indent=4, hang=6, fg="cyan", bold=True)
+    if exercise.output and not exercise.passed:
+        printed = exercise.output.splitlines()
+        text.line("your code printed:", indent=4)
+        for line in printed[:OUTPUT_LINES]:
+            text.line(f"| {line}", indent=4, hang=6)
+        if len(printed) > OUTPUT_LINES:
+            text.line(f"| … {len(printed) - OUTPUT_LINES} more lines", indent=4)
+    if verbose or not exercise.passed:
+        text.blank()
+
+
+def _every_test(text, exercise):
+    """-v: a line per test with its points, its message and its picture; skips counted."""
+    drawn, skipped = _drawn(exercise), Counter()
+    for test in exercise.tests:
+        if test.status == "skipped":
+            skipped[test.message] += 1
+            continue
+        symbol, colour = MARKS.get(test.status, ("✗", "red"))
+        text.mark(symbol, colour, f"{_points(test.score)}/{_points(test.max_score)}  {test.name}", indent=4, hang=8)
+        if test.message:
+            text.line(test.message, indent=10, hang=10)
+        if id(test) in drawn:
+            text.picture(test.details["picture"], indent=10)
+    for reason, count in skipped.items():
+        text.line(f"- {count} skipped: {reason}", indent=4, hang=6, fg="yellow")
+
+
+def _problems(text, exercise, ran):
+    """A failed exercise, short: a line per distinct problem (the tests that share a message folded
+    into one), the first PROBLEMS_SHOWN of them, each failing function's picture under its line."""
+    groups = {}  # message -> the tests that failed with it, in the order they ran
+    for test in ran:
+        if test.status != "passed":
+            groups.setdefault(test.message, []).append(test)
+    drawn = _drawn(exercise)
+    for message, tests in list(groups.items())[:PROBLEMS_SHOWN]:
+        symbol, colour = MARKS.get(tests[0].status, ("✗", "red"))
+        if len(tests) == 1:
+            what = f"{tests[0].name}: {message}" if message else tests[0].name
+        else:
+            what = f"{'all ' if len(tests) == len(ran) else ''}{len(tests)} tests: {message or tests[0].status}"
+        text.mark(symbol, colour, what, indent=4, hang=6)
+        for test in tests:
+            if id(test) in drawn:
+                text.picture(test.details["picture"], indent=6)
+    if len(groups) > PROBLEMS_SHOWN:
+        more = sum(len(tests) for tests in list(groups.values())[PROBLEMS_SHOWN:])
+        text.line(f"… {len(groups) - PROBLEMS_SHOWN} more problems in {more} tests: "
+                  f"lumen-grade {exercise.id} -v lists every test", indent=4, hang=6)
+
+
+def _what_to_write(exercise):
+    """The names an exercise's file defines and the chapter section it practises (from the catalogue)."""
+    from grader import catalog
+
+    try:
+        found = catalog.find(exercise.id)
+    except catalog.UnknownExercise:
+        return "every function of the exercise", None
+    return ", ".join(found.names), found.section
+
+
+class _Text:
+    """Lines that fit a width: each wrapped with a hanging indent, then coloured (when asked),
+    so that escape codes never count towards the width."""
+
+    def __init__(self, color, width):
+        self.color, self.width, self.lines = color, max(int(width), 40), []
+
+    def _style(self, text, **style):
+        return click.style(text, **style) if self.color and style else text
+
+    def _wrap(self, text, indent, hang):
+        return textwrap.wrap(text, self.width, initial_indent=" " * indent, subsequent_indent=" " * hang,
+                             break_long_words=True, break_on_hyphens=False, drop_whitespace=True) or [""]
+
+    def line(self, text, indent=0, hang=None, **style):
+        for line in self._wrap(text, indent, indent + 2 if hang is None else hang):
+            self.lines.append(self._style(line, **style))
+
+    def mark(self, symbol, colour, text, indent=0, hang=None, bold=False):
+        """A line that starts with a coloured mark (✓, ✗): only the mark is coloured, the rest
+        bold when asked."""
+        for number, line in enumerate(self._wrap(f"{symbol} {text}", indent, indent + 2 if hang is None else hang)):
+            if number == 0:
+                line = self._style(symbol, fg=colour) + self._style(line[indent + len(symbol):], bold=bold)
+                line = " " * indent + line
+            else:
+                line = self._style(line, bold=bold)
+            self.lines.append(line)
+
+    def picture(self, picture, indent):
+        caption, *grid = picture_lines(picture)
+        self.line(caption, indent=indent, hang=indent + 2)
+        self.lines.extend(" " * indent + row for row in grid)
+
+    def blank(self):
+        if self.lines and self.lines[-1]:
+            self.lines.append("")
+
+    def render(self):
+        return "\n".join(self.lines) + "\n"
 
 
 def _drawn(exercise):

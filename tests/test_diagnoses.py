@@ -355,14 +355,14 @@ def test_solutions_score_full_marks_and_stubs_zero_without_a_diagnosis(grade, ex
 def test_a_failing_mask_is_drawn_beside_the_expected_one(grade):
     result = graded(grade, "exercise4", SUBMISSIONS / "exercise4" / "wrong_inverted_causal.py")
     text = report.render_text(GradeReport([result], "cpu", 0))
-    assert ("          queries × keys (█ may attend, · masked, N NaN):\n"
-            "          expected   yours\n"
-            "          █···       ·███\n"
-            "          ██··       ··██\n"
-            "          ███·       ···█\n"
-            "          ████       ····\n") in text
+    assert ("      queries × keys (█ may attend, · masked, N NaN):\n"
+            "      expected   yours\n"
+            "      █···       ·███\n"
+            "      ██··       ··██\n"
+            "      ███·       ···█\n"
+            "      ████       ····\n") in text
     assert text.count("expected   yours") == 1  # one picture per function: the first failing test's
-    assert f"    ➜ {misconceptions.BY_ID['mask-inverted'].message}" in text
+    assert f"    ➜ {misconceptions.BY_ID['mask-inverted'].message}" in " ".join(text.split("\n      "))
     test = json.loads(report.render_json(GradeReport([result], "cpu", 0)))["exercises"][0]["tests"]
     four = next(t for t in test if t["name"] == "test_causal_mask[cpu-L=4]")
     assert four["diagnosis"] == "mask-inverted"

@@ -186,7 +186,9 @@ def test_tier_in_the_json_and_text_reports_and_no_perf_skips_it(tmp_path):
     assert exercise["tier"]["id"] == "on-par" and exercise["tier"]["device"] == "cpu"
     assert exercise["tier"]["ratio"] > 0 and exercise["tier"]["name"] == "on par with the reference"
     text = invoke("exercise2", "--submission", SOLUTIONS, "--device", "cpu").output
-    assert "performance: on par with the reference — " in text
+    assert "✓ exercise2  Score every key  15/15  on par\n" in text  # short: the tier in the exercise's line
+    verbose = invoke("exercise2", "--submission", SOLUTIONS, "--device", "cpu", "-v").output
+    assert "performance: on par with the reference — " in verbose
     skipped = invoke("exercise2", "--submission", SOLUTIONS, "--device", "cpu", "--format", "json", "--no-perf")
     assert json.loads(skipped.output)["exercises"][0]["tier"] is None
 

@@ -1,0 +1,104 @@
+# lumen-unseen: exercise=6 kind=honest
+# method: split with unflatten+transpose, merge with transpose+flatten, attention via einsum and torch.where
+"""Exercise 6 — Multi-head attention.
+
+Chapter section: "Multi-head attention".
+
+One softmax gives each token one weighting of the context. Multi-head attention runs H attentions
+in parallel, each with its own slice of W_Q, W_K, W_V, so head 1 can look for the subject while
+head 2 looks at the previous word. To keep the cost the same, each head is narrower:
+d_head = d_model / H.
+
+The whole trick is two reshapes:
+
+- split_heads: (B, L, D) -> (B, H, L, d_head). Each D-vector is cut into H chunks of d_head, and
+  the heads become a batch dim, so one call of attention runs all B*H attentions at once.
+- merge_heads: (B, H, L, d_head) -> (B, L, D). The heads' outputs side by side again (their
+  concatenation), ready for W_O to mix them.
+"""
+
+import math
+
+import torch
+import torch.nn as nn
+
+
+# Given: exercises 4 and 5, written as in the chapter (you may use torch.softmax from now on).
+
+
+def causal_mask(L, device=None):
+    """Given: (L, L) lower-triangular bool matrix: row i may see columns 0..i."""
+    return torch.tril(torch.ones(L, L, dtype=torch.bool, device=device))  # (L, L)
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    """Given: one head of attention.
+
+    q: (..., L_q, d_k)   k: (..., L_k, d_k)   v: (..., L_k, d_v)
+    mask: bool broadcastable to (..., L_q, L_k); True = may attend.
+    Returns (output (..., L_q, d_v), weights (..., L_q, L_k)); a fully masked query gets zeros.
+    """
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., L_q, L_k)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))  # -inf where NOT allowed
+    weights = torch.softmax(scores, dim=-1)  # (..., L_q, L_k) rows sum to 1
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)  # (..., L_q, L_k) a fully masked row: NaN -> 0
+    return weights @ v, weights  # (..., L_q, d_v), (..., L_q, L_k)
+
+
+# Your part.
+
+
+def split_heads(x, n_heads):
+    """Cut the model width into heads and make the heads a batch dim.
+
+    x: (B, L, D) with D divisible by n_heads
+    Returns (B, H, L, d_head) with H = n_heads, d_head = D // H: head h holds columns
+    h*d_head .. (h+1)*d_head - 1 of x. No data needs to move: a view, then a transpose.
+    """
+    return x.unflatten(-1, (n_heads, x.shape[-1] // n_heads)).transpose(1, 2)
+
+
+def merge_heads(x):
+    """Undo split_heads: put each token's heads side by side again.
+
+    x: (B, H, L, d_head)
+    Returns (B, L, H*d_head): head 0's d_head numbers, then head 1's, and so on.
+    """
+    return x.transpose(1, 2).flatten(start_dim=2)
+
+
+class MultiHeadAttention(nn.Module):
+    """The chapter's multi-head self-attention.
+
+    MultiHeadAttention(d_model, n_heads, bias=True) must have exactly two submodules:
+      qkv: nn.Linear(d_model, 3 * d_model, bias=bias)  W_Q, W_K, W_V fused side by side
+      out: nn.Linear(d_model, d_model, bias=bias)      W_O, mixes the heads
+    (the grader loads a state dict with the keys qkv.weight, qkv.bias, out.weight, out.bias).
+    """
+
+    def __init__(self, d_model, n_heads, bias=True):
+        super().__init__()
+        self.n_heads = n_heads
+        self.d_head = d_model // n_heads
+        self.qkv = nn.Linear(d_model, 3 * d_model, bias)
+        self.out = nn.Linear(d_model, d_model, bias)
+
+    def forward(self, x, mask=None):
+        """x: (B, L, D) -> (B, L, D).
+
+        mask: None for causal attention (token i sees tokens 0..i), or a bool tensor broadcastable
+        to the scores (B, H, L, L); True = may attend.
+        Steps: qkv, split into q, k, v, split_heads each, attention, merge_heads, out.
+        """
+        B, L, D = x.shape
+        q, k, v = map(lambda t: split_heads(t, self.n_heads), torch.split(self.qkv(x), D, dim=2))
+        if mask is None:
+            mask = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()
+        s = torch.einsum("bhid,bhjd->bhij", q, k) / math.sqrt(self.d_head)
+        s = torch.where(mask, s, torch.tensor(float("-inf"), dtype=s.dtype, device=s.device))
+        a = torch.softmax(s, dim=-1)
+        a = torch.where(mask, a, torch.zeros((), dtype=a.dtype, device=a.device))
+        y = torch.einsum("bhij,bhjd->bhid", a, v)
+        return self.out(merge_heads(y))
