@@ -83,7 +83,7 @@ def run(submissions, out, settings, progress=lambda line: None):
     records = {} if settings.force else _load_records(reports, everyone)
     if records:
         progress(f"skipping {len(records)} student(s) already graded (--force regrades them)")
-    maximum = _ClassMaximum(settings)
+    maximum = _ClassMaximum(settings, records)
     _write_gradebook(out, records, maximum)
     queue = deque(student for student in everyone if student.name not in records)
     stop_on_sigterm = signal.getsignal(signal.SIGTERM)
@@ -114,7 +114,7 @@ def run(submissions, out, settings, progress=lambda line: None):
     except KeyboardInterrupt:
         for job in running:
             job.stop()
-        _write_gradebook(out, records, maximum)
+        _write_gradebook(out, records, lambda: maximum(work_out=False))
         raise Interrupted(len(records), len(everyone)) from None
     finally:
         signal.signal(signal.SIGTERM, stop_on_sigterm)
@@ -253,22 +253,35 @@ def _load_records(reports, everyone):
 
 
 class _ClassMaximum:
-    """The class's max_score, the same for every student: a row without a report (no files, out of
-    time, a grader failure) gets it too. Worked out once, when first needed, by grading an empty
+    """The class's max_score, the same for every student, for a row without a report (no files,
+    out of time, a grader failure): any report's max_score (one rule gives every student the same),
+    else worked out once, in a process of its own like every grading here, by grading an empty
     submission with the batch's settings (every exercise then counts its full points)."""
 
-    def __init__(self, settings):
-        self.settings, self.value = settings, None
+    SCRIPT = ("import sys; from pathlib import Path; from grader import catalog, runner; "
+              "print(runner.grade(list(catalog.EXERCISES), runner.Options(submission=Path(sys.argv[1]), "
+              "device=sys.argv[2], seed=int(sys.argv[3]), time_limit=float(sys.argv[4]))).max_score)")
 
-    def __call__(self):
+    def __init__(self, settings, records):
+        self.settings, self.records, self.value = settings, records, None
+
+    def __call__(self, work_out=True):
+        """The maximum; '' while it is unknown and `work_out` is False (on the way out of Ctrl-C)."""
         if self.value is None:
-            from grader import runner  # imports torch: only for a class with such a row
-
-            with tempfile.TemporaryDirectory(prefix="lumen-empty-") as empty:
-                options = runner.Options(submission=Path(empty), device=self.settings.device, seed=self.settings.seed,
-                                         time_limit=self.settings.timeout)
-                self.value = runner.grade(list(catalog.EXERCISES), options).max_score
-        return self.value
+            reports = [record["report"] for record in self.records.values() if record.get("report")]
+            if reports:
+                self.value = reports[0]["max_score"]
+            elif work_out:
+                with tempfile.TemporaryDirectory(prefix="lumen-empty-") as empty:
+                    settings = self.settings
+                    done = subprocess.run([sys.executable, "-c", self.SCRIPT, empty, settings.device,
+                                           str(settings.seed), str(settings.timeout)],
+                                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
+                try:
+                    self.value = float(done.stdout.split()[-1])
+                except (IndexError, ValueError):
+                    return ""
+        return "" if self.value is None else f"{self.value:g}"
 
 
 def _row(record, maximum):
@@ -284,7 +297,7 @@ def _row(record, maximum):
         row["tier"] = "; ".join(f"{exercise['id']}: {exercise['tier']['name']}" for exercise in exercises
                                 if (exercise.get("tier") or {}).get("ratio") is not None)  # measured ones
     else:
-        row["max_score"] = f"{maximum():g}"
+        row["max_score"] = maximum()
         if record["status"] != "error":
             row["total"] = "0"  # the student's own outcome (no files, out of time), not the grader's failure
     return row
