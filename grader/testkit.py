@@ -20,6 +20,21 @@ from grader.compare import Mismatch, check_close, check_tensor, check_unchanged,
 from lumen_ref import steps
 
 
+def dims(size, *names):
+    """The shape made of these entries of a suite's SIZES case, in order; "B" may be a tuple of
+    batch dims, or absent (no batch dims)."""
+    shape = []
+    for name in names:
+        value = size.get(name, ()) if name == "B" else size[name]
+        shape.extend(value if isinstance(value, tuple) else (value,))
+    return tuple(shape)
+
+
+def cases(sizes, test):
+    """The parameter ids of `test` in a suite's SIZES: the keys "test[id]"."""
+    return [key[len(test) + 1:-1] for key in sizes if key.startswith(f"{test}[")]
+
+
 def randn(rng, *shape, dtype=torch.float32, device="cpu", scale=1.0):
     """Standard normal values (times scale) from the test's generator."""
     return (torch.randn(*shape, generator=rng, dtype=torch.float64) * scale).to(device=device, dtype=dtype)
