@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -343,3 +344,37 @@ def test_check_module_outside_a_notebook_says_how_to_use_it():
     done = subprocess.run([sys.executable, "-m", "grader.notebooks", "exercise3"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 2 and "lumen-grade exercise3 --notebook FILE" in done.stderr
+
+
+# One rule for choosing the file: lumen-grade, batch and Gradescope
+
+
+def test_a_notebook_and_its_jupyter_copy_are_chosen_by_one_rule_everywhere(tmp_path):
+    folder = tmp_path / "student"
+    folder.mkdir()
+    solved_notebook(folder / "exercise3_scaling.ipynb")
+    shutil.copyfile(NOTEBOOKS / "exercise3_scaling.ipynb", folder / "exercise3_scaling-Copy1.ipynb")  # a stub
+    from grader import gradescope
+    from grader.submission import candidates
+
+    names = [path.name for path in candidates(EX3, folder)]
+    assert names == ["exercise3_scaling.ipynb", "exercise3_scaling-Copy1.ipynb"]
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    chosen, notes = gradescope.stage(folder, staged, [EX3])  # Gradescope's and batch's staging
+    assert chosen[EX3].name == "exercise3_scaling.ipynb"
+    assert notes == ["exercise3: graded exercise3_scaling.ipynb (ignored: exercise3_scaling-Copy1.ipynb)"]
+    result = invoke("exercise3", "--submission", folder, "--device", "cpu", "--no-perf", "--format", "json")
+    assert result.exit_code == 0, result.output  # the solved one was graded, not the stub
+    (exercise,) = json.loads(result.output)["exercises"]
+    assert exercise["file"] == str(folder / "exercise3_scaling.ipynb")
+    assert exercise["ignored"] == [str(folder / "exercise3_scaling-Copy1.ipynb")]
+    text = invoke("exercise3", "--submission", folder, "--device", "cpu", "--no-perf", "-v")
+    assert "also found, not graded:" in text.output and "exercise3_scaling-Copy1.ipynb" in text.output
+    assert "several" not in invoke("list", "--submission", folder).output
+
+
+def test_a_notebook_for_another_exercise_in_the_folder_is_a_usage_error(tmp_path):
+    solved_notebook(tmp_path / "exercise5_softmax.ipynb")  # exercise 3's notebook, renamed
+    result = invoke("exercise5", "--submission", tmp_path, "--device", "cpu")
+    assert result.exit_code == 2 and "is the notebook of exercise3, not exercise5" in result.output
