@@ -59,6 +59,11 @@ def _apply(options, command):
     return command
 
 
+def _apply_options(options):
+    """A decorator adding `options` (a list of option decorators) to a command."""
+    return lambda command: _apply(options, command)
+
+
 def student_options(command):
     """The options a student uses, shared by the grading commands and `watch`."""
     return _apply([
@@ -137,6 +142,33 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
                 hidden_visibility="after_published", notebook=None, memory_limit=4 << 30, no_perf=False,
                 perf_points=0.0, verbose=False, no_color=False):
     """Grade, print or write the report, and exit with the verdict's code."""
+    options = grading_run(exercises, submission=submission, device=device, seed=seed, timeout=timeout,
+                          suites=suites, no_builtin_suites=no_builtin_suites, notebook=notebook,
+                          memory_limit=memory_limit, no_perf=no_perf, perf_points=perf_points)
+    from grader import runner  # imports torch: not needed for --help, list or a usage error
+
+    try:
+        verdict = runner.grade(exercises, options)
+    except runner.DeviceUnavailable as error:
+        raise click.UsageError(str(error)) from None
+    except runner.GraderError as error:
+        raise click.ClickException(str(error)) from None
+    color, width = text_style(no_color) if output is None else (False, 80)
+    render_options = {"text": {"color": color, "width": width, "verbose": verbose, "device_skips": device == "auto"},
+                      "gradescope": {"hidden_visibility": hidden_visibility}}
+    rendered = report.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
+    if output is None:
+        click.echo(rendered, nl=False, color=color)
+    else:
+        _write_report(output, rendered)
+        click.echo(f"{_points(verdict)}: wrote the {fmt} report to {output}")
+    click.get_current_context().exit(0 if verdict.passed else 1)
+
+
+def grading_run(exercises, *, submission, device, seed, timeout, suites, no_builtin_suites, notebook,
+                memory_limit, no_perf, perf_points):
+    """The runner's Options for these settings, once they are known to make sense (else a usage
+    error); the submission's folder is taken off this process's sys.path."""
     if notebook is None and not submission.is_dir():
         raise click.UsageError(
             f"no folder {submission} (looked in {submission.resolve()}): run from the folder that "
@@ -156,27 +188,11 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
     # a torch.py or numpy.py beside the student's files must never be what this process imports
     folder = os.path.realpath(submission if notebook is None else notebook.parent)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != folder]
-    from grader import runner  # imports torch: not needed for --help, list or a usage error
+    from grader import runner  # imports torch
 
-    options = runner.Options(submission=submission, device=device, seed=seed, time_limit=timeout,
-                             suites=list(suites), builtin_suites=not no_builtin_suites, notebook=notebook,
-                             memory_limit=memory_limit, perf=not no_perf, perf_points=perf_points)
-    try:
-        verdict = runner.grade(exercises, options)
-    except runner.DeviceUnavailable as error:
-        raise click.UsageError(str(error)) from None
-    except runner.GraderError as error:
-        raise click.ClickException(str(error)) from None
-    color, width = text_style(no_color) if output is None else (False, 80)
-    render_options = {"text": {"color": color, "width": width, "verbose": verbose, "device_skips": device == "auto"},
-                      "gradescope": {"hidden_visibility": hidden_visibility}}
-    rendered = report.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
-    if output is None:
-        click.echo(rendered, nl=False, color=color)
-    else:
-        _write_report(output, rendered)
-        click.echo(f"{_points(verdict)}: wrote the {fmt} report to {output}")
-    click.get_current_context().exit(0 if verdict.passed else 1)
+    return runner.Options(submission=submission, device=device, seed=seed, time_limit=timeout,
+                          suites=list(suites), builtin_suites=not no_builtin_suites, notebook=notebook,
+                          memory_limit=memory_limit, perf=not no_perf, perf_points=perf_points)
 
 
 def _points(verdict):
@@ -292,6 +308,58 @@ def list_exercises(submission):
         found = "found" if path else "missing"
         click.echo(f"{exercise.id:<10} {(path or submission / exercise.file_name).name:<24} {found:<8} "
                    f"{exercise.title}  (chapter: {exercise.section})")
+
+
+@main.command(name="watch", cls=StudentFirstCommand,
+              short_help="Grade again each time you save a file (Ctrl-C to stop).")
+@click.argument("exercise", required=False, callback=lambda ctx, param, name: _exercises(name))
+@student_options
+@click.option("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Watch and grade this notebook (give the EXERCISE too).")
+@instructor_option("--interval", type=click.FloatRange(min=0.05), default=0.3, show_default=True,
+                   help="Seconds between two looks at the files.")
+@_apply_options(run_options(instructor_option))
+def watch_command(exercise, submission, verbose, device, no_perf, no_color, notebook, interval, **settings):
+    """Grade EXERCISE (default: all) now and again each time you save its file or notebook, until
+    Ctrl-C. Each re-grade clears the terminal and shows the short report again."""
+    from grader import watch
+
+    if notebook is not None and len(exercise) != 1:
+        raise click.UsageError("--notebook FILE needs the exercise it holds: lumen-grade watch exercise3 "
+                               "--notebook FILE")
+    options = grading_run(exercise, submission=submission, device=device, notebook=notebook, no_perf=no_perf,
+                          **settings)
+    color, width = text_style(no_color)
+    terminal = click.get_text_stream("stdout").isatty()
+
+    def show(verdict, graded, seconds):
+        if terminal:
+            click.clear()
+        text = report.render_text(verdict, color=color, width=width, verbose=verbose,
+                                  device_skips=device == "auto")
+        click.echo(text + watch.status_line(graded, seconds), color=color)
+
+    from grader import runner
+
+    try:
+        with watch.Watcher(exercise, options, show, interval=interval) as watcher:
+            watcher.run()
+    except KeyboardInterrupt:
+        click.echo("\nstopped watching.")
+    except runner.DeviceUnavailable as error:
+        raise click.UsageError(str(error)) from None
+    except runner.GraderError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _exercises(name):
+    """An EXERCISE argument -> [that exercise]; none given: all eight."""
+    if name is None:
+        return list(catalog.EXERCISES)
+    try:
+        return [catalog.find(name)]
+    except catalog.UnknownExercise:
+        raise click.BadParameter(f"unknown exercise {name!r}; exercises: {EXERCISE_NAMES} (or just 1–8)") from None
 
 
 def _exercise_list(ctx, param, names):

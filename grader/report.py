@@ -231,6 +231,8 @@ def picture_lines(picture):
     rows, columns = picture["shape"]
     if rows > len(grids[0]) or columns > len(grids[0][0]):
         lines.append(f"(the first {len(grids[0])} × {len(grids[0][0])} of {rows} × {columns})")
+    if picture.get("note"):
+        lines.append(f"({picture['note']})")
     return lines
 
 

@@ -96,6 +96,7 @@ class ExerciseResult(_CleanFields):
     output: str = ""  # the start of what the student's code printed
     error: str = ""  # why the file could not be graded at all (missing, unreadable, failed to import)
     ignored: list = field(default_factory=list)  # other candidate files found and not graded
+    calls: list = field(default_factory=list, repr=False)  # the passed checks' calls, for the diagnosis
 
     def __setattr__(self, name, value):
         if name == "ignored" and isinstance(value, list):

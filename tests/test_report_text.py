@@ -176,4 +176,4 @@ def test_version_and_student_help_first():
     for option in ("--format", "--output", "--seed", "--timeout", "--memory-limit", "--suites", "--perf-points"):
         assert helped.index(option) > heading, option
     top = invoke("--help").output
-    assert top.index("Commands:") < top.index("  all ") < top.index("Instructor commands:") < top.index("release")
+    assert top.index("Commands:") < top.index("  watch ") < top.index("Instructor commands:") < top.index("release")
