@@ -16,7 +16,8 @@ SIZES = {
     "shapes[no-batch]": dict(L_q=5, L_k=7, d_k=6),
     "shapes[L_q=1]": dict(B=2, L_q=1, L_k=6, d_k=8, edge="one query"),
     "shapes[L_k=1]": dict(B=2, L_q=6, L_k=1, d_k=8, edge="one key"),
-    "shapes[batch-of-one]": dict(B=1, L_q=3, L_k=5, d_k=4),
+    "shapes[batch-of-one]": dict(B=1, L_q=3, L_k=4, d_k=4, edge="L_k = d_k on purpose: q @ k.T then runs, and "
+                                                               "the wrong shape it gives can be explained"),
     "shapes[extra-batch-dims]": dict(B=(2, 3, 8), L_q=5, L_k=4, d_k=7),
     "zero": dict(L_q=3, L_k=4, d_k=5),
     "huge": dict(B=2, L_q=3, L_k=5, d_k=4),
