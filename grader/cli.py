@@ -377,6 +377,9 @@ def gradescope_options(command):
         click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
                      multiple=True, help="A folder of private test_exerciseN*.py suites (repeatable)."),
         click.option("--no-perf", is_flag=True, help="Skip the performance tiers (and the leaderboard)."),
+        click.option("--printed-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
+                     default="visible", show_default=True,
+                     help="When students see what their code printed (Gradescope's stdout_visibility)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -386,12 +389,24 @@ def gradescope_options(command):
 @main.command(cls=InstructorCommand, name="gradescope-bundle")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
               show_default=True, help="The zip to write.")
+@click.option("--torch", metavar="VERSION",
+              help="The torch release setup.sh installs  [default: the one installed here].")
 @gradescope_options
 def gradescope_bundle(out, **settings):
-    """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit)."""
+    """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit), after grading the
+    solutions with its settings on the CPU: they must score full marks, and their score is the
+    total to enter as the assignment's points."""
+    gradescope.require_checkout()
+    gradescope.torch_pin(settings["torch"])  # a torch Gradescope cannot install: refused before grading
+    score, total = gradescope.solutions_points(settings["exercises"], settings["suites"], settings["timeout"])
+    if score != total:
+        raise click.ClickException(f"solutions/ scores {score:g} of {total:g} with this bundle's suites: "
+                                   "a bundle must give the solutions full marks (see lumen-grade check)")
     names = gradescope.build_bundle(out, **settings)
     click.echo(f"wrote {out} ({len(names)} files): upload it as the autograder of a Gradescope "
                "programming assignment (base image: Ubuntu 22.04 or later)")
+    click.echo(f"total points: {total:g} (enter this as the assignment's points: what the solutions score "
+               "on Gradescope's CPU)")
 
 
 @main.command(name="gradescope-run", hidden=True)

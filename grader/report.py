@@ -244,20 +244,24 @@ GRADESCOPE_VISIBILITIES = {"hidden": "hidden from students", "after_due_date": "
 def render_gradescope(report, hidden_visibility="after_published"):
     """Gradescope's results.json (gradescope-autograders.readthedocs.io/en/latest/specs/).
 
-    A test per check, its teaching message as the output; hidden checks get `hidden_visibility`.
+    A test per check, its teaching message as the output, numbered exercise.check (3.1, 3.2, ...) and
+    tagged with the exercise and the misconception it showed; hidden checks get `hidden_visibility`.
     Skipped checks (a GPU case on a CPU machine) are left out, as Gradescope has no 'skipped' and
     they count towards no score, and are counted in the top-level output instead. The performance
     tiers become a `leaderboard`, present only when some exercise has a tier."""
     tests = [
         {
             "name": f"{exercise.id}: {test.name}",
+            "number": f"{exercise.id.removeprefix('exercise')}.{number}",  # Gradescope orders tests by it
             "score": test.score,
             "max_score": test.max_score,
             "status": "passed" if test.status == "passed" else "failed",
             "output": test.message,
+            "tags": [exercise.id, *([test.details["diagnosis"]] if test.details.get("diagnosis") else [])],
             "visibility": hidden_visibility if test.visibility == "hidden" else "visible",
         }
-        for exercise in report.exercises for test in exercise.tests if test.status != "skipped"
+        for exercise in report.exercises
+        for number, test in enumerate((test for test in exercise.tests if test.status != "skipped"), start=1)
     ]
     results = {
         "score": report.score,
