@@ -9,8 +9,6 @@ is skipped on the next run (resume) unless `force`. Both are replaced atomically
 student, so an interrupted batch (Ctrl-C) leaves a consistent gradebook of the students done.
 """
 
-import csv
-import io
 import json
 import os
 import shutil
@@ -23,13 +21,11 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import catalog
+from grader import catalog, classbook
 from grader.gradescope import stage
 
 POLL = 0.05  # seconds between looks at the running graders
 STDERR_TAIL = 600  # characters of a failed grader's stderr kept as the row's message
-COLUMNS = ["student", "status", *(exercise.id for exercise in catalog.EXERCISES),
-           "total", "max_score", "tier", "message"]
 
 
 @dataclass
@@ -43,6 +39,8 @@ class Settings:
     device: str = "auto"
     no_perf: bool = False  # skip the performance tiers
     force: bool = False
+    shard: tuple = None  # (K, N): grade only the students of shard K of N (grader/classbook.py)
+    roster: list = None  # classbook.Rostered entries: the gradebook gets a row per rostered student
 
     @property
     def student_limit(self):
@@ -79,11 +77,15 @@ def run(submissions, out, settings, progress=lambda line: None):
     out = Path(out)
     reports = reports_folder(out)
     reports.mkdir(parents=True, exist_ok=True)
-    everyone = students(submissions, out)
+    everyone = classbook.select(students(submissions, out), settings.shard)
+    if settings.shard:
+        classbook.write_manifest(reports, settings.shard, everyone, {
+            "seed": settings.seed, "device": settings.device, "timeout": settings.timeout,
+            "no_perf": settings.no_perf})
     records = {} if settings.force else _load_records(reports, everyone)
     if records:
         progress(f"skipping {len(records)} student(s) already graded (--force regrades them)")
-    _write_gradebook(out, records)
+    _write_gradebook(out, records, settings.roster)
     queue = deque(student for student in everyone if student.name not in records)
     stop_on_sigterm = signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` or a cancelled CI job: the same clean stop
@@ -95,9 +97,9 @@ def run(submissions, out, settings, progress=lambda line: None):
         record = job.record()
         _replace(reports / f"{job.student.name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
         records[job.student.name] = record
-        _write_gradebook(out, records)
+        _write_gradebook(out, records, settings.roster)
         finished += 1
-        row = _row(record)
+        row = classbook.row(record)
         progress(f"[{finished}/{total}] {record['student']}: {row['total'] or '-'}/{row['max_score'] or '-'} "
                  f"({record['status']}, {record['seconds']:.1f} s)")
 
@@ -113,7 +115,7 @@ def run(submissions, out, settings, progress=lambda line: None):
     except KeyboardInterrupt:
         for job in running:
             job.stop()
-        _write_gradebook(out, records)
+        _write_gradebook(out, records, settings.roster)
         raise Interrupted(len(records), len(everyone)) from None
     finally:
         signal.signal(signal.SIGTERM, stop_on_sigterm)
@@ -251,29 +253,8 @@ def _load_records(reports, everyone):
     return records
 
 
-def _row(record):
-    """The CSV row of a record: a score per exercise graded, total, tiers by exercise."""
-    row = {"student": record["student"], "status": record["status"], "message": record["message"],
-           "total": "", "max_score": "", "tier": ""}
-    report = record.get("report")
-    if report:
-        exercises = report["exercises"]
-        row.update({exercise["id"]: f"{exercise['score']:g}" for exercise in exercises})
-        row.update(total=f"{report['score']:g}", max_score=f"{report['max_score']:g}")
-        row["tier"] = "; ".join(f"{exercise['id']}: {exercise['tier']['name']}" for exercise in exercises
-                                if (exercise.get("tier") or {}).get("ratio") is not None)  # measured ones
-    elif record["status"] != "error":
-        row["total"] = "0"  # the student's own outcome (no files, out of time), not the grader's failure
-    return row
-
-
-def _write_gradebook(out, records):
-    text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=COLUMNS, restval="", extrasaction="ignore")
-    writer.writeheader()
-    for name in sorted(records):
-        writer.writerow(_row(records[name]))
-    _replace(Path(out), text.getvalue())
+def _write_gradebook(out, records, roster=None):
+    _replace(Path(out), classbook.gradebook_csv(records, roster))
 
 
 def _replace(path, text):

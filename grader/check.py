@@ -5,7 +5,9 @@ Each row is one claim, checked on every available device:
     with torch's own built-ins;
   * `solutions/` scores full marks, and the untouched stubs that `release` makes from it score
     zero, both graded by the very runner students use;
-  * every misconception mutant (`grader.misconceptions`, when it exists) fails its exercise.
+  * every misconception mutant (`grader.misconceptions`, when it exists) fails its exercise, and
+    for every two misconceptions of an exercise some call of its tests tells them apart (sizes at
+    which their mutants give different numbers), so that a diagnosis can name one.
 
 The misconception seam: `grader.misconceptions` must define `mutant_sources(solutions_dir)`, an
 iterable of `(misconception_id, exercise, source)` where `exercise` is a catalogue exercise (or a
@@ -50,10 +52,12 @@ def run(solutions_dir, exercises=None, *, seed=0, time_limit=60.0, launcher=None
         exercises = list(exercises or catalog.EXERCISES)
         options = runner.Options(submission=Path(solutions_dir), device="auto", seed=seed,
                                  time_limit=time_limit)
+        solved = runner.grade(exercises, options, launcher=launcher)
         rows = [*reference_rows(devices),
-                _solutions_row(exercises, options, launcher),
+                _solutions_row(exercises, options, solved),
                 _stubs_row(exercises, options, launcher),
-                _mutants_row(exercises, options, launcher)]
+                _mutants_row(exercises, options, launcher),
+                _separation_row(solved)]
     finally:
         if own_launcher:
             launcher.close()
@@ -222,8 +226,7 @@ def _first_problem(result):
     return f"{test.name}: {test.message}" if test else ""
 
 
-def _solutions_row(exercises, options, launcher):
-    verdict = runner.grade(exercises, options, launcher=launcher)
+def _solutions_row(exercises, options, verdict):
     problems = []
     for result in verdict.exercises:
         if result.max_score == 0:
@@ -296,6 +299,29 @@ def _mutants_row(exercises, options, launcher):
     ids = {mutant_id for mutant_id, _, _ in mutants}
     return _row(check, device, problems, f"{len(mutants) - len(problems)} of {len(mutants)} mutants "
                                          f"({len(ids)} misconceptions) fail their exercise")
+
+
+def _separation_row(verdict):
+    """For every pair of misconceptions of an exercise, some call of its suites tells them apart: the
+    calls the suites make on the solutions, replayed on every mutant of the two."""
+    check = "misconceptions are told apart"
+    try:
+        misconceptions = importlib.import_module(MISCONCEPTIONS)
+        from grader import diagnose
+    except ModuleNotFoundError as error:
+        if error.name != MISCONCEPTIONS:
+            raise
+        return Row(check, "-", NOT_AVAILABLE, "grader/misconceptions.py is not there yet")
+    if not hasattr(misconceptions, "for_exercise"):
+        return Row(check, "-", NOT_AVAILABLE, "grader/misconceptions.py has no for_exercise(number)")
+    problems, pairs = [], 0
+    for result in verdict.exercises:
+        number = catalog.find(result.id).number
+        for a, b in diagnose.unseparated(number, result.calls):
+            problems.append(f"{result.id}: no call of its tests tells {a} from {b}")
+        ids = [m.id for m in misconceptions.for_exercise(number)]
+        pairs += len(ids) * (len(ids) - 1) // 2
+    return _row(check, verdict.device, problems, f"{pairs - len(problems)} of {pairs} pairs")
 
 
 def _rounds(mutants):

@@ -3,6 +3,7 @@
 Exit codes: 0 every selected exercise passed, 1 something failed, 2 a usage error.
 """
 
+import json
 import os
 import re
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from grader import batch, catalog, gradescope, report
+from grader import batch, catalog, classbook, gradescope, report
 from grader.submission import SubmissionError, find_file
 
 EXERCISE_NAMES = ", ".join(exercise.id for exercise in catalog.EXERCISES)
@@ -85,7 +86,8 @@ def grading_options(command):
         student_options,
         instructor_option("--format", "fmt", type=click.Choice(list(report.RENDERERS)), default="text",
                           show_default=True,
-                          help="Report for a person (text) or a machine (json, gradescope, junit)."),
+                          help="Report for a person (text; html: a self-contained feedback page) or a machine "
+                               "(json, gradescope, junit)."),
         instructor_option("--hidden-visibility", **HIDDEN_VISIBILITY_SETTINGS),
         instructor_option("--output", type=click.Path(dir_okay=False, path_type=Path),
                           help="Write the report to this file instead of the terminal."),
@@ -402,6 +404,29 @@ def gradescope_run(root, **settings):
     click.echo(f"{results['score']:g} points: wrote {root / 'results' / 'results.json'}")
 
 
+def _shard(ctx, param, value):
+    try:
+        return None if value is None else classbook.parse_shard(value)
+    except classbook.ClassbookError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def _roster(ctx, param, value):
+    try:
+        return None if value is None else classbook.read_roster(value)
+    except classbook.ClassbookError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+ROSTER_OPTION = click.option(
+    "--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path), callback=_roster,
+    help="CSV of the class (student_id, name, email): a row per rostered student, `missing` for one "
+         "without a submission; folders are matched by id, email or name.")
+FEEDBACK_OPTION = click.option(
+    "--feedback", type=click.Path(file_okay=False, path_type=Path),
+    help="Also write a feedback page per student into this folder (STUDENT.html, self-contained).")
+
+
 @main.command(cls=InstructorCommand, name="batch",
               short_help="Grade a class: a folder of student folders, into a CSV gradebook.")
 @click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
@@ -418,7 +443,12 @@ def gradescope_run(root, **settings):
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")
 @click.option("--no-perf", is_flag=True, help="Skip the performance tiers (faster; no tier column).")
 @click.option("--force", is_flag=True, help="Regrade students who already have a report.")
-def batch_command(submissions_dir, out, **settings):
+@click.option("--shard", metavar="K/N", callback=_shard,
+              help="Grade only shard K of N (K from 0 to N-1; a student's shard is a hash of their "
+                   "folder name); combine the shards' outputs with `lumen-grade merge`.")
+@ROSTER_OPTION
+@FEEDBACK_OPTION
+def batch_command(submissions_dir, out, feedback, **settings):
     """Grade every student folder in SUBMISSIONS_DIR (.py files or notebooks, at any depth), in
     parallel, into a CSV gradebook. Run it again to resume where it stopped.
 
@@ -427,6 +457,9 @@ def batch_command(submissions_dir, out, **settings):
     """
     if out.suffix.lower() != ".csv":
         raise click.UsageError(f"--out {out}: name a .csv file (the JSON reports go in a folder beside it)")
+    if settings["shard"] and settings["roster"]:
+        raise click.UsageError("--roster applies to the whole class: give it to `lumen-grade merge`, "
+                               "not to one --shard")
     if settings["device"] == "cuda":
         from grader import runner  # imports torch
 
@@ -434,9 +467,12 @@ def batch_command(submissions_dir, out, **settings):
             runner.resolve_devices("cuda")
         except runner.DeviceUnavailable as error:
             raise click.UsageError(str(error)) from None
-    if not batch.students(submissions_dir, out):
+    everyone = batch.students(submissions_dir, out)
+    if not everyone:
         raise click.UsageError(f"no student folders in {submissions_dir}: give the folder that holds one "
                                "sub-folder per student")
+    if settings["roster"]:
+        _check_roster(settings["roster"], [student.name for student in everyone])
     try:
         records = batch.run(submissions_dir, out, batch.Settings(**settings),
                             progress=lambda line: click.echo(line, err=True))
@@ -444,10 +480,73 @@ def batch_command(submissions_dir, out, **settings):
         click.echo(f"interrupted: {stop.done} of {stop.total} students are in {out}; run the same "
                    "command again to grade the rest", err=True)
         click.get_current_context().exit(130)
+    if feedback:
+        _write_feedback(feedback, records)
     statuses = Counter(record["status"] for record in records.values())
-    click.echo(f"{len(records)} students in {out} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}); "
+    shard = f" (shard {settings['shard'][0]}/{settings['shard'][1]})" if settings["shard"] else ""
+    click.echo(f"{len(records)} students in {out}{shard} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}); "
                f"reports in {batch.reports_folder(out)}/")
     click.get_current_context().exit(1 if statuses["error"] else 0)
+
+
+def _check_roster(roster, names):
+    """Match the folders to the roster (an ambiguous folder is a usage error); report the others."""
+    try:
+        matched, unknown = classbook.match_roster(roster, names)
+    except classbook.ClassbookError as error:
+        raise click.UsageError(str(error)) from None
+    if unknown:
+        click.echo(f"warning: {len(unknown)} folder(s) not on the roster, graded but not in the CSV (their "
+                   f"reports are kept): {', '.join(unknown)}", err=True)
+    absent = len(roster) - len(matched)
+    if absent:
+        click.echo(f"{absent} rostered student(s) without a submission: status `missing`", err=True)
+
+
+def _write_feedback(folder, records):
+    from grader import feedback  # the HTML page
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, record in records.items():
+        batch._replace(folder / f"{name}.html", feedback.render_record(record))
+    click.echo(f"wrote {len(records)} feedback page(s) into {folder}/", err=True)
+
+
+@main.command(cls=InstructorCommand, name="merge",
+              short_help="Combine the outputs of `batch --shard K/N` into one gradebook.")
+@click.argument("shard_outputs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The merged CSV gradebook; the students' JSON reports are copied into a folder beside it.")
+@ROSTER_OPTION
+@FEEDBACK_OPTION
+def merge_command(shard_outputs, out, roster, feedback):
+    """Merge SHARD_OUTPUTS (each a shard's grades.csv, or the folder holding it with its reports
+    folder) into one gradebook, as one unsharded `batch` would have written it.
+
+    Refuses a student graded by two shards, a shard given twice and shards graded with different
+    settings. Students a shard did not finish, and shards not given, are listed as missing.
+
+    Exit codes: 0 complete, 1 written but students are missing, 2 refused (nothing written)."""
+    if out.suffix.lower() != ".csv":
+        raise click.UsageError(f"--out {out}: name a .csv file (the JSON reports go in a folder beside it)")
+    try:
+        merged = classbook.merge(shard_outputs)
+    except classbook.ClassbookError as error:
+        raise click.UsageError(str(error)) from None
+    if roster:
+        _check_roster(roster, list(merged.records))
+    reports = batch.reports_folder(out)
+    reports.mkdir(parents=True, exist_ok=True)
+    for name, record in merged.records.items():
+        batch._replace(reports / f"{name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    batch._replace(out, classbook.gradebook_csv(merged.records, roster))
+    if feedback:
+        _write_feedback(feedback, merged.records)
+    for line in merged.missing:
+        click.echo(f"missing: {line}", err=True)
+    click.echo(f"merged {len(merged.shards)} shard(s): {len(merged.records)} students in {out}"
+               + (f"; {len(merged.missing)} missing (listed above)" if merged.missing else ""))
+    click.get_current_context().exit(1 if merged.missing else 0)
 
 
 # -- instructors: release and check ----------------------------------------------------------------

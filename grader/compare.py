@@ -32,7 +32,8 @@ class Mismatch(AssertionError):
 
 
 def shape_text(shape):
-    return "(" + ", ".join(str(n) for n in shape) + ")"
+    """A shape as Python writes it: (2, 3), (3,), ()."""
+    return str(tuple(int(n) for n in shape))
 
 
 def dtype_text(dtype):
@@ -43,8 +44,10 @@ def describe(value):
     """A short description of any value, never a dump of a long tensor."""
     if isinstance(value, torch.Tensor):
         return f"a {dtype_text(value.dtype)} tensor of shape {shape_text(value.shape)}"
+    if value is None:
+        return "None"
     if isinstance(value, (tuple, list)):
-        return f"a {type(value).__name__} of {len(value)} items"
+        return f"a {type(value).__name__} of {plural(len(value), 'item')}"
     kind = getattr(value, "kind", None)  # a RemoteObject
     return f"an object of type {kind or type(value).__name__}"
 
@@ -72,6 +75,8 @@ def summarise(value):
 
 def check_tensor(got, *, what, shape=None, dtype=None, device=None):
     """got is a tensor of this shape, dtype and device type (whichever are given)."""
+    if got is None:
+        raise Mismatch(f"{what} returned None: did you forget `return`?")
     if not isinstance(got, torch.Tensor):
         raise Mismatch(f"{what} returned {describe(got)}, expected a tensor")
     if shape is not None and tuple(got.shape) != tuple(shape):
@@ -114,9 +119,8 @@ def _axis_of_one(got, expected):
     for axis in range(len(longer)):
         if longer[axis] == 1 and longer[:axis] + longer[axis + 1:] == shorter:
             if longer is expected:
-                how = "x[:, None] or x.unsqueeze(1)" if axis == 1 else f"x.unsqueeze({axis})"
-                return f": axis {axis} of size 1 is missing ({how})"
-            return f": there is an extra axis {axis} of size 1 (x.squeeze({axis}))"
+                return f": axis {axis} of size 1 is missing (which step of yours drops it, or never makes it?)"
+            return f": there is an extra axis {axis} of size 1 (which step of yours adds it?)"
     return ""
 
 
@@ -233,21 +237,40 @@ def _picture_details(got, expected, index, kind):
     got, expected = got[where], expected[where]
     if got.dim() == 1:
         got, expected = got[None], expected[None]
-    return {"picture": {
-        "kind": kind, "slice": list(where), "rows": rows, "columns": "keys",
-        "shape": list(got.shape), "expected": _cells(expected, kind), "got": _cells(got, kind),
-    }}
+    picture = {"kind": kind, "slice": list(where), "rows": rows, "columns": "keys",
+               "shape": list(got.shape), "expected": _cells(expected, kind), "got": _cells(got, kind)}
+    note = _finite_mask_note(got) if kind == "mask" else ""
+    if note:
+        picture["note"] = note
+    return {"picture": picture}
+
+
+# A masked score is -inf; a finite one this negative masks too (its weight underflows to 0), so a
+# picture draws it as masked: by what the code does, not by how it writes it.
+MASKED_BELOW = -1e4
+
+
+def _finite_mask_note(got):
+    """What to say when masked scores are a large finite number instead of -inf."""
+    if got.dtype == torch.bool:
+        return ""
+    finite = got[torch.isfinite(got) & (got <= MASKED_BELOW)]
+    if not finite.numel():
+        return ""
+    return (f"your masked scores are {float(finite.min()):g}, a finite number, drawn as masked: a row whose every "
+            "key is masked then softmaxes to equal weights over keys it must not see (with -inf it gives zeros)")
 
 
 def _cells(matrix, kind):
-    """A matrix as JSON-safe rows: a mask as 1 (may attend) / 0, a weight rounded; NaN as "nan"."""
+    """A matrix as JSON-safe rows: a mask as 1 (may attend) / 0, a weight rounded; NaN as "nan". In
+    masked scores, -inf and large finite negative numbers (at most MASKED_BELOW) are masked."""
     matrix = matrix[:PICTURE_SIZE, :PICTURE_SIZE]
     if matrix.dtype == torch.bool:
         return matrix.int().tolist()
     rows = []
     for row in matrix.tolist():
         if kind == "mask":  # masked scores: -inf is masked, any number is kept
-            rows.append([_non_finite(x) if x != x else (0 if x == float("-inf") else 1) for x in row])
+            rows.append([_non_finite(x) if x != x else (0 if x <= MASKED_BELOW else 1) for x in row])
         else:
             rows.append([round(x, 3) if abs(x) != float("inf") and x == x else _non_finite(x) for x in row])
     return rows

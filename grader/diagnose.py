@@ -1,51 +1,301 @@
-"""Which misconception a wrong answer shows: the failing call, replayed on the catalogue's mutants.
+"""Which mistake a wrong answer shows: the evidence of every failed check, weighed together.
 
-A test that fails records its call (`grader.testkit`): what it called, with which inputs, and what
-the student's code gave back, with how any object involved was made and what was done to it before.
-`diagnose` redoes that call on the reference and on each mutant of the exercise's misconceptions
-(`grader.misconceptions`), all in float64, and names the misconception whose mutant gives the
-student's value within the tolerance of the student's dtype. It never guesses: a mutant that gives
-the reference's own answer on this call cannot be told apart and is skipped, and when mutants of
-unrelated misconceptions all match, nothing is named.
+A check that fails records its call (`grader.testkit`): what it called, with which inputs, and
+what the student's code gave back, with how any object involved was made and what was done to it
+before; a check that passes records its call too. Once an exercise's tests have run, `conclude`
+weighs all of it:
+
+1. the catalogue (`grader.misconceptions`): each mutant is replayed on every failed call, in
+   float64. A misconception is named only if one of its mutants gives the student's value on
+   every failed call whose computation uses a step the mutant changes, at least one of them, and
+   no passed call that uses only the steps the failures showed wrong contradicts it. Two that fit
+   equally (no call tells them apart) are named as "either ... or ..."; more, nothing.
+2. what the catalogue does not explain goes to the structural analysers (`grader.analyse`), which
+   describe the relation between the student's value and the expected one (a factor, axes, a mask
+   pattern, ...). A finding is shown only if every failed call of that function that shows
+   anything shows the same mistake.
+
+It never guesses: no fit, no diagnosis.
 """
 
+import math
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import torch
 
-from grader import misconceptions
+from grader import analyse, misconceptions
 from grader.compare import TOLERANCES
 from grader.testkit import Made, as64, map_values
 
 # A mutant matches within 10x the tolerance of the student's dtype, the absolute part scaled by the
 # largest value (a float32 sum of many products rounds in proportion to its terms): rounding, not a
 # mistake, since the mistakes change values by whole factors.
-SLACK = 10
+SLACK = analyse.SLACK
+MATCH, WRONG, UNUSED = "match", "wrong", "unused"
+MAX_PASSING = 40  # passed calls weighed against a candidate, at most (the cost of a wrong answer stays small)
+MAX_PROBED = 3  # failed calls per function the replayed structural probes try, at most
+
+
+@dataclass
+class Case:
+    """One recorded call: the student's value, the reference's, and the dtype the student computed in."""
+
+    call: dict
+    dtype: torch.dtype
+    expected: object
+    wrong: bool  # the student's value differs from the reference's (not only its dtype or device)
+
+
+@dataclass
+class Diagnosis:
+    """One diagnosis of an exercise: the dict the report shows, and the failed calls it explains."""
+
+    id: str
+    message: str
+    calls: set = field(default_factory=set)
+    ids: tuple = ()  # the misconceptions it names (two for "either ... or ...")
+
+    def as_dict(self):
+        data = {"id": self.id, "message": self.message}
+        if len(self.ids) > 1:
+            data["ids"] = list(self.ids)
+        return data
+
+
+def conclude(number, failed, passed=()):
+    """The diagnoses of exercise `number` from the calls of its failed checks and of its passed ones.
+
+    Returns [Diagnosis], each with the indices (into `failed`) of the calls it explains.
+    """
+    with _one_thread():
+        cases = [_case(call) for call in failed]
+        evidence = [i for i, case in enumerate(cases) if case is not None and case.wrong]
+        if not evidence:
+            return []
+        passing = [case for case in map(_case, list(passed)[-MAX_PASSING:]) if case is not None and not case.wrong]
+        found = _catalogue(number, cases, evidence, passing)
+        explained = set().union(*(d.calls for d in found)) if found else set()
+        rest = [i for i in evidence if i not in explained]
+        if rest and not any(len(d.ids) == 1 for d in found):
+            found += _structural(cases, rest)
+    return found
+
+
+def _case(call):
+    dtype = _student_dtype(call)
+    try:
+        expected = replay(misconceptions.Reference(), call, dtype)
+    except Exception:  # noqa: BLE001 - inputs the reference itself refuses: nothing to compare with
+        return None
+    return Case(call, dtype, expected, not matches(call["got"], expected, dtype) and not _same_mask(call["got"], expected))
+
+
+def _same_mask(got, expected):
+    """A mask with the right entries in another dtype: the dtype message says all there is to say."""
+    return (isinstance(got, torch.Tensor) and isinstance(expected, torch.Tensor) and expected.dtype == torch.bool
+            and got.shape == expected.shape and bool((got.cpu() == expected.cpu()).all()))
+
+
+def _catalogue(number, cases, evidence, passing):
+    """The misconceptions that explain all the evidence: one named, two as 'either ... or ...'. The
+    diagnosis carries the failed calls that show it: those no other misconception explains."""
+    outcomes = {}
+
+    def outcome(variant, i):
+        if (variant, i) not in outcomes:
+            outcomes[variant, i] = _outcome(variant, cases[i])
+        return outcomes[variant, i]
+
+    fits = {}  # misconception id -> the failed calls it explains
+    candidates = misconceptions.for_exercise(number)
+    for misconception in candidates:
+        for variant in _mutants(misconception.id):
+            explained = _explains_all(variant, evidence, outcome)
+            if explained is None:
+                continue
+            calls, steps = explained
+            targets = {_target(cases[i].call) for i in calls}
+            if not any(_contradicts(variant, case, steps) for case in passing if _target(case.call) in targets):
+                fits.setdefault(misconception.id, set()).update(calls)
+    # of two that both fit, one that includes the other claims more than the evidence shows
+    ids = [i for i in fits if not any(other in misconceptions.BY_ID[i].includes for other in fits if other != i)]
+    if len(ids) == 1:
+        others = [variant for m in candidates if m.id != ids[0] for variant in _mutants(m.id)]
+        shown = {i for i in fits[ids[0]] if not any(outcome(variant, i)[0] == MATCH for variant in others)}
+        return [Diagnosis(ids[0], misconceptions.BY_ID[ids[0]].message, shown or fits[ids[0]], (ids[0],))]
+    if len(ids) == 2:
+        a, b = (misconceptions.BY_ID[i] for i in ids)
+        message = (f"These tests cannot tell two mistakes apart, and your answers fit both. Either: {a.message}. "
+                   f"Or: {b.message}")
+        return [Diagnosis(" | ".join(ids), message, fits[ids[0]] & fits[ids[1]], tuple(ids))]
+    return []
+
+
+def _explains_all(variant, evidence, outcome):
+    """(the failed calls it explains, the steps they used) if `variant` gives the student's value on
+    every failed call it touches, and touches one; None otherwise."""
+    calls, steps = set(), set()
+    for i in evidence:
+        result, used = outcome(variant, i)
+        if result == WRONG:
+            return None
+        if result == MATCH:
+            calls.add(i)
+            steps |= used
+    return (calls, steps) if calls else None
+
+
+def _outcome(variant, case):
+    """MATCH: the variant gives the student's value, which is not the reference's; UNUSED: the call
+    never reaches a step the variant changes; WRONG: otherwise."""
+    instance, used = _tracked(variant)
+    try:
+        value = replay(instance, case.call, case.dtype)
+    except Exception:  # noqa: BLE001 - the mistake cannot even run on these inputs
+        return (WRONG if used else UNUSED), used
+    if not used:
+        return UNUSED, used
+    if matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype):
+        return MATCH, used
+    return WRONG, used
+
+
+def _target(call):
+    return call["target"], call.get("method")
+
+
+def _contradicts(variant, case, steps):
+    """A passed call (of a function the failures showed wrong: the student writes each function on its
+    own) that uses only steps the failures showed wrong, where the variant would have failed."""
+    instance, used = _tracked(variant)
+    try:
+        value = replay(instance, case.call, case.dtype)
+    except Exception:  # noqa: BLE001
+        return bool(used) and used <= steps
+    return bool(used) and used <= steps and not matches(case.call["got"], value, case.dtype)
+
+
+def _tracked(variant):
+    """An instance of a Reference variant that notes which of its own (overridden) steps a replay used."""
+    instance, used = variant(), set()
+    for name in _overridden(variant):
+        method = getattr(instance, name)
+
+        def step(*args, _method=method, _name=name, **kwargs):
+            used.add(_name)
+            return _method(*args, **kwargs)
+        setattr(instance, name, step)
+    return instance, used
+
+
+@lru_cache(maxsize=None)
+def _overridden(variant):
+    return tuple(name for name, value in vars(variant).items() if callable(value) and not name.startswith("__"))
+
+
+def _structural(cases, rest):
+    """Findings of the structural analysers that every failed call of a function agrees on."""
+    by_target = {}
+    for i in rest:
+        by_target.setdefault(_target(cases[i].call), []).append(i)
+    found = []
+    for indices in by_target.values():
+        agreed, first, showing = None, {}, []
+        for n, i in enumerate(indices):
+            findings = _findings(cases[i], probe=n < MAX_PROBED)
+            if not findings:
+                continue
+            showing.append(i)
+            keys = {f.key for f in findings}
+            for f in findings:
+                first.setdefault(f.key, f.message)
+            agreed = keys if agreed is None else agreed & keys
+            if not agreed:
+                break
+        if agreed and len(agreed) == 1:
+            key = next(iter(agreed))
+            found.append(Diagnosis(key, first[key], set(showing)))
+    return found[:3]
+
+
+def _findings(case, probe=True):
+    """What one failed call shows: the direct analysers first, then the replayed probes."""
+    try:
+        findings = analyse.direct(case.call, case.expected, case.dtype)
+    except Exception:  # noqa: BLE001 - an analyser that cannot read this value shows nothing
+        findings = []
+    if findings or not probe:
+        return findings
+    what = analyse.call_name(case.call)
+    for key, message, change in [*analyse.probes(case.call), *analyse.substitution_probes(case.call)]:
+        call = {**case.call, **change} if isinstance(change, dict) else case.call
+        variant = misconceptions.Reference if isinstance(change, dict) else change
+        try:
+            value = replay(variant(), call, case.dtype)
+        except Exception:  # noqa: BLE001
+            continue
+        if matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype):
+            findings.append(analyse.Finding(key, f"{what}: {message}"))
+    return findings
+
+
+def unseparated(number, calls):
+    """The pairs of misconceptions of exercise `number` that no call of `calls` (the suites' calls on
+    a correct submission) tells apart: for some mutant of each, every call gives the same value."""
+    with _one_thread():
+        cases = [case for case in map(_case, calls) if case is not None]
+        values = {}
+        for misconception in misconceptions.for_exercise(number):
+            for variant in _mutants(misconception.id):
+                values[misconception.id, variant] = [_value(variant, case) for case in cases]
+    pairs = []
+    ids = [m.id for m in misconceptions.for_exercise(number)]
+    for n, a in enumerate(ids):
+        for b in ids[n + 1:]:
+            if any(all(_same(x, y, case) for x, y, case in zip(values[a, va], values[b, vb], cases))
+                   for va in _mutants(a) for vb in _mutants(b)):
+                pairs.append((a, b))
+    return pairs
+
+
+_FAILED = object()  # a replay that raised
+
+
+def _value(variant, case):
+    try:
+        return replay(variant(), case.call, case.dtype)
+    except Exception:  # noqa: BLE001
+        return _FAILED
+
+
+def _same(x, y, case):
+    """Two mutants' values on a call that a student's answer could not tell apart."""
+    if x is _FAILED or y is _FAILED:
+        return x is y
+    return matches(x, y, case.dtype) if not isinstance(x, torch.Tensor) or x.dtype != torch.bool else \
+        isinstance(y, torch.Tensor) and matches(x, y, case.dtype)
 
 
 def diagnose(exercise_number, call, known=()):
-    """The id of the misconception whose mutant explains the student's value in `call`, or None.
+    """The id of the misconception that alone explains the student's value in this one call, or None;
+    of two this call cannot tell apart, one already `known` for the exercise."""
+    for found in conclude(exercise_number, [call]):
+        if len(found.ids) == 1 or set(found.ids) & set(known):
+            return found.ids[0] if len(found.ids) == 1 else next(i for i in found.ids if i in known)
+    return None
 
-    `known`: ids already found for this exercise, tried first (one that matches is the answer).
-    Of several matching misconceptions, one that another includes is the narrower explanation;
-    if more than one remains, the call cannot tell them apart and nothing is named.
-    """
-    dtype = _student_dtype(call)
-    with _one_thread():
-        try:
-            expected = replay(misconceptions.Reference(), call, dtype)
-        except Exception:  # noqa: BLE001 - inputs the reference itself refuses: nothing to compare with
-            return None
-        candidates = sorted(misconceptions.for_exercise(exercise_number), key=lambda m: m.id not in known)
-        found = []
-        for misconception in candidates:
-            if any(_explains(mutant, call, expected, dtype) for mutant in _mutants(misconception.id)):
-                if misconception.id in known:
-                    return misconception.id
-                found.append(misconception.id)
-    narrowest = [i for i in found if not any(other in misconceptions.BY_ID[i].includes for other in found)]
-    return narrowest[0] if len(narrowest) == 1 else None
+
+def add(diagnoses, found):
+    """Add misconception `found` to an exercise's diagnoses ({id, message} dicts) unless it is there,
+    or another one there includes it; one it includes gives way to it."""
+    ids = [diagnosis["id"] for diagnosis in diagnoses]
+    if found in ids or any(found in misconceptions.BY_ID[i].includes for i in ids):
+        return
+    includes = misconceptions.BY_ID[found].includes
+    diagnoses[:] = [diagnosis for diagnosis in diagnoses if diagnosis["id"] not in includes]
+    diagnoses.append({"id": found, "message": misconceptions.BY_ID[found].message})
 
 
 @contextmanager
@@ -60,29 +310,9 @@ def _one_thread():
         torch.set_num_threads(threads)
 
 
-def add(diagnoses, found):
-    """Add misconception `found` to an exercise's diagnoses ({id, message} dicts) unless it is there,
-    or another one there includes it; one it includes gives way to it."""
-    ids = [diagnosis["id"] for diagnosis in diagnoses]
-    if found in ids or any(found in misconceptions.BY_ID[i].includes for i in ids):
-        return
-    includes = misconceptions.BY_ID[found].includes
-    diagnoses[:] = [diagnosis for diagnosis in diagnoses if diagnosis["id"] not in includes]
-    diagnoses.append({"id": found, "message": misconceptions.BY_ID[found].message})
-
-
 @lru_cache(maxsize=None)
 def _mutants(misconception_id):
     return misconceptions.BY_ID[misconception_id].mutant_classes()
-
-
-def _explains(mutant_class, call, expected, dtype):
-    """Does this mutant give the student's value on the call, and something else than the reference?"""
-    try:
-        value = replay(mutant_class(), call, dtype)
-    except Exception:  # noqa: BLE001 - the mistake cannot even run on these inputs: no match
-        return False
-    return matches(call["got"], value, dtype) and not matches(expected, value, dtype)
 
 
 def replay(reference, call, dtype=torch.float32):

@@ -81,6 +81,10 @@ class Reference:
     def repeat_kv(self, x, n_rep):
         return ref.repeat_kv(x, n_rep)
 
+    def out_projection(self, y, weight, bias=None):
+        """W_O mixing the merged heads (B, L, D)."""
+        return F.linear(y, weight, bias)
+
     def head_width(self, d_head, d_model):
         """The width whose square root a head's scores are divided by."""
         return d_head
@@ -129,7 +133,7 @@ class Reference:
         q, k, v = (self.split_heads(t, n_heads) for t in parts)
         y, _ = self.scaled_dot_product_attention(q, k, v, self.forward_mask(mask, L),
                                                  d_k=self.head_width(D // n_heads, D))
-        return F.linear(self.merge_heads(y), p["out.weight"], p.get("out.bias"))
+        return self.out_projection(self.merge_heads(y), p["out.weight"], p.get("out.bias"))
 
     def grouped_query_attention(self, p, n_heads, n_kv_heads, x, mask=None):
         q, k, v = self._gqa_projections(p, n_heads, n_kv_heads, x)
@@ -151,7 +155,7 @@ class Reference:
         n_rep = n_heads // n_kv_heads
         y, _ = self.scaled_dot_product_attention(q, self.repeat_kv(k, n_rep), self.repeat_kv(v, n_rep), mask,
                                                  d_k=self.head_width(d_model // n_heads, d_model))
-        return F.linear(self.merge_heads(y), p["o_proj.weight"])
+        return self.out_projection(self.merge_heads(y), p["o_proj.weight"])
 
     def make(self, made):
         """This reference's own copy of an object a test made in the student's process (a `Made`)."""
@@ -446,7 +450,7 @@ MISCONCEPTIONS = (
         includes=("softmax-nan-on-masked-row",),
     ),
     Misconception(
-        "softmax-nan-on-masked-row", (5, 6, 7, 8),
+        "softmax-nan-on-masked-row", (5, 6, 7),
         "A row whose every key is masked comes out NaN (-inf - (-inf), then 0/0): it must give zero weights "
         "and a zero output; shift by 0 where the max is -inf and divide by 1 where the sum is 0: see " + MASKING,
         (_softmax(shift=True, guard=False),),
@@ -480,8 +484,9 @@ MISCONCEPTIONS = (
     # -- exercise 7: grouped-query attention --------------------------------------------------------------
     Misconception(
         "gqa-repeat-tiles", (7, 8),
-        "You used .repeat, which tiles the KV heads [0, 1, 0, 1, …], so query head j reads KV head j mod "
-        "n_kv_heads; it must read KV head j // n_rep, [0, 0, 1, 1, …], which is repeat_interleave: see " + GQA,
+        "Your query heads read the KV heads tiled, [0, 1, 0, 1, …] (what .repeat gives): query head j reads KV "
+        "head j mod n_kv_heads; it must read KV head j // n_rep, [0, 0, 1, 1, …], so that neighbouring query heads "
+        "share a KV head (repeat_interleave along dim 1): see " + GQA,
         ({"repeat_kv": lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1)},),
         {7: [("    return x.repeat_interleave(n_rep, dim=1)  # (B, H_kv*n_rep, L, d)\n    # END",
               "    return x.repeat(1, n_rep, 1, 1)\n    # END")]},

@@ -11,7 +11,7 @@ import zlib
 import pytest
 import torch
 
-from grader import catalog, diagnose
+from grader import catalog, diagnose, testkit
 from grader.compare import Mismatch
 from grader.results import TestResult
 from grader.sandbox import DEFAULT_MEMORY_LIMIT, ForbiddenCall, StudentError, WorkerCrashed, WorkerTimeout
@@ -29,6 +29,7 @@ class GradingPlugin:
         self.devices, self.seed, self.time_limit = devices, seed, time_limit
         self.memory_limit = memory_limit  # bytes per child, beyond what it holds at its start
         self.students = {}  # exercise id -> Student, shared by every suite of that exercise
+        self.failed_calls = {}  # exercise id -> [(TestResult, the call its failing check recorded)]
 
     # -- collection -------------------------------------------------------------------------
 
@@ -93,9 +94,7 @@ class GradingPlugin:
         marker = item.get_closest_marker("points")
         status, message, details = _outcome(call.excinfo, self.time_limit)
         result = self.results[self._exercise_of(item)]
-        if status == "failed" and "call" in details:
-            _diagnose(result, catalog.for_suite(os.path.basename(str(item.fspath))).number, details)
-        result.tests.append(TestResult(
+        test = TestResult(
             name=item.name,
             status=status,
             max_score=float(marker.args[0]) if marker else 1.0,
@@ -103,24 +102,32 @@ class GradingPlugin:
             message=message,
             details=details,
             duration=call.duration,
-        ))
+        )
+        result.tests.append(test)
+        result.calls.extend(testkit.take_passed_calls())
+        if status == "failed" and "call" in details:
+            self.failed_calls.setdefault(result.id, []).append((test, details["call"]))
 
     def pytest_sessionfinish(self, session):
         for exercise_id, student in self.students.items():
             student.close()
             self.results[exercise_id].output = student.printed()
+        for exercise_id, failed in self.failed_calls.items():
+            _diagnose(self.results[exercise_id], catalog.find(exercise_id).number, failed)
 
 
-def _diagnose(result, number, details):
-    """Name the misconception a failed test's call shows, if any: in the test's details, and once in
-    the exercise's diagnoses. A diagnosis never turns a wrong answer into a grader error."""
+def _diagnose(result, number, failed):
+    """The exercise's diagnoses, from all its failed calls and its passed ones weighed together: once
+    in the exercise's `diagnoses`, and by id in each failed test a diagnosis explains. A diagnosis
+    never turns a wrong answer into a grader error."""
     try:
-        found = diagnose.diagnose(number, details["call"], [d["id"] for d in result.diagnoses])
+        found = diagnose.conclude(number, [call for _, call in failed], result.calls)
     except Exception:  # noqa: BLE001 - no diagnosis is an honest answer, a crash is not
         return
-    if found:
-        details["diagnosis"] = found
-        diagnose.add(result.diagnoses, found)
+    for diagnosis in found:
+        result.diagnoses.append(diagnosis.as_dict())
+        for index in diagnosis.calls:
+            failed[index][0].details.setdefault("diagnosis", diagnosis.id)
 
 
 def _outcome(excinfo, time_limit):

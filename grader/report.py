@@ -1,11 +1,13 @@
-"""Renderers of a GradeReport: text for a person; JSON, Gradescope and JUnit for machines.
-One function per format."""
+"""Renderers of a GradeReport: text and an HTML page for a person; JSON, Gradescope and JUnit for
+machines. One function per format."""
 
+import ast
 import json
 import re
 import textwrap
 import xml.etree.ElementTree as ET
 from collections import Counter
+from pathlib import Path, PurePath
 
 import click
 
@@ -230,6 +232,8 @@ def picture_lines(picture):
     rows, columns = picture["shape"]
     if rows > len(grids[0]) or columns > len(grids[0][0]):
         lines.append(f"(the first {len(grids[0])} × {len(grids[0][0])} of {rows} × {columns})")
+    if picture.get("note"):
+        lines.append(f"({picture['note']})")
     return lines
 
 
@@ -315,39 +319,54 @@ def _xml_text(value):
 
 
 def render_junit(report):
-    """JUnit XML as GitHub Actions reporters and GitLab read it: a <testsuite> per exercise, a
-    <testcase> per check (classname = exercise, name, time, file). Wrong answers are <failure>s
-    carrying the teaching message; crashes, missing code and timeouts are <error>s; skips <skipped>."""
+    """JUnit XML valid against Jenkins' junit-10.xsd, in pytest's xunit2 conventions: a <testsuite>
+    per exercise (`file`: the student's file), a <testcase> per check (classname: the student's
+    file as a dotted path, name, time). Wrong answers are <failure>s carrying the teaching message,
+    crashes, missing code and timeouts <error>s; both end with `at FILE:LINE (function)`, the line
+    a reporter (GitHub's action-junit-report) annotates. Checks for a device the run did not use
+    (CUDA on a CPU runner) are left out and counted once, in the suite's properties."""
     root = ET.Element("testsuites", name="lumen-grade")
     totals = Counter()
     for exercise in report.exercises:
-        counts = Counter(JUNIT_ELEMENTS.get(test.status, "passed") for test in exercise.tests)
-        counts.update(tests=len(exercise.tests), time=sum(test.duration for test in exercise.tests))
+        cases = [test for test in exercise.tests if not _other_device(test, report.device)]
+        counts = Counter(JUNIT_ELEMENTS.get(test.status, "passed") for test in cases)
+        counts.update(tests=len(cases), time=sum(test.duration for test in cases))
         totals.update(counts)
         suite = ET.SubElement(root, "testsuite", _junit_counts(counts, name=f"{exercise.id}: {exercise.title}"))
-        properties = ET.SubElement(suite, "properties")
+        suite.set("file", _xml_text(exercise.file))
         facts = {"score": _points(exercise.score), "max_score": _points(exercise.max_score),
                  "file": exercise.file, "device": report.device, "seed": report.seed}
+        if len(cases) < len(exercise.tests):
+            facts["not_run"] = (f"{len(exercise.tests) - len(cases)} check(s) for a device this run did not "
+                                f"use ({report.device} only)")
         if exercise.tier:
             facts["tier"] = exercise.tier.get("name")
+        properties = ET.SubElement(suite, "properties")
         for name, value in facts.items():
             ET.SubElement(properties, "property", name=name, value=_xml_text(value))
-        for test in exercise.tests:
-            case = ET.SubElement(suite, "testcase", classname=exercise.id, name=_xml_text(test.name),
-                                 time=f"{test.duration:.3f}", file=_xml_text(exercise.file))
+        classname = _dotted(exercise.file)
+        lines = _function_lines(exercise.file)
+        for test in cases:
+            case = ET.SubElement(suite, "testcase", classname=classname, name=_xml_text(test.name),
+                                 time=f"{test.duration:.3f}")
             element = JUNIT_ELEMENTS.get(test.status)
             if element == "skipped":
                 ET.SubElement(case, element, message=_xml_text(test.message))
             elif element:
                 outcome = ET.SubElement(case, element, message=_xml_text(test.message), type=test.status)
-                outcome.text = _xml_text(f"{test.message}\n{_points(test.score)}/{_points(test.max_score)} points")
+                text = [test.message, f"{_points(test.score)}/{_points(test.max_score)} points"]
+                where = _where(test, exercise.file, lines)
+                if where:
+                    text.append(where)
+                outcome.text = _xml_text("\n".join(text))
         notes = [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses]
         if exercise.output:
             notes += ["your code printed:", exercise.output]
         if notes:
             ET.SubElement(suite, "system-out").text = _xml_text("\n".join(notes))
     for name, value in _junit_counts(totals, name="lumen-grade").items():
-        root.set(name, value)
+        if name != "skipped":  # junit-10.xsd has no `skipped` on <testsuites>
+            root.set(name, value)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
@@ -358,4 +377,68 @@ def _junit_counts(counts, name):
             "errors": str(counts["error"]), "skipped": str(counts["skipped"]), "time": f"{counts['time']:.3f}"}
 
 
-RENDERERS = {"text": render_text, "json": render_json, "gradescope": render_gradescope, "junit": render_junit}
+def _other_device(test, devices):
+    """A check skipped because it is for a device the run did not use (a CUDA case on a CPU run)."""
+    used = devices.split("+")
+    return test.status == "skipped" and any(
+        device not in used and re.search(rf"(?:^|[\[-]){device}(?:[\]-]|$)", test.name) for device in ("cuda",))
+
+
+def _dotted(file):
+    """pytest's xunit2 classname for a file: exercises/exercise3_scaling.py -> exercises.exercise3_scaling."""
+    path = PurePath(file)
+    parts = [part for part in path.with_suffix("").parts if part not in ("/", "..", ".")]
+    return _xml_text(".".join(parts[-3:]) or path.stem)
+
+
+def _function_lines(file):
+    """{name: line} of the functions and classes (and Class.method) of a student's .py file, read
+    with `ast` (never run); empty for a notebook or a file that does not parse."""
+    path = Path(file)
+    if path.suffix != ".py":
+        return {}
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            lines[node.name] = node.lineno
+        if isinstance(node, ast.ClassDef):
+            lines.update({f"{node.name}.{item.name}": item.lineno for item in node.body
+                          if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))})
+    return lines
+
+
+_FRAME = re.compile(r", line (\d+), in ([\w<>.]+)")
+
+
+def _where(test, file, lines):
+    """`at FILE:LINE (function)` for a failed check: the student's own frame where their code
+    raised, else the definition of the function (or method) the failing call went to."""
+    frames = test.details.get("frames") or []
+    found = _FRAME.search(frames[-1]) if frames else None
+    if found:
+        return f"at {file}:{found.group(1)} ({found.group(2)})"
+    call = test.details.get("call") or {}
+    target = call.get("target")
+    if not isinstance(target, str):
+        return ""
+    method = call.get("method")
+    method = "forward" if method in (None, "__call__") and f"{target}.forward" in lines else method
+    for name in (f"{target}.{method}", target):
+        if name in lines:
+            return f"at {file}:{lines[name]} ({name})"
+    return ""
+
+
+def render_html(report):
+    """The self-contained feedback page (grader/feedback.py): scores, messages, diagnoses, heatmaps."""
+    from grader import feedback
+
+    return feedback.render(report.to_dict())
+
+
+RENDERERS = {"text": render_text, "json": render_json, "gradescope": render_gradescope, "junit": render_junit,
+             "html": render_html}

@@ -52,6 +52,7 @@ class ExerciseResult:
     tier: dict = None
     diagnoses: list = field(default_factory=list)
     output: str = ""  # the start of what the student's code printed
+    calls: list = field(default_factory=list, repr=False)  # the passed checks' calls, for the diagnosis
 
     @property
     def score(self):

@@ -58,6 +58,21 @@ def call_text(name, args, kwargs):
 # -- checking a value ---------------------------------------------------------------------------
 
 
+_passed_calls = []  # the calls of the checks that passed since the plugin last took them
+
+
+def passed(call):
+    """Note the call of a check that passed (a suite's own check; check_result does it itself)."""
+    _passed_calls.append(call)
+
+
+def take_passed_calls():
+    """The calls of the checks that passed since the last time, for the diagnosis (grader.plugin)."""
+    calls = list(_passed_calls)
+    _passed_calls.clear()
+    return calls
+
+
 def check_result(got, expected, *, what, call=None, like=None, dtype=None, device=None, labels=None,
                  order=None, nan_hint="", picture=None):
     """got against the float64 `expected`: a tensor, or a tuple of them (`labels` name the items,
@@ -83,6 +98,8 @@ def check_result(got, expected, *, what, call=None, like=None, dtype=None, devic
         if call is not None:
             mismatch.details["call"] = call
         raise
+    if call is not None:
+        passed(call)  # evidence too: a mistake that would have failed here is not the one
     return got
 
 
@@ -91,6 +108,9 @@ def _items(got, expected, what, labels):
     if not isinstance(expected, tuple):
         return [(got, expected, what)]
     labels = labels or [f"item {i}" for i in range(len(expected))]
+    if got is None:
+        raise Mismatch(f"{what} returned None: did you forget `return`? Expected a tuple of {len(expected)} "
+                       f"tensors ({', '.join(labels)})")
     if not isinstance(got, (tuple, list)) or len(got) != len(expected):
         raise Mismatch(f"{what} returned {describe(got)}, expected a tuple of {len(expected)} tensors "
                        f"({', '.join(labels)})")

@@ -84,7 +84,7 @@ def test_every_student_gets_a_row_and_a_report(graded_class):
     rows = read_csv(out)
     assert list(rows) == ["alice", "bob", "carol", "dave", "eve", "mallory"]
     assert list(next(iter(rows.values()))) == ["student", "status", *(e.id for e in catalog.EXERCISES),
-                                               "total", "max_score", "tier", "message"]
+                                               "total", "max_score", "percent", "tier", "message"]
     reports = {path.stem: json.loads(path.read_text()) for path in (out.parent / "grades").glob("*.json")}
     assert set(reports) == set(rows)
     for name, record in reports.items():

@@ -403,10 +403,10 @@ def test_shape_messages_name_the_axis():
         "scores has shape (2, 7, 5), expected (2, 5, 7) (axis -2 is 7 not 5, axis -1 is 5 not 7): the right sizes "
         "in the wrong order, is a transpose missing or on the wrong axes?")
     assert failure(check_tensor, torch.zeros(3, 5), what="the mask", shape=(3, 1, 5)) == (
-        "the mask has shape (3, 5) (2 dims), expected (3, 1, 5) (3 dims): axis 1 of size 1 is missing "
-        "(x[:, None] or x.unsqueeze(1))")
+        "the mask has shape (3, 5) (2 dims), expected (3, 1, 5) (3 dims): axis 1 of size 1 is missing (which "
+        "step of yours drops it, or never makes it?)")
     assert failure(check_tensor, torch.zeros(3, 5, 1), what="y", shape=(3, 5)).endswith(
-        ": there is an extra axis 2 of size 1 (x.squeeze(2))")
+        ": there is an extra axis 2 of size 1 (which step of yours adds it?)")
 
 
 def test_a_wrong_value_gives_its_position_both_values_and_the_tolerance():
@@ -461,6 +461,6 @@ def test_long_tensors_are_summarised_never_dumped():
     assert summarise(torch.tensor([1.0, 2.0])) == "tensor([1.0, 2.0])"
     values = torch.arange(1000.0)
     values[3] = float("nan")
-    assert summarise(values) == "a float32 tensor of shape (1000) with values from 0 to 999, 1 of them NaN"
+    assert summarise(values) == "a float32 tensor of shape (1000,) with values from 0 to 999, 1 of them NaN"
     assert summarise(2147483648) == "2147483648"
 

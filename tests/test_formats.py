@@ -126,12 +126,85 @@ def test_a_measured_tier_becomes_leaderboard_entries():
 
 # -- JUnit -----------------------------------------------------------------------------------------
 
+# Jenkins' junit-10.xsd (github.com/jenkinsci/xunit-plugin, src/main/resources/org/jenkinsci/
+# plugins/xunit/types/model/xsd/junit-10.xsd; pytest checks its xunit2 output against the same file),
+# written out as rules: per element, its attributes (required ones marked), the type of each, the
+# elements it may hold, and whether it holds text. Every attribute type there is xs:string except
+# `time` on <testsuite> and <testsuites>, SUREFIRE_TIME.
+SUREFIRE_TIME = re.compile(r"(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?")
+RERUN = {"attributes": {"message": False, "type": True},
+         "children": {"stackTrace", "system-out", "system-err"}, "text": True}
+OUTCOME = {"attributes": {"type": False, "message": False}, "children": set(), "text": True}
+JUNIT_10 = {
+    "testsuites": {"attributes": {"name": False, "time": False, "tests": False, "failures": False,
+                                  "errors": False},
+                   "children": {"testsuite"}, "text": False},
+    "testsuite": {"attributes": {"name": True, "tests": True, "failures": True, "errors": True, "group": False,
+                                 "time": False, "skipped": False, "timestamp": False, "hostname": False,
+                                 "id": False, "package": False, "file": False, "log": False, "url": False},
+                  "children": {"testsuite", "properties", "testcase", "system-out", "system-err"}, "text": False},
+    "properties": {"attributes": {}, "children": {"property"}, "text": False},
+    "property": {"attributes": {"name": True, "value": True}, "children": set(), "text": False},
+    "testcase": {"attributes": {"name": True, "time": False, "classname": False, "group": False},
+                 "children": {"skipped", "error", "failure", "rerunFailure", "rerunError", "flakyFailure",
+                              "flakyError", "system-out", "system-err"}, "text": False},
+    "failure": OUTCOME, "error": OUTCOME, "skipped": OUTCOME,
+    "rerunFailure": RERUN, "rerunError": RERUN, "flakyFailure": RERUN, "flakyError": RERUN,
+    "system-out": {"attributes": {}, "children": set(), "text": True},
+    "system-err": {"attributes": {}, "children": set(), "text": True},
+    "stackTrace": {"attributes": {}, "children": set(), "text": True},
+}
+
+
+def check_junit_10(element, parent=None):
+    """Fail unless `element` (and all below it) is valid against junit-10.xsd's rules above."""
+    if parent is None:
+        assert element.tag == "testsuites", "the document element is <testsuites>"
+    rule = JUNIT_10.get(element.tag)
+    assert rule is not None, f"<{element.tag}> is not an element of junit-10.xsd"
+    if parent is not None:
+        assert element.tag in JUNIT_10[parent.tag]["children"], f"<{element.tag}> inside <{parent.tag}>"
+    unknown = set(element.attrib) - set(rule["attributes"])
+    assert not unknown, f"<{element.tag}> has attributes junit-10.xsd does not allow: {unknown}"
+    missing = {name for name, required in rule["attributes"].items() if required} - set(element.attrib)
+    assert not missing, f"<{element.tag}> lacks required attributes {missing}"
+    if element.tag in ("testsuite", "testsuites") and "time" in element.attrib:
+        assert SUREFIRE_TIME.fullmatch(element.get("time")), f"time={element.get('time')!r} is not SUREFIRE_TIME"
+    if not rule["text"]:
+        texts = [element.text, *(child.tail for child in element)]
+        assert all(not (text or "").strip() for text in texts), f"<{element.tag}> holds text"
+    for child in element:
+        check_junit_10(child, element)
+
+
+def test_the_junit_10_rules_reject_what_the_schema_rejects():
+    """The checker itself: each thing junit-10.xsd forbids, and that an older report had, fails."""
+    bad = [
+        '<testsuites skipped="1"/>',  # no `skipped` on <testsuites>
+        '<testsuites><testsuite name="a" tests="1" failures="0" errors="0">'
+        '<testcase name="t" file="x.py"/></testsuite></testsuites>',  # no `file` on <testcase>
+        '<testsuites><testsuite name="a" tests="1" failures="0" errors="0">'
+        '<testcase name="t" line="3"/></testsuite></testsuites>',  # nor `line`
+        '<testsuites><testsuite name="a" tests="1"/></testsuites>',  # failures, errors required
+        '<testsuites><testsuite name="a" tests="0" failures="0" errors="0" time="1e-3"/></testsuites>',
+        '<testsuites><testsuite name="a" tests="1" failures="0" errors="0"><testcase name="t">'
+        '<property name="a" value="b"/></testcase></testsuite></testsuites>',
+    ]
+    for text in bad:
+        with pytest.raises(AssertionError):
+            check_junit_10(ET.fromstring(text))
+    check_junit_10(ET.fromstring('<testsuites name="x" time="12.500"><testsuite name="a" tests="1" failures="1" '
+                                 'errors="0" file="a.py" skipped="0"><properties><property name="p" value="v"/>'
+                                 '</properties><testcase name="t" classname="a" time="0.1"><failure message="m" '
+                                 'type="failed">why</failure></testcase></testsuite></testsuites>'))
+
+
 def parse_junit(text):
-    """Parse JUnit XML and check the fields GitHub's and GitLab's readers take from it."""
+    """Parse JUnit XML, check it against junit-10.xsd, and check the counts readers total."""
     root = ET.fromstring(text.encode("utf-8"))
-    assert root.tag == "testsuites"
+    check_junit_10(root)
     for element in [root, *root.iter("testsuite")]:
-        assert {"name", "tests", "failures", "errors", "skipped", "time"} <= set(element.attrib)
+        assert {"name", "tests", "failures", "errors", "time"} <= set(element.attrib)
     for suite in root.iter("testsuite"):
         cases = suite.findall("testcase")
         assert int(suite.get("tests")) == len(cases)
@@ -141,7 +214,7 @@ def parse_junit(text):
             assert case.get("classname") and case.get("name") and float(case.get("time")) >= 0
             outcomes = [child for child in case if child.tag in ("failure", "error", "skipped")]
             assert len(outcomes) <= 1 and all("message" in child.attrib for child in outcomes)
-    for attribute in ("tests", "failures", "errors", "skipped"):
+    for attribute in ("tests", "failures", "errors"):
         assert int(root.get(attribute)) == sum(int(suite.get(attribute)) for suite in root.iter("testsuite"))
     return root
 
@@ -150,17 +223,19 @@ def test_junit_has_a_suite_per_exercise_and_an_outcome_per_check():
     root = parse_junit(report.render_junit(fabricated_report()))
     assert [suite.get("name") for suite in root] == ["exercise3: Scale by √d_k", "exercise5: Softmax"]
     scaling, softmax = root
+    # the CUDA check of a CPU run is left out, and counted once in the properties
     assert (scaling.get("tests"), scaling.get("failures"), scaling.get("errors"), scaling.get("skipped")) == \
-        ("4", "2", "0", "1")
+        ("3", "2", "0", "0")
     assert float(scaling.get("time")) == pytest.approx(0.75)
+    assert scaling.get("file") == "exercises/exercise3_scaling.py"
     cases = {case.get("name"): case for case in scaling.iter("testcase")}
-    assert cases["test_values[cpu]"].get("classname") == "exercise3"
+    assert "test_values[cuda]" not in cases
+    assert cases["test_values[cpu]"].get("classname") == "exercises.exercise3_scaling"  # xunit2: dotted path
     assert float(cases["test_values[cpu]"].get("time")) == pytest.approx(0.25)
     assert list(cases["test_values[cpu]"]) == []  # passed: no child
     failure = cases["test_spread"].find("failure")
     assert failure.get("message") == "spread 8.00, expected about 1: divide by √d_k"
     assert "0/1 points" in failure.text
-    assert cases["test_values[cuda]"].find("skipped").get("message") == "cuda is not available"
     errors = {case.get("name"): case.find("error") for case in softmax.iter("testcase")}
     assert errors["test_softmax"].get("type") == "error" and "ZeroDivisionError" in errors["test_softmax"].get("message")
     assert errors["test_rows"].get("type") == "timeout"
@@ -169,6 +244,48 @@ def test_junit_has_a_suite_per_exercise_and_an_outcome_per_check():
     assert "debug \ufffd[31mred\ufffd[0m \ufffd done" in printed  # control characters made safe
     properties = {p.get("name"): p.get("value") for p in scaling.find("properties")}
     assert properties["score"] == "2" and properties["max_score"] == "6" and "tier" not in properties
+    assert properties["not_run"] == "1 check(s) for a device this run did not use (cpu only)"
+    assert root.get("tests") == "5" and "skipped" not in root.attrib
+
+
+def test_junit_keeps_a_skip_of_a_device_the_run_used():
+    verdict = fabricated_report()
+    verdict.device = "cpu+cuda"
+    (scaling, _) = parse_junit(report.render_junit(verdict))
+    cases = {case.get("name"): case for case in scaling.iter("testcase")}
+    assert cases["test_values[cuda]"].find("skipped").get("message") == "cuda is not available"
+    assert scaling.get("skipped") == "1" and scaling.find("properties/property[@name='not_run']") is None
+
+
+def test_junit_points_at_the_line_of_the_students_function(tmp_path, monkeypatch):
+    """The failure text ends `at FILE:LINE (function)`, which GitHub's reporter turns into an
+    annotation on that line: the frame where the code raised, else the function the failing call
+    went to (a module's forward)."""
+    monkeypatch.chdir(tmp_path)
+    Path("exercises").mkdir()
+    Path("exercises/exercise6_multihead.py").write_text(
+        "import torch\n\n\ndef split_heads(x, n_heads):\n    return x\n\n\n"
+        "class MultiHeadAttention(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n\n"
+        "    def forward(self, x):\n        return x\n")
+    tests = [
+        Check("test_split", "failed", 1.0, message="wrong", details={"call": {"target": "split_heads"}}),
+        Check("test_layer", "failed", 1.0, message="wrong",
+              details={"call": {"target": "MultiHeadAttention", "method": "__call__"}}),
+        Check("test_raises", "error", 1.0, message="your code raised",
+              details={"frames": ["exercise6_multihead.py, line 5, in split_heads: return x"]}),
+        Check("test_unknown", "failed", 1.0, message="wrong"),
+    ]
+    verdict = GradeReport([ExerciseResult("exercise6", "Multi-head", "exercises/exercise6_multihead.py", tests)],
+                          device="cpu", seed=0)
+    (suite,) = parse_junit(report.render_junit(verdict))
+    ends = {case.get("name"): case[0].text.splitlines()[-1] for case in suite.iter("testcase")}
+    assert ends == {"test_split": "at exercises/exercise6_multihead.py:4 (split_heads)",
+                    "test_layer": "at exercises/exercise6_multihead.py:12 (MultiHeadAttention.forward)",
+                    "test_raises": "at exercises/exercise6_multihead.py:5 (split_heads)",
+                    "test_unknown": "0/1 points"}
+    # action-junit-report's rule: the last ` <path containing the suite's file>:<digits>` in the text
+    found = re.findall(rf" [^ ]*{re.escape(suite.get('file'))}.*?:(\d+)", " " + suite[1][0].text)
+    assert found[-1] == "4"
 
 
 # -- real runs, through the command line ----------------------------------------------------------

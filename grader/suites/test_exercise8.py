@@ -14,6 +14,7 @@ from grader.testkit import (
     check_result,
     load_module,
     make,
+    passed,
     randn,
     reference_module,
 )
@@ -50,6 +51,7 @@ def expect_len(cache, expected, message):
     n = cache_len(cache)
     if n != expected:
         raise Mismatch(message.replace("{n}", str(n)).replace("{expected}", str(expected)), call=cache.last_call())
+    passed(cache.last_call())
 
 
 def check_pair(cache, got, want_k, want_v, *, what, like=None):
@@ -110,6 +112,7 @@ def check_bytes(student, *args, what, **kwargs):
         raise Mismatch(f"{what} returned {summarise(got)}, expected {expected:,}: the cache holds 2 (keys and "
                        "values) × n_layers × n_kv_heads × d_head × seq_len × batch_size × bytes_per_value bytes",
                        call=call)
+    passed(call)
     if type(got) is not int:
         kind = f"the {type(got).__name__} {got!r}" if isinstance(got, (float, bool)) else describe(got)
         raise Mismatch(f"{what} returned {kind}, expected an int: a number of bytes is whole, so multiply "

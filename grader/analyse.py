@@ -1,0 +1,595 @@
+"""What a wrong answer shows, without a catalogue entry: the structural analysers.
+
+Given one failing call (its inputs, the student's value and the reference's float64 one), each
+analyser tries one kind of relation between the two and, when it holds exactly (within the
+tolerance the diagnosis uses), says what the student's code did, in the call's own quantities:
+
+  * a constant factor, named by the quantity it equals ("√8: 8 is n_heads here");
+  * axes permuted or transposed, or a reshape that mixed two axes (heads and positions);
+  * weights normalised over another axis, or not normalised at all;
+  * a mask that differs by its diagonal, its triangle, its corner (a cache offset) or its width
+    (padding), or masked scores filled with a number instead of -inf;
+  * heads taken in another order (tiled, interleaved, modulo), as the mapping the student built;
+  * two returned values swapped; a value that another input gives (V made with W_K, K for V);
+  * a missing output projection; a KV cache whose state did not advance or was overwritten;
+  * scores divided by another quantity than the reference's (seen through a softmax too).
+
+Every analyser returns `Finding`s: a `key` (the same for every call the same mistake explains,
+whatever the sizes, so that a diagnosis can require all the evidence to agree) and a `message`.
+They run only on failures (`grader.diagnose` calls them), so a passing submission pays nothing.
+"""
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import torch
+
+from grader import misconceptions
+from grader.compare import MASKED_BELOW, TOLERANCES
+
+SLACK = 10  # as grader.diagnose: rounding, not a mistake
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: str  # what the mistake is, independent of the call's sizes
+    message: str
+
+
+# -- matching ------------------------------------------------------------------------------------
+
+
+def close(got, value, dtype):
+    """got (the student's) equals value (float64) within SLACK times dtype's tolerance; NaN = NaN."""
+    if not isinstance(got, torch.Tensor) or not isinstance(value, torch.Tensor):
+        return False
+    if tuple(got.shape) != tuple(value.shape):
+        return False
+    if torch.bool in (got.dtype, value.dtype):
+        return got.dtype == value.dtype and bool((got.cpu() == value.cpu()).all())
+    rtol, atol = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
+    value = value.detach().to("cpu", torch.float64)
+    finite = value[torch.isfinite(value)]
+    scale = max(1.0, float(finite.abs().max())) if finite.numel() else 1.0
+    return bool(torch.isclose(got.detach().to("cpu", torch.float64), value, rtol=SLACK * rtol,
+                              atol=SLACK * atol * scale, equal_nan=True).all())
+
+
+def _f64(t):
+    return t.detach().to("cpu", torch.float64)
+
+
+# -- the quantities of a call -----------------------------------------------------------------------
+
+
+def quantities(call):
+    """{name: size} of a call, in the chapter's names: what a wrong factor or divisor is made of."""
+    target, args, kwargs = call["target"], call["args"], call["kwargs"]
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    named = {}
+    made = call.get("object")
+    if made is not None and made.target != "KVCache":
+        d_model, n_heads, *rest = made.args
+        n_kv = rest[0] if rest else n_heads
+        x = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        named.update({"d_model": d_model, "n_heads": n_heads, "d_head": d_model // n_heads})
+        if rest:
+            named.update({"n_kv_heads": n_kv, "n_rep": n_heads // n_kv})
+        if x is not None and x.dim() == 3:
+            named.update({"L": x.shape[1], "B": x.shape[0]})
+        return named
+    if target in ("attention_scores", "scaled_scores", "scaled_dot_product_attention") and len(tensors) >= 2:
+        q, k = tensors[:2]
+        named.update({"d_k": q.shape[-1], "L_q": q.shape[-2], "L_k": k.shape[-2]})
+        if len(tensors) >= 3 and tensors[2].is_floating_point():
+            named["d_v"] = tensors[2].shape[-1]
+    elif target == "scale_scores" and tensors:
+        named.update({"d_k": args[1] if len(args) > 1 else kwargs.get("d_k"),
+                      "L_q": tensors[0].shape[-2] if tensors[0].dim() >= 2 else None,
+                      "L_k": tensors[0].shape[-1]})
+    elif target == "kv_cache_bytes":
+        names = ("n_layers", "n_kv_heads", "d_head", "seq_len", "batch_size", "bytes_per_value")
+        named.update(dict(zip(names, args)))
+        named.update({k: v for k, v in kwargs.items() if k in names})
+        named.setdefault("batch_size", 1)
+        named.setdefault("bytes_per_value", 2)
+    elif target in ("project", "fused_project") and tensors:
+        named.update({"d_model": tensors[0].shape[-1], "L": tensors[0].shape[-2] if tensors[0].dim() > 1 else None})
+    return {name: int(value) for name, value in named.items() if isinstance(value, int) and not isinstance(value, bool)}
+
+
+QUANTITY_WORDS = {"d_k": "the width of q and k", "L_q": "the number of queries", "L_k": "the number of keys",
+                  "d_v": "the width of v", "n_heads": "the number of heads", "d_model": "the model width",
+                  "d_head": "each head's width", "L": "the sequence length", "n_kv_heads": "the number of KV heads",
+                  "n_rep": "query heads per KV head", "B": "the batch size"}
+EXTRA = {"2": (2, "2 (keys and values)"), "8": (8, "8 (bits in a byte)")}
+
+
+def expressions(named, with_constants=False):
+    """[(value, name, text)] for every q, √q and q² of the call's quantities (q > 1)."""
+    found = []
+    for name, n in named.items():
+        if n <= 1:
+            continue
+        found += [(float(n), name, f"{name} = {n}"), (math.sqrt(n), f"√{name}", f"√{name} = √{n} ≈ {math.sqrt(n):.3g}"),
+                  (float(n * n), f"{name}²", f"{name}² = {n * n}")]
+    if with_constants:
+        found += [(float(v), key, text) for key, (v, text) in EXTRA.items()]
+    return found
+
+
+def _named(value, named, with_constants=False, rel=1e-6):
+    """The expressions of the call's quantities equal to `value` (names, texts)."""
+    return [(name, text) for v, name, text in expressions(named, with_constants) if abs(v - value) <= rel * v]
+
+
+def _ratio_text(c):
+    return f"{c:.3g}" if abs(c - round(c)) > 1e-9 else f"{int(round(c))}"
+
+
+# -- direct analysers: the student's value against the expected one ----------------------------------
+
+
+def constant_factor(got, want, dtype):
+    """c when got = c · want everywhere (c clearly not 1), else None."""
+    if got.shape != want.shape or not got.is_floating_point() and got.dtype != want.dtype:
+        return None
+    g, w = _f64(got), _f64(want)
+    ok = torch.isfinite(w) & (w.abs() > 1e-6 * max(1.0, float(w[torch.isfinite(w)].abs().max()) if
+                                                   torch.isfinite(w).any() else 1.0))
+    if not bool(ok.any()) or not bool(torch.isfinite(g[torch.isfinite(w)]).all()):
+        return None
+    c = float((g[ok] * w[ok]).sum() / (w[ok] * w[ok]).sum())
+    if not math.isfinite(c) or c == 0 or abs(c - 1) < 1e-3:
+        return None
+    return c if close(g, w * c, dtype) and bool((~torch.isfinite(w) <= (g == w)).all()) else None
+
+
+def factor_findings(call, got, want, dtype, what):
+    c = constant_factor(got, want, dtype) if isinstance(got, torch.Tensor) else None
+    if c is None and isinstance(got, (int, float)) and not isinstance(got, bool) and isinstance(want, (int, float)):
+        c = got / want if want and got and got != want else None
+    if c is None:
+        return []
+    named = quantities(call)
+    big = c > 0 and c > 1
+    size = abs(c) if big else 1 / abs(c)
+    sign = "" if c > 0 else " and of the opposite sign"
+    how = f"{_ratio_text(size)} times too {'large' if big else 'small'}{sign}"
+    options = _named(size, named, with_constants=call["target"] == "kv_cache_bytes")
+    findings = []
+    for name, text in options:
+        message = f"{what} is {how} everywhere: a factor of {text} here, {'one factor of' if big else 'missing a factor of'} {name}"
+        if not big:
+            message = f"{what} is {how} everywhere: {text} here, so a factor of {name} is missing (or divided by once too often)"
+        else:
+            message = f"{what} is {how} everywhere: {text} here, so there is a factor of {name} too many (or a division by {name} missing)"
+        findings.append(Finding(f"factor:{'x' if big else '/'}{name}{':neg' if c < 0 else ''}", message))
+    divisor = _divisor_findings(call, c, named, what)
+    return divisor or findings
+
+
+# what each function divides its scores by, as a function of the call's quantities
+REFERENCE_DIVISOR = {"scale_scores": ("√d_k", lambda n: math.sqrt(n["d_k"])),
+                     "scaled_scores": ("√d_k", lambda n: math.sqrt(n["d_k"])),
+                     "attention_scores": ("1", lambda n: 1.0)}
+
+
+def _divisor_findings(call, c, named, what):
+    """For a function whose job is a division of the scores: what the student divided by instead."""
+    if call["target"] not in REFERENCE_DIVISOR or c <= 0 or "d_k" not in named:
+        return []
+    name, divisor = REFERENCE_DIVISOR[call["target"]]
+    theirs = divisor(named) / c
+    if abs(theirs - 1) < 1e-6:
+        return [Finding("divisor:1", f"{what}: your scores are not divided by anything; the scale is {name}, "
+                                     f"here √{named['d_k']} ≈ {math.sqrt(named['d_k']):.3g} (d_k = q.size(-1))")]
+    findings = []
+    for text_name, text in _named(theirs, named):
+        if text_name == name:
+            continue
+        findings.append(Finding(f"divisor:{text_name}", f"{what}: your scores are divided by {text}"
+                                + (f", {QUANTITY_WORDS[text_name.strip('√²')]}," if text_name.strip('√²') in QUANTITY_WORDS else "")
+                                + (f" where they must be divided by √d_k = √{named['d_k']} (d_k = q.size(-1), the "
+                                   "width of a query)" if name != "1" else
+                                   " where attention_scores is the raw Q Kᵀ: no scaling in this step")))
+    for text_name, text in _named(1 / theirs, named):
+        findings.append(Finding(f"divisor:1/{text_name}", f"{what}: your scores are multiplied by {text} where they "
+                                f"must be divided by {name}" + (f" = √{named['d_k']}" if name != "1" else "")))
+    return findings
+
+
+def permutation_findings(got, want, dtype, what, axis_names=None):
+    """got is want with its axes permuted (a transpose), or a reshape of permuted axes."""
+    if got.dim() != want.dim() or got.dim() < 2 or got.numel() != want.numel():
+        return []
+    findings = []
+    n = want.dim()
+    names = axis_names or [f"axis {i - n}" for i in range(n)]
+    for perm in itertools.permutations(range(n)):
+        if perm == tuple(range(n)):
+            continue
+        moved = want.permute(perm)
+        if tuple(moved.shape) == tuple(got.shape) and close(got, moved, dtype):
+            swapped = [i for i in range(n) if perm[i] != i]
+            if len(swapped) == 2:
+                a, b = swapped
+                text = (f"{what} has {names[a]} and {names[b]} swapped: it is the expected result transposed "
+                        f"(transpose({a - n}, {b - n}))")
+            else:
+                text = f"{what} has its axes in the order {[names[p] for p in perm]}: a permute or transpose too many"
+            findings.append(Finding(f"axes:{'-'.join(str(p - n) for p in perm)}", text))
+            return findings
+    if tuple(got.shape) == tuple(want.shape) and n >= 3:
+        # a reshape that mixed two axes: got = want with two axes swapped, then reshaped back
+        for a, b in itertools.combinations(range(n), 2):
+            if want.shape[a] == want.shape[b]:
+                continue
+            swapped = list(want.shape)
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            mixed = want.transpose(a, b).contiguous().reshape(want.shape)
+            back = want.reshape(swapped).transpose(a, b).contiguous()
+            for candidate, how in ((mixed, "reshaped without transposing first"), (back, "reshaped straight to the new "
+                                                                                            "shape, no transpose")):
+                if close(got, candidate, dtype):
+                    findings.append(Finding(f"mixed:{a - n}:{b - n}", f"{what} mixes {names[a]} and {names[b]}: the right "
+                                            f"numbers, {how}, so they land in the wrong places; a reshape or view "
+                                            "never moves data between axes, a transpose does"))
+                    return findings
+    return findings
+
+
+def normalisation_findings(got, want, dtype, what):
+    """Weights (rows of want sum to 1 over the last axis) that sum to 1 over another axis, or over none."""
+    if got.shape != want.shape or got.dim() < 2 or not got.is_floating_point():
+        return []
+    g, w = _f64(got), _f64(want)
+    if not torch.isfinite(g).all():
+        return []
+    sums = w.sum(-1)
+    if not bool(((sums - 1).abs() < 1e-6).any()) or not bool((((sums - 1).abs() < 1e-6) | (sums == 0)).all()):
+        return []
+    rtol, _ = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
+    tol = max(1e-3, SLACK * rtol)
+    gsum = g.sum(-1)
+    if bool(((gsum - 1).abs() < tol).all()):
+        return []
+    for axis in range(got.dim() - 1):
+        s = g.sum(axis)
+        if bool(((s - 1).abs() < tol).all()) and got.shape[axis] > 1:
+            return [Finding(f"normalised-over:{axis - got.dim()}", f"{what}: your weights sum to 1 over dim "
+                            f"{axis - got.dim()}{' (the queries)' if axis == got.dim() - 2 else ''}, not over the "
+                            "keys: each query's row must sum to 1, softmax(..., dim=-1)")]
+    ratio = g / w
+    ok = w > 1e-12
+    if bool(ok.any()):
+        per_row = torch.where(ok, ratio, torch.nan)
+        row_max = torch.nan_to_num(per_row, nan=-math.inf).amax(-1)
+        row_min = torch.nan_to_num(per_row, nan=math.inf).amin(-1)
+        same = ((row_max - row_min).abs() <= tol * row_max.abs()) | ~ok.any(-1)
+        if bool(same.all()):
+            return [Finding("not-normalised", f"{what}: your rows do not sum to 1 (they sum to "
+                            f"{float(gsum.flatten()[0]):.3g}, ...) but are otherwise right: each row must be divided "
+                            "by its own sum over the keys (dim=-1, keepdim=True)")]
+    return []
+
+
+def _mask_of(value):
+    """A mask's 'may attend' pattern: a bool mask itself, or masked scores (-inf or a large finite negative
+    number count as masked)."""
+    if value.dtype == torch.bool:
+        return value.cpu()
+    v = _f64(value)
+    return ~(v <= MASKED_BELOW)  # -inf, or a large finite negative number: its weight is 0 either way
+
+
+def mask_findings(call, got, want, dtype, what):
+    """A mask (bool, or scores with -inf) whose pattern differs by diagonal, triangle, corner or width."""
+    if not isinstance(got, torch.Tensor) or got.dim() < 1:
+        return []
+    is_bool = want.dtype == torch.bool
+    if not is_bool and not bool((want == -math.inf).any()):
+        return []
+    if (got.dtype == torch.bool) != is_bool:
+        return []  # a mask of another dtype, or a bool where scores belong: the dtype message says it
+    findings = []
+    if not is_bool and got.shape == want.shape and got.is_floating_point():
+        findings += _fill_findings(got, want, what)
+        if findings:
+            return findings
+    if got.dim() != want.dim():
+        return []
+    try:
+        mine, theirs = torch.broadcast_tensors(_mask_of(got), _mask_of(want))
+    except RuntimeError:
+        return []
+    if bool((mine == theirs).all()):
+        return []
+    if not is_bool:  # the kept scores must be the scores themselves, or the pattern is not the story
+        g, w = _f64(got), _f64(want)
+        both = mine & theirs
+        if not close(g[both], w[both], dtype):
+            return []
+    if bool((mine == ~theirs).all()):
+        return [Finding("mask:inverted", f"{what}: your mask is the wrong way round: True must mean 'may attend' and "
+                        "-inf goes where the mask is False (~mask); yours keeps exactly what must be hidden")]
+    if bool(mine.all()):
+        return [Finding("mask:nothing-masked", f"{what}: nothing is masked in yours: every query may see every key")]
+    L_q, L_k = theirs.shape[-2:] if theirs.dim() >= 2 else (1, theirs.shape[-1])
+    if theirs.dim() >= 2 and L_q > 1:
+        rows = torch.arange(L_q)[:, None]
+        cols = torch.arange(L_k)[None, :]
+        for offset in range(-L_k, L_k + 1):
+            lower = cols <= rows + offset
+            if bool((theirs == lower).all()):
+                expected_offset = offset
+                break
+        else:
+            expected_offset = None
+        if expected_offset is not None:
+            for offset in range(-L_k, L_k + 1):
+                if offset != expected_offset and bool((mine == (cols <= rows + offset)).all()):
+                    shift = offset - expected_offset
+                    if expected_offset:
+                        text = (f"{what}: your mask's diagonal is at offset {offset}, not {expected_offset}: "
+                                f"with {expected_offset} tokens before the new ones, new token i is at position "
+                                f"{expected_offset} + i and sees keys 0 .. {expected_offset} + i "
+                                f"(tril(diagonal={expected_offset}), the bottom-right corner)")
+                        key = "mask:corner"
+                    elif shift == -1:
+                        text = (f"{what}: your causal mask leaves out the diagonal: query i may not see key i "
+                                "(itself); torch.tril keeps it with diagonal=0")
+                        key = "mask:no-diagonal"
+                    elif shift > 0:
+                        text = (f"{what}: your causal mask lets query i see keys up to i + {shift}: "
+                                f"{shift} future token{'s leak' if shift > 1 else ' leaks'}; torch.tril with diagonal=0 "
+                                "stops at key i")
+                        key = f"mask:diagonal+{shift}"
+                    else:
+                        text = (f"{what}: your causal mask stops at key i - {-shift}, hiding tokens query i may see; "
+                                "torch.tril with diagonal=0 keeps keys 0..i")
+                        key = f"mask:diagonal{shift}"
+                    return [Finding(key, text)]
+                upper = cols >= rows + offset
+                if bool((mine == upper).all()):
+                    return [Finding("mask:upper-triangle", f"{what}: your mask is the upper triangle (torch.triu): "
+                                    "query i (row i) must see keys 0..i, on and below the diagonal, torch.tril")]
+    if theirs.dim() >= 2 and mine.dim() >= 2 and bool((theirs == theirs[..., :1, :]).all()) and \
+            bool((mine == mine[..., :1, :]).all()):
+        want_len, got_len = theirs[..., 0, :].sum(-1), mine[..., 0, :].sum(-1)
+        shift = (got_len - want_len).flatten()
+        if bool((shift == shift[0]).all()) and int(shift[0]) != 0:
+            d = int(shift[0])
+            return [Finding(f"mask:width{d:+d}", f"{what}: your padding mask keeps {abs(d)} key{'s' if abs(d) > 1 else ''} "
+                            f"too {'many' if d > 0 else 'few'} in each sequence: key j is real when j < lengths[b] (a "
+                            "length of 3 means keys 0, 1 and 2)")]
+    return []
+
+
+def _fill_findings(got, want, what):
+    """Masked scores filled with a number instead of -inf (the kept ones right)."""
+    g, w = _f64(got), _f64(want)
+    masked = w == -math.inf
+    if not bool(masked.any()) or not bool(torch.isfinite(w[~masked]).all()):
+        return []
+    if not bool(torch.isclose(g[~masked], w[~masked], rtol=1e-4, atol=1e-5).all()):
+        return []
+    filled = g[masked]
+    if not bool(torch.isfinite(filled).all()):
+        return []
+    value = float(filled[0])
+    if bool((filled == value).all()) and value <= -1e4:
+        return [Finding("mask:finite-fill", f"{what}: your masked scores are {value:g}, a large finite number, not "
+                        "-inf: e^x of it is 0 in float32, so most rows come out right, but a row whose every key is "
+                        "masked then gets equal weights over keys it must not see; fill with float('-inf')")]
+    if bool((filled == value).all()):
+        return [Finding("mask:fill-value", f"{what}: your masked scores are {value:g}, not -inf: e^{value:g} is not "
+                        "0, so a masked key still gets weight; fill with float('-inf')")]
+    return []
+
+
+def head_mapping_findings(call, got, want, dtype, what):
+    """repeat_kv-like results: every output head is one input head; say which."""
+    if call["target"] != "repeat_kv" or not isinstance(got, torch.Tensor) or got.shape != want.shape:
+        return []
+    x = _f64(call["args"][0])
+    n_rep = call["args"][1] if len(call["args"]) > 1 else call["kwargs"].get("n_rep")
+    mapping = []
+    for j in range(got.shape[1]):
+        source = next((i for i in range(x.shape[1]) if close(got[:, j], x[:, i], dtype)), None)
+        if source is None:
+            return []
+        mapping.append(source)
+    right = [j // n_rep for j in range(got.shape[1])]
+    if mapping == right:
+        return []
+    H_kv = x.shape[1]
+    if mapping == [j % H_kv for j in range(len(mapping))]:
+        how = "tiled: query head j reads KV head j mod n_kv_heads (what .repeat does)"
+        key = "heads:tiled"
+    else:
+        how = "in an order of your own"
+        key = "heads:other"
+    return [Finding(key, f"{what}: your output heads read KV heads {mapping}, {how}; query head j must read KV "
+                    f"head j // n_rep, {right}, so neighbouring query heads share a KV head (repeat_interleave "
+                    "along dim 1)")]
+
+
+# -- findings by replaying the reference with one structural change ------------------------------------
+
+
+def _variant(**steps):
+    return type("Probe", (misconceptions.Reference,), steps)
+
+
+def probes(call):
+    """(key, message, Reference variant) for the structural changes worth trying on this call."""
+    target = call["target"]
+    named = quantities(call)
+    found = []
+    attends = target in ("scaled_dot_product_attention", "MultiHeadAttention", "GroupedQueryAttention",
+                         "CachedGroupedQueryAttention")
+    if attends:
+        found += _scale_probes(named)
+        found.append(("mask:softmax-dim-2", "your weights are normalised over the queries (dim=-2), not over the "
+                      "keys: each query's row must sum to 1, softmax(scores, dim=-1)",
+                      _variant(attention_weights=lambda self, s, m: self.softmax(
+                          s if m is None else self.apply_mask(s, m), dim=-2))))
+        found.append(("not-normalised", "your attention weights are e^score without dividing by the row's sum: "
+                      "softmax divides each row by its sum over the keys, so that it sums to 1",
+                      _variant(softmax=lambda self, x, dim=-1: torch.exp(x - x.amax(dim=dim, keepdim=True)
+                                                                         .clamp(min=-1e300)))))
+    if target in ("MultiHeadAttention", "GroupedQueryAttention", "CachedGroupedQueryAttention"):
+        found.append(("no-output-projection", "your output is the heads merged side by side, without the output "
+                      "projection: the last step is W_O (self.out / self.o_proj) applied to merge_heads(y)",
+                      _variant(out_projection=lambda self, y, w, b=None: y)))
+        for offset in (1, -1):
+            found.append((f"mask:diagonal{offset:+d}", (
+                f"your causal mask is torch.tril(..., diagonal={offset}): "
+                + ("query i also sees key i + 1, one token of the future" if offset > 0 else
+                   "query i may not see itself (key i)") + "; the causal mask is tril with diagonal=0"),
+                _variant(causal_mask=lambda self, L, device=None, o=offset: torch.ones(L, L, dtype=torch.bool).tril(o))))
+    if target in ("GroupedQueryAttention", "CachedGroupedQueryAttention") and named.get("n_rep", 1) > 1:
+        found.append(("heads:tiled", "query head j of yours reads KV head j mod n_kv_heads (the KV heads tiled, "
+                      "[0, 1, 0, 1, …], what .repeat or .expand-then-reshape on the wrong axis gives); it must read "
+                      "KV head j // n_rep, [0, 0, 1, 1, …]: repeat_interleave(n_rep, dim=1)",
+                      _variant(repeat_kv=lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1))))
+    if target == "CachedGroupedQueryAttention":
+        found.append(("cache:overwritten", "your cache writes every update at position 0, over the tokens before "
+                      "it, so the past it returns is overwritten; write at [len(cache) : len(cache) + T_new], "
+                      "where the cache's state has advanced to",
+                      _variant(cache_update=_overwriting_update)))
+        found.append(("mask:corner", "the causal mask of your new tokens starts at the top-left corner: new token i "
+                      "sits at position past + i and sees keys 0 .. past + i, tril(diagonal=past) of a (T_new, past + "
+                      "T_new) mask", _variant(decode_mask=lambda self, T, past: torch.ones(T, past + T, dtype=torch.bool)
+                                              .tril())))
+    if target == "KVCache" and call.get("method") == "update":
+        found.append(("cache:overwritten", "your cache.update writes the new tokens at position 0 every time, over "
+                      "the ones before: write them where the cache's state has advanced to, at [len : len + T_new], "
+                      "and return everything up to the new length", _variant(cache_update=_overwriting_update)))
+    return found
+
+
+def _overwriting_update(self, cache, k, v):
+    """update writing the new tokens at position 0 (self.k[:, :, :T] = k) while its length advances."""
+    T = k.size(2)
+    cache.k[:, :, :T], cache.v[:, :, :T] = k, v
+    cache.length += T
+    return cache.k[:, :, :cache.length], cache.v[:, :, :cache.length]
+
+
+def _scale_probes(named):
+    """Scores divided by another quantity (or not at all) than the reference's √d_k (√d_head)."""
+    width = "d_head" if "d_head" in named else "d_k"
+    if width not in named:
+        return []
+    found = [("divisor:1", f"your scores are not divided by anything before the softmax: divide Q Kᵀ by √{width}",
+              _variant(scale_scores=lambda self, s, d_k: s))]
+    seen = {math.sqrt(named[width])}
+    for value, name, text in expressions(named):
+        if name.endswith("²") or any(abs(value - s) < 1e-9 for s in seen):
+            continue
+        seen.add(value)
+        others = [t for v, n, t in expressions(named) if abs(v - value) < 1e-9 and n != name]
+        if others:
+            continue  # two quantities of this size: this call cannot say which
+        found.append((f"divisor:{name}", f"your scores are divided by {text} where they must be divided by "
+                      f"√{width} = √{named[width]}" + (" (each head's own width)" if width == "d_head" else ""),
+                      _variant(scale_scores=lambda self, s, d_k, v=value: s / v)))
+    found.append((f"divisor:1/√{width}", f"your scores are multiplied by √{width} where they must be divided by it",
+                  _variant(scale_scores=lambda self, s, d_k: s * math.sqrt(d_k))))
+    return found
+
+
+def substitution_probes(call):
+    """A value equal to what another input gives: each tensor input in the place of another of its shape
+    (for a module, each weight in the place of another of its shape)."""
+    found = []
+    args = list(call["args"])
+    names = ARG_NAMES.get(call["target"])
+    if call.get("object") is None and names:
+        for i, j in itertools.permutations(range(min(len(args), len(names))), 2):
+            a, b = args[i], args[j]
+            if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.is_floating_point() and \
+                    b.is_floating_point() and a.dim() == b.dim() and (a.shape != b.shape or not torch.equal(a, b)):
+                swapped = list(args)
+                swapped[i] = b
+                found.append((f"input:{names[j]}-for-{names[i]}", f"your result is what the reference gives with "
+                              f"`{names[j]}` in the place of `{names[i]}`: somewhere you use {names[j]} where "
+                              f"{names[i]} belongs", {"args": tuple(swapped)}))
+    return found
+
+
+ARG_NAMES = {"project": ("x", "w_q", "w_k", "w_v"), "scaled_dot_product_attention": ("q", "k", "v", "mask"),
+             "attention_scores": ("q", "k"), "scaled_scores": ("q", "k")}
+LABELS = {"project": ("q", "k", "v"), "fused_project": ("q", "k", "v"),
+          "scaled_dot_product_attention": ("output", "weights"), "update": ("keys", "values")}
+AXES = {"attention_scores": ("batch",) * 8 + ("queries", "keys"), "scaled_scores": ("batch",) * 8 + ("queries", "keys"),
+        "scale_scores": ("batch",) * 8 + ("queries", "keys"),
+        "split_heads": ("batch", "heads", "positions", "head width"),
+        "merge_heads": ("batch", "positions", "model width")}
+
+
+def axis_names(target, n):
+    names = AXES.get(target)
+    if names is None:
+        return None
+    names = names[-n:] if len(names) >= n else None
+    if names and target in ("split_heads", "merge_heads"):
+        return list(names)
+    return [f"the {name} axis" if name != "batch" else f"batch axis {i}" for i, name in enumerate(names)] if names else None
+
+
+# -- one call --------------------------------------------------------------------------------------------
+
+
+def direct(call, expected, dtype):
+    """Findings that need no replay: None returned, swapped values, a factor, axes, normalisation, masks."""
+    got, target = call["got"], call["target"]
+    what = call_name(call)
+    if got is None and expected is not None:
+        return [Finding("returned-none", f"{what} returned None: did you forget `return`?")]
+    if isinstance(expected, (tuple, list)):
+        if not isinstance(got, (tuple, list)) or len(got) != len(expected):
+            return []
+        if any(item is None for item in got):
+            return [Finding("returned-none", f"{what} returned a None in its tuple: did you forget to return one value?")]
+        labels = LABELS.get(call.get("method") if call.get("object") is not None else target) or \
+            [f"item {i}" for i in range(len(expected))]
+        wrong = [i for i in range(len(expected)) if not close(got[i], expected[i], dtype)]
+        if not wrong:
+            return []
+        for perm in itertools.permutations(range(len(expected))):
+            if perm != tuple(range(len(expected))) and all(close(got[i], expected[perm[i]], dtype) for i in range(len(got))):
+                order = ", ".join(labels[p] for p in perm)
+                return [Finding("swapped:" + "-".join(labels[p] for p in perm),
+                                f"{what} returned ({order}): the right values in the wrong order; return "
+                                f"({', '.join(labels)})")]
+        findings = []
+        for i in wrong:
+            if isinstance(got[i], torch.Tensor) and isinstance(expected[i], torch.Tensor):
+                item_what = f"the {labels[i]} from {what}"
+                findings += _tensor_findings(call, got[i], expected[i], dtype, item_what, key_prefix=f"{labels[i]}:")
+        return findings
+    if isinstance(expected, torch.Tensor) and isinstance(got, torch.Tensor):
+        return _tensor_findings(call, got, expected, dtype, what)
+    if isinstance(expected, (int, float)) and isinstance(got, (int, float)) and not isinstance(got, bool):
+        return factor_findings(call, got, expected, dtype, what)
+    return []
+
+
+def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
+    findings = mask_findings(call, got, want, dtype, what) or head_mapping_findings(call, got, want, dtype, what)
+    if not findings and got.is_floating_point() and want.is_floating_point():
+        findings = (factor_findings(call, got, want, dtype, what)
+                    or permutation_findings(got, want, dtype, what, axis_names(call["target"], want.dim()))
+                    or normalisation_findings(got, want, dtype, what))
+    return [Finding(key_prefix + f.key, f.message) for f in findings]
+
+
+def call_name(call):
+    if call.get("object") is not None:
+        method = call.get("method")
+        return f"{call['target']}{'' if method in (None, '__call__') else '.' + method}(...)"
+    return f"{call['target']}(...)"

@@ -1,0 +1,256 @@
+"""The structural analysers (grader/analyse.py), each on synthetic tensors, and how grader/diagnose.py
+weighs the evidence: a misconception named only when it explains every failed call, "either ... or"
+for two, structural findings only when every failed call of a function agrees."""
+
+import math
+
+import torch
+
+import lumen_ref as ref
+from grader import analyse, diagnose, misconceptions
+from grader.testkit import Made
+
+F32 = torch.float32
+
+
+def g(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+def randn(*shape, seed=0):
+    return torch.randn(*shape, generator=g(seed), dtype=torch.float64)
+
+
+def call_of(target, *args, got, **kwargs):
+    return {"target": target, "args": args, "kwargs": kwargs, "got": got}
+
+
+def keys(findings):
+    return [finding.key for finding in findings]
+
+
+def direct(call):
+    expected = diagnose.replay(misconceptions.Reference(), call, F32)
+    return analyse.direct(call, expected, F32)
+
+
+# -- a constant factor, named by the call's quantities ------------------------------------------------
+
+
+def test_a_factor_is_named_by_the_quantity_it_equals():
+    q, k = randn(2, 5, 8), randn(2, 7, 8, seed=1)  # d_k = 8, L_q = 5, L_k = 7
+    got = (q @ k.transpose(-2, -1) / math.sqrt(7)).float()  # divided by √L_k
+    [finding] = direct(call_of("scaled_scores", q.float(), k.float(), got=got))
+    assert finding.key == "divisor:√L_k"
+    assert "√L_k = √7" in finding.message and "the number of keys" in finding.message and "√d_k = √8" in finding.message
+
+
+def test_no_scale_and_a_squared_scale_are_said_in_the_students_words():
+    q, k = randn(2, 5, 8), randn(2, 7, 8, seed=1)
+    scores = q @ k.transpose(-2, -1)
+    assert keys(direct(call_of("scaled_scores", q.float(), k.float(), got=scores.float()))) == ["divisor:1"]
+    assert keys(direct(call_of("scaled_scores", q.float(), k.float(), got=(scores / 8).float()))) == ["divisor:d_k"]
+    assert keys(direct(call_of("scaled_scores", q.float(), k.float(), got=(scores * 8 ** 0.5).float()))) == \
+        ["divisor:1/√d_k"]
+
+
+def test_a_factor_of_bytes_names_the_missing_quantity():
+    args = (32, 8, 128, 4096)
+    kwargs = {"batch_size": 3, "bytes_per_value": 4}
+    expected = ref.kv_cache_bytes(*args, **kwargs)
+    [finding] = direct(call_of("kv_cache_bytes", *args, got=expected // 32, **kwargs))
+    assert finding.key == "factor:/n_layers" and "32 times too small" in finding.message
+    assert keys(direct(call_of("kv_cache_bytes", *args, got=expected * 8, **kwargs))) == ["factor:xn_kv_heads",
+                                                                                         "factor:x8"]  # n_kv_heads = 8
+    [finding] = direct(call_of("kv_cache_bytes", 32, 2, 128, 4096, got=ref.kv_cache_bytes(32, 2, 128, 4096) * 8))
+    assert finding.key == "factor:x8" and "bits" in finding.message
+
+
+def test_a_factor_that_no_quantity_explains_is_not_named():
+    q, k = randn(2, 5, 8), randn(2, 7, 8, seed=1)
+    got = (q @ k.transpose(-2, -1) / 3.3).float()
+    assert direct(call_of("scaled_scores", q.float(), k.float(), got=got)) == []
+
+
+def test_rounding_is_no_factor():
+    w = randn(3, 4)
+    assert analyse.constant_factor((w * (1 + 1e-6)).float(), w, F32) is None
+
+
+# -- axes --------------------------------------------------------------------------------------------
+
+
+def test_a_transpose_is_named_by_its_axes():
+    want = randn(2, 5, 7)
+    [finding] = analyse.permutation_findings(want.transpose(-2, -1).float(), want, F32, "scores",
+                                             analyse.axis_names("attention_scores", 3))
+    assert finding.key == "axes:-3--1--2" and "the queries axis and the keys axis swapped" in finding.message
+
+
+def test_a_reshape_that_mixes_heads_and_positions_is_named():
+    x = randn(2, 5, 12)  # B, L, D with 3 heads of 4
+    want = ref.split_heads(x, 3)  # (2, 3, 5, 4)
+    got = x.reshape(2, 3, 5, 4).float()  # no transpose
+    [finding] = direct(call_of("split_heads", x.float(), 3, got=got))
+    assert finding.key.startswith("mixed:") and "heads" in finding.message and "positions" in finding.message
+    assert want.shape == got.shape
+
+
+# -- normalisation -------------------------------------------------------------------------------------
+
+
+def test_weights_normalised_over_the_queries_are_named():
+    x = randn(2, 4, 6)
+    got = torch.softmax(x, dim=-2).float()
+    [finding] = direct(call_of("softmax", x.float(), got=got, dim=-1))
+    assert finding.key == "normalised-over:-2" and "(the queries)" in finding.message
+
+
+def test_weights_not_normalised_are_named():
+    x = randn(2, 4, 6)
+    got = torch.exp(x - x.amax(-1, keepdim=True)).float()
+    [finding] = direct(call_of("softmax", x.float(), got=got, dim=-1))
+    assert finding.key == "not-normalised" and "sum" in finding.message
+
+
+# -- masks ------------------------------------------------------------------------------------------------
+
+
+def test_mask_patterns_by_diagonal_triangle_and_inversion():
+    for got, key in ((torch.ones(5, 5, dtype=torch.bool).tril(1), "mask:diagonal+1"),
+                     (torch.ones(5, 5, dtype=torch.bool).tril(-1), "mask:no-diagonal"),
+                     (torch.ones(5, 5, dtype=torch.bool).triu(), "mask:upper-triangle"),
+                     (~ref.causal_mask(5), "mask:inverted"),
+                     (torch.ones(5, 5, dtype=torch.bool), "mask:nothing-masked")):
+        assert keys(direct(call_of("causal_mask", 5, got=got))) == [key], key
+
+
+def test_a_padding_mask_one_key_too_wide():
+    lengths = torch.tensor([3, 5, 1, 2])
+    got = ref.padding_mask(torch.clamp(lengths + 1, max=6), 6)
+    [finding] = direct(call_of("padding_mask", lengths, 6, got=got))
+    assert finding.key == "mask:width+1" and "j < lengths[b]" in finding.message
+
+
+def test_a_mask_in_the_wrong_corner():
+    scores = randn(2, 3, 7)  # 3 new queries after 4 cached tokens
+    mask = torch.ones(3, 7, dtype=torch.bool).tril(diagonal=4)
+    got = scores.masked_fill(~torch.ones(3, 7, dtype=torch.bool).tril(), -math.inf).float()
+    [finding] = direct(call_of("apply_mask", scores.float(), mask, got=got))
+    assert finding.key == "mask:corner" and "tril(diagonal=4)" in finding.message
+
+
+def test_masked_scores_filled_with_a_number():
+    scores, mask = randn(2, 5, 5), ref.causal_mask(5)
+    [finding] = direct(call_of("apply_mask", scores.float(), mask, got=scores.masked_fill(~mask, -1e9).float()))
+    assert finding.key == "mask:finite-fill" and "-inf" in finding.message
+    [finding] = direct(call_of("apply_mask", scores.float(), mask, got=(scores * mask).float()))
+    assert finding.key == "mask:fill-value"
+
+
+# -- heads, swapped values, other inputs, the output projection, the cache's state ---------------------------
+
+
+def test_kv_heads_in_another_order_are_reported_as_the_mapping():
+    x = randn(2, 2, 4, 3)
+    [finding] = direct(call_of("repeat_kv", x.float(), 3, got=x.repeat(1, 3, 1, 1).float()))
+    assert finding.key == "heads:tiled" and "[0, 1, 0, 1, 0, 1]" in finding.message
+    assert "[0, 0, 0, 1, 1, 1]" in finding.message
+
+
+def test_two_returned_values_swapped():
+    q, k, v = randn(2, 4, 3), randn(2, 5, 3, seed=1), randn(2, 5, 3, seed=2)
+    out, weights = ref.scaled_dot_product_attention(q, k, v)
+    [finding] = direct(call_of("scaled_dot_product_attention", q.float(), k.float(), v.float(),
+                               got=(weights.float(), out.float())))
+    assert finding.key == "swapped:weights-output" and "(output, weights)" in finding.message
+
+
+def test_returned_none():
+    [finding] = direct(call_of("attention_scores", randn(2, 3).float(), randn(4, 3).float(), got=None))
+    assert finding.key == "returned-none" and "did you forget `return`?" in finding.message
+
+
+def _structural(call):
+    return diagnose.conclude(99, [call])  # an exercise without catalogue entries: structure only
+
+
+def test_a_value_another_input_gives():
+    x, w_q, w_k, w_v = randn(2, 5, 6), randn(6, 4, seed=1), randn(6, 4, seed=2), randn(6, 3, seed=3)
+    got = tuple(t.float() for t in (x @ w_q, x @ w_k, x @ w_k))  # v made with W_K
+    [found] = _structural(call_of("project", x.float(), w_q.float(), w_k.float(), w_v.float(), got=got))
+    assert found.id == "input:w_k-for-w_v" and "w_k where w_v belongs" in found.message
+
+
+def test_a_missing_output_projection():
+    module = ref.MultiHeadAttention(12, 3).double()
+    made = Made("MultiHeadAttention", (12, 3), {}, module.state_dict())
+    x = randn(2, 5, 12)
+    y = ref.merge_heads(ref.scaled_dot_product_attention(*(ref.split_heads(t, 3) for t in module.qkv(x).split(12, -1)),
+                                                         ref.causal_mask(5))[0])
+    call = {"target": "MultiHeadAttention", "object": made, "method": "__call__", "args": (x.float(),), "kwargs": {},
+            "got": y.detach().float()}
+    [found] = _structural(call)
+    assert found.id == "no-output-projection" and "W_O" in found.message
+
+
+def test_a_cache_that_does_not_advance():
+    cache = Made("KVCache", (2, 2, 3, 8), {})
+    k1, v1, k2, v2 = (randn(2, 2, 2, 3, seed=s) for s in range(4))
+    call = {"target": "KVCache", "object": cache, "method": "update", "args": (k2.float(), v2.float()), "kwargs": {},
+            "got": (k2.float(), v2.float()), "history": [(cache, "update", (k1.float(), v1.float()), {}, None)]}
+    assert diagnose.conclude(8, [call])[0].id == "kv-cache-update-returns-new"  # a catalogue entry
+    call["args"] = (k2[:, :, :1].float(), v2[:, :, :1].float())  # 1 token after 2, written over the first
+    zero = torch.zeros(2, 2, 1, 3, dtype=torch.float64)
+    call["got"] = tuple(torch.cat([new[:, :, :1], old[:, :, 1:], zero], 2).float() for new, old in ((k2, k1), (v2, v1)))
+    [found] = _structural(call)
+    assert found.id == "cache:overwritten" and "advance" in found.message
+
+
+# -- weighing the evidence ----------------------------------------------------------------------------------
+
+
+def test_a_misconception_must_explain_every_failed_call():
+    scores = randn(2, 5, 7) * 8
+    unscaled = call_of("scale_scores", scores.float(), 64, got=scores.float())  # missing-scale
+    by_dk = call_of("scale_scores", scores.float(), 16, got=(scores / 16).float())  # scale-by-dk
+    assert [d.id for d in diagnose.conclude(3, [unscaled])] == ["missing-scale"]
+    assert [d.id for d in diagnose.conclude(3, [unscaled, by_dk])] == []  # no one mistake explains both
+
+
+def test_a_passed_call_contradicts_a_mistake_it_would_have_shown():
+    scores = randn(2, 5, 7) * 8
+    failed = call_of("scale_scores", scores.float(), 64, got=scores.float())
+    passed = call_of("scale_scores", scores.float(), 16, got=(scores / 4).float())
+    assert [d.ids for d in diagnose.conclude(3, [failed], [passed])] == [()]  # what the call shows, no misconception
+
+
+def test_two_mistakes_the_calls_cannot_tell_apart_are_named_as_either_or():
+    [found] = diagnose.conclude(4, [call_of("causal_mask", 1, got=torch.zeros(1, 1, dtype=torch.bool))])
+    assert set(found.ids) == {"mask-inverted", "mask-excludes-diagonal"}
+    assert found.message.startswith("These tests cannot tell two mistakes apart") and " Or: " in found.message
+
+
+def test_structural_findings_must_agree_across_a_functions_calls():
+    q, k = randn(2, 5, 8), randn(2, 7, 8, seed=1)
+    scores = q @ k.transpose(-2, -1)
+    by_lk = call_of("scaled_scores", q.float(), k.float(), got=(scores / math.sqrt(7)).float())
+    q2, k2 = randn(3, 4, 6), randn(3, 9, 6, seed=2)
+    scores2 = q2 @ k2.transpose(-2, -1)
+    also_lk = call_of("scaled_scores", q2.float(), k2.float(), got=(scores2 / 3).float())  # √L_k = 3
+    by_lq = call_of("scaled_scores", q2.float(), k2.float(), got=(scores2 / 2).float())  # √L_q = 2
+    assert [d.id for d in diagnose.conclude(3, [by_lk, also_lk])] == ["divisor:√L_k"]
+    assert diagnose.conclude(3, [by_lk, by_lq]) == []
+
+
+def test_a_correct_answer_gets_nothing():
+    q, k = randn(2, 5, 8), randn(2, 7, 8, seed=1)
+    right = call_of("scaled_scores", q.float(), k.float(), got=(q @ k.transpose(-2, -1) / math.sqrt(8)).float())
+    assert diagnose.conclude(3, [right]) == []
+
+
+def test_calls_that_cannot_tell_two_misconceptions_apart_are_named_for_check():
+    one = call_of("causal_mask", 1, got=ref.causal_mask(1))
+    assert ("mask-inverted", "mask-excludes-diagonal") in diagnose.unseparated(4, [one])
+    four = call_of("causal_mask", 4, got=ref.causal_mask(4))
+    assert ("mask-inverted", "mask-excludes-diagonal") not in diagnose.unseparated(4, [one, four])
