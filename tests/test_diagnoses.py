@@ -360,7 +360,7 @@ def test_a_failing_mask_is_drawn_beside_the_expected_one(grade):
             "      ███·       ···█\n"
             "      ████       ····\n") in text
     assert text.count("expected   yours") == 1  # one picture per function: the first failing test's
-    assert f"    ➜ {misconceptions.BY_ID['mask-inverted'].message}" in " ".join(text.split("\n      "))
+    assert misconceptions.BY_ID['mask-inverted'].message in " ".join(text.split("\n      "))
     test = json.loads(report.render_json(GradeReport([result], "cpu", 0)))["exercises"][0]["tests"]
     four = next(t for t in test if t["name"] == "test_causal_mask[cpu-L=4]")
     assert four["diagnosis"] == "mask-inverted"
