@@ -382,6 +382,9 @@ def gradescope_options(command):
         click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
                      multiple=True, help="A folder of private test_exerciseN*.py suites (repeatable)."),
         click.option("--no-perf", is_flag=True, help="Skip the performance tiers (and the leaderboard)."),
+        click.option("--printed-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
+                     default="visible", show_default=True,
+                     help="When students see what their code printed (Gradescope's stdout_visibility)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -391,12 +394,24 @@ def gradescope_options(command):
 @main.command(cls=InstructorCommand, name="gradescope-bundle")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
               show_default=True, help="The zip to write.")
+@click.option("--torch", metavar="VERSION",
+              help="The torch release setup.sh installs  [default: the one installed here].")
 @gradescope_options
 def gradescope_bundle(out, **settings):
-    """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit)."""
+    """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit), after grading the
+    solutions with its settings on the CPU: they must score full marks, and their score is the
+    total to enter as the assignment's points."""
+    gradescope.require_checkout()
+    gradescope.torch_pin(settings["torch"])  # a torch Gradescope cannot install: refused before grading
+    score, total = gradescope.solutions_points(settings["exercises"], settings["suites"], settings["timeout"])
+    if score != total:
+        raise click.ClickException(f"solutions/ scores {score:g} of {total:g} with this bundle's suites: "
+                                   "a bundle must give the solutions full marks (see lumen-grade check)")
     names = gradescope.build_bundle(out, **settings)
     click.echo(f"wrote {out} ({len(names)} files): upload it as the autograder of a Gradescope "
                "programming assignment (base image: Ubuntu 22.04 or later)")
+    click.echo(f"total points: {total:g} (enter this as the assignment's points: what the solutions score "
+               "on Gradescope's CPU)")
 
 
 @main.command(name="gradescope-run", hidden=True)
@@ -565,23 +580,17 @@ SOLUTIONS_OPTION = click.option(
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("exercises"),
               show_default=True, help="Folder to write the student files and notebooks/ into.")
 @SOLUTIONS_OPTION
-@click.option("--chapter", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="The chapter as plain text, whose sections introduce the notebooks  "
-                   "[default: shared/chapter-attention.txt beside the checkout holding --solutions].")
 @click.option("--force", is_flag=True,
               help="Overwrite files that are not an earlier release (this can destroy a student's work).")
-def release_command(out, solutions, chapter, force):
-    """Instructors: write the student files and notebooks from the solutions.
+def release_command(out, solutions, force):
+    """Instructors: write the student files and notebooks from the solutions (the code between the
+    BEGIN/END SOLUTION markers becomes a stub; solutions/notebooks/*.md introduce the notebooks).
 
     Refuses to overwrite a folder that is not an earlier release, or files changed since it."""
     from grader import release  # imports nbformat: not needed by the other commands
 
-    chapter = chapter or solutions.resolve().parent.parent / "shared" / "chapter-attention.txt"
-    if not chapter.is_file():
-        raise click.UsageError(f"no chapter at {chapter}: pass --chapter FILE (the chapter's text, "
-                               "whose sections become the notebooks' introductions)")
     try:
-        done = release.release(solutions, out, chapter.read_text(encoding="utf-8"), force=force)
+        done = release.release(solutions, out, force=force)
     except release.ReleaseRefused as error:
         raise click.UsageError(f"{error}. Keep a copy elsewhere if it matters, then pass --force to "
                                "overwrite.") from None

@@ -83,8 +83,9 @@ def test_gradescope_results_follow_the_specification():
                                "exercise3: test_zero_and_huge[cpu]", "exercise5: test_rows",
                                "exercise5: test_softmax"]  # the skipped CUDA check is not a test
     assert by_name["exercise3: test_values[cpu]"] == {
-        "name": "exercise3: test_values[cpu]", "score": 2.0, "max_score": 2.0, "status": "passed",
-        "output": "", "visibility": "visible"}
+        "name": "exercise3: test_values[cpu]", "number": "3.1", "score": 2.0, "max_score": 2.0, "status": "passed",
+        "output": "", "tags": ["exercise3"], "visibility": "visible"}
+    assert [test["number"] for test in data["tests"]] == ["3.1", "3.2", "3.3", "5.1", "5.2"]
     spread = by_name["exercise3: test_spread"]
     assert (spread["status"], spread["score"], spread["max_score"]) == ("failed", 0.0, 1.0)
     assert spread["output"] == "spread 8.00, expected about 1: divide by √d_k"  # the teaching message
