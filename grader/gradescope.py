@@ -14,6 +14,7 @@ by the rule of `submission.candidates`.
 
 import importlib.metadata
 import json
+import re
 import shlex
 import shutil
 import tempfile
@@ -181,9 +182,10 @@ def stage(tree, dest, exercises=catalog.EXERCISES):
     notes say which file was graded and which copies were ignored."""
     staged = stage_files(tree, dest, exercises)
     chosen = {exercise: next(iter(sources.values())) for exercise, (sources, _) in staged.items()}
-    notes = [f"{exercise.id}: graded {_name(tree, source)}" + (f" (ignored: {', '.join(_name(tree, p) for p in ignored)})"
-                                                              if ignored else "")
-             for exercise, (sources, ignored) in staged.items() for source in sources.values()]
+    notes = []
+    for exercise, (sources, ignored) in staged.items():
+        others = f" (ignored: {', '.join(_name(tree, path) for path in ignored)})" if ignored else ""
+        notes += [f"{exercise.id}: graded {_name(tree, source)}{others}" for source in sources.values()]
     return chosen, notes
 
 
