@@ -106,22 +106,25 @@ QUANTITY_WORDS = {"d_k": "the width of q and k", "L_q": "the number of queries",
 EXTRA = {"2": (2, "2 (keys and values)"), "8": (8, "8 (bits in a byte)")}
 
 
-def expressions(named, with_constants=False):
-    """[(value, name, text)] for every q, √q and q² of the call's quantities (q > 1)."""
+def expressions(named, with_constants=False, halves=False):
+    """[(value, name, text)] for every q, √q and q² of the call's quantities (q > 1); with `halves`
+    also q/2 and 2·q (d_k ** 1/2 is d_k / 2)."""
     found = []
     for name, n in named.items():
         if n <= 1:
             continue
         found += [(float(n), name, f"{name} = {n}"), (math.sqrt(n), f"√{name}", f"√{name} = √{n} ≈ {math.sqrt(n):.3g}"),
                   (float(n * n), f"{name}²", f"{name}² = {n * n}")]
+        if halves:
+            found += [(n / 2, f"{name}/2", f"{name}/2 = {n / 2:g}"), (2.0 * n, f"2·{name}", f"2·{name} = {2 * n}")]
     if with_constants:
         found += [(float(v), key, text) for key, (v, text) in EXTRA.items()]
     return found
 
 
-def _named(value, named, with_constants=False, rel=1e-6):
+def _named(value, named, with_constants=False, halves=False, rel=1e-6):
     """The expressions of the call's quantities equal to `value` (names, texts)."""
-    return [(name, text) for v, name, text in expressions(named, with_constants) if abs(v - value) <= rel * v]
+    return [(name, text) for v, name, text in expressions(named, with_constants, halves) if abs(v - value) <= rel * v]
 
 
 def _ratio_text(c):
@@ -182,26 +185,45 @@ def _divisor_findings(call, c, named, what):
         return []
     name, divisor = REFERENCE_DIVISOR[call["target"]]
     theirs = divisor(named) / c
+    must = (f" where they must be divided by √d_k = √{named['d_k']} (d_k = q.size(-1), the width of a query)"
+            if name != "1" else " where attention_scores is the raw Q Kᵀ: no scaling in this step")
     if abs(theirs - 1) < 1e-6:
-        return [Finding("divisor:1", f"{what}: your scores are not divided by anything; the scale is {name}, "
-                                     f"here √{named['d_k']} ≈ {math.sqrt(named['d_k']):.3g} (d_k = q.size(-1))")]
+        return [Finding("divisor:1", f"{what}: your scores are not divided by anything{must}")]
     findings = []
-    for text_name, text in _named(theirs, named):
-        if text_name == name:
-            continue
-        findings.append(Finding(f"divisor:{text_name}", f"{what}: your scores are divided by {text}"
-                                + (f", {QUANTITY_WORDS[text_name.strip('√²')]}," if text_name.strip('√²') in QUANTITY_WORDS else "")
-                                + (f" where they must be divided by √d_k = √{named['d_k']} (d_k = q.size(-1), the "
-                                   "width of a query)" if name != "1" else
-                                   " where attention_scores is the raw Q Kᵀ: no scaling in this step")))
+    for text_name, text in _named(theirs, {**named, **_dims(call)}, halves=True):
+        if text_name != name:
+            findings.append(Finding(f"divisor:{text_name}", f"{what}: your scores are divided by {text}"
+                                    f"{_words(text_name)}{must}"))
     for text_name, text in _named(1 / theirs, named):
-        findings.append(Finding(f"divisor:1/{text_name}", f"{what}: your scores are multiplied by {text} where they "
-                                f"must be divided by {name}" + (f" = √{named['d_k']}" if name != "1" else "")))
+        findings.append(Finding(f"divisor:1/{text_name}", f"{what}: your scores are multiplied by {text}{must}"))
     return findings
 
 
+def _words(expression):
+    """', the number of keys,' for √L_k; '' for a quantity without words."""
+    for name, words in QUANTITY_WORDS.items():
+        if expression.strip("√²2·").removesuffix("/2") == name:
+            return f", {words},"
+    if ".size(" in expression:
+        return ", a size of the input that is not its last dim,"
+    return ""
+
+
+def _dims(call):
+    """{"q.size(1)": 5, ...}: the sizes of a score function's inputs by position, in the student's
+    words when a size is read from the wrong dim."""
+    names = ARG_NAMES.get(call["target"], ("scores",))
+    sizes = {}
+    for name, arg in zip(names, call["args"]):
+        if isinstance(arg, torch.Tensor) and arg.is_floating_point():
+            for i in range(arg.dim() - 1):
+                sizes[f"{name}.size({i})"] = int(arg.shape[i])
+    return sizes
+
+
 def permutation_findings(got, want, dtype, what, axis_names=None):
-    """got is want with its axes permuted (a transpose), or a reshape of permuted axes."""
+    """got is want with its axes permuted (a transpose). (A reshape that mixed two axes is found by
+    replaying the reshapes a student writes: `probes`.)"""
     if got.dim() != want.dim() or got.dim() < 2 or got.numel() != want.numel():
         return []
     findings = []
@@ -221,22 +243,6 @@ def permutation_findings(got, want, dtype, what, axis_names=None):
                 text = f"{what} has its axes in the order {[names[p] for p in perm]}: a permute or transpose too many"
             findings.append(Finding(f"axes:{'-'.join(str(p - n) for p in perm)}", text))
             return findings
-    if tuple(got.shape) == tuple(want.shape) and n >= 3:
-        # a reshape that mixed two axes: got = want with two axes swapped, then reshaped back
-        for a, b in itertools.combinations(range(n), 2):
-            if want.shape[a] == want.shape[b]:
-                continue
-            swapped = list(want.shape)
-            swapped[a], swapped[b] = swapped[b], swapped[a]
-            mixed = want.transpose(a, b).contiguous().reshape(want.shape)
-            back = want.reshape(swapped).transpose(a, b).contiguous()
-            for candidate, how in ((mixed, "reshaped without transposing first"), (back, "reshaped straight to the new "
-                                                                                            "shape, no transpose")):
-                if close(got, candidate, dtype):
-                    findings.append(Finding(f"mixed:{a - n}:{b - n}", f"{what} mixes {names[a]} and {names[b]}: the right "
-                                            f"numbers, {how}, so they land in the wrong places; a reshape or view "
-                                            "never moves data between axes, a transpose does"))
-                    return findings
     return findings
 
 
@@ -255,6 +261,9 @@ def normalisation_findings(got, want, dtype, what):
     gsum = g.sum(-1)
     if bool(((gsum - 1).abs() < tol).all()):
         return []
+    if abs(float(g.sum()) - 1) < tol and got.shape[:-1].numel() > 1:
+        return [Finding("normalised-over:all", f"{what}: your weights sum to 1 over the whole tensor, not along each "
+                        "row: the sum runs over everything; divide by the sum along dim (keepdim=True)")]
     for axis in range(got.dim() - 1):
         s = g.sum(axis)
         if bool(((s - 1).abs() < tol).all()) and got.shape[axis] > 1:
@@ -355,6 +364,10 @@ def mask_findings(call, got, want, dtype, what):
                 if bool((mine == upper).all()):
                     return [Finding("mask:upper-triangle", f"{what}: your mask is the upper triangle (torch.triu): "
                                     "query i (row i) must see keys 0..i, on and below the diagonal, torch.tril")]
+    if theirs.dim() >= 2 and bool((mine == theirs.flip(-1)).all()) and bool((theirs == theirs[..., :1, :]).all()):
+        return [Finding("mask:reversed", f"{what}: your padding mask keeps the last lengths[b] keys of each sequence, "
+                        "not the first: the real tokens come first and the padding after them, so key j is real "
+                        "when j < lengths[b]")]
     if theirs.dim() >= 2 and mine.dim() >= 2 and bool((theirs == theirs[..., :1, :]).all()) and \
             bool((mine == mine[..., :1, :]).all()):
         want_len, got_len = theirs[..., 0, :].sum(-1), mine[..., 0, :].sum(-1)
@@ -373,9 +386,16 @@ def _fill_findings(got, want, what):
     masked = w == -math.inf
     if not bool(masked.any()) or not bool(torch.isfinite(w[~masked]).all()):
         return []
+    if bool(torch.isnan(g[~masked]).all()) and bool((g[masked] == -math.inf).all()):
+        return [Finding("mask:nan-kept", f"{what}: every score the mask keeps came out NaN, and the masked ones -inf: "
+                        "0 × -inf is NaN, so adding (~mask) * -inf (or multiplying by a mask of 0 and -inf) poisons "
+                        "the scores it should keep; masked_fill(~mask, float('-inf')) sets only the masked ones")]
     if not bool(torch.isclose(g[~masked], w[~masked], rtol=1e-4, atol=1e-5).all()):
         return []
     filled = g[masked]
+    if bool((filled == math.inf).all()):
+        return [Finding("mask:plus-inf", f"{what}: your masked scores are +inf, not -inf: e^+inf is inf, so a masked "
+                        "key takes all the weight (and inf / inf is NaN); fill with float('-inf'), minus infinity")]
     if not bool(torch.isfinite(filled).all()):
         return []
     value = float(filled[0])
@@ -455,6 +475,43 @@ def probes(call):
                       "[0, 1, 0, 1, …], what .repeat or .expand-then-reshape on the wrong axis gives); it must read "
                       "KV head j // n_rep, [0, 0, 1, 1, …]: repeat_interleave(n_rep, dim=1)",
                       _variant(repeat_kv=lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1))))
+    if target in ("split_heads", *MODULES):
+        found.append(("split:no-transpose", "your split_heads reshapes (B, L, D) straight into (B, H, L, d_head), "
+                      "which mixes positions and heads (a reshape keeps the numbers in their order); view it as "
+                      "(B, L, H, d_head), then transpose(1, 2)", _variant(split_heads=_split_no_transpose)))
+        found.append(("split:strided", "your split_heads gives head h every H-th column (columns h, h + H, h + 2H, …: "
+                      "D viewed as (d_head, H)); head h must hold the contiguous chunk of columns h*d_head .. "
+                      "(h+1)*d_head - 1: view (B, L, D) as (B, L, H, d_head), then transpose(1, 2)",
+                      _variant(split_heads=_split_strided)))
+    if target in ("merge_heads", *MODULES):
+        found.append(("merge:no-transpose", "your merge_heads reshapes (B, H, L, d_head) straight into (B, L, D), "
+                      "which mixes positions and heads; transpose(1, 2) back to (B, L, H, d_head) first, then "
+                      ".contiguous().view(B, L, D)", _variant(merge_heads=lambda self, x: x.reshape(x.size(0), x.size(2), -1))))
+        found.append(("merge:strided", "your merge_heads puts the heads' numbers interleaved (head 0's first number, "
+                      "head 1's first, …) instead of side by side: after transpose(1, 2) to (B, L, H, d_head), "
+                      "view it as (B, L, H * d_head) so that head 0's d_head numbers come first",
+                      _variant(merge_heads=lambda self, x: x.permute(0, 2, 3, 1).reshape(x.size(0), x.size(2), -1))))
+    if target in ("fused_project", "MultiHeadAttention"):
+        found.append(("fused:interleaved", "your code reads q, k and v from interleaved columns of the fused output "
+                      "(q from columns 0, 3, 6, …); the fused weights hold W_Q, W_K and W_V side by side as three "
+                      "blocks, so q is the first block of columns: split(d, dim=-1)",
+                      _variant(cut_fused=lambda self, qkv, d, d_model: list(qkv.unflatten(-1, (-1, 3)).unbind(-1)))))
+    if target == "MultiHeadAttention" and named.get("n_heads", 1) > 1:
+        H = named["n_heads"]
+        found.append(("fused:per-head", "your forward cuts the fused qkv output per head (each head's q | k | v "
+                      "together) instead of as three D-wide blocks W_Q | W_K | W_V: self.qkv(x).split(D, dim=-1) "
+                      "first, then split_heads on each",
+                      _variant(cut_fused=lambda self, qkv, d, d_model: [
+                          t.flatten(-2) for t in qkv.unflatten(-1, (H, -1)).chunk(3, dim=-1)])))
+    if target in (*SCORES, "scaled_dot_product_attention", *MODULES):
+        found.append(("scores:view-not-transpose", "your k is reshaped (view or reshape) to (…, d_k, L_k) instead of "
+                      "transposed: a view keeps the numbers in their memory order, so they land in the wrong places; "
+                      "swap the last two dims with k.transpose(-2, -1)",
+                      _variant(attention_scores=lambda self, q, k: q @ k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]))))
+    if target == "CachedGroupedQueryAttention":
+        found.append(("cache:no-mask", "when a cache is given your forward attends without a mask: fine for one new "
+                      "token, but with several new tokens in one call token i must not see the new tokens after it; "
+                      "use a (T_new, past + T_new) mask, tril(diagonal=past)", _variant(cached_attention=_unmasked_with_cache)))
     if target == "CachedGroupedQueryAttention":
         found.append(("cache:overwritten", "your cache writes every update at position 0, over the tokens before "
                       "it, so the past it returns is overwritten; write at [len(cache) : len(cache) + T_new], "
@@ -469,6 +526,27 @@ def probes(call):
                       "the ones before: write them where the cache's state has advanced to, at [len : len + T_new], "
                       "and return everything up to the new length", _variant(cache_update=_overwriting_update)))
     return found
+
+
+MODULES = ("MultiHeadAttention", "GroupedQueryAttention", "CachedGroupedQueryAttention")
+
+
+def _split_no_transpose(self, x, n_heads):
+    return x.reshape(x.size(0), n_heads, x.size(1), -1)
+
+
+def _split_strided(self, x, n_heads):
+    B, L, D = x.shape
+    return x.view(B, L, D // n_heads, n_heads).permute(0, 3, 1, 2)
+
+
+def _unmasked_with_cache(self, p, n_heads, n_kv_heads, x, cache=None):
+    """The cached forward attending without any mask when a cache is given."""
+    if cache is None:
+        return misconceptions.Reference.cached_attention(self, p, n_heads, n_kv_heads, x, cache)
+    q, k, v = self._gqa_projections(p, n_heads, n_kv_heads, x)
+    k, v = self.decode_keys(cache, k, v)
+    return self._gqa_attend(p, n_heads, n_kv_heads, q, k, v, None, x.size(-1))
 
 
 def _overwriting_update(self, cache, k, v):
@@ -515,9 +593,9 @@ def substitution_probes(call):
                     b.is_floating_point() and a.dim() == b.dim() and (a.shape != b.shape or not torch.equal(a, b)):
                 swapped = list(args)
                 swapped[i] = b
-                found.append((f"input:{names[j]}-for-{names[i]}", f"your result is what the reference gives with "
-                              f"`{names[j]}` in the place of `{names[i]}`: somewhere you use {names[j]} where "
-                              f"{names[i]} belongs", {"args": tuple(swapped)}))
+                found.append((f"input:{names[j]}-for-{names[i]}", f"your result is what {call['target']} gives "
+                              f"with `{names[j]}` passed in the place of `{names[i]}`: somewhere you use {names[j]} "
+                              f"where {names[i]} belongs", {"args": tuple(swapped)}))
     return found
 
 
@@ -579,17 +657,51 @@ def direct(call, expected, dtype):
     return []
 
 
+SCORES = ("attention_scores", "scaled_scores", "scale_scores")
+
+
+def later_step_findings(call, got, want, dtype, what):
+    """Scores that came out already softmaxed (a later step done here)."""
+    if call["target"] not in SCORES or got.shape != want.shape or not torch.isfinite(want).all():
+        return []
+    named = quantities(call)
+    for extra, how in ((1.0, ""), (math.sqrt(named.get("d_k", 1)), " of the scaled scores")):
+        if close(got, torch.softmax(_f64(want) / extra, dim=-1), dtype):
+            return [Finding("softmax-applied", f"{what}: your scores are already softmaxed (each row sums to 1: "
+                            f"they are the weights{how}); this step returns the raw scores, and the softmax into "
+                            "weights comes later (step 4)")]
+    return []
+
+
+def diagonal_findings(call, got, want, dtype, what):
+    """One score per query (query i with key i only) instead of every query with every key."""
+    if call["target"] not in SCORES or want.dim() < 2 or tuple(got.shape) != tuple(want.shape[:-1]):
+        return []
+    if want.shape[-1] != want.shape[-2] or want.shape[-1] < 2:
+        return []
+    if close(got, torch.diagonal(_f64(want), dim1=-2, dim2=-1), dtype):
+        return [Finding("diagonal-only", f"{what}: your scores pair query i with key i only (an element-wise "
+                        "q * k summed over the width: the diagonal of Q Kᵀ); every query must be scored against "
+                        "every key, the matrix product q @ k.transpose(-2, -1) of shape (…, L_q, L_k)")]
+    return []
+
+
 def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
-    findings = mask_findings(call, got, want, dtype, what) or head_mapping_findings(call, got, want, dtype, what)
+    findings = (mask_findings(call, got, want, dtype, what) or head_mapping_findings(call, got, want, dtype, what)
+                or diagonal_findings(call, got, want, dtype, what))
     if not findings and got.is_floating_point() and want.is_floating_point():
         findings = (factor_findings(call, got, want, dtype, what)
                     or permutation_findings(got, want, dtype, what, axis_names(call["target"], want.dim()))
+                    or later_step_findings(call, got, want, dtype, what)
                     or normalisation_findings(got, want, dtype, what))
     return [Finding(key_prefix + f.key, f.message) for f in findings]
 
 
 def call_name(call):
+    """How a diagnosis names the function a call showed it in: 'scaled_scores(...)', 'len(cache)'."""
     if call.get("object") is not None:
         method = call.get("method")
+        if method == "__len__":
+            return "len(cache)"
         return f"{call['target']}{'' if method in (None, '__call__') else '.' + method}(...)"
     return f"{call['target']}(...)"

@@ -17,8 +17,13 @@ from pathlib import Path
 
 import click
 
+<<<<<<< HEAD
 from grader import batch, catalog, classbook, files, gradescope, report
 from grader.submission import SubmissionError, find_file
+=======
+from grader import batch, catalog, classbook, gradescope, report
+from grader.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
+>>>>>>> main
 
 EXERCISE_NAMES = ", ".join(exercise.id for exercise in catalog.EXERCISES)
 HIDDEN_VISIBILITY_SETTINGS = dict(
@@ -192,11 +197,13 @@ def grading_run(exercises, *, submission, device, seed, timeout, suites, no_buil
         raise click.UsageError("--no-builtin-suites needs at least one --suites DIR")
     if no_perf and perf_points:
         raise click.UsageError("--perf-points needs the performance tiers: drop --no-perf")
-    missing = [] if notebook is not None else [e for e in exercises if _find_file(e, submission) is None]
-    if missing and len(missing) == len(exercises):
-        names = ", ".join(e.file_name for e in missing)
+    found = {e: notebook if notebook is not None else find_file(e, submission) for e in exercises}
+    if not any(found.values()):
+        names = ", ".join(e.file_name for e in exercises)
         raise click.UsageError(f"no {names} in {submission.resolve()} (nor an exerciseN_*.ipynb notebook): "
                                "pass --submission DIR with your files, or --notebook FILE")
+    for exercise, path in found.items():
+        _check_notebook_owner(exercise, path)
     # a torch.py or numpy.py beside the student's files must never be what this process imports
     folder = os.path.realpath(submission if notebook is None else notebook.parent)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != folder]
@@ -261,12 +268,18 @@ def ending_on_signals():
 PARENT_ENV = "LUMEN_PARENT_PID"  # set by `batch`: the grader dies with the batch that started it
 
 
-def _find_file(exercise, folder):
-    """The exercise's file (.py or notebook) in folder, or None; several notebooks: a usage error."""
+def _check_notebook_owner(exercise, path):
+    """A notebook made for another exercise is a usage error (the wrong file was given); one that
+    cannot be read is the submission's problem, reported in the exercise's result."""
+    if path is None or path.suffix != NOTEBOOK_SUFFIX:
+        return
     try:
-        return find_file(exercise, folder)
-    except SubmissionError as error:
-        raise click.UsageError(str(error)) from None
+        owner = notebook_owner(path)
+    except SubmissionError:
+        return
+    if owner not in (None, exercise.id):
+        raise click.UsageError(f"{path} is the notebook of {owner}, not {exercise.id}: grade it with "
+                               f"lumen-grade {owner} --notebook {path}")
 
 
 class LumenGrade(click.Group):
@@ -348,11 +361,8 @@ def grade_all(**options):
 def list_exercises(submission):
     """The exercises, their files, and the chapter section each one practises."""
     for exercise in catalog.EXERCISES:
-        try:
-            path = find_file(exercise, submission)
-            found = "found" if path else "missing"
-        except SubmissionError:  # several notebooks for one exercise
-            path, found = None, "several"
+        path = find_file(exercise, submission)
+        found = "found" if path else "missing"
         click.echo(f"{exercise.id:<10} {(path or submission / exercise.file_name).name:<24} {found:<8} "
                    f"{exercise.title}  (chapter: {exercise.section})")
 
@@ -427,6 +437,9 @@ def gradescope_options(command):
         click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
                      multiple=True, help="A folder of private test_exerciseN*.py suites (repeatable)."),
         click.option("--no-perf", is_flag=True, help="Skip the performance tiers (and the leaderboard)."),
+        click.option("--printed-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
+                     default="visible", show_default=True,
+                     help="When students see what their code printed (Gradescope's stdout_visibility)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -436,12 +449,24 @@ def gradescope_options(command):
 @main.command(cls=InstructorCommand, name="gradescope-bundle")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
               show_default=True, help="The zip to write.")
+@click.option("--torch", metavar="VERSION",
+              help="The torch release setup.sh installs  [default: the one installed here].")
 @gradescope_options
 def gradescope_bundle(out, **settings):
-    """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit)."""
+    """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit), after grading the
+    solutions with its settings on the CPU: they must score full marks, and their score is the
+    total to enter as the assignment's points."""
+    gradescope.require_checkout()
+    gradescope.torch_pin(settings["torch"])  # a torch Gradescope cannot install: refused before grading
+    score, total = gradescope.solutions_points(settings["exercises"], settings["suites"], settings["timeout"])
+    if score != total:
+        raise click.ClickException(f"solutions/ scores {score:g} of {total:g} with this bundle's suites: "
+                                   "a bundle must give the solutions full marks (see lumen-grade check)")
     names = gradescope.build_bundle(out, **settings)
     click.echo(f"wrote {out} ({len(names)} files): upload it as the autograder of a Gradescope "
                "programming assignment (base image: Ubuntu 22.04 or later)")
+    click.echo(f"total points: {total:g} (enter this as the assignment's points: what the solutions score "
+               "on Gradescope's CPU)")
 
 
 @main.command(name="gradescope-run", hidden=True)
@@ -610,23 +635,17 @@ SOLUTIONS_OPTION = click.option(
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("exercises"),
               show_default=True, help="Folder to write the student files and notebooks/ into.")
 @SOLUTIONS_OPTION
-@click.option("--chapter", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="The chapter as plain text, whose sections introduce the notebooks  "
-                   "[default: shared/chapter-attention.txt beside the checkout holding --solutions].")
 @click.option("--force", is_flag=True,
               help="Overwrite files that are not an earlier release (this can destroy a student's work).")
-def release_command(out, solutions, chapter, force):
-    """Instructors: write the student files and notebooks from the solutions.
+def release_command(out, solutions, force):
+    """Instructors: write the student files and notebooks from the solutions (the code between the
+    BEGIN/END SOLUTION markers becomes a stub; solutions/notebooks/*.md introduce the notebooks).
 
     Refuses to overwrite a folder that is not an earlier release, or files changed since it."""
     from grader import release  # imports nbformat: not needed by the other commands
 
-    chapter = chapter or solutions.resolve().parent.parent / "shared" / "chapter-attention.txt"
-    if not chapter.is_file():
-        raise click.UsageError(f"no chapter at {chapter}: pass --chapter FILE (the chapter's text, "
-                               "whose sections become the notebooks' introductions)")
     try:
-        done = release.release(solutions, out, chapter.read_text(encoding="utf-8"), force=force)
+        done = release.release(solutions, out, force=force)
     except release.ReleaseRefused as error:
         raise click.UsageError(f"{error}. Keep a copy elsewhere if it matters, then pass --force to "
                                "overwrite.") from None

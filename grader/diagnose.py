@@ -35,7 +35,6 @@ from grader.testkit import Made, as64, map_values
 SLACK = analyse.SLACK
 MATCH, WRONG, UNUSED = "match", "wrong", "unused"
 MAX_PASSING = 40  # passed calls weighed against a candidate, at most (the cost of a wrong answer stays small)
-MAX_PROBED = 3  # failed calls per function the replayed structural probes try, at most
 
 
 @dataclass
@@ -124,13 +123,25 @@ def _catalogue(number, cases, evidence, passing):
     if len(ids) == 1:
         others = [variant for m in candidates if m.id != ids[0] for variant in _mutants(m.id)]
         shown = {i for i in fits[ids[0]] if not any(outcome(variant, i)[0] == MATCH for variant in others)}
-        return [Diagnosis(ids[0], misconceptions.BY_ID[ids[0]].message, shown or fits[ids[0]], (ids[0],))]
+        message = f"{_where(cases, fits[ids[0]])}: {misconceptions.BY_ID[ids[0]].message}"
+        return [Diagnosis(ids[0], message, shown or fits[ids[0]], (ids[0],))]
     if len(ids) == 2:
         a, b = (misconceptions.BY_ID[i] for i in ids)
-        message = (f"These tests cannot tell two mistakes apart, and your answers fit both. Either: {a.message}. "
-                   f"Or: {b.message}")
-        return [Diagnosis(" | ".join(ids), message, fits[ids[0]] & fits[ids[1]], tuple(ids))]
+        both = fits[ids[0]] & fits[ids[1]]
+        message = (f"{_where(cases, both)}: these tests cannot tell two mistakes apart, and your answers fit both. "
+                   f"Either: {a.message}. Or: {b.message}")
+        return [Diagnosis(" | ".join(ids), message, both, tuple(ids))]
     return []
+
+
+def _where(cases, indices):
+    """The functions whose calls show a diagnosis, as the report names them: 'split_heads(...), ...'."""
+    names = []
+    for i in sorted(indices):
+        name = analyse.call_name(cases[i].call)
+        if name not in names:
+            names.append(name)
+    return ", ".join(names)
 
 
 def _explains_all(variant, evidence, outcome):
@@ -196,49 +207,79 @@ def _overridden(variant):
 
 
 def _structural(cases, rest):
-    """Findings of the structural analysers that every failed call of a function agrees on."""
+    """Findings of the structural analysers, one per function, each found on every failed call of that
+    function whose value has the expected shapes (so a coincidence of sizes on one call is not enough);
+    calls of other shapes (a crash of sizes, None) only add what no comparable call contradicts."""
     by_target = {}
     for i in rest:
         by_target.setdefault(_target(cases[i].call), []).append(i)
     found = []
     for indices in by_target.values():
-        agreed, first, showing = None, {}, []
-        for n, i in enumerate(indices):
-            findings = _findings(cases[i], probe=n < MAX_PROBED)
-            if not findings:
+        comparable = [i for i in indices if _comparable(cases[i].call["got"], cases[i].expected)]
+        agreed, showing = None, []
+        for n, i in enumerate(comparable or indices):
+            if agreed is None:
+                findings = _findings(cases[i])
+                if findings:
+                    agreed, showing = {f.key: f.message for f in findings}, [i]
+                elif comparable:
+                    break  # a wrong value of the expected shapes that no analyser explains
                 continue
-            showing.append(i)
-            keys = {f.key for f in findings}
-            for f in findings:
-                first.setdefault(f.key, f.message)
-            agreed = keys if agreed is None else agreed & keys
+            keys = _confirmed(cases[i], agreed)
+            if comparable or keys:
+                agreed = {key: message for key, message in agreed.items() if key in keys}
+                showing.append(i)
             if not agreed:
                 break
+        if agreed and len(agreed) > 1:  # a size read from a dim by position says less than its name
+            agreed = {key: message for key, message in agreed.items() if ".size(" not in key} or agreed
         if agreed and len(agreed) == 1:
-            key = next(iter(agreed))
-            found.append(Diagnosis(key, first[key], set(showing)))
+            [(key, message)] = agreed.items()
+            found.append(Diagnosis(key, message, set(showing)))
     return found[:3]
 
 
-def _findings(case, probe=True):
+def _comparable(got, expected):
+    """The student's value has the expected structure (types, lengths, shapes), only other numbers."""
+    if isinstance(expected, (tuple, list)):
+        return isinstance(got, (tuple, list)) and len(got) == len(expected) and all(map(_comparable, got, expected))
+    if isinstance(expected, torch.Tensor):
+        return isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(expected.shape)
+    return type(got) is type(expected)
+
+
+def _findings(case):
     """What one failed call shows: the direct analysers first, then the replayed probes."""
     try:
         findings = analyse.direct(case.call, case.expected, case.dtype)
     except Exception:  # noqa: BLE001 - an analyser that cannot read this value shows nothing
         findings = []
-    if findings or not probe:
-        return findings
-    what = analyse.call_name(case.call)
-    for key, message, change in [*analyse.probes(case.call), *analyse.substitution_probes(case.call)]:
-        call = {**case.call, **change} if isinstance(change, dict) else case.call
-        variant = misconceptions.Reference if isinstance(change, dict) else change
-        try:
-            value = replay(variant(), call, case.dtype)
-        except Exception:  # noqa: BLE001
-            continue
-        if matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype):
-            findings.append(analyse.Finding(key, f"{what}: {message}"))
-    return findings
+    return findings or [analyse.Finding(key, f"{analyse.call_name(case.call)}: {message}")
+                        for key, message, change in _probes(case.call) if _probe_matches(case, change)]
+
+
+def _confirmed(case, agreed):
+    """The keys of `agreed` this call shows too: by the direct analysers, or by replaying that probe."""
+    try:
+        keys = {f.key for f in analyse.direct(case.call, case.expected, case.dtype)} & set(agreed)
+    except Exception:  # noqa: BLE001
+        keys = set()
+    return keys | {key for key, _, change in _probes(case.call) if key in agreed and _probe_matches(case, change)}
+
+
+def _probes(call):
+    return [*analyse.probes(call), *analyse.substitution_probes(call)]
+
+
+def _probe_matches(case, change):
+    """Does the reference, with this structural change, give the student's value (and not the right one)?"""
+    call = {**case.call, **change} if isinstance(change, dict) else case.call
+    variant = misconceptions.Reference if isinstance(change, dict) else change
+    try:
+        value = replay(variant(), call, case.dtype)
+    except Exception:  # noqa: BLE001
+        return False
+    return matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype)
 
 
 def unseparated(number, calls):

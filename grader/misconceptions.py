@@ -129,7 +129,7 @@ class Reference:
 
     def multi_head_attention(self, p, n_heads, x, mask=None):
         B, L, D = x.shape
-        parts = self.order_qkv(list(F.linear(x, p["qkv.weight"], p.get("qkv.bias")).split(D, dim=-1)))
+        parts = self.order_qkv(self.cut_fused(F.linear(x, p["qkv.weight"], p.get("qkv.bias")), D, D))
         q, k, v = (self.split_heads(t, n_heads) for t in parts)
         y, _ = self.scaled_dot_product_attention(q, k, v, self.forward_mask(mask, L),
                                                  d_k=self.head_width(D // n_heads, D))

@@ -12,9 +12,9 @@ from pathlib import Path, PurePath
 import click
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", "red"),
-         "timeout": ("⏱", "red"), "skipped": ("-", "yellow")}
+         "timeout": ("⏱", "red"), "not_run": ("✗", "red"), "skipped": ("-", "yellow")}
 OUTPUT_LINES = 8  # lines of the student's own printing shown under a failed exercise
-PROBLEMS_SHOWN = 5  # distinct problems listed per exercise in the short report (-v lists every test)
+PROBLEMS_SHOWN = 3  # distinct problems listed per exercise in the short report (-v lists every test)
 NOT_IMPLEMENTED = "not implemented yet"  # how the plugin words a stub's NotImplementedError
 SPEED = {"on-par": "on par", "3x": "3× slower", "10x": "10× slower", "30x": "30× slower",
          "100x": "100× slower", "not-timed": "not timed"}  # a tier, in the one line of a passed exercise
@@ -70,7 +70,15 @@ def _exercise(text, exercise, verbose):
     if not exercise.passed:  # an untouched stub names its file on the next line
         where = "" if untouched and not verbose else f"  {exercise.file}"
         text.mark("✗", "red", f"{exercise.id}  {exercise.title}  {score}{where}", hang=2, bold=True)
-    if verbose:
+    if exercise.ignored:
+        text.line(f"also found, not graded: {', '.join(exercise.ignored)}", indent=4, hang=6)
+    for diagnosis in exercise.diagnoses:  # the misconception first: the failures below are its evidence
+        text.line(f"➜ {diagnosis['message']}", indent=4, hang=6, fg="cyan", bold=True)
+    if exercise.error:
+        not_run = [test for test in exercise.tests if test.status == "not_run"]
+        text.mark("✗", "red", exercise.error, indent=4, hang=6)
+        text.line(f"{len(not_run)} tests not run (0/{_points(sum(test.max_score for test in not_run))})", indent=6)
+    elif verbose:
         _every_test(text, exercise)
     elif untouched:
         names, section = _what_to_write(exercise)
@@ -83,8 +91,6 @@ def _exercise(text, exercise, verbose):
     for note in [] if not tier else [tier.get("complexity"), tier.get("memory")]:
         if isinstance(note, dict) and (verbose or note.get("verdict") not in FINE) and note.get("message"):
             text.line(note["message"], indent=6, hang=8)
-    for diagnosis in exercise.diagnoses:
-        text.line(f"➜ {diagnosis['message']}", indent=4, hang=6, fg="cyan", bold=True)
     if exercise.output and not exercise.passed:
         printed = exercise.output.splitlines()
         text.line("your code printed:", indent=4)
@@ -121,7 +127,8 @@ def _problems(text, exercise, ran):
         if test.status != "passed":
             groups.setdefault(test.message, []).append(test)
     drawn = _drawn(exercise)
-    for message, tests in list(groups.items())[:PROBLEMS_SHOWN]:
+    shown = PROBLEMS_SHOWN if len(groups) > PROBLEMS_SHOWN + 1 else len(groups)  # never "1 more"
+    for message, tests in list(groups.items())[:shown]:
         symbol, colour = MARKS.get(tests[0].status, ("✗", "red"))
         if len(tests) == 1:
             what = f"{tests[0].name}: {message}" if message else tests[0].name
@@ -131,10 +138,14 @@ def _problems(text, exercise, ran):
         for test in tests:
             if id(test) in drawn:
                 text.picture(test.details["picture"], indent=6)
-    if len(groups) > PROBLEMS_SHOWN:
-        more = sum(len(tests) for tests in list(groups.values())[PROBLEMS_SHOWN:])
-        text.line(f"… {len(groups) - PROBLEMS_SHOWN} more problems in {more} tests: "
+    if len(groups) > shown:
+        more = sum(len(tests) for tests in list(groups.values())[shown:])
+        text.line(f"… {_count(len(groups) - shown, 'more problem')} in {_count(more, 'test')}: "
                   f"lumen-grade {exercise.id} -v lists every test", indent=4, hang=6)
+
+
+def _count(n, noun):
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _what_to_write(exercise):
@@ -244,20 +255,24 @@ GRADESCOPE_VISIBILITIES = {"hidden": "hidden from students", "after_due_date": "
 def render_gradescope(report, hidden_visibility="after_published"):
     """Gradescope's results.json (gradescope-autograders.readthedocs.io/en/latest/specs/).
 
-    A test per check, its teaching message as the output; hidden checks get `hidden_visibility`.
+    A test per check, its teaching message as the output, numbered exercise.check (3.1, 3.2, ...) and
+    tagged with the exercise and the misconception it showed; hidden checks get `hidden_visibility`.
     Skipped checks (a GPU case on a CPU machine) are left out, as Gradescope has no 'skipped' and
     they count towards no score, and are counted in the top-level output instead. The performance
     tiers become a `leaderboard`, present only when some exercise has a tier."""
     tests = [
         {
             "name": f"{exercise.id}: {test.name}",
+            "number": f"{exercise.id.removeprefix('exercise')}.{number}",  # Gradescope orders tests by it
             "score": test.score,
             "max_score": test.max_score,
             "status": "passed" if test.status == "passed" else "failed",
             "output": test.message,
+            "tags": [exercise.id, *([test.details["diagnosis"]] if test.details.get("diagnosis") else [])],
             "visibility": hidden_visibility if test.visibility == "hidden" else "visible",
         }
-        for exercise in report.exercises for test in exercise.tests if test.status != "skipped"
+        for exercise in report.exercises
+        for number, test in enumerate((test for test in exercise.tests if test.status != "skipped"), start=1)
     ]
     results = {
         "score": report.score,
@@ -288,6 +303,8 @@ def _gradescope_summary(report, hidden_visibility):
         if len(shown) < len(ran):
             line += f"; {len(ran) - len(shown)} more {when_hidden}"
         lines.append(line)
+        if exercise.error:
+            lines.append(f"    not graded: {exercise.error}")
         if exercise.tier:
             lines.append(f"    performance: {exercise.tier.get('message') or exercise.tier.get('name')}")
         lines.extend(f"    ➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses)
@@ -306,7 +323,8 @@ def _leaderboard(exercise):
             {"name": f"{exercise.id} time vs reference", "value": round(ratio, 3), "order": "asc"}]
 
 
-JUNIT_ELEMENTS = {"failed": "failure", "error": "error", "timeout": "error", "skipped": "skipped"}
+JUNIT_ELEMENTS = {"failed": "failure", "error": "error", "timeout": "error", "not_run": "error",
+                  "skipped": "skipped"}
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -356,7 +374,8 @@ def render_junit(report):
                 if where:
                     text.append(where)
                 outcome.text = _xml_text("\n".join(text))
-        notes = [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses]
+        notes = [f"not graded: {exercise.error}"] if exercise.error else []
+        notes += [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses]
         if exercise.output:
             notes += ["your code printed:", exercise.output]
         if notes:

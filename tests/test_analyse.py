@@ -40,8 +40,8 @@ def direct(call):
 def test_a_factor_is_named_by_the_quantity_it_equals():
     q, k = randn(2, 5, 8), randn(2, 7, 8, seed=1)  # d_k = 8, L_q = 5, L_k = 7
     got = (q @ k.transpose(-2, -1) / math.sqrt(7)).float()  # divided by √L_k
-    [finding] = direct(call_of("scaled_scores", q.float(), k.float(), got=got))
-    assert finding.key == "divisor:√L_k"
+    finding, by_position = direct(call_of("scaled_scores", q.float(), k.float(), got=got))
+    assert finding.key == "divisor:√L_k" and by_position.key == "divisor:√k.size(1)"
     assert "√L_k = √7" in finding.message and "the number of keys" in finding.message and "√d_k = √8" in finding.message
 
 
@@ -87,13 +87,26 @@ def test_a_transpose_is_named_by_its_axes():
     assert finding.key == "axes:-3--1--2" and "the queries axis and the keys axis swapped" in finding.message
 
 
-def test_a_reshape_that_mixes_heads_and_positions_is_named():
+def test_reshapes_that_mix_heads_and_positions_are_named():
     x = randn(2, 5, 12)  # B, L, D with 3 heads of 4
-    want = ref.split_heads(x, 3)  # (2, 3, 5, 4)
-    got = x.reshape(2, 3, 5, 4).float()  # no transpose
-    [finding] = direct(call_of("split_heads", x.float(), 3, got=got))
-    assert finding.key.startswith("mixed:") and "heads" in finding.message and "positions" in finding.message
-    assert want.shape == got.shape
+    [found] = _structural(call_of("split_heads", x.float(), 3, got=x.reshape(2, 3, 5, 4).float()))
+    assert found.id == "split:no-transpose" and "transpose(1, 2)" in found.message
+    strided = x.view(2, 5, 4, 3).permute(0, 3, 1, 2).float()  # head h gets columns h, h + 3, ...
+    [found] = _structural(call_of("split_heads", x.float(), 3, got=strided))
+    assert found.id == "split:strided" and "every H-th column" in found.message
+    heads = randn(2, 3, 5, 4)
+    [found] = _structural(call_of("merge_heads", heads.float(), got=heads.reshape(2, 5, 12).float()))
+    assert found.id == "merge:no-transpose"
+
+
+def test_a_size_read_from_the_wrong_dim_is_named_by_position():
+    calls = []
+    for shape in ((2, 5, 8), (2, 3, 4, 6)):  # q.size(1) is L_q, then the number of heads
+        q, k = randn(*shape), randn(*shape[:-2], 7, shape[-1], seed=1)
+        got = (q @ k.transpose(-2, -1) / math.sqrt(shape[1])).float()
+        calls.append(call_of("scaled_scores", q.float(), k.float(), got=got))
+    [found] = diagnose.conclude(99, calls)
+    assert found.id == "divisor:√q.size(1)" and "not its last dim" in found.message
 
 
 # -- normalisation -------------------------------------------------------------------------------------
@@ -228,7 +241,8 @@ def test_a_passed_call_contradicts_a_mistake_it_would_have_shown():
 def test_two_mistakes_the_calls_cannot_tell_apart_are_named_as_either_or():
     [found] = diagnose.conclude(4, [call_of("causal_mask", 1, got=torch.zeros(1, 1, dtype=torch.bool))])
     assert set(found.ids) == {"mask-inverted", "mask-excludes-diagonal"}
-    assert found.message.startswith("These tests cannot tell two mistakes apart") and " Or: " in found.message
+    assert found.message.startswith("causal_mask(...): these tests cannot tell two mistakes apart")
+    assert " Or: " in found.message
 
 
 def test_structural_findings_must_agree_across_a_functions_calls():

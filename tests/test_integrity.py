@@ -121,7 +121,7 @@ def assert_honest(case, exit_code, exercise):
         assert not case.timed or exercise["tier"]["ratio"], exercise["tier"]  # timed beside the reference
     else:
         assert exercise["score"] < exercise["max_score"] and exit_code == 1
-        messages = [test["message"] for test in tests if test["status"] != "passed"]
+        messages = [test["message"] for test in tests if test["status"] != "passed"] + [exercise["error"] or ""]
         says = case.says if isinstance(case.says, tuple) else (case.says,)
         assert any(said in message for message in messages for said in says), messages
     for text in [test["message"] for test in tests] + [exercise["output"]]:

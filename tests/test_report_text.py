@@ -76,7 +76,8 @@ def test_identical_failures_are_folded_and_a_syntax_error_shows_once(tmp_path):
     result = invoke("3", "--submission", tmp_path, "--device", "cpu")
     assert result.exit_code == 1
     assert result.output.count("SyntaxError") == 1, result.output
-    assert re.search(r"✗ all \d+ tests: your code raised SyntaxError", result.output)
+    assert "✗ exercise3_scaling.py: importing it raised SyntaxError" in result.output
+    assert re.search(r"\n +\d+ tests not run \(0/\d+\)\n", result.output)
 
 
 def test_a_failing_exercise_shows_each_distinct_problem_its_picture_and_diagnosis(tmp_path):
@@ -88,7 +89,7 @@ def test_a_failing_exercise_shows_each_distinct_problem_its_picture_and_diagnosi
     words = " ".join(result.output.split())
     assert "✗ test_causal_mask[cpu-L=4]: causal_mask(4, device='cpu') is wrong at [0, 0]" in words
     assert "      expected   yours" in lines and result.output.count("expected   yours") == 1
-    assert "➜ Your mask is the wrong way round: True means 'may attend'" in words
+    assert "➜ causal_mask(...): Your mask is the wrong way round: True means 'may attend'" in words
     assert "test_apply_mask_values" not in result.output  # a passing test is not listed
     verbose = invoke("4", "--submission", tmp_path, "--device", "cpu", "--no-perf", "-v", columns=60)
     assert "    ✓ 2/2  test_apply_mask_values[cpu-float32]" in lines_of(verbose.output)
