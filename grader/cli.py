@@ -17,13 +17,8 @@ from pathlib import Path
 
 import click
 
-<<<<<<< HEAD
 from grader import batch, catalog, classbook, files, gradescope, report
-from grader.submission import SubmissionError, find_file
-=======
-from grader import batch, catalog, classbook, gradescope, report
 from grader.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
->>>>>>> main
 
 EXERCISE_NAMES = ", ".join(exercise.id for exercise in catalog.EXERCISES)
 HIDDEN_VISIBILITY_SETTINGS = dict(

@@ -25,13 +25,8 @@ from pathlib import Path
 
 import click
 
-<<<<<<< HEAD
-from grader import catalog, containment, files, report
-from grader.results import ExerciseResult, GradeReport, TestResult
-=======
-from grader import catalog, report, submission
+from grader import catalog, containment, files, report, submission
 from grader.results import clean_text
->>>>>>> main
 
 ROOT_ENV = "LUMEN_AUTOGRADER_ROOT"
 DEFAULT_ROOT = Path("/autograder")
@@ -205,7 +200,9 @@ def stage_files(tree, dest, exercises=catalog.EXERCISES):
         found = submission.candidates(exercise, tree, nested=True)
         if found:
             name = f"{exercise.stem}{found[0].suffix}"
-            shutil.copyfile(found[0], Path(dest) / name)
+            # never blocks on a pipe nor follows a link a classmate's code could have left, bounded
+            data = files.read_regular(found[0], files.MAX_SOURCE_BYTES * 8, follow=False)
+            Path(dest, name).write_bytes(data)
             staged[exercise] = ({name: found[0]}, found[1:])
     return staged
 
@@ -269,19 +266,6 @@ def _grade(folder, exercises, hidden_visibility, options):
     from grader import runner  # imports torch
 
     with tempfile.TemporaryDirectory(prefix="lumen-submission-") as staging:
-<<<<<<< HEAD
-        chosen, notes = stage(submission, staging, exercises) if submission.is_dir() else ({}, [])
-        graded = [exercise for exercise in exercises if exercise in chosen]
-        verdict = GradeReport([], "none", options["seed"],
-                              containment={"level": containment.expected_level(), "layers": []})
-        if graded:
-            verdict = runner.grade(graded, runner.Options(submission=Path(staging), **options))
-    by_id = {result.id: result for result in verdict.exercises}
-    for exercise, source in chosen.items():
-        by_id[exercise.id].file = source.relative_to(submission).as_posix()
-    verdict.exercises = [by_id.get(exercise.id) or _missing(exercise) for exercise in exercises]
-    print(report.render_text(verdict))  # for the instructor's view of the run
-=======
         staged = stage_files(folder, staging, exercises) if folder.is_dir() else {}
         verdict = runner.grade(exercises, runner.Options(submission=Path(staging), **options))
         notes = graded_notes(folder, staged, verdict)
@@ -294,27 +278,14 @@ def _grade(folder, exercises, hidden_visibility, options):
     for exercise in verdict.exercises:
         if exercise.output:
             print(f"\n{exercise.id}: your code printed:\n{exercise.output}")
->>>>>>> main
     results = json.loads(report.render_gradescope(verdict, hidden_visibility=hidden_visibility))
     results["output"] += "\n\n" + "\n".join(notes or ["No exercise files were found in your submission."])
     if verdict.containment_level != containment.KERNEL:
         print(PROCESS_WARNING)
         results["output"] = PROCESS_WARNING + "\n\n" + results["output"]
     return results
-<<<<<<< HEAD
 
 
 PROCESS_WARNING = ("WARNING (for the course staff): containment level 'process' — the autograder could not "
                    "confine the submission's code by the kernel (no Landlock, no mount namespace), so a "
                    "submission could tamper with this run's files. See docs/security.md.")
-
-
-def _missing(exercise):
-    """The result of an exercise whose file is nowhere in the submission."""
-    return ExerciseResult(exercise.id, exercise.title, exercise.file_name, tests=[TestResult(
-        "find the file", "error", 1.0,
-        message=f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
-                "upload it under exactly this name",
-    )])
-=======
->>>>>>> main

@@ -89,18 +89,11 @@ def _grade(exercises, options, launcher, devices):
         # submission that could write this kit's files must not change what is imported later
         from grader import perf
 
-<<<<<<< HEAD
-            _run_suites(results, files, launcher, options, devices)
-            if options.perf:
-                perf.rate(exercises, results, files, launcher, devices, options)
-    return GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed,
-                       containment=launcher.level)
-=======
         _run_suites(results, files, sources, launcher, options, devices)
         if options.perf:
             perf.rate(exercises, results, files, launcher, devices, options)
-    return GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed)
->>>>>>> main
+    return GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed,
+                       containment=launcher.level)
 
 
 def _run_suites(results, files, sources, launcher, options, devices):
