@@ -19,9 +19,12 @@ exception still answers that request with the rule's name, and the judge scores 
 """
 
 import contextlib
+import ctypes
 import importlib.util
 import os
+import re
 import sys
+import types
 import warnings
 from dataclasses import dataclass
 
@@ -57,7 +60,8 @@ class Rule:
     advice: str
     exercises: tuple = None  # exercise numbers; None: every exercise
     calls: tuple = ()  # parts of torch function names: "softmax" is also log_softmax, aten._softmax
-    kernels: tuple = ()  # (aten operator, dispatch keys) whose kernels refuse to run
+    kernels: str = None  # a pattern of aten operator names: every overload's kernels refuse to run
+    private: tuple = ()  # torch's private modules that hold whole implementations of the forbidden maths
     modules: tuple = ()  # top-level modules the student's code may not import
     paths: tuple = ()  # files and folders whose code the student's may not run (nor open, if secret)
 
@@ -67,15 +71,18 @@ RULES = (
          "write softmax yourself: subtract the maximum, torch.exp, divide by the sum "
          "(chapter: Step 4 — Softmax)",
          exercises=(5,), calls=("softmax",),
-         kernels=(("_softmax", ("CPU", "CUDA")), ("_log_softmax", ("CPU", "CUDA")))),
+         kernels=r"softmax", private=("torch._refs", "torch._decomp")),
     Rule("torch's fused attention (F.scaled_dot_product_attention)",
          "compute softmax(Q Kᵀ / √d_k) V step by step, or call the scaled_dot_product_attention "
          "in your own file",
          exercises=(5, 6, 7, 8), calls=("scaled_dot_product",),
-         kernels=(("scaled_dot_product_attention", ("CompositeImplicitAutograd",)),)),
+         kernels=r"scaled_dot_product|scaled_dot_attention|flash_attention|efficient_attention|cudnn_attention"
+                 r"|fused_attention|fused_sdp",
+         private=("torch._decomp", "torch.nn.attention.flex_attention", "torch._higher_order_ops.flex_attention")),
     Rule("nn.MultiheadAttention",
          "build the heads yourself: project, split the heads, attend, merge the heads, project out",
-         exercises=(5, 6, 7, 8), calls=("multi_head_attention", "transformer_encoder_layer")),
+         exercises=(5, 6, 7, 8), calls=("multi_head_attention", "transformer_encoder_layer"),
+         kernels=r"multi_head_attention|transformer_encoder_layer"),
     Rule("the answer key (lumen_ref, solutions)",
          "the grader compares your code with it: write the code yourself",
          modules=("lumen_ref", "solutions"), paths=tuple(_ANSWER_KEY)),
@@ -139,16 +146,37 @@ class Guard:
         forget_modules()
         sys.addaudithook(self._audit)
         self._refuse_kernels()
+        self._guard_private_modules()
 
     def _refuse_kernels(self):
-        kernels = [(rule, op, key) for rule in self.rules for op, keys in rule.kernels for key in keys]
-        if not kernels:
+        """Every overload (.out forms included) of every aten operator a rule names, on every
+        dispatch key where it has a kernel (each backend's, and the composite ones), is replaced by
+        a refusal. The registrations are kept alive by a reference that no Python object holds (the
+        library object is not tracked by the garbage collector), so that nothing the student's code
+        can reach undoes them: they last as long as this child."""
+        targets = [(rule, name.split("::", 1)[1]) for rule in self.rules if rule.kernels
+                   for name in _aten_ops() if re.search(rule.kernels, name.split("::", 1)[1])]
+        if not targets:
             return
-        self.library = torch.library.Library("aten", "IMPL")
+        library = torch._C._dispatch_library("IMPL", "aten", "", __file__, 0)
         with warnings.catch_warnings():  # "overriding a previously registered kernel": we mean it
             warnings.simplefilter("ignore")
-            for rule, op, key in kernels:
-                self.library.impl(op, self._refusal(rule, f"torch.ops.aten.{op}"), key)
+            for rule, op in targets:
+                for key in _DISPATCH_KEYS:
+                    if torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{op}", key):
+                        library.impl(op, key, self._refusal(rule, f"torch.ops.aten.{op}"), False)
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(library))  # never released: see above
+        self.library = True
+
+    def _guard_private_modules(self):
+        """The private modules of a rule answer the student's code with a refusal for any name
+        looked up in them (torch's own code still uses them)."""
+        for rule in self.rules:
+            for name in rule.private:
+                for module_name, module in list(sys.modules.items()):
+                    if (module_name == name or module_name.startswith(name + ".")) and type(module) is types.ModuleType:
+                        module.__class__ = _PrivateModule
+                        _PRIVATE[module_name] = (self, rule)
 
     def _refusal(self, rule, called):
         def refuse(*args, **kwargs):
@@ -211,9 +239,14 @@ class Guard:
         if event not in ("import", "open", "exec"):
             return
         if event == "import":
-            rule = self.modules.get(str(args[0]).partition(".")[0])
+            name = str(args[0])
+            rule = self.modules.get(name.partition(".")[0])
             if rule is not None:
-                self.flag(rule, f"your code imported {args[0]}")
+                self.flag(rule, f"your code imported {name}")
+            for rule in self.rules:
+                if any(name == private or name.startswith(private + ".") for private in rule.private) and \
+                        not _torch_asked(sys._getframe(1)):
+                    self.flag(rule, f"your code imported {name}, torch's own implementation")
             return
         target = getattr(args[0], "co_filename", None) if event == "exec" else args[0]
         try:
@@ -245,6 +278,43 @@ def forget_modules():
         if name.partition(".")[0] in names or (isinstance(file, str) and _inside(file, roots)):
             del sys.modules[name]
     _forgotten = True
+
+
+_DISPATCH_KEYS = ("CPU", "CUDA", "HIP", "MPS", "XPU", "SparseCPU", "SparseCUDA", "SparseCsrCPU", "SparseCsrCUDA",
+                  "NestedTensorCPU", "NestedTensorCUDA", "QuantizedCPU", "QuantizedCUDA", "CompositeImplicitAutograd",
+                  "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")
+_TORCH = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+_PRIVATE = {}  # guarded module name -> (guard, rule)
+
+
+def _torch_asked(frame):
+    """Whether the code that started an import (the first frame outside the import machinery and
+    this file) is torch's own."""
+    while frame is not None and (frame.f_code.co_filename.startswith("<frozen ") or frame.f_code.co_filename == __file__):
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename.startswith(_TORCH)
+
+
+def _aten_ops():
+    return [name for name in torch._C._dispatch_get_all_op_names() if name.startswith("aten::")]
+
+
+class _PrivateModule(types.ModuleType):
+    """A private module of torch as the student's code sees it: any name looked up in it from
+    outside torch (the student's file, or anything it calls) is a forbidden shortcut."""
+
+    def __getattribute__(self, name):
+        if name not in _IMPORT_NAMES:
+            caller = sys._getframe(1).f_code.co_filename
+            if not caller.startswith((_TORCH, "<frozen ")):
+                module_name = types.ModuleType.__getattribute__(self, "__name__")
+                guard, rule = _PRIVATE[module_name]
+                guard.flag(rule, f"your code used {module_name}.{name}, torch's own implementation")
+        return types.ModuleType.__getattribute__(self, name)
+
+
+_IMPORT_NAMES = frozenset({"__name__", "__spec__", "__path__", "__file__", "__loader__", "__package__",
+                           "__class__", "__getattr__", "__all__"})
 
 
 @contextlib.contextmanager

@@ -13,8 +13,10 @@ import time
 
 import torch
 
-MAX_MESSAGE_BYTES = 1 << 30  # 1 GiB: a larger frame is a runaway submission, not an answer
+MAX_MESSAGE_BYTES = 256 << 20  # a larger reply is a runaway submission, not an answer
 MAX_HEADER_BYTES = 16 << 20  # the JSON part: plain values, never tensor data
+MAX_VALUES = 100_000  # plain values (numbers, strings, lists...) in one message
+MAX_DIMS = 16  # dimensions of one tensor
 _DEVICES = re.compile(r"(cpu|cuda(:\d+)?)\Z")
 _KIND = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,99}\Z")  # a type name, as the judge will print it
 
@@ -105,12 +107,32 @@ def _read_exactly(sock, size, deadline):
 
 
 def decode(frames):
-    """Frames -> value; every tensor is rebuilt here from dtype, shape and bytes."""
+    """Frames -> value; every tensor is rebuilt here from dtype, shape and bytes. Bounded: at most
+    MAX_VALUES values, and each buffer used by one tensor only, whose size it must match exactly (a
+    header naming one buffer many times must not make the judge copy it many times)."""
     try:
         tree = json.loads(bytes(frames[0]))
-        return _unpack(tree, frames[1:])
+        return _unpack(tree, frames[1:], _Budget())
     except (ValueError, KeyError, TypeError, IndexError, RuntimeError, OverflowError, RecursionError) as err:
         raise WireError(f"malformed message from the student's process: {err}") from None
+
+
+class _Budget:
+    """What one message may still make the judge build."""
+
+    def __init__(self):
+        self.values, self.buffers = MAX_VALUES, set()
+
+    def spend(self):
+        self.values -= 1
+        if self.values < 0:
+            raise ValueError(f"more than {MAX_VALUES} values in one reply")
+
+    def take(self, index, buffers):
+        if index in self.buffers:
+            raise ValueError("a tensor buffer used twice")
+        self.buffers.add(index)
+        return buffers[index]
 
 
 def _pack(value, buffers):
@@ -147,13 +169,20 @@ def _pack(value, buffers):
     raise WireError(f"a value of type {kind}")
 
 
-def _unpack(tree, buffers):
+def _unpack(tree, buffers, budget):
+    budget.spend()
     if tree is None or type(tree) in (bool, int, float, str):
         return tree
     if "tensor" in tree:
-        raw = bytearray(buffers[int(tree["tensor"])])  # its own, aligned copy
+        dtype, shape = _DTYPES[tree["dtype"]], tree["shape"]
+        if not isinstance(shape, list) or len(shape) > MAX_DIMS or not all(type(n) is int and n >= 0 for n in shape):
+            raise ValueError("a tensor's shape is not a list of sizes")
+        buffer = budget.take(int(tree["tensor"]), buffers)
+        if len(buffer) != math.prod(shape) * dtype.itemsize:
+            raise ValueError("a tensor's bytes do not match its shape")
+        raw = bytearray(buffer)  # its own, aligned copy
         flat = torch.frombuffer(raw, dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)
-        tensor = flat.view(_DTYPES[tree["dtype"]]).reshape([int(n) for n in tree["shape"]])
+        tensor = flat.view(dtype).reshape(shape)
         device = str(tree["device"])
         if not _DEVICES.match(device):
             raise ValueError(f"unknown device {device!r}")
@@ -161,11 +190,11 @@ def _unpack(tree, buffers):
     if "float" in tree:
         return float(tree["float"])
     if "list" in tree:
-        return [_unpack(item, buffers) for item in tree["list"]]
+        return [_unpack(item, buffers, budget) for item in tree["list"]]
     if "tuple" in tree:
-        return tuple(_unpack(item, buffers) for item in tree["tuple"])
+        return tuple(_unpack(item, buffers, budget) for item in tree["tuple"])
     if "dict" in tree:
-        return {str(k): _unpack(item, buffers) for k, item in tree["dict"]}
+        return {str(k): _unpack(item, buffers, budget) for k, item in tree["dict"]}
     if "dtype" in tree:
         return _DTYPES[tree["dtype"]]
     if "handle" in tree:

@@ -77,6 +77,13 @@ CASES = [
          honest=SPLIT_MERGE),
     Case("multihead_module.py", "forbidden: nn.MultiheadAttention", exercise="exercise6", on_solution=True,
          honest=SPLIT_MERGE),
+    # the same shortcuts at the dispatcher: other overloads, private operators and modules
+    *(Case(f"softmax_{variant}.py", "forbidden: torch's softmax", exercise="exercise5", on_solution=True)
+      for variant in ("out_overload", "masked", "refs")),
+    Case("fused_flash_cpu.py", "forbidden: torch's fused attention", exercise="exercise6", on_solution=True,
+         honest=SPLIT_MERGE),
+    Case("fused_flex_attention.py", "forbidden: torch's fused attention", exercise="exercise7", on_solution=True,
+         honest=("test_repeat_kv", "test_constructor", "test_gqa_parameters")),
 ]
 
 
@@ -253,6 +260,24 @@ def test_malformed_replies_are_wire_errors_not_crashes():
             wire.decode(frames)
     handle = wire.decode([json.dumps({"handle": 1, "kind": "\x1b[2Kpassed"}).encode()])
     assert handle.kind == "object"
+
+
+def test_a_reply_cannot_make_the_judge_build_more_than_it_sent():
+    """One buffer named by many tensors (a 1 MiB reply that would expand to 1 GiB), a buffer whose
+    size does not match its shape, too many values, too many dimensions: all refused."""
+    tensor = {"tensor": 0, "dtype": "float32", "shape": [1 << 18], "device": "cpu"}
+    buffer = bytes(1 << 20)
+    refused = [
+        [json.dumps({"list": [tensor] * 1000}).encode(), buffer],
+        [json.dumps({**tensor, "shape": [1 << 20]}).encode(), buffer],
+        [json.dumps({**tensor, "shape": [-1]}).encode(), buffer],
+        [json.dumps({**tensor, "shape": [1] * 17 + [1 << 18]}).encode(), buffer],
+        [json.dumps({"list": list(range(wire.MAX_VALUES + 1))}).encode()],
+    ]
+    for frames in refused:
+        with pytest.raises(wire.WireError):
+            wire.decode(frames)
+    assert wire.decode([json.dumps({"list": [tensor]}).encode(), buffer])[0].shape == (1 << 18,)
 
 
 @pytest.mark.parametrize("size, expected", [("512M", 512 << 20), ("1.5G", 3 << 29), ("4GiB", 4 << 30), ("64", 64 << 20)])
