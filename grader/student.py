@@ -68,7 +68,12 @@ class Student:
             "kwargs": kwargs, "grad": grad, "return_args": return_args, "no_grad": no_grad,
         }
         reply = worker.request(_to_wire(request))
-        return {key: self._from_wire(value) for key, value in reply.items()}
+        reply = {key: self._from_wire(value) for key, value in reply.items()}
+        if isinstance(target, str) and target[:1].isupper() and method is None and grad is None \
+                and not isinstance(reply.get("value"), RemoteObject):  # a class of the exercise, called
+            raise Mismatch(f"{target}(...) returned {describe(reply.get('value'))}, not an object: "
+                           f"{target} must stay a class (an nn.Module) that the tests can build and call")
+        return reply
 
     def backward(self, target, *args, wrt, upstream, method=None, **kwargs):
         """Run target(*args) with gradients for args[i] (i in wrt), backpropagate `upstream`
@@ -97,6 +102,9 @@ class Student:
         return printable(head.decode(errors="replace"), limit, newlines=True)
 
     def _from_wire(self, value):
+        if type(value) is int and abs(value) >= _HUGE:
+            raise Mismatch(f"your code returned the integer {str(value)[:12]}… ({len(str(value))} digits), far "
+                           "beyond any count of bytes or elements: is a factor multiplied in too often?")
         if isinstance(value, wire.Handle):
             return RemoteObject(self, value, self.generation)
         if isinstance(value, list):
@@ -106,6 +114,9 @@ class Student:
         if isinstance(value, dict):
             return {key: self._from_wire(item) for key, item in value.items()}
         return value
+
+
+_HUGE = 1 << 63  # an int beyond what any size or count can be (and beyond what a float compares exactly)
 
 
 def _to_wire(value):

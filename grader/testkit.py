@@ -331,6 +331,9 @@ def check_parameters(state, reference, *, what, layers, bias, exact=False, formu
     lacks; with `exact`, nothing else either. `layers` says which layers to make, `bias` how to
     leave a bias out, `formulas` (name -> text) what a shape is made of."""
     expected = {name: tuple(p.shape) for name, p in reference.state_dict().items()}
+    if not isinstance(state, dict):
+        raise Mismatch(f"{what}.state_dict() returned {describe(state)}, expected a dict of parameter names and "
+                       "tensors: leave state_dict to nn.Module")
     got = {name: tuple(t.shape) for name, t in state.items() if isinstance(t, torch.Tensor)}
     missing = [name for name in expected if name not in got]
     if missing:

@@ -82,6 +82,14 @@ CASES = [
       for variant in ("out_overload", "masked", "refs")),
     Case("fused_flash_cpu.py", "forbidden: torch's fused attention", exercise="exercise6", on_solution=True,
          honest=SPLIT_MERGE),
+    # odd values: a failed test about the student's code, never "grader error"
+    Case("odd_state_dict.py", "state_dict() returned a list", exercise="exercise6", on_solution=True,
+         honest=SPLIT_MERGE),
+    Case("class_is_a_number.py", "must stay a class", exercise="exercise6", on_solution=True, honest=SPLIT_MERGE),
+    Case("class_is_a_tensor.py", "must stay a class", exercise="exercise7", on_solution=True,
+         honest=("test_repeat_kv",)),
+    Case("huge_int.py", "far beyond any count", exercise="exercise8", on_solution=True,
+         honest=("test_kvcache", "test_cached")),
     Case("fused_flex_attention.py", "forbidden: torch's fused attention", exercise="exercise7", on_solution=True,
          honest=("test_repeat_kv", "test_constructor", "test_gqa_parameters")),
 ]
@@ -133,6 +141,7 @@ def assert_honest(case, exit_code, exercise):
         assert any(said in message for message in messages for said in says), messages
     for text in [test["message"] for test in tests] + [exercise["output"]]:
         assert text == printable(text, len(text), newlines=True), "a control character reached the report"
+        assert "grader error" not in text, text
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
