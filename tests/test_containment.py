@@ -3,9 +3,12 @@ reads nothing of the kit but the runtime and its own file, and writes nowhere bu
 folder. As root (this machine, CI, Gradescope) and as an unprivileged user (`setpriv`), each
 skipped with the reason where the kernel layer is not available."""
 
+import csv
+import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -113,3 +116,96 @@ def test_as_an_unprivileged_user_landlock_confines_the_child(request):
     level, outcomes = json.loads(done.stdout.splitlines()[-1])
     assert level["level"] == containment.KERNEL and level["layers"][0].startswith("landlock"), level
     assert outcomes == OUTCOMES
+
+
+# -- a hostile student in a class -----------------------------------------------------------------
+
+
+def _class_files(folder):
+    return {path.relative_to(folder): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+@NEEDS_KERNEL
+def test_a_hostile_student_between_two_honest_ones_touches_nobody(tmp_path):
+    """mallory, graded between alice and zoe, rewrites every file she can find from the batch's command
+    line (the class folder, the gradebook's folder), forges full-marks records and leaves named pipes
+    where files will be opened: alice and zoe still get 204/204 and their files are byte for byte what
+    they handed in; mallory gets what she earned."""
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    solutions = {path.name: path.read_text() for path in (ROOT / "solutions").glob("exercise*.py")}
+    folder = tmp_path / "class"
+    for name, files in {"alice": solutions, "zoe": solutions,
+                        "mallory": {"exercise3_scaling.py": (ROOT / "tests" / "hostile" / "classmates.py").read_text()}
+                        }.items():
+        (folder / name).mkdir(parents=True)
+        for file, text in files.items():
+            (folder / name / file).write_text(text)
+    before = _class_files(folder)
+    out = tmp_path / "grades.csv"
+    result = CliRunner().invoke(main, ["batch", str(folder), "--out", str(out), "--jobs", "1", "--no-perf",
+                                       "--device", "cpu", "--timeout", "30"])
+    assert result.exit_code == 0, result.output
+    assert _class_files(folder) == before
+    with open(out, newline="") as file:
+        rows = {row["student"]: row for row in csv.DictReader(file)}
+    for honest in ("alice", "zoe"):
+        assert (rows[honest]["total"], rows[honest]["max_score"]) == ("204", "204"), rows[honest]
+        assert rows[honest]["containment"] == "kernel"
+        record = json.loads((tmp_path / "grades" / f"{honest}.json").read_text())
+        assert record["report"]["score"] == 204 and record["report"]["exercises"]
+    assert rows["mallory"]["status"] == "graded" and float(rows["mallory"]["exercise3"]) < 19
+    assert not [path for path in tmp_path.rglob("*") if path.is_fifo()]
+    # and the resume trusts none of it: a second run finds three valid records and grades nobody
+    again = CliRunner().invoke(main, ["batch", str(folder), "--out", str(out), "--no-perf", "--device", "cpu"])
+    assert "skipping 3 student(s)" in again.stderr
+
+
+# -- no orphans -------------------------------------------------------------------------------------
+
+
+def _named(marker):
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                name, state = stat.read().rsplit(")", 1)
+            if name.split("(", 1)[1] == marker and state.split()[0] != "Z":
+                found.append(int(entry))
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="process names in /proc: Linux")
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+def test_stopping_the_grader_ends_every_child_and_removes_its_folders(tmp_path, stop):
+    """A student's child that never finishes importing, and `lumen-grade` told to stop: it exits at
+    once (128 + the signal), its children are gone and so are its temporary folders."""
+    marker = f"lumen-o{os.getpid() % 1000}-{stop[3:]}"
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "exercise3_scaling.py").write_text(
+        f"import ctypes\n\nctypes.CDLL(None).prctl(15, {marker.encode()!r})\nwhile True:\n    pass\n")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "grader", "exercise3", "--submission", str(folder),
+                                "--no-perf", "--device", "cpu", "--timeout", "120"],
+                               env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    give_up = time.monotonic() + 60
+    while not _named(marker):
+        assert process.poll() is None and time.monotonic() < give_up, process.communicate()
+        time.sleep(0.05)
+    process.send_signal(getattr(signal, stop))
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 128 + getattr(signal, stop), stderr
+    assert "Traceback" not in stderr
+    give_up = time.monotonic() + 5
+    while _named(marker) and time.monotonic() < give_up:
+        time.sleep(0.05)
+    assert not _named(marker)
+    assert not list(temp.iterdir())
