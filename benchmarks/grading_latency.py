@@ -3,10 +3,16 @@
 Runs, interleaved in a random order each round, `python -c "import torch, pytest"` (the floor),
 `lumen-grade exercise3` and `lumen-grade all` on the instructor solutions, each with `--no-perf`
 and with the performance tiers, and prints each command's median wall time and its ratio to the
-floor's median. Goals (--no-perf): one exercise <= 1.5x the floor, all eight <= 3x.
+floor's median. Goals (--no-perf): one exercise <= 1.5x the floor, all eight <= 3x. With
+--confinement-cost, the --no-perf commands also run without the kernel's layers of confinement
+(LUMEN_NO_KERNEL_CONTAINMENT=1: no mount namespace, uid drop or Landlock), in the same rounds, so
+that what confinement costs is measured side by side.
 
     python benchmarks/grading_latency.py --rounds 7
+    python benchmarks/grading_latency.py --rounds 7 --no-perf-only --confinement-cost
 """
+
+import os
 
 import random
 import statistics
@@ -27,11 +33,14 @@ COMMANDS = {
     "exercise3": ([*GRADE, "exercise3", *SOLUTIONS], None),
     "all": ([*GRADE, "all", *SOLUTIONS], None),
 }
+UNCONFINED = " (no kernel layers)"  # the same command with LUMEN_NO_KERNEL_CONTAINMENT=1
 
 
-def wall_time(command):
+def wall_time(name):
+    command = COMMANDS[name.removesuffix(UNCONFINED)][0]
+    env = {**os.environ, **({"LUMEN_NO_KERNEL_CONTAINMENT": "1"} if name.endswith(UNCONFINED) else {})}
     started = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
     return time.perf_counter() - started
 
 
@@ -40,24 +49,25 @@ def wall_time(command):
               help="Runs of every command, interleaved.")
 @click.option("--no-perf-only", is_flag=True, help="Skip the runs with the performance tiers.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the order of the runs.")
-def main(rounds, no_perf_only, seed):
+@click.option("--confinement-cost", is_flag=True,
+              help="Also run the --no-perf commands without the kernel's layers of confinement.")
+def main(rounds, no_perf_only, seed, confinement_cost):
     """Median wall time of each grading command, as a ratio to the torch + pytest import floor."""
     names = [name for name in COMMANDS if not no_perf_only or "--no-perf" in name or name.startswith("import")]
+    names += [name + UNCONFINED for name in names if confinement_cost and "--no-perf" in name]
     times = {name: [] for name in names}
     order = random.Random(seed)
     for round_ in range(rounds):
         order.shuffle(names)
         for name in names:
-            times[name].append(wall_time(COMMANDS[name][0]))
+            times[name].append(wall_time(name))
         click.echo(f"round {round_ + 1}/{rounds} done", err=True)
     floor = statistics.median(times["import torch, pytest"])
-    click.echo(f"{'command':<22} {'median s':>9} {'x floor':>8}  goal")
-    for name in COMMANDS:
-        if name not in times:
-            continue
-        median, goal = statistics.median(times[name]), COMMANDS[name][1]
+    click.echo(f"{'command':<40} {'median s':>9} {'x floor':>8}  goal")
+    for name in sorted(times, key=lambda name: list(COMMANDS).index(name.removesuffix(UNCONFINED))):
+        median, goal = statistics.median(times[name]), COMMANDS[name.removesuffix(UNCONFINED)][1]
         verdict = "" if goal is None else f"<= {goal:g}x: {'met' if median / floor <= goal else 'NOT met'}"
-        click.echo(f"{name:<22} {median:>9.2f} {median / floor:>8.2f}  {verdict}")
+        click.echo(f"{name:<40} {median:>9.2f} {median / floor:>8.2f}  {verdict}")
 
 
 if __name__ == "__main__":
