@@ -187,8 +187,11 @@ def _divisor_findings(call, c, named, what):
     theirs = divisor(named) / c
     must = (f" where they must be divided by √d_k = √{named['d_k']} (d_k = q.size(-1), the width of a query)"
             if name != "1" else " where attention_scores is the raw Q Kᵀ: no scaling in this step")
-    if abs(theirs - 1) < 1e-6:
-        return [Finding("divisor:1", f"{what}: your scores are not divided by anything{must}")]
+    if abs(theirs - 1) < 1e-6:  # not divided, or divided by a size that is 1 here
+        ones = [name for name, n in {**named, **_dims(call)}.items() if n == 1]
+        return [Finding("divisor:1", f"{what}: your scores are not divided by anything{must}"),
+                *(Finding(f"divisor:√{name}", f"{what}: your scores are divided by √{name}{_words(name)}{must}")
+                  for name in ones)]
     findings = []
     for text_name, text in _named(theirs, {**named, **_dims(call)}, halves=True):
         if text_name != name:
@@ -503,15 +506,19 @@ def probes(call):
                       "first, then split_heads on each",
                       _variant(cut_fused=lambda self, qkv, d, d_model: [
                           t.flatten(-2) for t in qkv.unflatten(-1, (H, -1)).chunk(3, dim=-1)])))
+    if target in SCORES:
+        found.append(("diagonal-only", DIAGONAL, _variant(attention_scores=lambda self, q, k: (q * k).sum(-1))))
     if target in (*SCORES, "scaled_dot_product_attention", *MODULES):
         found.append(("scores:view-not-transpose", "your k is reshaped (view or reshape) to (…, d_k, L_k) instead of "
                       "transposed: a view keeps the numbers in their memory order, so they land in the wrong places; "
                       "swap the last two dims with k.transpose(-2, -1)",
                       _variant(attention_scores=lambda self, q, k: q @ k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]))))
     if target == "CachedGroupedQueryAttention":
-        found.append(("cache:no-mask", "when a cache is given your forward attends without a mask: fine for one new "
-                      "token, but with several new tokens in one call token i must not see the new tokens after it; "
-                      "use a (T_new, past + T_new) mask, tril(diagonal=past)", _variant(cached_attention=_unmasked_with_cache)))
+        found.append(("cache:no-mask", "when a cache is given, each of your new tokens sees all the new tokens, the "
+                      "later ones too (no causal mask among them, or one shifted by T_new, as when past is read after "
+                      "cache.update): fine for one new token, but with several in one call token i must not see the "
+                      "ones after it; use a (T_new, past + T_new) mask, tril(diagonal=past), with past = len(cache) "
+                      "before the update", _variant(cached_attention=_unmasked_with_cache)))
     if target == "CachedGroupedQueryAttention":
         found.append(("cache:overwritten", "your cache writes every update at position 0, over the tokens before "
                       "it, so the past it returns is overwritten; write at [len(cache) : len(cache) + T_new], "
@@ -622,10 +629,28 @@ def axis_names(target, n):
 # -- one call --------------------------------------------------------------------------------------------
 
 
+def length_findings(call, got, expected):
+    """len(cache) that counts something else than the tokens cached."""
+    made = call.get("object")
+    if call.get("method") != "__len__" or made is None or not isinstance(got, int) or got == expected:
+        return []
+    args = dict(zip(("batch_size", "n_kv_heads", "d_head", "max_len"), made.args), **made.kwargs)
+    updates = [event for event in call.get("history", ()) if event[0] is made and event[1] == "update"]
+    if got == args.get("max_len"):
+        return [Finding("len:max_len", "len(cache) is the storage's size, max_len: it must count the tokens cached so "
+                        "far (0 for a new cache, + T_new = k.size(2) with each update)")]
+    if updates and got == len(updates) and expected != len(updates):
+        return [Finding("len:updates", "len(cache) counts the calls to update, not the tokens: each update adds "
+                        "T_new = k.size(2) tokens")]
+    return []
+
+
 def direct(call, expected, dtype):
     """Findings that need no replay: None returned, swapped values, a factor, axes, normalisation, masks."""
     got, target = call["got"], call["target"]
     what = call_name(call)
+    if call.get("method") == "__len__":
+        return length_findings(call, got, expected)
     if got is None and expected is not None:
         return [Finding("returned-none", f"{what} returned None: did you forget `return`?")]
     if isinstance(expected, (tuple, list)):
@@ -680,10 +705,13 @@ def diagonal_findings(call, got, want, dtype, what):
     if want.shape[-1] != want.shape[-2] or want.shape[-1] < 2:
         return []
     if close(got, torch.diagonal(_f64(want), dim1=-2, dim2=-1), dtype):
-        return [Finding("diagonal-only", f"{what}: your scores pair query i with key i only (an element-wise "
-                        "q * k summed over the width: the diagonal of Q Kᵀ); every query must be scored against "
-                        "every key, the matrix product q @ k.transpose(-2, -1) of shape (…, L_q, L_k)")]
+        return [Finding("diagonal-only", f"{what}: {DIAGONAL}")]
     return []
+
+
+DIAGONAL = ("your scores pair query i with key i only (an element-wise q * k summed over the width: the diagonal "
+            "of Q Kᵀ); every query must be scored against every key, the matrix product q @ k.transpose(-2, -1) "
+            "of shape (…, L_q, L_k)")
 
 
 def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
