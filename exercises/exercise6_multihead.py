@@ -21,7 +21,12 @@ import torch
 import torch.nn as nn
 
 
-# Given: exercises 4 and 5, written as in the chapter (you may use torch.softmax from now on).
+# Given: exercises 4 and 5, as the chapter writes them but for one difference: the chapter's attention
+# returns NaN for a query whose mask row is all False (torch.softmax of a row of -inf is 0/0), and
+# this one gives that query zero weights and a zero output, as your exercise 5 does. Padding can leave
+# such rows, and a NaN there would spread to every later layer and every gradient. From here on you
+# may use torch.softmax (writing it was exercise 5); torch's fused attention and nn.MultiheadAttention
+# stay off limits.
 
 
 def causal_mask(L, device=None):
@@ -51,9 +56,10 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 def split_heads(x, n_heads):
     """Cut the model width into heads and make the heads a batch dim.
 
-    x: (B, L, D) with D divisible by n_heads
-    Returns (B, H, L, d_head) with H = n_heads, d_head = D // H: head h holds columns
-    h*d_head .. (h+1)*d_head - 1 of x. No data needs to move: a view, then a transpose.
+    x: (B, L, D) with D divisible by n_heads, any float dtype and device
+    Returns (B, H, L, d_head) with H = n_heads, d_head = D // H: [b, h, l] is columns
+    h*d_head .. (h+1)*d_head - 1 of token l, x[b, l]. No data needs to move: a view, then a
+    transpose (a view of x is fine; x itself must not change).
     """
     raise NotImplementedError("Exercise 6: view (B, L, D) as (B, L, H, d_head), then transpose(1, 2) — see 'Multi-head attention' in the chapter")
 
@@ -61,8 +67,9 @@ def split_heads(x, n_heads):
 def merge_heads(x):
     """Undo split_heads: put each token's heads side by side again.
 
-    x: (B, H, L, d_head)
-    Returns (B, L, H*d_head): head 0's d_head numbers, then head 1's, and so on.
+    x: (B, H, L, d_head), possibly not contiguous (the output of attention on split heads)
+    Returns (B, L, H*d_head) in x's dtype and device: for each token, head 0's d_head numbers,
+    then head 1's, and so on. x itself must not change.
     """
     raise NotImplementedError("Exercise 6: transpose(1, 2) back to (B, L, H, d_head), then .contiguous().view(B, L, H * d_head) — see 'Multi-head attention' in the chapter")
 
@@ -81,10 +88,11 @@ class MultiHeadAttention(nn.Module):
         raise NotImplementedError("Exercise 6: store n_heads and d_head = d_model // n_heads, and make self.qkv and self.out as the class docstring says — see 'Multi-head attention' in the chapter")
 
     def forward(self, x, mask=None):
-        """x: (B, L, D) -> (B, L, D).
+        """x: (B, L, D) -> (B, L, D), in x's dtype and device (the module's parameters are there).
 
         mask: None for causal attention (token i sees tokens 0..i), or a bool tensor broadcastable
-        to the scores (B, H, L, L); True = may attend.
+        to the scores (B, H, L, L); True = may attend. A given mask replaces the causal one (it is
+        not combined with it).
         Steps: qkv, split into q, k, v, split_heads each, attention, merge_heads, out.
         """
         raise NotImplementedError("Exercise 6: self.qkv(x).split(D, dim=-1), split_heads on q, k and v, causal_mask(L) when mask is None, scaled_dot_product_attention, merge_heads, self.out — see 'Multi-head attention' in the chapter")

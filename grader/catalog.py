@@ -42,6 +42,36 @@ EXERCISES = (
              "The KV cache: a preview", ("kv_cache_bytes", "KVCache", "CachedGroupedQueryAttention")),
 )
 
+# The section titles of the course's attention chapter, in its order: what the exercises, their
+# hints, the notebooks' introductions and the diagnoses may send a student to reread. (The chapter
+# itself is not part of the kit; tests check every reference against this list.)
+CHAPTER_SECTIONS = (
+    "The problem: a token's meaning depends on context",
+    "The library analogy: query, key, value",
+    "Anatomy of attention: one token's point of view",
+    "Step 1 — Project: make a query, keys and values",
+    "Step 2 — Score every key",
+    "Step 3 — Scale",
+    "Step 4 — Softmax: turn scores into weights",
+    "Step 5 — Weighted sum of values",
+    "The matrix form",
+    "Why divide by √d_k?",
+    "Causal masking: no peeking at the future",
+    "Multi-head attention",
+    "Splitting the model width into heads",
+    "What heads learn",
+    "Previous-token heads and positional heads",
+    "Induction heads",
+    "Attention patterns as pictures",
+    "The cost: attention is quadratic in sequence length",
+    "The KV cache: a preview",
+    "Grouped-query and multi-query attention",
+    "Implementation walkthrough in PyTorch",
+    "Common confusions",
+    "Practice",
+    "Further reading",
+)
+
 _BY_NUMBER = {exercise.number: exercise for exercise in EXERCISES}
 
 

@@ -560,23 +560,17 @@ SOLUTIONS_OPTION = click.option(
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("exercises"),
               show_default=True, help="Folder to write the student files and notebooks/ into.")
 @SOLUTIONS_OPTION
-@click.option("--chapter", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="The chapter as plain text, whose sections introduce the notebooks  "
-                   "[default: shared/chapter-attention.txt beside the checkout holding --solutions].")
 @click.option("--force", is_flag=True,
               help="Overwrite files that are not an earlier release (this can destroy a student's work).")
-def release_command(out, solutions, chapter, force):
-    """Instructors: write the student files and notebooks from the solutions.
+def release_command(out, solutions, force):
+    """Instructors: write the student files and notebooks from the solutions (the code between the
+    BEGIN/END SOLUTION markers becomes a stub; solutions/notebooks/*.md introduce the notebooks).
 
     Refuses to overwrite a folder that is not an earlier release, or files changed since it."""
     from grader import release  # imports nbformat: not needed by the other commands
 
-    chapter = chapter or solutions.resolve().parent.parent / "shared" / "chapter-attention.txt"
-    if not chapter.is_file():
-        raise click.UsageError(f"no chapter at {chapter}: pass --chapter FILE (the chapter's text, "
-                               "whose sections become the notebooks' introductions)")
     try:
-        done = release.release(solutions, out, chapter.read_text(encoding="utf-8"), force=force)
+        done = release.release(solutions, out, force=force)
     except release.ReleaseRefused as error:
         raise click.UsageError(f"{error}. Keep a copy elsewhere if it matters, then pass --force to "
                                "overwrite.") from None

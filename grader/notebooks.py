@@ -1,9 +1,9 @@
-"""The student notebooks: one per exercise, built with nbformat from the stub and the chapter.
+"""The student notebooks: one per exercise, built with nbformat from the stub and its introduction.
 
 Each notebook has four cells, in this order:
-  1. markdown: the exercise, how to work in the notebook, and the chapter's section for the step.
-     The chapter ships neither with the package nor to students, so `release` copies the section's
-     text in at release time and the generated notebooks are committed.
+  1. markdown: the exercise, how to work in the notebook, and the step's introduction, written for
+     the kit (`solutions/notebooks/<stem>.md`: what the step computes, its maths in LaTeX, the
+     shapes, a worked example, the chapter section to read).
   2. code: the student file itself, the stub exactly as in `exercises/`.
   3. code: the check cell, `%run -m grader.notebooks exercise3`.
   4. code: a scratch cell whose body sits under `if __name__ == "__main__":`.
@@ -21,68 +21,19 @@ Why the scratch guard: graded, a notebook is all its code cells in order, import
 """
 
 import ast
-import difflib
 import subprocess
 import sys
 import tempfile
-import unicodedata
 from pathlib import Path
 
 import nbformat
 
 from grader import catalog, submission
 
-_DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
-_HEADING_MAX = 80  # characters: longer lines are paragraphs
 
 
-class SectionNotFound(LookupError):
-    """The chapter has no (non-empty) section with the catalogue's title."""
-
-
-def _normal(title):
-    """A title as compared: Unicode-normalised, any dash as '-', blanks collapsed, case folded."""
-    text = unicodedata.normalize("NFKC", title).translate(_DASHES)
-    return " ".join(text.split()).casefold()
-
-
-def _is_heading(lines, i):
-    """The chapter's headings are short lines standing alone between blank lines, not sentences
-    (no final '.', ',', ':' or ';'), bullets or code."""
-    line = lines[i]
-    alone = (i == 0 or not lines[i - 1].strip()) and (i + 1 == len(lines) or not lines[i + 1].strip())
-    return (alone and bool(line.strip()) and not line[0].isspace() and len(line) <= _HEADING_MAX
-            and not line.rstrip().endswith((".", ",", ":", ";")) and not line.startswith("•"))
-
-
-def chapter_section(chapter, title):
-    """The text of the chapter's section called `title`: its lines up to the next heading.
-
-    chapter: the chapter as plain text (headings on lines of their own, paragraphs between blank
-    lines). Titles match whatever their dashes, spacing and case."""
-    lines = chapter.splitlines()
-    want = _normal(title)
-    matches = [i for i, line in enumerate(lines) if _normal(line) == want]
-    if not matches:
-        headings = [lines[i] for i in range(len(lines)) if _is_heading(lines, i)]
-        close = difflib.get_close_matches(title, headings, n=1, cutoff=0.5)
-        hint = f" (the closest is {close[0]!r})" if close else ""
-        raise SectionNotFound(f"the chapter has no section titled {title!r}{hint}")
-    start = next((i for i in matches if _is_heading(lines, i)), matches[0])
-    end = next((j for j in range(start + 1, len(lines)) if _is_heading(lines, j)), len(lines))
-    body = "\n".join(lines[start + 1:end]).strip()
-    if not body:
-        raise SectionNotFound(f"the chapter's section {title!r} has no text")
-    return body
-
-
-def _markdown(text):
-    """Chapter text as Markdown: the chapter's '•' bullets become list items."""
-    lines = text.splitlines()
-    return "\n".join(f"- {line[1:].strip()}" if line.startswith("•") else line for line in lines)
-
-
-def intro_markdown(exercise, section_text):
+def intro_markdown(exercise, introduction):
+    """The first cell: the exercise, how to work in the notebook, then its introduction (Markdown)."""
     names = ", ".join(f"`{name}`" for name in exercise.names)
     return "\n".join([
         f"# Exercise {exercise.number} — {exercise.title}",
@@ -96,9 +47,7 @@ def intro_markdown(exercise, section_text):
         "- **Hand in** the notebook: every code cell is your answer, in order (`!` and `%` lines "
         "aside), so keep experiments under `if __name__ == \"__main__\":` as the scratch cell does.",
         "",
-        f"## From the chapter: {exercise.section}",
-        "",
-        _markdown(section_text),
+        introduction.strip(),
     ])
 
 
@@ -119,8 +68,9 @@ def scratch_cell(exercise):
     ])
 
 
-def build_notebook(exercise, code, section_text):
-    """The exercise's notebook (an nbformat v4 node, validated, no outputs) around `code`."""
+def build_notebook(exercise, code, introduction):
+    """The exercise's notebook (an nbformat v4 node, validated, no outputs) around `code`, the
+    step's `introduction` (Markdown) in its first cell."""
     new = nbformat.v4
     notebook = new.new_notebook(metadata={
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
@@ -128,7 +78,7 @@ def build_notebook(exercise, code, section_text):
         "lumen": {"exercise": exercise.id},
     })
     notebook.cells = [  # fixed ids, so a release is byte for byte the same every time
-        new.new_markdown_cell(intro_markdown(exercise, section_text), id=f"{exercise.id}-intro"),
+        new.new_markdown_cell(intro_markdown(exercise, introduction), id=f"{exercise.id}-intro"),
         new.new_code_cell(code.rstrip("\r\n"), id=f"{exercise.id}-code"),
         new.new_code_cell(check_cell(exercise), id=f"{exercise.id}-check"),
         new.new_code_cell(scratch_cell(exercise), id=f"{exercise.id}-scratch"),

@@ -14,7 +14,7 @@ import click
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", "red"),
          "timeout": ("⏱", "red"), "skipped": ("-", "yellow")}
 OUTPUT_LINES = 8  # lines of the student's own printing shown under a failed exercise
-PROBLEMS_SHOWN = 5  # distinct problems listed per exercise in the short report (-v lists every test)
+PROBLEMS_SHOWN = 3  # distinct problems listed per exercise in the short report (-v lists every test)
 NOT_IMPLEMENTED = "not implemented yet"  # how the plugin words a stub's NotImplementedError
 SPEED = {"on-par": "on par", "3x": "3× slower", "10x": "10× slower", "30x": "30× slower",
          "100x": "100× slower", "not-timed": "not timed"}  # a tier, in the one line of a passed exercise
@@ -70,6 +70,8 @@ def _exercise(text, exercise, verbose):
     if not exercise.passed:  # an untouched stub names its file on the next line
         where = "" if untouched and not verbose else f"  {exercise.file}"
         text.mark("✗", "red", f"{exercise.id}  {exercise.title}  {score}{where}", hang=2, bold=True)
+    for diagnosis in exercise.diagnoses:  # the misconception first: the failures below are its evidence
+        text.line(f"➜ {diagnosis['message']}", indent=4, hang=6, fg="cyan", bold=True)
     if verbose:
         _every_test(text, exercise)
     elif untouched:
@@ -83,8 +85,6 @@ def _exercise(text, exercise, verbose):
     for note in [] if not tier else [tier.get("complexity"), tier.get("memory")]:
         if isinstance(note, dict) and (verbose or note.get("verdict") not in FINE) and note.get("message"):
             text.line(note["message"], indent=6, hang=8)
-    for diagnosis in exercise.diagnoses:
-        text.line(f"➜ {diagnosis['message']}", indent=4, hang=6, fg="cyan", bold=True)
     if exercise.output and not exercise.passed:
         printed = exercise.output.splitlines()
         text.line("your code printed:", indent=4)
@@ -121,7 +121,8 @@ def _problems(text, exercise, ran):
         if test.status != "passed":
             groups.setdefault(test.message, []).append(test)
     drawn = _drawn(exercise)
-    for message, tests in list(groups.items())[:PROBLEMS_SHOWN]:
+    shown = PROBLEMS_SHOWN if len(groups) > PROBLEMS_SHOWN + 1 else len(groups)  # never "1 more"
+    for message, tests in list(groups.items())[:shown]:
         symbol, colour = MARKS.get(tests[0].status, ("✗", "red"))
         if len(tests) == 1:
             what = f"{tests[0].name}: {message}" if message else tests[0].name
@@ -131,10 +132,14 @@ def _problems(text, exercise, ran):
         for test in tests:
             if id(test) in drawn:
                 text.picture(test.details["picture"], indent=6)
-    if len(groups) > PROBLEMS_SHOWN:
-        more = sum(len(tests) for tests in list(groups.values())[PROBLEMS_SHOWN:])
-        text.line(f"… {len(groups) - PROBLEMS_SHOWN} more problems in {more} tests: "
+    if len(groups) > shown:
+        more = sum(len(tests) for tests in list(groups.values())[shown:])
+        text.line(f"… {_count(len(groups) - shown, 'more problem')} in {_count(more, 'test')}: "
                   f"lumen-grade {exercise.id} -v lists every test", indent=4, hang=6)
+
+
+def _count(n, noun):
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _what_to_write(exercise):

@@ -9,6 +9,10 @@ same way. For all queries against all keys at once that is one matrix product,
 
 Leading batch dims (batch, heads, ...) may sit in front; the number of queries L_q and of keys L_k
 need not be equal.
+
+Every function here leaves its inputs unchanged and returns tensors in the inputs' dtype (float32
+or float64; float16 and bfloat16 too, on a GPU) and on their device. Off limits, as in every
+exercise: the answer key (lumen_ref, solutions/) and the grader's own code.
 """
 
 import torch

@@ -8,6 +8,10 @@ wide scores make it a hard argmax with almost no gradient. Dividing by √d_k br
 to about 1 at every width:
 
     scaled scores = Q K^T / √d_k
+
+Every function here leaves its inputs unchanged and returns tensors in the inputs' dtype (float32
+or float64; float16 and bfloat16 too, on a GPU) and on their device. Off limits, as in every
+exercise: the answer key (lumen_ref, solutions/) and the grader's own code.
 """
 
 import math
@@ -19,7 +23,7 @@ def scale_scores(scores, d_k):
     """Divide raw scores by √d_k.
 
     scores: (..., L_q, L_k)  raw scores Q K^T
-    d_k:    int              width of the queries and keys
+    d_k:    int > 0          width of the queries and keys
     Returns a new tensor (..., L_q, L_k): scores / √d_k.
     """
     # BEGIN SOLUTION

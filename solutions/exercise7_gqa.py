@@ -9,7 +9,8 @@ H_kv key/value heads, each shared by a group of H / H_kv query heads:
 
 - H_kv == H: ordinary multi-head attention.
 - H_kv == 1: multi-query attention (one key head and one value head for everyone).
-- in between (Llama-2 70B, Llama-3: H_kv = 8): the KV cache is H / H_kv times smaller.
+- in between: the KV cache is H / H_kv times smaller (Llama-2 70B and Llama-3 70B: H = 64 query
+  heads, H_kv = 8, so each KV head serves 8 query heads).
 
 The maths is ordinary per-head attention after one extra step: repeat each KV head H / H_kv times
 so that it lines up with its group of query heads.
@@ -21,7 +22,12 @@ import torch
 import torch.nn as nn
 
 
-# Given: exercises 4 and 5, written as in the chapter (you may use torch.softmax from now on).
+# Given: exercises 4 and 5, as the chapter writes them but for one difference: the chapter's attention
+# returns NaN for a query whose mask row is all False (torch.softmax of a row of -inf is 0/0), and
+# this one gives that query zero weights and a zero output, as your exercise 5 does. Padding can leave
+# such rows, and a NaN there would spread to every later layer and every gradient. From here on you
+# may use torch.softmax (writing it was exercise 5); torch's fused attention and nn.MultiheadAttention
+# stay off limits.
 
 
 def causal_mask(L, device=None):
@@ -49,11 +55,13 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 
 
 def repeat_kv(x, n_rep):
-    """Line the KV heads up with the query heads: repeat each KV head n_rep times, in place.
+    """Line the KV heads up with the query heads: repeat each KV head n_rep times, next to itself.
 
-    x: (B, H_kv, L, d)
-    Returns (B, H_kv*n_rep, L, d) where output head j is input head j // n_rep:
-    with H_kv = 2 and n_rep = 3 the heads are [0, 0, 0, 1, 1, 1] (not [0, 1, 0, 1, 0, 1]).
+    x:     (B, H_kv, L, d), any dtype and device
+    n_rep: int >= 1 (1: x's values unchanged)
+    Returns a new tensor (B, H_kv*n_rep, L, d) in x's dtype and device, where output head j is
+    input head j // n_rep: with H_kv = 2 and n_rep = 3 the heads are [0, 0, 0, 1, 1, 1] (not
+    [0, 1, 0, 1, 0, 1]). x itself must not change.
     """
     # BEGIN SOLUTION
     # HINT: Exercise 7: Tensor.repeat_interleave along the heads dim (dim=1); plain repeat gives the wrong order — see 'Grouped-query and multi-query attention' in the chapter
@@ -89,10 +97,10 @@ class GroupedQueryAttention(nn.Module):
         # END SOLUTION
 
     def forward(self, x, mask=None):
-        """x: (B, L, D) -> (B, L, D).
+        """x: (B, L, D) -> (B, L, D), in x's dtype and device (the module's parameters are there).
 
         mask: None for causal attention (token i sees tokens 0..i), or a bool tensor broadcastable
-        to the scores (B, H, L, L); True = may attend.
+        to the scores (B, H, L, L); True = may attend. A given mask replaces the causal one.
         Steps: project q (H heads) and k, v (H_kv heads), split into heads, repeat_kv on k and v,
         attention, concatenate the heads, o_proj.
         """

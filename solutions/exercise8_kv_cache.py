@@ -9,8 +9,13 @@ step we keep them: the KV cache. Each step then only projects the new token(s), 
 and values to the cache, and attends to everything cached.
 
 The price is memory: 2 (keys AND values) numbers per layer, per KV head, per d_head, per token,
-per sequence in the batch. For Llama-2 7B (32 layers, 32 KV heads, d_head 128) in fp16, a
-4,096-token sequence needs 2 GiB of cache.
+per sequence in the batch. It is the KV heads that count (H_kv, not the H query heads): for Llama-2
+7B (32 layers, 32 KV heads, d_head 128) in fp16, 512 KiB per token, and a 4,096-token sequence
+needs 2 GiB of cache.
+
+Positions count from 0. Inputs are left unchanged (except the cache, which `update` fills), and
+tensors come back in the inputs' dtype and on their device. Torch's fused attention and
+nn.MultiheadAttention are off limits; torch.softmax is fine.
 """
 
 import math
@@ -19,7 +24,9 @@ import torch
 import torch.nn as nn
 
 
-# Given: exercises 5 and 7, written as in the chapter (you may use torch.softmax from now on).
+# Given: exercises 5 and 7. The attention is the chapter's but for one difference: the chapter's
+# returns NaN for a query whose mask row is all False (torch.softmax of a row of -inf is 0/0), and
+# this one gives that query zero weights and a zero output, as your exercise 5 does.
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):
@@ -39,7 +46,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 
 
 def repeat_kv(x, n_rep):
-    """Given: (B, H_kv, L, d) -> (B, H_kv*n_rep, L, d); output head j is input head j // n_rep."""
+    """Given: (B, H_kv, L, d) -> a new (B, H_kv*n_rep, L, d); output head j is input head j // n_rep."""
     return x.repeat_interleave(n_rep, dim=1)  # (B, H_kv*n_rep, L, d)
 
 
@@ -51,7 +58,8 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, seq_len, batch_size=1, bytes_pe
 
     Keys AND values (a factor 2) for every layer, KV head, d_head number, token and sequence in the
     batch, each value taking bytes_per_value bytes (2 for fp16/bf16, 4 for fp32).
-    Llama-2 7B: kv_cache_bytes(32, 32, 128, 4096) == 2_147_483_648 (2 GiB).
+    All arguments are ints >= 1. Llama-2 7B: kv_cache_bytes(32, 32, 128, 4096) == 2_147_483_648
+    (2 GiB).
     """
     # BEGIN SOLUTION
     # HINT: Exercise 8: multiply 2 (keys and values) by every argument — see 'The KV cache: a preview' in the chapter
@@ -66,8 +74,9 @@ class KVCache:
     its storage ONCE, room for max_len tokens: keys (B, H_kv, max_len, d_head) and values of the
     same shape. Nothing is allocated or concatenated afterwards; `update` writes into that storage.
 
-      cache.update(k, v)  appends k, v (B, H_kv, T_new, d_head); returns ALL keys and values cached
-                          so far, each (B, H_kv, T, d_head) with T = len(cache)
+      cache.update(k, v)  appends k, v (B, H_kv, T_new, d_head), in the cache's dtype and on its
+                          device; returns ALL keys and values cached so far, each
+                          (B, H_kv, T, d_head) with T = len(cache)
       len(cache)          the number of tokens cached, T
       cache.reset()       forgets every token (the storage is kept for the next sequence)
 

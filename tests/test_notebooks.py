@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -10,82 +11,53 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
-from conftest import EXERCISES, ROOT, SOLUTIONS
+from conftest import EXERCISES, SOLUTIONS
 from grader import catalog, notebooks, runner
 from grader.cli import main
 from grader.submission import SubmissionError, notebook_code, python_source
 
-CHAPTER = ROOT.parent / "shared" / "chapter-attention.txt"
 NOTEBOOKS = EXERCISES / "notebooks"
+INTRODUCTIONS = SOLUTIONS / "notebooks"
 EX3 = catalog.find("exercise3")
-needs_chapter = pytest.mark.skipif(not CHAPTER.is_file(), reason=f"the chapter is not here ({CHAPTER})")
-
-SMALL_CHAPTER = """\
-Attention
-
-An opening paragraph that is long enough and ends like a sentence.
-Why divide by √d_k?
-Not a heading: a line inside a paragraph.
-
-Step 3 — Scale
-
-We divide every score by the root of the width.
-• a bullet
-• another bullet
-
-Why divide by √d_k?
-
-The real section, after a look-alike line.
-
-The next paragraph ends with a colon:
-
-Causal masking: no peeking at the future
-
-Masking text.
-
-Practice
-
-"""
 
 
-# The chapter's sections
+# The introductions, written for the kit
 
 
-@pytest.mark.parametrize("title", ["Step 3 — Scale", "step 3 - scale", "Step 3 –  Scale", "STEP 3 ― SCALE"])
-def test_section_is_found_whatever_the_dashes_spacing_and_case(title):
-    assert notebooks.chapter_section(SMALL_CHAPTER, title) == (
-        "We divide every score by the root of the width.\n• a bullet\n• another bullet")
+def introduction(exercise):
+    return (INTRODUCTIONS / f"{exercise.stem}.md").read_text(encoding="utf-8")
 
 
-def test_section_runs_to_the_next_heading_and_prefers_a_heading_line():
-    section = notebooks.chapter_section(SMALL_CHAPTER, "Why divide by √d_k?")
-    assert section == ("The real section, after a look-alike line.\n\n"
-                       "The next paragraph ends with a colon:")
-
-
-@pytest.mark.parametrize("title, words", [
-    ("Causal masking: no peeking", r"no section titled 'Causal masking: no peeking' \(the closest is "
-                                   r"'Causal masking: no peeking at the future'\)"),
-    ("Practice", "'Practice' has no text"),
-    ("Something else entirely", r"no section titled 'Something else entirely'$"),
-])
-def test_a_missing_or_empty_section_is_an_error_that_names_it(title, words):
-    with pytest.raises(notebooks.SectionNotFound, match=words):
-        notebooks.chapter_section(SMALL_CHAPTER, title)
-
-
-@needs_chapter
 @pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda e: e.id)
-def test_every_catalogue_section_is_in_the_real_chapter(exercise):
-    section = notebooks.chapter_section(CHAPTER.read_text(encoding="utf-8"), exercise.section)
-    assert len(section) > 200 and exercise.section not in section
+def test_each_introduction_has_maths_shapes_and_the_section_to_read(exercise):
+    text = introduction(exercise)
+    assert "## What this step computes" in text and "## Shapes" in text
+    assert re.search(r"^\$\$.+\$\$$|^\$\$", text, re.MULTILINE), "display maths in $$ … $$"
+    assert text.count("$$") % 2 == 0, "an unclosed $$"
+    (reading,) = re.findall(r"^\*\*Read in the chapter:\*\* (.+)$", text, re.MULTILINE)
+    sections = re.findall(r'"([^"]+)"', reading)
+    assert sections[0] == exercise.section and set(sections) <= set(catalog.CHAPTER_SECTIONS), sections
 
 
-@needs_chapter
-def test_the_real_chapter_section_stops_before_the_next_one():
-    section = notebooks.chapter_section(CHAPTER.read_text(encoding="utf-8"), EX3.section)
-    assert section.startswith("The scaling looks like a fussy detail.")
-    assert section.endswith("but it starts soft.") and "Causal masking" not in section
+@pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda e: e.id)
+def test_no_sentence_of_an_introduction_is_left_hanging(exercise):
+    """What the chapter's export lost: "The formula is" followed by nothing. A paragraph that ends
+    with a colon, "is", "are" or "So" goes on in maths, a table or a list."""
+    paragraphs = [p.strip() for p in introduction(exercise).split("\n\n") if p.strip()]
+    for paragraph, following in zip(paragraphs, paragraphs[1:] + [""]):
+        if re.search(r"(:|\b(is|are|So))$", paragraph):
+            assert following.startswith(("$$", "|", "- ", "1. ")), (paragraph, following)
+
+
+def test_introductions_state_the_facts_as_the_stubs_do():
+    texts = {exercise.id: introduction(exercise) for exercise in catalog.EXERCISES}
+    everything = "\n".join(texts.values())
+    assert not re.search(r"\d\s*(GB|MB|KB)\b", everything)  # sizes in GiB, MiB, KiB, as kv_cache_bytes
+    assert "2 \\times n_{layers} \\times h_{kv} \\times d_{head}" in texts["exercise8"]  # KV heads, not all heads
+    assert all("70B" in line for line in everything.splitlines() if "Llama-3" in line)
+    assert "tokens $1" not in everything and "token 0 is the first" in texts["exercise4"]
+    assert "padding" in texts["exercise4"] and "(B, 1, L)" in texts["exercise4"]
+    assert "split_heads" in texts["exercise6"] and "merge_heads" in texts["exercise6"]
 
 
 # Building a notebook
@@ -93,13 +65,12 @@ def test_the_real_chapter_section_stops_before_the_next_one():
 
 def test_built_notebook_is_valid_has_the_four_cells_and_no_outputs():
     stub = (EXERCISES / EX3.file_name).read_text(encoding="utf-8")
-    notebook = notebooks.build_notebook(EX3, stub, "Some section text.\n• a point")
+    notebook = notebooks.build_notebook(EX3, stub, "## What this step computes\n\n$$x$$\n")
     nbformat.validate(notebook)
     assert [cell.cell_type for cell in notebook.cells] == ["markdown", "code", "code", "code"]
     intro, code, check, scratch = (cell.source for cell in notebook.cells)
     assert intro.startswith("# Exercise 3 — Scale by √d_k")
-    assert "## From the chapter: Why divide by √d_k?" in intro
-    assert intro.endswith("Some section text.\n- a point")
+    assert intro.endswith("## What this step computes\n\n$$x$$")
     assert code == stub.rstrip("\n")
     assert check.splitlines()[-1] == "%run -m grader.notebooks exercise3"
     assert 'if __name__ == "__main__":' in scratch
@@ -107,7 +78,7 @@ def test_built_notebook_is_valid_has_the_four_cells_and_no_outputs():
         assert cell.outputs == [] and cell.execution_count is None
     assert notebook.metadata.lumen == {"exercise": "exercise3"}
     assert notebook.metadata.kernelspec.name == "python3"
-    again = notebooks.build_notebook(EX3, stub, "Some section text.\n• a point")
+    again = notebooks.build_notebook(EX3, stub, "## What this step computes\n\n$$x$$\n")
     assert notebooks.notebook_text(again) == notebooks.notebook_text(notebook)  # fixed cell ids
 
 
@@ -122,7 +93,7 @@ def test_committed_notebook_is_valid_and_holds_the_stub(exercise):
                for cell in notebook.cells if cell.cell_type == "code")
     stub = (EXERCISES / exercise.file_name).read_text(encoding="utf-8")
     assert notebook.cells[1].source == stub.rstrip("\n"), f"{path.name} is stale: run lumen-grade release"
-    assert f"From the chapter: {exercise.section}" in notebook.cells[0].source
+    assert introduction(exercise).strip() in notebook.cells[0].source, f"{path.name} is stale: run lumen-grade release"
     assert notebook_code(path) == (  # graded, the notebook is its stub plus comments and a guarded scratch
         f"# {path.name}, cell 2\n{stub.rstrip()}\n\n"
         f"# {path.name}, cell 3\n{python_source(notebook.cells[2].source)}\n\n"
