@@ -246,7 +246,23 @@ def _structural(cases, rest):
         if agreed and len(agreed) == 1:
             [(key, message)] = agreed.items()
             found.append(Diagnosis(key, message, set(showing)))
-    return found[:3]
+    return _merged(found, cases)[:3]
+
+
+def _merged(found, cases):
+    """Findings of one kind in several functions as one diagnosis naming them all (the message of
+    the first, whose sizes it quotes)."""
+    merged = {}
+    for diagnosis in found:
+        if diagnosis.id not in merged:
+            merged[diagnosis.id] = diagnosis
+            continue
+        first = merged[diagnosis.id]
+        names = _where(cases, first.calls)
+        if first.message.startswith(names + ": "):
+            first.message = f"{_where(cases, first.calls | diagnosis.calls)}: {first.message[len(names) + 2:]}"
+        first.calls |= diagnosis.calls
+    return list(merged.values())
 
 
 def _comparable(got, expected):
