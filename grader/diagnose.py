@@ -66,13 +66,15 @@ class Diagnosis:
 def conclude(number, failed, passed=(), causes=()):
     """The diagnoses of exercise `number` from the calls of its failed checks and of its passed ones.
 
-    `causes`: (id, message) of failed checks whose message names the mistake itself (a dtype changed,
-    an input changed in place); they are the diagnosis when no value is wrong, the whole story then.
+    `causes`: (id, message, index into `failed` or None) of failed checks whose message names the
+    mistake itself (a dtype changed, an input changed in place); they are the diagnosis when no other
+    value is wrong, the whole story then.
     Returns [Diagnosis], each with the indices (into `failed`) of the calls it explains.
     """
+    caused = {index for _, _, index in causes}
     with _one_thread():
         cases = [_case(call) for call in failed]
-        evidence = [i for i, case in enumerate(cases) if case is not None and case.wrong]
+        evidence = [i for i, case in enumerate(cases) if case is not None and case.wrong and i not in caused]
         if not evidence:
             return _causes(causes)
         passing = [case for case in map(_case, list(passed)[-MAX_PASSING:]) if case is not None and not case.wrong]
@@ -87,8 +89,8 @@ def conclude(number, failed, passed=(), causes=()):
 def _causes(causes):
     """One diagnosis per kind of cause, the first message of each: at most two."""
     found = {}
-    for cause, message in causes:
-        found.setdefault(cause, Diagnosis(cause, message))
+    for cause, message, index in causes:
+        found.setdefault(cause, Diagnosis(cause, message, set() if index is None else {index}))
     return list(found.values())[:2]
 
 

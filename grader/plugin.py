@@ -125,8 +125,10 @@ def _diagnose(result, number, failed, causes):
     in the exercise's `diagnoses`, and by id in each failed test a diagnosis explains. A diagnosis
     never turns a wrong answer into a grader error."""
     try:
+        tests = [test for test, _ in failed]
         found = diagnose.conclude(number, [call for _, call in failed], result.calls,
-                                  [(cause, test.message) for test, cause in causes])
+                                  [(cause, test.message, tests.index(test) if test in tests else None)
+                                   for test, cause in causes])
     except Exception:  # noqa: BLE001 - no diagnosis is an honest answer, a crash is not
         return
     for diagnosis in found:

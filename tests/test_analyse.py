@@ -271,7 +271,7 @@ def test_calls_that_cannot_tell_two_misconceptions_apart_are_named_for_check():
 
 
 def test_a_cause_the_message_names_is_the_diagnosis_only_when_no_value_is_wrong():
-    causes = [("input-changed-in-place", "your code modified its input `scores` in place (...)")]
+    causes = [("input-changed-in-place", "your code modified its input `scores` in place (...)", None)]
     [found] = diagnose.conclude(4, [], [], causes)
     assert found.id == "input-changed-in-place" and found.message.startswith("your code modified")
     scores = randn(2, 5, 7) * 8
