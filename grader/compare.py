@@ -1,12 +1,36 @@
 """Checks of what the student's code returned, each failing with one sentence a student can act on.
 
 Every value arrives from the sandbox as a real tensor or plain value (see `wire`), so these checks
-compare numbers the judge built itself. Expected values come from the float64 reference; the
-tolerance depends on the dtype the student computed in. A message names what is wrong in plain
-words (which axis of a shape, the first wrong position with both values and the tolerance, where a
-NaN is and what usually makes one, a dtype or device that changed, an input changed in place) and
-summarises long tensors instead of printing them.
+compare numbers the judge built itself. Expected values come from the float64 reference. A message
+names what is wrong in plain words (which axis of a shape, the first wrong position with both
+values and the tolerance, where a NaN is and what usually makes one, a dtype or device that
+changed, an input changed in place) and summarises long tensors instead of printing them.
+
+The tolerance policy, stated once. A result computed in a dtype with unit roundoff u (u = 2^-53,
+2^-24, 2^-11, 2^-8 for float64, float32, float16, bfloat16) may differ from the exact answer y by
+
+    |got - y|  <=  atol + rtol·|y|  +  ROUNDING_STEPS · u · magnitude
+
+- `rtol`, `atol` (TOLERANCES, per dtype) cover what every honest method shares: the inputs and
+  the result rounded to the dtype, and a few dozen roundings of values of the result's own size
+  (a module's projections, softmax and weighted sum). float32 allows 1e-4 (about 1700 u), float16
+  1e-2 (20 u) and bfloat16 3e-2 (8 u), where each step rounds to the half type.
+- `magnitude` is the problem's conditioning, given by the check where it matters: the size of
+  the values a correct method has to round on the way, which can dwarf the result. A sum of
+  products cancels to a small entry from large terms, so a product's entries may be off by
+  a multiple of u·(|A| @ |B|) whatever the summation order (`product_magnitude`: einsum, a loop
+  and @ all differ there). A softmax at scores x loses the absolute error of its exponent,
+  u·|x|, relative to each weight: at scores of 1e4 in float32 no method promises better than
+  about 6e-4 relative, and max-shift, exp(x - logsumexp(x)) and exp(log_softmax(x)) all land
+  within a few u·|x| (`softmax_magnitude`); attention carries that into its output
+  (`attention_magnitude`). ROUNDING_STEPS = 16 is the small constant of a backward-stable
+  method's error bound c·u·magnitude; a wrong formula misses by a sizeable fraction of the
+  magnitude itself, thousands of times more.
+- Non-finite expected entries (-inf where a score is masked) must match exactly, and bool
+  results (masks) must be equal.
 """
+
+import math
 
 import torch
 
@@ -15,8 +39,11 @@ TOLERANCES = {
     torch.float64: (1e-7, 1e-9),
     torch.float32: (1e-4, 1e-5),
     torch.float16: (1e-2, 1e-2),
-    torch.bfloat16: (2e-2, 2e-2),
+    torch.bfloat16: (3e-2, 3e-2),
 }
+UNIT_ROUNDOFF = {torch.float64: 2.0 ** -53, torch.float32: 2.0 ** -24, torch.float16: 2.0 ** -11,
+                 torch.bfloat16: 2.0 ** -8}
+ROUNDING_STEPS = 16
 PICTURE_SIZE = 16  # rows and columns of a picture at most (the tests' matrices are smaller)
 SHOWN_VALUES = 6  # a tensor with at most this many values is shown in full, a longer one summarised
 
@@ -130,8 +157,42 @@ def _axis_of_one(got, expected):
     return ""
 
 
-def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None):
-    """got matches the float64 `expected` within the tolerance of `dtype` (default: got's dtype).
+def allowed_error(want, dtype, magnitude=None):
+    """The policy above: how far a result in `dtype` may be from the float64 `want`, per entry."""
+    rtol, atol = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
+    allowed = atol + rtol * want.abs()
+    if magnitude is not None:
+        unit = UNIT_ROUNDOFF.get(dtype, UNIT_ROUNDOFF[torch.float32])
+        allowed = allowed + ROUNDING_STEPS * unit * _finite(torch.as_tensor(magnitude, dtype=torch.float64))
+    return allowed
+
+
+def product_magnitude(a, b):
+    """The conditioning of a @ b: |a| @ |b|, the size of the terms each entry sums."""
+    return a.abs() @ b.abs()
+
+
+def softmax_magnitude(x, weights, dim=-1):
+    """The conditioning of softmax(x) along dim: each weight times the largest finite |x| of its slice."""
+    return weights.abs() * _finite(x.abs()).amax(dim=dim, keepdim=True)
+
+
+def attention_magnitude(q, k, v, weights):
+    """The conditioning of softmax(q kᵀ / √d) v: (for the output, for the weights). The scores'
+    bound |q| @ |k|ᵀ / √d stands for x in `softmax_magnitude`, and the output adds the weighted
+    sum's own terms."""
+    scores = product_magnitude(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))
+    weights_magnitude = softmax_magnitude(scores, weights)
+    return (weights_magnitude + weights.abs()) @ v.abs(), weights_magnitude
+
+
+def _finite(values):
+    return torch.where(torch.isfinite(values), values, torch.zeros_like(values))
+
+
+def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None, magnitude=None):
+    """got matches the float64 `expected` within the tolerance of `dtype` (default: got's dtype)
+    and the problem's `magnitude` (see the policy above; None: no conditioning term).
 
     Non-finite expected entries (-inf in a masked score) must match exactly. `picture` ("mask" or
     "weights") puts the failing query-by-key slice of both in the Mismatch, for the report to draw.
@@ -139,12 +200,16 @@ def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None):
     check_tensor(got, what=what, shape=expected.shape)
     if got.dtype == torch.bool or expected.dtype == torch.bool:
         return _check_equal(got, expected, what=what, picture=picture)
-    rtol, atol = TOLERANCES.get(dtype or got.dtype, TOLERANCES[torch.float32])
+    dtype = dtype or got.dtype
+    rtol, atol = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
     got64 = got.detach().to("cpu", torch.float64)
     want = expected.detach().to("cpu", torch.float64)
+    if magnitude is not None:
+        magnitude = torch.as_tensor(magnitude, dtype=torch.float64).to("cpu").expand_as(want)
+    allowed = allowed_error(want, dtype, magnitude)
     finite = torch.isfinite(want)
     exact_wrong = ~finite & ~((got64 == want) | (torch.isnan(got64) & torch.isnan(want)))
-    close = torch.isclose(got64, want, rtol=rtol, atol=atol) | ~finite
+    close = ((got64 - want).abs() <= allowed) | ~finite
     wrong = ~close | exact_wrong
     if not wrong.any():
         return None
@@ -159,9 +224,17 @@ def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None):
     raise Mismatch(
         f"{what} is wrong at {list(index)}: got {_number(got64[index])}, expected "
         f"{_number(want[index])}; {int(wrong.sum())} of {wrong.numel()} values are off "
-        f"(tolerance {atol:g} + {rtol:g}·|expected|)",
+        f"(tolerance {atol:g} + {rtol:g}·|expected|{_conditioning(dtype, magnitude, index)})",
         **details,
     )
+
+
+def _conditioning(dtype, magnitude, index):
+    """' + 0.0096 for the size of the values rounded on the way' (or '' without a magnitude)."""
+    if magnitude is None:
+        return ""
+    unit = UNIT_ROUNDOFF.get(dtype, UNIT_ROUNDOFF[torch.float32])
+    return f" + {ROUNDING_STEPS * unit * float(magnitude[index]):.2g} for the size of the values rounded on the way"
 
 
 def _check_equal(got, expected, *, what, picture=None):

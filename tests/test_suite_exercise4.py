@@ -87,7 +87,7 @@ def test_padding_mask_without_the_query_axis(grade):
     result = graded(grade, 4, HERE / "wrong_padding_2d.py")
     assert failed_tests(result) == ["test_padding_mask"]
     [mixed, *_] = messages(result, "test_padding_mask")
-    assert mixed == ("padding_mask(lengths=[3, 5, 1, 2], L=5) has shape (4, 5) (2 dims), expected (4, 1, 5) (3 dims): "
+    assert mixed == ("padding_mask(lengths=[3, 5, 1, 2], L=6) has shape (4, 6) (2 dims), expected (4, 1, 6) (3 dims): "
                      "axis 1 of size 1 is missing (which step of yours drops it, or never makes it?)")
 
 
