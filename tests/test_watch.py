@@ -112,3 +112,11 @@ def test_snapshot_follows_the_file_grading_would_pick(tmp_path, name):
     (tmp_path / name).write_text("x = 1\n")
     ((path, mtime, size),) = watch.snapshot([EX3], options).values()
     assert path == str(tmp_path / name) and mtime and size == 6
+
+
+def test_the_status_line_fits_the_terminal():
+    everything = [exercise.id for exercise in catalog.EXERCISES]
+    line = watch.status_line(everything, 2.345, width=60)
+    assert line.startswith("watching: graded 8 exercises at ") and " in 2.35 s." in line
+    assert max(map(len, line.split("\n"))) <= 60
+    assert watch.status_line(["exercise3"], 0.2).startswith("watching: graded exercise3 at ")
