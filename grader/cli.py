@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from grader import batch, catalog, classbook, gradescope, report
-from grader.submission import SubmissionError, find_file
+from grader.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
 EXERCISE_NAMES = ", ".join(exercise.id for exercise in catalog.EXERCISES)
 HIDDEN_VISIBILITY_SETTINGS = dict(
@@ -180,11 +180,13 @@ def grading_run(exercises, *, submission, device, seed, timeout, suites, no_buil
         raise click.UsageError("--no-builtin-suites needs at least one --suites DIR")
     if no_perf and perf_points:
         raise click.UsageError("--perf-points needs the performance tiers: drop --no-perf")
-    missing = [] if notebook is not None else [e for e in exercises if _find_file(e, submission) is None]
-    if missing and len(missing) == len(exercises):
-        names = ", ".join(e.file_name for e in missing)
+    found = {e: notebook if notebook is not None else find_file(e, submission) for e in exercises}
+    if not any(found.values()):
+        names = ", ".join(e.file_name for e in exercises)
         raise click.UsageError(f"no {names} in {submission.resolve()} (nor an exerciseN_*.ipynb notebook): "
                                "pass --submission DIR with your files, or --notebook FILE")
+    for exercise, path in found.items():
+        _check_notebook_owner(exercise, path)
     # a torch.py or numpy.py beside the student's files must never be what this process imports
     folder = os.path.realpath(submission if notebook is None else notebook.parent)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != folder]
@@ -211,12 +213,18 @@ def _write_report(output, text):
         raise click.UsageError(f"cannot write the report to {output}: {error.strerror or error}") from None
 
 
-def _find_file(exercise, folder):
-    """The exercise's file (.py or notebook) in folder, or None; several notebooks: a usage error."""
+def _check_notebook_owner(exercise, path):
+    """A notebook made for another exercise is a usage error (the wrong file was given); one that
+    cannot be read is the submission's problem, reported in the exercise's result."""
+    if path is None or path.suffix != NOTEBOOK_SUFFIX:
+        return
     try:
-        return find_file(exercise, folder)
-    except SubmissionError as error:
-        raise click.UsageError(str(error)) from None
+        owner = notebook_owner(path)
+    except SubmissionError:
+        return
+    if owner not in (None, exercise.id):
+        raise click.UsageError(f"{path} is the notebook of {owner}, not {exercise.id}: grade it with "
+                               f"lumen-grade {owner} --notebook {path}")
 
 
 class LumenGrade(click.Group):
@@ -298,11 +306,8 @@ def grade_all(**options):
 def list_exercises(submission):
     """The exercises, their files, and the chapter section each one practises."""
     for exercise in catalog.EXERCISES:
-        try:
-            path = find_file(exercise, submission)
-            found = "found" if path else "missing"
-        except SubmissionError:  # several notebooks for one exercise
-            path, found = None, "several"
+        path = find_file(exercise, submission)
+        found = "found" if path else "missing"
         click.echo(f"{exercise.id:<10} {(path or submission / exercise.file_name).name:<24} {found:<8} "
                    f"{exercise.title}  (chapter: {exercise.section})")
 
@@ -377,6 +382,9 @@ def gradescope_options(command):
         click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
                      multiple=True, help="A folder of private test_exerciseN*.py suites (repeatable)."),
         click.option("--no-perf", is_flag=True, help="Skip the performance tiers (and the leaderboard)."),
+        click.option("--printed-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
+                     default="visible", show_default=True,
+                     help="When students see what their code printed (Gradescope's stdout_visibility)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -386,12 +394,24 @@ def gradescope_options(command):
 @main.command(cls=InstructorCommand, name="gradescope-bundle")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
               show_default=True, help="The zip to write.")
+@click.option("--torch", metavar="VERSION",
+              help="The torch release setup.sh installs  [default: the one installed here].")
 @gradescope_options
 def gradescope_bundle(out, **settings):
-    """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit)."""
+    """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit), after grading the
+    solutions with its settings on the CPU: they must score full marks, and their score is the
+    total to enter as the assignment's points."""
+    gradescope.require_checkout()
+    gradescope.torch_pin(settings["torch"])  # a torch Gradescope cannot install: refused before grading
+    score, total = gradescope.solutions_points(settings["exercises"], settings["suites"], settings["timeout"])
+    if score != total:
+        raise click.ClickException(f"solutions/ scores {score:g} of {total:g} with this bundle's suites: "
+                                   "a bundle must give the solutions full marks (see lumen-grade check)")
     names = gradescope.build_bundle(out, **settings)
     click.echo(f"wrote {out} ({len(names)} files): upload it as the autograder of a Gradescope "
                "programming assignment (base image: Ubuntu 22.04 or later)")
+    click.echo(f"total points: {total:g} (enter this as the assignment's points: what the solutions score "
+               "on Gradescope's CPU)")
 
 
 @main.command(name="gradescope-run", hidden=True)

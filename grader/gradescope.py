@@ -8,12 +8,12 @@ the exercise files wherever the student put them (uploads are often nested), .py
 
 The root is /autograder on Gradescope; LUMEN_AUTOGRADER_ROOT moves it (the tests use a temporary
 folder laid out the same way) and LUMEN_PYTHON picks the interpreter run_autograder starts.
-`find_exercise_files` and `stage` are shared with `batch`, whose student folders are nested too.
+`stage` is shared with `batch`, whose student folders are nested too; both choose a student's file
+by the rule of `submission.candidates`.
 """
 
 import importlib.metadata
 import json
-import os
 import re
 import shlex
 import shutil
@@ -25,20 +25,20 @@ from pathlib import Path
 
 import click
 
-from grader import catalog, report
-from grader.results import ExerciseResult, GradeReport, TestResult
+from grader import catalog, report, submission
+from grader.results import clean_text
 
 ROOT_ENV = "LUMEN_AUTOGRADER_ROOT"
 DEFAULT_ROOT = Path("/autograder")
 KIT_ROOT = Path(__file__).resolve().parent.parent  # the checkout holding pyproject.toml
 KIT_PACKAGES = ("grader", "lumen_ref")
-IGNORED_DIRS = {"__MACOSX", "__pycache__", "node_modules"}  # besides every folder starting with "."
 
 SETUP_SH = """\
 #!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder image: Python, the CPU build
 # of torch (no multi-GB CUDA download), then the Lumen attention kit, in a virtual environment.
 set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive  # apt must never stop to ask a question: nobody can answer
 source_dir="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
 venv="${{LUMEN_AUTOGRADER_ROOT:-/autograder}}/lumen-venv"
 apt-get update
@@ -47,7 +47,9 @@ python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --upgrade pip
 "$venv/bin/python" -m pip install --index-url https://download.pytorch.org/whl/cpu {torch}
 "$venv/bin/python" -m pip install "$source_dir/kit"
-"$venv/bin/python" -m grader list --submission "$source_dir" > /dev/null  # the kit starts
+# Prove the install before any student submits: grade the solution of exercise 3 packed in the zip
+# (torch, the sandbox and the suites all run); it must score full marks, or the image build fails.
+"$venv/bin/python" -m grader exercise3 --submission "$source_dir/selftest" --device cpu --no-perf
 """
 
 RUN_AUTOGRADER = """\
@@ -77,16 +79,35 @@ class BundleError(click.ClickException):
     exit_code = 2
 
 
-def build_bundle(out, *, hidden_visibility="after_published", timeout=60.0, suites=(), exercises=(),
-                 no_perf=False):
+SELFTEST = catalog.find("exercise3")  # setup.sh grades its solution to prove the install
+# A torch from PyPI or PyTorch's index: a release, with at most a build-variant label (+cpu, +cu121).
+_RELEASE = re.compile(r"(\d+(?:\.\d+)*)(?:\+(?:cpu|cu\d+|rocm[\d.]+|xpu))?")
+
+
+def release_version(version):
+    """The release a torch version names (2.5.1+cpu -> 2.5.1); a development build or a local one
+    (2.6.0a0+git1234, 2.5.0.dev20240901, 2.5.1+mybuild) is refused: PyTorch's index has no such
+    wheel, and Gradescope's image build would fail far from here."""
+    found = _RELEASE.fullmatch(version)
+    if not found:
+        raise BundleError(f"torch {version} is a development or locally built version, which Gradescope "
+                          "cannot install from PyTorch's CPU index: pass --torch VERSION with the release "
+                          "to install there (e.g. --torch 2.5.1), or install a released torch here "
+                          "(pip install torch==2.5.1) and build the bundle again")
+    return found.group(1)
+
+
+def build_bundle(out, *, hidden_visibility="after_published", printed_visibility="visible", timeout=60.0,
+                 suites=(), exercises=(), no_perf=False, torch=None):
     """Write Gradescope's autograder zip to `out`; returns its member names.
 
-    The run options (visibility of hidden checks, time limit, exercises, private suites, no
-    performance tiers) are baked into run_autograder; private suites travel in the zip under suites/."""
-    if not (KIT_ROOT / "pyproject.toml").is_file():
-        raise BundleError(f"gradescope-bundle packs the kit's source, and there is no pyproject.toml in "
-                          f"{KIT_ROOT}: run it from a checkout of the kit (pip install -e .)")
-    options = ["--hidden-visibility", hidden_visibility, "--timeout", str(timeout)]
+    The run options (visibility of hidden checks and of the student's printing, time limit,
+    exercises, private suites, no performance tiers) are baked into run_autograder; private suites
+    travel in the zip under suites/. `torch`: the version setup.sh installs (default: this one's)."""
+    require_checkout()
+    torch = torch_pin(torch)
+    options = ["--hidden-visibility", hidden_visibility, "--printed-visibility", printed_visibility,
+               "--timeout", str(timeout)]
     for exercise in exercises:
         options += ["--exercise", exercise.id]
     if no_perf:
@@ -98,9 +119,9 @@ def build_bundle(out, *, hidden_visibility="after_published", timeout=60.0, suit
         options += ["--suites", f"$root/source/{inside}"]
     for package in KIT_PACKAGES:
         files.update(_tree(KIT_ROOT / package, f"kit/{package}"))
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         files[f"kit/{name}"] = KIT_ROOT / name
-    torch = "torch==" + importlib.metadata.version("torch").split("+")[0]  # what the instructor tested
+    files[f"selftest/{SELFTEST.file_name}"] = KIT_ROOT / "solutions" / SELFTEST.file_name
     scripts = {"setup.sh": SETUP_SH.format(torch=shlex.quote(torch)),
                "run_autograder": RUN_AUTOGRADER.format(options=_shell_words(options))}
     Path(out).parent.mkdir(parents=True, exist_ok=True)
@@ -112,6 +133,30 @@ def build_bundle(out, *, hidden_visibility="after_published", timeout=60.0, suit
         for name, path in sorted(files.items()):
             bundle.write(path, name)
     return [*scripts, *sorted(files)]
+
+
+def require_checkout():
+    """The bundle packs the kit's source and its solutions: only a checkout has them."""
+    if not (KIT_ROOT / "pyproject.toml").is_file() or not (KIT_ROOT / "solutions").is_dir():
+        raise BundleError(f"gradescope-bundle packs the kit's source and grades its solutions, and there is no "
+                          f"pyproject.toml and solutions/ in {KIT_ROOT}: run it from a checkout of the kit "
+                          "(pip install -e .)")
+
+
+def torch_pin(version=None):
+    """The requirement setup.sh installs: the given torch release, or the one installed here."""
+    return "torch==" + release_version(version or importlib.metadata.version("torch"))
+
+
+def solutions_points(exercises=(), suites=(), timeout=60.0):
+    """(score, max_score) of the kit's solutions graded as the bundle will grade on Gradescope's CPU:
+    the total points of the assignment, and a check that the bundle gives the solutions all of them."""
+    from grader import runner  # imports torch
+
+    options = runner.Options(submission=KIT_ROOT / "solutions", device="cpu", time_limit=timeout,
+                             suites=list(suites), perf=False)
+    verdict = runner.grade(list(exercises) or list(catalog.EXERCISES), options)
+    return verdict.score, verdict.max_score
 
 
 def _shell_words(words):
@@ -131,52 +176,62 @@ def _tree(folder, inside):
 
 # -- finding a student's files -------------------------------------------------------------------
 
-def find_exercise_files(tree, exercises=catalog.EXERCISES):
-    """{exercise: [paths]} of the exercise files anywhere under `tree`, shallowest first:
-    `exercise3_scaling.py`, or a notebook `exercise3_*.ipynb`. Only regular files count (a
-    symlink could point at anything); hidden folders, caches and __MACOSX are skipped."""
-    tree = Path(tree)
-    found = {exercise: [] for exercise in exercises}
-    notebook = {exercise: re.compile(rf"exercise{exercise.number}_.*\.ipynb") for exercise in exercises}
-    for folder, dirs, names in os.walk(tree):
-        dirs[:] = [name for name in dirs if not name.startswith(".") and name not in IGNORED_DIRS]
-        for name in names:
-            path = Path(folder) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            for exercise in exercises:
-                if name == exercise.file_name or notebook[exercise].fullmatch(name):
-                    found[exercise].append(path)
-    stems = {exercise.stem for exercise in exercises}
-
-    def preferred(path):  # shallowest; then the exact name before "-Copy1", " (1)" and the like
-        return len(path.relative_to(tree).parts), path.stem not in stems, str(path)
-
-    return {exercise: sorted(paths, key=preferred) for exercise, paths in found.items() if paths}
-
-
 def stage(tree, dest, exercises=catalog.EXERCISES):
-    """Copy each exercise's file from anywhere under `tree` into `dest` under its standard name
-    (the shallowest .py, and the shallowest notebook); returns ({exercise: source}, notes), where
-    the notes say where files were found and which copies were ignored."""
-    tree, chosen, notes = Path(tree), {}, []
-    for exercise, paths in find_exercise_files(tree, exercises).items():
-        for suffix in (".py", ".ipynb"):
-            candidates = [path for path in paths if path.suffix == suffix]
-            if not candidates:
-                continue
-            shutil.copyfile(candidates[0], Path(dest) / f"{exercise.stem}{suffix}")
-            chosen.setdefault(exercise, candidates[0])
-            where = candidates[0].relative_to(tree).as_posix()
-            ignored = ", ".join(path.relative_to(tree).as_posix() for path in candidates[1:])
-            notes.append(f"{exercise.id}: graded {where}" + (f" (ignored: {ignored})" if ignored else ""))
+    """Copy each exercise's file from anywhere under `tree` into `dest` under its standard name,
+    chosen by the rule of `submission.candidates`; returns ({exercise: source}, notes), where the
+    notes say which file was graded and which copies were ignored."""
+    staged = stage_files(tree, dest, exercises)
+    chosen = {exercise: next(iter(sources.values())) for exercise, (sources, _) in staged.items()}
+    notes = []
+    for exercise, (sources, ignored) in staged.items():
+        others = f" (ignored: {', '.join(_name(tree, path) for path in ignored)})" if ignored else ""
+        notes += [f"{exercise.id}: graded {_name(tree, source)}{others}" for source in sources.values()]
     return chosen, notes
+
+
+def stage_files(tree, dest, exercises=catalog.EXERCISES):
+    """Copy each exercise's file, chosen by the rule of `submission.candidates` (the one rule of
+    `lumen-grade all`, `batch` and Gradescope), into `dest` under its standard name; returns
+    {exercise: ({staged name: source}, [candidates not graded])}."""
+    staged = {}
+    for exercise in exercises:
+        found = submission.candidates(exercise, tree, nested=True)
+        if found:
+            name = f"{exercise.stem}{found[0].suffix}"
+            shutil.copyfile(found[0], Path(dest) / name)
+            staged[exercise] = ({name: found[0]}, found[1:])
+    return staged
+
+
+def _name(tree, path):
+    return clean_text(Path(path).relative_to(tree).as_posix())
+
+
+def graded_notes(folder, staged, verdict):
+    """A line per exercise naming exactly the file the grader reports it graded, and the uploaded
+    copies it did not grade (a second copy deeper down, a notebook beside the .py, a -Copy1)."""
+    notes = []
+    for result in verdict.exercises:
+        exercise = catalog.find(result.id)
+        if exercise not in staged:
+            continue
+        sources, ignored = staged[exercise]
+        graded = sources.get(Path(result.file).name)
+        others = [source for name, source in sources.items() if source is not graded] + ignored
+        line = f"{exercise.id}: graded {_name(folder, graded)}" if graded else f"{exercise.id}: nothing graded"
+        if others:
+            line += f" (not graded: {', '.join(_name(folder, path) for path in others)})"
+        notes.append(line)
+        if graded:
+            result.file = _name(folder, graded)
+            result.ignored = [_name(folder, path) for path in others]
+    return notes
 
 
 # -- grading inside the container ------------------------------------------------------------------
 
-def run(root, *, hidden_visibility="after_published", timeout=60.0, suites=(), exercises=(), no_perf=False,
-        seed=0):
+def run(root, *, hidden_visibility="after_published", printed_visibility="visible", timeout=60.0, suites=(),
+        exercises=(), no_perf=False, seed=0):
     """Grade <root>/submission into <root>/results/results.json, which is always written: a
     failure of the grader itself becomes a result that says so. Returns the results dict."""
     started = time.monotonic()
@@ -185,6 +240,7 @@ def run(root, *, hidden_visibility="after_published", timeout=60.0, suites=(), e
         options = {"seed": seed, "time_limit": timeout, "suites": list(suites), "perf": not no_perf}
         results = _grade(root / "submission", list(exercises) or list(catalog.EXERCISES), hidden_visibility,
                          options)
+        results["stdout_visibility"] = printed_visibility
     except Exception as error:  # the student must get a result whatever went wrong in here
         traceback.print_exc()  # Gradescope keeps stdout and stderr for the instructor
         results = {"score": 0.0, "output": f"The autograder itself failed ({type(error).__name__}: "
@@ -198,30 +254,26 @@ def run(root, *, hidden_visibility="after_published", timeout=60.0, suites=(), e
     return results
 
 
-def _grade(submission, exercises, hidden_visibility, options):
-    """The results of grading the exercise files found under `submission`, with runner options."""
-    from grader import runner  # imports torch: only once there is something to grade
+def _grade(folder, exercises, hidden_visibility, options):
+    """The results of grading the exercise files found under `folder`, with runner options. Every
+    exercise is graded, so that its maximum is the same for every student: one with no file is not
+    run, and says what to upload. What the student's code printed goes to stdout, which Gradescope
+    shows as `stdout_visibility` says."""
+    from grader import runner  # imports torch
 
     with tempfile.TemporaryDirectory(prefix="lumen-submission-") as staging:
-        chosen, notes = stage(submission, staging, exercises) if submission.is_dir() else ({}, [])
-        graded = [exercise for exercise in exercises if exercise in chosen]
-        verdict = GradeReport([], "none", options["seed"])
-        if graded:
-            verdict = runner.grade(graded, runner.Options(submission=Path(staging), **options))
-    by_id = {result.id: result for result in verdict.exercises}
-    for exercise, source in chosen.items():
-        by_id[exercise.id].file = source.relative_to(submission).as_posix()
-    verdict.exercises = [by_id.get(exercise.id) or _missing(exercise) for exercise in exercises]
-    print(report.render_text(verdict))  # for the instructor's view of the run
+        staged = stage_files(folder, staging, exercises) if folder.is_dir() else {}
+        verdict = runner.grade(exercises, runner.Options(submission=Path(staging), **options))
+        notes = graded_notes(folder, staged, verdict)
+    for result, exercise in zip(verdict.exercises, exercises):
+        if exercise not in staged:
+            result.file = exercise.file_name
+            result.error = (f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
+                            "upload it under exactly this name")
+    print("\n".join(notes or ["No exercise files were found in the submission."]))
+    for exercise in verdict.exercises:
+        if exercise.output:
+            print(f"\n{exercise.id}: your code printed:\n{exercise.output}")
     results = json.loads(report.render_gradescope(verdict, hidden_visibility=hidden_visibility))
     results["output"] += "\n\n" + "\n".join(notes or ["No exercise files were found in your submission."])
     return results
-
-
-def _missing(exercise):
-    """The result of an exercise whose file is nowhere in the submission."""
-    return ExerciseResult(exercise.id, exercise.title, exercise.file_name, tests=[TestResult(
-        "find the file", "error", 1.0,
-        message=f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
-                "upload it under exactly this name",
-    )])

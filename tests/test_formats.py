@@ -83,8 +83,9 @@ def test_gradescope_results_follow_the_specification():
                                "exercise3: test_zero_and_huge[cpu]", "exercise5: test_rows",
                                "exercise5: test_softmax"]  # the skipped CUDA check is not a test
     assert by_name["exercise3: test_values[cpu]"] == {
-        "name": "exercise3: test_values[cpu]", "score": 2.0, "max_score": 2.0, "status": "passed",
-        "output": "", "visibility": "visible"}
+        "name": "exercise3: test_values[cpu]", "number": "3.1", "score": 2.0, "max_score": 2.0, "status": "passed",
+        "output": "", "tags": ["exercise3"], "visibility": "visible"}
+    assert [test["number"] for test in data["tests"]] == ["3.1", "3.2", "3.3", "5.1", "5.2"]
     spread = by_name["exercise3: test_spread"]
     assert (spread["status"], spread["score"], spread["max_score"]) == ("failed", 0.0, 1.0)
     assert spread["output"] == "spread 8.00, expected about 1: divide by √d_k"  # the teaching message
@@ -361,4 +362,5 @@ def test_the_ci_examples_grade_a_student_repo_into_junit(tmp_path, monkeypatch):
     assert suites["exercise3"].get("failures") == suites["exercise3"].get("errors") == "0"
     assert int(suites["exercise3"].get("tests")) > 0
     missing = suites["exercise1"].find("testcase/error")
-    assert "no exercise1_projection.py" in missing.get("message")
+    assert missing.get("type") == "not_run" and missing.get("message").startswith("not run")
+    assert "not graded: no exercise1_projection.py" in suites["exercise1"].find("system-out").text

@@ -2,8 +2,10 @@
 a temporary folder laid out like Gradescope's /autograder (with the kit already installed here, so
 nothing is installed: LUMEN_PYTHON points run_autograder at this interpreter)."""
 
+import importlib.metadata
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -24,6 +26,9 @@ def build(tmp_path, *args):
     result = CliRunner().invoke(main, ["gradescope-bundle", "--out", str(out), *map(str, args)])
     assert result.exit_code == 0, result.output
     assert f"wrote {out}" in result.output
+    # the total to type into Gradescope: what the solutions score with these settings on a CPU
+    total = float(re.search(r"^total points: ([\d.]+) ", result.output, re.M).group(1))
+    assert total > 0
     return out
 
 
@@ -82,8 +87,48 @@ def test_the_bundle_holds_the_scripts_at_its_root_and_the_kit(tmp_path):
     assert f"--index-url https://download.pytorch.org/whl/cpu torch=={torch.__version__.split('+')[0]}" in setup
     assert 'pip install "$source_dir/kit"' in setup
     run = scripts["run_autograder"]
-    assert ("-m grader gradescope-run --root \"$root\" --hidden-visibility hidden --timeout 30.0 "
-            "--exercise exercise3 --no-perf --suites \"$root\"'/source/suites/1-private suites'") in run
+    assert ("-m grader gradescope-run --root \"$root\" --hidden-visibility hidden --printed-visibility visible "
+            "--timeout 30.0 --exercise exercise3 --no-perf --suites \"$root\"'/source/suites/1-private suites'") in run
+    assert re.search(r"^export DEBIAN_FRONTEND=noninteractive\b", setup, re.M)
+    assert setup.index("DEBIAN_FRONTEND") < setup.index("apt-get")
+    assert {"kit/LICENSE", "selftest/exercise3_scaling.py"} <= names
+
+
+def test_setup_sh_proves_the_install_by_grading_its_built_in_case(tmp_path):
+    """setup.sh's last line grades selftest/ (a solution packed in the zip) with the venv's Python:
+    run here with this interpreter, it must pass, and a wrong file there must fail the image build."""
+    bundle = build(tmp_path, "--exercise", "3", "--no-perf")
+    source = tmp_path / "source"
+    with zipfile.ZipFile(bundle) as archive:
+        archive.extractall(source)
+        setup = archive.read("setup.sh").decode()
+    (check,) = [line for line in setup.splitlines() if "selftest" in line and not line.startswith("#")]
+    assert check.startswith('"$venv/bin/python" -m grader exercise3 --submission "$source_dir/selftest"')
+    command = check.replace('"$venv/bin/python"', sys.executable).replace("$source_dir", str(source))
+    assert subprocess.run(["bash", "-c", command], capture_output=True).returncode == 0
+    (source / "selftest" / "exercise3_scaling.py").write_text(WRONG_SCALING)
+    assert subprocess.run(["bash", "-c", command], capture_output=True).returncode == 1
+
+
+@pytest.mark.parametrize("version, release", [("2.5.1", "2.5.1"), ("2.5.1+cpu", "2.5.1"), ("2.4.0+cu121", "2.4.0"),
+                                              ("2.3.1+rocm6.0", "2.3.1"), ("2.13.0", "2.13.0")])
+def test_a_released_torch_is_pinned_without_its_build_label(version, release):
+    assert gradescope.release_version(version) == release
+
+
+@pytest.mark.parametrize("version", ["2.6.0a0+git1234abc", "2.5.0.dev20240901+cpu", "2.5.0rc1", "2.5.1+mybuild"])
+def test_a_development_or_local_torch_is_refused_with_the_fix(version, tmp_path, monkeypatch):
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: version if name == "torch" else real(name))
+    monkeypatch.setattr(gradescope, "solutions_points", lambda *args: (1.0, 1.0))
+    result = CliRunner().invoke(main, ["gradescope-bundle", "--out", str(tmp_path / "a.zip")])
+    assert result.exit_code == 2 and not (tmp_path / "a.zip").exists()
+    assert f"torch {version} is a development or locally built version" in result.output
+    assert "--torch VERSION" in result.output
+    fixed = CliRunner().invoke(main, ["gradescope-bundle", "--out", str(tmp_path / "a.zip"), "--torch", "2.5.1"])
+    assert fixed.exit_code == 0, fixed.output
+    with zipfile.ZipFile(tmp_path / "a.zip") as archive:
+        assert "whl/cpu torch==2.5.1\n" in archive.read("setup.sh").decode()
 
 
 def test_run_autograder_grades_a_nested_submission_of_files_and_notebooks(tmp_path):
@@ -98,8 +143,10 @@ def test_run_autograder_grades_a_nested_submission_of_files_and_notebooks(tmp_pa
     assert {test["name"].split(":")[0] for test in results["tests"]} == {"exercise2", "exercise3"}
     assert all(test["status"] == "passed" for test in results["tests"])
     assert results["score"] == sum(test["max_score"] for test in results["tests"]) > 0
-    assert "exercise3: graded week 3/attention/exercise3_scaling.py" in results["output"]
-    assert "exercise2: graded week 3/notebooks/exercise2_scoring.ipynb" in results["output"]
+    assert "exercise3: graded week 3/attention/exercise3_scaling.py\n" in results["output"] + "\n"
+    assert "exercise2: graded week 3/notebooks/exercise2_scoring.ipynb\n" in results["output"] + "\n"
+    assert [t["number"] for t in results["tests"]][:2] == ["2.1", "2.2"]
+    assert {t["tags"][0] for t in results["tests"]} == {"exercise2", "exercise3"}
     assert {test["visibility"] for test in results["tests"]} == {"visible", "after_published"}
     assert results["execution_time"] > 0
 
@@ -112,7 +159,8 @@ def test_a_broken_submission_still_gets_results(tmp_path):
     check_gradescope_results(results)
     assert results["score"] == 0 and results["tests"]
     assert all(test["status"] == "failed" and test["output"] for test in results["tests"])
-    assert "SyntaxError" in results["tests"][0]["output"]
+    assert all(test["output"].startswith("not run") for test in results["tests"])
+    assert "not graded: exercise3_scaling.py: importing it raised SyntaxError" in results["output"]
 
 
 def test_results_are_written_when_the_grader_cannot_even_start(tmp_path):
@@ -143,9 +191,10 @@ def test_an_empty_submission_scores_zero_with_a_message_per_exercise(tmp_path):
     results = gradescope.run(tmp_path, exercises=[catalog.find("3"), catalog.find("5")])
     check_gradescope_results(results)
     assert results["score"] == 0
-    assert [test["name"] for test in results["tests"]] == ["exercise3: find the file", "exercise5: find the file"]
-    assert "no exercise5_softmax.py (or exercise5_softmax.ipynb) anywhere in your submission" in \
-        results["tests"][1]["output"]
+    assert {test["name"].split(":")[0] for test in results["tests"]} == {"exercise3", "exercise5"}
+    assert all(test["output"].startswith("not run") for test in results["tests"])
+    assert "not graded: no exercise5_softmax.py (or exercise5_softmax.ipynb) anywhere in your submission" in \
+        results["output"]
     assert "No exercise files were found in your submission." in results["output"]
 
 
@@ -179,7 +228,7 @@ def test_stage_finds_files_at_any_depth_and_skips_junk(tmp_path):
 def test_the_bundle_needs_the_kits_source(tmp_path, monkeypatch):
     monkeypatch.setattr(gradescope, "KIT_ROOT", tmp_path)
     result = CliRunner().invoke(main, ["gradescope-bundle", "--out", str(tmp_path / "a.zip")])
-    assert result.exit_code == 2 and "no pyproject.toml" in result.output
+    assert result.exit_code == 2 and "no pyproject.toml and solutions/" in result.output
     assert CliRunner().invoke(main, ["gradescope-bundle", "--exercise", "9"]).exit_code == 2
 
 
@@ -187,3 +236,28 @@ def test_the_bundle_needs_the_kits_source(tmp_path, monkeypatch):
 def test_bad_bundle_options_are_usage_errors(option, tmp_path):
     result = CliRunner().invoke(main, ["gradescope-bundle", "--out", str(tmp_path / "a.zip"), *option])
     assert result.exit_code == 2
+
+
+def test_the_summary_names_exactly_the_file_graded_and_the_printing_is_shown(tmp_path):
+    """A .py and a Jupyter -Copy1 notebook both uploaded: the grader grades the .py, and the summary
+    says so, naming the notebook as not graded; what the code printed is in the stdout Gradescope
+    shows, with the visibility the bundle asked for."""
+    bundle = build(tmp_path, "--exercise", "3", "--no-perf", "--printed-visibility", "after_due_date")
+    printing = WRONG_SCALING + "\nprint('debugging my scale')\n"
+    root = autograder_root(tmp_path, bundle, {
+        "hw/exercise3_scaling.py": printing,
+        "hw/exercise3_scaling-Copy1.ipynb": as_notebook((SOLUTIONS / "exercise3_scaling.py").read_text()),
+    })
+    env = dict(os.environ, LUMEN_AUTOGRADER_ROOT=str(root), LUMEN_PYTHON=sys.executable)
+    done = subprocess.run(["bash", str(root / "run_autograder")], env=env, capture_output=True, text=True,
+                          timeout=300)
+    results = json.loads((root / "results" / "results.json").read_text())
+    check_gradescope_results(results)
+    assert results["score"] < sum(test["max_score"] for test in results["tests"])  # the wrong .py was graded
+    note = "exercise3: graded hw/exercise3_scaling.py (not graded: hw/exercise3_scaling-Copy1.ipynb)"
+    assert note in results["output"] and results["output"].count("graded hw/") == 1
+    assert results["stdout_visibility"] == "after_due_date"
+    assert "exercise3: your code printed:\ndebugging my scale" in done.stdout
+    assert note in done.stdout
+    failed = [test for test in results["tests"] if test["status"] == "failed"]
+    assert any("scale-by-dk" in test["tags"] for test in failed)  # the diagnosis, as a tag
