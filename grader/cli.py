@@ -116,7 +116,7 @@ def run_options(option):
 def text_style(no_color, stream=None):
     """(color, width) for the text report on `stream` (stdout): colour only on a terminal, without
     NO_COLOR or --no-color; the terminal's width there, else $COLUMNS or 80."""
-    stream = stream or click.get_text_stream("stdout")
+    stream = stream or sys.stdout
     terminal = bool(getattr(stream, "isatty", lambda: False)())
     color = terminal and not no_color and not os.environ.get("NO_COLOR")
     columns = os.environ.get("COLUMNS", "")
@@ -332,14 +332,14 @@ def watch_command(exercise, submission, verbose, device, no_perf, no_color, note
     options = grading_run(exercise, submission=submission, device=device, notebook=notebook, no_perf=no_perf,
                           **settings)
     color, width = text_style(no_color)
-    terminal = click.get_text_stream("stdout").isatty()
+    terminal = sys.stdout.isatty()
 
     def show(verdict, graded, seconds):
         if terminal:
             click.clear()
         text = report.render_text(verdict, color=color, width=width, verbose=verbose,
                                   device_skips=device == "auto")
-        click.echo(text + watch.status_line(graded, seconds), color=color)
+        click.echo(text + watch.status_line(graded, seconds, width), color=color)
 
     from grader import runner
 
