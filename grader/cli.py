@@ -119,7 +119,7 @@ def run_options(option):
 def text_style(no_color, stream=None):
     """(color, width) for the text report on `stream` (stdout): colour only on a terminal, without
     NO_COLOR or --no-color; the terminal's width there, else $COLUMNS or 80."""
-    stream = stream or click.get_text_stream("stdout")
+    stream = stream or sys.stdout
     terminal = bool(getattr(stream, "isatty", lambda: False)())
     color = terminal and not no_color and not os.environ.get("NO_COLOR")
     columns = os.environ.get("COLUMNS", "")
@@ -350,7 +350,7 @@ def grade_all(**options):
     run_grading(list(catalog.EXERCISES), **options)
 
 
-@main.command(name="list")
+@main.command(name="list", short_help="The exercises, their files and chapter sections.")
 @click.option("--submission", type=click.Path(path_type=Path), default=Path("exercises"), show_default=True,
               help="Folder to look for the exercise files in.")
 def list_exercises(submission):
@@ -382,14 +382,14 @@ def watch_command(exercise, submission, verbose, device, no_perf, no_color, note
     options = grading_run(exercise, submission=submission, device=device, notebook=notebook, no_perf=no_perf,
                           **settings)
     color, width = text_style(no_color)
-    terminal = click.get_text_stream("stdout").isatty()
+    terminal = sys.stdout.isatty()
 
     def show(verdict, graded, seconds):
         if terminal:
             click.clear()
         text = report.render_text(verdict, color=color, width=width, verbose=verbose,
                                   device_skips=device == "auto")
-        click.echo(text + watch.status_line(graded, seconds), color=color)
+        click.echo(text + watch.status_line(graded, seconds, width), color=color)
 
     from grader import runner
 
@@ -626,7 +626,8 @@ SOLUTIONS_OPTION = click.option(
     show_default=True, help="The instructor solutions, with BEGIN/END SOLUTION markers.")
 
 
-@main.command(cls=InstructorCommand, name="release")
+@main.command(cls=InstructorCommand, name="release",
+              short_help="Write exercises/ and its notebooks from solutions/.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("exercises"),
               show_default=True, help="Folder to write the student files and notebooks/ into.")
 @SOLUTIONS_OPTION
@@ -650,7 +651,8 @@ def release_command(out, solutions, force):
     click.echo(f"released {len(done.paths)} files into {out} (changed: {changed})")
 
 
-@main.command(cls=InstructorCommand, name="check")
+@main.command(cls=InstructorCommand, name="check",
+              short_help="Is the kit sound? Reference, solutions, stubs, mutants.")
 @click.argument("exercises", nargs=-1, callback=_exercise_list)
 @SOLUTIONS_OPTION
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")

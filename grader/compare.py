@@ -50,7 +50,8 @@ SHOWN_VALUES = 6  # a tensor with at most this many values is shown in full, a l
 
 class Mismatch(AssertionError):
     """A wrong answer. `message` is the one line the report shows; `details` carry what front ends
-    and the diagnosis use (the values, a `picture`, the `call` to replay)."""
+    and the diagnosis use (the values, a `picture`, the `call` to replay, and a `cause` id where the
+    message itself names the mistake: a dtype or device changed, an input changed in place)."""
 
     def __init__(self, message, **details):
         super().__init__(message)
@@ -109,12 +110,17 @@ def check_tensor(got, *, what, shape=None, dtype=None, device=None):
     if shape is not None and tuple(got.shape) != tuple(shape):
         raise Mismatch(_shape_message(what, tuple(got.shape), tuple(shape)))
     if dtype is not None and got.dtype != dtype:
-        raise Mismatch(_dtype_message(what, got.dtype, dtype))
+        raise Mismatch(_dtype_message(what, got.dtype, dtype), cause=_dtype_cause(dtype))
     if device is not None and got.device.type != torch.device(device).type:
         raise Mismatch(
             f"{what} is on {got.device.type}, expected {torch.device(device).type} like its input: "
-            "create new tensors with device=x.device"
+            "create new tensors with device=x.device", cause="device-changed"
         )
+
+
+def _dtype_cause(expected):
+    """The diagnosis id of a wrong dtype: a mask that is not bool, or a float result whose dtype changed."""
+    return "mask-not-bool" if expected == torch.bool else "dtype-changed"
 
 
 def _dtype_message(what, got, expected):
@@ -233,7 +239,7 @@ def _conditioning(dtype, magnitude, index):
 
 def _check_equal(got, expected, *, what, picture=None):
     if got.dtype != expected.dtype:
-        raise Mismatch(_dtype_message(what, got.dtype, expected.dtype))
+        raise Mismatch(_dtype_message(what, got.dtype, expected.dtype), cause=_dtype_cause(expected.dtype))
     got, expected = got.to("cpu"), expected.to("cpu")
     wrong = got != expected
     if wrong.any():
@@ -292,7 +298,7 @@ def check_unchanged(before, after, *, what):
         where = f" (it is now {describe(after)}, it was {describe(before)})"
     raise Mismatch(
         f"your code modified its input `{what}` in place{where}: build a new tensor instead "
-        "(masked_fill, not masked_fill_; x = x / s, not x /= s)"
+        "(masked_fill, not masked_fill_; x = x / s, not x /= s)", cause="input-changed-in-place"
     )
 
 

@@ -34,7 +34,7 @@ from grader.testkit import Made, as64, map_values
 # mistake, since the mistakes change values by whole factors.
 SLACK = analyse.SLACK
 MATCH, WRONG, UNUSED = "match", "wrong", "unused"
-MAX_PASSING = 40  # passed calls weighed against a candidate, at most (the cost of a wrong answer stays small)
+MAX_PASSING = 12  # passed calls of a function weighed against a candidate, at most (a wrong answer stays cheap)
 
 
 @dataclass
@@ -63,23 +63,49 @@ class Diagnosis:
         return data
 
 
-def conclude(number, failed, passed=()):
+def conclude(number, failed, passed=(), causes=()):
     """The diagnoses of exercise `number` from the calls of its failed checks and of its passed ones.
 
+    `causes`: (id, message, index into `failed` or None) of failed checks whose message names the
+    mistake itself (a dtype changed, an input changed in place); they are the diagnosis when no other
+    value is wrong, the whole story then.
     Returns [Diagnosis], each with the indices (into `failed`) of the calls it explains.
     """
+    caused = {index for _, _, index in causes}
     with _one_thread():
         cases = [_case(call) for call in failed]
-        evidence = [i for i, case in enumerate(cases) if case is not None and case.wrong]
+        evidence = [i for i, case in enumerate(cases) if case is not None and case.wrong and i not in caused]
         if not evidence:
-            return []
-        passing = [case for case in map(_case, list(passed)[-MAX_PASSING:]) if case is not None and not case.wrong]
-        found = _catalogue(number, cases, evidence, passing)
+            return _causes(causes)
+        found = _catalogue(number, cases, evidence, _Passing(passed))
         explained = set().union(*(d.calls for d in found)) if found else set()
         rest = [i for i in evidence if i not in explained]
         if rest and not any(len(d.ids) == 1 for d in found):
             found += _structural(cases, rest)
     return found
+
+
+def _causes(causes):
+    """One diagnosis per kind of cause, the first message of each: at most two."""
+    found = {}
+    for cause, message, index in causes:
+        found.setdefault(cause, Diagnosis(cause, message, set() if index is None else {index}))
+    return list(found.values())[:2]
+
+
+class _Passing:
+    """The passed calls by function, made into cases (the reference's answer replayed) only when asked."""
+
+    def __init__(self, calls):
+        self.calls, self.cases = {}, {}
+        for call in calls:
+            self.calls.setdefault(_target(call), []).append(call)
+
+    def of(self, target):
+        if target not in self.cases:
+            made = map(_case, self.calls.get(target, [])[:MAX_PASSING])
+            self.cases[target] = [case for case in made if case is not None and not case.wrong]
+        return self.cases[target]
 
 
 def _case(call):
@@ -116,7 +142,7 @@ def _catalogue(number, cases, evidence, passing):
                 continue
             calls, steps = explained
             targets = {_target(cases[i].call) for i in calls}
-            if not any(_contradicts(variant, case, steps) for case in passing if _target(case.call) in targets):
+            if not any(_contradicts(variant, case, steps) for target in targets for case in passing.of(target)):
                 fits.setdefault(misconception.id, set()).update(calls)
     # of two that both fit, one that includes the other claims more than the evidence shows
     ids = [i for i in fits if not any(other in misconceptions.BY_ID[i].includes for other in fits if other != i)]
@@ -236,7 +262,23 @@ def _structural(cases, rest):
         if agreed and len(agreed) == 1:
             [(key, message)] = agreed.items()
             found.append(Diagnosis(key, message, set(showing)))
-    return found[:3]
+    return _merged(found, cases)[:3]
+
+
+def _merged(found, cases):
+    """Findings of one kind in several functions as one diagnosis naming them all (the message of
+    the first, whose sizes it quotes)."""
+    merged = {}
+    for diagnosis in found:
+        if diagnosis.id not in merged:
+            merged[diagnosis.id] = diagnosis
+            continue
+        first = merged[diagnosis.id]
+        names = _where(cases, first.calls)
+        if first.message.startswith(names + ": "):
+            first.message = f"{_where(cases, first.calls | diagnosis.calls)}: {first.message[len(names) + 2:]}"
+        first.calls |= diagnosis.calls
+    return list(merged.values())
 
 
 def _comparable(got, expected):
@@ -407,10 +449,21 @@ def matches(got, value, dtype):
 
 
 def _student_dtype(call):
-    """The dtype the student's code computed in: its first floating-point input's."""
+    """The dtype the student's code computed in: its first floating-point input's, or the coarser dtype
+    of what it returned (a result cast down was computed down)."""
+    dtype = torch.float32
     events = [*((args, kwargs) for _, _, args, kwargs, _ in call.get("history", ())), (call["args"], call["kwargs"])]
-    for args, kwargs in reversed(events):
-        for value in [*args, *kwargs.values()]:
-            if isinstance(value, torch.Tensor) and value.is_floating_point():
-                return value.dtype
-    return torch.float32
+    found = next((value.dtype for args, kwargs in reversed(events) for value in [*args, *kwargs.values()]
+                  if isinstance(value, torch.Tensor) and value.is_floating_point()), None)
+    dtype = found or dtype
+    returned = [t.dtype for t in _tensors(call.get("got")) if t.is_floating_point()]
+    coarser = [d for d in returned if TOLERANCES.get(d, (0,))[0] > TOLERANCES.get(dtype, (0,))[0]]
+    return coarser[0] if coarser else dtype
+
+
+def _tensors(value):
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for item in value for t in _tensors(item)]
+    return []

@@ -44,6 +44,7 @@ class GradingPlugin:
         self.students = {}  # exercise id -> Student, shared by every suite of that exercise
         self.imported = set()  # exercise ids whose file has been imported (or failed to be)
         self.failed_calls = {}  # exercise id -> [(TestResult, the call its failing check recorded)]
+        self.causes = {}  # exercise id -> [(TestResult, cause id)] of failures whose message names the mistake
 
     # -- collection -------------------------------------------------------------------------
 
@@ -171,27 +172,36 @@ class GradingPlugin:
         result.calls.extend(testkit.take_passed_calls())
         if status == "failed" and "call" in details:
             self.failed_calls.setdefault(result.id, []).append((test, details["call"]))
+        if status == "failed" and "cause" in details:
+            self.causes.setdefault(result.id, []).append((test, details["cause"]))
 
     def pytest_sessionfinish(self, session):
         for exercise_id, student in self.students.items():
             student.close()
             self.results[exercise_id].output = student.printed()
-        for exercise_id, failed in self.failed_calls.items():
-            _diagnose(self.results[exercise_id], catalog.find(exercise_id).number, failed)
+        for exercise_id in {*self.failed_calls, *self.causes}:
+            _diagnose(self.results[exercise_id], catalog.find(exercise_id).number,
+                      self.failed_calls.get(exercise_id, []), self.causes.get(exercise_id, []))
 
 
-def _diagnose(result, number, failed):
+def _diagnose(result, number, failed, causes):
     """The exercise's diagnoses, from all its failed calls and its passed ones weighed together: once
     in the exercise's `diagnoses`, and by id in each failed test a diagnosis explains. A diagnosis
     never turns a wrong answer into a grader error."""
     try:
-        found = diagnose.conclude(number, [call for _, call in failed], result.calls)
+        tests = [test for test, _ in failed]
+        found = diagnose.conclude(number, [call for _, call in failed], result.calls,
+                                  [(cause, test.message, tests.index(test) if test in tests else None)
+                                   for test, cause in causes])
     except Exception:  # noqa: BLE001 - no diagnosis is an honest answer, a crash is not
         return
     for diagnosis in found:
         result.diagnoses.append(diagnosis.as_dict())
         for index in diagnosis.calls:
             failed[index][0].details.setdefault("diagnosis", diagnosis.id)
+        for test, cause in causes:
+            if cause == diagnosis.id:
+                test.details.setdefault("diagnosis", diagnosis.id)
 
 
 def _outcome(excinfo, time_limit):

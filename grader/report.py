@@ -192,6 +192,8 @@ class _Text:
         caption, *grid = picture_lines(picture)
         self.line(caption, indent=indent, hang=indent + 2)
         self.lines.extend(" " * indent + row for row in grid)
+        if picture.get("note"):  # how the picture reads what the code did (a finite fill drawn as masked)
+            self.line(f"({picture['note']})", indent=indent, hang=indent + 1)
 
     def blank(self):
         if self.lines and self.lines[-1]:
@@ -238,8 +240,6 @@ def picture_lines(picture):
     rows, columns = picture["shape"]
     if rows > len(grids[0]) or columns > len(grids[0][0]):
         lines.append(f"(the first {len(grids[0])} × {len(grids[0][0])} of {rows} × {columns})")
-    if picture.get("note"):
-        lines.append(f"({picture['note']})")
     return lines
 
 

@@ -83,11 +83,12 @@ def cache_len(cache):
     return n
 
 
-def expect_len(cache, expected, message):
+def expect_len(cache, expected, message, **details):
     """len(cache) is `expected`, or a Mismatch with `message`, its {n} and {expected} filled in."""
     n = cache_len(cache)
     if n != expected:
-        raise Mismatch(message.replace("{n}", str(n)).replace("{expected}", str(expected)), call=cache.last_call())
+        raise Mismatch(message.replace("{n}", str(n)).replace("{expected}", str(expected)), call=cache.last_call(),
+                       **details)
     passed(cache.last_call())
 
 
@@ -216,6 +217,9 @@ def test_kvcache_reset(student, rng):
                what="cache.update(k, v) with 3 tokens after 4 tokens and cache.reset()")
 
 
+CAPACITY = "cache-capacity"  # the diagnosis of these messages, which name the mistake themselves
+
+
 @pytest.mark.points(2)
 def test_kvcache_full_raises_value_error(student, rng):
     cache = make(student, "KVCache", *dims(SIZES["cache_full"], "B", "n_kv_heads", "d_head", "max_len"))
@@ -228,12 +232,12 @@ def test_kvcache_full_raises_value_error(student, rng):
             raise  # a forbidden call, the memory limit, a stub: the plugin reports those itself
         if error.type != "ValueError":
             raise Mismatch(f"appending 3 tokens to a KVCache(max_len=5) holding 3 raised {error.type}, expected "
-                           "ValueError: check len(cache) + T_new <= max_len before writing") from None
+                           "ValueError: check len(cache) + T_new <= max_len before writing", cause=CAPACITY) from None
     else:
         raise Mismatch("appending 3 tokens to a KVCache(max_len=5) holding 3 did not raise ValueError: check "
-                       "len(cache) + T_new <= max_len before writing anything")
+                       "len(cache) + T_new <= max_len before writing anything", cause=CAPACITY)
     expect_len(cache, 3, "after the refused update len(cache) is {n}, expected {expected}: raise the ValueError "
-               "before changing anything")
+               "before changing anything", cause=CAPACITY)
     k2, v2 = kv_of(rng, "cache_full", 2)
     try:
         got = cache.update(k2, v2)
@@ -241,7 +245,7 @@ def test_kvcache_full_raises_value_error(student, rng):
         if error.type != "ValueError":
             raise
         raise Mismatch("filling a KVCache(max_len=5) exactly (3 cached + 2 new) raised ValueError: only refuse "
-                       "when len(cache) + T_new > max_len") from None
+                       "when len(cache) + T_new > max_len", cause=CAPACITY) from None
     check_pair(cache, got, torch.cat([as64(k1), as64(k2)], 2), torch.cat([as64(v1), as64(v2)], 2),
                what="cache.update(k, v) with 2 tokens after 3 and a refused update")
 
