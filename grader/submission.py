@@ -10,15 +10,17 @@ names the notebook.
 """
 
 import ast
-import io
 import json
 import os
 import re
-import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import files
+
 NOTEBOOK_SUFFIX = ".ipynb"
+MAX_NOTEBOOK_BYTES = 16 << 20  # far more than any exercise's notebook, outputs included
+MAX_NOTEBOOK_DEPTH = 64  # levels of JSON brackets: a notebook has about five
 # Cell magics that run their body as Python in the kernel: the body is kept, the magic line dropped.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _ASSIGNED_MAGIC = re.compile(r"[ \t]*[\w.]+[ \t]*=[ \t]*[!%]")  # files = !ls, t = %timeit f()
@@ -129,8 +131,16 @@ def read_notebook(path):
     """The notebook at path as an nbformat v4 node; SubmissionError, naming the file, if it is not one."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = files.read_regular(path, MAX_NOTEBOOK_BYTES).decode("utf-8")
+        depth = _json_depth(text)
+        if depth > MAX_NOTEBOOK_DEPTH:
+            raise SubmissionError(f"{path.name} is too deeply nested to be a notebook ({depth} levels of "
+                                  f"brackets; a notebook has a few): save it again from Jupyter or Colab",
+                                  path, "read the notebook")
         json.loads(text)
+    except files.UnsafeFile as error:
+        raise SubmissionError(f"cannot read {path.name}: {error} (a notebook is a regular file of at most "
+                              f"{MAX_NOTEBOOK_BYTES >> 20} MiB)", path, "read the notebook") from None
     except json.JSONDecodeError as error:
         message = (f"{path.name} is not a readable notebook: its JSON is broken at line {error.lineno}, "
                    f"column {error.colno} ({error.msg}); reopen and save it in Jupyter or Colab, or "
@@ -182,6 +192,9 @@ def notebook_cells(path, exercise=None):
         except (SyntaxError, ValueError) as error:
             raise SubmissionError(_syntax_message(path, number, code_cells, cell.source, error),
                                   path, "read the notebook") from None
+        except (RecursionError, MemoryError):
+            raise SubmissionError(f"{path.name}: cell {number} (code cell {code_cells}) is too deeply nested "
+                                  "for Python to read", path, "read the notebook") from None
         parts.append((number, code))
     return parts
 
@@ -204,26 +217,78 @@ def python_source(source):
         if not magic or magic[0] not in PYTHON_CELL_MAGICS:
             return None
         lines[first] = ""
-    kept = []
+    kept, state = [], _Scan()
     for line in lines:
         stripped = line.lstrip()
         ipython_only = stripped.startswith(("!", "%")) and not stripped.startswith("!=")
         ipython_only = ipython_only or _ASSIGNED_MAGIC.match(line)
-        if ipython_only and not _inside_statement(kept):
+        if ipython_only and not state.inside:
             indent = line[:len(line) - len(stripped)]
             line = f"{indent}pass" if indent else ""
         kept.append(line)
+        state.read(line)
     return "\n".join(kept)
 
 
-def _inside_statement(lines):
-    """Whether the text so far ends inside brackets, a string or a backslash continuation, where a
-    line starting with `%` or `!` is Python (a modulo, a string's text), not IPython syntax."""
-    try:
-        for _ in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
-            pass
-    except tokenize.TokenError as error:
-        return "EOF in multi-line" in str(error)
-    except SyntaxError:
-        return False
+class _Scan:
+    """Where the text read so far ends: inside brackets, a string or a backslash continuation (where a
+    line starting with `%` or `!` is Python, a modulo or a string's text, not IPython syntax), or
+    at a statement's end. One pass over each line: a cell is read in linear time."""
+
+    def __init__(self):
+        self.depth, self.quote, self.continued = 0, None, False
+
+    @property
+    def inside(self):
+        return self.depth > 0 or self.quote is not None or self.continued
+
+    def read(self, line):
+        i, n, self.continued = 0, len(line), False
+        while i < n:
+            char = line[i]
+            if self.quote:
+                if char == "\\":
+                    i += 2
+                elif line.startswith(self.quote, i):
+                    i, self.quote = i + len(self.quote), None
+                else:
+                    i += 1
+                continue
+            if char == "#":
+                break
+            if char in "'\"":
+                self.quote = line[i:i + 3] if line[i:i + 3] in ("'''", '"""') else char
+                i += len(self.quote)
+                continue
+            if char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(self.depth - 1, 0)
+            elif char == "\\" and i == n - 1:
+                self.continued = True
+            i += 1
+        if self.quote in ("'", '"') and not line.endswith("\\"):  # a one-line string left open: an error
+            self.quote = None                                       # Python will report; go on
+
+
+def _json_depth(text):
+    """The deepest nesting of brackets in JSON text (outside its strings), in one pass."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
     return False

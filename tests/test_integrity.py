@@ -298,3 +298,20 @@ def test_memory_limit_takes_a_size(size, expected):
 def test_a_memory_limit_that_is_not_a_size_is_a_usage_error(size):
     result = CliRunner().invoke(main, ["exercise3", "--memory-limit", size])
     assert result.exit_code == 2 and "is not a size" in result.output
+
+
+def test_a_notebook_built_to_exhaust_the_judge_is_a_clean_failure(tmp_path):
+    """Nested 100 000 deep, or over the size limit: refused before json.loads with a message, never
+    a grader error; 20 000 magic lines in one cell are read in one pass."""
+    from grader import submission
+
+    deep = tmp_path / "exercise3_deep.ipynb"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(submission.SubmissionError, match="too deeply nested"):
+        submission.read_notebook(deep)
+    large = tmp_path / "exercise3_large.ipynb"
+    large.write_bytes(b" " * (submission.MAX_NOTEBOOK_BYTES + 1))
+    with pytest.raises(submission.SubmissionError, match="too large"):
+        submission.read_notebook(large)
+    source = "\n".join(["x = 1"] + ["%timeit x"] * 20_000)
+    assert submission.python_source(source).count("\n") == 20_000
