@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 
 from grader import containment, files, guard, wire, worker
 
@@ -158,9 +159,13 @@ class Launcher:
         pid = os.fork()
         if pid == 0:
             ours.close()
+            for other in list(_LIVE):  # another launcher's zygote must see its judge hang up
+                if other.control is not None:
+                    other.control.close()
             _zygote(theirs, plan)
         theirs.close()
         self.control, self.zygote_pid = ours, pid
+        _LIVE.add(self)
 
     def spawn(self, log_path, memory_limit=None, readable=(), trusted=False):
         """A new child serving on a socket, allowed memory_limit bytes (None: no limit) beyond
@@ -222,6 +227,7 @@ class Launcher:
             self.control.close()
             os.waitpid(self.zygote_pid, 0)
             self.control = None
+            _LIVE.discard(self)
             _set_dumpable(self.was_dumpable)
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
@@ -229,6 +235,7 @@ class Launcher:
 
 
 _KIT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding grader/
+_LIVE = weakref.WeakSet()  # launchers whose zygote runs
 
 
 def _set_dumpable(dumpable):
