@@ -20,6 +20,7 @@ import pytest
 from conftest import ROOT
 from grader import containment, guard
 from grader.sandbox import Launcher, Worker, load_request
+from test_batch import marked
 
 PROBE = ROOT / "tests" / "hostile" / "escape_probe.py"
 OUTCOMES = {  # attempt -> what a confined child gets
@@ -167,19 +168,6 @@ def test_a_hostile_student_between_two_honest_ones_touches_nobody(tmp_path):
 # -- no orphans -------------------------------------------------------------------------------------
 
 
-def _named(marker):
-    found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                name, state = stat.read().rsplit(")", 1)
-            if name.split("(", 1)[1] == marker and state.split()[0] != "Z":
-                found.append(int(entry))
-        except (OSError, IndexError):
-            continue
-    return found
-
-
 @pytest.mark.skipif(sys.platform != "linux", reason="process names in /proc: Linux")
 @pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
 def test_stopping_the_grader_ends_every_child_and_removes_its_folders(tmp_path, stop):
@@ -197,7 +185,7 @@ def test_stopping_the_grader_ends_every_child_and_removes_its_folders(tmp_path, 
                                env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     give_up = time.monotonic() + 60
-    while not _named(marker):
+    while not marked(marker):
         assert process.poll() is None and time.monotonic() < give_up, process.communicate()
         time.sleep(0.05)
     process.send_signal(getattr(signal, stop))
@@ -205,7 +193,7 @@ def test_stopping_the_grader_ends_every_child_and_removes_its_folders(tmp_path, 
     assert process.returncode == 128 + getattr(signal, stop), stderr
     assert "Traceback" not in stderr
     give_up = time.monotonic() + 5
-    while _named(marker) and time.monotonic() < give_up:
+    while marked(marker) and time.monotonic() < give_up:
         time.sleep(0.05)
-    assert not _named(marker)
+    assert not marked(marker)
     assert not list(temp.iterdir())
