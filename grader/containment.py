@@ -175,17 +175,17 @@ def _traversable(path, uid, from_top=True):
     return True
 
 
-def plan(forbidden=(), devices=("cpu",)):
+def plan(forbidden=(), devices=("cpu", "cuda")):
     """The confinement of a run's children: `forbidden` adds trees to the kit's secrets (the
-    instructor's suites, the class folder, ...); `devices` the devices graded ("cuda": the GPU's
-    device files too)."""
+    instructor's suites, the class folder, ...); `devices` the devices that may be graded ("cuda":
+    the GPU's device files too, where there are some)."""
     forbidden = _real([*kit_secrets(), *forbidden, *os.environ.get("LUMEN_CONFIDENTIAL", "").split(os.pathsep)])
     mounts = _real([*_SYSTEM, *_KERNEL_VIEWS, *_python_trees(), *_loaded_libraries()])
     mounts = tuple(m for m in mounts if not any(_inside(m, f) for f in forbidden))
     device_files = list(_DEVICES)
-    if "cuda" in devices:
-        device_files += glob.glob("/dev/nvidia*") + glob.glob("/dev/dri/*")
-        mounts = _real([*mounts, "/proc/driver/nvidia", "/sys"])
+    gpu = glob.glob("/dev/nvidia*")  # known before the devices are (asking torch would start CUDA)
+    if gpu and "cuda" in devices:
+        device_files += gpu + glob.glob("/dev/dri/*")
     root = sys.platform == "linux" and os.geteuid() == 0
     return Plan(read=tuple(_subtract(list(mounts), forbidden)), mounts=mounts,
                 covered=tuple(f for f in forbidden if any(_inside(f, m) for m in mounts)),

@@ -205,7 +205,8 @@ def child_main(fd, log_path, memory_limit=None, plan=None, scratch=None, readabl
         _redirect_output(log_path, keep=fd)
         _set_limits(memory_limit)
         level, layers = containment.confine(plan, scratch, readable)
-        if confine():
+        gpu = plan is not None and any(device.startswith("/dev/nvidia") for device in plan.devices)
+        if confine(shared_memory=gpu):
             layers.append("seccomp")
         torch.set_num_threads(1)
         sock = socket.socket(fileno=fd)
@@ -295,7 +296,7 @@ def _status_bytes(field):
     return 0
 
 
-def confine():
+def confine(shared_memory=False):
     """On Linux: no new privileges, no capabilities (a root child keeps uid 0 but loses every
     privilege over other processes and limits), and the seccomp filter of `_seccomp_program`.
     Where no filter can be installed, a non-root child gets a process limit instead.
@@ -308,7 +309,7 @@ def confine():
     if os.geteuid() == 0:
         _drop_capabilities(libc, arch)
     if arch is not None:
-        program = _seccomp_program(arch, os.getpid())
+        program = _seccomp_program(arch, os.getpid(), shared_memory)
         filters = (_SockFilter * len(program))(*(_SockFilter(*op) for op in program))
         fprog = _SockFprog(len(program), filters)
         if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0:
@@ -367,6 +368,8 @@ _ARCHES = {
 _DENIED = ("fork", "vfork", "tkill", "pidfd_send_signal", "pidfd_getfd", "ptrace", "process_vm_readv",
            "process_vm_writev", "setrlimit", "unshare", "setns", "memfd_create", "shmget", "io_uring_setup")
 MAP_SHARED, MAP_ANONYMOUS, AF_UNIX = 0x01, 0x20, 1
+_SHARED_MEMORY = ("memfd_create", "shmget")  # allowed, with shared anonymous mappings, where a GPU driver may
+                                              # need them (a machine with NVIDIA devices)
 _SELF_ONLY = ("tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a process id
 
 # classic BPF, as seccomp runs it on struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}
@@ -382,7 +385,7 @@ def _arg(index, high=False):
     return 16 + 8 * index + 4 * high  # offset of the low (or high) 32 bits of args[index]
 
 
-def _seccomp_program(arch, pid):
+def _seccomp_program(arch, pid, shared_memory=False):
     """The filter, as (code, jt, jf, k) tuples. Refused with EPERM: fork, vfork, clone without
     CLONE_THREAD (threads stay allowed), signals to any process but this one, tracing or reading
     other processes, setting limits, new namespaces, io_uring (whose operations no filter sees),
@@ -396,12 +399,14 @@ def _seccomp_program(arch, pid):
         body += [(_JEQ, len(values) - i, 0, value & 0xFFFFFFFF) for i, value in enumerate(values)]
         return body + [deny, (_RET, 0, 0, _ALLOW)]
 
-    blocks = [(calls[name], [deny]) for name in _DENIED if name in calls]
+    denied = [name for name in _DENIED if not (shared_memory and name in _SHARED_MEMORY)]
+    blocks = [(calls[name], [deny]) for name in denied if name in calls]
     blocks.append((calls["clone3"], [(_RET, 0, 0, _errno(errno.ENOSYS))]))
     blocks.append((calls["clone"], [(_LD, 0, 0, _arg(0)), (_JSET, 0, 1, CLONE_THREAD), (_RET, 0, 0, _ALLOW), deny]))
     blocks.append((calls["kill"], only(0, [pid, 0, -pid])))  # itself, or its own process group
-    blocks.append((calls["mmap"], [(_LD, 0, 0, _arg(3)), (_JSET, 0, 2, MAP_ANONYMOUS), (_JSET, 0, 1, MAP_SHARED),
-                                   deny, (_RET, 0, 0, _ALLOW)]))
+    if not shared_memory:
+        blocks.append((calls["mmap"], [(_LD, 0, 0, _arg(3)), (_JSET, 0, 2, MAP_ANONYMOUS), (_JSET, 0, 1, MAP_SHARED),
+                                       deny, (_RET, 0, 0, _ALLOW)]))
     blocks.append((calls["socket"], [(_LD, 0, 0, _arg(0)), (_JEQ, 1, 0, AF_UNIX), deny, (_RET, 0, 0, _ALLOW)]))
     blocks += [(calls[name], only(0, [pid])) for name in _SELF_ONLY]
     blocks.append((calls["prlimit64"], [  # reading a limit (new_limit == NULL) is fine
