@@ -145,6 +145,15 @@ def test_merge_refuses_shards_graded_differently(tmp_path):
     assert result.exit_code == 2 and "other settings" in result.output
 
 
+def test_merge_refuses_students_graded_on_different_devices(tmp_path):
+    on_cpu, on_gpu = record("ann", 1.0), record("ben", 2.0)
+    on_cpu["report"]["device"], on_gpu["report"]["device"] = "cpu", "cpu+cuda"
+    first = shard_output(tmp_path / "a", (0, 2), ["ann"], {"ann": on_cpu})
+    second = shard_output(tmp_path / "b", (1, 2), ["ben"], {"ben": on_gpu})
+    result = CliRunner().invoke(main, ["merge", str(first), str(second), "--out", str(tmp_path / "all.csv")])
+    assert result.exit_code == 2 and "different devices (cpu: ann; cpu+cuda: ben)" in result.output
+
+
 def test_merge_reports_missing_students_and_shards(tmp_path):
     first = shard_output(tmp_path / "a", (0, 3), ["ann", "ben"], {"ann": record("ann", 1.0)})
     second = shard_output(tmp_path / "b", (2, 3), ["cat"], {"cat": record("cat", 2.0)})
