@@ -209,6 +209,11 @@ def test_three_shards_and_a_merge_equal_one_batch_row_for_row(tmp_path):
                                             "--roster", str(roster)])
     assert with_roster.exit_code == 0, with_roster.output
     assert "2 folder(s) not on the roster" in with_roster.stderr and "dave, judy" in with_roster.stderr
+    # the roster applied by an unsharded batch (resuming: nobody regraded) gives the same gradebook
+    resumed = CliRunner().invoke(main, ["batch", str(folder), "--out", str(tmp_path / "whole.csv"), *common,
+                                        "--roster", str(roster)])
+    assert resumed.exit_code == 0 and "skipping 4 student(s)" in resumed.stderr
+    assert (tmp_path / "whole.csv").read_text() == (tmp_path / "lms.csv").read_text()
     lms = list(read_csv(tmp_path / "lms.csv").values())
     assert [(r["student_id"], r["status"]) for r in lms] == [("alice", "graded"), ("bob", "graded"), ("kim", "missing")]
     assert lms[2]["max_score"] == table["alice"]["max_score"] and lms[2]["total"] == "0"
