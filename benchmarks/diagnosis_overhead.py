@@ -3,8 +3,10 @@
 Two measurements, each a median over --rounds, the settings alternating within every round:
 
 1. `lumen-grade all --no-perf --device cpu --format json` (a process per run, as a student runs it) on
-   solutions/ and on a folder with a mistake in every exercise (one wrong file per exercise from
-   tests/submissions/, each of which gets a diagnosis), and their ratio;
+   solutions/ and on two folders with a mistake in every exercise: one wrong file per exercise from
+   tests/submissions/ (the catalogue's mistakes) and the first wrong file per exercise of
+   tests/unseen/ (mistakes written without the catalogue, most explained by the structural
+   analysers, which replay more); each folder's time against the solutions';
 2. in one process (one sandbox launcher, so only grading is timed), the folder of mistakes graded
    with the diagnosis and with it switched off (grader.diagnose.diagnose replaced by a function that
    finds nothing), and their ratio: the cost of diagnosing itself.
@@ -41,6 +43,15 @@ def make_mistakes(folder):
     folder.mkdir()
     for name, source in MISTAKES.items():
         shutil.copyfile(ROOT / "tests" / "submissions" / source, folder / name)
+
+
+def make_unseen_mistakes(folder):
+    """The first wrong file of each exercise in tests/unseen/, under the exercise's file name."""
+    folder.mkdir()
+    for name in MISTAKES:
+        exercise = name.split("_")[0]
+        first = sorted((ROOT / "tests" / "unseen" / exercise).glob("wrong_*.py"))[0]
+        shutil.copyfile(first, folder / name)
 
 
 def cli_seconds(submission):
@@ -83,17 +94,22 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="lumen-bench-") as scratch:
-        mistakes = Path(scratch) / "mistakes"
+        mistakes, unseen = Path(scratch) / "mistakes", Path(scratch) / "unseen"
         make_mistakes(mistakes)
-        runs = {"solutions": [], "mistakes": []}
+        make_unseen_mistakes(unseen)
+        folders = {"solutions": ROOT / "solutions", "mistakes": mistakes, "unseen": unseen}
+        runs = {name: [] for name in folders}
         for _ in range(args.rounds):
-            for name, folder in (("solutions", ROOT / "solutions"), ("mistakes", mistakes)):
+            for name, folder in folders.items():
                 runs[name].append(cli_seconds(folder))
         cli = {name: statistics.median(values) for name, values in runs.items()}
         grading, found = in_process(mistakes, args.rounds)
     print(f"lumen-grade all --no-perf, median of {args.rounds} runs each:")
-    print(f"  solutions/                   {cli['solutions']:6.2f} s")
-    print(f"  a mistake in every exercise  {cli['mistakes']:6.2f} s   ratio {cli['mistakes'] / cli['solutions']:.2f}")
+    print(f"  solutions/                                  {cli['solutions']:6.2f} s")
+    print(f"  a mistake in every exercise (submissions/)  {cli['mistakes']:6.2f} s   "
+          f"ratio {cli['mistakes'] / cli['solutions']:.2f}")
+    print(f"  a mistake in every exercise (unseen/)       {cli['unseen']:6.2f} s   "
+          f"ratio {cli['unseen'] / cli['solutions']:.2f}")
     print(f"the mistakes graded in one process ({len(found)} diagnoses: {', '.join(found)}):")
     print(f"  without the diagnosis        {grading['without']:6.2f} s")
     print(f"  with the diagnosis           {grading['with']:6.2f} s   ratio {grading['with'] / grading['without']:.2f}")

@@ -187,8 +187,11 @@ def _divisor_findings(call, c, named, what):
     theirs = divisor(named) / c
     must = (f" where they must be divided by √d_k = √{named['d_k']} (d_k = q.size(-1), the width of a query)"
             if name != "1" else " where attention_scores is the raw Q Kᵀ: no scaling in this step")
-    if abs(theirs - 1) < 1e-6:
-        return [Finding("divisor:1", f"{what}: your scores are not divided by anything{must}")]
+    if abs(theirs - 1) < 1e-6:  # not divided, or divided by a size that is 1 here
+        ones = [name for name, n in {**named, **_dims(call)}.items() if n == 1]
+        return [Finding("divisor:1", f"{what}: your scores are not divided by anything{must}"),
+                *(Finding(f"divisor:√{name}", f"{what}: your scores are divided by √{name}{_words(name)}{must}")
+                  for name in ones)]
     findings = []
     for text_name, text in _named(theirs, {**named, **_dims(call)}, halves=True):
         if text_name != name:
@@ -247,41 +250,45 @@ def permutation_findings(got, want, dtype, what, axis_names=None):
 
 
 def normalisation_findings(got, want, dtype, what):
-    """Weights (rows of want sum to 1 over the last axis) that sum to 1 over another axis, or over none."""
+    """Weights (want sums to 1 along one axis) that sum to 1 along another axis, over everything, or
+    along none while each slice is right up to its own factor (not divided by its sum)."""
     if got.shape != want.shape or got.dim() < 2 or not got.is_floating_point():
         return []
     g, w = _f64(got), _f64(want)
     if not torch.isfinite(g).all():
         return []
-    sums = w.sum(-1)
-    if not bool(((sums - 1).abs() < 1e-6).any()) or not bool((((sums - 1).abs() < 1e-6) | (sums == 0)).all()):
+    axis = next((a for a in range(w.dim() - 1, -1, -1) if w.shape[a] > 1 and _sums_to_one(w, a, 1e-6)), None)
+    if axis is None:
         return []
     rtol, _ = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
     tol = max(1e-3, SLACK * rtol)
-    gsum = g.sum(-1)
-    if bool(((gsum - 1).abs() < tol).all()):
+    if _sums_to_one(g, axis, tol):
         return []
-    if abs(float(g.sum()) - 1) < tol and got.shape[:-1].numel() > 1:
-        return [Finding("normalised-over:all", f"{what}: your weights sum to 1 over the whole tensor, not along each "
-                        "row: the sum runs over everything; divide by the sum along dim (keepdim=True)")]
-    for axis in range(got.dim() - 1):
-        s = g.sum(axis)
-        if bool(((s - 1).abs() < tol).all()) and got.shape[axis] > 1:
-            return [Finding(f"normalised-over:{axis - got.dim()}", f"{what}: your weights sum to 1 over dim "
-                            f"{axis - got.dim()}{' (the queries)' if axis == got.dim() - 2 else ''}, not over the "
-                            "keys: each query's row must sum to 1, softmax(..., dim=-1)")]
-    ratio = g / w
+    n = got.dim()
+    along = "the keys" if axis == n - 1 else f"dim {axis - n}"
+    if abs(float(g.sum()) - 1) < tol and got.numel() > got.shape[axis]:
+        return [Finding("normalised-over:all", f"{what}: your weights sum to 1 over the whole tensor, not along "
+                        f"{along}: the sum runs over everything; divide by the sum along dim (keepdim=True)")]
+    for other in range(n):
+        if other != axis and got.shape[other] > 1 and _sums_to_one(g, other, tol):
+            return [Finding(f"normalised-over:{other - n}", f"{what}: your weights sum to 1 over dim {other - n}"
+                            f"{' (the queries)' if other == n - 2 and axis == n - 1 else ''}, not over {along}: "
+                            f"each slice along dim {axis - n} must sum to 1")]
     ok = w > 1e-12
-    if bool(ok.any()):
-        per_row = torch.where(ok, ratio, torch.nan)
-        row_max = torch.nan_to_num(per_row, nan=-math.inf).amax(-1)
-        row_min = torch.nan_to_num(per_row, nan=math.inf).amin(-1)
-        same = ((row_max - row_min).abs() <= tol * row_max.abs()) | ~ok.any(-1)
-        if bool(same.all()):
-            return [Finding("not-normalised", f"{what}: your rows do not sum to 1 (they sum to "
-                            f"{float(gsum.flatten()[0]):.3g}, ...) but are otherwise right: each row must be divided "
-                            "by its own sum over the keys (dim=-1, keepdim=True)")]
+    ratio = torch.where(ok, g / torch.where(ok, w, 1.0), torch.nan)
+    high = torch.nan_to_num(ratio, nan=-math.inf).amax(axis)
+    low = torch.nan_to_num(ratio, nan=math.inf).amin(axis)
+    same = ((high - low).abs() <= tol * high.abs()) | ~ok.any(axis)
+    if bool(ok.any()) and bool(same.all()):
+        return [Finding("not-normalised", f"{what}: your weights do not sum to 1 along {along} but are otherwise "
+                        "right, each slice off by its own factor: divide e^x by its sum along dim (keepdim=True)")]
     return []
+
+
+def _sums_to_one(t, axis, tol):
+    """Every slice of t along `axis` sums to 1 (or to 0: a fully masked row)."""
+    sums = t.sum(axis)
+    return bool((((sums - 1).abs() < tol) | (sums.abs() < tol)).all()) and bool(((sums - 1).abs() < tol).any())
 
 
 def _mask_of(value):
@@ -476,18 +483,18 @@ def probes(call):
                       "KV head j // n_rep, [0, 0, 1, 1, …]: repeat_interleave(n_rep, dim=1)",
                       _variant(repeat_kv=lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1))))
     if target in ("split_heads", *MODULES):
-        found.append(("split:no-transpose", "your split_heads reshapes (B, L, D) straight into (B, H, L, d_head), "
+        found.append(("split:no-transpose", "your split into heads (split_heads) reshapes (B, L, D) straight into (B, H, L, d_head), "
                       "which mixes positions and heads (a reshape keeps the numbers in their order); view it as "
                       "(B, L, H, d_head), then transpose(1, 2)", _variant(split_heads=_split_no_transpose)))
-        found.append(("split:strided", "your split_heads gives head h every H-th column (columns h, h + H, h + 2H, …: "
+        found.append(("split:strided", "your split into heads (split_heads) gives head h every H-th column (columns h, h + H, h + 2H, …: "
                       "D viewed as (d_head, H)); head h must hold the contiguous chunk of columns h*d_head .. "
                       "(h+1)*d_head - 1: view (B, L, D) as (B, L, H, d_head), then transpose(1, 2)",
                       _variant(split_heads=_split_strided)))
     if target in ("merge_heads", *MODULES):
-        found.append(("merge:no-transpose", "your merge_heads reshapes (B, H, L, d_head) straight into (B, L, D), "
+        found.append(("merge:no-transpose", "your merge of the heads (merge_heads) reshapes (B, H, L, d_head) straight into (B, L, D), "
                       "which mixes positions and heads; transpose(1, 2) back to (B, L, H, d_head) first, then "
                       ".contiguous().view(B, L, D)", _variant(merge_heads=lambda self, x: x.reshape(x.size(0), x.size(2), -1))))
-        found.append(("merge:strided", "your merge_heads puts the heads' numbers interleaved (head 0's first number, "
+        found.append(("merge:strided", "your merge of the heads (merge_heads) puts the heads' numbers interleaved (head 0's first number, "
                       "head 1's first, …) instead of side by side: after transpose(1, 2) to (B, L, H, d_head), "
                       "view it as (B, L, H * d_head) so that head 0's d_head numbers come first",
                       _variant(merge_heads=lambda self, x: x.permute(0, 2, 3, 1).reshape(x.size(0), x.size(2), -1))))
@@ -503,15 +510,27 @@ def probes(call):
                       "first, then split_heads on each",
                       _variant(cut_fused=lambda self, qkv, d, d_model: [
                           t.flatten(-2) for t in qkv.unflatten(-1, (H, -1)).chunk(3, dim=-1)])))
+    if target in SCORES:
+        found.append(("diagonal-only", DIAGONAL, _variant(attention_scores=lambda self, q, k: (q * k).sum(-1))))
     if target in (*SCORES, "scaled_dot_product_attention", *MODULES):
         found.append(("scores:view-not-transpose", "your k is reshaped (view or reshape) to (…, d_k, L_k) instead of "
                       "transposed: a view keeps the numbers in their memory order, so they land in the wrong places; "
                       "swap the last two dims with k.transpose(-2, -1)",
                       _variant(attention_scores=lambda self, q, k: q @ k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]))))
     if target == "CachedGroupedQueryAttention":
-        found.append(("cache:no-mask", "when a cache is given your forward attends without a mask: fine for one new "
-                      "token, but with several new tokens in one call token i must not see the new tokens after it; "
-                      "use a (T_new, past + T_new) mask, tril(diagonal=past)", _variant(cached_attention=_unmasked_with_cache)))
+        for offset in (1, -1):
+            found.append((f"mask:decode{offset:+d}", (
+                f"the causal mask of your new tokens is tril(diagonal=past {'+' if offset > 0 else '-'} 1): new token i "
+                + ("also sees the next new token, one of the future" if offset > 0 else "may not see itself (key "
+                   "past + i)") + "; new token i sits at position past + i and sees keys 0 .. past + i, "
+                "tril(diagonal=past)"),
+                _variant(decode_mask=lambda self, T, past, o=offset: torch.ones(T, past + T, dtype=torch.bool)
+                         .tril(diagonal=past + o))))
+        found.append(("cache:no-mask", "when a cache is given, each of your new tokens sees all the new tokens, the "
+                      "later ones too (no causal mask among them, or one shifted by T_new, as when past is read after "
+                      "cache.update): fine for one new token, but with several in one call token i must not see the "
+                      "ones after it; use a (T_new, past + T_new) mask, tril(diagonal=past), with past = len(cache) "
+                      "before the update", _variant(cached_attention=_unmasked_with_cache)))
     if target == "CachedGroupedQueryAttention":
         found.append(("cache:overwritten", "your cache writes every update at position 0, over the tokens before "
                       "it, so the past it returns is overwritten; write at [len(cache) : len(cache) + T_new], "
@@ -521,6 +540,10 @@ def probes(call):
                       "sits at position past + i and sees keys 0 .. past + i, tril(diagonal=past) of a (T_new, past + "
                       "T_new) mask", _variant(decode_mask=lambda self, T, past: torch.ones(T, past + T, dtype=torch.bool)
                                               .tril())))
+    if target in ("KVCache", "CachedGroupedQueryAttention") and call.get("method") in ("update", "__call__"):
+        found.append(("cache:not-advancing", "your cache does not advance its state: every update writes at "
+                      "position 0 and sets the length to the new tokens alone, so it forgets what it held; write at "
+                      "[len : len + T_new] and add T_new to the length", _variant(cache_update=_forgetting_update)))
     if target == "KVCache" and call.get("method") == "update":
         found.append(("cache:overwritten", "your cache.update writes the new tokens at position 0 every time, over "
                       "the ones before: write them where the cache's state has advanced to, at [len : len + T_new], "
@@ -549,6 +572,14 @@ def _unmasked_with_cache(self, p, n_heads, n_kv_heads, x, cache=None):
     return self._gqa_attend(p, n_heads, n_kv_heads, q, k, v, None, x.size(-1))
 
 
+def _forgetting_update(self, cache, k, v):
+    """update that writes at position 0 and keeps only the new tokens: its state never advances."""
+    T = k.size(2)
+    cache.k[:, :, :T], cache.v[:, :, :T] = k, v
+    cache.length = T
+    return cache.k[:, :, :T], cache.v[:, :, :T]
+
+
 def _overwriting_update(self, cache, k, v):
     """update writing the new tokens at position 0 (self.k[:, :, :T] = k) while its length advances."""
     T = k.size(2)
@@ -558,24 +589,21 @@ def _overwriting_update(self, cache, k, v):
 
 
 def _scale_probes(named):
-    """Scores divided by another quantity (or not at all) than the reference's √d_k (√d_head)."""
+    """Scores divided by another quantity (or not at all) than the reference's √d_k (√d_head). Two
+    quantities of one size give two probes of one value: the other calls decide between them."""
     width = "d_head" if "d_head" in named else "d_k"
     if width not in named:
         return []
-    found = [("divisor:1", f"your scores are not divided by anything before the softmax: divide Q Kᵀ by √{width}",
+    must = f" where they must be divided by √{width} = √{named[width]}" + (
+        " (each head's own width)" if width == "d_head" else " (d_k = q.size(-1))")
+    found = [("divisor:1", f"your scores are not divided by anything before the softmax{must}",
               _variant(scale_scores=lambda self, s, d_k: s))]
-    seen = {math.sqrt(named[width])}
     for value, name, text in expressions(named):
-        if name.endswith("²") or any(abs(value - s) < 1e-9 for s in seen):
+        if name.endswith("²") or abs(value - math.sqrt(named[width])) < 1e-9:
             continue
-        seen.add(value)
-        others = [t for v, n, t in expressions(named) if abs(v - value) < 1e-9 and n != name]
-        if others:
-            continue  # two quantities of this size: this call cannot say which
-        found.append((f"divisor:{name}", f"your scores are divided by {text} where they must be divided by "
-                      f"√{width} = √{named[width]}" + (" (each head's own width)" if width == "d_head" else ""),
+        found.append((f"divisor:{name}", f"your scores are divided by {text}{_words(name)}{must}",
                       _variant(scale_scores=lambda self, s, d_k, v=value: s / v)))
-    found.append((f"divisor:1/√{width}", f"your scores are multiplied by √{width} where they must be divided by it",
+    found.append((f"divisor:1/√{width}", f"your scores are multiplied by √{width}{must}",
                   _variant(scale_scores=lambda self, s, d_k: s * math.sqrt(d_k))))
     return found
 
@@ -622,10 +650,43 @@ def axis_names(target, n):
 # -- one call --------------------------------------------------------------------------------------------
 
 
+def length_findings(call, got, expected):
+    """len(cache) that counts something else than the tokens cached."""
+    made = call.get("object")
+    if call.get("method") != "__len__" or made is None or not isinstance(got, int) or got == expected:
+        return []
+    args = dict(zip(("batch_size", "n_kv_heads", "d_head", "max_len"), made.args), **made.kwargs)
+    updates = [event for event in call.get("history", ()) if event[0] is made and event[1] == "update"]
+    if got == args.get("max_len"):
+        return [Finding("len:max_len", "len(cache) is the storage's size, max_len: it must count the tokens cached so "
+                        "far (0 for a new cache, + T_new = k.size(2) with each update)")]
+    last = updates[-1][2][0] if updates and updates[-1][2] and isinstance(updates[-1][2][0], torch.Tensor) else None
+    if last is not None and last.dim() == 4 and got == last.shape[2] and len(updates) > 1:
+        return [Finding("cache:not-advancing", "len(cache) is the newest update's token count only: the cache's "
+                        "state does not advance; each update must add T_new = k.size(2) to the length")]
+    if updates and got == len(updates) and expected != len(updates):
+        return [Finding("len:updates", "len(cache) counts the calls to update, not the tokens: each update adds "
+                        "T_new = k.size(2) tokens")]
+    return []
+
+
+def _storage_findings(call, got, expected, dtype, what):
+    """cache.update returning its whole storage (max_len tokens), not the tokens cached so far."""
+    if call.get("method") != "update" or not all(isinstance(t, torch.Tensor) for t in (*got, *expected)):
+        return []
+    T = expected[0].shape[2]
+    if all(t.dim() == 4 and t.shape[2] > T and close(t[:, :, :T], e, dtype) for t, e in zip(got, expected)):
+        return [Finding("cache:whole-storage", f"{what} returned the whole storage, {got[0].shape[2]} positions "
+                        f"(max_len), not the {T} tokens cached so far: return the slices [:, :, :len(cache)]")]
+    return []
+
+
 def direct(call, expected, dtype):
     """Findings that need no replay: None returned, swapped values, a factor, axes, normalisation, masks."""
     got, target = call["got"], call["target"]
     what = call_name(call)
+    if call.get("method") == "__len__":
+        return length_findings(call, got, expected)
     if got is None and expected is not None:
         return [Finding("returned-none", f"{what} returned None: did you forget `return`?")]
     if isinstance(expected, (tuple, list)):
@@ -644,6 +705,9 @@ def direct(call, expected, dtype):
                 return [Finding("swapped:" + "-".join(labels[p] for p in perm),
                                 f"{what} returned ({order}): the right values in the wrong order; return "
                                 f"({', '.join(labels)})")]
+        storage = _storage_findings(call, got, expected, dtype, what)
+        if storage:
+            return storage
         findings = []
         for i in wrong:
             if isinstance(got[i], torch.Tensor) and isinstance(expected[i], torch.Tensor):
@@ -680,20 +744,23 @@ def diagonal_findings(call, got, want, dtype, what):
     if want.shape[-1] != want.shape[-2] or want.shape[-1] < 2:
         return []
     if close(got, torch.diagonal(_f64(want), dim1=-2, dim2=-1), dtype):
-        return [Finding("diagonal-only", f"{what}: your scores pair query i with key i only (an element-wise "
-                        "q * k summed over the width: the diagonal of Q Kᵀ); every query must be scored against "
-                        "every key, the matrix product q @ k.transpose(-2, -1) of shape (…, L_q, L_k)")]
+        return [Finding("diagonal-only", f"{what}: {DIAGONAL}")]
     return []
+
+
+DIAGONAL = ("your scores pair query i with key i only (an element-wise q * k summed over the width: the diagonal "
+            "of Q Kᵀ); every query must be scored against every key, the matrix product q @ k.transpose(-2, -1) "
+            "of shape (…, L_q, L_k)")
 
 
 def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
     findings = (mask_findings(call, got, want, dtype, what) or head_mapping_findings(call, got, want, dtype, what)
                 or diagonal_findings(call, got, want, dtype, what))
     if not findings and got.is_floating_point() and want.is_floating_point():
-        findings = (factor_findings(call, got, want, dtype, what)
+        # a uniform row off by a factor is also a row not divided by its sum: both, for the other calls to decide
+        findings = (factor_findings(call, got, want, dtype, what) + normalisation_findings(got, want, dtype, what)
                     or permutation_findings(got, want, dtype, what, axis_names(call["target"], want.dim()))
-                    or later_step_findings(call, got, want, dtype, what)
-                    or normalisation_findings(got, want, dtype, what))
+                    or later_step_findings(call, got, want, dtype, what))
     return [Finding(key_prefix + f.key, f.message) for f in findings]
 
 

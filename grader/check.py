@@ -222,6 +222,8 @@ def _builtin_cases(device):
 
 
 def _first_problem(result):
+    if result.error:  # the file could not be graded at all: its tests did not run
+        return result.error
     test = next((t for t in result.tests if t.status not in ("passed", "skipped")), None)
     return f"{test.name}: {test.message}" if test else ""
 

@@ -163,10 +163,12 @@ def row(record, full=None):
             values["percent"] = f"{100 * report['score'] / report['max_score']:.1f}"
         values["tier"] = "; ".join(f"{exercise['id']}: {exercise['tier']['name']}" for exercise in exercises
                                    if (exercise.get("tier") or {}).get("ratio") is not None)  # measured ones
-    elif record["status"] != "error":  # the student's own outcome (no files, out of time, missing)
-        values["total"] = "0"
+    else:  # every row has the class's maximum, the grader's failure (error) included
         if full:
-            values.update(max_score=_points(sum(full.values())), percent="0.0")
+            values["max_score"] = _points(sum(full.values()))
+        if record["status"] != "error":  # the student's own outcome (no files, out of time, missing)
+            values["total"] = "0"
+            values["percent"] = "0.0" if full else ""
     return values
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from grader import batch, catalog, classbook, gradescope, report
-from grader.submission import SubmissionError, find_file
+from grader.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
 EXERCISE_NAMES = ", ".join(exercise.id for exercise in catalog.EXERCISES)
 HIDDEN_VISIBILITY_SETTINGS = dict(
@@ -116,7 +116,7 @@ def run_options(option):
 def text_style(no_color, stream=None):
     """(color, width) for the text report on `stream` (stdout): colour only on a terminal, without
     NO_COLOR or --no-color; the terminal's width there, else $COLUMNS or 80."""
-    stream = stream or click.get_text_stream("stdout")
+    stream = stream or sys.stdout
     terminal = bool(getattr(stream, "isatty", lambda: False)())
     color = terminal and not no_color and not os.environ.get("NO_COLOR")
     columns = os.environ.get("COLUMNS", "")
@@ -180,11 +180,13 @@ def grading_run(exercises, *, submission, device, seed, timeout, suites, no_buil
         raise click.UsageError("--no-builtin-suites needs at least one --suites DIR")
     if no_perf and perf_points:
         raise click.UsageError("--perf-points needs the performance tiers: drop --no-perf")
-    missing = [] if notebook is not None else [e for e in exercises if _find_file(e, submission) is None]
-    if missing and len(missing) == len(exercises):
-        names = ", ".join(e.file_name for e in missing)
+    found = {e: notebook if notebook is not None else find_file(e, submission) for e in exercises}
+    if not any(found.values()):
+        names = ", ".join(e.file_name for e in exercises)
         raise click.UsageError(f"no {names} in {submission.resolve()} (nor an exerciseN_*.ipynb notebook): "
                                "pass --submission DIR with your files, or --notebook FILE")
+    for exercise, path in found.items():
+        _check_notebook_owner(exercise, path)
     # a torch.py or numpy.py beside the student's files must never be what this process imports
     folder = os.path.realpath(submission if notebook is None else notebook.parent)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != folder]
@@ -211,12 +213,18 @@ def _write_report(output, text):
         raise click.UsageError(f"cannot write the report to {output}: {error.strerror or error}") from None
 
 
-def _find_file(exercise, folder):
-    """The exercise's file (.py or notebook) in folder, or None; several notebooks: a usage error."""
+def _check_notebook_owner(exercise, path):
+    """A notebook made for another exercise is a usage error (the wrong file was given); one that
+    cannot be read is the submission's problem, reported in the exercise's result."""
+    if path is None or path.suffix != NOTEBOOK_SUFFIX:
+        return
     try:
-        return find_file(exercise, folder)
-    except SubmissionError as error:
-        raise click.UsageError(str(error)) from None
+        owner = notebook_owner(path)
+    except SubmissionError:
+        return
+    if owner not in (None, exercise.id):
+        raise click.UsageError(f"{path} is the notebook of {owner}, not {exercise.id}: grade it with "
+                               f"lumen-grade {owner} --notebook {path}")
 
 
 class LumenGrade(click.Group):
@@ -298,11 +306,8 @@ def grade_all(**options):
 def list_exercises(submission):
     """The exercises, their files, and the chapter section each one practises."""
     for exercise in catalog.EXERCISES:
-        try:
-            path = find_file(exercise, submission)
-            found = "found" if path else "missing"
-        except SubmissionError:  # several notebooks for one exercise
-            path, found = None, "several"
+        path = find_file(exercise, submission)
+        found = "found" if path else "missing"
         click.echo(f"{exercise.id:<10} {(path or submission / exercise.file_name).name:<24} {found:<8} "
                    f"{exercise.title}  (chapter: {exercise.section})")
 
@@ -327,14 +332,14 @@ def watch_command(exercise, submission, verbose, device, no_perf, no_color, note
     options = grading_run(exercise, submission=submission, device=device, notebook=notebook, no_perf=no_perf,
                           **settings)
     color, width = text_style(no_color)
-    terminal = click.get_text_stream("stdout").isatty()
+    terminal = sys.stdout.isatty()
 
     def show(verdict, graded, seconds):
         if terminal:
             click.clear()
         text = report.render_text(verdict, color=color, width=width, verbose=verbose,
                                   device_skips=device == "auto")
-        click.echo(text + watch.status_line(graded, seconds), color=color)
+        click.echo(text + watch.status_line(graded, seconds, width), color=color)
 
     from grader import runner
 

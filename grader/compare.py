@@ -1,12 +1,36 @@
 """Checks of what the student's code returned, each failing with one sentence a student can act on.
 
 Every value arrives from the sandbox as a real tensor or plain value (see `wire`), so these checks
-compare numbers the judge built itself. Expected values come from the float64 reference; the
-tolerance depends on the dtype the student computed in. A message names what is wrong in plain
-words (which axis of a shape, the first wrong position with both values and the tolerance, where a
-NaN is and what usually makes one, a dtype or device that changed, an input changed in place) and
-summarises long tensors instead of printing them.
+compare numbers the judge built itself. Expected values come from the float64 reference. A message
+names what is wrong in plain words (which axis of a shape, the first wrong position with both
+values and the tolerance, where a NaN is and what usually makes one, a dtype or device that
+changed, an input changed in place) and summarises long tensors instead of printing them.
+
+The tolerance policy, stated once. A result computed in a dtype with unit roundoff u (u = 2^-53,
+2^-24, 2^-11, 2^-8 for float64, float32, float16, bfloat16) may differ from the exact answer y by
+
+    |got - y|  <=  atol + rtol·|y|  +  ROUNDING_STEPS · u · magnitude
+
+- `rtol`, `atol` (TOLERANCES, per dtype) cover what every honest method shares: the inputs and
+  the result rounded to the dtype, and a few dozen roundings of values of the result's own size
+  (a module's projections, softmax and weighted sum). float32 allows 1e-4 (about 1700 u), float16
+  1e-2 (20 u) and bfloat16 3e-2 (8 u), where each step rounds to the half type.
+- `magnitude` is the problem's conditioning, given by the check where it matters: the size of
+  the values a correct method has to round on the way, which can dwarf the result. A sum of
+  products cancels to a small entry from large terms, so a product's entries may be off by
+  a multiple of u·(|A| @ |B|) whatever the summation order (`product_magnitude`: einsum, a loop
+  and @ all differ there). A softmax at scores x loses the absolute error of its exponent,
+  u·|x|, relative to each weight: at scores of 1e4 in float32 no method promises better than
+  about 6e-4 relative, and max-shift, exp(x - logsumexp(x)) and exp(log_softmax(x)) all land
+  within a few u·|x| (`softmax_magnitude`); attention carries that into its output
+  (`attention_magnitude`). ROUNDING_STEPS = 16 is the small constant of a backward-stable
+  method's error bound c·u·magnitude; a wrong formula misses by a sizeable fraction of the
+  magnitude itself, thousands of times more.
+- Non-finite expected entries (-inf where a score is masked) must match exactly, and bool
+  results (masks) must be equal.
 """
+
+import math
 
 import torch
 
@@ -15,15 +39,19 @@ TOLERANCES = {
     torch.float64: (1e-7, 1e-9),
     torch.float32: (1e-4, 1e-5),
     torch.float16: (1e-2, 1e-2),
-    torch.bfloat16: (2e-2, 2e-2),
+    torch.bfloat16: (3e-2, 3e-2),
 }
+UNIT_ROUNDOFF = {torch.float64: 2.0 ** -53, torch.float32: 2.0 ** -24, torch.float16: 2.0 ** -11,
+                 torch.bfloat16: 2.0 ** -8}
+ROUNDING_STEPS = 16
 PICTURE_SIZE = 16  # rows and columns of a picture at most (the tests' matrices are smaller)
 SHOWN_VALUES = 6  # a tensor with at most this many values is shown in full, a longer one summarised
 
 
 class Mismatch(AssertionError):
     """A wrong answer. `message` is the one line the report shows; `details` carry what front ends
-    and the diagnosis use (the values, a `picture`, the `call` to replay)."""
+    and the diagnosis use (the values, a `picture`, the `call` to replay, and a `cause` id where the
+    message itself names the mistake: a dtype or device changed, an input changed in place)."""
 
     def __init__(self, message, **details):
         super().__init__(message)
@@ -82,12 +110,17 @@ def check_tensor(got, *, what, shape=None, dtype=None, device=None):
     if shape is not None and tuple(got.shape) != tuple(shape):
         raise Mismatch(_shape_message(what, tuple(got.shape), tuple(shape)))
     if dtype is not None and got.dtype != dtype:
-        raise Mismatch(_dtype_message(what, got.dtype, dtype))
+        raise Mismatch(_dtype_message(what, got.dtype, dtype), cause=_dtype_cause(dtype))
     if device is not None and got.device.type != torch.device(device).type:
         raise Mismatch(
             f"{what} is on {got.device.type}, expected {torch.device(device).type} like its input: "
-            "create new tensors with device=x.device"
+            "create new tensors with device=x.device", cause="device-changed"
         )
+
+
+def _dtype_cause(expected):
+    """The diagnosis id of a wrong dtype: a mask that is not bool, or a float result whose dtype changed."""
+    return "mask-not-bool" if expected == torch.bool else "dtype-changed"
 
 
 def _dtype_message(what, got, expected):
@@ -124,8 +157,42 @@ def _axis_of_one(got, expected):
     return ""
 
 
-def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None):
-    """got matches the float64 `expected` within the tolerance of `dtype` (default: got's dtype).
+def allowed_error(want, dtype, magnitude=None):
+    """The policy above: how far a result in `dtype` may be from the float64 `want`, per entry."""
+    rtol, atol = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
+    allowed = atol + rtol * want.abs()
+    if magnitude is not None:
+        unit = UNIT_ROUNDOFF.get(dtype, UNIT_ROUNDOFF[torch.float32])
+        allowed = allowed + ROUNDING_STEPS * unit * _finite(torch.as_tensor(magnitude, dtype=torch.float64))
+    return allowed
+
+
+def product_magnitude(a, b):
+    """The conditioning of a @ b: |a| @ |b|, the size of the terms each entry sums."""
+    return a.abs() @ b.abs()
+
+
+def softmax_magnitude(x, weights, dim=-1):
+    """The conditioning of softmax(x) along dim: each weight times the largest finite |x| of its slice."""
+    return weights.abs() * _finite(x.abs()).amax(dim=dim, keepdim=True)
+
+
+def attention_magnitude(q, k, v, weights):
+    """The conditioning of softmax(q kᵀ / √d) v: (for the output, for the weights). The scores'
+    bound |q| @ |k|ᵀ / √d stands for x in `softmax_magnitude`, and the output adds the weighted
+    sum's own terms."""
+    scores = product_magnitude(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))
+    weights_magnitude = softmax_magnitude(scores, weights)
+    return (weights_magnitude + weights.abs()) @ v.abs(), weights_magnitude
+
+
+def _finite(values):
+    return torch.where(torch.isfinite(values), values, torch.zeros_like(values))
+
+
+def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None, magnitude=None):
+    """got matches the float64 `expected` within the tolerance of `dtype` (default: got's dtype)
+    and the problem's `magnitude` (see the policy above; None: no conditioning term).
 
     Non-finite expected entries (-inf in a masked score) must match exactly. `picture` ("mask" or
     "weights") puts the failing query-by-key slice of both in the Mismatch, for the report to draw.
@@ -133,12 +200,16 @@ def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None):
     check_tensor(got, what=what, shape=expected.shape)
     if got.dtype == torch.bool or expected.dtype == torch.bool:
         return _check_equal(got, expected, what=what, picture=picture)
-    rtol, atol = TOLERANCES.get(dtype or got.dtype, TOLERANCES[torch.float32])
+    dtype = dtype or got.dtype
+    rtol, atol = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
     got64 = got.detach().to("cpu", torch.float64)
     want = expected.detach().to("cpu", torch.float64)
+    if magnitude is not None:
+        magnitude = torch.as_tensor(magnitude, dtype=torch.float64).to("cpu").expand_as(want)
+    allowed = allowed_error(want, dtype, magnitude)
     finite = torch.isfinite(want)
     exact_wrong = ~finite & ~((got64 == want) | (torch.isnan(got64) & torch.isnan(want)))
-    close = torch.isclose(got64, want, rtol=rtol, atol=atol) | ~finite
+    close = ((got64 - want).abs() <= allowed) | ~finite
     wrong = ~close | exact_wrong
     if not wrong.any():
         return None
@@ -153,14 +224,22 @@ def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None):
     raise Mismatch(
         f"{what} is wrong at {list(index)}: got {_number(got64[index])}, expected "
         f"{_number(want[index])}; {int(wrong.sum())} of {wrong.numel()} values are off "
-        f"(tolerance {atol:g} + {rtol:g}·|expected|)",
+        f"(tolerance {atol:g} + {rtol:g}·|expected|{_conditioning(dtype, magnitude, index)})",
         **details,
     )
 
 
+def _conditioning(dtype, magnitude, index):
+    """' + 0.0096 for the size of the values rounded on the way' (or '' without a magnitude)."""
+    if magnitude is None:
+        return ""
+    unit = UNIT_ROUNDOFF.get(dtype, UNIT_ROUNDOFF[torch.float32])
+    return f" + {ROUNDING_STEPS * unit * float(magnitude[index]):.2g} for the size of the values rounded on the way"
+
+
 def _check_equal(got, expected, *, what, picture=None):
     if got.dtype != expected.dtype:
-        raise Mismatch(_dtype_message(what, got.dtype, expected.dtype))
+        raise Mismatch(_dtype_message(what, got.dtype, expected.dtype), cause=_dtype_cause(expected.dtype))
     got, expected = got.to("cpu"), expected.to("cpu")
     wrong = got != expected
     if wrong.any():
@@ -219,7 +298,7 @@ def check_unchanged(before, after, *, what):
         where = f" (it is now {describe(after)}, it was {describe(before)})"
     raise Mismatch(
         f"your code modified its input `{what}` in place{where}: build a new tensor instead "
-        "(masked_fill, not masked_fill_; x = x / s, not x /= s)"
+        "(masked_fill, not masked_fill_; x = x / s, not x /= s)", cause="input-changed-in-place"
     )
 
 

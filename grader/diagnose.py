@@ -63,16 +63,20 @@ class Diagnosis:
         return data
 
 
-def conclude(number, failed, passed=()):
+def conclude(number, failed, passed=(), causes=()):
     """The diagnoses of exercise `number` from the calls of its failed checks and of its passed ones.
 
+    `causes`: (id, message, index into `failed` or None) of failed checks whose message names the
+    mistake itself (a dtype changed, an input changed in place); they are the diagnosis when no other
+    value is wrong, the whole story then.
     Returns [Diagnosis], each with the indices (into `failed`) of the calls it explains.
     """
+    caused = {index for _, _, index in causes}
     with _one_thread():
         cases = [_case(call) for call in failed]
-        evidence = [i for i, case in enumerate(cases) if case is not None and case.wrong]
+        evidence = [i for i, case in enumerate(cases) if case is not None and case.wrong and i not in caused]
         if not evidence:
-            return []
+            return _causes(causes)
         passing = [case for case in map(_case, list(passed)[-MAX_PASSING:]) if case is not None and not case.wrong]
         found = _catalogue(number, cases, evidence, passing)
         explained = set().union(*(d.calls for d in found)) if found else set()
@@ -80,6 +84,14 @@ def conclude(number, failed, passed=()):
         if rest and not any(len(d.ids) == 1 for d in found):
             found += _structural(cases, rest)
     return found
+
+
+def _causes(causes):
+    """One diagnosis per kind of cause, the first message of each: at most two."""
+    found = {}
+    for cause, message, index in causes:
+        found.setdefault(cause, Diagnosis(cause, message, set() if index is None else {index}))
+    return list(found.values())[:2]
 
 
 def _case(call):
@@ -236,7 +248,23 @@ def _structural(cases, rest):
         if agreed and len(agreed) == 1:
             [(key, message)] = agreed.items()
             found.append(Diagnosis(key, message, set(showing)))
-    return found[:3]
+    return _merged(found, cases)[:3]
+
+
+def _merged(found, cases):
+    """Findings of one kind in several functions as one diagnosis naming them all (the message of
+    the first, whose sizes it quotes)."""
+    merged = {}
+    for diagnosis in found:
+        if diagnosis.id not in merged:
+            merged[diagnosis.id] = diagnosis
+            continue
+        first = merged[diagnosis.id]
+        names = _where(cases, first.calls)
+        if first.message.startswith(names + ": "):
+            first.message = f"{_where(cases, first.calls | diagnosis.calls)}: {first.message[len(names) + 2:]}"
+        first.calls |= diagnosis.calls
+    return list(merged.values())
 
 
 def _comparable(got, expected):
@@ -407,10 +435,21 @@ def matches(got, value, dtype):
 
 
 def _student_dtype(call):
-    """The dtype the student's code computed in: its first floating-point input's."""
+    """The dtype the student's code computed in: its first floating-point input's, or the coarser dtype
+    of what it returned (a result cast down was computed down)."""
+    dtype = torch.float32
     events = [*((args, kwargs) for _, _, args, kwargs, _ in call.get("history", ())), (call["args"], call["kwargs"])]
-    for args, kwargs in reversed(events):
-        for value in [*args, *kwargs.values()]:
-            if isinstance(value, torch.Tensor) and value.is_floating_point():
-                return value.dtype
-    return torch.float32
+    found = next((value.dtype for args, kwargs in reversed(events) for value in [*args, *kwargs.values()]
+                  if isinstance(value, torch.Tensor) and value.is_floating_point()), None)
+    dtype = found or dtype
+    returned = [t.dtype for t in _tensors(call.get("got")) if t.is_floating_point()]
+    coarser = [d for d in returned if TOLERANCES.get(d, (0,))[0] > TOLERANCES.get(dtype, (0,))[0]]
+    return coarser[0] if coarser else dtype
+
+
+def _tensors(value):
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for item in value for t in _tensors(item)]
+    return []

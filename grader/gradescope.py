@@ -8,12 +8,12 @@ the exercise files wherever the student put them (uploads are often nested), .py
 
 The root is /autograder on Gradescope; LUMEN_AUTOGRADER_ROOT moves it (the tests use a temporary
 folder laid out the same way) and LUMEN_PYTHON picks the interpreter run_autograder starts.
-`find_exercise_files` and `stage` are shared with `batch`, whose student folders are nested too.
+`stage` is shared with `batch`, whose student folders are nested too; both choose a student's file
+by the rule of `submission.candidates`.
 """
 
 import importlib.metadata
 import json
-import os
 import re
 import shlex
 import shutil
@@ -25,14 +25,13 @@ from pathlib import Path
 
 import click
 
-from grader import catalog, report
-from grader.results import ExerciseResult, GradeReport, TestResult
+from grader import catalog, report, submission
+from grader.results import clean_text
 
 ROOT_ENV = "LUMEN_AUTOGRADER_ROOT"
 DEFAULT_ROOT = Path("/autograder")
 KIT_ROOT = Path(__file__).resolve().parent.parent  # the checkout holding pyproject.toml
 KIT_PACKAGES = ("grader", "lumen_ref")
-IGNORED_DIRS = {"__MACOSX", "__pycache__", "node_modules"}  # besides every folder starting with "."
 
 SETUP_SH = """\
 #!/usr/bin/env bash
@@ -177,63 +176,38 @@ def _tree(folder, inside):
 
 # -- finding a student's files -------------------------------------------------------------------
 
-def find_exercise_files(tree, exercises=catalog.EXERCISES):
-    """{exercise: [paths]} of the exercise files anywhere under `tree`, shallowest first:
-    `exercise3_scaling.py`, or a notebook `exercise3_*.ipynb`. Only regular files count (a
-    symlink could point at anything); hidden folders, caches and __MACOSX are skipped."""
-    tree = Path(tree)
-    found = {exercise: [] for exercise in exercises}
-    notebook = {exercise: re.compile(rf"exercise{exercise.number}_.*\.ipynb") for exercise in exercises}
-    for folder, dirs, names in os.walk(tree):
-        dirs[:] = [name for name in dirs if not name.startswith(".") and name not in IGNORED_DIRS]
-        for name in names:
-            path = Path(folder) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            for exercise in exercises:
-                if name == exercise.file_name or notebook[exercise].fullmatch(name):
-                    found[exercise].append(path)
-    stems = {exercise.stem for exercise in exercises}
-
-    def preferred(path):  # shallowest; then the exact name before "-Copy1", " (1)" and the like
-        return len(path.relative_to(tree).parts), path.stem not in stems, str(path)
-
-    return {exercise: sorted(paths, key=preferred) for exercise, paths in found.items() if paths}
-
-
 def stage(tree, dest, exercises=catalog.EXERCISES):
-    """Copy each exercise's file from anywhere under `tree` into `dest` under its standard name
-    (the shallowest .py, and the shallowest notebook); returns ({exercise: source}, notes), where
-    the notes say where files were found and which copies were ignored."""
+    """Copy each exercise's file from anywhere under `tree` into `dest` under its standard name,
+    chosen by the rule of `submission.candidates`; returns ({exercise: source}, notes), where the
+    notes say which file was graded and which copies were ignored."""
     staged = stage_files(tree, dest, exercises)
     chosen = {exercise: next(iter(sources.values())) for exercise, (sources, _) in staged.items()}
-    notes = [f"{exercise.id}: graded {_name(tree, source)}" + (f" (ignored: {', '.join(_name(tree, p) for p in ignored)})"
-                                                              if ignored else "")
-             for exercise, (sources, ignored) in staged.items() for source in sources.values()]
+    notes = []
+    for exercise, (sources, ignored) in staged.items():
+        others = f" (ignored: {', '.join(_name(tree, path) for path in ignored)})" if ignored else ""
+        notes += [f"{exercise.id}: graded {_name(tree, source)}{others}" for source in sources.values()]
     return chosen, notes
 
 
 def stage_files(tree, dest, exercises=catalog.EXERCISES):
-    """Copy each exercise's candidate files into `dest` under its standard names; returns
-    {exercise: ({staged name: source}, [copies left behind])}, the .py first."""
+    """Copy each exercise's file, chosen by the rule of `submission.candidates` (the one rule of
+    `lumen-grade all`, `batch` and Gradescope), into `dest` under its standard name; returns
+    {exercise: ({staged name: source}, [candidates not graded])}."""
     staged = {}
-    for exercise, paths in find_exercise_files(tree, exercises).items():
-        sources, ignored = {}, []
-        for suffix in (".py", ".ipynb"):
-            candidates = [path for path in paths if path.suffix == suffix]
-            if candidates:
-                sources[f"{exercise.stem}{suffix}"] = candidates[0]
-                shutil.copyfile(candidates[0], Path(dest) / f"{exercise.stem}{suffix}")
-                ignored += candidates[1:]
-        staged[exercise] = (sources, ignored)
+    for exercise in exercises:
+        found = submission.candidates(exercise, tree, nested=True)
+        if found:
+            name = f"{exercise.stem}{found[0].suffix}"
+            shutil.copyfile(found[0], Path(dest) / name)
+            staged[exercise] = ({name: found[0]}, found[1:])
     return staged
 
 
 def _name(tree, path):
-    return Path(path).relative_to(tree).as_posix()
+    return clean_text(Path(path).relative_to(tree).as_posix())
 
 
-def graded_notes(submission, staged, verdict):
+def graded_notes(folder, staged, verdict):
     """A line per exercise naming exactly the file the grader reports it graded, and the uploaded
     copies it did not grade (a second copy deeper down, a notebook beside the .py, a -Copy1)."""
     notes = []
@@ -244,12 +218,13 @@ def graded_notes(submission, staged, verdict):
         sources, ignored = staged[exercise]
         graded = sources.get(Path(result.file).name)
         others = [source for name, source in sources.items() if source is not graded] + ignored
-        line = f"{exercise.id}: graded {_name(submission, graded)}" if graded else f"{exercise.id}: nothing graded"
+        line = f"{exercise.id}: graded {_name(folder, graded)}" if graded else f"{exercise.id}: nothing graded"
         if others:
-            line += f" (not graded: {', '.join(_name(submission, path) for path in others)})"
+            line += f" (not graded: {', '.join(_name(folder, path) for path in others)})"
         notes.append(line)
         if graded:
-            result.file = _name(submission, graded)
+            result.file = _name(folder, graded)
+            result.ignored = [_name(folder, path) for path in others]
     return notes
 
 
@@ -279,20 +254,22 @@ def run(root, *, hidden_visibility="after_published", printed_visibility="visibl
     return results
 
 
-def _grade(submission, exercises, hidden_visibility, options):
-    """The results of grading the exercise files found under `submission`, with runner options.
-    What the student's code printed goes to stdout, which Gradescope shows as `stdout_visibility` says."""
-    from grader import runner  # imports torch: only once there is something to grade
+def _grade(folder, exercises, hidden_visibility, options):
+    """The results of grading the exercise files found under `folder`, with runner options. Every
+    exercise is graded, so that its maximum is the same for every student: one with no file is not
+    run, and says what to upload. What the student's code printed goes to stdout, which Gradescope
+    shows as `stdout_visibility` says."""
+    from grader import runner  # imports torch
 
     with tempfile.TemporaryDirectory(prefix="lumen-submission-") as staging:
-        staged = stage_files(submission, staging, exercises) if submission.is_dir() else {}
-        graded = [exercise for exercise in exercises if exercise in staged]
-        verdict = GradeReport([], "none", options["seed"])
-        if graded:
-            verdict = runner.grade(graded, runner.Options(submission=Path(staging), **options))
-        notes = graded_notes(submission, staged, verdict)
-    by_id = {result.id: result for result in verdict.exercises}
-    verdict.exercises = [by_id.get(exercise.id) or _missing(exercise) for exercise in exercises]
+        staged = stage_files(folder, staging, exercises) if folder.is_dir() else {}
+        verdict = runner.grade(exercises, runner.Options(submission=Path(staging), **options))
+        notes = graded_notes(folder, staged, verdict)
+    for result, exercise in zip(verdict.exercises, exercises):
+        if exercise not in staged:
+            result.file = exercise.file_name
+            result.error = (f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
+                            "upload it under exactly this name")
     print("\n".join(notes or ["No exercise files were found in the submission."]))
     for exercise in verdict.exercises:
         if exercise.output:
@@ -300,12 +277,3 @@ def _grade(submission, exercises, hidden_visibility, options):
     results = json.loads(report.render_gradescope(verdict, hidden_visibility=hidden_visibility))
     results["output"] += "\n\n" + "\n".join(notes or ["No exercise files were found in your submission."])
     return results
-
-
-def _missing(exercise):
-    """The result of an exercise whose file is nowhere in the submission."""
-    return ExerciseResult(exercise.id, exercise.title, exercise.file_name, tests=[TestResult(
-        "find the file", "error", 1.0,
-        message=f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
-                "upload it under exactly this name",
-    )])

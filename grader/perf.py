@@ -72,14 +72,13 @@ def seed_for(seed, exercise):
 
 def rate(exercises, results, files, launcher, devices, options):
     """Set the tier of every exercise whose tests all passed; with `options.perf_points`, add a
-    test worth that many points to every exercise graded (none earned without a tier)."""
+    test worth that many points to every exercise, file or no file (none earned without a tier),
+    so that the maximum is the same for every submission."""
     device = "cuda" if "cuda" in devices else "cpu"
     with tempfile.TemporaryDirectory(prefix="lumen-perf-") as log_dir:
         for exercise in exercises:
             result = results[exercise.id]
-            if exercise.id not in files:
-                continue
-            if result.passed:
+            if result.passed and exercise.id in files:
                 result.tier = measure(exercise, files[exercise.id], launcher, device, log_dir, seed=options.seed,
                                       time_limit=options.time_limit, memory_limit=options.memory_limit)
             if options.perf_points:

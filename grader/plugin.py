@@ -3,9 +3,16 @@
 It gives the suites their fixtures (`student`, `rng`, `device`), reads each test's points and
 visibility from its markers, and records every outcome as a `TestResult` in the exercise's result.
 The suites are plain pytest files; this plugin is the only place that knows about grading.
+
+Every exercise asked for is collected, whether or not its file could be read, so that its maximum
+is always its full points. Before an exercise's first test the student's file is imported once:
+if that fails (or there is no file), the reason is said once, in the exercise's `error`, and each
+of its tests is `not_run` (0 of its points) instead of N copies of one failure. A test marked
+`cuda` runs on CUDA only; its case is skipped for the machine, never for the student.
 """
 
 import os
+import re
 import zlib
 
 import pytest
@@ -18,18 +25,26 @@ from grader.sandbox import DEFAULT_MEMORY_LIMIT, ForbiddenCall, StudentError, Wo
 from grader.student import Student
 
 DEVICES = ("cpu", "cuda")
+_FRAME_LINE = re.compile(r"[^,]*, line (\d+), in ")  # a frame as the worker describes it
+
+
+class NotRun(Exception):
+    """The exercise's file could not be imported (or found): its tests are not run."""
 
 
 class GradingPlugin:
     def __init__(self, *, results, files, launcher, log_dir, devices, seed, time_limit,
-                 memory_limit=DEFAULT_MEMORY_LIMIT):
-        self.results = results  # exercise id -> ExerciseResult, filled in place
-        self.files = files  # exercise id -> the student's file to grade
+                 memory_limit=DEFAULT_MEMORY_LIMIT, sources=None):
+        self.results = results  # exercise id -> ExerciseResult, filled in place; every one is graded
+        self.files = files  # exercise id -> the student's file to grade (none where `error` says why)
+        self.sources = sources or {}  # exercise id -> submission.Found: names a line's notebook cell
         self.launcher, self.log_dir = launcher, log_dir
         self.devices, self.seed, self.time_limit = devices, seed, time_limit
         self.memory_limit = memory_limit  # bytes per child, beyond what it holds at its start
         self.students = {}  # exercise id -> Student, shared by every suite of that exercise
+        self.imported = set()  # exercise ids whose file has been imported (or failed to be)
         self.failed_calls = {}  # exercise id -> [(TestResult, the call its failing check recorded)]
+        self.causes = {}  # exercise id -> [(TestResult, cause id)] of failures whose message names the mistake
 
     # -- collection -------------------------------------------------------------------------
 
@@ -39,13 +54,15 @@ class GradingPlugin:
         config.option.tbstyle = "native"
         config.addinivalue_line("markers", "points(n): what the test is worth (default 1)")
         config.addinivalue_line("markers", "hidden: the test's name and message are hidden from students")
+        config.addinivalue_line("markers", "cuda: the test runs on CUDA only (its `device` is cuda)")
 
     def pytest_generate_tests(self, metafunc):
         if "device" in metafunc.fixturenames:
-            metafunc.parametrize("device", DEVICES, indirect=True)
+            cuda_only = metafunc.definition.get_closest_marker("cuda") is not None
+            metafunc.parametrize("device", ("cuda",) if cuda_only else DEVICES, indirect=True)
 
     def pytest_collection_modifyitems(self, config, items):
-        selected = [item for item in items if self._exercise_of(item) in self.files]
+        selected = [item for item in items if self._exercise_of(item) in self.results]
         config.hook.pytest_deselected(items=[item for item in items if item not in selected])
         items[:] = selected
 
@@ -59,7 +76,9 @@ class GradingPlugin:
     @pytest.fixture(scope="module")
     def student(self, request):
         """The student's file for this suite's exercise, callable through the sandbox."""
-        exercise = catalog.for_suite(os.path.basename(str(request.module.__file__)))
+        return self._student(catalog.for_suite(os.path.basename(str(request.module.__file__))))
+
+    def _student(self, exercise):
         if exercise.id not in self.students:
             self.students[exercise.id] = Student(
                 exercise, self.files[exercise.id], self.launcher, self.log_dir, self.time_limit,
@@ -80,6 +99,52 @@ class GradingPlugin:
         if request.param not in self.devices:
             pytest.skip(f"{request.param} is not available or not selected (--device)")
         return request.param
+
+    # -- the file, imported once -------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        """Before any fixture: skip a device this machine lacks, then refuse to run the tests of
+        an exercise whose file could not be imported."""
+        device = getattr(item, "callspec", None) and item.callspec.params.get("device")
+        if device and device not in self.devices:
+            pytest.skip(f"{device} is not available or not selected (--device)")
+        exercise = catalog.for_suite(os.path.basename(str(item.fspath)))
+        if exercise.id not in self.imported:
+            self.imported.add(exercise.id)
+            self._import(exercise)
+        if self.results[exercise.id].error:
+            raise NotRun(self.results[exercise.id].error)
+
+    def _import(self, exercise):
+        """Import the student's file once; a failure becomes the exercise's `error`."""
+        result = self.results[exercise.id]
+        if result.error:
+            return
+        try:
+            self._student(exercise).load()
+        except ForbiddenCall as error:
+            result.error = f"{self._where(exercise, error)}: importing it used a forbidden shortcut: {error.summary}"
+        except StudentError as error:
+            what = f"{error.type}: {error.message}" if error.message else error.type
+            result.error = f"{self._where(exercise, error)}: importing it raised {what}"
+            if error.type == "NotImplementedError":
+                result.error += " (top-level code must not call your unfinished functions)"
+        except WorkerTimeout:
+            result.error = (f"{os.path.basename(result.file)}: importing it did not finish within the exercise's "
+                            f"time limit ({self.time_limit:g} s): is there a loop or a long computation outside your "
+                            "functions? Keep experiments under `if __name__ == \"__main__\":`")
+        except WorkerCrashed as error:
+            result.error = f"{os.path.basename(result.file)}: the process importing it died: {error}"
+
+    def _where(self, exercise, error):
+        """The file and, from the error's last frame in it, the line (a notebook's: the cell and its line)."""
+        found = self.sources.get(exercise.id)
+        lines = [int(match.group(1)) for match in map(_FRAME_LINE.match, error.frames) if match]
+        line = lines[-1] if lines else None
+        if found is not None and line is not None:
+            return found.where(line)
+        return os.path.basename(self.results[exercise.id].file) + (f", line {line}" if line is not None else "")
 
     # -- outcomes ---------------------------------------------------------------------------
 
@@ -107,27 +172,36 @@ class GradingPlugin:
         result.calls.extend(testkit.take_passed_calls())
         if status == "failed" and "call" in details:
             self.failed_calls.setdefault(result.id, []).append((test, details["call"]))
+        if status == "failed" and "cause" in details:
+            self.causes.setdefault(result.id, []).append((test, details["cause"]))
 
     def pytest_sessionfinish(self, session):
         for exercise_id, student in self.students.items():
             student.close()
             self.results[exercise_id].output = student.printed()
-        for exercise_id, failed in self.failed_calls.items():
-            _diagnose(self.results[exercise_id], catalog.find(exercise_id).number, failed)
+        for exercise_id in {*self.failed_calls, *self.causes}:
+            _diagnose(self.results[exercise_id], catalog.find(exercise_id).number,
+                      self.failed_calls.get(exercise_id, []), self.causes.get(exercise_id, []))
 
 
-def _diagnose(result, number, failed):
+def _diagnose(result, number, failed, causes):
     """The exercise's diagnoses, from all its failed calls and its passed ones weighed together: once
     in the exercise's `diagnoses`, and by id in each failed test a diagnosis explains. A diagnosis
     never turns a wrong answer into a grader error."""
     try:
-        found = diagnose.conclude(number, [call for _, call in failed], result.calls)
+        tests = [test for test, _ in failed]
+        found = diagnose.conclude(number, [call for _, call in failed], result.calls,
+                                  [(cause, test.message, tests.index(test) if test in tests else None)
+                                   for test, cause in causes])
     except Exception:  # noqa: BLE001 - no diagnosis is an honest answer, a crash is not
         return
     for diagnosis in found:
         result.diagnoses.append(diagnosis.as_dict())
         for index in diagnosis.calls:
             failed[index][0].details.setdefault("diagnosis", diagnosis.id)
+        for test, cause in causes:
+            if cause == diagnosis.id:
+                test.details.setdefault("diagnosis", diagnosis.id)
 
 
 def _outcome(excinfo, time_limit):
@@ -137,6 +211,8 @@ def _outcome(excinfo, time_limit):
     error = excinfo.value
     if excinfo.errisinstance(pytest.skip.Exception):
         return "skipped", str(getattr(error, "msg", error)), {}
+    if isinstance(error, NotRun):
+        return "not_run", "not run: the file could not be graded (the reason is given once, for the exercise)", {}
     if isinstance(error, Mismatch):
         return "failed", error.message, error.details
     if isinstance(error, AssertionError):

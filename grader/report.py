@@ -12,7 +12,7 @@ from pathlib import Path, PurePath
 import click
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", "red"),
-         "timeout": ("⏱", "red"), "skipped": ("-", "yellow")}
+         "timeout": ("⏱", "red"), "not_run": ("✗", "red"), "skipped": ("-", "yellow")}
 OUTPUT_LINES = 8  # lines of the student's own printing shown under a failed exercise
 PROBLEMS_SHOWN = 3  # distinct problems listed per exercise in the short report (-v lists every test)
 NOT_IMPLEMENTED = "not implemented yet"  # how the plugin words a stub's NotImplementedError
@@ -70,9 +70,15 @@ def _exercise(text, exercise, verbose):
     if not exercise.passed:  # an untouched stub names its file on the next line
         where = "" if untouched and not verbose else f"  {exercise.file}"
         text.mark("✗", "red", f"{exercise.id}  {exercise.title}  {score}{where}", hang=2, bold=True)
+    if exercise.ignored:
+        text.line(f"also found, not graded: {', '.join(exercise.ignored)}", indent=4, hang=6)
     for diagnosis in exercise.diagnoses:  # the misconception first: the failures below are its evidence
         text.line(f"➜ {diagnosis['message']}", indent=4, hang=6, fg="cyan", bold=True)
-    if verbose:
+    if exercise.error:
+        not_run = [test for test in exercise.tests if test.status == "not_run"]
+        text.mark("✗", "red", exercise.error, indent=4, hang=6)
+        text.line(f"{len(not_run)} tests not run (0/{_points(sum(test.max_score for test in not_run))})", indent=6)
+    elif verbose:
         _every_test(text, exercise)
     elif untouched:
         names, section = _what_to_write(exercise)
@@ -186,6 +192,8 @@ class _Text:
         caption, *grid = picture_lines(picture)
         self.line(caption, indent=indent, hang=indent + 2)
         self.lines.extend(" " * indent + row for row in grid)
+        if picture.get("note"):  # how the picture reads what the code did (a finite fill drawn as masked)
+            self.line(f"({picture['note']})", indent=indent, hang=indent + 1)
 
     def blank(self):
         if self.lines and self.lines[-1]:
@@ -232,8 +240,6 @@ def picture_lines(picture):
     rows, columns = picture["shape"]
     if rows > len(grids[0]) or columns > len(grids[0][0]):
         lines.append(f"(the first {len(grids[0])} × {len(grids[0][0])} of {rows} × {columns})")
-    if picture.get("note"):
-        lines.append(f"({picture['note']})")
     return lines
 
 
@@ -295,6 +301,8 @@ def _gradescope_summary(report, hidden_visibility):
         if len(shown) < len(ran):
             line += f"; {len(ran) - len(shown)} more {when_hidden}"
         lines.append(line)
+        if exercise.error:
+            lines.append(f"    not graded: {exercise.error}")
         if exercise.tier:
             lines.append(f"    performance: {exercise.tier.get('message') or exercise.tier.get('name')}")
         lines.extend(f"    ➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses)
@@ -313,7 +321,8 @@ def _leaderboard(exercise):
             {"name": f"{exercise.id} time vs reference", "value": round(ratio, 3), "order": "asc"}]
 
 
-JUNIT_ELEMENTS = {"failed": "failure", "error": "error", "timeout": "error", "skipped": "skipped"}
+JUNIT_ELEMENTS = {"failed": "failure", "error": "error", "timeout": "error", "not_run": "error",
+                  "skipped": "skipped"}
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -363,7 +372,8 @@ def render_junit(report):
                 if where:
                     text.append(where)
                 outcome.text = _xml_text("\n".join(text))
-        notes = [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses]
+        notes = [f"not graded: {exercise.error}"] if exercise.error else []
+        notes += [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses]
         if exercise.output:
             notes += ["your code printed:", exercise.output]
         if notes:

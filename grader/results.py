@@ -1,13 +1,49 @@
 """The verdict: what each test found, per exercise and in total. Filled by the pytest plugin,
-read by the reports; nothing in here comes from the student's process except through the suites."""
+read by the reports; nothing in here comes from the student's process except through the suites.
 
+Scoring rule: an exercise's `max_score` is the points of all its tests that ran or could have run
+on this machine, whatever the submission did. A missing, unreadable or unimportable file does not
+shrink it: its tests are `not_run` and score 0 of their full points. Only a test skipped for the
+machine (a CUDA case without a GPU) counts towards neither score nor maximum, the same for every
+student graded there.
+
+Every text field that can hold what a student produced (messages, exception text, printed output,
+file names) is passed through `clean_text` as it is set, so every report format can carry it.
+"""
+
+import re
 from dataclasses import dataclass, field
 
-STATUSES = ("passed", "failed", "error", "timeout", "skipped")
+STATUSES = ("passed", "failed", "error", "timeout", "not_run", "skipped")
+
+# C0 and C1 controls (but tab and newline), DEL, zero-width and bidirectional formatting characters
+# that can redraw a terminal line or hide text, and lone surrogates (a str can hold '\ud800', which
+# no UTF-8 encoder, JSON file or XML document accepts).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def clean_text(text, newlines=True):
+    """`text` as every report format can carry and show it: each unsafe character (see _UNSAFE)
+    becomes U+FFFD, and without `newlines` a newline becomes a space."""
+    text = _UNSAFE.sub("\ufffd", str(text))
+    return text if newlines else text.replace("\n", " ")
+
+
+class _CleanFields:
+    """Cleans the string fields named in TEXT_FIELDS whenever they are set, at creation or later."""
+
+    TEXT_FIELDS = ()
+
+    def __setattr__(self, name, value):
+        if name in self.TEXT_FIELDS and isinstance(value, str):
+            value = clean_text(value)
+        super().__setattr__(name, value)
 
 
 @dataclass
-class TestResult:
+class TestResult(_CleanFields):
+    TEXT_FIELDS = ("name", "message")
+
     name: str
     status: str  # one of STATUSES
     max_score: float
@@ -22,6 +58,10 @@ class TestResult:
         if self.earned is not None:
             return self.earned
         return self.max_score if self.status == "passed" else 0.0
+
+    @property
+    def ran(self):
+        return self.status not in ("skipped", "not_run")
 
     @property
     def counted_max(self):
@@ -44,7 +84,9 @@ class TestResult:
 
 
 @dataclass
-class ExerciseResult:
+class ExerciseResult(_CleanFields):
+    TEXT_FIELDS = ("file", "error", "output")
+
     id: str
     title: str
     file: str  # the file graded (or that was looked for)
@@ -52,7 +94,14 @@ class ExerciseResult:
     tier: dict = None
     diagnoses: list = field(default_factory=list)
     output: str = ""  # the start of what the student's code printed
+    error: str = ""  # why the file could not be graded at all (missing, unreadable, failed to import)
+    ignored: list = field(default_factory=list)  # other candidate files found and not graded
     calls: list = field(default_factory=list, repr=False)  # the passed checks' calls, for the diagnosis
+
+    def __setattr__(self, name, value):
+        if name == "ignored" and isinstance(value, list):
+            value = [clean_text(item) for item in value]
+        super().__setattr__(name, value)
 
     @property
     def score(self):
@@ -72,6 +121,8 @@ class ExerciseResult:
             "id": self.id,
             "title": self.title,
             "file": self.file,
+            "ignored": list(self.ignored),
+            "error": self.error or None,
             "passed": self.passed,
             "score": self.score,
             "max_score": self.max_score,

@@ -72,29 +72,30 @@ def grade(exercises, options, launcher=None):
 
 
 def _grade(exercises, options, launcher, devices):
-    results, files = {}, {}
+    """Every exercise asked for is run through the suites: one whose file cannot be found or read
+    carries the reason as its `error`, and its tests count as not run (see `results`)."""
+    results, files, sources = {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="lumen-code-") as code_dir:  # notebooks' code, as .py
         for exercise in exercises:
             try:
                 found = submission.prepare(exercise, options.submission, code_dir, options.notebook)
             except submission.SubmissionError as error:
-                results[exercise.id] = ExerciseResult(exercise.id, exercise.title, str(error.path))
-                results[exercise.id].tests.append(TestResult(error.step, "error", 1.0, message=str(error)))
+                results[exercise.id] = ExerciseResult(exercise.id, exercise.title, str(error.path), error=str(error))
                 continue
-            results[exercise.id] = ExerciseResult(exercise.id, exercise.title, str(found.shown))
-            files[exercise.id] = str(found.code.resolve())
-        if files:
-            # the reference's world, only after the fork, and before any student code runs: a
-            # submission that could write this kit's files must not change what is imported later
-            from grader import perf
+            results[exercise.id] = ExerciseResult(exercise.id, exercise.title, str(found.shown),
+                                                  ignored=list(found.ignored))
+            files[exercise.id], sources[exercise.id] = str(found.code.resolve()), found
+        # the reference's world, only after the fork, and before any student code runs: a
+        # submission that could write this kit's files must not change what is imported later
+        from grader import perf
 
-            _run_suites(results, files, launcher, options, devices)
-            if options.perf:
-                perf.rate(exercises, results, files, launcher, devices, options)
+        _run_suites(results, files, sources, launcher, options, devices)
+        if options.perf:
+            perf.rate(exercises, results, files, launcher, devices, options)
     return GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed)
 
 
-def _run_suites(results, files, launcher, options, devices):
+def _run_suites(results, files, sources, launcher, options, devices):
     from grader.plugin import GradingPlugin  # imports the suites' world only after the fork
 
     folders = ([BUILTIN_SUITES] if options.builtin_suites else []) + [Path(p) for p in options.suites]
@@ -102,7 +103,7 @@ def _run_suites(results, files, launcher, options, devices):
         plugin = GradingPlugin(
             results=results, files=files, launcher=launcher, log_dir=log_dir,
             devices=devices, seed=options.seed, time_limit=options.time_limit,
-            memory_limit=options.memory_limit,
+            memory_limit=options.memory_limit, sources=sources,
         )
         args = [str(folder) for folder in folders] + [
             "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:stepwise", "-p", "no:logging",
@@ -121,7 +122,7 @@ def _run_suites(results, files, launcher, options, devices):
     if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
         raise GraderError(f"the hidden suites could not run (pytest exit code {int(code)}): "
                           "reinstall the kit, or check the folders given to --suites")
-    for exercise_id in files:
+    for exercise_id in results:
         if not results[exercise_id].tests:
             results[exercise_id].tests.append(TestResult(
                 "find the tests", "error", 1.0,

@@ -46,6 +46,10 @@ class Student:
                 raise
         return self.worker
 
+    def load(self):
+        """Import the student's file now, if it is not imported yet; raises what the import raised."""
+        self._live_worker()
+
     def run(self, target, *args, method=None, grad=None, return_args=False, no_grad=False, **kwargs):
         """Call `target` (a name in the student's file, or a RemoteObject) and return the reply:
         `value`, plus `args` (the arguments after the call) and `grads`/`param_grads` if asked."""

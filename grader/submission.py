@@ -1,7 +1,8 @@
 """Finding the student's code for an exercise: their .py file, or the code cells of their notebook.
 
-In the folder the grader is pointed at, `exercise3_scaling.py` wins; without it, the one
-`exercise3_*.ipynb` notebook there is used (`--notebook FILE` names one directly). A notebook's code
+In the folder the grader is pointed at, `candidates` ranks the files that may hold an exercise's
+code and the first is graded: `exercise3_scaling.py`, else the notebook `exercise3_scaling.ipynb`,
+else another `exercise3_*.ipynb` (`--notebook FILE` names one directly). A notebook's code
 is its code cells, in order, with IPython's shell (`!`) and magic (`%`) lines dropped and cell magics
 whose body is not Python (`%%bash`, `%%writefile`, ...) skipped: what the kernel ran as Python. It is
 written to a temporary .py file that the sandbox imports like any student file, while the report
@@ -11,6 +12,7 @@ names the notebook.
 import ast
 import io
 import json
+import os
 import re
 import tokenize
 from dataclasses import dataclass
@@ -35,39 +37,92 @@ class SubmissionError(ValueError):
 class Found:
     shown: Path  # the file the student gave (.py or notebook): the report names it
     code: Path  # the Python file the sandbox imports
+    cells: tuple = ()  # a notebook's code: (first line in `code`, cell number), in order
+    ignored: tuple = ()  # other candidates for the exercise, not graded (see `candidates`)
+
+    def where(self, line):
+        """Where line `line` of `code` came from: "exercise3.py, line 4" or, for a notebook,
+        "exercise3.ipynb, cell 5, line 2"."""
+        starts = [(start, number) for start, number in self.cells if start <= line]
+        if not starts:
+            return f"{self.shown.name}, line {line}"
+        start, number = starts[-1]
+        return f"{self.shown.name}, cell {number}, line {line - start + 1}"
+
+
+class WrongExercise(SubmissionError):
+    """A notebook made for another exercise (its `lumen` metadata says so)."""
+
+
+IGNORED_DIRS = {"__MACOSX", "__pycache__", "node_modules"}  # besides every folder starting with "."
+
+
+def candidates(exercise, folder, nested=False):
+    """Every file under `folder` that may hold the exercise's code, best first. The rule, the same
+    for `lumen-grade all`, `batch` and Gradescope:
+
+    1. the exercise's .py file (`exercise3_scaling.py`) before any notebook;
+    2. (nested: at any depth) the shallowest first;
+    3. the notebook named exactly like the exercise (`exercise3_scaling.ipynb`) before any other
+       `exercise3_*.ipynb` (a Jupyter copy `exercise3_scaling-Copy1.ipynb`, a download
+       `exercise3_scaling (1).ipynb`);
+    4. then by name.
+
+    The first is graded and the report names it, and the others as ignored. Only regular files
+    count (a symlink could point at anything); nested, hidden folders, caches and __MACOSX are
+    skipped."""
+    folder = Path(folder)
+    notebook = re.compile(rf"exercise{exercise.number}_.*{re.escape(NOTEBOOK_SUFFIX)}")
+    found = []
+    for here, dirs, names in os.walk(folder):
+        dirs[:] = sorted(name for name in dirs if not name.startswith(".") and name not in IGNORED_DIRS)
+        for name in names:
+            path = Path(here) / name
+            if (name == exercise.file_name or notebook.fullmatch(name)) and path.is_file() and not path.is_symlink():
+                found.append(path)
+        if not nested:
+            break
+
+    def rank(path):
+        return (path.suffix != ".py", len(path.relative_to(folder).parts), path.stem != exercise.stem, path.name,
+                str(path))
+
+    return sorted(found, key=rank)
 
 
 def find_file(exercise, folder):
-    """The exercise's file in `folder`: its .py, else its one `exerciseN_*.ipynb`; None if neither.
-
-    Several candidate notebooks (a Jupyter "-Copy1" beside the original) raise SubmissionError:
-    grading one of them silently could grade the wrong one."""
-    folder = Path(folder)
-    script = folder / exercise.file_name
-    if script.is_file():
-        return script
-    notebooks = sorted(p for p in folder.glob(f"exercise{exercise.number}_*{NOTEBOOK_SUFFIX}") if p.is_file())
-    if len(notebooks) > 1:
-        names = ", ".join(p.name for p in notebooks)
-        raise SubmissionError(f"several notebooks for {exercise.id} in {folder}: {names}; pass "
-                              "--notebook FILE to say which one to grade", folder, "find the file")
-    return notebooks[0] if notebooks else None
+    """The exercise's file directly in `folder` by the rule of `candidates`, or None."""
+    found = candidates(exercise, folder)
+    return found[0] if found else None
 
 
 def prepare(exercise, folder, work_dir, notebook=None):
     """The code to grade for `exercise` as a Found; a notebook's code is written into work_dir.
 
-    notebook: a notebook file to grade instead of looking in `folder`. Raises SubmissionError."""
-    path = Path(notebook) if notebook is not None else find_file(exercise, folder)
-    if path is None:
+    notebook: a notebook file to grade instead of looking in `folder`. Raises SubmissionError
+    (WrongExercise for a notebook made for another exercise)."""
+    found = [Path(notebook)] if notebook is not None else candidates(exercise, folder)
+    if not found:
         raise SubmissionError(
             f"no {exercise.file_name} in {folder} (nor an exercise{exercise.number}_*{NOTEBOOK_SUFFIX} "
             "notebook): pass --submission DIR", Path(folder) / exercise.file_name, "find the file")
+    path, ignored = found[0], tuple(str(other) for other in found[1:])
     if notebook is None and path.suffix != NOTEBOOK_SUFFIX:
-        return Found(path, path)
+        return Found(path, path, ignored=ignored)
     code = Path(work_dir) / exercise.file_name
-    code.write_text(notebook_code(path, exercise), encoding="utf-8")
-    return Found(path, code)
+    cells = notebook_cells(path, exercise)
+    code.write_text(_module_text(path, cells), encoding="utf-8")
+    starts, line = [], 1
+    for number, text in cells:
+        starts.append((line + 1, number))  # after the "# file, cell N" comment
+        line += text.count("\n") + 3  # the comment, the code, and the blank line between cells
+    return Found(path, code, cells=tuple(starts), ignored=ignored)
+
+
+def notebook_owner(path):
+    """The exercise a notebook says it belongs to (`lumen-grade release` writes it), or None."""
+    lumen = read_notebook(path).metadata.get("lumen")
+    return lumen.get("exercise") if isinstance(lumen, dict) else None
 
 
 def read_notebook(path):
@@ -93,17 +148,27 @@ def read_notebook(path):
 
 
 def notebook_code(path, exercise=None):
-    """The Python code of the notebook's code cells, in order, as one module's text.
+    """The Python code of the notebook's code cells, in order, as one module's text (see
+    `notebook_cells`)."""
+    return _module_text(Path(path), notebook_cells(path, exercise))
+
+
+def _module_text(path, cells):
+    return "\n\n".join(f"# {path.name}, cell {number}\n{code}" for number, code in cells) + "\n"
+
+
+def notebook_cells(path, exercise=None):
+    """[(cell number, Python code)] of the notebook's code cells that run as Python, in order.
 
     A cell that is not valid Python raises SubmissionError naming the cell. With `exercise`, a
-    notebook whose metadata says it belongs to another exercise is refused too."""
+    notebook whose metadata says it belongs to another exercise raises WrongExercise."""
     path = Path(path)
     notebook = read_notebook(path)
     lumen = notebook.metadata.get("lumen")  # written by `lumen-grade release`
     owner = lumen.get("exercise") if isinstance(lumen, dict) else None
     if exercise is not None and owner not in (None, exercise.id):
-        raise SubmissionError(f"{path.name} is the notebook of {owner}, not {exercise.id}",
-                              path, "read the notebook")
+        raise WrongExercise(f"{path.name} is the notebook of {owner}, not {exercise.id}: grade it with "
+                            f"lumen-grade {owner}", path, "read the notebook")
     parts, code_cells = [], 0
     for number, cell in enumerate(notebook.cells, start=1):
         if cell.cell_type != "code":
@@ -117,8 +182,8 @@ def notebook_code(path, exercise=None):
         except (SyntaxError, ValueError) as error:
             raise SubmissionError(_syntax_message(path, number, code_cells, cell.source, error),
                                   path, "read the notebook") from None
-        parts.append(f"# {path.name}, cell {number}\n{code}")
-    return "\n\n".join(parts) + "\n"
+        parts.append((number, code))
+    return parts
 
 
 def _syntax_message(path, number, code_number, source, error):

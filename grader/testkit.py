@@ -17,6 +17,22 @@ from dataclasses import dataclass, field
 import torch
 
 from grader.compare import Mismatch, check_close, check_tensor, check_unchanged, describe, shape_text
+from lumen_ref import steps
+
+
+def dims(size, *names):
+    """The shape made of these entries of a suite's SIZES case, in order; "B" may be a tuple of
+    batch dims, or absent (no batch dims)."""
+    shape = []
+    for name in names:
+        value = size.get(name, ()) if name == "B" else size[name]
+        shape.extend(value if isinstance(value, tuple) else (value,))
+    return tuple(shape)
+
+
+def cases(sizes, test):
+    """The parameter ids of `test` in a suite's SIZES: the keys "test[id]"."""
+    return [key[len(test) + 1:-1] for key in sizes if key.startswith(f"{test}[")]
 
 
 def randn(rng, *shape, dtype=torch.float32, device="cpu", scale=1.0):
@@ -74,13 +90,15 @@ def take_passed_calls():
 
 
 def check_result(got, expected, *, what, call=None, like=None, dtype=None, device=None, labels=None,
-                 order=None, nan_hint="", picture=None):
+                 order=None, nan_hint="", picture=None, magnitude=None):
     """got against the float64 `expected`: a tensor, or a tuple of them (`labels` name the items,
     `order` is the order to check their values in). Shapes and types first, then values.
 
     `like`: a tensor whose dtype and device a float result must keep (or give `dtype`, `device`);
     a bool `expected` (a mask) must come back bool, on `device`. `picture` ("mask"/"weights", or a
-    dict item index -> kind) lets the report draw a failing matrix. A Mismatch carries `call`.
+    dict item index -> kind) lets the report draw a failing matrix. `magnitude`: the problem's
+    conditioning (a tensor, or a tuple of them, one per item; see `grader.compare`). A Mismatch
+    carries `call`.
     """
     try:
         pairs = _items(got, expected, what, labels)
@@ -93,7 +111,8 @@ def check_result(got, expected, *, what, call=None, like=None, dtype=None, devic
         for index in order if order is not None else range(len(pairs)):
             item, want, item_what = pairs[index]
             kind = picture.get(index) if isinstance(picture, dict) else picture
-            check_close(item, want, what=item_what, nan_hint=nan_hint, picture=kind)
+            scale = magnitude[index] if isinstance(magnitude, tuple) else magnitude
+            check_close(item, want, what=item_what, nan_hint=nan_hint, picture=kind, magnitude=scale)
     except Mismatch as mismatch:
         if call is not None:
             mismatch.details["call"] = call
@@ -117,17 +136,34 @@ def _items(got, expected, what, labels):
     return [(item, want, f"{label} from {what}") for item, want, label in zip(got, expected, labels)]
 
 
-def check_call(student, name, *args, ref, what=None, kwargs=None, **options):
+def check_call(student, name, *args, ref, what=None, kwargs=None, magnitude=None, **options):
     """Call the student's `name(*args, **kwargs)` and check it against `ref` run in float64.
 
-    `options` are check_result's (like, labels, picture, ...). A failure carries the call, for
-    the diagnosis. Returns the student's value.
+    `magnitude(expected, *args, **kwargs)`, given the float64 answer and inputs, returns the
+    problem's conditioning (see `grader.compare`). `options` are check_result's (like, labels,
+    picture, ...). A failure carries the call, for the diagnosis. Returns the student's value.
     """
     kwargs = kwargs or {}
     got = student.run(name, *args, **kwargs)["value"]
     expected = ref(*as64(args), **as64(kwargs))
+    scale = magnitude(expected, *as64(args), **as64(kwargs)) if magnitude else None
     call = {"target": name, "args": args, "kwargs": kwargs, "got": got}
-    return check_result(got, expected, what=what or call_text(name, args, kwargs), call=call, **options)
+    return check_result(got, expected, what=what or call_text(name, args, kwargs), call=call, magnitude=scale,
+                        **options)
+
+
+def product_conditioning(ref_fn):
+    """A check_call `magnitude` for a function made of products and sums of its inputs (a
+    projection, scores): its value on the inputs' absolute values, |x| @ |w|, bounds the terms
+    each entry sums (`grader.compare.product_magnitude`)."""
+    def magnitude(expected, *args, **kwargs):
+        return ref_fn(*map_values(args, _absolute), **kwargs)
+
+    return magnitude
+
+
+def _absolute(value):
+    return value.abs() if isinstance(value, torch.Tensor) and value.is_floating_point() else value
 
 
 def check_inputs_kept(caller, target, *args, names, **kwargs):
@@ -152,16 +188,44 @@ def reference_grads(fn, args, wrt, upstream):
     return list(torch.autograd.grad(loss, [args[i] for i in wrt]))
 
 
-def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_hint=""):
-    """The student's gradients of `name` w.r.t. args[wrt] match the reference's, in the input dtype."""
+def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_hint="", upstream=None):
+    """The student's gradients of `name` w.r.t. args[wrt] match the reference's, in the input dtype,
+    for a random upstream gradient (or the given one: see `upstream_through_softmax`)."""
     expected_out = ref_fn(*as64(args))
     outputs = expected_out if isinstance(expected_out, tuple) else (expected_out,)
-    upstream = [randn(rng, *out.shape, dtype=args[wrt[0]].dtype, device=args[wrt[0]].device)
-                if out.is_floating_point() else None for out in outputs]
+    if upstream is None:
+        upstream = [randn(rng, *out.shape, dtype=args[wrt[0]].dtype, device=args[wrt[0]].device)
+                    if out.is_floating_point() else None for out in outputs]
+    check_output_shapes(student.run(name, *args)["value"], outputs, what=what)
     _, grads, _ = student.backward(name, *args, wrt=wrt, upstream=upstream)
     expected = reference_grads(ref_fn, args, wrt, upstream)
     check_gradients(grads, expected, names or [f"argument {i}" for i in wrt], what=what,
                     dtype=args[wrt[0]].dtype, nan_hint=nan_hint)
+
+
+def check_output_shapes(got, expected, *, what):
+    """Before a gradient check: the student's output (a tensor or tuple) has the shapes of the
+    float64 `expected` outputs, for which the upstream gradient is made. Otherwise the judge's own
+    product of the two would fail, and say nothing about the student's code."""
+    expected = expected if isinstance(expected, (tuple, list)) else (expected,)
+    outputs = got if isinstance(got, (tuple, list)) and len(expected) > 1 else (got,)
+    wanted = " and ".join(shape_text(want.shape) for want in expected)
+    shapes = " and ".join(shape_text(out.shape) if isinstance(out, torch.Tensor) else describe(out) for out in outputs)
+    if len(outputs) != len(expected) or any(not isinstance(out, torch.Tensor) or out.shape != want.shape
+                                            for out, want in zip(outputs, expected)):
+        raise Mismatch(f"the gradients of {what} could not be checked: your output has shape {shapes}, "
+                       f"expected {wanted}")
+
+
+def upstream_through_softmax(scores, mask, rng):
+    """The gradient that reaches masked scores from a random loss on softmax(scores masked): what
+    `apply_mask`'s contract defines. It is 0 wherever a score is masked, so -inf by masked_fill and
+    by adding log(mask) (whose own gradients differ there) get the same gradient."""
+    masked = steps.apply_mask(as64(scores), as64(mask)).requires_grad_(True)
+    weights = steps.softmax(masked, dim=-1)
+    loss = (weights * randn(rng, *weights.shape, dtype=torch.float64)).sum()
+    (upstream,) = torch.autograd.grad(loss, [masked])
+    return [upstream.to(device=scores.device, dtype=scores.dtype)]
 
 
 def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint=""):
@@ -319,6 +383,9 @@ def check_forward(module, reference, *args, what, got=None, like=None, nan_hint=
 def check_module_gradients(module, reference, x, upstream, *, what):
     """The tracked module's forward on x, then its gradients w.r.t. x and every parameter for the
     upstream gradient, against the reference's: wrong values first, as they explain wrong gradients."""
+    with torch.no_grad():
+        expected_out = reference(as64(x))
+    check_output_shapes(module(x), expected_out, what=what)
     value, grads, param_grads = module.backward(x, wrt=[0], upstream=[upstream])
     check_forward(module, reference, x, what=what, got=value)
     x64 = as64(x).requires_grad_(True)

@@ -8,6 +8,7 @@ editor's way of saving: in place, or a new file renamed over the old one).
 """
 
 import os
+import textwrap
 import time
 from datetime import datetime
 
@@ -99,8 +100,9 @@ class Watcher:
                 done += 1
 
 
-def status_line(graded, seconds):
-    """What was graded when, and how to go on: the line under each report."""
+def status_line(graded, seconds, width=80):
+    """What was graded when, and how to go on: the line under each report, wrapped to `width`."""
     when = datetime.now().strftime("%H:%M:%S")
-    return (f"watching: graded {', '.join(graded)} at {when} in {seconds:.2f} s. Save a file to grade it "
-            "again; Ctrl-C to stop.")
+    what = ", ".join(graded) if len(graded) <= 2 else f"{len(graded)} exercises"
+    return textwrap.fill(f"watching: graded {what} at {when} in {seconds:.2f} s. Save a file to grade it "
+                         "again; Ctrl-C to stop.", max(width, 40), subsequent_indent="  ")

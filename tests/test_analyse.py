@@ -268,3 +268,26 @@ def test_calls_that_cannot_tell_two_misconceptions_apart_are_named_for_check():
     assert ("mask-inverted", "mask-excludes-diagonal") in diagnose.unseparated(4, [one])
     four = call_of("causal_mask", 4, got=ref.causal_mask(4))
     assert ("mask-inverted", "mask-excludes-diagonal") not in diagnose.unseparated(4, [one, four])
+
+
+def test_a_cause_the_message_names_is_the_diagnosis_only_when_no_value_is_wrong():
+    causes = [("input-changed-in-place", "your code modified its input `scores` in place (...)", None)]
+    [found] = diagnose.conclude(4, [], [], causes)
+    assert found.id == "input-changed-in-place" and found.message.startswith("your code modified")
+    scores = randn(2, 5, 7) * 8
+    unscaled = call_of("scale_scores", scores.float(), 64, got=scores.float())
+    assert [d.id for d in diagnose.conclude(3, [unscaled], [], causes)] == ["missing-scale"]
+
+
+def test_a_mask_filled_with_a_large_finite_number_is_drawn_as_masked_with_a_note():
+    import pytest
+
+    from grader.compare import Mismatch, check_close
+
+    scores, mask = randn(5, 5), ref.causal_mask(5)
+    with pytest.raises(Mismatch) as caught:
+        check_close(scores.masked_fill(~mask, -1e9).float(), ref.apply_mask(scores, mask), what="apply_mask",
+                    picture="mask")
+    picture = caught.value.details["picture"]
+    assert picture["got"] == picture["expected"] == mask.int().tolist()
+    assert picture["note"].startswith("your masked scores are -1e+09, a finite number, drawn as masked")

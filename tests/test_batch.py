@@ -116,7 +116,7 @@ def test_scores_follow_the_submissions(graded_class):
     bob = exercise_of("bob")
     assert 0 < bob["score"] < bob["max_score"] == alice["max_score"]  # right shape, wrong scale
     carol = exercise_of("carol")
-    assert carol["score"] == 0 and "SyntaxError" in carol["tests"][0]["message"]
+    assert carol["score"] == 0 and "SyntaxError" in carol["error"]
     dave = exercise_of("dave")
     assert dave["score"] == 0 and {t["status"] for t in dave["tests"]} - {"skipped"} == {"timeout"}
     assert rows["eve"]["status"] == "no files" and rows["eve"]["total"] == "0"
@@ -124,6 +124,16 @@ def test_scores_follow_the_submissions(graded_class):
     mallory = reports["mallory"]  # killing its parent may crash the grader: that student's row only
     assert mallory["status"] in ("graded", "error")
     assert mallory["report"] is None or exercise_of("mallory")["score"] == 0
+
+
+def test_every_student_has_the_same_max_score(graded_class):
+    """A missing exercise, a syntax error, a hang, no files at all: one maximum for the class."""
+    folder, out, _ = graded_class
+    rows = read_csv(out)
+    assert len({row["max_score"] for row in rows.values()}) == 1, rows
+    alice = json.loads((out.parent / "grades" / "alice.json").read_text())["report"]
+    handed_in = sum(e["max_score"] for e in alice["exercises"] if e["id"] in ("exercise2", "exercise3"))
+    assert float(rows["eve"]["max_score"]) == alice["max_score"] > handed_in  # the exercises not handed in count
 
 
 def test_a_second_run_resumes_and_force_regrades(graded_class, tmp_path):

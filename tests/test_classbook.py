@@ -112,7 +112,8 @@ def test_a_row_without_a_roster_has_percent_and_failures_keep_empty_points():
     table = {r["student"]: r for r in rows(classbook.gradebook_csv(records))}
     assert (table["a"]["total"], table["a"]["max_score"], table["a"]["percent"]) == ("3", "4", "75.0")
     assert (table["b"]["total"], table["b"]["max_score"], table["b"]["percent"]) == ("0", "4", "0.0")
-    assert (table["c"]["total"], table["c"]["max_score"]) == ("", "")  # the grader failed: no grade invented
+    # the grader failed: no grade invented, but the class's one maximum (every row has it)
+    assert (table["c"]["total"], table["c"]["max_score"], table["c"]["percent"]) == ("", "4", "")
 
 
 # -- merge rules -------------------------------------------------------------------------------------

@@ -93,7 +93,7 @@ def test_all_with_some_files_missing_grades_the_rest(tmp_path):
     by_id = {e["id"]: e for e in data["exercises"]}
     assert by_id["exercise3"]["passed"] is True
     assert by_id["exercise1"]["passed"] is False
-    assert "no exercise1_projection.py in" in by_id["exercise1"]["tests"][0]["message"]
+    assert "no exercise1_projection.py in" in by_id["exercise1"]["error"]
 
 
 def test_cuda_requested_without_a_gpu_is_a_usage_error():

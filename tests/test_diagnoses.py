@@ -318,7 +318,9 @@ def test_a_kv_cache_sequence_is_replayed_step_by_step():
 
 def test_every_misconception_has_a_student_written_submission():
     claimed = {declared(path) for path in CORPUS}
-    assert claimed - {None} == set(misconceptions.BY_ID), set(misconceptions.BY_ID) ^ (claimed - {None})
+    assert set(misconceptions.BY_ID) <= claimed, set(misconceptions.BY_ID) - claimed
+    # the others are what a failing check's message names itself (grader.compare's causes)
+    assert claimed - {None} - set(misconceptions.BY_ID) == {"input-changed-in-place", "cache-capacity"}
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: f"{p.parent.name}/{p.stem}")

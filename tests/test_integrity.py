@@ -120,7 +120,7 @@ def assert_honest(case, exit_code, exercise):
         assert not case.timed or exercise["tier"]["ratio"], exercise["tier"]  # timed beside the reference
     else:
         assert exercise["score"] < exercise["max_score"] and exit_code == 1
-        messages = [test["message"] for test in tests if test["status"] != "passed"]
+        messages = [test["message"] for test in tests if test["status"] != "passed"] + [exercise["error"] or ""]
         assert any(case.says in message for message in messages), messages
     for text in [test["message"] for test in tests] + [exercise["output"]]:
         assert text == printable(text, len(text), newlines=True), "a control character reached the report"

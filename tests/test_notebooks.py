@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -238,9 +239,8 @@ def test_a_script_wins_over_a_notebook(launcher, tmp_path):
 def test_broken_notebook_is_an_error_in_the_report(launcher, tmp_path):
     (tmp_path / "exercise3_scaling.ipynb").write_text('{"cells": [}', encoding="utf-8")
     result = grade_folder(launcher, tmp_path)
-    (test,) = result.tests
-    assert (test.name, test.status) == ("read the notebook", "error")
-    assert "exercise3_scaling.ipynb is not a readable notebook: its JSON is broken at line 1" in test.message
+    assert {test.status for test in result.tests} == {"not_run", "skipped"} and result.max_score > 1
+    assert "exercise3_scaling.ipynb is not a readable notebook: its JSON is broken at line 1" in result.error
 
 
 def invoke(*args):
@@ -267,12 +267,10 @@ def test_cli_broken_notebook_exits_1_naming_it(tmp_path):
 def test_cli_usage_errors_for_notebooks(tmp_path):
     missing = invoke("exercise3", "--notebook", tmp_path / "nope.ipynb")
     assert missing.exit_code == 2 and "nope.ipynb" in missing.output
-    for name in ("exercise3_scaling.ipynb", "exercise3_scaling-Copy1.ipynb"):
-        solved_notebook(tmp_path / name)
-    several = invoke("exercise3", "--submission", tmp_path)
-    assert several.exit_code == 2 and "--notebook FILE" in several.output
-    assert "exercise3_scaling-Copy1.ipynb, exercise3_scaling.ipynb" in several.output
-    assert "several" in invoke("list", "--submission", tmp_path).output
+    wrong = solved_notebook(tmp_path / "exercise3_scaling.ipynb")  # a notebook made for exercise 3 ...
+    refused = invoke("exercise5", "--notebook", wrong)  # ... given for exercise 5
+    assert refused.exit_code == 2 and "is the notebook of exercise3, not exercise5" in refused.output
+    assert "Traceback" not in refused.output
 
 
 # The check cell, inside a kernel
@@ -317,3 +315,37 @@ def test_check_module_outside_a_notebook_says_how_to_use_it():
     done = subprocess.run([sys.executable, "-m", "grader.notebooks", "exercise3"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 2 and "lumen-grade exercise3 --notebook FILE" in done.stderr
+
+
+# One rule for choosing the file: lumen-grade, batch and Gradescope
+
+
+def test_a_notebook_and_its_jupyter_copy_are_chosen_by_one_rule_everywhere(tmp_path):
+    folder = tmp_path / "student"
+    folder.mkdir()
+    solved_notebook(folder / "exercise3_scaling.ipynb")
+    shutil.copyfile(NOTEBOOKS / "exercise3_scaling.ipynb", folder / "exercise3_scaling-Copy1.ipynb")  # a stub
+    from grader import gradescope
+    from grader.submission import candidates
+
+    names = [path.name for path in candidates(EX3, folder)]
+    assert names == ["exercise3_scaling.ipynb", "exercise3_scaling-Copy1.ipynb"]
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    chosen, notes = gradescope.stage(folder, staged, [EX3])  # Gradescope's and batch's staging
+    assert chosen[EX3].name == "exercise3_scaling.ipynb"
+    assert notes == ["exercise3: graded exercise3_scaling.ipynb (ignored: exercise3_scaling-Copy1.ipynb)"]
+    result = invoke("exercise3", "--submission", folder, "--device", "cpu", "--no-perf", "--format", "json")
+    assert result.exit_code == 0, result.output  # the solved one was graded, not the stub
+    (exercise,) = json.loads(result.output)["exercises"]
+    assert exercise["file"] == str(folder / "exercise3_scaling.ipynb")
+    assert exercise["ignored"] == [str(folder / "exercise3_scaling-Copy1.ipynb")]
+    text = invoke("exercise3", "--submission", folder, "--device", "cpu", "--no-perf", "-v")
+    assert "also found, not graded:" in text.output and "exercise3_scaling-Copy1.ipynb" in text.output
+    assert "several" not in invoke("list", "--submission", folder).output
+
+
+def test_a_notebook_for_another_exercise_in_the_folder_is_a_usage_error(tmp_path):
+    solved_notebook(tmp_path / "exercise5_softmax.ipynb")  # exercise 3's notebook, renamed
+    result = invoke("exercise5", "--submission", tmp_path, "--device", "cpu")
+    assert result.exit_code == 2 and "is the notebook of exercise3, not exercise5" in result.output

@@ -3,7 +3,7 @@ cache's growth and memory told apart, and timing that student code can neither f
 
 Tiers are compared, never times: a tier is a ratio measured against the reference in the same run,
 and each slow submission below sits far beyond the boundary it is checked against (its measured
-ratios are in the README)."""
+ratios are in docs/instructors.md)."""
 
 import json
 import math

@@ -71,7 +71,7 @@ def test_k_dot_T_fails_every_batched_input(grade):
     assert status(result, "test_scores_shapes[no-batch]") == "passed"  # one (L, d) matrix: .T is fine
     [batch_of_one] = messages(result, "test_scores_shapes[batch-of-one]")
     assert "has shape (4, 3, 1), expected (1, 3, 4)" in batch_of_one
-    # elsewhere torch itself refuses the shapes, and the student sees where
+    # elsewhere, every size different, torch itself refuses the shapes, and the student sees where
     assert all("your code raised RuntimeError" in m for m in messages(result, "test_scores_values"))
 
 

@@ -87,7 +87,7 @@ def test_padding_mask_without_the_query_axis(grade):
     result = graded(grade, 4, HERE / "wrong_padding_2d.py")
     assert failed_tests(result) == ["test_padding_mask"]
     [mixed, *_] = messages(result, "test_padding_mask")
-    assert mixed == ("padding_mask(lengths=[3, 5, 1, 2], L=5) has shape (4, 5) (2 dims), expected (4, 1, 5) (3 dims): "
+    assert mixed == ("padding_mask(lengths=[3, 5, 1, 2], L=6) has shape (4, 6) (2 dims), expected (4, 1, 6) (3 dims): "
                      "axis 1 of size 1 is missing (which step of yours drops it, or never makes it?)")
 
 
@@ -97,7 +97,8 @@ def test_a_float_causal_mask_is_told_to_be_bool(grade):
     assert "test_causal_mask" in failed_tests(result)
     [message] = messages(result, "test_causal_mask[cpu-L=4]")
     assert message.startswith("causal_mask(4, device='cpu') is float32, expected bool: a mask says yes or no")
-    assert result.diagnoses == []  # a wrong dtype is no misconception of the catalogue
+    # no misconception of the catalogue: the message names the mistake, and so does the diagnosis
+    assert [d["id"] for d in result.diagnoses] == ["mask-not-bool"] and "dtype=torch.bool" in result.diagnoses[0]["message"]
 
 
 @pytest.mark.parametrize("apply, expected, diagnosis", [
@@ -120,7 +121,7 @@ def test_other_apply_mask_mistakes(grade, apply, expected, diagnosis):
 @pytest.mark.parametrize("padding, expected, diagnosis", [
     ("return (torch.arange(L, device=lengths.device) >= lengths[:, None])[:, None, :]",
      "is wrong at [0, 0, 0]: got False, expected True", ["mask-inverted"]),
-    ("return (torch.arange(L) < lengths[:, None]).float()[:, None, :]", "is float32, expected bool", []),
+    ("return (torch.arange(L) < lengths[:, None]).float()[:, None, :]", "is float32, expected bool", ["mask-not-bool"]),
 ], ids=["inverted", "float-mask"])
 def test_other_padding_mistakes(grade, padding, expected, diagnosis):
     right = "return (torch.arange(L, device=lengths.device) < lengths[:, None])[:, None, :]"

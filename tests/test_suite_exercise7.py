@@ -64,8 +64,8 @@ def test_repeat_along_the_sequence_dim(grade):
         "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]",
     }
     text = message(result, "test_repeat_kv_values[cpu-float64]")
-    assert "(2, 2, 15, 3), expected (2, 6, 5, 3) (axis -3 is 2 not 6, axis -2 is 15 not 5)" in text
-    assert "has shape (2, 2, 12, 3), expected (2, 6, 4, 3)" in message(result, "test_repeat_kv_gradients[cpu]")
+    assert "(4, 2, 15, 7), expected (4, 6, 5, 7) (axis -3 is 2 not 6, axis -2 is 15 not 5)" in text
+    assert "has shape (4, 2, 15, 7), expected (4, 6, 5, 7)" in message(result, "test_repeat_kv_gradients[cpu]")
     # the module's own crash is reported as the student's error, with their line
     crash = next(t for t in result.tests if t.name == "test_gqa_float64[cpu]")
     assert crash.status == "error" and crash.message.startswith("your code raised RuntimeError")

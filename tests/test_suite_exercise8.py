@@ -86,7 +86,7 @@ def test_update_that_returns_only_the_new_tokens(grade):
     )
     text = message(result, "test_kvcache_update_returns_everything[cpu-float32]")
     assert text == ("keys from cache.update(k, v) with 1 new token after 3 (a KVCache of float32) has shape "
-                    "(2, 2, 1, 3), expected (2, 2, 4, 3) (axis -2 is 1 not 4)")
+                    "(4, 2, 1, 3), expected (4, 2, 4, 3) (axis -2 is 1 not 4)")
     assert "it must return ALL the keys and values cached so far" in result.diagnoses[0]["message"]
 
 

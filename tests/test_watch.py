@@ -52,7 +52,7 @@ def test_watch_regrades_each_save_and_stops_cleanly_on_ctrl_c(tmp_path):
     try:
         output = Output(process.stdout)
         reports = lambda: [line for line in output.seen if line.startswith("Total: ")]  # noqa: E731
-        output.until(lambda line: line.startswith("watching: graded exercise3"))
+        output.until(lambda line: line.rstrip().endswith("Ctrl-C to stop."))  # the status, after the report
         assert reports() == ["Total: 0/19 — 0 of 1 exercise(s) passed\n"]
         save(student, SOLUTIONS / EX3.file_name)  # the first rewrite: solved
         output.until(lambda line: line.startswith("Total: ") and len(reports()) == 2)
@@ -61,7 +61,7 @@ def test_watch_regrades_each_save_and_stops_cleanly_on_ctrl_c(tmp_path):
         assert reports()[1:] == ["Total: 19/19 — 1 of 1 exercise(s) passed\n",
                                  "Total: 0/19 — 0 of 1 exercise(s) passed\n"]
         assert "✓ exercise3  Scale by √d_k  19/19\n" in output.seen
-        output.until(lambda line: line.startswith("watching: ") and len(reports()) == 3)
+        output.until(lambda line: line.rstrip().endswith("Ctrl-C to stop.") and len(reports()) == 3)
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=WAIT) == 0
         assert output.until(lambda line: line.strip())[-1] == "stopped watching.\n"
@@ -112,3 +112,11 @@ def test_snapshot_follows_the_file_grading_would_pick(tmp_path, name):
     (tmp_path / name).write_text("x = 1\n")
     ((path, mtime, size),) = watch.snapshot([EX3], options).values()
     assert path == str(tmp_path / name) and mtime and size == 6
+
+
+def test_the_status_line_fits_the_terminal():
+    everything = [exercise.id for exercise in catalog.EXERCISES]
+    line = watch.status_line(everything, 2.345, width=60)
+    assert line.startswith("watching: graded 8 exercises at ") and " in 2.35 s." in line
+    assert max(map(len, line.split("\n"))) <= 60
+    assert watch.status_line(["exercise3"], 0.2).startswith("watching: graded exercise3 at ")

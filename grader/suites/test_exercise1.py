@@ -5,11 +5,32 @@ import torch
 
 import lumen_ref as ref
 from grader.compare import dtype_text, shape_text
-from grader.testkit import check_call, check_grads, check_inputs_kept, randn
+from grader.testkit import cases, check_call, check_grads, check_inputs_kept, dims, product_conditioning, randn
 
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
 QKV = ("q", "k", "v")
+
+# The sizes of every test (tests/test_sizes.py holds them to the rule that keeps mistakes apart):
+# x (B..., L, d_model), W_Q and W_K (d_model, d_k), W_V (d_model, d_v); fused: w_qkv (d_model, 3d).
+SIZES = {
+    "project_values": dict(B=2, L=5, d_model=6, d_k=4, d_v=3),
+    "project_shapes[no-batch]": dict(L=7, d_model=6, d_k=4, d_v=2),
+    "project_shapes[L=1]": dict(B=3, L=1, d_model=8, d_k=5, d_v=7, edge="one token"),
+    "project_shapes[extra-batch-dims]": dict(B=(2, 7), L=4, d_model=6, d_k=3, d_v=5),
+    "project_huge": dict(B=2, L=3, d_model=4, d_k=4, d_v=6, edge="W_Q = I is square"),
+    "project_inputs": dict(B=2, L=4, d_model=6, d_k=3, d_v=5),
+    "project_gradients": dict(B=2, L=5, d_model=6, d_k=4, d_v=3),
+    "project_half": dict(B=2, L=5, d_model=8, d_k=4, d_v=6),
+    "fused_values": dict(B=2, L=5, d_model=6, d=4),
+    "fused_shapes[no-batch]": dict(L=7, d_model=6, d=5),
+    "fused_shapes[L=1]": dict(B=3, L=1, d_model=8, d=5, edge="one token"),
+    "fused_shapes[d=d_model]": dict(B=2, L=4, d_model=6, d=6, edge="d = d_model, as in multi-head attention"),
+    "fused_shapes[extra-batch-dims]": dict(B=(2, 5), L=6, d_model=4, d=3),
+    "fused_inputs": dict(B=2, L=4, d_model=6, d=5),
+    "fused_gradients": dict(B=2, L=5, d_model=6, d=4),
+    "fused_half": dict(B=2, L=5, d_model=8, d=4),
+}
 
 # The chapter's napkin example, Step 1: "The cat sat down" at d = 3, where "sat" = [0, 1, 1] asks the
 # question q = [1, 2, 0]. The chapter does not print its matrices ("you can invent any W_K, W_V and
@@ -26,12 +47,26 @@ NAPKIN_W_V = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 2.0]]
 
 def check_answer(student, name, *args, what):
     """The student's `name(*args)` against lumen_ref's in float64: (q, k, v), in x's dtype and device."""
-    return check_call(student, name, *args, ref=getattr(ref, name), what=what, like=args[0], labels=QKV)
+    return check_call(student, name, *args, ref=getattr(ref, name), what=what, like=args[0], labels=QKV,
+                      magnitude=product_conditioning(getattr(ref, name)))
 
 
-def weights(rng, d_model, d_k, d_v, **options):
-    """W_Q, W_K (d_model, d_k) and W_V (d_model, d_v)."""
-    return tuple(randn(rng, d_model, width, **options) for width in (d_k, d_k, d_v))
+def weights(rng, size, **options):
+    """W_Q, W_K (d_model, d_k) and W_V (d_model, d_v) of a SIZES case."""
+    return tuple(randn(rng, size["d_model"], size[width], **options) for width in ("d_k", "d_k", "d_v"))
+
+
+def inputs(rng, name, **options):
+    """x and W_Q, W_K, W_V of the SIZES case `name`."""
+    size = SIZES[name]
+    return randn(rng, *dims(size, "B", "L", "d_model"), **options), *weights(rng, size, **options)
+
+
+def fused_inputs(rng, name, **options):
+    """x and w_qkv of the SIZES case `name`."""
+    size = SIZES[name]
+    x = randn(rng, *dims(size, "B", "L", "d_model"), **options)
+    return x, randn(rng, size["d_model"], 3 * size["d"], **options)
 
 
 # -- project(x, w_q, w_k, w_v) ----------------------------------------------------------------------
@@ -40,21 +75,15 @@ def weights(rng, d_model, d_k, d_v, **options):
 @pytest.mark.points(2)
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
 def test_project_values(student, rng, device, dtype):
-    x = randn(rng, 2, 5, 6, dtype=dtype, device=device)
-    w_q, w_k, w_v = weights(rng, 6, 4, 3, dtype=dtype, device=device)  # d_v != d_k
+    x, w_q, w_k, w_v = inputs(rng, "project_values", dtype=dtype, device=device)
     check_answer(student, "project", x, w_q, w_k, w_v, what="project(x, w_q, w_k, w_v)")
 
 
-@pytest.mark.parametrize("x_shape, d_k, d_v", [
-    ((7, 6), 4, 2),
-    ((3, 1, 8), 5, 7),
-    ((2, 3, 4, 6), 3, 5),
-], ids=["no-batch", "L=1", "extra-batch-dims"])
-def test_project_shapes(student, rng, x_shape, d_k, d_v):
-    x = randn(rng, *x_shape)
-    w_q, w_k, w_v = weights(rng, x_shape[-1], d_k, d_v)
+@pytest.mark.parametrize("case", cases(SIZES, "project_shapes"))
+def test_project_shapes(student, rng, case):
+    x, w_q, w_k, w_v = inputs(rng, f"project_shapes[{case}]")
     check_answer(student, "project", x, w_q, w_k, w_v,
-                 what=f"project(x, w_q, w_k, w_v) with x {shape_text(x_shape)}")
+                 what=f"project(x, w_q, w_k, w_v) with x {shape_text(x.shape)}")
 
 
 @pytest.mark.points(2)
@@ -67,34 +96,31 @@ def test_project_napkin_example(student):
 
 @pytest.mark.hidden
 def test_project_identity_zero_and_huge_weights(student, rng):
-    x = randn(rng, 2, 3, 4)
-    w_q, w_k, w_v = torch.eye(4), torch.zeros(4, 4), randn(rng, 4, 6, scale=1e4)
+    size = SIZES["project_huge"]
+    x = randn(rng, *dims(size, "B", "L", "d_model"))
+    w_q, w_k = torch.eye(size["d_model"]), torch.zeros(size["d_model"], size["d_k"])
+    w_v = randn(rng, size["d_model"], size["d_v"], scale=1e4)
     check_answer(student, "project", x, w_q, w_k, w_v,
                  what="project(x, I, 0, 1e4·W) (q must be x itself, k all zeros)")
 
 
 def test_project_inputs_not_modified(student, rng, device):
-    x = randn(rng, 2, 4, 6, device=device)
-    w_q, w_k, w_v = weights(rng, 6, 4, 5, device=device)
+    x, w_q, w_k, w_v = inputs(rng, "project_inputs", device=device)
     check_inputs_kept(student, "project", x, w_q, w_k, w_v, names=["x", "w_q", "w_k", "w_v"])
 
 
 @pytest.mark.points(2)
 def test_project_gradients(student, rng, device):
-    x = randn(rng, 2, 5, 6, dtype=torch.float64, device=device)
-    w_q, w_k, w_v = weights(rng, 6, 4, 3, dtype=torch.float64, device=device)
-    args = [x, w_q, w_k, w_v]
+    args = list(inputs(rng, "project_gradients", dtype=torch.float64, device=device))
     check_answer(student, "project", *args, what="project(x, w_q, w_k, w_v)")
     check_grads(student, "project", ref.project, args, [0, 1, 2, 3], rng,
                 what="project(x, w_q, w_k, w_v)", names=["x", "w_q", "w_k", "w_v"])
 
 
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_project_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("float16 and bfloat16 are checked on CUDA only")
     for dtype in HALF_DTYPES:
-        x = randn(rng, 2, 5, 8, dtype=dtype, device=device)
-        w_q, w_k, w_v = weights(rng, 8, 4, 6, dtype=dtype, device=device, scale=0.5)
+        x, w_q, w_k, w_v = inputs(rng, "project_half", dtype=dtype, device=device, scale=0.5)
         check_answer(student, "project", x, w_q, w_k, w_v, what=f"project(x, w_q, w_k, w_v) in {dtype_text(dtype)}")
 
 
@@ -104,22 +130,15 @@ def test_project_half_precision(student, rng, device):
 @pytest.mark.points(2)
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
 def test_fused_project_values(student, rng, device, dtype):
-    x = randn(rng, 2, 5, 6, dtype=dtype, device=device)
-    w_qkv = randn(rng, 6, 12, dtype=dtype, device=device)  # d = 4, not d_model
+    x, w_qkv = fused_inputs(rng, "fused_values", dtype=dtype, device=device)
     check_answer(student, "fused_project", x, w_qkv, what="fused_project(x, w_qkv)")
 
 
-@pytest.mark.parametrize("x_shape, d", [
-    ((7, 6), 5),
-    ((3, 1, 8), 5),
-    ((2, 4, 6), 6),
-    ((2, 3, 6, 4), 3),
-], ids=["no-batch", "L=1", "d=d_model", "extra-batch-dims"])
-def test_fused_project_shapes(student, rng, x_shape, d):
-    x = randn(rng, *x_shape)
-    w_qkv = randn(rng, x_shape[-1], 3 * d)
+@pytest.mark.parametrize("case", cases(SIZES, "fused_shapes"))
+def test_fused_project_shapes(student, rng, case):
+    x, w_qkv = fused_inputs(rng, f"fused_shapes[{case}]")
     check_answer(student, "fused_project", x, w_qkv,
-                 what=f"fused_project(x, w_qkv) with x {shape_text(x_shape)}, w_qkv {shape_text(w_qkv.shape)}")
+                 what=f"fused_project(x, w_qkv) with x {shape_text(x.shape)}, w_qkv {shape_text(w_qkv.shape)}")
 
 
 @pytest.mark.hidden
@@ -131,23 +150,20 @@ def test_fused_project_napkin_example(student):
 
 
 def test_fused_project_inputs_not_modified(student, rng, device):
-    x, w_qkv = randn(rng, 2, 4, 6, device=device), randn(rng, 6, 15, device=device)
+    x, w_qkv = fused_inputs(rng, "fused_inputs", device=device)
     check_inputs_kept(student, "fused_project", x, w_qkv, names=["x", "w_qkv"])
 
 
 @pytest.mark.points(2)
 def test_fused_project_gradients(student, rng, device):
-    x = randn(rng, 2, 5, 6, dtype=torch.float64, device=device)
-    w_qkv = randn(rng, 6, 12, dtype=torch.float64, device=device)
+    x, w_qkv = fused_inputs(rng, "fused_gradients", dtype=torch.float64, device=device)
     check_answer(student, "fused_project", x, w_qkv, what="fused_project(x, w_qkv)")
     check_grads(student, "fused_project", ref.fused_project, [x, w_qkv], [0, 1], rng,
                 what="fused_project(x, w_qkv)", names=["x", "w_qkv"])
 
 
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_fused_project_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("float16 and bfloat16 are checked on CUDA only")
     for dtype in HALF_DTYPES:
-        x = randn(rng, 2, 5, 8, dtype=dtype, device=device)
-        w_qkv = randn(rng, 8, 12, dtype=dtype, device=device, scale=0.5)
+        x, w_qkv = fused_inputs(rng, "fused_half", dtype=dtype, device=device, scale=0.5)
         check_answer(student, "fused_project", x, w_qkv, what=f"fused_project(x, w_qkv) in {dtype_text(dtype)}")

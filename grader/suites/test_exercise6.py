@@ -9,12 +9,14 @@ from grader.compare import Mismatch, check_close, check_tensor, dtype_text, shap
 from grader.testkit import (
     as64,
     call_text,
+    cases,
     check_call,
     check_forward,
     check_grads,
     check_inputs_kept,
     check_module_gradients,
     check_parameters,
+    dims,
     load_module,
     randn,
     reference_module,
@@ -22,6 +24,31 @@ from grader.testkit import (
 
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
+
+# x (B, L, d_model) with n_heads heads of d_head = d_model / n_heads; tests/test_sizes.py holds every
+# case to the rule.
+SIZES = {
+    "split_values": dict(B=2, L=5, d_model=12, n_heads=3, d_head=4),
+    "split_shapes[d_head=6]": dict(B=2, L=4, d_model=30, n_heads=5, d_head=6),
+    "split_shapes[L=1]": dict(B=1, L=1, d_model=12, n_heads=3, d_head=4, edge="one token"),
+    "split_shapes[d_head=1]": dict(B=3, L=2, d_model=4, n_heads=4, d_head=1, edge="d_head = 1: one number per head"),
+    "merge_values": dict(B=2, n_heads=3, L=5, d_head=4),
+    "merge_shapes[d_head=6]": dict(B=2, n_heads=5, L=4, d_head=6),
+    "merge_shapes[L=1]": dict(B=1, n_heads=3, L=1, d_head=4, edge="one token"),
+    "merge_shapes[d_head=1]": dict(B=3, n_heads=4, L=2, d_head=1, edge="d_head = 1: one number per head"),
+    "merge_undoes_split": dict(B=2, L=3, d_model=30, n_heads=5, d_head=6),
+    "split_gradients": dict(B=2, L=5, d_model=12, n_heads=3, d_head=4),
+    "merge_gradients": dict(B=2, n_heads=3, L=4, d_head=5),
+    "module": dict(B=2, L=5, d_model=12, n_heads=3, d_head=4),
+    "module_shapes[d_head=6]": dict(B=2, L=4, d_model=30, n_heads=5, d_head=6),
+    "module_shapes[L=1]": dict(B=1, L=1, d_model=12, n_heads=3, d_head=4, edge="one token"),
+    "module_shapes[d_head=1]": dict(B=3, L=3, d_model=8, n_heads=8, d_head=1, edge="d_head = 1: one number per head"),
+    "module_shapes[one-head]": dict(B=1, L=6, d_model=8, n_heads=1, d_head=8, edge="one head: plain attention"),
+    "module_shapes[no-bias]": dict(B=2, L=5, d_model=12, n_heads=4, d_head=3),
+    "no_peeking": dict(B=2, L=6, d_model=12, n_heads=3, d_head=4),
+    "explicit_mask": dict(B=2, L=5, d_model=12, n_heads=3, d_head=4, lengths=[4, 2]),
+    "inputs": dict(B=2, L=5, d_model=12, n_heads=3, d_head=4, lengths=[4, 2]),
+}
 
 # what check_parameters says about the chapter's layers
 CHECKS = {
@@ -49,45 +76,55 @@ def _check_merge(student, x):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
 def test_split_heads_values(student, rng, device, dtype):
-    _check_split(student, randn(rng, 2, 5, 12, dtype=dtype, device=device), 3)  # L = 5 != H = 3
+    size = SIZES["split_values"]
+    _check_split(student, randn(rng, *dims(size, "B", "L", "d_model"), dtype=dtype, device=device), size["n_heads"])
 
 
-@pytest.mark.parametrize("B,L,D,H", [(2, 4, 30, 5), (1, 1, 12, 3), (3, 2, 4, 4)],
-                         ids=["d_head=6", "L=1", "d_head=1"])
-def test_split_heads_shapes(student, rng, B, L, D, H):
-    _check_split(student, randn(rng, B, L, D), H)
+@pytest.mark.parametrize("case", cases(SIZES, "split_shapes"))
+def test_split_heads_shapes(student, rng, case):
+    size = SIZES[f"split_shapes[{case}]"]
+    _check_split(student, randn(rng, *dims(size, "B", "L", "d_model")), size["n_heads"])
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
 def test_merge_heads_values(student, rng, device, dtype):
-    _check_merge(student, randn(rng, 2, 3, 5, 4, dtype=dtype, device=device))
+    _check_merge(student, randn(rng, *dims(SIZES["merge_values"], "B", "n_heads", "L", "d_head"), dtype=dtype,
+                                device=device))
 
 
-@pytest.mark.parametrize("B,H,L,d_head", [(2, 5, 4, 6), (1, 3, 1, 4), (3, 4, 2, 1)],
-                         ids=["d_head=6", "L=1", "d_head=1"])
-def test_merge_heads_shapes(student, rng, B, H, L, d_head):
-    _check_merge(student, randn(rng, B, H, L, d_head))
+@pytest.mark.parametrize("case", cases(SIZES, "merge_shapes"))
+def test_merge_heads_shapes(student, rng, case):
+    _check_merge(student, randn(rng, *dims(SIZES[f"merge_shapes[{case}]"], "B", "n_heads", "L", "d_head")))
 
 
 def test_merge_undoes_split(student, rng):
-    x = randn(rng, 2, 3, 30)
-    heads = student.split_heads(x, 5)
-    check_close(student.merge_heads(heads), as64(x), what="merge_heads(split_heads(x, 5)), which should be x")
+    size = SIZES["merge_undoes_split"]
+    x = randn(rng, *dims(size, "B", "L", "d_model"))
+    heads = student.split_heads(x, size["n_heads"])
+    check_close(student.merge_heads(heads), as64(x),
+                what=f"merge_heads(split_heads(x, {size['n_heads']})), which should be x")
 
 
 def test_split_merge_gradients(student, rng, device):
-    x = randn(rng, 2, 4, 12, dtype=torch.float64, device=device)
-    check_grads(student, "split_heads", ref.split_heads, [x, 3], [0], rng, what="split_heads(x, 3)", names=["x"])
-    y = randn(rng, 2, 3, 4, 5, dtype=torch.float64, device=device)
+    size = SIZES["split_gradients"]
+    x = randn(rng, *dims(size, "B", "L", "d_model"), dtype=torch.float64, device=device)
+    check_grads(student, "split_heads", ref.split_heads, [x, size["n_heads"]], [0], rng,
+                what=f"split_heads(x, {size['n_heads']})", names=["x"])
+    y = randn(rng, *dims(SIZES["merge_gradients"], "B", "n_heads", "L", "d_head"), dtype=torch.float64, device=device)
     check_grads(student, "merge_heads", ref.merge_heads, [y], [0], rng, what="merge_heads(x)", names=["x"])
 
 
 # -- MultiHeadAttention -----------------------------------------------------------------------
 
 
-def _reference(rng, d_model, n_heads, bias=True):
-    """The chapter's module in float64, with the test's own parameters."""
-    return reference_module(rng, ref.MultiHeadAttention, d_model, n_heads, bias=bias)
+def _reference(rng, name, bias=True):
+    """The chapter's module of the SIZES case `name` in float64, with the test's own parameters."""
+    return reference_module(rng, ref.MultiHeadAttention, SIZES[name]["d_model"], SIZES[name]["n_heads"], bias=bias)
+
+
+def _x(rng, name, **options):
+    """x (B, L, d_model) of the SIZES case `name` (options: randn's)."""
+    return randn(rng, *dims(SIZES[name], "B", "L", "d_model"), **options)
 
 
 def _load(student, reference, *, device="cpu", dtype=torch.float32):
@@ -100,7 +137,7 @@ def _load(student, reference, *, device="cpu", dtype=torch.float32):
 @pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
 def test_constructor_parameters(student, bias):
     options = {} if bias else {"bias": False}
-    for d_model, n_heads in ((12, 3), (30, 5)):
+    for d_model, n_heads in (dims(SIZES[name], "d_model", "n_heads") for name in ("module", "module_shapes[d_head=6]")):
         module = student.MultiHeadAttention(d_model, n_heads, **options)
         check_parameters(module.state_dict(), ref.MultiHeadAttention(d_model, n_heads, bias=bias), exact=True,
                          what=call_text("MultiHeadAttention", (d_model, n_heads), options), **CHECKS)
@@ -109,28 +146,26 @@ def test_constructor_parameters(student, bias):
 @pytest.mark.points(2)
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
 def test_forward_values(student, rng, device, dtype):
-    reference = _reference(rng, 12, 3)
+    reference = _reference(rng, "module")
     module, what = _load(student, reference, device=device, dtype=dtype)
-    x = randn(rng, 2, 5, 12, dtype=dtype, device=device)
+    x = _x(rng, "module", dtype=dtype, device=device)
     check_forward(module, reference, x, what=f"{what}(x)")
 
 
-@pytest.mark.parametrize("B,L,D,H,bias", [(2, 4, 30, 5, True), (1, 1, 12, 3, True), (3, 3, 8, 8, True),
-                                          (1, 6, 8, 1, True), (2, 5, 12, 4, False)],
-                         ids=["d_head=6", "L=1", "d_head=1", "one-head", "no-bias"])
-def test_forward_shapes(student, rng, B, L, D, H, bias):
-    reference = _reference(rng, D, H, bias=bias)
+@pytest.mark.parametrize("case", cases(SIZES, "module_shapes"))
+def test_forward_shapes(student, rng, case):
+    reference = _reference(rng, f"module_shapes[{case}]", bias=case != "no-bias")
     module, what = _load(student, reference)
-    x = randn(rng, B, L, D)
+    x = _x(rng, f"module_shapes[{case}]")
     check_forward(module, reference, x, what=f"{what}(x) on x of shape {shape_text(x.shape)}")
 
 
 @pytest.mark.points(2)
 def test_no_peeking_at_the_future(student, rng, device):
-    module, what = _load(student, _reference(rng, 12, 3), device=device)
-    x = randn(rng, 2, 6, 12, device=device)
+    module, what = _load(student, _reference(rng, "no_peeking"), device=device)
+    x = _x(rng, "no_peeking", device=device)
     later = x.clone()
-    later[:, 4:] = randn(rng, 2, 2, 12, device=device)  # change tokens 4 and 5 only
+    later[:, 4:] = randn(rng, x.shape[0], x.shape[1] - 4, x.shape[2], device=device)  # change tokens 4 and 5 only
     before = module(x)
     call = module.last_call()
     after = module(later)
@@ -145,44 +180,47 @@ def test_no_peeking_at_the_future(student, rng, device):
 
 @pytest.mark.parametrize("case", ["all-true", "padding"])
 def test_explicit_mask(student, rng, device, case):
-    reference = _reference(rng, 12, 3)
+    size = SIZES["explicit_mask"]
+    reference = _reference(rng, "explicit_mask")
     module, what = _load(student, reference, device=device)
-    x = randn(rng, 3, 5, 12, device=device)
+    x = _x(rng, "explicit_mask", device=device)
+    L = size["L"]
     if case == "all-true":
-        mask, text = torch.ones(5, 5, dtype=torch.bool, device=device), "an all-True (L, L) mask"
+        mask, text = torch.ones(L, L, dtype=torch.bool, device=device), "an all-True (L, L) mask"
     else:
-        lengths = torch.tensor([5, 2, 4], device=device)
-        mask, text = ref.padding_mask(lengths, 5)[:, None], "a (B, 1, 1, L) padding mask"
+        lengths = torch.tensor(size["lengths"], device=device)
+        mask, text = ref.padding_mask(lengths, L)[:, None], "a (B, 1, 1, L) padding mask"
     check_forward(module, reference, x, mask, what=f"{what}(x, mask) with {text}")
 
 
 @pytest.mark.points(2)
 def test_gradients(student, rng, device):
-    reference = _reference(rng, 12, 3)
+    reference = _reference(rng, "module")
     module, what = _load(student, reference, device=device, dtype=torch.float64)
-    x = randn(rng, 2, 5, 12, dtype=torch.float64, device=device)
-    upstream = randn(rng, 2, 5, 12, dtype=torch.float64, device=device)
+    x = _x(rng, "module", dtype=torch.float64, device=device)
+    upstream = _x(rng, "module", dtype=torch.float64, device=device)
     check_module_gradients(module, reference, x, upstream, what=f"{what}(x)")
 
 
 def test_inputs_not_modified(student, rng, device):
-    x = randn(rng, 2, 3, 12, device=device)
-    check_inputs_kept(student, "split_heads", x, 3, names=["x"])
-    heads = randn(rng, 2, 3, 4, 5, device=device)
+    size = SIZES["inputs"]
+    x = _x(rng, "inputs", device=device)
+    check_inputs_kept(student, "split_heads", x, size["n_heads"], names=["x"])
+    heads = randn(rng, *dims(size, "B", "n_heads", "L", "d_head"), device=device)
     check_inputs_kept(student, "merge_heads", heads, names=["x"])
-    module, _ = _load(student, _reference(rng, 12, 3), device=device)
-    mask = ref.padding_mask(torch.tensor([3, 2], device=device), 3)[:, None]
+    module, _ = _load(student, _reference(rng, "inputs"), device=device)
+    mask = ref.padding_mask(torch.tensor(size["lengths"], device=device), size["L"])[:, None]
     check_inputs_kept(module, "__call__", x, mask, names=["x", "mask"])
 
 
 @pytest.mark.points(2)
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("float16 and bfloat16 are checked on CUDA only")
     for dtype in HALF_DTYPES:
-        _check_split(student, randn(rng, 2, 5, 12, dtype=dtype, device=device), 3)
-        _check_merge(student, randn(rng, 2, 3, 5, 4, dtype=dtype, device=device))
-        reference = _reference(rng, 12, 3)
+        size = SIZES["module"]
+        _check_split(student, _x(rng, "module", dtype=dtype, device=device), size["n_heads"])
+        _check_merge(student, randn(rng, *dims(size, "B", "n_heads", "L", "d_head"), dtype=dtype, device=device))
+        reference = _reference(rng, "module")
         module, what = _load(student, reference, device=device, dtype=dtype)
-        x = randn(rng, 2, 5, 12, dtype=dtype, device=device, scale=0.5)  # small: bf16 rounds every step
+        x = _x(rng, "module", dtype=dtype, device=device, scale=0.5)  # small: bf16 rounds every step
         check_forward(module, reference, x, what=f"{what}(x) in {dtype_text(dtype)}")

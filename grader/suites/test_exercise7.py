@@ -4,15 +4,17 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from grader.compare import Mismatch, check_tensor, dtype_text, plural
+from grader.compare import Mismatch, check_tensor, dtype_text, plural, shape_text
 from grader.testkit import (
     call_text,
+    cases,
     check_call,
     check_forward,
     check_gradients,
     check_inputs_kept,
     check_module_gradients,
     check_parameters,
+    dims,
     load_module,
     randn,
     reference_grads,
@@ -22,14 +24,40 @@ from grader.testkit import (
 DTYPES = [torch.float32, torch.float64]
 HALF = [torch.float16, torch.bfloat16]
 
-# (d_model, n_heads, n_kv_heads); every d_head is 3, not a power of two
-GQA = (18, 6, 2)  # 3 query heads per KV head
-CONFIGS = {
-    "GQA-6q-2kv": GQA,
-    "GQA-6q-3kv": (18, 6, 3),  # 2 query heads per KV head
-    "MQA-4q-1kv": (12, 4, 1),  # multi-query: one KV head for everyone
-    "MHA-5q-5kv": (15, 5, 5),  # n_kv_heads == n_heads: plain multi-head attention
+# repeat_kv: x (B, n_kv_heads, L, d_head); the module: x (B, L, d_model) with n_heads query heads and
+# n_kv_heads KV heads of d_head = d_model / n_heads. tests/test_sizes.py holds every case to the rule.
+SIZES = {
+    "repeat_values": dict(B=4, n_kv_heads=2, L=5, d_head=7, n_rep=3),
+    "repeat_groups[n_rep=1]": dict(B=2, n_kv_heads=3, L=4, d_head=6, n_rep=1, edge="nothing to repeat"),
+    "repeat_groups[MQA]": dict(B=3, n_kv_heads=1, L=4, d_head=6, n_rep=4, edge="multi-query: one KV head"),
+    "repeat_groups[4kv-x2]": dict(B=3, n_kv_heads=4, L=5, d_head=6, n_rep=2),
+    "repeat_inputs": dict(B=3, n_kv_heads=2, L=6, d_head=5, n_rep=2),
+    "repeat_gradients": dict(B=4, n_kv_heads=2, L=5, d_head=7, n_rep=3),
+    "repeat_half": dict(B=3, n_kv_heads=2, L=4, d_head=8, n_rep=3),
+    "module[GQA-6q-2kv]": dict(B=4, L=7, d_model=18, n_heads=6, n_kv_heads=2, d_head=3),
+    "module[GQA-6q-3kv]": dict(B=2, L=7, d_model=24, n_heads=6, n_kv_heads=3, d_head=4),
+    "module[MQA-4q-1kv]": dict(B=2, L=7, d_model=12, n_heads=4, n_kv_heads=1, d_head=3, edge="multi-query"),
+    "module[MHA-5q-5kv]": dict(B=2, L=7, d_model=15, n_heads=5, n_kv_heads=5, d_head=3,
+                               edge="n_kv_heads = n_heads: plain multi-head attention"),
+    "float64": dict(B=4, L=7, d_model=18, n_heads=6, n_kv_heads=2, d_head=3),
+    "no_peeking": dict(B=4, L=8, d_model=18, n_heads=6, n_kv_heads=2, d_head=3),
+    "explicit_mask": dict(B=4, L=7, d_model=18, n_heads=6, n_kv_heads=2, d_head=3, lengths=[6, 4, 2, 5]),
+    "single_token": dict(B=4, L=1, d_model=18, n_heads=6, n_kv_heads=2, d_head=3, edge="one token"),
+    "module_other": dict(B=4, L=5, d_model=18, n_heads=6, n_kv_heads=2, d_head=3),
 }
+CONFIGS = {name[len("module["):-1]: dims(SIZES[name], "d_model", "n_heads", "n_kv_heads") for name in SIZES
+           if name.startswith("module[")}  # (d_model, n_heads, n_kv_heads)
+GQA = CONFIGS["GQA-6q-2kv"]  # 3 query heads per KV head
+
+
+def x_of(rng, name, **options):
+    """x (B, L, d_model) of the SIZES case `name` (options: randn's)."""
+    return randn(rng, *dims(SIZES[name], "B", "L", "d_model"), **options)
+
+
+def kv_of(rng, name, **options):
+    """x (B, n_kv_heads, L, d_head) of the SIZES case `name` and its n_rep."""
+    return randn(rng, *dims(SIZES[name], "B", "n_kv_heads", "L", "d_head"), **options), SIZES[name]["n_rep"]
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -75,40 +103,40 @@ def load_gqa(student, reference, *, dtype=torch.float32, device="cpu"):
 @pytest.mark.points(2)
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
 def test_repeat_kv_values(student, rng, device, dtype):
-    x = randn(rng, 2, 2, 5, 3, dtype=dtype, device=device)  # H_kv = 2 KV heads, d = 3
-    check_repeat_kv(student, x, 3, what="repeat_kv(x, 3) with 2 KV heads")
+    x, n_rep = kv_of(rng, "repeat_values", dtype=dtype, device=device)
+    check_repeat_kv(student, x, n_rep, what=f"repeat_kv(x, {n_rep}) with {plural(x.shape[1], 'KV head')}")
 
 
-@pytest.mark.parametrize("H_kv, n_rep", [(3, 1), (1, 4), (4, 2)], ids=["n_rep=1", "MQA", "4kv-x2"])
-def test_repeat_kv_group_sizes(student, rng, H_kv, n_rep):
-    x = randn(rng, 3, H_kv, 4, 6)
-    check_repeat_kv(student, x, n_rep, what=f"repeat_kv(x, {n_rep}) with {plural(H_kv, 'KV head')}")
+@pytest.mark.parametrize("case", cases(SIZES, "repeat_groups"))
+def test_repeat_kv_group_sizes(student, rng, case):
+    x, n_rep = kv_of(rng, f"repeat_groups[{case}]")
+    check_repeat_kv(student, x, n_rep, what=f"repeat_kv(x, {n_rep}) with {plural(x.shape[1], 'KV head')}")
 
 
 def test_repeat_kv_input_not_modified(student, rng, device):
-    x = randn(rng, 2, 2, 4, 3, device=device)
-    check_inputs_kept(student, "repeat_kv", x, 2, names=["x"])
+    x, n_rep = kv_of(rng, "repeat_inputs", device=device)
+    check_inputs_kept(student, "repeat_kv", x, n_rep, names=["x"])
 
 
 def test_repeat_kv_gradients(student, rng, device):
-    x = randn(rng, 2, 2, 4, 3, dtype=torch.float64, device=device)
+    x, n_rep = kv_of(rng, "repeat_gradients", dtype=torch.float64, device=device)
     # wrong values explain wrong gradients (and a wrong shape would not meet the upstream gradient)
-    check_repeat_kv(student, x, 3, what="repeat_kv(x, 3)")
-    upstream = randn(rng, 2, 6, 4, 3, dtype=torch.float64, device=device)
-    _, grads, _ = student.backward("repeat_kv", x, 3, wrt=[0], upstream=[upstream])
-    expected = reference_grads(ref.repeat_kv, [x, 3], [0], [upstream])
+    check_repeat_kv(student, x, n_rep, what=f"repeat_kv(x, {n_rep})")
+    B, H_kv, L, d = x.shape
+    upstream = randn(rng, B, H_kv * n_rep, L, d, dtype=torch.float64, device=device)
+    _, grads, _ = student.backward("repeat_kv", x, n_rep, wrt=[0], upstream=[upstream])
+    expected = reference_grads(ref.repeat_kv, [x, n_rep], [0], [upstream])
     # each KV head's gradient is the sum of the gradients of the query heads it serves
-    check_gradients(grads, expected, ["x"], what="repeat_kv(x, 3) (each KV head's gradient is the sum over the "
-                    "query heads it serves)")
+    check_gradients(grads, expected, ["x"], what=f"repeat_kv(x, {n_rep}) (each KV head's gradient is the sum over "
+                    "the query heads it serves)")
 
 
 @pytest.mark.hidden
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_repeat_kv_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("half precision is checked on CUDA only")
     for dtype in HALF:
-        x = randn(rng, 2, 2, 4, 8, dtype=dtype, device=device)
-        check_repeat_kv(student, x, 3, what=f"repeat_kv(x, 3) in {dtype_text(dtype)}")
+        x, n_rep = kv_of(rng, "repeat_half", dtype=dtype, device=device)
+        check_repeat_kv(student, x, n_rep, what=f"repeat_kv(x, {n_rep}) in {dtype_text(dtype)}")
 
 
 # -- GroupedQueryAttention: parameters ------------------------------------------------------
@@ -130,14 +158,14 @@ def test_gqa_parameters(student, rng, config):
 def test_gqa_matches_reference(student, rng, device, config):
     reference = reference_gqa(rng, CONFIGS[config])
     module, what = load_gqa(student, reference, device=device)
-    x = randn(rng, 2, 7, CONFIGS[config][0], device=device)
-    check_forward(module, reference, x, what=f"{what}(x) with x (2, 7, {CONFIGS[config][0]})")
+    x = x_of(rng, f"module[{config}]", device=device)
+    check_forward(module, reference, x, what=f"{what}(x) with x {shape_text(x.shape)}")
 
 
 def test_gqa_float64(student, rng, device):
     reference = reference_gqa(rng, GQA, torch.float64)
     module, what = load_gqa(student, reference, dtype=torch.float64, device=device)
-    x = randn(rng, 3, 6, GQA[0], dtype=torch.float64, device=device)
+    x = x_of(rng, "float64", dtype=torch.float64, device=device)
     check_forward(module, reference, x, what=f"{what} in float64")
 
 
@@ -145,9 +173,9 @@ def test_gqa_float64(student, rng, device):
 def test_gqa_no_peeking(student, rng, device):
     reference = reference_gqa(rng, GQA)
     module, what = load_gqa(student, reference, dtype=torch.float64, device=device)
-    x = randn(rng, 2, 8, GQA[0], dtype=torch.float64, device=device)
+    x = x_of(rng, "no_peeking", dtype=torch.float64, device=device)
     changed = x.clone()
-    changed[:, 5:] = randn(rng, 2, 3, GQA[0], dtype=torch.float64, device=device)
+    changed[:, 5:] = randn(rng, x.shape[0], x.shape[1] - 5, x.shape[2], dtype=torch.float64, device=device)
     before = module(x)
     call = module.last_call()
     after = module(changed)
@@ -157,7 +185,7 @@ def test_gqa_no_peeking(student, rng, device):
     if moved.any():
         first = int(moved.nonzero()[0])
         raise Mismatch(
-            f"{what}(x): changing tokens 5..7 changed the output of token {first}: no peeking at the "
+            f"{what}(x): changing tokens 5..{x.shape[1] - 1} changed the output of token {first}: no peeking at the "
             "future; with mask=None forward must use causal_mask(L), so token i sees only tokens 0..i", call=call,
         )
 
@@ -165,9 +193,10 @@ def test_gqa_no_peeking(student, rng, device):
 def test_gqa_explicit_mask(student, rng, device):
     reference = reference_gqa(rng, GQA)
     module, what = load_gqa(student, reference, device=device)
-    B, L = 3, 6
-    x = randn(rng, B, L, GQA[0], device=device)
-    lengths = torch.tensor([6, 4, 2])
+    size = SIZES["explicit_mask"]
+    B, L = size["B"], size["L"]
+    x = x_of(rng, "explicit_mask", device=device)
+    lengths = torch.tensor(size["lengths"])
     mask = (torch.arange(L)[None, :] < lengths[:, None])[:, None, None, :]  # (B, 1, 1, L) padding
     mask = (mask & ref.causal_mask(L)).to(device)  # (B, 1, L, L)
     check_forward(module, reference, x, mask=mask, what=f"{what}(x, mask) with a padding mask (B, 1, L, L)")
@@ -177,7 +206,7 @@ def test_gqa_explicit_mask(student, rng, device):
 def test_gqa_single_token(student, rng, device):
     reference = reference_gqa(rng, GQA)
     module, what = load_gqa(student, reference, device=device)
-    x = randn(rng, 2, 1, GQA[0], device=device)
+    x = x_of(rng, "single_token", device=device)
     check_forward(module, reference, x, what=f"{what}(x) with L = 1")
 
 
@@ -185,7 +214,7 @@ def test_gqa_single_token(student, rng, device):
 def test_gqa_large_scores(student, rng):
     reference = reference_gqa(rng, GQA, torch.float64)
     module, what = load_gqa(student, reference, dtype=torch.float64)
-    x = randn(rng, 2, 5, GQA[0], dtype=torch.float64, scale=60.0)  # scores of about 1e4
+    x = x_of(rng, "module_other", dtype=torch.float64, scale=60.0)  # scores of about 1e4
     check_forward(module, reference, x, what=f"{what}(x) with scores of about 1e4")
 
 
@@ -193,8 +222,9 @@ def test_gqa_large_scores(student, rng):
 def test_gqa_fully_masked_rows(student, rng):
     reference = reference_gqa(rng, GQA, torch.float64)
     module, what = load_gqa(student, reference, dtype=torch.float64)
-    x = randn(rng, 2, 4, GQA[0], dtype=torch.float64)
-    mask = torch.ones(2, 1, 4, 4, dtype=torch.bool)
+    x = x_of(rng, "module_other", dtype=torch.float64)
+    B, L, _ = x.shape
+    mask = torch.ones(B, 1, L, L, dtype=torch.bool)
     mask[1] = False  # the second sequence is all padding: its queries see no key at all
     check_forward(module, reference, x, mask, what=f"{what}(x, mask) where every key of a query is masked",
                   nan_hint="a query whose every key is masked must get zeros, not NaN: use the given "
@@ -204,7 +234,7 @@ def test_gqa_fully_masked_rows(student, rng):
 def test_gqa_input_not_modified(student, rng, device):
     reference = reference_gqa(rng, GQA)
     module, what = load_gqa(student, reference, device=device)
-    x = randn(rng, 2, 5, GQA[0], device=device)
+    x = x_of(rng, "module_other", device=device)
     check_inputs_kept(module, "__call__", x, names=["x"])
 
 
@@ -212,18 +242,17 @@ def test_gqa_input_not_modified(student, rng, device):
 def test_gqa_gradients(student, rng, device):
     reference = reference_gqa(rng, GQA, torch.float64)
     module, what = load_gqa(student, reference, dtype=torch.float64, device=device)
-    x = randn(rng, 2, 5, GQA[0], dtype=torch.float64, device=device)
-    upstream = randn(rng, 2, 5, GQA[0], dtype=torch.float64, device=device)
+    x = x_of(rng, "module_other", dtype=torch.float64, device=device)
+    upstream = x_of(rng, "module_other", dtype=torch.float64, device=device)
     check_module_gradients(module, reference, x, upstream, what=f"{what}(x)")
 
 
 @pytest.mark.points(2)
 @pytest.mark.hidden
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_gqa_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("half precision is checked on CUDA only")
     for dtype in HALF:
         reference = reference_gqa(rng, GQA, dtype)
         module, what = load_gqa(student, reference, dtype=dtype, device=device)
-        x = randn(rng, 2, 6, GQA[0], dtype=dtype, device=device, scale=0.5)  # outputs ~0.25: well above atol
+        x = x_of(rng, "module_other", dtype=dtype, device=device, scale=0.5)  # outputs ~0.25: well above atol
         check_forward(module, reference, x, what=f"{what}(x) in {dtype_text(dtype)}")

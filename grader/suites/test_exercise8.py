@@ -8,6 +8,7 @@ from grader.compare import Mismatch, describe, dtype_text, plural, summarise
 from grader.sandbox import StudentError
 from grader.testkit import (
     as64,
+    dims,
     check_forward,
     check_inputs_kept,
     check_module_gradients,
@@ -24,8 +25,44 @@ HALF = [torch.float16, torch.bfloat16]
 
 # (d_model, n_heads, n_kv_heads); every d_head is 3, not a power of two
 GQA = (18, 6, 2)
-MQA = (12, 4, 1)
-MHA = (15, 5, 5)
+_GQA = dict(d_model=18, n_heads=6, n_kv_heads=2, d_head=3)
+
+# kv_cache_bytes: its arguments (B is batch_size); a KVCache: (B, n_kv_heads, max_len, d_head); the
+# module: x (B, L, d_model), fed in chunks. tests/test_sizes.py holds every case to the rule.
+SIZES = {
+    "bytes[llama2-7b]": dict(n_layers=32, n_kv_heads=32, d_head=128, seq_len=4096, B=1, bytes_per_value=2,
+                             edge="the chapter's Llama-2 7B example"),
+    "bytes[llama2-70b-gqa]": dict(n_layers=80, n_kv_heads=8, d_head=128, seq_len=4096, B=1, bytes_per_value=2),
+    "bytes[batch-of-32]": dict(n_layers=32, n_kv_heads=32, d_head=128, seq_len=4096, B=32, bytes_per_value=2,
+                               edge="the chapter's 32 users at once"),
+    "bytes[fp32]": dict(n_layers=6, n_kv_heads=5, d_head=64, seq_len=1000, B=3, bytes_per_value=4),
+    "cache_update": dict(B=4, n_kv_heads=2, d_head=3, max_len=8),
+    "cache_len": dict(B=1, n_kv_heads=2, d_head=4, max_len=10),
+    "cache_reset": dict(B=3, n_kv_heads=2, d_head=4, max_len=8),
+    "cache_full": dict(B=3, n_kv_heads=2, d_head=4, max_len=5),
+    "cache_half": dict(B=3, n_kv_heads=2, d_head=8, max_len=6),
+    "module": dict(B=4, L=7, **_GQA),
+    "module_chunked": dict(B=4, L=9, max_len=12, **_GQA),
+    "module_other[MQA-4q-1kv]": dict(B=3, L=8, d_model=12, n_heads=4, n_kv_heads=1, d_head=3, edge="multi-query"),
+    "module_other[MHA-5q-5kv]": dict(B=3, L=8, d_model=15, n_heads=5, n_kv_heads=5, d_head=3,
+                                     edge="n_kv_heads = n_heads: plain multi-head attention"),
+    "module_float64": dict(B=4, L=7, max_len=7, **_GQA),
+    "module_reset[first]": dict(B=4, L=5, max_len=16, **_GQA),
+    "module_reset[second]": dict(B=4, L=7, max_len=16, **_GQA),
+    "module_inputs": dict(B=4, L=5, max_len=8, **_GQA),
+    "module_gradients": dict(B=4, L=5, **_GQA),
+}
+
+
+def x_of(rng, name, **options):
+    """x (B, L, d_model) of the SIZES case `name` (options: randn's)."""
+    return randn(rng, *dims(SIZES[name], "B", "L", "d_model"), **options)
+
+
+def kv_of(rng, name, T, **options):
+    """k, v (B, n_kv_heads, T, d_head) for a KVCache of the SIZES case `name`."""
+    size = SIZES[name]
+    return tuple(randn(rng, size["B"], size["n_kv_heads"], T, size["d_head"], **options) for _ in "kv")
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -46,11 +83,12 @@ def cache_len(cache):
     return n
 
 
-def expect_len(cache, expected, message):
+def expect_len(cache, expected, message, **details):
     """len(cache) is `expected`, or a Mismatch with `message`, its {n} and {expected} filled in."""
     n = cache_len(cache)
     if n != expected:
-        raise Mismatch(message.replace("{n}", str(n)).replace("{expected}", str(expected)), call=cache.last_call())
+        raise Mismatch(message.replace("{n}", str(n)).replace("{expected}", str(expected)), call=cache.last_call(),
+                       **details)
     passed(cache.last_call())
 
 
@@ -121,18 +159,17 @@ def check_bytes(student, *args, what, **kwargs):
 
 @pytest.mark.points(2)
 def test_kv_cache_bytes_llama2_7b(student):
-    check_bytes(student, 32, 32, 128, 4096,
+    check_bytes(student, *dims(SIZES["bytes[llama2-7b]"], "n_layers", "n_kv_heads", "d_head", "seq_len"),
                 what="kv_cache_bytes(32, 32, 128, 4096) (Llama-2 7B, 4,096 tokens in fp16: 2 GiB)")
 
 
-@pytest.mark.parametrize("args, kwargs", [
-    ((80, 8, 128, 4096), {}),  # Llama-2 70B: GQA with 8 KV heads
-    ((32, 32, 128, 4096), {"batch_size": 32}),  # the chapter's 32 users at once: 64 GiB
-    ((12, 12, 64, 1024), {"batch_size": 3, "bytes_per_value": 4}),  # GPT-2 small in fp32
-], ids=["llama2-70b-gqa", "batch-of-32", "fp32"])
-def test_kv_cache_bytes_cases(student, args, kwargs):
+@pytest.mark.parametrize("case", ["llama2-70b-gqa", "batch-of-32", "fp32"])  # 70B: GQA with 8 KV heads
+def test_kv_cache_bytes_cases(student, case):
+    size = SIZES[f"bytes[{case}]"]
     names = ("n_layers", "n_kv_heads", "d_head", "seq_len")
-    call = dict(zip(names, args), **kwargs)  # by keyword: the argument names are part of the contract
+    call = {name: size[name] for name in names}  # by keyword: the argument names are part of the contract
+    call.update({"batch_size": size["B"]} if size["B"] != 1 else {})
+    call.update({"bytes_per_value": size["bytes_per_value"]} if size["bytes_per_value"] != 2 else {})
     text = ", ".join(f"{k}={v}" for k, v in call.items())
     check_bytes(student, what=f"kv_cache_bytes({text})", **call)
 
@@ -143,7 +180,7 @@ def test_kv_cache_bytes_cases(student, args, kwargs):
 @pytest.mark.points(2)
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
 def test_kvcache_update_returns_everything(student, rng, device, dtype):
-    B, H_kv, d_head, max_len = 2, 2, 3, 8
+    B, H_kv, d_head, max_len = dims(SIZES["cache_update"], "B", "n_kv_heads", "d_head", "max_len")
     cache = make(student, "KVCache", B, H_kv, d_head, max_len, dtype=dtype, device=device)
     oracle = ref.KVCache(B, H_kv, d_head, max_len, dtype=torch.float64)
     past = 0
@@ -159,67 +196,69 @@ def test_kvcache_update_returns_everything(student, rng, device, dtype):
 
 
 def test_kvcache_len(student, rng):
-    cache = make(student, "KVCache", 1, 2, 4, 10)  # default dtype: float32
+    cache = make(student, "KVCache", *dims(SIZES["cache_len"], "B", "n_kv_heads", "d_head", "max_len"))  # float32
     expect_len(cache, 0, "a new KVCache has len(cache) = {n}, expected {expected}: no token is cached yet")
     total = 0
     for T in (3, 4, 1):
-        cache.update(randn(rng, 1, 2, T, 4), randn(rng, 1, 2, T, 4))
+        cache.update(*kv_of(rng, "cache_len", T))
         total += T
         expect_len(cache, total, f"after updates of {total - T} and then {T} tokens " + "len(cache) is {n}, expected "
                    "{expected}: len is the number of tokens cached (dim 2), not of batch rows or heads")
 
 
 def test_kvcache_reset(student, rng):
-    cache = make(student, "KVCache", 2, 2, 3, 8)
-    cache.update(randn(rng, 2, 2, 4, 3), randn(rng, 2, 2, 4, 3))
+    cache = make(student, "KVCache", *dims(SIZES["cache_reset"], "B", "n_kv_heads", "d_head", "max_len"))
+    cache.update(*kv_of(rng, "cache_reset", 4))
     cache.reset()
     expect_len(cache, 0, "after cache.reset() len(cache) is {n}, expected {expected}: reset must set the number of "
                "cached tokens back to 0 (the storage may stay)")
-    k, v = randn(rng, 2, 2, 3, 3), randn(rng, 2, 2, 3, 3)
+    k, v = kv_of(rng, "cache_reset", 3)
     check_pair(cache, cache.update(k, v), as64(k), as64(v),
                what="cache.update(k, v) with 3 tokens after 4 tokens and cache.reset()")
 
 
+CAPACITY = "cache-capacity"  # the diagnosis of these messages, which name the mistake themselves
+
+
 @pytest.mark.points(2)
 def test_kvcache_full_raises_value_error(student, rng):
-    cache = make(student, "KVCache", 2, 2, 3, 5)
-    k1, v1 = randn(rng, 2, 2, 3, 3), randn(rng, 2, 2, 3, 3)
+    cache = make(student, "KVCache", *dims(SIZES["cache_full"], "B", "n_kv_heads", "d_head", "max_len"))
+    k1, v1 = kv_of(rng, "cache_full", 3)
     cache.update(k1, v1)
     try:
-        cache.update(randn(rng, 2, 2, 3, 3), randn(rng, 2, 2, 3, 3))
+        cache.update(*kv_of(rng, "cache_full", 3))
     except StudentError as error:
         if type(error) is not StudentError or error.type == "NotImplementedError":
             raise  # a forbidden call, the memory limit, a stub: the plugin reports those itself
         if error.type != "ValueError":
             raise Mismatch(f"appending 3 tokens to a KVCache(max_len=5) holding 3 raised {error.type}, expected "
-                           "ValueError: check len(cache) + T_new <= max_len before writing") from None
+                           "ValueError: check len(cache) + T_new <= max_len before writing", cause=CAPACITY) from None
     else:
         raise Mismatch("appending 3 tokens to a KVCache(max_len=5) holding 3 did not raise ValueError: check "
-                       "len(cache) + T_new <= max_len before writing anything")
+                       "len(cache) + T_new <= max_len before writing anything", cause=CAPACITY)
     expect_len(cache, 3, "after the refused update len(cache) is {n}, expected {expected}: raise the ValueError "
-               "before changing anything")
-    k2, v2 = randn(rng, 2, 2, 2, 3), randn(rng, 2, 2, 2, 3)
+               "before changing anything", cause=CAPACITY)
+    k2, v2 = kv_of(rng, "cache_full", 2)
     try:
         got = cache.update(k2, v2)
     except StudentError as error:
         if error.type != "ValueError":
             raise
         raise Mismatch("filling a KVCache(max_len=5) exactly (3 cached + 2 new) raised ValueError: only refuse "
-                       "when len(cache) + T_new > max_len") from None
+                       "when len(cache) + T_new > max_len", cause=CAPACITY) from None
     check_pair(cache, got, torch.cat([as64(k1), as64(k2)], 2), torch.cat([as64(v1), as64(v2)], 2),
                what="cache.update(k, v) with 2 tokens after 3 and a refused update")
 
 
 @pytest.mark.hidden
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_kvcache_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("half precision is checked on CUDA only")
     for dtype in HALF:
-        cache = make(student, "KVCache", 2, 2, 8, 6, dtype=dtype, device=device)
-        oracle = ref.KVCache(2, 2, 8, 6, dtype=torch.float64)
+        config = dims(SIZES["cache_half"], "B", "n_kv_heads", "d_head", "max_len")
+        cache = make(student, "KVCache", *config, dtype=dtype, device=device)
+        oracle = ref.KVCache(*config, dtype=torch.float64)
         for T in (2, 3):
-            k, v = randn(rng, 2, 2, T, 8, dtype=dtype, device=device), randn(rng, 2, 2, T, 8, dtype=dtype,
-                                                                            device=device)
+            k, v = kv_of(rng, "cache_half", T, dtype=dtype, device=device)
             want_k, want_v = oracle.update(as64(k), as64(v))
             check_pair(cache, cache.update(k, v), want_k, want_v, like=k,
                        what=f"cache.update(k, v) in a KVCache of {dtype_text(dtype)}")
@@ -232,7 +271,7 @@ def test_kvcache_half_precision(student, rng, device):
 def test_cached_gqa_without_cache(student, rng, device):
     reference = reference_gqa(rng, GQA)
     module, what = load_cached(student, reference, device=device)
-    x = randn(rng, 2, 7, GQA[0], device=device)
+    x = x_of(rng, "module", device=device)
     check_forward(module, reference, x, what=f"{what}(x) with cache=None")
 
 
@@ -249,67 +288,69 @@ CHUNKINGS = {
 def test_cached_gqa_chunked(student, rng, device, chunking):
     reference = reference_gqa(rng, GQA)
     module, what = load_cached(student, reference, device=device)
-    x = randn(rng, 2, 9, GQA[0], device=device)
-    cache = new_cache(student, reference, 2, 12, device=device)
+    x = x_of(rng, "module_chunked", device=device)
+    cache = new_cache(student, reference, x.shape[0], SIZES["module_chunked"]["max_len"], device=device)
     feed(module, cache, x, CHUNKINGS[chunking], reference, what=what,
          keyword=chunking in ("token-by-token", "2+2+2+2+1"))
 
 
 @pytest.mark.hidden
-@pytest.mark.parametrize("config", [MQA, MHA], ids=["MQA-4q-1kv", "MHA-5q-5kv"])
+@pytest.mark.parametrize("config", ["MQA-4q-1kv", "MHA-5q-5kv"])
 def test_cached_gqa_other_head_counts(student, rng, config):
-    reference = reference_gqa(rng, config)
+    size = SIZES[f"module_other[{config}]"]
+    reference = reference_gqa(rng, dims(size, "d_model", "n_heads", "n_kv_heads"))
     module, what = load_cached(student, reference)
-    x = randn(rng, 3, 8, config[0])
-    feed(module, new_cache(student, reference, 3, 8), x, [4, 1, 3], reference, what=what)
+    x = x_of(rng, f"module_other[{config}]")
+    feed(module, new_cache(student, reference, size["B"], size["L"]), x, [4, 1, 3], reference, what=what)
 
 
 def test_cached_gqa_float64(student, rng, device):
     reference = reference_gqa(rng, GQA, torch.float64)
     module, what = load_cached(student, reference, dtype=torch.float64, device=device)
-    x = randn(rng, 2, 6, GQA[0], dtype=torch.float64, device=device)
-    cache = new_cache(student, reference, 2, 6, dtype=torch.float64, device=device)
-    feed(module, cache, x, [2, 1, 3], reference, what=f"{what} in float64")
+    x = x_of(rng, "module_float64", dtype=torch.float64, device=device)
+    cache = new_cache(student, reference, x.shape[0], SIZES["module_float64"]["max_len"], dtype=torch.float64,
+                      device=device)
+    feed(module, cache, x, [2, 1, 4], reference, what=f"{what} in float64")
 
 
 @pytest.mark.points(2)
 def test_cached_gqa_reset_between_sequences(student, rng):
     reference = reference_gqa(rng, GQA)
     module, what = load_cached(student, reference)
-    cache = new_cache(student, reference, 2, 16)
-    first, second = randn(rng, 2, 5, GQA[0]), randn(rng, 2, 6, GQA[0])
+    first, second = x_of(rng, "module_reset[first]"), x_of(rng, "module_reset[second]")
+    cache = new_cache(student, reference, first.shape[0], SIZES["module_reset[first]"]["max_len"])
     feed(module, cache, first, [3, 2], reference, what=what)
     cache.reset()
     expect_len(cache, 0, "after 5 tokens and cache.reset() len(cache) is {n}, expected {expected}: reset must set "
                "the number of cached tokens back to 0, ready for the next sequence")
-    feed(module, cache, second, [2, 1, 3], reference, what=f"{what} (a second sequence after reset)")
+    feed(module, cache, second, [2, 1, 4], reference, what=f"{what} (a second sequence after reset)")
 
 
 def test_cached_gqa_input_not_modified(student, rng):
     reference = reference_gqa(rng, GQA)
     module, what = load_cached(student, reference)
-    cache = new_cache(student, reference, 2, 8)
+    size = SIZES["module_inputs"]
+    cache = new_cache(student, reference, size["B"], size["max_len"])
     for T in (3, 2):
-        x = randn(rng, 2, T, GQA[0])
+        x = randn(rng, size["B"], T, size["d_model"])
         check_inputs_kept(module, "__call__", x, names=["x"], cache=cache)
 
 
 def test_cached_gqa_gradients(student, rng, device):
     reference = reference_gqa(rng, GQA, torch.float64)
     module, what = load_cached(student, reference, dtype=torch.float64, device=device)
-    x = randn(rng, 2, 5, GQA[0], dtype=torch.float64, device=device)
-    upstream = randn(rng, 2, 5, GQA[0], dtype=torch.float64, device=device)
+    x = x_of(rng, "module_gradients", dtype=torch.float64, device=device)
+    upstream = x_of(rng, "module_gradients", dtype=torch.float64, device=device)
     check_module_gradients(module, reference, x, upstream, what=f"{what}(x) with cache=None")
 
 
 @pytest.mark.points(2)
 @pytest.mark.hidden
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_cached_gqa_half_precision(student, rng, device):
-    if device != "cuda":
-        pytest.skip("half precision is checked on CUDA only")
     for dtype in HALF:
         reference = reference_gqa(rng, GQA, dtype)
         module, what = load_cached(student, reference, dtype=dtype, device=device)
-        x = randn(rng, 2, 6, GQA[0], dtype=dtype, device=device, scale=0.5)  # outputs ~0.25: well above atol
-        cache = new_cache(student, reference, 2, 6, dtype=dtype, device=device)
-        feed(module, cache, x, [3, 1, 2], reference, what=f"{what} in {dtype_text(dtype)}")
+        x = x_of(rng, "module_float64", dtype=dtype, device=device, scale=0.5)  # outputs ~0.25: well above atol
+        cache = new_cache(student, reference, x.shape[0], x.shape[1], dtype=dtype, device=device)
+        feed(module, cache, x, [3, 1, 3], reference, what=f"{what} in {dtype_text(dtype)}")

@@ -1,6 +1,6 @@
 """Exercise 4 with masked_fill_ (trailing underscore): right values, but the caller's scores are changed.
 
-Diagnosis: none.
+Diagnosis: input-changed-in-place.
 """
 
 import torch

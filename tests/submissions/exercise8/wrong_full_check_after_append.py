@@ -1,6 +1,6 @@
 """Exercise 8 — The KV cache (a growing cache that checks max_len only after appending).
 
-Diagnosis: none.
+Diagnosis: cache-capacity.
 """
 
 import math

@@ -1,0 +1,5 @@
+import torch
+
+
+def attention_scores(q, k):
+    return torch.matmul(q, k.mT)
