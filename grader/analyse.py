@@ -163,11 +163,9 @@ def factor_findings(call, got, want, dtype, what):
     options = _named(size, named, with_constants=call["target"] == "kv_cache_bytes")
     findings = []
     for name, text in options:
-        message = f"{what} is {how} everywhere: a factor of {text} here, {'one factor of' if big else 'missing a factor of'} {name}"
-        if not big:
-            message = f"{what} is {how} everywhere: {text} here, so a factor of {name} is missing (or divided by once too often)"
-        else:
-            message = f"{what} is {how} everywhere: {text} here, so there is a factor of {name} too many (or a division by {name} missing)"
+        extra = (f"a factor of {name} too many (or a division by {name} missing)" if big else
+                 f"a factor of {name} missing (or a division by {name} too many)")
+        message = f"{what}: your result is {how} everywhere, and {text} here: {extra}"
         findings.append(Finding(f"factor:{'x' if big else '/'}{name}{':neg' if c < 0 else ''}", message))
     divisor = _divisor_findings(call, c, named, what)
     return divisor or findings
@@ -378,9 +376,10 @@ def mask_findings(call, got, want, dtype, what):
     if theirs.dim() >= 2 and mine.dim() >= 2 and bool((theirs == theirs[..., :1, :]).all()) and \
             bool((mine == mine[..., :1, :]).all()):
         want_len, got_len = theirs[..., 0, :].sum(-1), mine[..., 0, :].sum(-1)
-        shift = (got_len - want_len).flatten()
-        if bool((shift == shift[0]).all()) and int(shift[0]) != 0:
-            d = int(shift[0])
+        prefix = bool((theirs == (torch.arange(L_k) < want_len[..., None, None])).all())
+        widths = [d for d in (1, -1, 2, -2) if bool((got_len == (want_len + d).clamp(0, L_k)).all())]
+        if prefix and widths and bool((mine == (torch.arange(L_k) < got_len[..., None, None])).all()):
+            d = widths[0]
             return [Finding(f"mask:width{d:+d}", f"{what}: your padding mask keeps {abs(d)} key{'s' if abs(d) > 1 else ''} "
                             f"too {'many' if d > 0 else 'few'} in each sequence: key j is real when j < lengths[b] (a "
                             "length of 3 means keys 0, 1 and 2)")]
@@ -471,6 +470,10 @@ def probes(call):
         found.append(("no-output-projection", "your output is the heads merged side by side, without the output "
                       "projection: the last step is W_O (self.out / self.o_proj) applied to merge_heads(y)",
                       _variant(out_projection=lambda self, y, w, b=None: y)))
+        found.append(("mask:inverted", "your attention uses its mask the wrong way round: it hides what the mask "
+                      "allows and attends to what it hides (the future, the padding); True means 'may attend', and "
+                      "-inf goes where the mask is False", _variant(attention_weights=lambda self, s, m: self.softmax(
+                          s if m is None else self.apply_mask(s, ~m), dim=-1))))
         for offset in (1, -1):
             found.append((f"mask:diagonal{offset:+d}", (
                 f"your causal mask is torch.tril(..., diagonal={offset}): "
@@ -629,6 +632,7 @@ def substitution_probes(call):
 
 ARG_NAMES = {"project": ("x", "w_q", "w_k", "w_v"), "scaled_dot_product_attention": ("q", "k", "v", "mask"),
              "attention_scores": ("q", "k"), "scaled_scores": ("q", "k")}
+EXPLAINS_FIRST = {"scaled_dot_product_attention": (1, 0)}  # the weights explain the output
 LABELS = {"project": ("q", "k", "v"), "fused_project": ("q", "k", "v"),
           "scaled_dot_product_attention": ("output", "weights"), "update": ("keys", "values")}
 AXES = {"attention_scores": ("batch",) * 8 + ("queries", "keys"), "scaled_scores": ("batch",) * 8 + ("queries", "keys"),
@@ -708,12 +712,14 @@ def direct(call, expected, dtype):
         storage = _storage_findings(call, got, expected, dtype, what)
         if storage:
             return storage
-        findings = []
-        for i in wrong:
+        for i in sorted(wrong, key=lambda i: EXPLAINS_FIRST.get(target, ()).index(i) if i in EXPLAINS_FIRST.get(
+                target, ()) else i):
             if isinstance(got[i], torch.Tensor) and isinstance(expected[i], torch.Tensor):
                 item_what = f"the {labels[i]} from {what}"
-                findings += _tensor_findings(call, got[i], expected[i], dtype, item_what, key_prefix=f"{labels[i]}:")
-        return findings
+                findings = _tensor_findings(call, got[i], expected[i], dtype, item_what, key_prefix=f"{labels[i]}:")
+                if findings:
+                    return findings  # the first item that shows something, in the order items explain each other
+        return []
     if isinstance(expected, torch.Tensor) and isinstance(got, torch.Tensor):
         return _tensor_findings(call, got, expected, dtype, what)
     if isinstance(expected, (int, float)) and isinstance(got, (int, float)) and not isinstance(got, bool):

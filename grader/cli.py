@@ -300,7 +300,7 @@ def grade_all(**options):
     run_grading(list(catalog.EXERCISES), **options)
 
 
-@main.command(name="list")
+@main.command(name="list", short_help="The exercises, their files and chapter sections.")
 @click.option("--submission", type=click.Path(path_type=Path), default=Path("exercises"), show_default=True,
               help="Folder to look for the exercise files in.")
 def list_exercises(submission):
@@ -577,7 +577,8 @@ SOLUTIONS_OPTION = click.option(
     show_default=True, help="The instructor solutions, with BEGIN/END SOLUTION markers.")
 
 
-@main.command(cls=InstructorCommand, name="release")
+@main.command(cls=InstructorCommand, name="release",
+              short_help="Write exercises/ and its notebooks from solutions/.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("exercises"),
               show_default=True, help="Folder to write the student files and notebooks/ into.")
 @SOLUTIONS_OPTION
@@ -601,7 +602,8 @@ def release_command(out, solutions, force):
     click.echo(f"released {len(done.paths)} files into {out} (changed: {changed})")
 
 
-@main.command(cls=InstructorCommand, name="check")
+@main.command(cls=InstructorCommand, name="check",
+              short_help="Is the kit sound? Reference, solutions, stubs, mutants.")
 @click.argument("exercises", nargs=-1, callback=_exercise_list)
 @SOLUTIONS_OPTION
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")

@@ -34,7 +34,7 @@ from grader.testkit import Made, as64, map_values
 # mistake, since the mistakes change values by whole factors.
 SLACK = analyse.SLACK
 MATCH, WRONG, UNUSED = "match", "wrong", "unused"
-MAX_PASSING = 40  # passed calls weighed against a candidate, at most (the cost of a wrong answer stays small)
+MAX_PASSING = 12  # passed calls of a function weighed against a candidate, at most (a wrong answer stays cheap)
 
 
 @dataclass
@@ -77,8 +77,7 @@ def conclude(number, failed, passed=(), causes=()):
         evidence = [i for i, case in enumerate(cases) if case is not None and case.wrong and i not in caused]
         if not evidence:
             return _causes(causes)
-        passing = [case for case in map(_case, list(passed)[-MAX_PASSING:]) if case is not None and not case.wrong]
-        found = _catalogue(number, cases, evidence, passing)
+        found = _catalogue(number, cases, evidence, _Passing(passed))
         explained = set().union(*(d.calls for d in found)) if found else set()
         rest = [i for i in evidence if i not in explained]
         if rest and not any(len(d.ids) == 1 for d in found):
@@ -92,6 +91,21 @@ def _causes(causes):
     for cause, message, index in causes:
         found.setdefault(cause, Diagnosis(cause, message, set() if index is None else {index}))
     return list(found.values())[:2]
+
+
+class _Passing:
+    """The passed calls by function, made into cases (the reference's answer replayed) only when asked."""
+
+    def __init__(self, calls):
+        self.calls, self.cases = {}, {}
+        for call in calls:
+            self.calls.setdefault(_target(call), []).append(call)
+
+    def of(self, target):
+        if target not in self.cases:
+            made = map(_case, self.calls.get(target, [])[:MAX_PASSING])
+            self.cases[target] = [case for case in made if case is not None and not case.wrong]
+        return self.cases[target]
 
 
 def _case(call):
@@ -128,7 +142,7 @@ def _catalogue(number, cases, evidence, passing):
                 continue
             calls, steps = explained
             targets = {_target(cases[i].call) for i in calls}
-            if not any(_contradicts(variant, case, steps) for case in passing if _target(case.call) in targets):
+            if not any(_contradicts(variant, case, steps) for target in targets for case in passing.of(target)):
                 fits.setdefault(misconception.id, set()).update(calls)
     # of two that both fit, one that includes the other claims more than the evidence shows
     ids = [i for i in fits if not any(other in misconceptions.BY_ID[i].includes for other in fits if other != i)]

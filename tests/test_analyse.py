@@ -291,3 +291,114 @@ def test_a_mask_filled_with_a_large_finite_number_is_drawn_as_masked_with_a_note
     picture = caught.value.details["picture"]
     assert picture["got"] == picture["expected"] == mask.int().tolist()
     assert picture["note"].startswith("your masked scores are -1e+09, a finite number, drawn as masked")
+
+
+# -- more analysers, one check each -----------------------------------------------------------------------
+
+
+def test_fills_of_plus_inf_and_nan_from_zero_times_inf():
+    scores, mask = randn(2, 5, 5), ref.causal_mask(5)
+    assert keys(direct(call_of("apply_mask", scores.float(), mask, got=scores.masked_fill(~mask, math.inf).float()))) \
+        == ["mask:plus-inf"]
+    nan_kept = (scores + (~mask) * -math.inf).float()  # 0 * -inf is NaN where the mask keeps the score
+    [finding] = direct(call_of("apply_mask", scores.float(), mask, got=nan_kept))
+    assert finding.key == "mask:nan-kept" and "0 × -inf is NaN" in finding.message
+
+
+def test_padding_on_the_wrong_side():
+    lengths = torch.tensor([3, 5, 1, 2])
+    got = ref.padding_mask(lengths, 5).flip(-1)
+    assert keys(direct(call_of("padding_mask", lengths, 5, got=got))) == ["mask:reversed"]
+
+
+def test_scores_already_softmaxed_or_only_the_diagonal():
+    q, k = randn(2, 4, 6), randn(2, 4, 6, seed=1)
+    scores = q @ k.transpose(-2, -1)
+    assert keys(direct(call_of("attention_scores", q.float(), k.float(), got=torch.softmax(scores, -1).float()))) == \
+        ["softmax-applied"]
+    assert keys(direct(call_of("attention_scores", q.float(), k.float(), got=(q * k).sum(-1).float()))) == \
+        ["diagonal-only"]
+    k1 = randn(2, 1, 6, seed=2)  # one key: the element-wise product broadcasts, only a replay sees it
+    [found] = _structural(call_of("attention_scores", q.float(), k1.float(), got=(q * k1).sum(-1).float()))
+    assert found.id == "diagonal-only"
+
+
+def test_weights_normalised_over_everything_or_along_another_dim():
+    x = randn(3, 4, 5)
+    e = torch.exp(x)
+    assert keys(direct(call_of("softmax", x.float(), got=(e / e.sum()).float(), dim=-1))) == ["normalised-over:all"]
+    assert keys(direct(call_of("softmax", x.float(), got=torch.softmax(x, 0).float(), dim=1))) == ["normalised-over:-3"]
+
+
+def test_k_reshaped_instead_of_transposed():
+    q, k = randn(2, 4, 6), randn(2, 5, 6, seed=1)
+    got = (q @ k.reshape(2, 6, 5)).float()
+    [found] = _structural(call_of("attention_scores", q.float(), k.float(), got=got))
+    assert found.id == "scores:view-not-transpose" and "k.transpose(-2, -1)" in found.message
+
+
+def test_fused_columns_read_interleaved():
+    x, w = randn(2, 5, 6), randn(6, 12, seed=1)
+    got = tuple(t.float() for t in (x @ w).unflatten(-1, (4, 3)).unbind(-1))
+    [found] = _structural(call_of("fused_project", x.float(), w.float(), got=got))
+    assert found.id == "fused:interleaved" and "side by side" in found.message
+
+
+def test_attention_scaled_by_another_quantity():
+    q, k, v = randn(2, 4, 8), randn(2, 7, 8, seed=1), randn(2, 7, 6, seed=2)
+    weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(6), -1)  # √d_v
+    [found] = _structural(call_of("scaled_dot_product_attention", q.float(), k.float(), v.float(),
+                                  got=((weights @ v).float(), weights.float())))
+    assert found.id == "divisor:√d_v" and "the width of v" in found.message
+
+
+def _cached_call(reference, chunks):
+    gqa = ref.GroupedQueryAttention(18, 6, 2).double()
+    module = Made("CachedGroupedQueryAttention", (18, 6, 2), {}, gqa.state_dict())
+    cache = Made("KVCache", (2, 2, 3, 12), {})
+    x = randn(2, sum(chunks), 18)
+    parts = x.split(chunks, dim=1)
+    history = [(module, "__call__", (part.float(), cache), {}, None) for part in parts[:-1]]
+    call = {"target": module.target, "object": module, "method": "__call__", "args": (parts[-1].float(), cache),
+            "kwargs": {}, "history": history}
+    call["got"] = diagnose.replay(reference(), call).float()
+    return call
+
+
+def test_cached_attention_without_a_mask_or_with_one_off_by_one():
+    from grader.analyse import _unmasked_with_cache, _variant
+
+    assert [d.id for d in _structural(_cached_call(_variant(cached_attention=_unmasked_with_cache), [2, 3]))] == \
+        ["cache:no-mask"]
+    plus_one = _variant(decode_mask=lambda self, T, past: torch.ones(T, past + T, dtype=torch.bool).tril(past + 1))
+    assert [d.id for d in _structural(_cached_call(plus_one, [2, 3]))] == ["mask:decode+1"]
+
+
+def test_len_of_a_cache_that_counts_something_else():
+    cache = Made("KVCache", (2, 2, 3, 8), {})
+    updates = [(cache, "update", (randn(2, 2, 3, 3).float(), randn(2, 2, 3, 3).float()), {}, None),
+               (cache, "update", (randn(2, 2, 2, 3).float(), randn(2, 2, 2, 3).float()), {}, None)]
+    call = {"target": "KVCache", "object": cache, "method": "__len__", "args": (), "kwargs": {}, "history": updates}
+    assert keys(direct({**call, "got": 8})) == ["len:max_len"]
+    assert keys(direct({**call, "got": 2})) == ["cache:not-advancing"]  # the newest update's 2 tokens only
+
+
+def test_a_cache_that_returns_its_whole_storage():
+    cache = Made("KVCache", (2, 2, 3, 8), {})
+    k, v = randn(2, 2, 3, 3), randn(2, 2, 3, 3, seed=1)
+    pad = torch.zeros(2, 2, 5, 3, dtype=torch.float64)
+    call = {"target": "KVCache", "object": cache, "method": "update", "args": (k.float(), v.float()), "kwargs": {},
+            "got": (torch.cat([k, pad], 2).float(), torch.cat([v, pad], 2).float())}
+    assert keys(direct(call)) == ["cache:whole-storage"]
+
+
+def test_an_attention_that_uses_its_mask_the_wrong_way_round():
+    module = ref.MultiHeadAttention(12, 3).double()
+    made = Made("MultiHeadAttention", (12, 3), {}, module.state_dict())
+    from grader.analyse import _variant
+
+    inverted = _variant(attention_weights=lambda self, s, m: self.softmax(s if m is None else self.apply_mask(s, ~m)))
+    call = {"target": "MultiHeadAttention", "object": made, "method": "__call__", "args": (randn(2, 5, 12).float(),),
+            "kwargs": {}}
+    call["got"] = diagnose.replay(inverted(), call).float()
+    assert [d.id for d in _structural(call)] == ["mask:inverted"]

@@ -48,3 +48,17 @@ def test_student_text_with_a_lone_surrogate_is_graded_in_every_format(grade):
         text.encode("utf-8")
         assert "\ud800" not in text and "\x1b" not in text, fmt
     assert json.loads(report.render_gradescope(verdict))["score"] == result.score
+
+
+def test_on_gradescope_a_lone_surrogate_costs_nothing_but_its_own_tests(tmp_path):
+    from grader import catalog, gradescope
+
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "exercise3_scaling.py").write_text(
+        "import math\n\n"
+        "def scale_scores(scores, d_k):\n    raise ValueError('no \\ud800 way')\n\n"
+        "def scaled_scores(q, k):\n    return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n", encoding="utf-8")
+    results = gradescope.run(tmp_path, exercises=[catalog.find("3")], timeout=20, no_perf=True)
+    written = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
+    assert written == results and results["score"] > 0
+    assert any("no \ufffd way" in test["output"] for test in results["tests"])

@@ -80,3 +80,22 @@ def test_the_rule_catches_what_it_is_for():
     assert problems(dict(B=3, L=1, d_model=8, edge="one token")) == []
     assert problems(dict(B=2, L=5, d_model=12, n_heads=4, n_kv_heads=1, d_head=3)) == ["n_kv_heads = 1 < 2"]
     assert problems(dict(B=4, n_kv_heads=2, L=5, d_head=6, n_rep=3)) == ["d_head = n_heads = 6"]
+
+
+def test_a_padding_mask_as_wide_as_the_longest_sequence_loses_points(grade):
+    """The false pass the rule was made for: with max(lengths) == L in every test, a mask built with
+    arange(lengths.max()) had the right shape; with max(lengths) < L it has not."""
+    result = grade(4, source='''
+        import torch
+
+        def causal_mask(L, device=None):
+            return torch.tril(torch.ones(L, L, dtype=torch.bool, device=device))
+
+        def apply_mask(scores, mask):
+            return scores.masked_fill(~mask, float("-inf"))
+
+        def padding_mask(lengths, L):
+            return (torch.arange(int(lengths.max()), device=lengths.device) < lengths[:, None])[:, None, :]
+    ''')
+    failed = {test.name for test in result.tests if test.status == "failed"}
+    assert "test_padding_mask[cpu-mixed]" in failed and result.score < result.max_score
