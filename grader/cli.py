@@ -544,7 +544,8 @@ def merge_command(shard_outputs, out, roster, feedback):
     folder) into one gradebook, as one unsharded `batch` would have written it.
 
     Refuses a student graded by two shards, a shard given twice and shards graded with different
-    settings. Students a shard did not finish, and shards not given, are listed as missing.
+    settings or on different devices. Students a shard did not finish, and shards not given, are
+    listed as missing.
 
     Exit codes: 0 complete, 1 written but students are missing, 2 refused (nothing written)."""
     if out.suffix.lower() != ".csv":

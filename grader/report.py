@@ -429,8 +429,11 @@ _FRAME = re.compile(r", line (\d+), in ([\w<>.]+)")
 
 
 def _where(test, file, lines):
-    """`at FILE:LINE (function)` for a failed check: the student's own frame where their code
-    raised, else the definition of the function (or method) the failing call went to."""
+    """`at FILE:LINE (function)` for a failed check in a .py file: the student's own frame where their
+    code raised, else the definition of the function (or method) the failing call went to. None for
+    a notebook: its code's lines are not the notebook's."""
+    if PurePath(file).suffix != ".py":
+        return ""
     frames = test.details.get("frames") or []
     found = _FRAME.search(frames[-1]) if frames else None
     if found:
