@@ -759,6 +759,17 @@ DIAGONAL = ("your scores pair query i with key i only (an element-wise q * k sum
             "of shape (…, L_q, L_k)")
 
 
+def flatten_findings(got, want, dtype, what):
+    """The right numbers in the right order, in more dims than expected: the final reshape is missing."""
+    if got.dim() <= want.dim() or got.numel() != want.numel() or not got.is_floating_point():
+        return []
+    if not close(got.reshape(want.shape), _f64(want), dtype):
+        return []
+    return [Finding("shape:not-flattened", f"{what}: your result has the right numbers in the right order, but the "
+                    f"shape {tuple(got.shape)} instead of {tuple(want.shape)}: the last reshape (a view to "
+                    f"{tuple(want.shape)}, putting the last dims side by side) is missing")]
+
+
 def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
     findings = (mask_findings(call, got, want, dtype, what) or head_mapping_findings(call, got, want, dtype, what)
                 or diagonal_findings(call, got, want, dtype, what))
@@ -766,7 +777,8 @@ def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
         # a uniform row off by a factor is also a row not divided by its sum: both, for the other calls to decide
         findings = (factor_findings(call, got, want, dtype, what) + normalisation_findings(got, want, dtype, what)
                     or permutation_findings(got, want, dtype, what, axis_names(call["target"], want.dim()))
-                    or later_step_findings(call, got, want, dtype, what))
+                    or later_step_findings(call, got, want, dtype, what)
+                    or flatten_findings(got, want, dtype, what))
     return [Finding(key_prefix + f.key, f.message) for f in findings]
 
 

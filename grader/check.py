@@ -266,15 +266,22 @@ def _with(options, **changes):
     return runner.Options(**{**vars(options), **changes})
 
 
-def _mutants_row(exercises, options, launcher):
-    """Every mutant of grader.misconceptions fails its exercise: the seam described at the top."""
-    check = "misconception mutants are caught"
+def _catalogue(check):
+    """(grader.misconceptions, None), or (None, the row saying it is not there yet)."""
     try:
-        misconceptions = importlib.import_module(MISCONCEPTIONS)
+        return importlib.import_module(MISCONCEPTIONS), None
     except ModuleNotFoundError as error:
         if error.name != MISCONCEPTIONS:
             raise
-        return Row(check, "-", NOT_AVAILABLE, "grader/misconceptions.py is not there yet")
+        return None, Row(check, "-", NOT_AVAILABLE, "grader/misconceptions.py is not there yet")
+
+
+def _mutants_row(exercises, options, launcher):
+    """Every mutant of grader.misconceptions fails its exercise: the seam described at the top."""
+    check = "misconception mutants are caught"
+    misconceptions, missing = _catalogue(check)
+    if missing:
+        return missing
     if not hasattr(misconceptions, "mutant_sources"):
         return Row(check, "-", FAIL, "the seam is missing",
                    [f"{MISCONCEPTIONS} defines no mutant_sources(solutions_dir): see grader/check.py"])
@@ -307,15 +314,13 @@ def _separation_row(verdict):
     """For every pair of misconceptions of an exercise, some call of its suites tells them apart: the
     calls the suites make on the solutions, replayed on every mutant of the two."""
     check = "misconceptions are told apart"
-    try:
-        misconceptions = importlib.import_module(MISCONCEPTIONS)
-        from grader import diagnose
-    except ModuleNotFoundError as error:
-        if error.name != MISCONCEPTIONS:
-            raise
-        return Row(check, "-", NOT_AVAILABLE, "grader/misconceptions.py is not there yet")
+    misconceptions, missing = _catalogue(check)
+    if missing:
+        return missing
     if not hasattr(misconceptions, "for_exercise"):
         return Row(check, "-", NOT_AVAILABLE, "grader/misconceptions.py has no for_exercise(number)")
+    from grader import diagnose
+
     problems, pairs = [], 0
     for result in verdict.exercises:
         number = catalog.find(result.id).number

@@ -251,6 +251,15 @@ def merge(paths):
                 raise ClassbookError(f"student {student!r} is in two shard outputs: {origin[student]} and "
                                      f"{gradebook}; a student must be graded once")
             records[student], origin[student] = record, gradebook
+    devices = {}
+    for student, record in records.items():
+        devices.setdefault((record.get("report") or {}).get("device"), []).append(student)
+    devices.pop(None, None)
+    if len(devices) > 1:  # --device auto on a GPU node and on a CPU one: different checks, other maxima
+        found = "; ".join(f"{device}: {', '.join(sorted(names)[:3])}{' …' if len(names) > 3 else ''}"
+                          for device, names in sorted(devices.items()))
+        raise ClassbookError(f"the shards graded on different devices ({found}): their scores do not "
+                             "compare; regrade them on the same kind of machine")
     counts = {count for _, count in shards}
     if len(counts) > 1:
         raise ClassbookError(f"the outputs split the class in different ways (N = {sorted(counts)})")

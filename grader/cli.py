@@ -5,12 +5,15 @@ Exit codes: 0 every selected exercise passed, 1 something failed, 2 a usage erro
 
 import contextlib
 import ctypes
+import difflib
+import io
 import json
 import os
 import re
 import shutil
 import signal
 import sys
+import textwrap
 import time
 from collections import Counter
 from pathlib import Path
@@ -20,7 +23,7 @@ import click
 from grader import batch, catalog, classbook, files, gradescope, report
 from grader.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
-EXERCISE_NAMES = ", ".join(exercise.id for exercise in catalog.EXERCISES)
+EXERCISE_NAMES = f"{catalog.EXERCISES[0].id} … {catalog.EXERCISES[-1].id} (or just 1–{len(catalog.EXERCISES)})"
 HIDDEN_VISIBILITY_SETTINGS = dict(
     type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)), default="after_published", show_default=True,
     help="Gradescope: when students see the hidden checks.")
@@ -277,6 +280,29 @@ def _check_notebook_owner(exercise, path):
                                f"lumen-grade {owner} --notebook {path}")
 
 
+def unknown_exercise(name, commands=()):
+    """The message for a name that is no exercise (nor one of `commands`): the closest valid name
+    as a suggestion, then the valid names, compactly."""
+    valid = [exercise.id for exercise in catalog.EXERCISES] + list(commands)
+    close = difflib.get_close_matches(str(name).lower(), valid, n=1, cutoff=0.5)
+    message = f"unknown exercise{' or command' if commands else ''} {name!r}"
+    message += f" (did you mean {close[0]}?)" if close else ""
+    message += f"; exercises: {EXERCISE_NAMES}"
+    return message + (f"; commands: {', '.join(commands)}" if commands else "")
+
+
+def show_error(error, file=None):
+    """Show a ClickException as Click does (usage, hint, `Error: ...`), every line wrapped to the
+    width of the terminal (80 when not a terminal) with a hanging indent, like the report."""
+    file = file or click.get_text_stream("stderr")
+    shown = io.StringIO()
+    error.show(shown)
+    width = max(text_style(True, file)[1], 40)
+    lines = [textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False) if line else line
+             for line in shown.getvalue().rstrip("\n").split("\n")]
+    click.echo("\n".join(lines), file=file)
+
+
 class LumenGrade(click.Group):
     """A group whose commands include one per exercise: `exercise3`, or just `3`."""
 
@@ -309,12 +335,23 @@ class LumenGrade(click.Group):
 
     def resolve_command(self, ctx, args):
         if args and self.get_command(ctx, args[0]) is None and not args[0].startswith("-"):
-            commands = ", ".join(name for name in super().list_commands(ctx)
-                                 if not self.commands[name].hidden)
-            raise click.UsageError(
-                f"unknown exercise or command {args[0]!r}. Exercises: {EXERCISE_NAMES} "
-                f"(or just 1–8); commands: {commands}", ctx)
+            commands = [name for name in super().list_commands(ctx) if not self.commands[name].hidden]
+            raise click.UsageError(unknown_exercise(args[0], commands), ctx)
         return super().resolve_command(ctx, args)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Click's main, with its error messages wrapped to the terminal (see `show_error`)."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as error:
+            show_error(error)
+            sys.exit(error.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 def _exercise_command(exercise):
@@ -343,7 +380,7 @@ def main():
     """
 
 
-@main.command(name="all", cls=StudentFirstCommand)
+@main.command(name="all", cls=StudentFirstCommand, short_help="Grade all eight exercises.")
 @grading_options
 def grade_all(**options):
     """Grade all eight exercises."""
@@ -372,9 +409,16 @@ def list_exercises(submission):
                    help="Seconds between two looks at the files.")
 @_apply_options(run_options(instructor_option))
 def watch_command(exercise, submission, verbose, device, no_perf, no_color, notebook, interval, **settings):
-    """Grade EXERCISE (default: all) now and again each time you save its file or notebook, until
-    Ctrl-C. Each re-grade clears the terminal and shows the short report again."""
+    """Grade EXERCISE now and again each time you save its file or notebook, until Ctrl-C. Each
+    re-grade clears the terminal and shows the short report again.
+
+    EXERCISE: the one to watch, as for grading (exercise3, or just 3); without it, all eight are
+    watched and each save re-grades the exercise whose file changed."""
     from grader import watch
+
+    # a shell starts a background job (`lumen-grade watch &` in a script) with SIGINT ignored,
+    # which Python keeps: Ctrl-C and `kill -INT` must always stop the watch
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     if notebook is not None and len(exercise) != 1:
         raise click.UsageError("--notebook FILE needs the exercise it holds: lumen-grade watch exercise3 "
@@ -411,7 +455,7 @@ def _exercises(name):
     try:
         return [catalog.find(name)]
     except catalog.UnknownExercise:
-        raise click.BadParameter(f"unknown exercise {name!r}; exercises: {EXERCISE_NAMES} (or just 1–8)") from None
+        raise click.BadParameter(unknown_exercise(name)) from None
 
 
 def _exercise_list(ctx, param, names):
@@ -419,7 +463,7 @@ def _exercise_list(ctx, param, names):
     try:
         return [catalog.find(name) for name in names]
     except catalog.UnknownExercise as error:
-        raise click.BadParameter(f"unknown exercise {error.args[0]!r}; exercises: {EXERCISE_NAMES}") from None
+        raise click.BadParameter(unknown_exercise(error.args[0])) from None
 
 
 def gradescope_options(command):
@@ -441,7 +485,8 @@ def gradescope_options(command):
     return command
 
 
-@main.command(cls=InstructorCommand, name="gradescope-bundle")
+@main.command(cls=InstructorCommand, name="gradescope-bundle",
+              short_help="Write a Gradescope autograder zip (tested on solutions/).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
               show_default=True, help="The zip to write.")
 @click.option("--torch", metavar="VERSION",
@@ -498,7 +543,7 @@ FEEDBACK_OPTION = click.option(
 
 
 @main.command(cls=InstructorCommand, name="batch",
-              short_help="Grade a class: a folder of student folders, into a CSV gradebook.")
+              short_help="Grade a class, a folder per student, into a gradebook.")
 @click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("grades.csv"),
               show_default=True, help="The CSV gradebook; a JSON per student goes in a folder beside it "
@@ -583,7 +628,7 @@ def _write_feedback(folder, records):
 
 
 @main.command(cls=InstructorCommand, name="merge",
-              short_help="Combine the outputs of `batch --shard K/N` into one gradebook.")
+              short_help="Combine `batch --shard K/N` outputs into one gradebook.")
 @click.argument("shard_outputs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The merged CSV gradebook; the students' JSON reports are copied into a folder beside it.")
@@ -594,7 +639,8 @@ def merge_command(shard_outputs, out, roster, feedback):
     folder) into one gradebook, as one unsharded `batch` would have written it.
 
     Refuses a student graded by two shards, a shard given twice and shards graded with different
-    settings. Students a shard did not finish, and shards not given, are listed as missing.
+    settings or on different devices. Students a shard did not finish, and shards not given, are
+    listed as missing.
 
     Exit codes: 0 complete, 1 written but students are missing, 2 refused (nothing written)."""
     if out.suffix.lower() != ".csv":

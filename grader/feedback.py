@@ -15,7 +15,7 @@ body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
        max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
 h1 { font-size: 1.5rem; margin-bottom: .2rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
 .meta { color: #555; margin-top: 0; }
-table.scores { border-collapse: collapse; margin: 1rem 0; }
+table.scores { border-collapse: collapse; margin: 1rem 0; display: block; overflow-x: auto; max-width: 100%; }
 table.scores th, table.scores td { border-bottom: 1px solid #ddd; padding: .3rem .7rem; text-align: left; }
 table.scores td.points { text-align: right; font-variant-numeric: tabular-nums; }
 .passed { color: #17692c; } .failed { color: #b3261e; }
@@ -26,6 +26,7 @@ pre { background: #f4f4f4; padding: .6rem; font-size: .85rem; }
 .diagnosis { border-left: 4px solid #1f5fa8; background: #f1f6fc; padding: .5rem .8rem; margin: 1rem 0; }
 .heatmaps { display: flex; flex-wrap: wrap; gap: 2rem; margin: .6rem 0; }
 .heatmaps figure { margin: 0; } .heatmaps figcaption { font-weight: 600; margin-bottom: .3rem; }
+.heatmaps svg { display: block; outline: 1px solid #c8c8cc; }
 .legend { color: #555; font-size: .85rem; }
 """
 COLOURS = {"attend": "#1f5fa8", "masked": "#e9e9ec", "nan": "#d62728", "differs": "#ff9f1c"}
@@ -155,7 +156,7 @@ def _svg(picture, side, caption):
         for j, value in enumerate(row):
             fill = _fill(picture["kind"], value)
             differs = side == "got" and _differs(value, other[i][j])
-            stroke = f' stroke="{COLOURS["differs"]}" stroke-width="2"' if differs else ' stroke="#fff" stroke-width="1"'
+            stroke = f' stroke="{COLOURS["differs"]}" stroke-width="2"' if differs else ' stroke="#e4e4e8" stroke-width="1"'
             cells.append(f'<rect x="{j * cell}" y="{i * cell}" width="{cell}" height="{cell}" fill="{fill}"{stroke}>'
                          f"<title>[{i}, {j}] {escape(str(value))}</title></rect>")
     label = f"{caption}: {height} × {width} {picture['kind']} ({picture['rows']} × {picture['columns']})"

@@ -157,8 +157,8 @@ class GradingPlugin:
 
     def _record(self, item, call):
         marker = item.get_closest_marker("points")
-        status, message, details = _outcome(call.excinfo, self.time_limit)
         result = self.results[self._exercise_of(item)]
+        status, message, details = _outcome(call.excinfo, self.time_limit, self.sources.get(result.id))
         test = TestResult(
             name=item.name,
             status=status,
@@ -204,11 +204,22 @@ def _diagnose(result, number, failed, causes):
                 test.details.setdefault("diagnosis", diagnosis.id)
 
 
-def _outcome(excinfo, time_limit):
-    """(status, one-line message, details) for a test's exception, or a pass."""
+def _located(error, found):
+    """A StudentError whose frames name the student's code as they know it: a notebook's cell and
+    line, not the temporary .py file that was graded (`Found.frame`)."""
+    if found is not None:
+        error.frames = [found.frame(frame) for frame in error.frames]
+    return error
+
+
+def _outcome(excinfo, time_limit, found=None):
+    """(status, one-line message, details) for a test's exception, or a pass; `found`: the graded
+    code (submission.Found), to name where the student's code raised."""
     if excinfo is None:
         return "passed", "", {}
     error = excinfo.value
+    if isinstance(error, StudentError):
+        error = _located(error, found)
     if excinfo.errisinstance(pytest.skip.Exception):
         return "skipped", str(getattr(error, "msg", error)), {}
     if isinstance(error, NotRun):

@@ -122,14 +122,14 @@ def _every_test(text, exercise):
 def _problems(text, exercise, ran):
     """A failed exercise, short: a line per distinct problem (the tests that share a message folded
     into one), the first PROBLEMS_SHOWN of them, each failing function's picture under its line."""
-    groups = {}  # message -> the tests that failed with it, in the order they ran
+    groups = {}  # problem -> the tests that failed with it, in the order they ran
     for test in ran:
         if test.status != "passed":
-            groups.setdefault(test.message, []).append(test)
+            groups.setdefault(_problem(test), []).append(test)
     drawn = _drawn(exercise)
     shown = PROBLEMS_SHOWN if len(groups) > PROBLEMS_SHOWN + 1 else len(groups)  # never "1 more"
-    for message, tests in list(groups.items())[:shown]:
-        symbol, colour = MARKS.get(tests[0].status, ("✗", "red"))
+    for tests in list(groups.values())[:shown]:
+        symbol, colour, message = *MARKS.get(tests[0].status, ("✗", "red")), tests[0].message
         if len(tests) == 1:
             what = f"{tests[0].name}: {message}" if message else tests[0].name
         else:
@@ -142,6 +142,18 @@ def _problems(text, exercise, ran):
         more = sum(len(tests) for tests in list(groups.values())[shown:])
         text.line(f"… {_count(len(groups) - shown, 'more problem')} in {_count(more, 'test')}: "
                   f"lumen-grade {exercise.id} -v lists every test", indent=4, hang=6)
+
+
+def _problem(test):
+    """What a failure says apart from the call that showed it: its message with the subject (the
+    call as the message names it: `scaled_scores(q, k)`, `scaled_scores with d_k = 10`) cut out,
+    and the function called. Failures that differ only in the call's arguments are one problem;
+    another function, or another thing wrong, is another."""
+    subject = test.details.get("subject")
+    if subject and subject in test.message:
+        target = (test.details.get("call") or {}).get("target")
+        return repr(target), test.message.replace(subject, "\0", 1)
+    return test.message
 
 
 def _count(n, noun):
@@ -431,8 +443,11 @@ _FRAME = re.compile(r", line (\d+), in ([\w<>.]+)")
 
 
 def _where(test, file, lines):
-    """`at FILE:LINE (function)` for a failed check: the student's own frame where their code
-    raised, else the definition of the function (or method) the failing call went to."""
+    """`at FILE:LINE (function)` for a failed check in a .py file: the student's own frame where their
+    code raised, else the definition of the function (or method) the failing call went to. None for
+    a notebook: its code's lines are not the notebook's."""
+    if PurePath(file).suffix != ".py":
+        return ""
     frames = test.details.get("frames") or []
     found = _FRAME.search(frames[-1]) if frames else None
     if found:

@@ -39,17 +39,25 @@ class SubmissionError(ValueError):
 class Found:
     shown: Path  # the file the student gave (.py or notebook): the report names it
     code: Path  # the Python file the sandbox imports
-    cells: tuple = ()  # a notebook's code: (first line in `code`, cell number), in order
+    cells: tuple = ()  # a notebook's code: (first line in `code`, cell number, code cell number), in order
     ignored: tuple = ()  # other candidates for the exercise, not graded (see `candidates`)
 
     def where(self, line):
         """Where line `line` of `code` came from: "exercise3.py, line 4" or, for a notebook,
-        "exercise3.ipynb, cell 5, line 2"."""
-        starts = [(start, number) for start, number in self.cells if start <= line]
+        "exercise3.ipynb, cell 5 (code cell 3), line 2"."""
+        starts = [cell for cell in self.cells if cell[0] <= line]
         if not starts:
             return f"{self.shown.name}, line {line}"
-        start, number = starts[-1]
-        return f"{self.shown.name}, cell {number}, line {line - start + 1}"
+        start, number, code_number = starts[-1]
+        return f"{self.shown.name}, cell {number} (code cell {code_number}), line {line - start + 1}"
+
+    def frame(self, frame):
+        """A frame of the graded code as the worker describes it ("exercise3_scaling.py, line 40,
+        in f: ...") with its file and line as `where` names them (a notebook's cell and line)."""
+        return _FRAME_PLACE.sub(lambda match: self.where(int(match.group(1))), frame, count=1)
+
+
+_FRAME_PLACE = re.compile(r"^[^,]*, line (\d+)(?=, in )")  # the file and line of a worker's frame
 
 
 class WrongExercise(SubmissionError):
@@ -115,8 +123,8 @@ def prepare(exercise, folder, work_dir, notebook=None):
     cells = notebook_cells(path, exercise)
     code.write_text(_module_text(path, cells), encoding="utf-8")
     starts, line = [], 1
-    for number, text in cells:
-        starts.append((line + 1, number))  # after the "# file, cell N" comment
+    for number, code_number, text in cells:
+        starts.append((line + 1, number, code_number))  # after the "# file, cell N" comment
         line += text.count("\n") + 3  # the comment, the code, and the blank line between cells
     return Found(path, code, cells=tuple(starts), ignored=ignored)
 
@@ -164,11 +172,12 @@ def notebook_code(path, exercise=None):
 
 
 def _module_text(path, cells):
-    return "\n\n".join(f"# {path.name}, cell {number}\n{code}" for number, code in cells) + "\n"
+    return "\n\n".join(f"# {path.name}, cell {number}\n{code}" for number, _, code in cells) + "\n"
 
 
 def notebook_cells(path, exercise=None):
-    """[(cell number, Python code)] of the notebook's code cells that run as Python, in order.
+    """[(cell number, code cell number, Python code)] of the notebook's code cells that run as
+    Python, in order (numbers from 1: a cell counts every cell, a code cell only the code cells).
 
     A cell that is not valid Python raises SubmissionError naming the cell. With `exercise`, a
     notebook whose metadata says it belongs to another exercise raises WrongExercise."""
@@ -195,7 +204,7 @@ def notebook_cells(path, exercise=None):
         except (RecursionError, MemoryError):
             raise SubmissionError(f"{path.name}: cell {number} (code cell {code_cells}) is too deeply nested "
                                   "for Python to read", path, "read the notebook") from None
-        parts.append((number, code))
+        parts.append((number, code_cells, code))
     return parts
 
 

@@ -98,7 +98,7 @@ def check_result(got, expected, *, what, call=None, like=None, dtype=None, devic
     a bool `expected` (a mask) must come back bool, on `device`. `picture` ("mask"/"weights", or a
     dict item index -> kind) lets the report draw a failing matrix. `magnitude`: the problem's
     conditioning (a tensor, or a tuple of them, one per item; see `grader.compare`). A Mismatch
-    carries `call`.
+    carries `call`, and `subject`: `what`, the call as its message names it.
     """
     try:
         pairs = _items(got, expected, what, labels)
@@ -116,6 +116,7 @@ def check_result(got, expected, *, what, call=None, like=None, dtype=None, devic
     except Mismatch as mismatch:
         if call is not None:
             mismatch.details["call"] = call
+        mismatch.details.setdefault("subject", what)  # the report folds failures that differ only in it
         raise
     if call is not None:
         passed(call)  # evidence too: a mistake that would have failed here is not the one

@@ -104,5 +104,5 @@ def status_line(graded, seconds, width=80):
     """What was graded when, and how to go on: the line under each report, wrapped to `width`."""
     when = datetime.now().strftime("%H:%M:%S")
     what = ", ".join(graded) if len(graded) <= 2 else f"{len(graded)} exercises"
-    return textwrap.fill(f"watching: graded {what} at {when} in {seconds:.2f} s. Save a file to grade it "
-                         "again; Ctrl-C to stop.", max(width, 40), subsequent_indent="  ")
+    return textwrap.fill(f"watching: {what} graded {when} ({seconds:.2f} s); save to regrade, Ctrl-C to stop.",
+                         max(width, 40), subsequent_indent="  ")

@@ -402,3 +402,13 @@ def test_an_attention_that_uses_its_mask_the_wrong_way_round():
             "kwargs": {}}
     call["got"] = diagnose.replay(inverted(), call).float()
     assert [d.id for d in _structural(call)] == ["mask:inverted"]
+
+
+def test_a_final_reshape_that_is_missing():
+    heads = randn(2, 3, 5, 4)
+    got = heads.transpose(1, 2).float()  # (B, L, H, d_head), never viewed as (B, L, D)
+    [finding] = direct(call_of("merge_heads", heads.float(), got=got))
+    assert finding.key == "shape:not-flattened" and "(2, 5, 12)" in finding.message
+    q, k = randn(2, 1, 6), randn(2, 4, 6, seed=1)
+    dropped = (q @ k.transpose(-2, -1)).squeeze(1).float()  # fewer dims: no finding (it may hide the mistake)
+    assert direct(call_of("attention_scores", q.float(), k.float(), got=dropped)) == []

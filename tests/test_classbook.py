@@ -146,6 +146,15 @@ def test_merge_refuses_shards_graded_differently(tmp_path):
     assert result.exit_code == 2 and "other settings" in result.output
 
 
+def test_merge_refuses_students_graded_on_different_devices(tmp_path):
+    on_cpu, on_gpu = record("ann", 1.0), record("ben", 2.0)
+    on_cpu["report"]["device"], on_gpu["report"]["device"] = "cpu", "cpu+cuda"
+    first = shard_output(tmp_path / "a", (0, 2), ["ann"], {"ann": on_cpu})
+    second = shard_output(tmp_path / "b", (1, 2), ["ben"], {"ben": on_gpu})
+    result = CliRunner().invoke(main, ["merge", str(first), str(second), "--out", str(tmp_path / "all.csv")])
+    assert result.exit_code == 2 and "different devices (cpu: ann; cpu+cuda: ben)" in result.output
+
+
 def test_merge_reports_missing_students_and_shards(tmp_path):
     first = shard_output(tmp_path / "a", (0, 3), ["ann", "ben"], {"ann": record("ann", 1.0)})
     second = shard_output(tmp_path / "b", (2, 3), ["cat"], {"cat": record("cat", 2.0)})
@@ -201,6 +210,11 @@ def test_three_shards_and_a_merge_equal_one_batch_row_for_row(tmp_path):
                                             "--roster", str(roster)])
     assert with_roster.exit_code == 0, with_roster.output
     assert "2 folder(s) not on the roster" in with_roster.stderr and "dave, judy" in with_roster.stderr
+    # the roster applied by an unsharded batch (resuming: nobody regraded) gives the same gradebook
+    resumed = CliRunner().invoke(main, ["batch", str(folder), "--out", str(tmp_path / "whole.csv"), *common,
+                                        "--roster", str(roster)])
+    assert resumed.exit_code == 0 and "skipping 4 student(s)" in resumed.stderr
+    assert (tmp_path / "whole.csv").read_text() == (tmp_path / "lms.csv").read_text()
     lms = list(read_csv(tmp_path / "lms.csv").values())
     assert [(r["student_id"], r["status"]) for r in lms] == [("alice", "graded"), ("bob", "graded"), ("kim", "missing")]
     assert lms[2]["max_score"] == table["alice"]["max_score"] and lms[2]["total"] == "0"

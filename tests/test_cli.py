@@ -29,11 +29,44 @@ def test_number_alias_and_stub_fails_with_exit_code_1():
 
 @pytest.mark.parametrize("name", ["exercise9", "softmax", "exercise3_wrong"])
 def test_unknown_exercise_is_a_usage_error_listing_the_valid_ones(name):
-    result = CliRunner().invoke(main, [name])
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(main, [name])
     assert result.exit_code == 2
     assert f"unknown exercise or command {name!r}" in result.output
-    assert "exercise1, exercise2" in result.output
+    assert "exercises: exercise1 … exercise8 (or just 1–8)" in result.output
     assert "commands: all, " in result.output and "list" in result.output
+
+
+@pytest.mark.parametrize("name, closest", [("exercise9", "exercise8"), ("exercse3", "exercise3"),
+                                           ("wacth", "watch")])
+def test_an_unknown_name_suggests_the_closest(name, closest):
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(main, [name])
+    assert f"(did you mean {closest}?)" in result.output
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+@pytest.mark.parametrize("args", [
+    ["exercise9"],
+    ["all", "--submission", "nosuchdir"],
+    ["watch", "exercise42"],
+    ["exercise5", "--notebook", EXERCISES / "notebooks" / "exercise3_scaling.ipynb"],
+])
+def test_usage_errors_wrap_to_the_width_with_a_hanging_indent(args, columns):
+    result = CliRunner(env={"COLUMNS": str(columns)}).invoke(main, [str(a) for a in args])
+    assert result.exit_code == 2
+    lines = result.output.rstrip("\n").split("\n")
+    assert max(map(len, lines)) <= columns, result.output
+    error = next(i for i, line in enumerate(lines) if line.startswith("Error: "))
+    assert len(lines) > error + 1 and all(line.startswith("  ") for line in lines[error + 1:]), result.output
+
+
+def test_every_command_has_a_whole_short_help_on_one_line():
+    result = CliRunner(env={"COLUMNS": "80"}).invoke(main, ["--help"], terminal_width=80)
+    assert max(map(len, result.output.split("\n"))) <= 80, result.output
+    for name, command in main.commands.items():
+        if not command.hidden:
+            assert command.short_help and command.get_short_help_str(60) == command.short_help, name
+            assert any(line.split() and line.split()[0] == name and line.rstrip().endswith(command.short_help)
+                       for line in result.output.split("\n")), name
 
 
 def test_missing_folder_says_where_it_looked(tmp_path):

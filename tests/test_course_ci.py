@@ -112,4 +112,9 @@ def test_the_slurm_scripts_are_consistent(path):
         assert low == 0 and int(re.search(r"^SHARDS=(\d+)$", text, re.M).group(1)) == high + 1
         assert '--shard "$SLURM_ARRAY_TASK_ID/$SHARDS"' in text
     gpu = options.get("gres") == "gpu:1"
-    assert gpu == ("gpu" in path.name) and ("--device cuda" in text) == gpu
+    assert gpu == ("gpu" in path.name)
+    if gpu:  # CPU and CUDA checks, and never a shard graded on the CPU alone for want of a GPU
+        guard, grade = text.index("torch.cuda.is_available()"), text.index("lumen-grade batch")
+        assert guard < grade and "--device auto" in text
+    elif "lumen-grade batch" in text:
+        assert "--device cpu" in text

@@ -284,6 +284,10 @@ def test_junit_points_at_the_line_of_the_students_function(tmp_path, monkeypatch
                     "test_layer": "at exercises/exercise6_multihead.py:12 (MultiHeadAttention.forward)",
                     "test_raises": "at exercises/exercise6_multihead.py:5 (split_heads)",
                     "test_unknown": "0/1 points"}
+    notebook = GradeReport([ExerciseResult("exercise6", "Multi-head", "exercises/exercise6_multihead.ipynb",
+                                           tests[2:3])], device="cpu", seed=0)
+    (notebook_suite,) = parse_junit(report.render_junit(notebook))
+    assert " at " not in notebook_suite.find("testcase/error").text  # its lines are not the notebook's
     # action-junit-report's rule: the last ` <path containing the suite's file>:<digits>` in the text
     found = re.findall(rf" [^ ]*{re.escape(suite.get('file'))}.*?:(\d+)", " " + suite[1][0].text)
     assert found[-1] == "4"

@@ -349,3 +349,31 @@ def test_a_notebook_for_another_exercise_in_the_folder_is_a_usage_error(tmp_path
     solved_notebook(tmp_path / "exercise5_softmax.ipynb")  # exercise 3's notebook, renamed
     result = invoke("exercise5", "--submission", tmp_path, "--device", "cpu")
     assert result.exit_code == 2 and "is the notebook of exercise3, not exercise5" in result.output
+
+
+def test_a_runtime_error_names_the_notebook_cell_not_the_graded_file(tmp_path):
+    """The student's traceback, through the one mapping of the graded .py's lines to the cells."""
+    from grader.plugin import _outcome
+    from grader.sandbox import StudentError
+    from grader.submission import prepare
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Mine"), nbformat.v4.new_code_cell("import torch"),
+                      nbformat.v4.new_markdown_cell("then"),
+                      nbformat.v4.new_code_cell("def scaled_scores(q, k):\n    x = 1\n    raise ValueError('oops')")]
+    path = tmp_path / EX3.stem
+    nbformat.write(notebook, path.with_suffix(".ipynb"))
+    (tmp_path / "code").mkdir()
+    found = prepare(EX3, tmp_path, tmp_path / "code")
+    graded = found.code.read_text(encoding="utf-8").split("\n")
+    line = graded.index("    raise ValueError('oops')") + 1
+    frame = f"{EX3.file_name}, line {line}, in scaled_scores: raise ValueError('oops')"
+    with pytest.raises(StudentError) as raised:
+        raise StudentError("ValueError", "oops", [frame])
+    status, message, details = _outcome(raised, 10.0, found)
+    assert status == "error"
+    assert message == (f"your code raised ValueError: oops ({EX3.stem}.ipynb, cell 4 (code cell 2), line 3, "
+                       "in scaled_scores)")
+    assert details["frames"] == [f"{EX3.stem}.ipynb, cell 4 (code cell 2), line 3, in scaled_scores: "
+                                 "raise ValueError('oops')"]
+    assert found.frame(frame) == found.frame(found.frame(frame))  # a frame already mapped stays as it is

@@ -178,3 +178,36 @@ def test_version_and_student_help_first():
         assert helped.index(option) > heading, option
     top = invoke("--help").output
     assert top.index("Commands:") < top.index("  watch ") < top.index("Instructor commands:") < top.index("release")
+
+
+def returned_none(name, what, target):
+    """A check that failed as check_result words it: the call's subject, then the problem."""
+    return Check(name, "failed", 1.0, message=f"{what} returned None: did you forget `return`?",
+                 details={"subject": what, "call": {"target": target}})
+
+
+def test_failures_that_differ_only_in_the_call_are_one_problem():
+    tests = [returned_none(f"test_q{n}", "scaled_scores(q, k)", "scaled_scores") for n in range(3)]
+    tests += [returned_none(f"test_w{d}", f"scaled_scores with d_k = {d}", "scaled_scores") for d in (1, 10, 64, 100)]
+    tests += [returned_none("test_s", "scale_scores(scores, 64)", "scale_scores"),  # another function
+              Check("test_v", "failed", 1.0, message="scaled_scores(q, k) has wrong values: divide by √d_k",
+                    details={"subject": "scaled_scores(q, k)", "call": {"target": "scaled_scores"}})]
+    result = GradeReport([ExerciseResult("exercise3", "Scale by √d_k", "exercises/exercise3_scaling.py",
+                                         tests=tests)], "cpu", 0)
+    text = report.render_text(result, width=100)
+    assert "✗ 7 tests: scaled_scores(q, k) returned None: did you forget `return`?" in text, text
+    assert "✗ test_s: scale_scores(scores, 64) returned None" in text, text
+    assert "✗ test_v: scaled_scores(q, k) has wrong values" in text, text
+    assert text.count("did you forget") == 2, text
+
+
+def test_a_failed_check_carries_the_subject_its_message_starts_with():
+    import torch
+
+    from grader.compare import Mismatch
+    from grader.testkit import check_result
+
+    with pytest.raises(Mismatch) as failure:
+        check_result(None, torch.zeros(2, dtype=torch.float64), what="scaled_scores with d_k = 4")
+    assert failure.value.details["subject"] == "scaled_scores with d_k = 4"
+    assert failure.value.message.startswith("scaled_scores with d_k = 4 returned None")

@@ -87,7 +87,7 @@ def test_an_import_failure_is_said_once_naming_the_line_or_cell(verdicts):
     assert errors["exercise2"] == "exercise2_scoring.py, line 6: importing it raised RuntimeError: left over"
     assert "exercise3_scaling.ipynb is not a readable notebook" in errors["exercise3"]
     assert errors["exercise4"].startswith("exercise4_masking.py: importing it raised SyntaxError")
-    assert errors["exercise5"] == ("exercise5_softmax.ipynb, cell 2, line 6: importing it raised "
+    assert errors["exercise5"] == ("exercise5_softmax.ipynb, cell 2 (code cell 1), line 6: importing it raised "
                                    "ZeroDivisionError: division by zero")
     assert "did not finish within the exercise's time limit (3 s)" in errors["exercise6"]
     assert "is the notebook of exercise3, not exercise7" in errors["exercise7"]

@@ -42,13 +42,15 @@ def save(path, source):
 
 
 def test_watch_regrades_each_save_and_stops_cleanly_on_ctrl_c(tmp_path):
+    """Started as a script's background job is (SIGINT ignored), Ctrl-C still stops it cleanly."""
     student = tmp_path / EX3.file_name
     student.write_bytes((EXERCISES / EX3.file_name).read_bytes())
     process = subprocess.Popen(
         [sys.executable, "-m", "grader", "watch", "exercise3", "--submission", str(tmp_path), "--device", "cpu",
          "--no-perf", "--interval", "0.1"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         output = Output(process.stdout)
         reports = lambda: [line for line in output.seen if line.startswith("Total: ")]  # noqa: E731
@@ -105,6 +107,11 @@ def test_watch_usage_errors():
     assert missing.exit_code == 2 and "no folder" in missing.output
 
 
+def test_watch_help_describes_its_argument():
+    text = " ".join(CliRunner().invoke(main, ["watch", "--help"]).output.split())
+    assert "EXERCISE: the one to watch" in text and "without it, all eight are watched" in text
+
+
 @pytest.mark.parametrize("name", ["exercise3_scaling.py", "exercise3_scaling.ipynb"])
 def test_snapshot_follows_the_file_grading_would_pick(tmp_path, name):
     options = runner.Options(submission=tmp_path)
@@ -117,6 +124,7 @@ def test_snapshot_follows_the_file_grading_would_pick(tmp_path, name):
 def test_the_status_line_fits_the_terminal():
     everything = [exercise.id for exercise in catalog.EXERCISES]
     line = watch.status_line(everything, 2.345, width=60)
-    assert line.startswith("watching: graded 8 exercises at ") and " in 2.35 s." in line
+    assert line.startswith("watching: 8 exercises graded ") and " (2.35 s);" in line
     assert max(map(len, line.split("\n"))) <= 60
-    assert watch.status_line(["exercise3"], 0.2).startswith("watching: graded exercise3 at ")
+    one = watch.status_line(["exercise3"], 0.63)
+    assert one.startswith("watching: exercise3 graded ") and "\n" not in one and len(one) <= 80

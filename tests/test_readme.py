@@ -1,0 +1,39 @@
+"""The README starts with the student: the two commands, then a short quick start that a student on
+a laptop without a GPU can follow; instructor material lives in docs/."""
+
+import re
+
+from conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def section(title):
+    """The README's `## title` section, up to the next `## ` heading."""
+    start = README.index(f"\n## {title}\n")
+    end = README.find("\n## ", start + 1)
+    return README[start:end if end > 0 else None]
+
+
+def test_the_two_commands_come_first():
+    before = README[:README.index("\n## ")]
+    assert "lumen-grade all --submission solutions" in before and "python -m pytest -q" in before
+    assert re.search(r"test suite \([^)]*minutes", before), "say how long the test suite takes"
+
+
+def test_the_quick_start_is_short_and_has_what_a_laptop_needs():
+    quick = section("Students: quick start")
+    assert len(quick.strip().splitlines()) <= 80
+    assert "python -m venv" in quick
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in quick
+    for command in ("lumen-grade exercise3", "lumen-grade watch exercise3", "lumen-grade exercise3 -v"):
+        assert command in quick, command
+    assert "docs/" not in quick  # a student gets to a passing exercise without reading docs/
+
+
+def test_instructor_material_is_in_docs_and_linked():
+    for name in ("instructors", "course-ci", "architecture"):
+        assert f"(docs/{name}.md)" in README and (ROOT / "docs" / f"{name}.md").is_file(), name
+    assert "(docs/security.md)" in README
+    for heading in ("## Edit, release, check", "## Diagnoses", "## Performance tiers"):
+        assert heading in (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8"), heading
