@@ -298,16 +298,9 @@ def show_error(error, file=None):
     shown = io.StringIO()
     error.show(shown)
     width = max(text_style(True, file)[1], 40)
-    lines = [_wrapped(line, width) if line else line for line in shown.getvalue().rstrip("\n").split("\n")]
+    lines = [textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False) if line else line
+             for line in shown.getvalue().rstrip("\n").split("\n")]
     click.echo("\n".join(lines), file=file)
-
-
-def _wrapped(line, width):
-    """A line wrapped with a hanging indent; "Error: " stays on the line it starts, even before a word
-    longer than what is left of it (a long path)."""
-    prefix = "Error: " if line.startswith("Error: ") else ""
-    return textwrap.fill(line[len(prefix):], width, initial_indent=prefix, subsequent_indent="  ",
-                         break_on_hyphens=False)
 
 
 class LumenGrade(click.Group):
