@@ -294,7 +294,7 @@ def unknown_exercise(name, commands=()):
 def show_error(error, file=None):
     """Show a ClickException as Click does (usage, hint, `Error: ...`), every line wrapped to the
     width of the terminal (80 when not a terminal) with a hanging indent, like the report."""
-    file = file or click.get_text_stream("stderr")
+    file = file or sys.stderr  # click.get_text_stream is deprecated in Click 8.3+
     shown = io.StringIO()
     error.show(shown)
     width = max(text_style(True, file)[1], 40)
