@@ -23,7 +23,10 @@ import click
 from grader import batch, catalog, classbook, files, gradescope, report
 from grader.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
-EXERCISE_NAMES = f"{catalog.EXERCISES[0].id} … {catalog.EXERCISES[-1].id} (or just 1–{len(catalog.EXERCISES)})"
+FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
+NUMBERS = f"{FIRST.number}–{LAST.number}"  # "1–8"
+EXERCISE_NAMES = f"{FIRST.id} … {LAST.id} (or just {NUMBERS})"
+ALL_EXERCISES = f"all {len(catalog.EXERCISES)} exercises"
 HIDDEN_VISIBILITY_SETTINGS = dict(
     type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)), default="after_published", show_default=True,
     help="Gradescope: when students see the hidden checks.")
@@ -320,15 +323,15 @@ class LumenGrade(click.Group):
         return _exercise_command(exercise)
 
     def format_commands(self, ctx, formatter):
-        """The student's commands first (the eight exercise commands in one row), then the instructors'."""
+        """The student's commands first (the exercise commands in one row), then the instructors'."""
         exercise_ids = {exercise.id for exercise in catalog.EXERCISES}
         rows = {False: [], True: []}
         for name in super().list_commands(ctx):
             command = self.commands[name]
             if not command.hidden:
                 rows[isinstance(command, InstructorCommand)].append((name, command.get_short_help_str(60)))
-        first, last = catalog.EXERCISES[0].id, catalog.EXERCISES[-1].id
-        rows[False].insert(0, (f"{first} … {last[len('exercise'):]}", "Grade one exercise (or just: 1 … 8)."))
+        rows[False].insert(0, (f"{FIRST.id} … {LAST.number}",
+                               f"Grade one exercise (or just: {FIRST.number} … {LAST.number})."))
         for instructors, title in ((False, "Commands"), (True, "Instructor commands")):
             with formatter.section(title):
                 formatter.write_dl([row for row in rows[instructors] if row[0] not in exercise_ids])
@@ -366,24 +369,24 @@ def _exercise_command(exercise):
     return grade_one
 
 
-@click.group(cls=LumenGrade, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="lumen-attention-kit", message="lumen-grade %(version)s")
-def main():
-    """Grade your Lumen attention exercises: run it from the folder that holds exercises/.
+@click.group(cls=LumenGrade, context_settings={"help_option_names": ["-h", "--help"]}, help=f"""
+    Grade your Lumen attention exercises: run it from the folder that holds exercises/.
 
     \b
     lumen-grade exercise3            grade one exercise (also: lumen-grade 3)
     lumen-grade watch exercise3      grade it again each time you save the file
-    lumen-grade all                  grade all eight
+    lumen-grade all                  grade {ALL_EXERCISES}
     lumen-grade exercise3 -v         list every test
     lumen-grade exercise3 --help     every option
-    """
+    """)
+@click.version_option(package_name="lumen-attention-kit", message="lumen-grade %(version)s")
+def main():
+    pass
 
 
-@main.command(name="all", cls=StudentFirstCommand, short_help="Grade all eight exercises.")
+@main.command(name="all", cls=StudentFirstCommand, short_help=f"Grade {ALL_EXERCISES}.", help=f"Grade {ALL_EXERCISES}.")
 @grading_options
 def grade_all(**options):
-    """Grade all eight exercises."""
     run_grading(list(catalog.EXERCISES), **options)
 
 
@@ -412,8 +415,8 @@ def watch_command(exercise, submission, verbose, device, no_perf, no_color, note
     """Grade EXERCISE now and again each time you save its file or notebook, until Ctrl-C. Each
     re-grade clears the terminal and shows the short report again.
 
-    EXERCISE: the one to watch, as for grading (exercise3, or just 3); without it, all eight are
-    watched and each save re-grades the exercise whose file changed."""
+    EXERCISE: the one to watch, as for grading (exercise3, or just 3); without it, every exercise
+    is watched and each save re-grades the exercise whose file changed."""
     from grader import watch
 
     # a shell starts a background job (`lumen-grade watch &` in a script) with SIGINT ignored,
@@ -449,7 +452,7 @@ def watch_command(exercise, submission, verbose, device, no_perf, no_color, note
 
 
 def _exercises(name):
-    """An EXERCISE argument -> [that exercise]; none given: all eight."""
+    """An EXERCISE argument -> [that exercise]; none given: every exercise."""
     if name is None:
         return list(catalog.EXERCISES)
     try:
@@ -459,7 +462,7 @@ def _exercises(name):
 
 
 def _exercise_list(ctx, param, names):
-    """--exercise NAME (repeatable) -> catalogue exercises; none given: all eight."""
+    """--exercise NAME (repeatable) -> catalogue exercises; none given: every exercise."""
     try:
         return [catalog.find(name) for name in names]
     except catalog.UnknownExercise as error:
@@ -472,7 +475,7 @@ def gradescope_options(command):
         HIDDEN_VISIBILITY,
         CLASS_TIMEOUT,
         click.option("--exercise", "exercises", multiple=True, callback=_exercise_list,
-                     help="Grade only this exercise (repeatable; default: all eight)."),
+                     help=f"Grade only this exercise (repeatable; default: {ALL_EXERCISES})."),
         click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
                      multiple=True, help="A folder of private test_exerciseN*.py suites (repeatable)."),
         click.option("--no-perf", is_flag=True, help="Skip the performance tiers (and the leaderboard)."),
@@ -681,7 +684,8 @@ SOLUTIONS_OPTION = click.option(
               help="Overwrite files that are not an earlier release (this can destroy a student's work).")
 def release_command(out, solutions, force):
     """Instructors: write the student files and notebooks from the solutions (the code between the
-    BEGIN/END SOLUTION markers becomes a stub; solutions/notebooks/*.md introduce the notebooks).
+    BEGIN/END SOLUTION markers becomes a stub; each exercise's declaration in grader/catalog/ has
+    its notebook's introduction).
 
     Refuses to overwrite a folder that is not an earlier release, or files changed since it."""
     from grader import release  # imports nbformat: not needed by the other commands

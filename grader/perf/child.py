@@ -26,7 +26,8 @@ import types
 
 import torch
 
-from grader.perf.cases import Decode, Randn, build, cases, decode_program, generator, make_args
+from grader import catalog
+from grader.perf.cases import Decode, Randn, build, decode_program, generator, make_args, real_torch
 from grader.perf.rounds import CLOCKS, MIN_ROUNDS, MIN_TIMING, Rounds
 
 _thread_time = time.thread_time
@@ -38,6 +39,7 @@ _set_num_threads = torch.set_num_threads
 _cuda_event = torch.cuda.Event
 _cuda_synchronize = torch.cuda.synchronize
 _fused_sdpa = torch.nn.functional.scaled_dot_product_attention
+real_torch()  # the inputs' torch functions, captured now too
 try:
     import resource
 
@@ -50,7 +52,7 @@ except ImportError:  # Windows
 # -- the reference, privately -----------------------------------------------------------------
 
 _REFERENCE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lumen_ref")
-_REFERENCE_FILES = ("steps", "attention", "kv_cache")
+_REFERENCE_FILES = tuple(dict.fromkeys(module for exercise in catalog.EXERCISES for module in exercise.reference))
 _loaded = {}
 
 
@@ -260,7 +262,7 @@ def handle(session, request):
     verification inputs), "prepare" (build the case; returns warm-up times), "round", "grow",
     "step", "memory" (see Bench)."""
     device, seed = request["device"], int(request["seed"])
-    case = cases(request["exercise"], device)[int(request["case"])]
+    case = catalog.find(request["exercise"]).perf_cases(device)[int(request["case"])]
     action = request["action"]
     if action in ("verify", "prepare"):
         state = request.get("state")
