@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import catalog
+from grader import catalog, files
 
 MANIFEST = "_shard.json"  # in a shard's reports folder (not a student: those are STUDENT.json)
 EXERCISE_IDS = [exercise.id for exercise in catalog.EXERCISES]
@@ -67,7 +67,7 @@ def write_manifest(reports, shard, students, settings):
     index, count = shard
     data = {"shard": index, "of": count, "students": sorted(student.name for student in students),
             "settings": settings}
-    Path(reports, MANIFEST).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    files.write_replacing(Path(reports, MANIFEST), json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 # -- roster ----------------------------------------------------------------------------------------

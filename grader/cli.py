@@ -27,12 +27,6 @@ FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
 NUMBERS = f"{FIRST.number}–{LAST.number}"  # "1–8"
 EXERCISE_NAMES = f"{FIRST.id} … {LAST.id} (or just {NUMBERS})"
 ALL_EXERCISES = f"all {len(catalog.EXERCISES)} exercises"
-HIDDEN_VISIBILITY_SETTINGS = dict(
-    type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)), default="after_published", show_default=True,
-    help="Gradescope: when students see the hidden checks.")
-HIDDEN_VISIBILITY = click.option("--hidden-visibility", **HIDDEN_VISIBILITY_SETTINGS)
-CLASS_TIMEOUT = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
-                             show_default=True, help="Seconds a student's code may run, per exercise.")
 
 
 class InstructorCommand(click.Command):
@@ -63,6 +57,39 @@ def instructor_option(*names, **settings):
     return click.option(*names, cls=InstructorOption, **settings)
 
 
+class SharedOption:
+    """An option declared once, added to every command that takes it: `OPTION()` as declared,
+    `OPTION(help=...)` with the command's own words, `OPTION(instructor=True)` under the
+    instructors' heading of --help."""
+
+    def __init__(self, *names, **settings):
+        self.names, self.settings = names, settings
+
+    def __call__(self, instructor=False, **changes):
+        return click.option(*self.names, cls=InstructorOption if instructor else click.Option,
+                            **{**self.settings, **changes})
+
+
+SUBMISSION = SharedOption("--submission", type=click.Path(path_type=Path), default=Path("exercises"),
+                          show_default=True, help="Folder holding your exercise files.")
+NOTEBOOK = SharedOption("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                        help="Grade this notebook's code cells (instead of looking in --submission).")
+DEVICE = SharedOption("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
+                      help="auto: the CPU, plus CUDA when a GPU is present.")
+NO_PERF = SharedOption("--no-perf", is_flag=True,
+                       help="Skip the performance tiers (timing your code against the reference).")
+SEED = SharedOption("--seed", type=int, default=0, show_default=True,
+                    help="Seed of the random test inputs; the same seed gives the same inputs.")
+TIMEOUT = SharedOption("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+                       help="Seconds your code may run, per exercise.")
+SUITES = SharedOption("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path), multiple=True,
+                      help="A folder of extra test_exerciseN*.py suites (repeatable).")
+HIDDEN_VISIBILITY = SharedOption("--hidden-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
+                                 default="after_published", show_default=True,
+                                 help="Gradescope: when students see the hidden checks.")
+CLASS_TIMEOUT = TIMEOUT(help="Seconds a student's code may run, per exercise.")
+
+
 def _apply(options, command):
     for option in reversed(options):
         command = option(command)
@@ -77,13 +104,10 @@ def _apply_options(options):
 def student_options(command):
     """The options a student uses, shared by the grading commands and `watch`."""
     return _apply([
-        click.option("--submission", type=click.Path(path_type=Path), default=Path("exercises"),
-                     show_default=True, help="Folder holding your exercise files."),
+        SUBMISSION(),
         click.option("-v", "--verbose", is_flag=True, help="List every test, with its points."),
-        click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto",
-                     show_default=True, help="auto: the CPU, plus CUDA when a GPU is present."),
-        click.option("--no-perf", is_flag=True,
-                     help="Skip the performance tiers (timing your code against the reference)."),
+        DEVICE(),
+        NO_PERF(),
         click.option("--no-color", is_flag=True,
                      help="No colours (also when NO_COLOR is set, or the output is not a terminal)."),
     ], command)
@@ -97,29 +121,27 @@ def grading_options(command):
                           show_default=True,
                           help="Report for a person (text; html: a self-contained feedback page) or a machine "
                                "(json, gradescope, junit)."),
-        instructor_option("--hidden-visibility", **HIDDEN_VISIBILITY_SETTINGS),
+        HIDDEN_VISIBILITY(instructor=True),
         instructor_option("--output", type=click.Path(dir_okay=False, path_type=Path),
                           help="Write the report to this file instead of the terminal."),
-        *run_options(instructor_option),
+        *run_options(),
     ], command)
 
 
-def run_options(option):
-    """The options that set up a grading run (made by `option`: click.option or instructor_option)."""
+def run_options():
+    """The options that set up a grading run, listed under the instructors' heading."""
     return [
-        option("--seed", type=int, default=0, show_default=True,
-               help="Seed of the random test inputs; the same seed gives the same inputs."),
-        option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
-               show_default=True, help="Seconds your code may run, per exercise."),
-        option("--memory-limit", type=MemorySize(), default="4G", show_default=True,
-               help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
-        option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
-               multiple=True, help="A folder of extra test_exerciseN*.py suites (repeatable)."),
-        option("--no-builtin-suites", is_flag=True,
-               help="Run only the --suites folders, not the built-in hidden suites."),
-        option("--perf-points", type=click.FloatRange(min=0), default=0.0, show_default=True,
-               help="Points each exercise's performance tier is worth (0: informative)."),
+        SEED(instructor=True),
+        TIMEOUT(instructor=True),
+        instructor_option("--memory-limit", type=MemorySize(), default="4G", show_default=True,
+                          help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
+        SUITES(instructor=True),
+        instructor_option("--no-builtin-suites", is_flag=True,
+                          help="Run only the --suites folders, not the built-in hidden suites."),
+        instructor_option("--perf-points", type=click.FloatRange(min=0), default=0.0, show_default=True,
+                          help="Points each exercise's performance tier is worth (0: informative)."),
     ]
+
 
 
 def text_style(no_color, stream=None):
@@ -361,8 +383,7 @@ def _exercise_command(exercise):
     @click.command(name=exercise.id, cls=StudentFirstCommand,
                    help=f"Grade {exercise.id}: {exercise.title} ({exercise.file_name}).")
     @grading_options
-    @click.option("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                  help="Grade this notebook's code cells (instead of looking in --submission).")
+    @NOTEBOOK()
     def grade_one(**options):
         run_grading([exercise], **options)
 
@@ -391,8 +412,7 @@ def grade_all(**options):
 
 
 @main.command(name="list", short_help="The exercises, their files and chapter sections.")
-@click.option("--submission", type=click.Path(path_type=Path), default=Path("exercises"), show_default=True,
-              help="Folder to look for the exercise files in.")
+@SUBMISSION(help="Folder to look for the exercise files in.")
 def list_exercises(submission):
     """The exercises, their files, and the chapter section each one practises."""
     for exercise in catalog.EXERCISES:
@@ -406,11 +426,10 @@ def list_exercises(submission):
               short_help="Grade again each time you save a file (Ctrl-C to stop).")
 @click.argument("exercise", required=False, callback=lambda ctx, param, name: _exercises(name))
 @student_options
-@click.option("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Watch and grade this notebook (give the EXERCISE too).")
+@NOTEBOOK(help="Watch and grade this notebook (give the EXERCISE too).")
 @instructor_option("--interval", type=click.FloatRange(min=0.05), default=0.3, show_default=True,
                    help="Seconds between two looks at the files.")
-@_apply_options(run_options(instructor_option))
+@_apply_options(run_options())
 def watch_command(exercise, submission, verbose, device, no_perf, no_color, notebook, interval, **settings):
     """Grade EXERCISE now and again each time you save its file or notebook, until Ctrl-C. Each
     re-grade clears the terminal and shows the short report again.
@@ -472,13 +491,12 @@ def _exercise_list(ctx, param, names):
 def gradescope_options(command):
     """The run settings a Gradescope bundle carries into the container."""
     options = [
-        HIDDEN_VISIBILITY,
+        HIDDEN_VISIBILITY(),
         CLASS_TIMEOUT,
         click.option("--exercise", "exercises", multiple=True, callback=_exercise_list,
                      help=f"Grade only this exercise (repeatable; default: {ALL_EXERCISES})."),
-        click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                     multiple=True, help="A folder of private test_exerciseN*.py suites (repeatable)."),
-        click.option("--no-perf", is_flag=True, help="Skip the performance tiers (and the leaderboard)."),
+        SUITES(help="A folder of private test_exerciseN*.py suites (repeatable)."),
+        NO_PERF(help="Skip the performance tiers (and the leaderboard)."),
         click.option("--printed-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
                      default="visible", show_default=True,
                      help="When students see what their code printed (Gradescope's stdout_visibility)."),
@@ -555,11 +573,11 @@ FEEDBACK_OPTION = click.option(
               help="Students graded at the same time.")
 @CLASS_TIMEOUT
 @click.option("--student-timeout", type=click.FloatRange(min=0, min_open=True),
-              help="Seconds one student's whole grading may take  [default: 8 × --timeout + 60].")
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
-              help="auto: the CPU, plus CUDA when a GPU is present.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")
-@click.option("--no-perf", is_flag=True, help="Skip the performance tiers (faster; no tier column).")
+              help=f"Seconds one student's whole grading may take  [default: {len(catalog.EXERCISES)} × --timeout "
+                   "+ 60, one --timeout per exercise].")
+@DEVICE()
+@SEED(help="Seed of the random test inputs.")
+@NO_PERF(help="Skip the performance tiers (faster; no tier column).")
 @click.option("--force", is_flag=True, help="Regrade students who already have a report.")
 @click.option("--shard", metavar="K/N", callback=_shard,
               help="Grade only shard K of N (K from 0 to N-1; a student's shard is a hash of their "
@@ -705,7 +723,7 @@ def release_command(out, solutions, force):
               short_help="Is the kit sound? Reference, solutions, stubs, mutants.")
 @click.argument("exercises", nargs=-1, callback=_exercise_list)
 @SOLUTIONS_OPTION
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")
+@SEED(help="Seed of the random test inputs.")
 @CLASS_TIMEOUT
 def check_command(exercises, solutions, seed, timeout):
     """Instructors: is the kit sound? Checks, on every available device, the reference against the

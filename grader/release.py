@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import notebooks
+from grader import files, notebooks
 from grader.catalog import EXERCISES, Exercise, find
 
 MANIFEST = ".lumen-release.json"
@@ -248,17 +248,17 @@ def release(solutions_dir, out_dir, force=False, exercises=EXERCISES):
     Nothing is written if any solution or introduction is faulty (ReleaseError) or, unless
     `force`, if it would overwrite files that are not an earlier release (ReleaseRefused, naming
     them)."""
-    files = release_files(solutions_dir, exercises)
+    made = release_files(solutions_dir, exercises)
     out_dir = Path(out_dir)
-    reasons = [] if force else unsafe_files(out_dir, files)
+    reasons = [] if force else unsafe_files(out_dir, made)
     if reasons:
         raise ReleaseRefused(f"not writing the release into {out_dir}: " + "; ".join(reasons))
     paths, changed = [], []
-    for relative, data in files.items():
+    for relative, data in made.items():
         path = out_dir / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         if not (path.is_file() and path.read_bytes() == data):
-            path.write_bytes(data)
+            files.write_replacing(path, data)
             changed.append(path)
         paths.append(path)
     return Released(paths, changed)

@@ -27,6 +27,7 @@ import types
 import torch
 
 from grader import catalog
+from grader.nested import leaves
 from grader.perf.cases import Decode, Randn, build, decode_program, generator, make_args, real_torch
 from grader.perf.rounds import CLOCKS, MIN_ROUNDS, MIN_TIMING, Rounds
 
@@ -163,18 +164,9 @@ def time_case(fns, make_args_for, device, seed, budget, bounds, watch=("student"
 def storages(obj):
     """{data pointer: bytes} of the tensors an object holds (its attributes, and lists, tuples and
     dicts of tensors among them): the memory a KV cache really keeps."""
-    found = {}
-    pending = list(vars(obj).values()) if hasattr(obj, "__dict__") else []
-    while pending:
-        value = pending.pop()
-        if isinstance(value, torch.Tensor):
-            storage = value.untyped_storage()
-            found[storage.data_ptr()] = storage.nbytes()
-        elif isinstance(value, (list, tuple)):
-            pending.extend(value)
-        elif isinstance(value, dict):
-            pending.extend(value.values())
-    return found
+    held = leaves(list(vars(obj).values())) if hasattr(obj, "__dict__") else []
+    kept = [value.untyped_storage() for value in held if isinstance(value, torch.Tensor)]
+    return {storage.data_ptr(): storage.nbytes() for storage in kept}
 
 
 # -- timing across processes ---------------------------------------------------------------------

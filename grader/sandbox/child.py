@@ -28,6 +28,7 @@ import torch
 
 from grader.perf import child as perf_child  # first of all: it captures the clocks before any student code
 from grader import catalog
+from grader.nested import map_values
 from grader.sandbox import containment, rules, wire
 
 OUTPUT_LIMIT = 8 << 20  # bytes: what the student's code may print (the log file) or write to any file
@@ -80,15 +81,7 @@ class Session:
 
     def resolve(self, value):
         """Turn handles sent by the judge back into the objects they name, anywhere in a value."""
-        if isinstance(value, wire.Handle):
-            return self.objects[value.ref]
-        if isinstance(value, list):
-            return [self.resolve(item) for item in value]
-        if isinstance(value, tuple):
-            return tuple(self.resolve(item) for item in value)
-        if isinstance(value, dict):
-            return {key: self.resolve(item) for key, item in value.items()}
-        return value
+        return map_values(value, lambda item: self.objects[item.ref] if isinstance(item, wire.Handle) else item)
 
     def target(self, request):
         target = request["target"]
