@@ -44,7 +44,9 @@ class GradingPlugin:
         self.students = {}  # exercise id -> Student, shared by every suite of that exercise
         self.imported = set()  # exercise ids whose file has been imported (or failed to be)
         self.failed_calls = {}  # exercise id -> [(TestResult, the call its failing check recorded)]
+        self.evidence = testkit.Evidence()  # bounds what the failed calls keep of the student's values
         self.causes = {}  # exercise id -> [(TestResult, cause id)] of failures whose message names the mistake
+        self.broken_suites = []  # "file: error" of the suite files that could not be collected
 
     # -- collection -------------------------------------------------------------------------
 
@@ -65,6 +67,12 @@ class GradingPlugin:
         selected = [item for item in items if self._exercise_of(item) in self.results]
         config.hook.pytest_deselected(items=[item for item in items if item not in selected])
         items[:] = selected
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            lines = str(report.longrepr).strip().splitlines()
+            error = re.sub(r"^E\s+", "", lines[-1]) if lines else "error"
+            self.broken_suites.append(f"{os.path.basename(str(report.fspath))} ({error})")
 
     @staticmethod
     def _exercise_of(item):
@@ -159,6 +167,8 @@ class GradingPlugin:
         marker = item.get_closest_marker("points")
         result = self.results[self._exercise_of(item)]
         status, message, details = _outcome(call.excinfo, self.time_limit, self.sources.get(result.id))
+        if "call" in details:
+            details = {**details, "call": self.evidence.keep(details["call"])}
         test = TestResult(
             name=item.name,
             status=status,

@@ -46,12 +46,20 @@ class Options:
     device: str = "auto"  # auto, cpu or cuda
     seed: int = 0
     time_limit: float = 60.0  # seconds per exercise
+    total_time_limit: float = None  # seconds for the whole run; None: RUN_MARGIN + time_limit per exercise
     memory_limit: int = DEFAULT_MEMORY_LIMIT  # bytes per student process, beyond its start
     suites: list = field(default_factory=list)  # instructors' private suite folders
     builtin_suites: bool = True
     notebook: Path = None  # --notebook FILE: the notebook to grade, instead of looking in `submission`
     perf: bool = False  # time the passed exercises for their performance tier (the CLI's default)
     perf_points: float = 0.0  # points the tier is worth per exercise; 0: informative only
+
+    def run_limit(self, count):
+        """Seconds a run of `count` exercises may take in all: importing, tests and timing."""
+        return self.total_time_limit or RUN_MARGIN + count * self.time_limit
+
+
+RUN_MARGIN = 60.0  # seconds a whole run may take beyond its exercises' time limits, by default
 
 
 def grade(exercises, options, launcher=None):
@@ -118,6 +126,9 @@ def _run_suites(results, files, sources, launcher, options, devices):
             code = pytest.main(args, plugins=[plugin])
         finally:
             torch.set_num_threads(threads)
+    if plugin.broken_suites:  # pytest stops such a run as "interrupted": it is not a Ctrl-C
+        raise GraderError(f"the hidden suites could not run: {'; '.join(plugin.broken_suites[:3])}: "
+                          "reinstall the kit, or check the folders given to --suites")
     if code == pytest.ExitCode.INTERRUPTED:
         raise KeyboardInterrupt
     if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):

@@ -1,0 +1,94 @@
+"""One deadline for a whole grading run (issue 10, point 3): `--total-timeout` covers importing the
+student's file, the tests, the timing and the report, wherever the submission spends its time. The
+run then ends with a report that says which limit ran out, every child is gone and every temporary
+folder removed. Every other way a run ends (a broken suite, Ctrl-C, SIGTERM or SIGHUP to `batch`)
+leaves no child and no temporary folder either."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from test_batch import gone_all, make_class, marked, read_csv, unique_marker
+
+PER_EXERCISE = 300  # --timeout: far beyond what any of these runs may take
+NAME_ITSELF = "import ctypes, math\n\n\ndef _spin():\n    ctypes.CDLL(None).prctl(15, {marker!r})\n    while True:\n        pass\n\n\n"
+SCALED = "def scaled_scores(q, k):\n    return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n"
+PHASES = {  # where the submission spends its time -> (its code after NAME_ITSELF, --total-timeout)
+    "import": ("_spin()\n", 4),
+    "tests": ("def scale_scores(scores, d_k):\n    _spin()\n\n\n" + SCALED, 4),
+    # right on every test (tiny inputs), endless on the performance cases' (4 x 8 x 128 x 128 scores)
+    "perf": ("def scale_scores(scores, d_k):\n    if scores.numel() > 200_000:\n        _spin()\n"
+             "    return scores / math.sqrt(d_k)\n\n\n" + SCALED, 12),
+}
+
+
+def _start(folder, code, total, *extra):
+    folder.mkdir(parents=True)
+    (folder / "submission").mkdir()
+    (folder / "submission" / "exercise3_scaling.py").write_text(code)
+    (folder / "tmp").mkdir()
+    return subprocess.Popen(
+        [sys.executable, "-m", "grader", "exercise3", "--submission", str(folder / "submission"), "--device", "cpu",
+         "--format", "json", "--timeout", str(PER_EXERCISE), "--total-timeout", str(total), *extra],
+        env={**os.environ, "TMPDIR": str(folder / "tmp")}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+
+
+def test_the_total_timeout_is_explained_in_help():
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    shown = " ".join(CliRunner().invoke(main, ["exercise3", "--help"]).output.split())
+    assert "--total-timeout" in shown and "the whole run" in shown and "per exercise" in shown
+
+
+def test_a_broken_instructor_suite_is_a_grader_error_that_leaves_nothing_behind(tmp_path):
+    """A --suites file that cannot be imported: the run says which file, exits 1, and its folders
+    and children are gone (pytest stops such a run as "interrupted": it is not a Ctrl-C)."""
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "test_exercise3_extra.py").write_text("raise RuntimeError('this suite is broken')\n")
+    process = _start(tmp_path / "run", "x = 1\n", 60,
+                     "--suites", str(suites), "--no-perf")
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 1, stderr
+    assert "the hidden suites could not run" in stderr and "test_exercise3_extra.py" in stderr, stderr
+    assert "Aborted" not in stderr and "Traceback" not in stderr
+    assert not list((tmp_path / "run" / "tmp").iterdir())
+
+
+# -- batch, stopped -------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="process names in /proc: Linux")
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+def test_stopping_a_batch_ends_every_child_and_removes_its_folders(tmp_path, stop):
+    """`batch` told to stop (a cancelled CI job, a closed terminal) while a student's code spins at
+    import: it stops as on Ctrl-C, and neither the student's process nor a staging folder is left."""
+    marker = unique_marker()
+    folder = make_class(tmp_path / "class", {"amy": {"notes.txt": "no code yet"},
+                                             "zed": {"exercise3_scaling.py": NAME_ITSELF.format(
+                                                 marker=marker.encode()) + "_spin()\n"}})
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    out = tmp_path / "grades.csv"
+    process = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out),
+                                "--jobs", "2", "--device", "cpu", "--no-perf"],
+                               env={**os.environ, "TMPDIR": str(temp)}, stderr=subprocess.PIPE, text=True)
+    give_up = time.monotonic() + 120
+    while not ((tmp_path / "grades" / "amy.json").exists() and marked(marker)):
+        assert process.poll() is None and time.monotonic() < give_up, process.communicate()
+        time.sleep(0.1)
+    process.send_signal(getattr(signal, stop))
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "interrupted: 1 of 2 students" in stderr
+    assert list(read_csv(out)) == ["amy"]
+    assert gone_all(marker)
+    assert not list(temp.iterdir())
