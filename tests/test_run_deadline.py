@@ -39,6 +39,43 @@ def _start(folder, code, total, *extra):
         text=True)
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="process names in /proc: Linux")
+def test_one_deadline_covers_import_tests_and_timing(tmp_path):
+    """The same submission spending its time in each phase in turn, graded with --timeout 300 and a
+    --total-timeout of a few seconds (the three runs at once, to keep the suite fast): each run ends
+    long before any per-exercise limit, with a report naming the whole run's limit, no process of
+    the student's left and no temporary folder."""
+    markers = {phase: unique_marker()[:11] + phase[0] for phase in PHASES}
+    started = time.monotonic()
+    runs = {phase: _start(tmp_path / phase, NAME_ITSELF.format(marker=markers[phase].encode()) + code, total)
+            for phase, (code, total) in PHASES.items()}
+    reports = {}
+    for phase, process in runs.items():
+        stdout, stderr = process.communicate(timeout=PER_EXERCISE)
+        assert process.returncode == (0 if phase == "perf" else 1), stderr
+        assert "Traceback" not in stderr
+        reports[phase] = json.loads(stdout)["exercises"][0]
+    assert time.monotonic() - started < PER_EXERCISE / 2
+
+    imported = reports["import"]
+    assert "importing it did not finish" in imported["error"] and "--total-timeout 4 s" in imported["error"]
+    assert {test["status"] for test in imported["tests"]} == {"not_run", "skipped"}  # skipped: the GPU's
+
+    tested = reports["tests"]
+    first, *rest = [test for test in tested["tests"] if test["status"] != "skipped"]
+    assert first["status"] == "timeout" and "--total-timeout 4 s" in first["message"], first
+    assert "infinite loop" in first["message"]
+    assert rest and all(test["status"] == "timeout" and test["message"].startswith("not run: the time limit of "
+                                                                                  "the whole run") for test in rest)
+    timed = reports["perf"]
+    assert timed["passed"] and timed["score"] == timed["max_score"]
+    assert timed["tier"]["id"] == "not-timed" and "--total-timeout 12 s" in timed["tier"]["message"], timed["tier"]
+
+    for phase in PHASES:
+        assert gone_all(markers[phase]), phase
+        assert not list((tmp_path / phase / "tmp").iterdir()), phase
+
+
 def test_the_total_timeout_is_explained_in_help():
     from click.testing import CliRunner
 
