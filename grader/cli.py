@@ -165,7 +165,8 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
     from grader import runner  # imports torch: not needed for --help, list or a usage error
 
     try:
-        with ending_on_signals(after=options.run_limit(len(exercises)) + OVERRUN):
+        limit = options.run_limit(len(exercises))
+        with ending_on_signals(after=limit + overrun(limit)):
             verdict = runner.grade(exercises, options)
     except runner.DeviceUnavailable as error:
         raise click.UsageError(str(error)) from None
@@ -173,9 +174,9 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
         raise click.ClickException(str(error)) from None
     except Stopped as stop:  # every child is gone and every temporary folder removed by now
         if stop.signum == OVERRUN_SIGNAL:
-            click.echo(f"stopped: the run went {OVERRUN:g} s past the time limit of the whole run "
-                       f"({options.run_limit(len(exercises)):g} s, --total-timeout) and the grader had not "
-                       "ended it: nothing graded (a fault of the grader: please report it)", err=True)
+            click.echo(f"stopped: the run went {overrun(limit):g} s past the time limit of the whole run "
+                       f"({limit:g} s, --total-timeout) and the grader had not ended it: nothing graded (the "
+                       "grader's own code, or an instructor's suite, is stuck: please report it)", err=True)
             click.get_current_context().exit(124)
         click.echo(f"stopped by {stop.name}: nothing graded", err=True)
         click.get_current_context().exit(128 + stop.signum)
@@ -244,8 +245,13 @@ class Stopped(Exception):
         self.signum, self.name = signum, signal.Signals(signum).name
 
 
-OVERRUN = 30.0  # seconds past the whole run's time limit after which the run is stopped by force
 OVERRUN_SIGNAL = getattr(signal, "SIGALRM", None)
+
+
+def overrun(limit):
+    """Seconds past the whole run's time limit (`limit`) after which the run is stopped by force:
+    the grader ends a run at its limit itself, and then only has its report to write."""
+    return min(30.0, max(5.0, limit / 10))
 
 
 @contextlib.contextmanager

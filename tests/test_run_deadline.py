@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from conftest import SOLUTIONS
 from test_batch import gone_all, make_class, marked, read_csv, unique_marker
 
 PER_EXERCISE = 300  # --timeout: far beyond what any of these runs may take
@@ -129,3 +130,19 @@ def test_stopping_a_batch_ends_every_child_and_removes_its_folders(tmp_path, sto
     assert list(read_csv(out)) == ["amy"]
     assert gone_all(marker)
     assert not list(temp.iterdir())
+
+
+def test_a_run_stuck_in_the_judge_is_stopped_past_its_deadline(tmp_path):
+    """The grader's own process stuck (here an instructor's suite that sleeps: suites run in the
+    judge, where no child's deadline reaches): a backstop stops the run a little past the whole
+    run's limit, exit 124, with its children and temporary folders gone."""
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "test_exercise3_stuck.py").write_text("import time\n\n\ndef test_stuck():\n    time.sleep(600)\n")
+    process = _start(tmp_path / "run", (SOLUTIONS / "exercise3_scaling.py").read_text(), 2,
+                     "--suites", str(suites), "--no-builtin-suites", "--no-perf")
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 124, stderr
+    assert "past the time limit of the whole run (2 s, --total-timeout)" in " ".join(stderr.split())
+    assert "Traceback" not in stderr
+    assert not list((tmp_path / "run" / "tmp").iterdir())
