@@ -1,4 +1,4 @@
-"""Lumen's reference attention: the chapter's code, step by step, plus the KV cache.
+"""Lumen's reference attention: the chapter's code, step by step, plus the KV cache and what heads learn.
 
 The grader trusts these functions as the answer key, and `tests/test_reference.py` proves them
 against an independent float64 NumPy oracle and against torch's own built-ins.
@@ -9,6 +9,14 @@ from lumen_ref.attention import (
     MultiHeadAttention,
     causal_mask,
     scaled_dot_product_attention,
+)
+from lumen_ref.heads import (
+    AttentionOnlyTransformer,
+    find_heads,
+    induction_model,
+    induction_score,
+    previous_token_score,
+    repeated_tokens,
 )
 from lumen_ref.kv_cache import CachedGroupedQueryAttention, KVCache, kv_cache_bytes
 from lumen_ref.steps import (
@@ -26,6 +34,7 @@ from lumen_ref.steps import (
 )
 
 __all__ = [
+    "AttentionOnlyTransformer",
     "CachedGroupedQueryAttention",
     "GroupedQueryAttention",
     "KVCache",
@@ -33,12 +42,17 @@ __all__ = [
     "apply_mask",
     "attention_scores",
     "causal_mask",
+    "find_heads",
     "fused_project",
+    "induction_model",
+    "induction_score",
     "kv_cache_bytes",
     "merge_heads",
     "padding_mask",
+    "previous_token_score",
     "project",
     "repeat_kv",
+    "repeated_tokens",
     "scale_scores",
     "scaled_dot_product_attention",
     "scaled_scores",
