@@ -671,7 +671,7 @@ def _write_feedback(folder, records):
 
     folder.mkdir(parents=True, exist_ok=True)
     for name, record in records.items():
-        batch._replace(folder / f"{name}.html", feedback.render_record(record))
+        files.write_replacing(folder / f"{name}.html", feedback.render_record(record))
     click.echo(f"wrote {len(records)} feedback page(s) into {folder}/", err=True)
 
 
@@ -702,8 +702,8 @@ def merge_command(shard_outputs, out, roster, feedback):
     reports = batch.reports_folder(out)
     reports.mkdir(parents=True, exist_ok=True)
     for name, record in merged.records.items():
-        batch._replace(reports / f"{name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    batch._replace(out, classbook.gradebook_csv(merged.records, roster))
+        files.write_replacing(reports / f"{name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    files.write_replacing(out, classbook.gradebook_csv(merged.records, roster))
     if feedback:
         _write_feedback(feedback, merged.records)
     for line in merged.missing:
