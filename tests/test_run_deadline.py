@@ -1,20 +1,24 @@
 """One deadline for a whole grading run (issue 10, point 3): `--total-timeout` covers importing the
 student's file, the tests, the timing and the report, wherever the submission spends its time. The
 run then ends with a report that says which limit ran out, every child is gone and every temporary
-folder removed. Every other way a run ends (a broken suite, Ctrl-C, SIGTERM or SIGHUP to `batch`)
-leaves no child and no temporary folder either."""
+folder removed. Every other way a run ends (a broken suite, a stuck judge, SIGTERM or SIGHUP to
+`batch`) leaves no child and no temporary folder either, as root and as a user."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
-from conftest import SOLUTIONS
+from conftest import ROOT, SOLUTIONS
 from test_batch import gone_all, make_class, marked, read_csv, unique_marker
+from test_containment import _as_nobody
 
 PER_EXERCISE = 300  # --timeout: far beyond what any of these runs may take
 NAME_ITSELF = "import ctypes, math\n\n\ndef _spin():\n    ctypes.CDLL(None).prctl(15, {marker!r})\n    while True:\n        pass\n\n\n"
@@ -146,3 +150,31 @@ def test_a_run_stuck_in_the_judge_is_stopped_past_its_deadline(tmp_path):
     assert "past the time limit of the whole run (2 s, --total-timeout)" in " ".join(stderr.split())
     assert "Traceback" not in stderr
     assert not list((tmp_path / "run" / "tmp").iterdir())
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Landlock and setpriv: Linux")
+def test_a_users_grader_removes_the_folders_its_children_locked(request):
+    """Graded by a user (uid 65534, where the children run as that same user), a submission that
+    makes folders in its scratch folder and takes every right on them away (chmod 0): the grader
+    still removes everything it made (as root, removing ignores the modes anyway)."""
+    prefix, reason = _as_nobody()
+    if prefix is None:
+        pytest.skip(reason)
+    folder = Path(tempfile.mkdtemp(prefix="lumen-nobody-"))  # a folder 65534 can reach
+    folder.chmod(0o777)
+    request.addfinalizer(lambda: shutil.rmtree(folder, ignore_errors=True))
+    (folder / "submission").mkdir()
+    (folder / "submission" / "exercise3_scaling.py").write_text(
+        "import os, tempfile\n\nlocked = os.path.join(tempfile.gettempdir(), 'locked', 'inner')\n"
+        "os.makedirs(locked)\nopen(os.path.join(locked, 'notes'), 'w').close()\n"
+        "os.chmod(locked, 0)\nos.chmod(os.path.dirname(locked), 0)\nprint('locked', locked)\n")
+    (folder / "tmp").mkdir()
+    (folder / "tmp").chmod(0o777)
+    done = subprocess.run([*prefix, sys.executable, "-m", "grader", "exercise3", "--submission",
+                           str(folder / "submission"), "--device", "cpu", "--no-perf", "--format", "json"],
+                          capture_output=True, text=True, timeout=120, cwd=folder,
+                          env={**os.environ, "TMPDIR": str(folder / "tmp"), "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 1, done.stderr
+    graded = json.loads(done.stdout)["exercises"][0]
+    assert f"locked {folder / 'tmp'}/" in graded["output"], graded  # it did, in the folder looked at below
+    assert not list((folder / "tmp").iterdir())
