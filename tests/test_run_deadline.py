@@ -178,3 +178,26 @@ def test_a_users_grader_removes_the_folders_its_children_locked(request):
     graded = json.loads(done.stdout)["exercises"][0]
     assert f"locked {folder / 'tmp'}/" in graded["output"], graded  # it did, in the folder looked at below
     assert not list((folder / "tmp").iterdir())
+
+
+def test_a_watch_told_to_stop_removes_its_folders(tmp_path):
+    """`lumen-grade watch` in a terminal that is closed (SIGHUP; SIGTERM takes the same path): it
+    stops, exit 128 + the signal, and leaves no temporary folder (its children die with it)."""
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "exercise3_scaling.py").write_text((SOLUTIONS / "exercise3_scaling.py").read_text())
+    (tmp_path / "tmp").mkdir()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "grader", "watch", "exercise3", "--submission", str(tmp_path / "submission"),
+         "--device", "cpu", "--no-perf"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp"), "PYTHONUNBUFFERED": "1"})
+    try:
+        for line in process.stdout:
+            if "Ctrl-C to stop." in line:  # the first report is out
+                break
+        process.send_signal(signal.SIGHUP)
+        assert process.wait(timeout=30) == 128 + signal.SIGHUP
+        assert "Traceback" not in process.stderr.read()
+    finally:
+        process.kill()
+        process.wait()
+    assert not list((tmp_path / "tmp").iterdir())
