@@ -44,22 +44,32 @@ def _start(folder, code, total, *extra):
         text=True)
 
 
+STUCK_SUITE = "import time\n\n\ndef test_stuck():\n    time.sleep(600)\n"  # an instructor's suite, in the judge
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="process names in /proc: Linux")
-def test_one_deadline_covers_import_tests_and_timing(tmp_path):
+def test_one_deadline_covers_import_tests_timing_and_the_judge(tmp_path):
     """The same submission spending its time in each phase in turn, graded with --timeout 300 and a
-    --total-timeout of a few seconds (the three runs at once, to keep the suite fast): each run ends
-    long before any per-exercise limit, with a report naming the whole run's limit, no process of
-    the student's left and no temporary folder."""
+    --total-timeout of a few seconds: each run ends long before any per-exercise limit, with a report
+    naming the whole run's limit, no process of the student's left and no temporary folder. And the
+    grader's own process stuck (an instructor's suite that sleeps: suites run in the judge, where no
+    child's deadline reaches): a backstop stops that run a little past the limit, exit 124. The four
+    runs at once, to keep the suite fast."""
     markers = {phase: unique_marker()[:11] + phase[0] for phase in PHASES}
     started = time.monotonic()
     runs = {phase: _start(tmp_path / phase, NAME_ITSELF.format(marker=markers[phase].encode()) + code, total)
             for phase, (code, total) in PHASES.items()}
+    (tmp_path / "suites").mkdir()
+    (tmp_path / "suites" / "test_exercise3_stuck.py").write_text(STUCK_SUITE)
+    stuck = _start(tmp_path / "judge", (SOLUTIONS / "exercise3_scaling.py").read_text(), 2,
+                   "--suites", str(tmp_path / "suites"), "--no-builtin-suites", "--no-perf")
     reports = {}
     for phase, process in runs.items():
         stdout, stderr = process.communicate(timeout=PER_EXERCISE)
         assert process.returncode == (0 if phase == "perf" else 1), stderr
         assert "Traceback" not in stderr
         reports[phase] = json.loads(stdout)["exercises"][0]
+    _, stderr = stuck.communicate(timeout=PER_EXERCISE)
     assert time.monotonic() - started < PER_EXERCISE / 2
 
     imported = reports["import"]
@@ -76,9 +86,14 @@ def test_one_deadline_covers_import_tests_and_timing(tmp_path):
     assert timed["passed"] and timed["score"] == timed["max_score"]
     assert timed["tier"]["id"] == "not-timed" and "--total-timeout 12 s" in timed["tier"]["message"], timed["tier"]
 
+    assert stuck.returncode == 124, stderr
+    assert "past the time limit of the whole run (2 s, --total-timeout)" in " ".join(stderr.split())
+    assert "Traceback" not in stderr
+
     for phase in PHASES:
         assert gone_all(markers[phase]), phase
-        assert not list((tmp_path / phase / "tmp").iterdir()), phase
+    for run in [*PHASES, "judge"]:
+        assert not list((tmp_path / run / "tmp").iterdir()), run
 
 
 def test_the_total_timeout_is_explained_in_help():
@@ -105,14 +120,14 @@ def test_a_broken_instructor_suite_is_a_grader_error_that_leaves_nothing_behind(
     assert not list((tmp_path / "run" / "tmp").iterdir())
 
 
-# -- batch, stopped -------------------------------------------------------------------------------
+# -- every other way a run ends ------------------------------------------------------------------
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="process names in /proc: Linux")
-@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
-def test_stopping_a_batch_ends_every_child_and_removes_its_folders(tmp_path, stop):
-    """`batch` told to stop (a cancelled CI job, a closed terminal) while a student's code spins at
-    import: it stops as on Ctrl-C, and neither the student's process nor a staging folder is left."""
+def test_a_batch_told_to_stop_ends_every_child_and_removes_its_folders(tmp_path):
+    """`batch` in a terminal that is closed (SIGHUP; SIGTERM and Ctrl-C take the same path, and
+    test_batch tests them) while a student's code spins at import: it stops as on Ctrl-C, and
+    neither the student's process nor a folder of the batch or of its graders is left."""
     marker = unique_marker()
     folder = make_class(tmp_path / "class", {"amy": {"notes.txt": "no code yet"},
                                              "zed": {"exercise3_scaling.py": NAME_ITSELF.format(
@@ -127,29 +142,13 @@ def test_stopping_a_batch_ends_every_child_and_removes_its_folders(tmp_path, sto
     while not ((tmp_path / "grades" / "amy.json").exists() and marked(marker)):
         assert process.poll() is None and time.monotonic() < give_up, process.communicate()
         time.sleep(0.1)
-    process.send_signal(getattr(signal, stop))
+    process.send_signal(signal.SIGHUP)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr
     assert "interrupted: 1 of 2 students" in stderr
     assert list(read_csv(out)) == ["amy"]
     assert gone_all(marker)
     assert not list(temp.iterdir())
-
-
-def test_a_run_stuck_in_the_judge_is_stopped_past_its_deadline(tmp_path):
-    """The grader's own process stuck (here an instructor's suite that sleeps: suites run in the
-    judge, where no child's deadline reaches): a backstop stops the run a little past the whole
-    run's limit, exit 124, with its children and temporary folders gone."""
-    suites = tmp_path / "suites"
-    suites.mkdir()
-    (suites / "test_exercise3_stuck.py").write_text("import time\n\n\ndef test_stuck():\n    time.sleep(600)\n")
-    process = _start(tmp_path / "run", (SOLUTIONS / "exercise3_scaling.py").read_text(), 2,
-                     "--suites", str(suites), "--no-builtin-suites", "--no-perf")
-    _, stderr = process.communicate(timeout=120)
-    assert process.returncode == 124, stderr
-    assert "past the time limit of the whole run (2 s, --total-timeout)" in " ".join(stderr.split())
-    assert "Traceback" not in stderr
-    assert not list((tmp_path / "run" / "tmp").iterdir())
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="Landlock and setpriv: Linux")
