@@ -1,4 +1,5 @@
-"""Lumen's reference attention: the chapter's code, step by step, plus the KV cache.
+"""Lumen's reference attention: the chapter's code, step by step, plus the KV cache and attention
+without the (L, L) matrix.
 
 The grader trusts these functions as the answer key, and `tests/test_reference.py` proves them
 against an independent float64 NumPy oracle and against torch's own built-ins.
@@ -24,6 +25,7 @@ from lumen_ref.steps import (
     softmax,
     split_heads,
 )
+from lumen_ref.tiled import attention_cost, crossover_length, online_softmax, tiled_attention
 
 __all__ = [
     "CachedGroupedQueryAttention",
@@ -31,11 +33,14 @@ __all__ = [
     "KVCache",
     "MultiHeadAttention",
     "apply_mask",
+    "attention_cost",
     "attention_scores",
     "causal_mask",
+    "crossover_length",
     "fused_project",
     "kv_cache_bytes",
     "merge_heads",
+    "online_softmax",
     "padding_mask",
     "project",
     "repeat_kv",
@@ -44,4 +49,5 @@ __all__ = [
     "scaled_scores",
     "softmax",
     "split_heads",
+    "tiled_attention",
 ]
