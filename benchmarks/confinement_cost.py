@@ -16,7 +16,7 @@ import click
 @click.command()
 @click.option("--children", type=click.IntRange(min=1), default=40, show_default=True, help="Children per setting.")
 def main(children):
-    from grader.sandbox import Launcher, Worker
+    from grader.sandbox.judge import Launcher, Child
 
     launchers = {}
     for name, off in (("kernel layers", None), ("no kernel layers", "1")):
@@ -30,9 +30,9 @@ def main(children):
         for _ in range(children):
             for name, launcher in launchers.items():
                 started = time.perf_counter()
-                worker = Worker(launcher, os.path.join(folder, "child.log"), time.monotonic() + 30)
+                child = Child(launcher, os.path.join(folder, "child.log"), time.monotonic() + 30)
                 times[name].append(time.perf_counter() - started)
-                worker.stop()
+                child.stop()
     for name, launcher in launchers.items():
         click.echo(f"{name:<18} {1e3 * statistics.median(times[name]):7.1f} ms per child  {launcher.level}")
         launcher.close()

@@ -86,7 +86,7 @@ def verdict(entry, text):
 def grade_all(entries, time_limit):
     """{path: (diagnosis text, passed)} grading each file as its exercise, one file per exercise per run."""
     from grader import catalog, runner
-    from grader.sandbox import Launcher
+    from grader.sandbox.judge import Launcher
 
     launcher = Launcher()
     launcher.start()

@@ -66,7 +66,7 @@ def cli_seconds(submission):
 def in_process(folder, rounds):
     """Median seconds grading `folder` takes with the diagnosis and without it, in this process."""
     from grader import catalog, diagnose, runner
-    from grader.sandbox import Launcher
+    from grader.sandbox.judge import Launcher
 
     launcher = Launcher()
     launcher.start()  # before anything of the reference exists in this process

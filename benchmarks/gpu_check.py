@@ -75,7 +75,7 @@ def corpus():
 
 def check_verdicts():
     from grader import catalog, runner
-    from grader.sandbox import Launcher
+    from grader.sandbox.judge import Launcher
 
     launcher = Launcher()
     launcher.start()  # before CUDA is initialised in this process: the children are forked from it

@@ -3,7 +3,7 @@
 For each sequence length, times `lumen_ref.scaled_dot_product_attention` against
 `torch.nn.functional.scaled_dot_product_attention` (same q, k, v and causal mask), and
 `lumen_ref.MultiHeadAttention` against the same layer with the fused kernel in its place, with the
-grader's own timing (`grader.bench`: interleaved rounds, fresh inputs, one intra-op thread, CPU time
+grader's own timing (`grader.perf.child`: interleaved rounds, fresh inputs, one intra-op thread, CPU time
 of the thread; CUDA events on a GPU). Prints the median time of each and the median ratio.
 
     python benchmarks/reference_vs_fused.py --device cpu --lengths 128,256,512,1024
@@ -13,21 +13,21 @@ import click
 import torch
 
 import lumen_ref
-from grader import bench
+from grader.perf import cases, child, rounds
 
 BOUNDS = [1.0]  # no tiers here: only rounds until the median ratio is clearly above or below 1
 
 
 def compare(case, device, budget):
     """(reference ms, fused ms, median ratio reference/fused, rounds) for one case."""
-    state = bench.weights(case, lumen_ref, 0) if case.init else None
-    fns = {"reference": bench.build(case, lumen_ref, state, device),
-           "fused": bench.build(case, bench.reference(fused=True), state, device)}
+    state = cases.weights(case, lumen_ref, 0) if case.init else None
+    fns = {"reference": cases.build(case, lumen_ref, state, device),
+           "fused": cases.build(case, child.reference(fused=True), state, device)}
     with torch.no_grad():
-        times = bench.time_case(fns, lambda round_: bench.make_args(case, bench.generator(round_ + 3), device),
+        times = child.time_case(fns, lambda round_: cases.make_args(case, cases.generator(round_ + 3), device),
                                 device, 0, budget, BOUNDS, watch=("reference", "fused"))["time"]
-    ratio, _ = bench.ratio_stats(times["reference"], times["fused"])
-    reference, fused = (1e3 * bench.median(times[name]) for name in ("reference", "fused"))
+    ratio, _ = rounds.ratio_stats(times["reference"], times["fused"])
+    reference, fused = (1e3 * rounds.median(times[name]) for name in ("reference", "fused"))
     return reference, fused, ratio, len(times["fused"])
 
 
@@ -44,10 +44,10 @@ def main(device, lengths, budget):
     B, D, H = 4, 512, 8
     click.echo(f"{'case':<34} {'L':>5} {'reference ms':>13} {'fused ms':>9} {'ratio':>6} {'rounds':>6}")
     for L in (int(length) for length in lengths.split(",")):
-        q = bench.Randn((B, H, L, D // H))
-        cases = {"scaled_dot_product_attention": bench.Case("scaled_dot_product_attention",
-                                                            (q, q, q, bench.CausalMask(L))),
-                 "MultiHeadAttention(512, 8)": bench.Case("MultiHeadAttention", (bench.Randn((B, L, D)),),
+        q = cases.Randn((B, H, L, D // H))
+        cases = {"scaled_dot_product_attention": cases.Case("scaled_dot_product_attention",
+                                                            (q, q, q, cases.CausalMask(L))),
+                 "MultiHeadAttention(512, 8)": cases.Case("MultiHeadAttention", (cases.Randn((B, L, D)),),
                                                           init=(D, H))}
         for name, case in cases.items():
             reference, fused, ratio, rounds = compare(case, device, budget)

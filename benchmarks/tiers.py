@@ -28,11 +28,11 @@ def submissions():
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Runs per file.")
 def main(runs):
     """One line per file and run: tier, ratio, spread, rounds, KV cache verdicts, seconds taken."""
-    from grader.sandbox import Launcher
+    from grader.sandbox.judge import Launcher
 
     launcher = Launcher()
     launcher.start()  # before the reference is imported, as lumen-grade does
-    from grader import perf
+    from grader.perf import judge as perf
 
     try:
         with tempfile.TemporaryDirectory() as log_dir:

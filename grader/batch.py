@@ -23,7 +23,8 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import catalog, classbook, containment, files
+from grader import catalog, classbook, files
+from grader.sandbox import containment
 from grader.gradescope import stage
 from grader.results import STATUSES
 

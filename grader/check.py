@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import catalog, release, runner
-from grader.sandbox import Launcher
+from grader.sandbox.judge import Launcher
 
 PASS, FAIL, NOT_AVAILABLE = "pass", "FAIL", "not available"
 MISCONCEPTIONS = "grader.misconceptions"

@@ -1,6 +1,6 @@
 """Checks of what the student's code returned, each failing with one sentence a student can act on.
 
-Every value arrives from the sandbox as a real tensor or plain value (see `wire`), so these checks
+Every value arrives from the sandbox as a real tensor or plain value (see `grader.sandbox.wire`), so these checks
 compare numbers the judge built itself. Expected values come from the float64 reference. A message
 names what is wrong in plain words (which axis of a shape, the first wrong position with both
 values and the tolerance, where a NaN is and what usually makes one, a dtype or device that

@@ -13,7 +13,7 @@ import secrets
 import stat
 from functools import lru_cache
 
-from grader import containment
+from grader.sandbox import containment
 
 
 class UnsafeFile(OSError):

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import click
 
-from grader import catalog, containment, files, report, submission
+from grader import catalog, files, report, submission
+from grader.sandbox import containment
 from grader.results import clean_text
 
 ROOT_ENV = "LUMEN_AUTOGRADER_ROOT"

@@ -21,16 +21,20 @@ __all__ = [
     "apply_mask",
     "attention_cost",
     "attention_scores",
+    "attention_only_patterns",
     "cached_attention_outputs",
     "causal_mask",
     "crossover_length",
+    "find_heads",
     "fused_project",
     "grouped_query_attention",
+    "induction_score",
     "kv_cache_bytes",
     "merge_heads",
     "multi_head_attention",
     "online_softmax",
     "padding_mask",
+    "previous_token_score",
     "project",
     "repeat_kv",
     "scale_scores",
@@ -271,6 +275,67 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, seq_len, batch_size=1, bytes_pe
     """Bytes of cached keys and values: per token per layer 2 * n_kv_heads * d_head numbers."""
     numbers_per_token_per_layer = 2 * n_kv_heads * d_head
     return int(numbers_per_token_per_layer) * n_layers * seq_len * batch_size * bytes_per_value
+
+
+# What heads learn
+
+
+def previous_token_score(pattern):
+    """pattern (B, H, L, L) -> (H,): for each head, the weights pattern[b, h, i, i-1] of every b and
+    every query i >= 1, added up one by one and divided by their count."""
+    w = _f64(pattern)
+    B, H, L, _ = w.shape
+    return np.array([sum(w[b, h, i, i - 1] for b in range(B) for i in range(1, L)) / (B * (L - 1))
+                     for h in range(H)])
+
+
+def induction_score(pattern, seq_len):
+    """pattern (B, H, 2T, 2T) -> (H,): the mean of pattern[b, h, T + n, n + 1], the n-th query of the
+    second half on the key after the n-th token of the first (n = 0 .. T-1)."""
+    w = _f64(pattern)
+    B, H, L, _ = w.shape
+    if L != 2 * seq_len:
+        raise ValueError("a pattern of a sequence repeated twice has 2 * seq_len positions")
+    return np.array([sum(w[b, h, seq_len + n, n + 1] for b in range(B) for n in range(seq_len)) / (B * seq_len)
+                     for h in range(H)])
+
+
+def find_heads(patterns, threshold=0.4):
+    """Every (layer, head) whose score is above threshold, layer by layer, head by head."""
+    found = {"previous_token": [], "induction": []}
+    for layer, pattern in enumerate(patterns):
+        previous, induction = previous_token_score(pattern), induction_score(pattern, _f64(pattern).shape[-1] // 2)
+        for head in range(len(previous)):
+            if previous[head] > threshold:
+                found["previous_token"].append((layer, head))
+            if induction[head] > threshold:
+                found["induction"].append((layer, head))
+    return found
+
+
+def attention_only_patterns(tokens, state, n_heads):
+    """The attention weights of every layer of an attention-only transformer (lumen_ref.heads), from its
+    state dict: tokens (B, L) ints -> [(B, H, L, L)] one per layer, each head's attention on its own slice
+    of the weights, the residual stream summed layer by layer."""
+    tokens = np.asarray(tokens.cpu() if hasattr(tokens, "cpu") else tokens)
+    p = {name: _f64(value) for name, value in state.items()}
+    L = tokens.shape[1]
+    x = p["tok_emb.weight"][tokens] + p["pos_emb.weight"][:L]  # (B, L, D)
+    patterns, layer = [], 0
+    while f"layers.{layer}.q_proj.weight" in p:
+        w = {name: p[f"layers.{layer}.{name}_proj.weight"] for name in "qkvo"}
+        d_head = w["q"].shape[0] // n_heads
+        outs, weights = [], []
+        for h in range(n_heads):
+            rows = slice(h * d_head, (h + 1) * d_head)
+            out, a = scaled_dot_product_attention(_linear(x, w["q"][rows]), _linear(x, w["k"][rows]),
+                                                  _linear(x, w["v"][rows]), causal_mask(L))
+            outs.append(out)
+            weights.append(a)
+        x = x + _linear(np.concatenate(outs, axis=-1), w["o"])
+        patterns.append(np.stack(weights, axis=1))  # (B, H, L, L)
+        layer += 1
+    return patterns
 
 
 # The cost of attention, and attention without the (L, L) matrix

@@ -21,11 +21,11 @@ import torch
 from grader import catalog, diagnose, testkit
 from grader.compare import Mismatch
 from grader.results import TestResult
-from grader.sandbox import DEFAULT_MEMORY_LIMIT, ForbiddenCall, StudentError, WorkerCrashed, WorkerTimeout
+from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, ForbiddenCall, StudentError, ChildCrashed, ChildTimeout
 from grader.student import Student
 
 DEVICES = ("cpu", "cuda")
-_FRAME_LINE = re.compile(r"[^,]*, line (\d+), in ")  # a frame as the worker describes it
+_FRAME_LINE = re.compile(r"[^,]*, line (\d+), in ")  # a frame as the child describes it
 
 
 class NotRun(Exception):
@@ -130,11 +130,11 @@ class GradingPlugin:
             result.error = f"{self._where(exercise, error)}: importing it raised {what}"
             if error.type == "NotImplementedError":
                 result.error += " (top-level code must not call your unfinished functions)"
-        except WorkerTimeout:
+        except ChildTimeout:
             result.error = (f"{os.path.basename(result.file)}: importing it did not finish within the exercise's "
                             f"time limit ({self.time_limit:g} s): is there a loop or a long computation outside your "
                             "functions? Keep experiments under `if __name__ == \"__main__\":`")
-        except WorkerCrashed as error:
+        except ChildCrashed as error:
             result.error = f"{os.path.basename(result.file)}: the process importing it died: {error}"
 
     def _where(self, exercise, error):
@@ -234,11 +234,11 @@ def _outcome(excinfo, time_limit, found=None):
         if error.type == "NotImplementedError":
             return "error", f"not implemented yet: {error.message}", {}
         return "error", error.summary, {"frames": error.frames}
-    if isinstance(error, WorkerTimeout) and error.earlier:
+    if isinstance(error, ChildTimeout) and error.earlier:
         return "timeout", f"not run: an earlier test used up the exercise's time limit ({time_limit:g} s)", {}
-    if isinstance(error, WorkerTimeout):
+    if isinstance(error, ChildTimeout):
         return "timeout", (f"the exercise's time limit ({time_limit:g} s) ran out: is there an "
                            "infinite loop, or a loop over every element?"), {}
-    if isinstance(error, WorkerCrashed):
+    if isinstance(error, ChildCrashed):
         return "error", str(error), {}
     return "error", f"grader error (please report it): {type(error).__name__}: {error}", {}

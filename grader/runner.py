@@ -12,7 +12,7 @@ import torch
 
 from grader import submission
 from grader.results import ExerciseResult, GradeReport, TestResult
-from grader.sandbox import DEFAULT_MEMORY_LIMIT, Launcher
+from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, Launcher
 
 BUILTIN_SUITES = Path(__file__).parent / "suites"
 
@@ -87,7 +87,7 @@ def _grade(exercises, options, launcher, devices):
             files[exercise.id], sources[exercise.id] = str(found.code.resolve()), found
         # the reference's world, only after the fork, and before any student code runs: a
         # submission that could write this kit's files must not change what is imported later
-        from grader import perf
+        from grader.perf import judge as perf
 
         _run_suites(results, files, sources, launcher, options, devices)
         if options.perf:

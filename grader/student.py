@@ -10,9 +10,10 @@ the same failure.
 import os
 import time
 
-from grader import files, wire
+from grader import files
+from grader.sandbox import wire
 from grader.compare import Mismatch, describe
-from grader.sandbox import DEFAULT_MEMORY_LIMIT, Worker, WorkerCrashed, WorkerTimeout, SubmissionRefused, load_request, printable
+from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, SubmissionRefused, load_request, printable
 
 
 class Student:
@@ -24,50 +25,50 @@ class Student:
         self.log_path = os.path.join(log_dir, f"{exercise.id}.log")
         self.time_limit, self.memory_limit = time_limit, memory_limit
         self.deadline = time.monotonic() + time_limit
-        self.worker = None
+        self.child = None
         self.load_failure = None  # why the file could not be imported, once it failed
         self.generation = 0  # bumped at every restart, so handles from a dead child are refused
 
-    def _live_worker(self):
+    def _live_child(self):
         if self.load_failure is not None:
             raise self.load_failure.with_traceback(None)
         if time.monotonic() >= self.deadline:
-            raise WorkerTimeout(earlier=True)
-        if self.worker is None or not self.worker.alive:
+            raise ChildTimeout(earlier=True)
+        if self.child is None or not self.child.alive:
             try:
                 load = load_request(self.path, self.exercise.stem)
             except SubmissionRefused as refused:
                 self.load_failure = refused
                 raise
-            self.worker = Worker(self.launcher, self.log_path, self.deadline, self.memory_limit, (self.path,))
+            self.child = Child(self.launcher, self.log_path, self.deadline, self.memory_limit, (self.path,))
             self.generation += 1
             try:
-                self.worker.request(load)
-            except WorkerTimeout:
+                self.child.request(load)
+            except ChildTimeout:
                 raise
-            except Exception as failure:  # StudentError or WorkerCrashed: it would fail again
+            except Exception as failure:  # StudentError or ChildCrashed: it would fail again
                 self.load_failure = failure
-                self.worker.stop()
+                self.child.stop()
                 raise
-        return self.worker
+        return self.child
 
     def load(self):
         """Import the student's file now, if it is not imported yet; raises what the import raised."""
-        self._live_worker()
+        self._live_child()
 
     def run(self, target, *args, method=None, grad=None, return_args=False, no_grad=False, **kwargs):
         """Call `target` (a name in the student's file, or a RemoteObject) and return the reply:
         `value`, plus `args` (the arguments after the call) and `grads`/`param_grads` if asked."""
-        worker = self._live_worker()
+        child = self._live_child()
         if isinstance(target, RemoteObject):
             if target.generation != self.generation:
-                raise WorkerCrashed("an object made before the student's process restarted is gone")
+                raise ChildCrashed("an object made before the student's process restarted is gone")
             target = target.handle
         request = {
             "op": "call", "target": target, "method": method, "args": list(args),
             "kwargs": kwargs, "grad": grad, "return_args": return_args, "no_grad": no_grad,
         }
-        reply = worker.request(_to_wire(request))
+        reply = child.request(_to_wire(request))
         reply = {key: self._from_wire(value) for key, value in reply.items()}
         if isinstance(target, str) and target[:1].isupper() and method is None and grad is None \
                 and not isinstance(reply.get("value"), RemoteObject):  # a class of the exercise, called
@@ -89,8 +90,8 @@ class Student:
         return lambda *args, **kwargs: self.run(name, *args, **kwargs)["value"]
 
     def close(self):
-        if self.worker is not None:
-            self.worker.stop()
+        if self.child is not None:
+            self.child.stop()
 
     def printed(self, limit=2000):
         """The start of what the student's code printed (stdout and stderr), for the report,

@@ -52,12 +52,12 @@ class Found:
         return f"{self.shown.name}, cell {number} (code cell {code_number}), line {line - start + 1}"
 
     def frame(self, frame):
-        """A frame of the graded code as the worker describes it ("exercise3_scaling.py, line 40,
+        """A frame of the graded code as the child describes it ("exercise3_scaling.py, line 40,
         in f: ...") with its file and line as `where` names them (a notebook's cell and line)."""
         return _FRAME_PLACE.sub(lambda match: self.where(int(match.group(1))), frame, count=1)
 
 
-_FRAME_PLACE = re.compile(r"^[^,]*, line (\d+)(?=, in )")  # the file and line of a worker's frame
+_FRAME_PLACE = re.compile(r"^[^,]*, line (\d+)(?=, in )")  # the file and line of a child's frame
 
 
 class WrongExercise(SubmissionError):

@@ -13,7 +13,7 @@ import time
 from datetime import datetime
 
 from grader.results import GradeReport
-from grader.sandbox import Launcher
+from grader.sandbox.judge import Launcher
 from grader.submission import SubmissionError, find_file
 
 SETTLE = 0.05  # seconds a changed file must stay unchanged before it is graded (a save in progress)

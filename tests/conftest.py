@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from grader import catalog, runner
-from grader.sandbox import Launcher
+from grader.sandbox.judge import Launcher
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from grader import containment, guard
-from grader.sandbox import Launcher, Worker, load_request
+from grader.sandbox import containment, rules
+from grader.sandbox.judge import Launcher, Child, load_request
 from test_batch import marked
 
 PROBE = ROOT / "tests" / "hostile" / "escape_probe.py"
@@ -49,17 +49,17 @@ def escape_attempts(folder):
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "exercise3_scaling.py"
     path.write_text(PROBE.read_text().replace("@KIT@", str(ROOT)))
-    audit, guard.Guard._audit = guard.Guard._audit, lambda self, event, args: None
+    audit, rules.Guard._audit = rules.Guard._audit, lambda self, event, args: None
     launcher = Launcher()
     launcher.start()  # the zygote, and so every child, is forked with the rules' hook switched off
-    guard.Guard._audit = audit
+    rules.Guard._audit = audit
     try:
-        worker = Worker(launcher, str(folder / "child.log"), time.monotonic() + 60, readable=(str(path),))
+        child = Child(launcher, str(folder / "child.log"), time.monotonic() + 60, readable=(str(path),))
         try:
-            worker.request(load_request(str(path), "exercise3_scaling"))
-            outcomes = worker.request({"op": "call", "target": "probe", "args": [], "kwargs": {}})["value"]
+            child.request(load_request(str(path), "exercise3_scaling"))
+            outcomes = child.request({"op": "call", "target": "probe", "args": [], "kwargs": {}})["value"]
         finally:
-            worker.stop()
+            child.stop()
     finally:
         launcher.close()
     return launcher.containment, outcomes

@@ -19,9 +19,10 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import ROOT, SOLUTIONS
-from grader import catalog, guard, runner, wire
+from grader import catalog, runner
+from grader.sandbox import rules, wire
 from grader.cli import MemorySize, main
-from grader.sandbox import Launcher, printable
+from grader.sandbox.judge import Launcher, printable
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 SHADOWS = ("torch.py", "numpy.py", "sitecustomize.py", "usercustomize.py")  # each leaves a file if imported
@@ -243,18 +244,18 @@ def test_a_spawned_child_is_confined_too(tmp_path, monkeypatch):
 
 
 def test_the_rules_cover_what_the_issue_forbids():
-    by_exercise = {number: {rule.name for rule in guard.RULES if rule.exercises is None or number in rule.exercises}
+    by_exercise = {number: {rule.name for rule in rules.RULES if rule.exercises is None or number in rule.exercises}
                    for number in range(1, 9)}
-    softmax, fused, multihead = (rule.name for rule in guard.RULES[:3])
+    softmax, fused, multihead = (rule.name for rule in rules.RULES[:3])
     assert softmax in by_exercise[5] and all(softmax not in by_exercise[n] for n in (1, 2, 3, 4, 6, 7, 8))
     assert all({fused, multihead} <= by_exercise[n] for n in (5, 6, 7, 8))
     assert all({fused, multihead}.isdisjoint(by_exercise[n]) for n in (1, 2, 3, 4))
-    modules = {module for rule in guard.RULES for module in rule.modules}
+    modules = {module for rule in rules.RULES for module in rule.modules}
     assert {"lumen_ref", "grader", "solutions"} <= modules
 
 
 def test_the_answer_key_and_hidden_tests_are_secret_in_the_child():
-    secret = guard._SECRET
+    secret = rules._SECRET
     assert os.path.realpath(ROOT / "lumen_ref") in secret and os.path.realpath(ROOT / "solutions") in secret
     assert os.path.realpath(ROOT / "grader" / "oracle.py") in secret
 

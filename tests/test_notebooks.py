@@ -354,7 +354,7 @@ def test_a_notebook_for_another_exercise_in_the_folder_is_a_usage_error(tmp_path
 def test_a_runtime_error_names_the_notebook_cell_not_the_graded_file(tmp_path):
     """The student's traceback, through the one mapping of the graded .py's lines to the cells."""
     from grader.plugin import _outcome
-    from grader.sandbox import StudentError
+    from grader.sandbox.judge import StudentError
     from grader.submission import prepare
 
     notebook = nbformat.v4.new_notebook()

@@ -14,7 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import SOLUTIONS
-from grader import bench, catalog, perf
+from grader import catalog
+from grader.perf import judge as perf
+from grader.perf import rounds
 from grader.cli import main
 
 SLOW = Path(__file__).resolve().parent / "slow_submissions"
@@ -55,7 +57,7 @@ def test_tiers_are_three_times_apart_and_cover_every_ratio():
 def test_ratio_statistics_are_the_median_and_half_the_interquartile_range():
     reference = [1.0] * 8
     student = [1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 10.0]  # one disturbed round changes nothing
-    ratio, spread = bench.ratio_stats(student, reference)
+    ratio, spread = rounds.ratio_stats(student, reference)
     assert ratio == pytest.approx(1.35)
     assert spread == pytest.approx((1.55 - 1.15) / 2 / 1.35)  # quartiles: medians of each half
 

@@ -5,7 +5,7 @@ import torch
 
 import lumen_ref as ref
 from grader.compare import Mismatch, describe, dtype_text, plural, summarise
-from grader.sandbox import StudentError
+from grader.sandbox.judge import StudentError
 from grader.testkit import (
     as64,
     dims,

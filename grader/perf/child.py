@@ -1,7 +1,8 @@
-"""Timing for the performance tiers, in the student's process (the judge's side is `perf`).
+"""Timing for the performance tiers, in the child (the judge's side is `grader.perf.judge`).
 
-`worker` imports this module before any student file is loaded, so the clocks, random generators
-and torch entry points captured below are the real ones, whatever a submission patches later.
+`grader.sandbox.child` imports this module before any student file is loaded, so the clocks, random
+generators and torch entry points captured here and in `grader.perf.cases` are the real ones,
+whatever a submission patches later.
 
 How one case is timed (the method measured to be stable on noisy shared CPUs):
 - the student's code, the reference and (where the case has one) torch's fused attention are timed
@@ -12,12 +13,9 @@ How one case is timed (the method measured to be stable on noisy shared CPUs):
   time and how often the thread waited are kept too, so that the judge can charge work handed to
   other threads (process CPU time) and waiting (wall time) to the code that does it;
 - on CUDA, CUDA events around the calls, with the device synchronised before and after;
-- 20 rounds, more while the median ratio is close to a tier boundary, within a time budget.
-
-The cases (what is timed, at which size) are defined here too, as data both sides read: the judge
-builds the same inputs from the same seed to check the student's output against the reference.
+- 20 rounds, more while the median ratio is close to a tier boundary, within a time budget
+  (`grader.perf.rounds`).
 """
-
 import importlib.util
 import math
 import os
@@ -25,17 +23,16 @@ import random
 import sys
 import time
 import types
-from typing import NamedTuple  # not dataclasses: this module is imported on every run, and they cost 1 ms each
 
 import torch
+
+from grader.perf.cases import Decode, Randn, build, cases, decode_program, generator, make_args
+from grader.perf.rounds import CLOCKS, MIN_ROUNDS, MIN_TIMING, Rounds
 
 _thread_time = time.thread_time
 _process_time = time.process_time
 _perf_counter = time.perf_counter
 _Random = random.Random
-_Generator = torch.Generator
-_randn = torch.randn
-_randint = torch.randint
 _no_grad = torch.no_grad
 _set_num_threads = torch.set_num_threads
 _cuda_event = torch.cuda.Event
@@ -49,197 +46,10 @@ try:
 except ImportError:  # Windows
     _getrusage = None
 
-TARGET_ROUNDS = 20  # rounds of a case when its median ratio is clearly inside a tier
-MAX_ROUNDS = 40  # rounds of a case whose ratio is near a tier boundary, while the budget lasts
-MIN_ROUNDS = 3  # rounds of a case even past its budget (a very slow submission)
-CONFIDENCE = 3.6  # (half the interquartile range)/√rounds times this: a 95% interval of the median
-MIN_TIMING = {"cpu": 2e-3, "cuda": 5e-4}  # seconds one timing should last: calls are repeated
-
-
-# -- the cases --------------------------------------------------------------------------------
-
-
-def _shape(shape):
-    return f"({', '.join(map(str, shape))}{',' * (len(shape) == 1)})"
-
-
-class Randn(NamedTuple):
-    """A float32 tensor of standard normal values (times `scale`)."""
-
-    shape: tuple
-    scale: float = 1.0
-
-    def make(self, gen, device):
-        return (_randn(self.shape, generator=gen) * self.scale).to(device)
-
-    def __str__(self):
-        return _shape(self.shape)
-
-
-class CausalScores(NamedTuple):
-    """Random scores (..., L, L) with -inf above the diagonal, as a causal mask leaves them."""
-
-    shape: tuple
-
-    def make(self, gen, device):
-        scores = _randn(self.shape, generator=gen)
-        return scores.masked_fill(~CausalMask(self.shape[-1]).make(gen, "cpu"), float("-inf")).to(device)
-
-    def __str__(self):
-        return f"causal scores {_shape(self.shape)}"
-
-
-class CausalMask(NamedTuple):
-    """The (L, L) bool causal mask."""
-
-    L: int
-
-    def make(self, gen, device):
-        return torch.ones(self.L, self.L, dtype=torch.bool).tril().to(device)
-
-    def __str__(self):
-        return f"causal mask {_shape((self.L, self.L))}"
-
-
-class Lengths(NamedTuple):
-    """(B,) int64 sequence lengths between 1 and L, for padding masks."""
-
-    B: int
-    L: int
-
-    def make(self, gen, device):
-        return _randint(1, self.L + 1, (self.B,), generator=gen).to(device)
-
-    def __str__(self):
-        return f"lengths {_shape((self.B,))}"
-
-
-class Case(NamedTuple):
-    """One call timed: `target` (a function, or a module class built with `init`) on `args`."""
-
-    target: str
-    args: tuple  # input specs (Randn, ...) made fresh each round, or plain values passed as they are
-    init: tuple = None  # constructor arguments: the target is an nn.Module, weights drawn from the seed
-    fused: bool = False  # time torch's fused attention in the reference's place too
-
-    @property
-    def label(self):
-        made = f"{self.target}({', '.join(map(str, self.init))})" if self.init else self.target
-        return f"{made} on {', '.join(map(str, self.args))}"
-
-
-class Decode(NamedTuple):
-    """Generation with a KV cache: decode steps timed at several cached lengths."""
-
-    init: tuple  # (d_model, n_heads, n_kv_heads)
-    batch: int
-    lengths: tuple  # tokens cached when the steps are timed, ascending
-    fused: bool = True
-    target: str = "CachedGroupedQueryAttention"
-
-    @property
-    def label(self):
-        d_model, n_heads, n_kv_heads = self.init
-        return (f"decode steps of {self.target}({d_model}, {n_heads}, {n_kv_heads}) with "
-                f"{', '.join(map(str, self.lengths))} tokens cached")
-
-    @property
-    def max_len(self):
-        return self.lengths[-1] + MAX_ROUNDS + 8
-
-
-class Sizes(NamedTuple):
-    """The shapes of one device's cases."""
-
-    tokens: tuple  # (B, L, d_model): exercise 1's projections
-    scores: tuple  # (B, heads, L, d_head): the attention steps, exercises 2-5
-    layer: tuple  # (B, L, d_model, heads, KV heads): the attention layers, exercises 6 and 7
-    small: tuple  # the layers again on one short sequence, where every extra operation shows
-    decode: tuple  # (d_model, heads, KV heads, B): the KV cache, exercise 8
-    lengths: tuple  # tokens cached when its decode steps are timed
-
-
-# One intra-op CPU thread must time a whole exercise in about a second; a GPU runs the example of
-# the issue (B=4, L=512, d_model=512, 8 heads) and decodes up to 4096 cached tokens. The layers are
-# timed at two sizes because their typical slow paths show at different ones: recomputing a
-# projection where projections dominate (a batch), a Python loop over the heads where the cost
-# of each operation does (one short sequence). The KV cache is the chapter's Llama-2 example in
-# miniature: as many KV heads as heads, so that recomputing the past costs what it really does.
-SIZES = {
-    "cpu": Sizes((4, 128, 256), (4, 8, 128, 32), (4, 64, 512, 8, 2), (1, 16, 256, 16, 4),
-                 (1024, 8, 8, 1), (128, 256, 512, 1024)),
-    "cuda": Sizes((4, 512, 512), (4, 8, 512, 64), (4, 512, 512, 8, 2), (1, 16, 256, 16, 4),
-                  (2048, 16, 16, 4), (512, 1024, 2048, 4096)),
-}
-
-
-def cases(exercise_id, device):
-    """The cases timed for an exercise on a device ("cpu" or "cuda"), in order."""
-    s = SIZES[device]
-    B, L, D = s.tokens
-    x, w = Randn((B, L, D)), Randn((D, D), D ** -0.5)  # weights keep outputs O(1): float32 stays accurate
-    B, H, L, d_head = s.scores
-    q, scores = Randn((B, H, L, d_head)), Randn((B, H, L, L))
-    *model, batch = s.decode
-    return {
-        "exercise1": [Case("project", (x, w, w, w)),
-                      Case("fused_project", (x, Randn((D, 3 * D), D ** -0.5)))],
-        "exercise2": [Case("attention_scores", (q, q))],
-        "exercise3": [Case("scale_scores", (scores, d_head)), Case("scaled_scores", (q, q))],
-        "exercise4": [Case("causal_mask", (L,)), Case("apply_mask", (scores, CausalMask(L))),
-                      Case("padding_mask", (Lengths(B, L), L))],
-        "exercise5": [Case("softmax", (CausalScores((B, H, L, L)),)),
-                      Case("scaled_dot_product_attention", (q, q, q, CausalMask(L)), fused=True)],
-        "exercise6": [Case("MultiHeadAttention", (Randn((B, L, D)),), init=(D, H), fused=True)
-                      for B, L, D, H, _ in (s.layer, s.small)],
-        "exercise7": [Case("GroupedQueryAttention", (Randn((B, L, D)),), init=(D, H, H_kv), fused=True)
-                      for B, L, D, H, H_kv in (s.layer, s.small)],
-        "exercise8": [Decode(tuple(model), batch, s.lengths)],
-    }.get(exercise_id, [])
-
-
-# -- building the calls -------------------------------------------------------------------------
-
-
-def generator(seed):
-    gen = _Generator()
-    gen.manual_seed(seed)
-    return gen
-
-
-def make_args(case, gen, device):
-    return tuple(arg.make(gen, device) if hasattr(arg, "make") else arg for arg in case.args)
-
-
-def weights(case, reference, seed):
-    """The module's state dict, drawn from the seed (scaled 1/√fan_in), named as the reference's."""
-    gen = generator(seed)
-    state = getattr(reference, case.target)(*case.init).state_dict()
-    return {name: _randn(value.shape, generator=gen) * value.shape[-1] ** -0.5 for name, value in state.items()}
-
-
-def build(case, impl, state, device, dtype=torch.float32):
-    """What to call for `case` in `impl` (the student's module or a reference namespace)."""
-    target = getattr(impl, case.target)
-    if case.init is None:
-        return target
-    module = target(*case.init)
-    module.load_state_dict(state)
-    return module.to(device=device, dtype=dtype)
-
-
-def decode_program(case, module, cache_class, gen, device, dtype=torch.float32):
-    """The verification run of a Decode case: a prefill, two single-token steps, then a chunk of
-    three. Returns the outputs of every call, concatenated along the tokens."""
-    d_model, n_heads, n_kv_heads = case.init
-    cache = cache_class(case.batch, n_kv_heads, d_model // n_heads, case.max_len, dtype=dtype, device=device)
-    chunks = [Randn((case.batch, n, d_model)).make(gen, device).to(dtype) for n in (case.lengths[0], 1, 1, 3)]
-    return torch.cat([module(x, cache) for x in chunks], dim=1)
-
 
 # -- the reference, privately -----------------------------------------------------------------
 
-_REFERENCE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lumen_ref")
+_REFERENCE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lumen_ref")
 _REFERENCE_FILES = ("steps", "attention", "kv_cache")
 _loaded = {}
 
@@ -311,61 +121,11 @@ def _clock(device, fn, arg_sets):
     return _thread_time() - cpu, _process_time() - process, _perf_counter() - wall, _waits() - waits
 
 
-CLOCKS = ("time", "process", "wall", "waits", "outside")  # "outside": measured by the judge (perf)
-
 
 def _fresh(arg_sets):
     """Each implementation's own copy of the round's inputs, made just before its timing."""
     return [tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args) for args in arg_sets]
 
-
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
-def ratio_stats(student, reference):
-    """(median, spread) of the per-round ratios student/reference; the spread is half the
-    interquartile range relative to the median (0.015: ±1.5%)."""
-    ratios = sorted(s / r for s, r in zip(student, reference) if r > 0)
-    if not ratios:
-        return math.inf, math.inf
-    middle, half = median(ratios), len(ratios) // 2
-    if not half:
-        return middle, 0.0
-    quartiles = median(ratios[:half]), median(ratios[-half:])  # the medians of each half
-    return middle, (quartiles[1] - quartiles[0]) / 2 / middle
-
-
-def settled(student, reference, bounds):
-    """Is the median ratio clear of every tier boundary, beyond its 95% interval?"""
-    ratio, spread = ratio_stats(student, reference)
-    margin = CONFIDENCE * spread / math.sqrt(len(student))
-    return all(abs(ratio / bound - 1) > margin for bound in bounds)
-
-
-class Rounds:
-    """The timings of one case, per clock and implementation, and when to stop taking them:
-    after TARGET_ROUNDS once the median ratio is clearly inside a tier (`bounds` are the tier
-    boundaries), at MAX_ROUNDS, or once `budget` seconds are spent (CPU time of this process on
-    the CPU, so that a busy machine does not cut the rounds short; wall time on CUDA), but never
-    before MIN_ROUNDS."""
-
-    def __init__(self, names, budget, bounds, device, now=None):
-        self.clocks = {clock: {name: [] for name in names} for clock in CLOCKS}
-        self.now = now or (_process_time if device == "cpu" else _perf_counter)  # a GPU's time is not CPU time
-        self.budget, self.bounds, self.started = budget, bounds, self.now()
-
-    def add(self, name, readings, calls=1):
-        for clock, reading in zip(CLOCKS, readings):
-            self.clocks[clock][name].append(reading / calls)
-
-    def done(self, student, reference):
-        rounds = len(student)
-        if rounds >= MAX_ROUNDS or (rounds >= MIN_ROUNDS and self.now() - self.started > self.budget):
-            return True
-        return rounds >= TARGET_ROUNDS and settled(student, reference, self.bounds)
 
 
 def time_case(fns, make_args_for, device, seed, budget, bounds, watch=("student", "reference")):
@@ -418,7 +178,7 @@ def storages(obj):
 # -- timing across processes ---------------------------------------------------------------------
 # The student's code is timed in its own confined process, under the exercise's rules; the reference
 # (and torch's fused attention) in another, which never holds student code. The judge interleaves
-# their timings call by call, in a random order each round (`perf`); each process keeps one case's
+# their timings call by call, in a random order each round (`grader.perf.judge`); each process keeps one case's
 # callables and inputs between the judge's requests in a `Bench`. Every input is drawn from the seed
 # and the round, so both processes time the same values.
 
@@ -494,7 +254,7 @@ class Bench:
 
 
 def handle(session, request):
-    """The worker's "bench" op. In the student's process (`session.guard` set) only the student's
+    """The child's "bench" op. In the student's process (`session.guard` set) only the student's
     code is built; in a process that never loaded a student file, the reference (and with "fused",
     torch's fused attention in its place). Actions: "verify" (the student's output on the case's
     verification inputs), "prepare" (build the case; returns warm-up times), "round", "grow",

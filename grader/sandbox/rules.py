@@ -14,7 +14,7 @@ installed in the child before the student's file is loaded:
 - an audit hook, which cannot be removed, sees imports, and the answer key's files being opened or
   run by path (`importlib` by path, `runpy`, `exec(open(...).read())`).
 
-A violation raises `ForbiddenCall` and is also remembered, so a submission that catches the
+A violation raises `Violation` and is also remembered, so a submission that catches the
 exception still answers that request with the rule's name, and the judge scores those tests 0.
 """
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import torch
 from torch.overrides import TorchFunctionMode
 
-_GRADER = os.path.dirname(os.path.abspath(__file__))
+_GRADER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _PROJECT = os.path.dirname(_GRADER)
 
 
@@ -47,7 +47,7 @@ def _package_dir(name):
 _ANSWER_KEY = [p for p in (_package_dir("lumen_ref"), os.path.join(_PROJECT, "solutions"),
                            os.path.join(_GRADER, "oracle.py")) if p]
 # what the student's code may not even open: the answer key and the hidden tests (the grader's other
-# files may be read: a traceback the student's code prints reads the worker's source lines)
+# files may be read: a traceback the student's code prints reads the child's source lines)
 _SECRET = tuple(os.path.realpath(p) for p in
                 (*_ANSWER_KEY, os.path.join(_GRADER, "suites"), os.path.join(_GRADER, "testkit.py")))
 
@@ -96,7 +96,7 @@ RULES = (
 TAMPERING = Rule("changing the grader's checks", "leave torch's function modes as you found them")
 
 
-class ForbiddenCall(BaseException):
+class Violation(BaseException):
     """The student's code used a forbidden shortcut. A BaseException, so that an `except Exception`
     in the submission does not swallow it (the guard remembers it anyway)."""
 
@@ -139,7 +139,7 @@ class Guard:
         self.roots = [(tuple(os.path.realpath(p) for p in rule.paths), rule) for rule in self.rules if rule.paths]
         self.mode = _Mode(self) if self.calls else None
         self.library = None  # torch's kernels replaced by refusing ones, while it lives
-        self.violation = None  # the first ForbiddenCall not yet reported
+        self.violation = None  # the first Violation not yet reported
 
     def install(self):
         """Forget the grader's and the answer key's modules, then start the watchers."""
@@ -221,13 +221,13 @@ class Guard:
 
     def flag(self, rule, called, raise_=True):
         """Record a violation (the first one is the one reported) and raise it."""
-        violation = ForbiddenCall(rule, called)
+        violation = Violation(rule, called)
         if self.violation is None:
             self.violation = violation
         if raise_:
             raise violation
 
-    def check_call(self, func):
+    def check_function(self, func):
         """The mode's check of one torch function."""
         name = getattr(func, "__name__", "")
         for part, rule in self.calls:
@@ -339,5 +339,5 @@ class _Mode(TorchFunctionMode):
         self.guard = guard
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.guard.check_call(func)
+        self.guard.check_function(func)
         return func(*args, **(kwargs or {}))

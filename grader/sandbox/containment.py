@@ -14,7 +14,7 @@ strongest mechanisms the machine offers are used, each decided at run time:
   (hard links and renames out of a tree fail), no TCP, and on ABI 6 no signals or abstract
   sockets out of the child;
 - always: PR_SET_NO_NEW_PRIVS and PR_SET_PDEATHSIG (the child dies with its parent), then the
-  seccomp filter of `worker` as a second layer.
+  seccomp filter of `grader.sandbox.child` as a second layer.
 
 `plan` runs once, in the judge; `confine` runs in each child and says which layers hold. The
 level is "kernel" when Landlock or the private mount namespace confines the child's files, and
@@ -34,7 +34,7 @@ from typing import NamedTuple
 KERNEL, PROCESS = "kernel", "process"
 UNPRIVILEGED = 65534  # the uid and gid a root child drops to ("nobody"/"nogroup" on most systems)
 SCRATCH_BYTES = 64 << 20  # the root child's scratch tmpfs
-_KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding grader/
+_KIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the folder holding grader/
 _SYSTEM = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc")
 # read-only too: the C library, OpenMP and torch's kernels look things up there (without /proc every
 # request of a child cost a millisecond more, without /sys a matrix product a quarter more), and no

@@ -1,9 +1,9 @@
 """The judge's side of the sandbox: start children, send them calls, survive whatever they do.
 
-Student code runs only in a child process (see `worker`). On Linux every child is forked from a
-"zygote": a copy of this process made at start-up, after torch is imported but before any expected
-value exists, so a child costs milliseconds instead of a second of `import torch`, and holds no
-secret. Elsewhere each child is a fresh interpreter, started in isolated mode (`python -I`: no
+Student code runs only in a child process (see `grader.sandbox.child`). On Linux every child is
+forked from a "zygote": a copy of this process made at start-up, after torch is imported but before
+any expected value exists, so a child costs milliseconds instead of a second of `import torch`, and
+holds no secret. Elsewhere each child is a fresh interpreter, started in isolated mode (`python -I`: no
 current folder, user site-packages or PYTHON* variables).
 
 While a launcher runs, this process is not "dumpable" (Linux): a child of the same user can no
@@ -24,7 +24,8 @@ import tempfile
 import time
 import weakref
 
-from grader import containment, files, guard, wire, worker
+from grader import files
+from grader.sandbox import child, containment, rules, wire
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes a child may allocate beyond what it holds at its start
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -74,7 +75,7 @@ class StudentError(Exception):
 
 
 class ForbiddenCall(StudentError):
-    """The student's code used a shortcut the exercise forbids (see `guard`): `rule` names it."""
+    """The student's code used a shortcut the exercise forbids (see `grader.sandbox.rules`): `rule` names it."""
 
     def __init__(self, type, message, frames, rule, advice):
         super().__init__(type, message, frames)
@@ -96,7 +97,7 @@ class MemoryLimit(StudentError):
                 "or are tensors kept in a list that grows without end?")
 
 
-class WorkerTimeout(Exception):
+class ChildTimeout(Exception):
     """The exercise's time limit ran out: during this call, or (`earlier`) before it began."""
 
     def __init__(self, earlier=False):
@@ -104,11 +105,11 @@ class WorkerTimeout(Exception):
         self.earlier = earlier
 
 
-class WorkerCrashed(Exception):
+class ChildCrashed(Exception):
     """The student's process ended in the middle of a call."""
 
 
-class SubmissionRefused(WorkerCrashed):
+class SubmissionRefused(ChildCrashed):
     """The student's file cannot be graded as it is (a link, a pipe, far too large)."""
 
 
@@ -182,7 +183,7 @@ class Launcher:
             return socket.socket(fileno=fds[0]), int(message)
         os.mkdir(scratch, 0o700)
         ours, theirs = socket.socketpair()
-        boot = "import sys; sys.path.insert(0, sys.argv[1]); from grader import worker; worker.main(sys.argv[2:])"
+        boot = "import sys; sys.path.insert(0, sys.argv[1]); from grader.sandbox import child; child.main(sys.argv[2:])"
         popen = subprocess.Popen(
             [sys.executable, "-I", "-c", boot, _KIT_ROOT, str(theirs.fileno()), log_path, str(memory_limit or 0),
              scratch],
@@ -234,7 +235,7 @@ class Launcher:
             self.scratch = None
 
 
-_KIT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding grader/
+_KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the folder holding grader/
 _LIVE = weakref.WeakSet()  # launchers whose zygote runs
 
 
@@ -253,7 +254,7 @@ def _zygote(control, plan):
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
         ctypes.CDLL(None).prctl(containment.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        guard.forget_modules()  # for every child to come, while the judge goes on
+        rules.forget_modules()  # for every child to come, while the judge goes on
         while True:
             request = control.recv(1 << 16).decode()
             if not request:
@@ -267,7 +268,7 @@ def _zygote(control, plan):
                 if pid == 0:
                     control.close()
                     ours.close()
-                    worker.child_main(theirs.detach(), log_path, memory_limit, None if trusted else plan, scratch,
+                    child.child_main(theirs.detach(), log_path, memory_limit, None if trusted else plan, scratch,
                                       readable)
                 theirs.close()
                 children[pid] = scratch
@@ -306,7 +307,7 @@ def _kill_group(pgid):
         pass
 
 
-class Worker:
+class Child:
     """One child running one student file, with the exercise's deadline."""
 
     def __init__(self, launcher, log_path, deadline, memory_limit=DEFAULT_MEMORY_LIMIT, readable=(), trusted=False):
@@ -320,10 +321,10 @@ class Worker:
                 launcher.confined(hello)
         except (TimeoutError, socket.timeout):
             self.stop(grace=0)
-            raise WorkerTimeout() from None
+            raise ChildTimeout() from None
         except (EOFError, OSError, wire.WireError):
             self.stop(grace=1.0)
-            raise WorkerCrashed(f"the grader could not start a process for your code ({describe_exit(self.exit_code)})") from None
+            raise ChildCrashed(f"the grader could not start a process for your code ({describe_exit(self.exit_code)})") from None
 
     @property
     def alive(self):
@@ -332,22 +333,22 @@ class Worker:
     def request(self, message):
         """Send one request and wait for its reply within the time left."""
         if not self.alive:
-            raise WorkerCrashed("the student's process has already ended")
+            raise ChildCrashed("the student's process has already ended")
         try:
             self.sock.settimeout(max(self.deadline - time.monotonic(), 0.001))
             wire.send(self.sock, message)
             reply = wire.receive(self.sock, self.deadline)
         except (TimeoutError, socket.timeout):
             self.stop(grace=0)
-            raise WorkerTimeout() from None
+            raise ChildTimeout() from None
         except (EOFError, OSError):
             self.stop(grace=1.0)
-            raise WorkerCrashed(describe_exit(self.exit_code)) from None
+            raise ChildCrashed(describe_exit(self.exit_code)) from None
         except wire.WireError:
             reply = None
         if not isinstance(reply, dict) or not ("value" in reply or "error" in reply):
             self.stop()
-            raise WorkerCrashed("your code's process sent the grader something that is not a reply: "
+            raise ChildCrashed("your code's process sent the grader something that is not a reply: "
                                 "does your code write to files it did not open?")
         if "error" in reply:
             raise StudentError.from_wire(reply["error"])

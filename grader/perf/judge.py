@@ -3,8 +3,9 @@
 It runs after the suites, only for exercises whose correctness tests all passed, in a fresh child
 (the reference is loaded there, under a private name, only now that correctness is decided). First
 the student's output on every performance case is checked against the reference, computed here in
-float64; then `bench` times the student's code and the reference in turn in that child. The tier is
-the median ratio of their times, student/reference, on the case where the student is slowest.
+float64; then `grader.perf.child` times the student's code and the reference in turn in that
+child. The tier is the median ratio of their times, student/reference, on the case where the
+student is slowest.
 
 Tiers are 3× apart, with boundaries at the geometric midpoints (√3, 3√3, ...) between the ratios
 typical mistakes cost (1, 3, 9, 27, 81), far beyond the noise of the median: the same code gets
@@ -24,10 +25,12 @@ import zlib
 import torch
 
 import lumen_ref as ref
-from grader import bench
+from grader.perf.cases import Decode, build, decode_program, generator, make_args, weights
+from grader.perf.cases import cases as cases_for
+from grader.perf.rounds import CLOCKS, MIN_ROUNDS, MIN_TIMING, Rounds, median, ratio_stats
 from grader.compare import Mismatch
 from grader.results import TestResult
-from grader.sandbox import DEFAULT_MEMORY_LIMIT, StudentError, Worker, WorkerCrashed, WorkerTimeout, load_request
+from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, StudentError, Child, ChildCrashed, ChildTimeout, load_request
 from grader.testkit import as64, check_result
 
 BUDGET = {"cpu": 1.2, "cuda": 2.0}  # seconds of timing per exercise, shared by its cases (CPU time; on CUDA wall)
@@ -105,24 +108,24 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
     fresh confined child, under the exercise's rules as everywhere; the reference in a child of its
     own that never holds student code; the judge interleaves their timings and measures both
     children's CPU time itself (a number the student's process reports is never trusted)."""
-    cases = bench.cases(exercise.id, device)
+    cases = cases_for(exercise.id, device)
     seed = seed_for(seed, exercise)
     log = os.path.join(log_dir, f"{exercise.id}.log")
     deadline = time.monotonic() + time_limit
     student = reference = None
     try:
         load = load_request(path, exercise.stem)
-        student = _Timed(Worker(launcher, log, deadline, memory_limit, (path,)), device)
-        student.worker.request(load)
+        student = _Timed(Child(launcher, log, deadline, memory_limit, (path,)), device)
+        student.child.request(load)
         request = {"op": "bench", "exercise": exercise.id, "device": device, "seed": seed}
-        requests = [{**request, "case": index, "state": bench.weights(case, ref, seed) if case.init else None}
+        requests = [{**request, "case": index, "state": weights(case, ref, seed) if case.init else None}
                     for index, case in enumerate(cases)]
         for case, asked in zip(cases, requests):
-            got = student.worker.request({**asked, "action": "verify"})["value"]
+            got = student.child.request({**asked, "action": "verify"})["value"]
             check_result(got, expected(case, seed), what=f"your output on the performance case {case.label}")
-        reference = _Timed(Worker(launcher, log + ".reference", time.monotonic() + time_limit + REFERENCE_GRACE,
+        reference = _Timed(Child(launcher, log + ".reference", time.monotonic() + time_limit + REFERENCE_GRACE,
                                   None, trusted=True), device, trusted=True)
-        _same_cpu(student.worker.pid, reference.worker.pid)
+        _same_cpu(student.child.pid, reference.child.pid)
         budget = BUDGET[device] / len(cases)
         raw = [_time(case, asked, student, reference, device, seed, budget) for case, asked in zip(cases, requests)]
     except Mismatch as mismatch:
@@ -131,15 +134,15 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
         return untimed(device, f"not timed: the grader could not time the reference ({failure})")
     except StudentError as error:
         return untimed(device, f"not timed: on the performance case, {error.summary}")
-    except WorkerTimeout:
+    except ChildTimeout:
         return untimed(device, f"not timed: one call on the performance case ran past the time limit "
                                f"({time_limit:g} s), far slower than the reference")
-    except WorkerCrashed as error:
+    except ChildCrashed as error:
         return untimed(device, f"not timed: {error}")
     finally:
         for timed in (student, reference):
             if timed is not None:
-                timed.worker.stop()
+                timed.child.stop()
     return verdict(cases, raw, device)
 
 
@@ -156,13 +159,13 @@ class _Timed:
     call, as the "outside" clock. The child's own clocks stay the precise ones; `_ratios` stops
     believing them where they make the student's code look much faster than the judge saw it."""
 
-    def __init__(self, worker, device, trusted=False):
-        self.worker, self.device, self.trusted = worker, device, trusted
-        self.clock = _cpu_clock(worker.pid)
+    def __init__(self, child, device, trusted=False):
+        self.child, self.device, self.trusted = child, device, trusted
+        self.clock = _cpu_clock(child.pid)
 
     def ask(self, request):
         try:
-            return self.worker.request(request)["value"]
+            return self.child.request(request)["value"]
         except Exception as error:
             if self.trusted:
                 raise _ReferenceFailed(str(error)) from None
@@ -213,14 +216,14 @@ def _cpu_clock(pid):
 
 
 def _time(case, request, student, reference, device, seed, budget):
-    """The timings of one case, as bench.time_case and time_decode shaped them: the student's
+    """The timings of one case, as Bench's rounds and steps shape them: the student's
     child and the reference's asked in turn, in a random order each round."""
     owners = {"student": student, "reference": reference, **({"fused": reference} if case.fused else {})}
     warm = {}
     for timed in (student, reference):
         warm.update(timed.ask({**request, "action": "prepare"}) or {})
     order, names = random.Random(seed), list(owners)
-    if isinstance(case, bench.Decode):
+    if isinstance(case, Decode):
         per_length = []
         for length in case.lengths:
             for timed in (student, reference):
@@ -233,10 +236,10 @@ def _time(case, request, student, reference, device, seed, budget):
                     _add(rounds, name, owners[name].time(step, 1)[name], 1)
             per_length.append(rounds.clocks)
         timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in names}
-                   for clock in bench.CLOCKS}
+                   for clock in CLOCKS}
         return {**timings, "lengths": list(case.lengths), "memory": student.ask({**request, "action": "memory"})}
-    calls = max(1, min(math.ceil(bench.MIN_TIMING[device] / max(min(warm.values()), 1e-7)),
-                       int(budget / bench.MIN_ROUNDS / max(sum(warm.values()), 1e-7)), 100))
+    calls = max(1, min(math.ceil(MIN_TIMING[device] / max(min(warm.values()), 1e-7)),
+                       int(budget / MIN_ROUNDS / max(sum(warm.values()), 1e-7)), 100))
     rounds = _rounds(names, budget, device)
     while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
         index = len(rounds.clocks["time"]["student"])
@@ -247,9 +250,9 @@ def _time(case, request, student, reference, device, seed, budget):
 
 
 def _rounds(names, budget, device):
-    """bench.Rounds whose budget is the time the timings themselves took (see _add)."""
+    """Rounds whose budget is the time the timings themselves took (see _add)."""
     spent = [0.0]
-    rounds = bench.Rounds(names, budget, BOUNDS, device, now=lambda: spent[0])
+    rounds = Rounds(names, budget, BOUNDS, device, now=lambda: spent[0])
     rounds.spent = spent
     return rounds
 
@@ -266,12 +269,12 @@ def untimed(device, message):
 
 def expected(case, seed):
     """The reference's output on a case's verification inputs, in float64."""
-    state = bench.weights(case, ref, seed) if case.init else None
-    fn = bench.build(case, ref, state, "cpu", torch.float64)
+    state = weights(case, ref, seed) if case.init else None
+    fn = build(case, ref, state, "cpu", torch.float64)
     with torch.no_grad():
-        if isinstance(case, bench.Decode):
-            return bench.decode_program(case, fn, ref.KVCache, bench.generator(seed), "cpu", torch.float64)
-        return fn(*as64(bench.make_args(case, bench.generator(seed), "cpu")))
+        if isinstance(case, Decode):
+            return decode_program(case, fn, ref.KVCache, generator(seed), "cpu", torch.float64)
+        return fn(*as64(make_args(case, generator(seed), "cpu")))
 
 
 # -- from timings to a verdict ----------------------------------------------------------------
@@ -309,9 +312,9 @@ def _message(tier, hint):
 
 def summarize(case, timing, device):
     """One case's median ratios, and how they were measured."""
-    if isinstance(case, bench.Decode):
+    if isinstance(case, Decode):
         last = {clock: {name: per_length[-1] for name, per_length in timing[clock].items()}
-                for clock in bench.CLOCKS}
+                for clock in CLOCKS}
         summary = _ratios(case, last, device)
         summary.update(_decode(case, timing))
         return summary
@@ -324,20 +327,20 @@ TRUSTED_SHARE = 0.7  # a ratio from the child's own clocks below this share of t
 def _ratios(case, timing, device):
     key, clock = _clock_for(timing, device)
     times = timing[key]
-    ratio, spread = bench.ratio_stats(times["student"], times["reference"])
+    ratio, spread = ratio_stats(times["student"], times["reference"])
     outside = timing.get("outside", {})
     if outside.get("student") and outside.get("reference"):
         # the judge's own measure of each child's whole request (the same work around the calls in
         # both): if the student's process reports itself much faster than that, its report is not
         # believed, and the judge's measure decides
-        judged, judged_spread = bench.ratio_stats(outside["student"], outside["reference"])
+        judged, judged_spread = ratio_stats(outside["student"], outside["reference"])
         if ratio < TRUSTED_SHARE * judged:
             key, clock, times, ratio, spread = "outside", "judge", outside, judged, judged_spread
     summary = {"label": case.label, "ratio": round(ratio, 3), "spread": round(spread, 4),
                "rounds": len(times["student"]), "clock": clock,
-               "reference_ms": _ms(bench.median(times["reference"])), "student_ms": _ms(bench.median(times["student"]))}
+               "reference_ms": _ms(median(times["reference"])), "student_ms": _ms(median(times["student"]))}
     if "fused" in times:
-        summary["fused_ratio"] = round(bench.ratio_stats(times["student"], times["fused"])[0], 3)
+        summary["fused_ratio"] = round(ratio_stats(times["student"], times["fused"])[0], 3)
     return summary
 
 
@@ -351,11 +354,11 @@ def _clock_for(timing, device):
     thread, process, waits = timing["time"], timing["process"], timing["waits"]
 
     def elsewhere(name):  # CPU time spent by other threads, relative to this thread's
-        return bench.median([(p - t) / max(t, 1e-9) for p, t in zip(process[name], thread[name])])
+        return median([(p - t) / max(t, 1e-9) for p, t in zip(process[name], thread[name])])
 
     if elsewhere("student") - elsewhere("reference") > OFFLOADS:
         return "process", "process-cpu"
-    if bench.median(waits["student"]) - bench.median(waits["reference"]) > WAITS:
+    if median(waits["student"]) - median(waits["reference"]) > WAITS:
         return "wall", "wall"
     return "time", "thread-cpu"
 
@@ -366,7 +369,7 @@ def _ms(seconds):
 
 def _decode(case, timing):
     """The growth verdict and memory report of a Decode case, from its median step times."""
-    steps = {name: [bench.median(at_length) for at_length in per_length]
+    steps = {name: [median(at_length) for at_length in per_length]
              for name, per_length in timing["time"].items()}
     return {"lengths": timing["lengths"],
             "reference_step_ms": [_ms(t) for t in steps["reference"]],

@@ -1,4 +1,4 @@
-"""The student's side of the sandbox: import the submission, run the calls the judge sends.
+"""The child's side of the sandbox: import the submission, run the calls the judge sends.
 
 This code runs in the child process, next to the student's code, so it holds no expected values
 and decides nothing: it computes what it is asked to and sends back plain values (see `wire`).
@@ -6,7 +6,7 @@ and decides nothing: it computes what it is asked to and sends back plain values
 Before any student code runs, the child confines itself (`child_main`): its output goes to a log
 file of bounded size, its memory is bounded, and on Linux a seccomp filter forbids new processes,
 signals or tracing aimed at other processes and raising its own limits, while a root child also
-gives up every capability. The exercise's forbidden shortcuts are watched by `guard`.
+gives up every capability. The exercise's forbidden shortcuts are watched by `grader.sandbox.rules`.
 """
 
 import contextlib
@@ -26,7 +26,8 @@ import traceback
 
 import torch
 
-from grader import bench, containment, guard, wire  # bench first of all: it captures the clocks before any student code
+from grader.perf import child as perf_child  # first of all: it captures the clocks before any student code
+from grader.sandbox import containment, rules, wire
 
 OUTPUT_LIMIT = 8 << 20  # bytes: what the student's code may print (the log file) or write to any file
 _OUT_OF_MEMORY = re.compile(r"can't allocate memory|not enough memory")  # torch's CPU allocator
@@ -41,7 +42,7 @@ class Session:
         self.guard = None  # the exercise's rules, from the load request on
         self.memory_limit = memory_limit
         self.objects = {}  # handle ref -> object living here (a module, a cache)
-        self.bench = None  # the case being timed (bench.Bench), between the judge's requests
+        self.bench = None  # the case being timed (grader.perf.child.Bench), between the judge's requests
 
     def answer(self, request):
         """The encoded reply to one request. The student's code, and the encoding of what it
@@ -51,14 +52,14 @@ class Session:
             return wire.encode(self.load(request["source"], request["path"], request["module"]))
         if op == "bench" and self.guard is None:  # the reference's child, which never loads student code
             number = re.match(r"exercise(\d+)", str(request.get("exercise")))
-            with guard.mirrored(int(number.group(1)) if number else None):
-                return wire.encode(bench.handle(self, request))
+            with rules.mirrored(int(number.group(1)) if number else None):
+                return wire.encode(perf_child.handle(self, request))
         if self.guard is None:
             raise RuntimeError("no file loaded")
         if op == "call":
             return self.guard.run(lambda: wire.encode(self.call(request)))
         if op == "bench":  # the performance phase: the student's code is timed under the rules too
-            return self.guard.run(lambda: wire.encode(bench.handle(self, request)))
+            return self.guard.run(lambda: wire.encode(perf_child.handle(self, request)))
         raise ValueError(f"unknown op {op!r}")
 
     def load(self, source, path, module_name):
@@ -67,7 +68,7 @@ class Session:
         folder = os.path.dirname(os.path.abspath(path))
         sys.path[:] = [p for p in sys.path if p not in ("", ".", folder, os.getcwd())]
         number = re.match(r"exercise(\d+)", module_name)
-        self.guard = guard.Guard(int(number.group(1)) if number else None, path)
+        self.guard = rules.Guard(int(number.group(1)) if number else None, path)
         self.guard.install()
         self.path = os.path.abspath(path)
         linecache.cache[self.path] = (len(source), None, source.splitlines(True), self.path)  # for tracebacks
@@ -159,7 +160,7 @@ class Session:
             for frame in traceback.extract_tb(error.__traceback__)
             if self.path and os.path.abspath(frame.filename) == self.path
         ][-5:]
-        if isinstance(error, guard.ForbiddenCall):
+        if isinstance(error, rules.Violation):
             return {"type": "ForbiddenCall", "message": error.called, "frames": frames,
                     "rule": error.rule.name, "advice": error.rule.advice}
         if isinstance(error, MemoryError) or (isinstance(error, RuntimeError) and _OUT_OF_MEMORY.search(str(error))):
