@@ -57,6 +57,17 @@ def passing(exercise_id, title, points, tier):
                           tests=[Check("test_a", "passed", points)], tier=tier)
 
 
+def test_a_memory_verdict_shows_only_when_the_memory_grows_like_L_squared():
+    tiled = {"id": "on-par", "name": "on par", "message": "on par",
+             "memory": {"verdict": "tiled", "message": "memory: tiled — grows like L^1.0"}}
+    quadratic = {**tiled, "memory": {"verdict": "quadratic", "message": "memory: quadratic — grows like L^2.0"}}
+    for tier, shown in ((tiled, False), (quadratic, True)):
+        text = report.render_text(GradeReport([passing("exercise10", "Attention without the L×L matrix", 38, tier)],
+                                              "cpu", 0))
+        assert ("      memory: quadratic — grows like L^2.0" in lines_of(text)) is shown
+        assert "memory: tiled" not in text
+
+
 def test_a_passing_exercise_is_one_line_with_its_tier_unless_slow():
     on_par = {"id": "on-par", "name": "on par with the reference", "message": "on par — 1.01× its time"}
     slow = {"id": "10x", "name": "about 10× slower than the reference",
