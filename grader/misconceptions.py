@@ -127,6 +127,19 @@ class Reference:
         """The running sum of e^(s - m) v: rescaled, plus the block's."""
         return o * rescale + p @ v_block
 
+    def update_max(self, m, block):
+        """The running max after a block: the larger of the old one and the block's."""
+        return torch.maximum(m, block.amax(dim=-1, keepdim=True))
+
+    def block_exponentials(self, block, m_old, m_new):
+        """(e^(m_old - m_new), e^(block - m_new)): what rescales the running values, and the block's terms."""
+        shift = self.exponent_shift(m_new)
+        return self.exp(m_old - shift), self.exp(block - shift)
+
+    def exp(self, x):
+        """e^x of the running values (in float64: a correct method never raises e above 1)."""
+        return torch.exp(x)
+
     def exponent_shift(self, m):
         """The running max as the shift of e^(s - m): 0 where it is still -inf (no finite score yet)."""
         return m.masked_fill(m == float("-inf"), 0.0)
@@ -191,11 +204,9 @@ class Reference:
         l = torch.zeros_like(m)
         for start in self.block_starts(x.size(-1), block_size):
             block = x[..., start:start + block_size]
-            m_new = torch.maximum(m, block.amax(dim=-1, keepdim=True))
-            shift = self.exponent_shift(m_new)
-            l = self.running_sum(l, torch.exp(m - shift), torch.exp(block - shift))
-            m = m_new
-        return self.normalise(torch.exp(x - self.exponent_shift(m)), l)
+            m_new = self.update_max(m, block)
+            l, m = self.running_sum(l, *self.block_exponentials(block, m, m_new)), m_new
+        return self.normalise(self.exp(x - self.exponent_shift(m)), l)
 
     def tiled_attention(self, q, k, v, block_size, causal=False):
         L_q, L_k = q.size(-2), k.size(-2)
@@ -207,9 +218,8 @@ class Reference:
             s = self.scale_scores(self.attention_scores(q, k_block), q.size(-1))  # (..., L_q, b)
             if causal:
                 s = s.masked_fill(~self.block_causal_mask(L_q, L_k, start, k_block.size(-2)), float("-inf"))
-            m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
-            shift = self.exponent_shift(m_new)
-            rescale, p = torch.exp(m - shift), torch.exp(s - shift)
+            m_new = self.update_max(m, s)
+            rescale, p = self.block_exponentials(s, m, m_new)
             l_new = self.running_sum(l, rescale, p)
             o = self.running_output(o, rescale, p, v_block, l, l_new)
             l, m = l_new, m_new
@@ -423,11 +433,15 @@ MISCONCEPTIONS = (
          5: [(SOLUTION_SDPA_MASK, SOLUTION_SDPA_MASK.replace("(~mask", "(mask"))]},
     ),
     Misconception(
-        "mask-excludes-diagonal", (4,),
+        "mask-excludes-diagonal", (4, 10),
         "Your causal mask leaves out the diagonal: token i may always read itself (torch.tril with "
         "diagonal=0), which also keeps a finite score in every row: see " + MASKING,
-        ({"causal_mask": lambda self, L, device=None: ref.causal_mask(L).tril(diagonal=-1)},),
-        {4: [(SOLUTION_CAUSAL, SOLUTION_CAUSAL.replace("device=device))", "device=device), diagonal=-1)"))]},
+        ({"causal_mask": lambda self, L, device=None: ref.causal_mask(L).tril(diagonal=-1)},
+         {"block_causal_mask": lambda self, L_q, L_k, start, width:
+          torch.arange(start, start + width) < torch.arange(L_k - L_q, L_k)[:, None]}),
+        {4: [(SOLUTION_CAUSAL, SOLUTION_CAUSAL.replace("device=device))", "device=device), diagonal=-1)"))],
+         10: [("            s = s.masked_fill(key > position, float(\"-inf\"))",
+               "            s = s.masked_fill(key >= position, float(\"-inf\"))")]},
     ),
     Misconception(
         "mask-upper-triangle", (4,),
@@ -672,6 +686,27 @@ MISCONCEPTIONS = (
         includes=("online-sum-not-rescaled", "online-output-not-rescaled"),
     ),
     Misconception(
+        "online-max-not-kept", (10,),
+        "Your running max is each block's own max, not the largest seen so far: after a block of small "
+        "scores, e^(s - m) of the earlier, larger ones overflows. Keep m_new = max(m, max of the block): "
+        "see " + COST,
+        ({"update_max": lambda self, m, block: block.amax(dim=-1, keepdim=True),
+          "exp": lambda self, x: _student_exp(self, x)},),
+        {10: [("        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))",
+               "        m_new = s.amax(dim=-1, keepdim=True)")]},
+    ),
+    Misconception(
+        "online-block-uses-old-max", (10,),
+        "You exponentiate a block with the running max from before it: e^(s - m_old), where s may exceed "
+        "m_old (it overflows) and the terms no longer match the sum's shift. Update the max first, then take "
+        "e^(s - m_new) and rescale the running values by e^(m_old - m_new): see " + COST,
+        ({"block_exponentials": lambda self, block, m_old, m_new: (
+            self.exp(m_old - self.exponent_shift(m_new)), self.exp(block - self.exponent_shift(m_old))),
+          "exp": lambda self, x: _student_exp(self, x)},),
+        {10: [("        p = torch.exp(s - shift)  # (..., L_q, b)",
+               "        p = torch.exp(s - m.masked_fill(m == float(\"-inf\"), 0.0))")]},
+    ),
+    Misconception(
         "blocks-drop-last-partial", (10,),
         "Your loop over the blocks drops the last one when block_size does not divide the length (and every "
         "block when block_size is larger): the last block may be shorter, and range(0, n, block_size) with "
@@ -747,17 +782,21 @@ MISCONCEPTIONS = (
 
 
 
+def _student_exp(reference, x):
+    """e^x in the dtype the student computed in: a mistake that raises e to large powers overflows in
+    float32 long before float64."""
+    return torch.exp(x.to(reference.dtype)).to(x.dtype)
+
+
 def _stale_online_softmax(reference, x, block_size):
     """online_softmax writing each block out with the running max and sum of that moment."""
     m = reference.running_max_start(x[..., :1])
     l, out = torch.zeros_like(m), []
     for start in reference.block_starts(x.size(-1), block_size):
         block = x[..., start:start + block_size]
-        m_new = torch.maximum(m, block.amax(dim=-1, keepdim=True))
-        shift = reference.exponent_shift(m_new)
-        l = reference.running_sum(l, torch.exp(m - shift), torch.exp(block - shift))
-        m = m_new
-        out.append(reference.normalise(torch.exp(block - shift), l))
+        m_new = reference.update_max(m, block)
+        l, m = reference.running_sum(l, *reference.block_exponentials(block, m, m_new)), m_new
+        out.append(reference.normalise(torch.exp(block - reference.exponent_shift(m)), l))
     return torch.cat(out, dim=-1) if out else torch.zeros_like(x)
 
 

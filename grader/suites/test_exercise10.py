@@ -144,6 +144,7 @@ def test_online_softmax_huge_scores(student, rng, device):
     x[0] += 1e4  # e^1e4 overflows: only e^(x - max) is safe
     x[1, 0] -= 1e4  # every entry far below 0: a running max that starts at 0 underflows every term
     x[1, 1] = x[1, 1].sort().values * 100  # the max grows in every block, by far
+    x[1, 2] = x[1, 2].sort(descending=True).values * 100  # the max comes first, every later block far below it
     _check_softmax(student, x, size["block"], what=f"online_softmax(x, block_size={size['block']}) with scores "
                    "like ±1e4", nan_hint=OVERFLOW_HINT)
 
