@@ -2,9 +2,9 @@
 
 `student.scale_scores(s, 16)` sends the call to the student's process and returns the values it
 computed. A crashed or timed-out child is replaced by a fresh one on the next call, so one bad
-test never takes the rest of the exercise down with it; the exercise's deadline is shared. The
-file is imported once: if that fails (an error, a forbidden import, a crash), every test reports
-the same failure.
+test never takes the rest of the exercise down with it; the exercise's deadline is shared (and
+comes no later than the whole run's). The file is imported once: if that fails (an error, a
+forbidden import, a crash), every test reports the same failure.
 """
 
 import os
@@ -13,18 +13,21 @@ import time
 from grader import files
 from grader.sandbox import wire
 from grader.compare import Mismatch, describe
-from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, SubmissionRefused, load_request, printable
+from grader.nested import map_values
+from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, SubmissionRefused,
+                                  load_request, printable)
 
 
 class Student:
     """One student's file for one exercise, behind the sandbox."""
 
-    def __init__(self, exercise, path, launcher, log_dir, time_limit, memory_limit=DEFAULT_MEMORY_LIMIT):
+    def __init__(self, exercise, path, launcher, log_dir, time_limit, memory_limit=DEFAULT_MEMORY_LIMIT, run=None):
         self.exercise, self.path = exercise, path
         self.launcher = launcher
         self.log_path = os.path.join(log_dir, f"{exercise.id}.log")
         self.time_limit, self.memory_limit = time_limit, memory_limit
-        self.deadline = time.monotonic() + time_limit
+        self.limit = Deadline.earliest(time_limit, run)  # the exercise's limit, or the whole run's (`run`)
+        self.deadline = self.limit.at
         self.child = None
         self.load_failure = None  # why the file could not be imported, once it failed
         self.generation = 0  # bumped at every restart, so handles from a dead child are refused
@@ -69,7 +72,7 @@ class Student:
             "kwargs": kwargs, "grad": grad, "return_args": return_args, "no_grad": no_grad,
         }
         reply = child.request(_to_wire(request))
-        reply = {key: self._from_wire(value) for key, value in reply.items()}
+        reply = map_values(reply, self._from_wire)
         if isinstance(target, str) and target[:1].isupper() and method is None and grad is None \
                 and not isinstance(reply.get("value"), RemoteObject):  # a class of the exercise, called
             raise Mismatch(f"{target}(...) returned {describe(reply.get('value'))}, not an object: "
@@ -103,17 +106,13 @@ class Student:
         return printable(head.decode(errors="replace"), limit, newlines=True)
 
     def _from_wire(self, value):
+        """One value of a reply as the suites see it: a handle as a RemoteObject; an integer beyond
+        any count refused."""
         if type(value) is int and abs(value) >= _HUGE:
             raise Mismatch(f"your code returned the integer {str(value)[:12]}… ({len(str(value))} digits), far "
                            "beyond any count of bytes or elements: is a factor multiplied in too often?")
         if isinstance(value, wire.Handle):
             return RemoteObject(self, value, self.generation)
-        if isinstance(value, list):
-            return [self._from_wire(item) for item in value]
-        if isinstance(value, tuple):
-            return tuple(self._from_wire(item) for item in value)
-        if isinstance(value, dict):
-            return {key: self._from_wire(item) for key, item in value.items()}
         return value
 
 
@@ -121,13 +120,8 @@ _HUGE = 1 << 63  # an int beyond what any size or count can be (and beyond what 
 
 
 def _to_wire(value):
-    if isinstance(value, RemoteObject):
-        return value.handle
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_wire(item) for item in value)
-    if isinstance(value, dict):
-        return {key: _to_wire(item) for key, item in value.items()}
-    return value
+    """A request as it can travel: each RemoteObject in it as its handle."""
+    return map_values(value, lambda item: item.handle if isinstance(item, RemoteObject) else item)
 
 
 class RemoteObject:

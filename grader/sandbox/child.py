@@ -27,6 +27,8 @@ import traceback
 import torch
 
 from grader.perf import child as perf_child  # first of all: it captures the clocks before any student code
+from grader import catalog
+from grader.nested import map_values
 from grader.sandbox import containment, rules, wire
 
 OUTPUT_LIMIT = 8 << 20  # bytes: what the student's code may print (the log file) or write to any file
@@ -51,8 +53,7 @@ class Session:
         if op == "load":
             return wire.encode(self.load(request["source"], request["path"], request["module"]))
         if op == "bench" and self.guard is None:  # the reference's child, which never loads student code
-            number = re.match(r"exercise(\d+)", str(request.get("exercise")))
-            with rules.mirrored(int(number.group(1)) if number else None):
+            with rules.mirrored(catalog.find(str(request.get("exercise"))).forbidden):
                 return wire.encode(perf_child.handle(self, request))
         if self.guard is None:
             raise RuntimeError("no file loaded")
@@ -67,8 +68,7 @@ class Session:
         and sent (this process may not be able to open the file), with nothing beside it importable."""
         folder = os.path.dirname(os.path.abspath(path))
         sys.path[:] = [p for p in sys.path if p not in ("", ".", folder, os.getcwd())]
-        number = re.match(r"exercise(\d+)", module_name)
-        self.guard = rules.Guard(int(number.group(1)) if number else None, path)
+        self.guard = rules.Guard(_forbidden(module_name), path)
         self.guard.install()
         self.path = os.path.abspath(path)
         linecache.cache[self.path] = (len(source), None, source.splitlines(True), self.path)  # for tracebacks
@@ -81,15 +81,7 @@ class Session:
 
     def resolve(self, value):
         """Turn handles sent by the judge back into the objects they name, anywhere in a value."""
-        if isinstance(value, wire.Handle):
-            return self.objects[value.ref]
-        if isinstance(value, list):
-            return [self.resolve(item) for item in value]
-        if isinstance(value, tuple):
-            return tuple(self.resolve(item) for item in value)
-        if isinstance(value, dict):
-            return {key: self.resolve(item) for key, item in value.items()}
-        return value
+        return map_values(value, lambda item: self.objects[item.ref] if isinstance(item, wire.Handle) else item)
 
     def target(self, request):
         target = request["target"]
@@ -172,8 +164,17 @@ class Session:
                     "message": f"your code returned {error}, which is not a tensor or a plain value"}
         message = str(error)[:2000]
         if isinstance(error, PermissionError) and error.errno == errno.EPERM:
-            message += " (the grader runs your code alone: no new processes, no signals to others)"
+            message += " (the grader runs your code alone: no new processes, no signals to others, no shared memory)"
         return {"type": type(error).__name__, "message": message, "frames": frames}
+
+
+def _forbidden(module_name):
+    """The rule ids an exercise's declaration forbids, from the name its file is loaded as (its
+    stem); none beyond every exercise's rules for a name that is no exercise."""
+    try:
+        return catalog.find(module_name).forbidden
+    except catalog.UnknownExercise:
+        return ()
 
 
 def serve(sock, session):
@@ -368,9 +369,9 @@ _ARCHES = {
 }
 _DENIED = ("fork", "vfork", "tkill", "pidfd_send_signal", "pidfd_getfd", "ptrace", "process_vm_readv",
            "process_vm_writev", "setrlimit", "unshare", "setns", "memfd_create", "shmget", "io_uring_setup")
-MAP_SHARED, MAP_ANONYMOUS, AF_UNIX = 0x01, 0x20, 1
-_SHARED_MEMORY = ("memfd_create", "shmget")  # allowed, with shared anonymous mappings, where a GPU driver may
-                                              # need them (a machine with NVIDIA devices)
+MAP_SHARED, AF_UNIX = 0x01, 1  # MAP_SHARED_VALIDATE (0x03) has the MAP_SHARED bit too
+_SHARED_MEMORY = ("memfd_create", "shmget")  # allowed, with shared mappings, where a GPU driver may need them
+                                              # (a machine with NVIDIA devices)
 _SELF_ONLY = ("tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a process id
 
 # classic BPF, as seccomp runs it on struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}
@@ -390,8 +391,8 @@ def _seccomp_program(arch, pid, shared_memory=False):
     """The filter, as (code, jt, jf, k) tuples. Refused with EPERM: fork, vfork, clone without
     CLONE_THREAD (threads stay allowed), signals to any process but this one, tracing or reading
     other processes, setting limits, new namespaces, io_uring (whose operations no filter sees),
-    and shared memory that RLIMIT_DATA would not count (shared anonymous mappings, memfd, SysV
-    segments); sockets other than Unix ones. clone3 answers ENOSYS, so that glibc falls back to
+    and shared memory that RLIMIT_DATA would not count (every shared mapping, anonymous, of
+    /dev/zero or of a file; memfd; SysV segments); sockets other than Unix ones. clone3 answers ENOSYS, so that glibc falls back to
     clone, whose flags a filter can read. Another ABI (32-bit x86, x32) kills the child."""
     calls, deny = arch.calls, (_RET, 0, 0, _errno(errno.EPERM))
 
@@ -405,9 +406,8 @@ def _seccomp_program(arch, pid, shared_memory=False):
     blocks.append((calls["clone3"], [(_RET, 0, 0, _errno(errno.ENOSYS))]))
     blocks.append((calls["clone"], [(_LD, 0, 0, _arg(0)), (_JSET, 0, 1, CLONE_THREAD), (_RET, 0, 0, _ALLOW), deny]))
     blocks.append((calls["kill"], only(0, [pid, 0, -pid])))  # itself, or its own process group
-    if not shared_memory:
-        blocks.append((calls["mmap"], [(_LD, 0, 0, _arg(3)), (_JSET, 0, 2, MAP_ANONYMOUS), (_JSET, 0, 1, MAP_SHARED),
-                                       deny, (_RET, 0, 0, _ALLOW)]))
+    if not shared_memory:  # every shared mapping: one of /dev/zero or of a file is shared memory too
+        blocks.append((calls["mmap"], [(_LD, 0, 0, _arg(3)), (_JSET, 0, 1, MAP_SHARED), deny, (_RET, 0, 0, _ALLOW)]))
     blocks.append((calls["socket"], [(_LD, 0, 0, _arg(0)), (_JEQ, 1, 0, AF_UNIX), deny, (_RET, 0, 0, _ALLOW)]))
     blocks += [(calls[name], only(0, [pid])) for name in _SELF_ONLY]
     blocks.append((calls["prlimit64"], [  # reading a limit (new_limit == NULL) is fine
