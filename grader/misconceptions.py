@@ -336,6 +336,24 @@ def _softmax(shift, guard):
     return {"softmax": softmax}
 
 
+def _student_exp(reference, x):
+    """e^x in the dtype the student computed in: a mistake that raises e to large powers overflows in
+    float32 long before float64."""
+    return torch.exp(x.to(reference.dtype)).to(x.dtype)
+
+
+def _stale_online_softmax(reference, x, block_size):
+    """online_softmax writing each block out with the running max and sum of that moment."""
+    m = reference.running_max_start(x[..., :1])
+    l, out = torch.zeros_like(m), []
+    for start in reference.block_starts(x.size(-1), block_size):
+        block = x[..., start:start + block_size]
+        m_new = reference.update_max(m, block)
+        l, m = reference.running_sum(l, *reference.block_exponentials(block, m, m_new)), m_new
+        out.append(reference.normalise(torch.exp(block - reference.exponent_shift(m)), l))
+    return torch.cat(out, dim=-1) if out else torch.zeros_like(x)
+
+
 SOLUTION_SDPA_SCORES = "    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # steps 2 + 3: (..., L_q, L_k)\n"
 SOLUTION_SDPA_MASK = "        scores = scores.masked_fill(~mask, float(\"-inf\"))  # -inf where NOT allowed"
 SOLUTION_CAUSAL = "    return torch.tril(torch.ones(L, L, dtype=torch.bool, device=device))  # (L, L)\n    # END"
@@ -707,7 +725,7 @@ MISCONCEPTIONS = (
         "scores, e^(s - m) of the earlier, larger ones overflows. Keep m_new = max(m, max of the block): "
         "see " + COST,
         ({"update_max": lambda self, m, block: block.amax(dim=-1, keepdim=True),
-          "exp": lambda self, x: _student_exp(self, x)},),
+          "exp": _student_exp},),
         {10: [("        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))",
                "        m_new = s.amax(dim=-1, keepdim=True)")]},
     ),
@@ -718,7 +736,7 @@ MISCONCEPTIONS = (
         "e^(s - m_new) and rescale the running values by e^(m_old - m_new): see " + COST,
         ({"block_exponentials": lambda self, block, m_old, m_new: (
             self.exp(m_old - self.exponent_shift(m_new)), self.exp(block - self.exponent_shift(m_old))),
-          "exp": lambda self, x: _student_exp(self, x)},),
+          "exp": _student_exp},),
         {10: [("        p = torch.exp(s - shift)  # (..., L_q, b)",
                "        p = torch.exp(s - m.masked_fill(m == float(\"-inf\"), 0.0))")]},
     ),
@@ -787,7 +805,7 @@ MISCONCEPTIONS = (
         "You wrote each block's weights with the running max and sum as they were after that block, but later "
         "blocks change both: the weights need the final max and sum, so finish the pass over every block "
         "first, then compute e^(x - m) / l for the whole row: see " + COST,
-        ({"online_softmax": lambda self, x, block_size: _stale_online_softmax(self, x, block_size)},),
+        ({"online_softmax": _stale_online_softmax},),
         {10: [("    for start in range(0, x.size(-1), block_size):", "    out = []\n    for start in range(0, x.size(-1), block_size):"),
               ("        m = m_new\n    shift = m.masked_fill(m == float(\"-inf\"), 0.0)  # (..., 1)\n"
                "    return torch.exp(x - shift) / l.masked_fill(l == 0, 1.0)",
@@ -795,26 +813,6 @@ MISCONCEPTIONS = (
                "    return torch.cat(out, dim=-1)")]},
     ),
 )
-
-
-
-def _student_exp(reference, x):
-    """e^x in the dtype the student computed in: a mistake that raises e to large powers overflows in
-    float32 long before float64."""
-    return torch.exp(x.to(reference.dtype)).to(x.dtype)
-
-
-def _stale_online_softmax(reference, x, block_size):
-    """online_softmax writing each block out with the running max and sum of that moment."""
-    m = reference.running_max_start(x[..., :1])
-    l, out = torch.zeros_like(m), []
-    for start in reference.block_starts(x.size(-1), block_size):
-        block = x[..., start:start + block_size]
-        m_new = reference.update_max(m, block)
-        l, m = reference.running_sum(l, *reference.block_exponentials(block, m, m_new)), m_new
-        out.append(reference.normalise(torch.exp(block - reference.exponent_shift(m)), l))
-    return torch.cat(out, dim=-1) if out else torch.zeros_like(x)
-
 
 BY_ID = {misconception.id: misconception for misconception in MISCONCEPTIONS}
 
