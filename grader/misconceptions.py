@@ -467,15 +467,11 @@ MISCONCEPTIONS = (
          5: [(SOLUTION_SDPA_MASK, SOLUTION_SDPA_MASK.replace("(~mask", "(mask"))]},
     ),
     Misconception(
-        "mask-excludes-diagonal", (4, 10),
+        "mask-excludes-diagonal", (4,),
         "Your causal mask leaves out the diagonal: token i may always read itself (torch.tril with "
         "diagonal=0), which also keeps a finite score in every row: see " + MASKING,
-        ({"causal_mask": lambda self, L, device=None: ref.causal_mask(L).tril(diagonal=-1)},
-         {"block_causal_mask": lambda self, L_q, L_k, start, width:
-          torch.arange(start, start + width) < torch.arange(L_k - L_q, L_k)[:, None]}),
-        {4: [(SOLUTION_CAUSAL, SOLUTION_CAUSAL.replace("device=device))", "device=device), diagonal=-1)"))],
-         10: [("            s = s.masked_fill(key > position, float(\"-inf\"))",
-               "            s = s.masked_fill(key >= position, float(\"-inf\"))")]},
+        ({"causal_mask": lambda self, L, device=None: ref.causal_mask(L).tril(diagonal=-1)},),
+        {4: [(SOLUTION_CAUSAL, SOLUTION_CAUSAL.replace("device=device))", "device=device), diagonal=-1)"))]},
     ),
     Misconception(
         "mask-upper-triangle", (4,),
@@ -799,6 +795,16 @@ MISCONCEPTIONS = (
           torch.arange(start, start + width) <= torch.arange(L_q)[:, None]},),
         {10: [("    position = torch.arange(L_k - L_q, L_k, device=q.device)[:, None]",
                "    position = torch.arange(L_q, device=q.device)[:, None]")]},
+    ),
+    Misconception(
+        "tiled-causal-excludes-diagonal", (10,),
+        "Your causal mask hides each query's own key: the key at the query's position may be read (key "
+        "position <= query position, mask where it is >), which also keeps a finite score for every query that "
+        "has a key: see " + MASKING,
+        ({"block_causal_mask": lambda self, L_q, L_k, start, width:
+          torch.arange(start, start + width) < torch.arange(L_k - L_q, L_k)[:, None]},),
+        {10: [("            s = s.masked_fill(key > position, float(\"-inf\"))",
+               "            s = s.masked_fill(key >= position, float(\"-inf\"))")]},
     ),
     Misconception(
         "online-softmax-stale-normaliser", (10,),

@@ -1,6 +1,6 @@
 """Exercise 10 whose causal mask also hides each query's own key (key position >= query position).
 
-Diagnosis: mask-excludes-diagonal.
+Diagnosis: tiled-causal-excludes-diagonal.
 """
 
 import math
