@@ -182,7 +182,7 @@ def serve(sock, session):
     while True:
         try:
             request = wire.receive(sock)
-        except EOFError:
+        except (EOFError, ConnectionResetError):
             return
         try:
             frames = session.answer(request)
@@ -194,7 +194,10 @@ def serve(sock, session):
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):  # the student's code may have replaced them
                 stream.flush()
-        wire.send_frames(sock, frames)
+        try:
+            wire.send_frames(sock, frames)
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the judge hung up on this child (it stopped reading it): nobody to answer
 
 
 def child_main(fd, log_path, memory_limit=None, plan=None, scratch=None, readable=()):
