@@ -724,7 +724,8 @@ attack("f6_flash_attention_for_cpu", "f",
        ''') + F6_SDPA})
 attack("f7_timing_phase_switch", "f",
        "A correct but slow softmax (a Python loop over rows, about 30x) that recognises the timing phase "
-       "(no torch function mode on the stack, or bench.py among its callers) and calls torch.softmax "
+       "(no torch function mode on the stack, or the grader's timing code among its callers: bench.py or "
+       "perf.py before the sandbox/perf packages, grader/perf/ after) and calls torch.softmax "
        "there: forbidden op used, tier 'on par' and the --perf-points.",
        mode="single", cmd=["exercise5", "--format", "json", "--perf-points", "10", "--timeout", "60"],
        check="tier_on_par", exercise="exercise5",
@@ -738,7 +739,8 @@ attack("f7_timing_phase_switch", "f",
                    pass
                f = sys._getframe()
                while f is not None:
-                   if os.path.basename(f.f_code.co_filename) in ("bench.py", "perf.py"):
+                   path = f.f_code.co_filename
+                   if os.path.basename(path) in ("bench.py", "perf.py") or f"{os.sep}perf{os.sep}" in path:
                        return True
                    f = f.f_back
                return False
