@@ -12,11 +12,11 @@ folder laid out the same way) and LUMEN_PYTHON picks the interpreter run_autogra
 by the rule of `submission.candidates`.
 """
 
+import dataclasses
 import importlib.metadata
 import json
 import re
 import shlex
-import shutil
 import tempfile
 import time
 import traceback
@@ -254,7 +254,7 @@ def run(root, *, hidden_visibility="after_published", printed_visibility="visibl
     path = root / "results" / "results.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.is_dir() and not path.is_symlink():  # left by a submission: the judge's results replace it
-        shutil.rmtree(path)
+        files.remove_tree(path)
     files.write_replacing(path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
     return results
 
@@ -270,11 +270,12 @@ def _grade(folder, exercises, hidden_visibility, options):
         staged = stage_files(folder, staging, exercises) if folder.is_dir() else {}
         verdict = runner.grade(exercises, runner.Options(submission=Path(staging), **options))
         notes = graded_notes(folder, staged, verdict)
-    for result, exercise in zip(verdict.exercises, exercises):
-        if exercise not in staged:
-            result.file = exercise.file_name
-            result.error = (f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
-                            "upload it under exactly this name")
+    verdict = dataclasses.replace(verdict, exercises=[
+        result if exercise in staged else dataclasses.replace(
+            result, file=exercise.file_name,
+            error=f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: upload it under "
+                  "exactly this name")
+        for result, exercise in zip(verdict.exercises, exercises)])
     print("\n".join(notes or ["No exercise files were found in the submission."]))
     for exercise in verdict.exercises:
         if exercise.output:
