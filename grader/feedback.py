@@ -136,7 +136,7 @@ def heatmaps(picture):
     titles = picture.get("titles")  # two matrices that are not expected and yours (a head, its cells)
     lines = ['<div class="heatmaps">']
     for side, caption in zip(("expected", "got"), titles or ("expected", "yours")):
-        lines += [f'<figure data-side="{side}">', f"<figcaption>{caption}</figcaption>",
+        lines += [f'<figure data-side="{side}">', f"<figcaption>{escape(caption)}</figcaption>",
                   _svg(picture, side, caption), "</figure>"]
     lines.append("</div>")
     cut = (f"; the first {shown_rows} × {shown_columns} of {rows} × {columns}"

@@ -124,3 +124,14 @@ def test_the_reference_passes_its_own_suite_inputs():
     rng = torch.Generator().manual_seed(0)
     _, patterns = suite.model_patterns(rng)
     assert ref.find_heads(patterns) == oracle.find_heads(patterns)
+
+
+def test_a_heads_picture_keeps_its_titles_in_the_feedback_page():
+    from grader import feedback
+
+    pattern = suite.planted(torch.Generator().manual_seed(0), 1, ("previous", "uniform"), 4)
+    picture = suite.head_picture(pattern, 0, "previous_token", "head 0's pattern")
+    html = "\n".join(feedback.heatmaps(picture))
+    assert "<figcaption>head 0&#x27;s pattern</figcaption>" in html
+    assert "<figcaption>key i-1 from query i</figcaption>" in html and "where yours differs" not in html
+    assert "expected" not in report.picture_lines(picture)[1]

@@ -185,10 +185,10 @@ def test_repeated_tokens_use_the_generator(student):
 
 def test_repeated_tokens_cover_the_vocabulary(student, rng):
     tokens, what = tokens_of(student, "tokens_vocab", rng)
-    vocab = SIZES["tokens_vocab"]["vocab_size"]
+    B, seq_len, vocab = dims(SIZES["tokens_vocab"], "B", "seq_len", "vocab_size")
     seen = sorted(set(tokens.flatten().tolist()))
     if seen != list(range(vocab)):
-        raise Mismatch(f"{what} gave the tokens {seen} in 384 draws, expected every id 0 .. {vocab - 1}: "
+        raise Mismatch(f"{what} gave the tokens {seen} in {B * seq_len} draws, expected every id 0 .. {vocab - 1}: "
                        f"torch.randint(vocab_size, ...) draws from 0 to vocab_size - 1 (its high is exclusive)")
     torch_global = student.run("repeated_tokens", 2, 3, vocab)["value"]  # generator=None: torch's own
     if not isinstance(torch_global, torch.Tensor) or tuple(torch_global.shape) != (2, 6):
