@@ -90,8 +90,8 @@ def test_a_missed_head_is_named_and_drawn(grade):
     result = graded(grade, 9, FOLDER / "wrong_find_heads_head_layer.py")
     assert failed_tests(result) == sorted(HEADS) and diagnosed(result) == ["find-heads-head-layer-swapped"]
     text = message(result, "test_find_heads_of_the_hand_set_model")
-    assert "['previous_token'] is [(1, 0)], expected [(0, 1)]: (layer 0, head 1) is a previous-token head you missed" \
-        in text
+    assert ("its 'previous_token' list is [(1, 0)], expected [(0, 1)]: (layer 0, head 1) is a previous-token head you missed "
+            "(its previous-token score is 0.99") in text
     test = next(t for t in json.loads(report.render_json(GradeReport([result], "cpu", 0)))["exercises"][0]["tests"]
                 if t["name"] == "test_find_heads_of_the_hand_set_model")
     picture = test["picture"]

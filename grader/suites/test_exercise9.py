@@ -289,11 +289,12 @@ def check_heads(student, patterns, *, what, **kwargs):
         if not isinstance(heads, list) or not all(isinstance(h, tuple) and len(h) == 2 and all(type(i) is int for i in h)
                                                   for h in heads):
             shown = heads if isinstance(heads, list) and len(heads) <= 8 else describe(heads)
-            raise Mismatch(f"{what}['{kind}'] is {shown}, expected a list of (layer, head) tuples of ints", call=call)
+            raise Mismatch(f"{what}: its '{kind}' entry is {shown}, expected a list of (layer, head) tuples of ints",
+                           call=call)
     for kind in KINDS:
         if got[kind] == expected[kind]:
             continue
-        message = f"{what}['{kind}'] is {got[kind]}, expected {expected[kind]}"
+        message = f"{what}: its '{kind}' list is {got[kind]}, expected {expected[kind]}"
         if sorted(got[kind]) == expected[kind]:
             raise Mismatch(f"{message}: the right heads, in another order; list them in (layer, head) order, "
                            "layer by layer and head by head", call=call)
@@ -301,13 +302,18 @@ def check_heads(student, patterns, *, what, **kwargs):
         extra = [h for h in got[kind] if h not in expected[kind]]
         layer, head = (missed or extra)[0]
         kind_name = "a previous-token" if kind == "previous_token" else "an induction"
-        if (layer, head) in missed:
-            message += f": (layer {layer}, head {head}) is {kind_name} head you missed"
-        else:
-            message += f": (layer {layer}, head {head}) is not {kind_name} head"
-        picture = None
+        threshold = kwargs.get("threshold", 0.4)
+        picture, score = None, ""
         if 0 <= layer < len(patterns) and 0 <= head < patterns[layer].size(1):
             picture = head_picture(patterns[layer], head, kind, f"layer {layer}, head {head}")
+            pattern = as64(patterns[layer])
+            value = (oracle.previous_token_score(pattern) if kind == "previous_token"
+                     else oracle.induction_score(pattern, pattern.size(-1) // 2))[head]
+            score = f" (its {kind.replace('_', '-')} score is {value:.3g}, threshold {threshold:g})"
+        if (layer, head) in missed:
+            message += f": (layer {layer}, head {head}) is {kind_name} head you missed{score}"
+        else:
+            message += f": (layer {layer}, head {head}) is not {kind_name} head{score}"
         raise Mismatch(message, call=call, **({"picture": picture} if picture else {}))
     passed(call)
 
