@@ -14,7 +14,7 @@ import torch
 
 import lumen_ref as ref
 from grader import oracle
-from grader.compare import PICTURE_SIZE, Mismatch, describe, shape_text
+from grader.compare import Mismatch, describe, picture_cells, shape_text
 from grader.sandbox.judge import StudentError
 from grader.testkit import as64, check_call, check_inputs_kept, dims, passed
 
@@ -108,13 +108,10 @@ def head_picture(pattern, head, kind, title):
     """A head's pattern in batch 0 beside the cells its `kind` score averages (their weights there)."""
     weights = as64(pattern)[0, head]  # (L, L)
     counted = weights.where(cells(kind, weights.size(-1)), torch.zeros(()))
-    L = weights.size(-1)
-
-    def rows(matrix):
-        return [[round(float(x), 3) for x in row[:PICTURE_SIZE]] for row in matrix[:PICTURE_SIZE]]
     name = "key i-1 from query i" if kind == "previous_token" else "key i-seq_len+1, second half"
-    return {"kind": "weights", "slice": [0, head], "rows": "queries", "columns": "keys", "shape": [L, L],
-            "titles": [title, name], "expected": rows(weights), "got": rows(counted)}
+    return {"kind": "weights", "slice": [0, head], "rows": "queries", "columns": "keys",
+            "shape": list(weights.shape), "titles": [title, name], "expected": picture_cells(weights, "weights"),
+            "got": picture_cells(counted, "weights")}
 
 
 def worst_head(got, expected):
