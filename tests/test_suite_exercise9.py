@@ -13,6 +13,7 @@ from grader import oracle, report
 from grader.results import GradeReport
 from grader.sandbox import wire
 from test_diagnoses import diagnosed, graded
+from test_suite_exercise8 import failing, message
 
 with warnings.catch_warnings():  # its marks are the grading plugin's, unknown here
     warnings.simplefilter("ignore")
@@ -26,13 +27,6 @@ SCORES = {"test_previous_token_score_planted", "test_induction_score_planted", "
 HEADS = {"test_find_heads_planted", "test_find_heads_of_the_hand_set_model", "test_find_heads_threshold",
          "test_find_heads_float64_on_device"}
 
-
-def failing(result):
-    return {t.name for t in result.tests if t.status not in ("passed", "skipped")}
-
-
-def message(result, name):
-    return next(t.message for t in result.tests if t.name == name)
 
 
 def test_solution_scores_full_marks(grade):
