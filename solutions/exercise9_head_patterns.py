@@ -34,7 +34,7 @@ def repeated_tokens(batch, seq_len, vocab_size, generator=None):
         a row with seq_len = 4:  [7, 2, 9, 4, 7, 2, 9, 4]
     """
     # BEGIN SOLUTION
-    # HINT: Exercise 9: torch.randint(vocab_size, (batch, seq_len), generator=generator), then torch.cat of it with itself along dim 1 — see 'Induction heads' in the chapter
+    # HINT: Exercise 9: torch.randint(vocab_size, (batch, seq_len), generator=generator), then torch.cat of it with itself along dim 1 — see 'What heads learn' in the chapter, its part 'Induction heads'
     first = torch.randint(vocab_size, (batch, seq_len), generator=generator)  # (B, T)
     return torch.cat([first, first], dim=1)  # (B, 2T)
     # END SOLUTION
@@ -49,7 +49,7 @@ def previous_token_score(pattern):
     Raises ValueError if pattern is not 4-D with its last two dims equal, or if L < 2.
     """
     # BEGIN SOLUTION
-    # HINT: Exercise 9: check the shape (ValueError), then pattern.diagonal(offset=-1, dim1=-2, dim2=-1) holds pattern[..., i, i-1] for i >= 1: average it over the batch and the queries — see 'Previous-token heads and positional heads' in the chapter
+    # HINT: Exercise 9: check the shape (ValueError), then pattern.diagonal(offset=-1, dim1=-2, dim2=-1) holds pattern[..., i, i-1] for i >= 1: average it over the batch and the queries — see 'What heads learn' in the chapter, its part 'Previous-token heads and positional heads'
     if pattern.dim() != 4 or pattern.size(-1) != pattern.size(-2):
         raise ValueError(f"pattern must be attention weights (B, H, L, L), got {tuple(pattern.shape)}")
     if pattern.size(-1) < 2:
@@ -69,7 +69,7 @@ def induction_score(pattern, seq_len):
     Raises ValueError if pattern is not 4-D with its last two dims equal, or if L != 2 * seq_len.
     """
     # BEGIN SOLUTION
-    # HINT: Exercise 9: check the shapes (ValueError); key i - seq_len + 1 from query i is pattern.diagonal(offset=1 - seq_len, dim1=-2, dim2=-1), whose first entry is query seq_len - 1, in the first half: leave it out — see 'Induction heads' in the chapter
+    # HINT: Exercise 9: check the shapes (ValueError); key i - seq_len + 1 from query i is pattern.diagonal(offset=1 - seq_len, dim1=-2, dim2=-1), whose first entry is query seq_len - 1, in the first half: leave it out — see 'What heads learn' in the chapter, its part 'Induction heads'
     if pattern.dim() != 4 or pattern.size(-1) != pattern.size(-2):
         raise ValueError(f"pattern must be attention weights (B, H, L, L), got {tuple(pattern.shape)}")
     if seq_len < 1 or pattern.size(-1) != 2 * seq_len:
@@ -91,7 +91,7 @@ def find_heads(patterns, threshold=0.4):
     layer's heads in order), empty where no head counts. A head may be in both lists.
     """
     # BEGIN SOLUTION
-    # HINT: Exercise 9: for layer, pattern in enumerate(patterns): score every head with both functions (seq_len = L // 2) and keep the (layer, head) whose score is > threshold — see 'Attention patterns as pictures' in the chapter
+    # HINT: Exercise 9: for layer, pattern in enumerate(patterns): score every head with both functions (seq_len = L // 2) and keep the (layer, head) whose score is > threshold — see 'What heads learn' in the chapter, its part 'Attention patterns as pictures'
     found = {"previous_token": [], "induction": []}
     for layer, pattern in enumerate(patterns):
         scores = {"previous_token": previous_token_score(pattern),  # (H,)
