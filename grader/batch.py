@@ -99,8 +99,9 @@ def run(submissions, out, settings, progress=lambda line: None):
         progress(PROCESS_WARNING)
     _write_gradebook(out, records, settings.roster)
     queue = deque(student for student in everyone if student.name not in records)
-    stop_on_sigterm = signal.getsignal(signal.SIGTERM)
-    signal.signal(signal.SIGTERM, _interrupt)  # `kill` or a cancelled CI job: the same clean stop
+    # `kill`, a cancelled CI job or a closed terminal: the same clean stop as Ctrl-C
+    stops = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    saved = {signum: signal.signal(signum, _interrupt) for signum in stops}
     running, total, finished = [], len(queue), 0
 
     def finish(job):
@@ -132,7 +133,8 @@ def run(submissions, out, settings, progress=lambda line: None):
         _write_gradebook(out, records, settings.roster)
         raise Interrupted(len(records), len(everyone)) from None
     finally:
-        signal.signal(signal.SIGTERM, stop_on_sigterm)
+        for signum, previous in saved.items():
+            signal.signal(signum, previous)
     return records
 
 
@@ -170,6 +172,8 @@ class _Job:
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // settings.jobs)))
         env["LUMEN_PARENT_PID"] = str(os.getpid())  # the grader dies with this batch
+        env["TMPDIR"] = str(self.folder / "tmp")  # its temporary folders go with the job's, even once killed
+        (self.folder / "tmp").mkdir()
         self.stderr = open(self.folder / "stderr.txt", "wb")
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=self.stderr, start_new_session=True, env=env)
@@ -339,11 +343,9 @@ def _load_records(reports, everyone):
     never a pipe that would stall the batch), bounded, and valid; any other counts as not graded."""
     records = {}
     for student in everyone:
-        try:
-            data = files.read_regular(reports / f"{student.name}.json", MAX_RECORD_BYTES, follow=False)
-            records[student.name] = valid_record(json.loads(data.decode("utf-8")), student.name)
-        except (OSError, ValueError, UnicodeDecodeError):
-            continue
+        record, _ = classbook.read_record(reports, student.name)
+        if record is not None:
+            records[student.name] = record
     return records
 
 

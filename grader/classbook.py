@@ -8,7 +8,9 @@ the CSV an LMS imports, and spreads a class over machines:
   nobody. Each shard writes its own CSV, reports folder and a manifest (`_shard.json` in the
   reports folder: K, N, the students it was given, the grading settings).
 - `merge` reads shard outputs, refuses a student graded twice or shards graded with different
-  settings, and reports students (and whole shards) that are missing.
+  settings, and reports students (and whole shards) that are missing. It reads what a shard's
+  machine wrote as `batch` reads its resume records: regular files only, never through a link or
+  blocking on a pipe, bounded, validated; a bad record is a missing student, a bad manifest a refusal.
 - `--roster roster.csv` (student id, name, email) gives every rostered student a row: one without a
   submission is `missing`, 0 points of the full maximum; folders not on the roster are reported.
 """
@@ -17,12 +19,14 @@ import csv
 import hashlib
 import io
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import catalog
+from grader import catalog, files
 
 MANIFEST = "_shard.json"  # in a shard's reports folder (not a student: those are STUDENT.json)
+MAX_MANIFEST_BYTES = 16 << 20  # a class of 100 000 students, settings and all
 EXERCISE_IDS = [exercise.id for exercise in catalog.EXERCISES]
 COLUMNS = ["student", "status", *EXERCISE_IDS, "total", "max_score", "percent", "tier", "containment", "message"]
 ROSTER_COLUMNS = ["student_id", "name", "email"]  # before COLUMNS when there is a roster
@@ -67,7 +71,32 @@ def write_manifest(reports, shard, students, settings):
     index, count = shard
     data = {"shard": index, "of": count, "students": sorted(student.name for student in students),
             "settings": settings}
-    Path(reports, MANIFEST).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    files.write_replacing(Path(reports, MANIFEST), json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_manifest(reports):
+    """The manifest of a shard's reports folder, checked (ClassbookError if it is not one)."""
+    path = Path(reports, MANIFEST)
+    try:
+        manifest = json.loads(files.read_regular(path, MAX_MANIFEST_BYTES, follow=False).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as error:
+        raise ClassbookError(f"{path}: not a readable shard manifest ({error})") from None
+    fields = {"shard": int, "of": int, "students": list, "settings": dict}
+    if not isinstance(manifest, dict) or any(type(manifest.get(key)) is not kind for key, kind in fields.items()):
+        raise ClassbookError(f"{path}: not a shard manifest (it needs shard, of, students and settings)")
+    if not 0 <= manifest["shard"] < manifest["of"]:
+        raise ClassbookError(f"{path}: shard {manifest['shard']} of {manifest['of']} does not exist")
+    for student in manifest["students"]:
+        if not is_student_name(student):
+            raise ClassbookError(f"{path}: {str(student)[:80]!r} is not a student's folder name")
+    return manifest
+
+
+def is_student_name(name):
+    """Whether `name` can be a student's folder in a class folder, as `batch` grades them: one path
+    part, not hidden (a manifest naming "../x" must not make merge read or write elsewhere)."""
+    return (isinstance(name, str) and name not in ("", ".", "..") and not name.startswith(".")
+            and not any(char in name for char in "/\\\0"))
 
 
 # -- roster ----------------------------------------------------------------------------------------
@@ -201,6 +230,24 @@ def gradebook_csv(records, roster=None):
 
 # -- merging shard outputs -------------------------------------------------------------------------
 
+
+def read_record(reports, student):
+    """(record, None) for a student's valid record in a reports folder, else (None, why not): read as
+    `batch` reads its resume records (a regular file, no link, no pipe, bounded) and validated."""
+    from grader import batch  # batch writes and checks the records (and imports this module)
+
+    try:
+        data = files.read_regular(Path(reports, f"{student}.json"), batch.MAX_RECORD_BYTES, follow=False)
+    except FileNotFoundError:
+        return None, " did not finish grading them"
+    except OSError as error:
+        return None, f": its record cannot be read ({error}); regrade them"
+    try:
+        return batch.valid_record(json.loads(data.decode("utf-8")), student), None
+    except (ValueError, UnicodeDecodeError) as error:
+        return None, f": its record is not valid ({str(error)[:200]}); regrade them"
+
+
 @dataclass
 class Merged:
     records: dict  # student -> record
@@ -219,7 +266,7 @@ def shard_output(path):
     if path.suffix.lower() != ".csv" or not path.is_file():
         raise ClassbookError(f"{path}: not a shard's gradebook (give the .csv a batch --shard wrote, or its folder)")
     reports = path.with_suffix("")
-    if not (reports / MANIFEST).is_file():
+    if not os.path.lexists(reports / MANIFEST):  # what is there is checked when it is read
         raise ClassbookError(f"{path}: no {reports.name}/{MANIFEST} beside it: was it written by "
                              "`lumen-grade batch --shard K/N`?")
     return path, reports
@@ -231,7 +278,7 @@ def merge(paths):
     records, origin, shards, settings, missing = {}, {}, {}, None, []
     for path in paths:
         gradebook, reports = shard_output(path)
-        manifest = json.loads((reports / MANIFEST).read_text(encoding="utf-8"))
+        manifest = read_manifest(reports)
         key = (manifest["shard"], manifest["of"])
         if key in shards:
             raise ClassbookError(f"shard {key[0]}/{key[1]} given twice: {shards[key]} and {gradebook}")
@@ -242,10 +289,9 @@ def merge(paths):
             raise ClassbookError(f"{gradebook} was graded with other settings ({manifest['settings']}) than "
                                  f"the first shard ({settings}): regrade it with the same options")
         for student in manifest["students"]:
-            try:
-                record = json.loads((reports / f"{student}.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                missing.append(f"{student} (shard {key[0]}/{key[1]} did not finish grading them)")
+            record, problem = read_record(reports, student)
+            if record is None:
+                missing.append(f"{student} (shard {key[0]}/{key[1]}{problem})")
                 continue
             if student in records:
                 raise ClassbookError(f"student {student!r} is in two shard outputs: {origin[student]} and "

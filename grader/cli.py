@@ -108,6 +108,9 @@ def run_options(option):
                help="Seed of the random test inputs; the same seed gives the same inputs."),
         option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
                show_default=True, help="Seconds your code may run, per exercise."),
+        option("--total-timeout", type=click.FloatRange(min=0, min_open=True),
+               help="Seconds the whole run may take, every exercise's import, tests and timing together; "
+                    "what is left then is reported as out of time  [default: 60 + --timeout per exercise]."),
         option("--memory-limit", type=MemorySize(), default="4G", show_default=True,
                help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
         option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -148,11 +151,12 @@ class MemorySize(click.ParamType):
 
 def run_grading(exercises, submission, fmt, output, device, seed, timeout, suites, no_builtin_suites,
                 hidden_visibility="after_published", notebook=None, memory_limit=4 << 30, no_perf=False,
-                perf_points=0.0, verbose=False, no_color=False):
+                perf_points=0.0, verbose=False, no_color=False, total_timeout=None):
     """Grade, print or write the report, and exit with the verdict's code."""
     options = grading_run(exercises, submission=submission, device=device, seed=seed, timeout=timeout,
                           suites=suites, no_builtin_suites=no_builtin_suites, notebook=notebook,
-                          memory_limit=memory_limit, no_perf=no_perf, perf_points=perf_points)
+                          memory_limit=memory_limit, no_perf=no_perf, perf_points=perf_points,
+                          total_timeout=total_timeout)
     if output is not None:
         try:
             files.check_destination(output)
@@ -161,13 +165,19 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
     from grader import runner  # imports torch: not needed for --help, list or a usage error
 
     try:
-        with ending_on_signals():
+        limit = options.run_limit(len(exercises))
+        with ending_on_signals(after=limit + overrun(limit)):
             verdict = runner.grade(exercises, options)
     except runner.DeviceUnavailable as error:
         raise click.UsageError(str(error)) from None
     except runner.GraderError as error:
         raise click.ClickException(str(error)) from None
     except Stopped as stop:  # every child is gone and every temporary folder removed by now
+        if stop.signum == OVERRUN_SIGNAL:
+            click.echo(f"stopped: the run went {overrun(limit):g} s past the time limit of the whole run "
+                       f"({limit:g} s, --total-timeout) and the grader had not ended it: nothing graded (the "
+                       "grader's own code, or an instructor's suite, is stuck: please report it)", err=True)
+            click.get_current_context().exit(124)
         click.echo(f"stopped by {stop.name}: nothing graded", err=True)
         click.get_current_context().exit(128 + stop.signum)
     color, width = text_style(no_color) if output is None else (False, 80)
@@ -183,7 +193,7 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
 
 
 def grading_run(exercises, *, submission, device, seed, timeout, suites, no_builtin_suites, notebook,
-                memory_limit, no_perf, perf_points):
+                memory_limit, no_perf, perf_points, total_timeout=None):
     """The runner's Options for these settings, once they are known to make sense (else a usage
     error); the submission's folder is taken off this process's sys.path."""
     if notebook is None and not submission.is_dir():
@@ -208,8 +218,8 @@ def grading_run(exercises, *, submission, device, seed, timeout, suites, no_buil
     from grader import runner  # imports torch
 
     return runner.Options(submission=submission, device=device, seed=seed, time_limit=timeout,
-                          suites=list(suites), builtin_suites=not no_builtin_suites, notebook=notebook,
-                          memory_limit=memory_limit, perf=not no_perf, perf_points=perf_points)
+                          total_time_limit=total_timeout, suites=list(suites), builtin_suites=not no_builtin_suites,
+                          notebook=notebook, memory_limit=memory_limit, perf=not no_perf, perf_points=perf_points)
 
 
 def _points(verdict):
@@ -227,18 +237,31 @@ def _write_report(output, text):
 
 
 class Stopped(Exception):
-    """SIGTERM or SIGHUP: grading stops, its children and temporary folders go with it."""
+    """Ctrl-C, SIGTERM or SIGHUP (or the run far past its time limit): grading stops, its children
+    and temporary folders go with it."""
 
     def __init__(self, signum):
         super().__init__(signum)
         self.signum, self.name = signum, signal.Signals(signum).name
 
 
+OVERRUN_SIGNAL = getattr(signal, "SIGALRM", None)
+
+
+def overrun(limit):
+    """Seconds past the whole run's time limit (`limit`) after which the run is stopped by force:
+    the grader ends a run at its limit itself, and then only has its report to write."""
+    return min(30.0, max(5.0, limit / 10))
+
+
 @contextlib.contextmanager
-def ending_on_signals():
-    """While grading, SIGTERM and SIGHUP end the run as cleanly as Ctrl-C: they raise Stopped
-    (through pytest, as a KeyboardInterrupt), so every `finally` runs: the children are killed
-    and the temporary folders removed. Started by `batch`, the grader also dies with it."""
+def ending_on_signals(after=None):
+    """While grading, Ctrl-C (even where the grader was started with SIGINT ignored, as a script's
+    background job is), SIGTERM and SIGHUP end the run: they raise Stopped (through pytest, as a
+    KeyboardInterrupt), so every `finally` runs: the children are killed and the temporary folders
+    removed. So does the run going on `after` seconds (where there is SIGALRM): the grader enforces
+    the whole run's time limit itself, this is the backstop should it ever fail to. Started by
+    `batch`, the grader also dies with it."""
     parent = os.environ.get(PARENT_ENV)
     if parent and sys.platform == "linux":
         ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
@@ -250,15 +273,18 @@ def ending_on_signals():
         received.append(signum)
         raise KeyboardInterrupt
 
-    signums = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    names = ("SIGINT", "SIGTERM", "SIGHUP") + (("SIGALRM",) if after and OVERRUN_SIGNAL else ())
+    signums = [getattr(signal, name) for name in names if hasattr(signal, name)]
     saved = {signum: signal.signal(signum, handler) for signum in signums}
+    if after and OVERRUN_SIGNAL:
+        signal.setitimer(signal.ITIMER_REAL, after)
     try:
         yield
     except KeyboardInterrupt:
-        if received:
-            raise Stopped(received[0]) from None
-        raise
+        raise Stopped(received[0] if received else signal.SIGINT) from None
     finally:
+        if after and OVERRUN_SIGNAL:
+            signal.setitimer(signal.ITIMER_REAL, 0)
         for signum, previous in saved.items():
             signal.signal(signum, previous)
 

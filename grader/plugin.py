@@ -21,7 +21,7 @@ import torch
 from grader import catalog, diagnose, testkit
 from grader.compare import Mismatch
 from grader.results import TestResult
-from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, ForbiddenCall, StudentError, ChildCrashed, ChildTimeout
+from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, StudentError
 from grader.student import Student
 
 DEVICES = ("cpu", "cuda")
@@ -34,17 +34,20 @@ class NotRun(Exception):
 
 class GradingPlugin:
     def __init__(self, *, results, files, launcher, log_dir, devices, seed, time_limit,
-                 memory_limit=DEFAULT_MEMORY_LIMIT, sources=None):
+                 memory_limit=DEFAULT_MEMORY_LIMIT, sources=None, run=None):
         self.results = results  # exercise id -> ExerciseResult, filled in place; every one is graded
         self.files = files  # exercise id -> the student's file to grade (none where `error` says why)
         self.sources = sources or {}  # exercise id -> submission.Found: names a line's notebook cell
         self.launcher, self.log_dir = launcher, log_dir
         self.devices, self.seed, self.time_limit = devices, seed, time_limit
         self.memory_limit = memory_limit  # bytes per child, beyond what it holds at its start
+        self.run = run  # the whole run's Deadline (None: none), which no exercise's outlasts
         self.students = {}  # exercise id -> Student, shared by every suite of that exercise
         self.imported = set()  # exercise ids whose file has been imported (or failed to be)
         self.failed_calls = {}  # exercise id -> [(TestResult, the call its failing check recorded)]
+        self.evidence = testkit.Evidence()  # bounds what the failed calls keep of the student's values
         self.causes = {}  # exercise id -> [(TestResult, cause id)] of failures whose message names the mistake
+        self.broken_suites = []  # "file: error" of the suite files that could not be collected
 
     # -- collection -------------------------------------------------------------------------
 
@@ -66,6 +69,12 @@ class GradingPlugin:
         config.hook.pytest_deselected(items=[item for item in items if item not in selected])
         items[:] = selected
 
+    def pytest_collectreport(self, report):
+        if report.failed:
+            lines = str(report.longrepr).strip().splitlines()
+            error = re.sub(r"^E\s+", "", lines[-1]) if lines else "error"
+            self.broken_suites.append(f"{os.path.basename(str(report.fspath))} ({error})")
+
     @staticmethod
     def _exercise_of(item):
         exercise = catalog.for_suite(os.path.basename(str(item.fspath)))
@@ -82,7 +91,7 @@ class GradingPlugin:
         if exercise.id not in self.students:
             self.students[exercise.id] = Student(
                 exercise, self.files[exercise.id], self.launcher, self.log_dir, self.time_limit,
-                self.memory_limit,
+                self.memory_limit, run=self.run,
             )
         return self.students[exercise.id]
 
@@ -130,10 +139,14 @@ class GradingPlugin:
             result.error = f"{self._where(exercise, error)}: importing it raised {what}"
             if error.type == "NotImplementedError":
                 result.error += " (top-level code must not call your unfinished functions)"
-        except ChildTimeout:
-            result.error = (f"{os.path.basename(result.file)}: importing it did not finish within the exercise's "
-                            f"time limit ({self.time_limit:g} s): is there a loop or a long computation outside your "
-                            "functions? Keep experiments under `if __name__ == \"__main__\":`")
+        except ChildTimeout as timeout:
+            limit = self.students[exercise.id].limit
+            if timeout.earlier:  # the whole run's time was up before this exercise's turn
+                result.error = f"{os.path.basename(result.file)}: not graded: {limit.limit} ran out before its turn"
+            else:
+                result.error = (f"{os.path.basename(result.file)}: importing it did not finish within {limit.limit}: "
+                                "is there a loop or a long computation outside your functions? Keep experiments "
+                                "under `if __name__ == \"__main__\":`")
         except ChildCrashed as error:
             result.error = f"{os.path.basename(result.file)}: the process importing it died: {error}"
 
@@ -158,7 +171,11 @@ class GradingPlugin:
     def _record(self, item, call):
         marker = item.get_closest_marker("points")
         result = self.results[self._exercise_of(item)]
-        status, message, details = _outcome(call.excinfo, self.time_limit, self.sources.get(result.id))
+        student = self.students.get(result.id)
+        limit = student.limit if student else Deadline.earliest(self.time_limit, self.run)
+        status, message, details = _outcome(call.excinfo, limit, self.sources.get(result.id))
+        if "call" in details:
+            details = {**details, "call": self.evidence.keep(details["call"])}
         test = TestResult(
             name=item.name,
             status=status,
@@ -212,9 +229,10 @@ def _located(error, found):
     return error
 
 
-def _outcome(excinfo, time_limit, found=None):
-    """(status, one-line message, details) for a test's exception, or a pass; `found`: the graded
-    code (submission.Found), to name where the student's code raised."""
+def _outcome(excinfo, limit, found=None):
+    """(status, one-line message, details) for a test's exception, or a pass; `limit`: the
+    exercise's Deadline, to name the limit that ran out; `found`: the graded code
+    (submission.Found), to name where the student's code raised."""
     if excinfo is None:
         return "passed", "", {}
     error = excinfo.value
@@ -235,10 +253,11 @@ def _outcome(excinfo, time_limit, found=None):
             return "error", f"not implemented yet: {error.message}", {}
         return "error", error.summary, {"frames": error.frames}
     if isinstance(error, ChildTimeout) and error.earlier:
-        return "timeout", f"not run: an earlier test used up the exercise's time limit ({time_limit:g} s)", {}
+        if limit.whole_run:
+            return "timeout", f"not run: {limit.limit} ran out before this test", {}
+        return "timeout", f"not run: an earlier test used up {limit.limit}", {}
     if isinstance(error, ChildTimeout):
-        return "timeout", (f"the exercise's time limit ({time_limit:g} s) ran out: is there an "
-                           "infinite loop, or a loop over every element?"), {}
+        return "timeout", f"{limit.limit} ran out: is there an infinite loop, or a loop over every element?", {}
     if isinstance(error, ChildCrashed):
         return "error", str(error), {}
     return "error", f"grader error (please report it): {type(error).__name__}: {error}", {}

@@ -12,7 +12,7 @@ import torch
 
 from grader import submission
 from grader.results import ExerciseResult, GradeReport, TestResult
-from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, Launcher
+from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, Deadline, Launcher
 
 BUILTIN_SUITES = Path(__file__).parent / "suites"
 
@@ -46,6 +46,7 @@ class Options:
     device: str = "auto"  # auto, cpu or cuda
     seed: int = 0
     time_limit: float = 60.0  # seconds per exercise
+    total_time_limit: float = None  # seconds for the whole run; None: RUN_MARGIN + time_limit per exercise
     memory_limit: int = DEFAULT_MEMORY_LIMIT  # bytes per student process, beyond its start
     suites: list = field(default_factory=list)  # instructors' private suite folders
     builtin_suites: bool = True
@@ -53,17 +54,27 @@ class Options:
     perf: bool = False  # time the passed exercises for their performance tier (the CLI's default)
     perf_points: float = 0.0  # points the tier is worth per exercise; 0: informative only
 
+    def run_limit(self, count):
+        """Seconds a run of `count` exercises may take in all: importing, tests and timing."""
+        return self.total_time_limit or RUN_MARGIN + count * self.time_limit
+
+
+RUN_MARGIN = 60.0  # seconds a whole run may take beyond its exercises' time limits, by default
+
 
 def grade(exercises, options, launcher=None):
-    """Grade the given exercises; returns a GradeReport. Never raises for what a submission does."""
+    """Grade the given exercises; returns a GradeReport. Never raises for what a submission does.
+    The whole run has one deadline (`Options.run_limit`), which no exercise's outlasts: what is
+    left when it passes is reported as out of time, its child killed with all it started."""
     started = time.monotonic()
+    run = Deadline.whole(options.run_limit(len(exercises)))
     own_launcher = launcher is None
     if own_launcher:
         launcher = Launcher(forbidden=[*options.suites, *(p.parent for p in [options.notebook] if p)])
         launcher.start()  # fork the zygote before any expected value exists in this process
     try:
         devices = resolve_devices(options.device)
-        verdict = _grade(exercises, options, launcher, devices)
+        verdict = _grade(exercises, options, launcher, devices, run)
         verdict.wall_time = time.monotonic() - started
         return verdict
     finally:
@@ -71,7 +82,7 @@ def grade(exercises, options, launcher=None):
             launcher.close()
 
 
-def _grade(exercises, options, launcher, devices):
+def _grade(exercises, options, launcher, devices, run):
     """Every exercise asked for is run through the suites: one whose file cannot be found or read
     carries the reason as its `error`, and its tests count as not run (see `results`)."""
     results, files, sources = {}, {}, {}
@@ -89,14 +100,14 @@ def _grade(exercises, options, launcher, devices):
         # submission that could write this kit's files must not change what is imported later
         from grader.perf import judge as perf
 
-        _run_suites(results, files, sources, launcher, options, devices)
+        _run_suites(results, files, sources, launcher, options, devices, run)
         if options.perf:
-            perf.rate(exercises, results, files, launcher, devices, options)
+            perf.rate(exercises, results, files, launcher, devices, options, run)
     return GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed,
                        containment=launcher.level)
 
 
-def _run_suites(results, files, sources, launcher, options, devices):
+def _run_suites(results, files, sources, launcher, options, devices, run):
     from grader.plugin import GradingPlugin  # imports the suites' world only after the fork
 
     folders = ([BUILTIN_SUITES] if options.builtin_suites else []) + [Path(p) for p in options.suites]
@@ -104,7 +115,7 @@ def _run_suites(results, files, sources, launcher, options, devices):
         plugin = GradingPlugin(
             results=results, files=files, launcher=launcher, log_dir=log_dir,
             devices=devices, seed=options.seed, time_limit=options.time_limit,
-            memory_limit=options.memory_limit, sources=sources,
+            memory_limit=options.memory_limit, sources=sources, run=run,
         )
         args = [str(folder) for folder in folders] + [
             "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:stepwise", "-p", "no:logging",
@@ -118,6 +129,9 @@ def _run_suites(results, files, sources, launcher, options, devices):
             code = pytest.main(args, plugins=[plugin])
         finally:
             torch.set_num_threads(threads)
+    if plugin.broken_suites:  # pytest stops such a run as "interrupted": it is not a Ctrl-C
+        raise GraderError(f"the hidden suites could not run: {'; '.join(plugin.broken_suites[:3])}: "
+                          "reinstall the kit, or check the folders given to --suites")
     if code == pytest.ExitCode.INTERRUPTED:
         raise KeyboardInterrupt
     if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):

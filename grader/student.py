@@ -2,9 +2,9 @@
 
 `student.scale_scores(s, 16)` sends the call to the student's process and returns the values it
 computed. A crashed or timed-out child is replaced by a fresh one on the next call, so one bad
-test never takes the rest of the exercise down with it; the exercise's deadline is shared. The
-file is imported once: if that fails (an error, a forbidden import, a crash), every test reports
-the same failure.
+test never takes the rest of the exercise down with it; the exercise's deadline is shared (and
+comes no later than the whole run's). The file is imported once: if that fails (an error, a
+forbidden import, a crash), every test reports the same failure.
 """
 
 import os
@@ -13,18 +13,20 @@ import time
 from grader import files
 from grader.sandbox import wire
 from grader.compare import Mismatch, describe
-from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, SubmissionRefused, load_request, printable
+from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, SubmissionRefused,
+                                  load_request, printable)
 
 
 class Student:
     """One student's file for one exercise, behind the sandbox."""
 
-    def __init__(self, exercise, path, launcher, log_dir, time_limit, memory_limit=DEFAULT_MEMORY_LIMIT):
+    def __init__(self, exercise, path, launcher, log_dir, time_limit, memory_limit=DEFAULT_MEMORY_LIMIT, run=None):
         self.exercise, self.path = exercise, path
         self.launcher = launcher
         self.log_path = os.path.join(log_dir, f"{exercise.id}.log")
         self.time_limit, self.memory_limit = time_limit, memory_limit
-        self.deadline = time.monotonic() + time_limit
+        self.limit = Deadline.earliest(time_limit, run)  # the exercise's limit, or the whole run's (`run`)
+        self.deadline = self.limit.at
         self.child = None
         self.load_failure = None  # why the file could not be imported, once it failed
         self.generation = 0  # bumped at every restart, so handles from a dead child are refused

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from grader.compare import Mismatch, check_close, check_tensor, check_unchanged, describe, shape_text
+from grader.compare import Mismatch, check_close, check_tensor, check_unchanged, describe, dtype_text, shape_text
 from lumen_ref import steps
 
 
@@ -71,6 +71,68 @@ def call_text(name, args, kwargs):
     return f"{name}({', '.join(shown)})"
 
 
+# -- what a recorded call keeps of the student's values -----------------------------------------
+
+MAX_KEPT_ELEMENTS = 1 << 18  # elements of one recorded value: twice the largest tensor a suite makes
+MAX_KEPT_BYTES = 64 << 20  # bytes of the student's values the failed checks of one run keep, in all
+
+
+@dataclass(frozen=True)
+class Withheld:
+    """A student's tensor too large to keep as evidence: what the diagnosis may still know of it.
+    It matches no value, so no diagnosis rests on it."""
+
+    shape: tuple
+    dtype: torch.dtype
+
+    def __repr__(self):
+        return f"<a {dtype_text(self.dtype)} tensor of shape {shape_text(self.shape)}, not kept>"
+
+
+def bounded(value, limit=MAX_KEPT_ELEMENTS):
+    """`value` with its tensors, in order, while their elements add up to at most `limit`; the
+    others as `Withheld`."""
+    left = [limit]
+
+    def keep(item):
+        if not isinstance(item, torch.Tensor):
+            return item
+        if item.numel() > left[0]:
+            return Withheld(tuple(item.shape), item.dtype)
+        left[0] -= item.numel()
+        return item
+
+    return map_values(value, keep)
+
+
+class Evidence:
+    """What the failed checks of one run keep of the student's values for the diagnosis: at most
+    MAX_KEPT_BYTES in all (at the time it is made), each value bounded; past that, shapes only. A
+    submission answering every test with a huge tensor must not make the judge hold them all."""
+
+    def __init__(self):
+        self.left = MAX_KEPT_BYTES
+
+    def keep(self, call):
+        """`call` (as a failed check recorded it) with the student's values it holds within the budget."""
+        kept = {**call, "got": self._spend(call.get("got"))}
+        if "history" in call:
+            kept["history"] = [(*step[:4], self._spend(step[4])) for step in call["history"]]
+        return kept
+
+    def _spend(self, value):
+        def spend(item):
+            if not isinstance(item, torch.Tensor):
+                return item
+            size = item.numel() * item.element_size()
+            if size > self.left:
+                return Withheld(tuple(item.shape), item.dtype)
+            self.left -= size
+            return item
+
+        return map_values(bounded(value), spend)
+
+
 # -- checking a value ---------------------------------------------------------------------------
 
 
@@ -79,7 +141,7 @@ _passed_calls = []  # the calls of the checks that passed since the plugin last 
 
 def passed(call):
     """Note the call of a check that passed (a suite's own check; check_result does it itself)."""
-    _passed_calls.append(call)
+    _passed_calls.append({**call, "got": bounded(call.get("got"))})
 
 
 def take_passed_calls():
@@ -115,7 +177,7 @@ def check_result(got, expected, *, what, call=None, like=None, dtype=None, devic
             check_close(item, want, what=item_what, nan_hint=nan_hint, picture=kind, magnitude=scale)
     except Mismatch as mismatch:
         if call is not None:
-            mismatch.details["call"] = call
+            mismatch.details["call"] = {**call, "got": bounded(call.get("got"))}
         mismatch.details.setdefault("subject", what)  # the report folds failures that differ only in it
         raise
     if call is not None:
@@ -265,7 +327,8 @@ class Tracked:
         self._share_log(list(args) + list(kwargs.values()))
         reply = self.remote.student.run(self.remote, *map_values(args, _remote), method=method,
                                         **map_values(kwargs, _remote), **options)
-        self.log.append((self.made, method, map_values(args, _made), map_values(kwargs, _made), reply["value"]))
+        self.log.append((self.made, method, map_values(args, _made), map_values(kwargs, _made),
+                         bounded(reply["value"])))
         return reply
 
     def backward(self, *args, wrt, upstream):

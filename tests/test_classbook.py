@@ -21,10 +21,13 @@ from test_formats import WRONG_SCALING
 
 
 def record(student, score=None, max_score=8.0, status="graded"):
+    """A record as `batch` writes it (valid: `merge` checks it as `batch` checks its resume records)."""
     report = None
     if score is not None:
-        report = {"score": score, "max_score": max_score, "exercises": [
-            {"id": "exercise3", "score": score, "max_score": max_score, "tier": None}]}
+        tests = [{"name": "passed", "status": "passed", "score": score, "max_score": score, "message": ""},
+                 {"name": "failed", "status": "failed", "score": 0.0, "max_score": max_score - score, "message": ""}]
+        report = {"score": score, "max_score": max_score, "containment": "kernel", "exercises": [
+            {"id": "exercise3", "score": score, "max_score": max_score, "tier": None, "tests": tests}]}
     return {"student": student, "status": status, "message": "", "seconds": 1.0, "files": [], "report": report}
 
 

@@ -30,7 +30,8 @@ from grader.perf.cases import cases as cases_for
 from grader.perf.rounds import CLOCKS, MIN_ROUNDS, MIN_TIMING, Rounds, median, ratio_stats
 from grader.compare import Mismatch
 from grader.results import TestResult
-from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, StudentError, Child, ChildCrashed, ChildTimeout, load_request
+from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
+                                  load_request)
 from grader.testkit import as64, check_result
 
 BUDGET = {"cpu": 1.2, "cuda": 2.0}  # seconds of timing per exercise, shared by its cases (CPU time; on CUDA wall)
@@ -78,17 +79,19 @@ def seed_for(seed, exercise):
     return zlib.crc32(f"{seed}:perf:{exercise.id}".encode())
 
 
-def rate(exercises, results, files, launcher, devices, options):
-    """Set the tier of every exercise whose tests all passed; with `options.perf_points`, add a
-    test worth that many points to every exercise, file or no file (none earned without a tier),
-    so that the maximum is the same for every submission."""
+def rate(exercises, results, files, launcher, devices, options, run=None):
+    """Set the tier of every exercise whose tests all passed, before the whole run's Deadline `run`;
+    with `options.perf_points`, add a test worth that many points to every exercise, file or no file
+    (none earned without a tier), so that the maximum is the same for every submission."""
     device = "cuda" if "cuda" in devices else "cpu"
     with tempfile.TemporaryDirectory(prefix="lumen-perf-") as log_dir:
         for exercise in exercises:
             result = results[exercise.id]
-            if result.passed and exercise.id in files:
+            if result.passed and exercise.id in files and run is not None and time.monotonic() >= run.at:
+                result.tier = untimed(device, f"not timed: {run.limit} ran out before its turn")
+            elif result.passed and exercise.id in files:
                 result.tier = measure(exercise, files[exercise.id], launcher, device, log_dir, seed=options.seed,
-                                      time_limit=options.time_limit, memory_limit=options.memory_limit)
+                                      time_limit=options.time_limit, memory_limit=options.memory_limit, run=run)
             if options.perf_points:
                 result.tests.append(points_test(result.tier, options.perf_points))
 
@@ -103,7 +106,7 @@ def points_test(tier, points):
 
 
 def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.0,
-            memory_limit=DEFAULT_MEMORY_LIMIT):
+            memory_limit=DEFAULT_MEMORY_LIMIT, run=None):
     """The tier of one student file: verify, then time every case. The student's code runs in a
     fresh confined child, under the exercise's rules as everywhere; the reference in a child of its
     own that never holds student code; the judge interleaves their timings and measures both
@@ -111,11 +114,11 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
     cases = cases_for(exercise.id, device)
     seed = seed_for(seed, exercise)
     log = os.path.join(log_dir, f"{exercise.id}.log")
-    deadline = time.monotonic() + time_limit
+    limit = Deadline.earliest(time_limit, run)  # the exercise's limit, or the whole run's if sooner
     student = reference = None
     try:
         load = load_request(path, exercise.stem)
-        student = _Timed(Child(launcher, log, deadline, memory_limit, (path,)), device)
+        student = _Timed(Child(launcher, log, limit.at, memory_limit, (path,)), device)
         student.child.request(load)
         request = {"op": "bench", "exercise": exercise.id, "device": device, "seed": seed}
         requests = [{**request, "case": index, "state": weights(case, ref, seed) if case.init else None}
@@ -123,18 +126,22 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
         for case, asked in zip(cases, requests):
             got = student.child.request({**asked, "action": "verify"})["value"]
             check_result(got, expected(case, seed), what=f"your output on the performance case {case.label}")
-        reference = _Timed(Child(launcher, log + ".reference", time.monotonic() + time_limit + REFERENCE_GRACE,
-                                  None, trusted=True), device, trusted=True)
+        grace = Deadline.earliest(time_limit + REFERENCE_GRACE, run)
+        reference = _Timed(Child(launcher, log + ".reference", grace.at, None, trusted=True), device, trusted=True)
         _same_cpu(student.child.pid, reference.child.pid)
         budget = BUDGET[device] / len(cases)
         raw = [_time(case, asked, student, reference, device, seed, budget) for case, asked in zip(cases, requests)]
     except Mismatch as mismatch:
         return untimed(device, f"not timed: {mismatch.message}")
     except _ReferenceFailed as failure:
+        if run is not None and time.monotonic() >= run.at:
+            return untimed(device, f"not timed: {run.limit} ran out while timing the reference")
         return untimed(device, f"not timed: the grader could not time the reference ({failure})")
     except StudentError as error:
         return untimed(device, f"not timed: on the performance case, {error.summary}")
     except ChildTimeout:
+        if limit.whole_run:
+            return untimed(device, f"not timed: {limit.limit} ran out while timing your code")
         return untimed(device, f"not timed: one call on the performance case ran past the time limit "
                                f"({time_limit:g} s), far slower than the reference")
     except ChildCrashed as error:

@@ -172,7 +172,7 @@ class Session:
                     "message": f"your code returned {error}, which is not a tensor or a plain value"}
         message = str(error)[:2000]
         if isinstance(error, PermissionError) and error.errno == errno.EPERM:
-            message += " (the grader runs your code alone: no new processes, no signals to others)"
+            message += " (the grader runs your code alone: no new processes, no signals to others, no shared memory)"
         return {"type": type(error).__name__, "message": message, "frames": frames}
 
 
@@ -368,9 +368,9 @@ _ARCHES = {
 }
 _DENIED = ("fork", "vfork", "tkill", "pidfd_send_signal", "pidfd_getfd", "ptrace", "process_vm_readv",
            "process_vm_writev", "setrlimit", "unshare", "setns", "memfd_create", "shmget", "io_uring_setup")
-MAP_SHARED, MAP_ANONYMOUS, AF_UNIX = 0x01, 0x20, 1
-_SHARED_MEMORY = ("memfd_create", "shmget")  # allowed, with shared anonymous mappings, where a GPU driver may
-                                              # need them (a machine with NVIDIA devices)
+MAP_SHARED, AF_UNIX = 0x01, 1  # MAP_SHARED_VALIDATE (0x03) has the MAP_SHARED bit too
+_SHARED_MEMORY = ("memfd_create", "shmget")  # allowed, with shared mappings, where a GPU driver may need them
+                                              # (a machine with NVIDIA devices)
 _SELF_ONLY = ("tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a process id
 
 # classic BPF, as seccomp runs it on struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}
@@ -390,8 +390,8 @@ def _seccomp_program(arch, pid, shared_memory=False):
     """The filter, as (code, jt, jf, k) tuples. Refused with EPERM: fork, vfork, clone without
     CLONE_THREAD (threads stay allowed), signals to any process but this one, tracing or reading
     other processes, setting limits, new namespaces, io_uring (whose operations no filter sees),
-    and shared memory that RLIMIT_DATA would not count (shared anonymous mappings, memfd, SysV
-    segments); sockets other than Unix ones. clone3 answers ENOSYS, so that glibc falls back to
+    and shared memory that RLIMIT_DATA would not count (every shared mapping, anonymous, of
+    /dev/zero or of a file; memfd; SysV segments); sockets other than Unix ones. clone3 answers ENOSYS, so that glibc falls back to
     clone, whose flags a filter can read. Another ABI (32-bit x86, x32) kills the child."""
     calls, deny = arch.calls, (_RET, 0, 0, _errno(errno.EPERM))
 
@@ -405,9 +405,8 @@ def _seccomp_program(arch, pid, shared_memory=False):
     blocks.append((calls["clone3"], [(_RET, 0, 0, _errno(errno.ENOSYS))]))
     blocks.append((calls["clone"], [(_LD, 0, 0, _arg(0)), (_JSET, 0, 1, CLONE_THREAD), (_RET, 0, 0, _ALLOW), deny]))
     blocks.append((calls["kill"], only(0, [pid, 0, -pid])))  # itself, or its own process group
-    if not shared_memory:
-        blocks.append((calls["mmap"], [(_LD, 0, 0, _arg(3)), (_JSET, 0, 2, MAP_ANONYMOUS), (_JSET, 0, 1, MAP_SHARED),
-                                       deny, (_RET, 0, 0, _ALLOW)]))
+    if not shared_memory:  # every shared mapping: one of /dev/zero or of a file is shared memory too
+        blocks.append((calls["mmap"], [(_LD, 0, 0, _arg(3)), (_JSET, 0, 1, MAP_SHARED), deny, (_RET, 0, 0, _ALLOW)]))
     blocks.append((calls["socket"], [(_LD, 0, 0, _arg(0)), (_JEQ, 1, 0, AF_UNIX), deny, (_RET, 0, 0, _ALLOW)]))
     blocks += [(calls[name], only(0, [pid])) for name in _SELF_ONLY]
     blocks.append((calls["prlimit64"], [  # reading a limit (new_limit == NULL) is fine

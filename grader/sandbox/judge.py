@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 import weakref
+from typing import NamedTuple
 
 from grader import files
 from grader.sandbox import child, containment, rules, wire
@@ -97,8 +98,28 @@ class MemoryLimit(StudentError):
                 "or are tensors kept in a list that grows without end?")
 
 
+class Deadline(NamedTuple):
+    """When a child's answers must have arrived (`at`, time.monotonic()), and the limit that sets
+    it in the report's words: an exercise's own, or (`whole_run`) the whole run's."""
+
+    at: float
+    limit: str
+    whole_run: bool = False
+
+    @classmethod
+    def whole(cls, seconds):
+        """The whole run's deadline, `seconds` from now."""
+        return cls(time.monotonic() + seconds, f"the time limit of the whole run (--total-timeout {seconds:g} s)", True)
+
+    @classmethod
+    def earliest(cls, seconds, run=None):
+        """An exercise's deadline, `seconds` from now, or the whole run's `run` if that comes first."""
+        own = cls(time.monotonic() + seconds, f"the exercise's time limit ({seconds:g} s)")
+        return run if run is not None and run.at < own.at else own
+
+
 class ChildTimeout(Exception):
-    """The exercise's time limit ran out: during this call, or (`earlier`) before it began."""
+    """The time limit ran out: during this call, or (`earlier`) before it began."""
 
     def __init__(self, earlier=False):
         super().__init__("time limit used up before this call" if earlier else "time limit")

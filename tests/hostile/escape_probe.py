@@ -1,9 +1,11 @@
 """Tries every way out of its confinement and says what each attempt gave ("denied" or "allowed"):
 the answer key read by path, through a folder's file descriptor (dir_fd), through a hard link and a
 symbolic link made in its scratch folder; the kit's suites and solutions; writing beside its own
-file, in /tmp, in the kit and in its scratch folder; reading its own file. @KIT@ is the kit's
-folder, written in by the test."""
+file, in /tmp, in the kit and in its scratch folder; reading its own file; memory shared through
+/dev/zero or a file of its scratch folder, which --memory-limit (RLIMIT_DATA) would not count.
+@KIT@ is the kit's folder, written in by the test."""
 
+import mmap
 import os
 import tempfile
 
@@ -43,6 +45,16 @@ def _by_link(make):
     _read(target)
 
 
+def _share(path, size=1 << 20):
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if not path.startswith("/dev/"):
+            os.ftruncate(fd, size)
+        mmap.mmap(fd, size, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ | mmap.PROT_WRITE).close()
+    finally:
+        os.close(fd)
+
+
 def probe():
     scratch = tempfile.gettempdir()
     return {
@@ -58,4 +70,6 @@ def probe():
         "write in the kit": _attempt(lambda: _write(os.path.join(KIT, "grader", "x.py"))),
         "write in its scratch folder": _attempt(lambda: _write(os.path.join(scratch, "notes.txt"))),
         "read its own file": _attempt(lambda: _read(__file__)),
+        "share memory through /dev/zero": _attempt(lambda: _share("/dev/zero")),
+        "share memory through a file": _attempt(lambda: _share(os.path.join(scratch, "shared"))),
     }
