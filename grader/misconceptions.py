@@ -666,6 +666,17 @@ MISCONCEPTIONS = (
         {9: [(SOLUTION_INDUCTION_MEAN, "    return stripe.mean(dim=(0, 2))  # (H,)")]},
     ),
     Misconception(
+        "diagonal-of-the-wrong-dims", (9,),
+        "torch.diagonal(pattern, offset) takes its diagonal across dims 0 and 1, the batch and the heads, "
+        "unless told otherwise: a pattern's queries and keys are its last two dims, so pass dim1=-2, dim2=-1: "
+        "see " + PICTURES,
+        ({"previous_token_weights": lambda self, pattern: pattern.diagonal(offset=-1)},
+         {"induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=1 - seq_len)[..., 1:]},
+         {"previous_token_weights": lambda self, pattern: pattern.diagonal(offset=-1),
+          "induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=1 - seq_len)[..., 1:]}),
+        {9: [(SOLUTION_PREVIOUS, "    below = pattern.diagonal(offset=-1)  #")]},
+    ),
+    Misconception(
         "score-averaged-over-wrong-axes", (9,),
         "Your score does not average over the right axes: a pattern is (B, H, L, L), and a score keeps one "
         "number per head, the mean over every sequence of the batch (dim 0) and every query counted, (H,): "
