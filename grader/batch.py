@@ -108,7 +108,7 @@ def run(submissions, out, settings, progress=lambda line: None):
         """Record a student: their JSON first (the resume marker), then the whole CSV."""
         nonlocal finished
         record = job.record()
-        _replace(reports / f"{job.student.name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        files.write_replacing(reports / f"{job.student.name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
         records[job.student.name] = record
         _write_gradebook(out, records, settings.roster)
         finished += 1
@@ -350,10 +350,4 @@ def _load_records(reports, everyone):
 
 
 def _write_gradebook(out, records, roster=None):
-    _replace(Path(out), classbook.gradebook_csv(records, roster))
-
-
-def _replace(path, text):
-    """Write a file whole or not at all: a reader (or a Ctrl-C) never sees half of it, and a link
-    at the path is replaced, never written through."""
-    files.write_replacing(path, text)
+    files.write_replacing(Path(out), classbook.gradebook_csv(records, roster))

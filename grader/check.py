@@ -2,7 +2,7 @@
 
 Each row is one claim, checked on every available device:
   * the reference (`lumen_ref`) agrees with the independent float64 oracle (`grader.oracle`) and
-    with torch's own built-ins;
+    with torch's own built-ins, on the checks each exercise's declaration lists;
   * `solutions/` scores full marks, and the untouched stubs that `release` makes from it score
     zero, both graded by the very runner students use;
   * every misconception mutant (`grader.misconceptions`, when it exists) fails its exercise, and
@@ -72,20 +72,33 @@ def passed(rows):
 # -- the reference ------------------------------------------------------------------------------
 
 
-def reference_rows(devices):
-    """The reference against the oracle and against torch's built-ins, on each device."""
-    return [_reference_row(devices, _oracle_cases, "reference = float64 oracle"),
-            _reference_row(devices, _builtin_cases, "reference = torch built-ins")]
+def reference_rows(devices, exercises=None):
+    """The reference against the oracle and against torch's built-ins, on each device: the checks
+    the exercises' declarations list (`oracle_checks`, `builtin_checks`), of every exercise unless
+    told which (the whole answer key is checked whichever exercises are graded)."""
+    exercises = list(exercises or catalog.EXERCISES)
+    return [_reference_row(devices, exercises, "oracle_checks", "reference = float64 oracle"),
+            _reference_row(devices, exercises, "builtin_checks", "reference = torch built-ins")]
 
 
-def _reference_row(devices, cases, check):
+def _reference_row(devices, exercises, kind, check):
+    """One row: every exercise's `kind` of checks, each on its own seeded inputs, on every device."""
+    import torch
+
     problems, count = [], 0
     for device in devices:
-        for what, got, want in cases(device):
-            count += 1
-            difference = _difference(got, want)
-            if difference:
-                problems.append(f"{what} on {device}: {difference}")
+        for exercise in exercises:
+            checks = getattr(exercise, kind)
+            if checks is None:
+                continue
+            with torch.no_grad():
+                for what, got, want in checks(_Inputs(device, seed=6)):
+                    count += 1
+                    difference = _difference(got, want)
+                    if difference:
+                        problems.append(f"{exercise.id} {what} on {device}: {difference}")
+    if not count:
+        return Row(check, "-", NOT_AVAILABLE, "no exercise declares such checks")
     return _row(check, "+".join(devices), problems, f"{count // len(devices)} comparisons")
 
 
@@ -114,7 +127,7 @@ class _Inputs:
     def __init__(self, device, seed):
         import torch
 
-        self.torch, self.device = torch, device
+        self.torch, self.device = torch, device  # `device`: what an exercise's checks run on
         self.generator = torch.Generator().manual_seed(seed)
 
     def randn(self, *shape, scale=1.0):
@@ -129,93 +142,6 @@ class _Inputs:
         with self.torch.random.fork_rng(devices=[]):
             self.torch.manual_seed(int(self.torch.randint(1 << 30, (1,), generator=self.generator)))
             return cls(*args).to(self.device, self.torch.float64)
-
-
-def _np(value):
-    return value.detach().cpu().numpy()
-
-
-def _oracle_cases(device):
-    """(step, lumen_ref's answer, grader.oracle's answer) for every step of the chapter."""
-    import torch
-
-    import lumen_ref as ref
-    from grader import oracle
-
-    r = _Inputs(device, seed=6)
-    x, w_qkv = r.randn(2, 5, 12), r.randn(12, 18)
-    w_q, w_k, w_v = r.randn(12, 6), r.randn(12, 6), r.randn(12, 4)
-    q, k, v = r.randn(2, 3, 5, 6), r.randn(2, 3, 7, 6), r.randn(2, 3, 7, 4)
-    scores, mask = r.randn(2, 3, 5, 7, scale=8.0), r.bools(2, 1, 5, 7)
-    mask[0, 0, 2] = False  # a query that may see no key: zeros, not NaN
-    masked = ref.apply_mask(scores * 1e3, mask)  # huge scores and whole rows of -inf
-    lengths = torch.tensor([3, 0, 7], device=device)
-    heads = r.randn(2, 5, 12)
-    mha, gqa = r.module(ref.MultiHeadAttention, 12, 3), r.module(ref.GroupedQueryAttention, 12, 4, 2)
-    gqa_weights = [_np(p.weight) for p in (gqa.q_proj, gqa.k_proj, gqa.v_proj, gqa.o_proj)]
-    cached = ref.CachedGroupedQueryAttention(12, 4, 2).to(device, torch.float64)
-    cached.load_state_dict(gqa.state_dict())
-    chunks = [3, 1, 4]
-    cache = ref.KVCache(2, 2, 3, max_len=8, dtype=torch.float64, device=device)
-    tokens = r.randn(2, sum(chunks), 12)
-    with torch.no_grad():
-        decoded = [cached(part, cache) for part in tokens.split(chunks, dim=1)]
-        yield "project", ref.project(x, w_q, w_k, w_v), oracle.project(*map(_np, (x, w_q, w_k, w_v)))
-        yield "fused_project", ref.fused_project(x, w_qkv), oracle.fused_project(_np(x), _np(w_qkv))
-        yield "attention_scores", ref.attention_scores(q, k), oracle.attention_scores(_np(q), _np(k))
-        yield "scale_scores", ref.scale_scores(scores, 6), oracle.scale_scores(_np(scores), 6)
-        yield "scaled_scores", ref.scaled_scores(q, k), oracle.scaled_scores(_np(q), _np(k))
-        yield "causal_mask", ref.causal_mask(7, device=device), oracle.causal_mask(7)
-        yield "apply_mask", masked, oracle.apply_mask(_np(scores * 1e3), _np(mask))
-        yield "padding_mask", ref.padding_mask(lengths, 7), oracle.padding_mask(lengths.tolist(), 7)
-        for dim in (-1, 1):
-            yield f"softmax(dim={dim})", ref.softmax(masked, dim=dim), oracle.softmax(_np(masked), axis=dim)
-        yield ("scaled_dot_product_attention", ref.scaled_dot_product_attention(q, k, v, mask),
-               oracle.scaled_dot_product_attention(_np(q), _np(k), _np(v), _np(mask)))
-        yield "split_heads", ref.split_heads(heads, 3), oracle.split_heads(_np(heads), 3)
-        yield "merge_heads", ref.merge_heads(q), oracle.merge_heads(_np(q))
-        yield "repeat_kv", ref.repeat_kv(k, 2), oracle.repeat_kv(_np(k), 2)
-        yield ("MultiHeadAttention", mha(x), oracle.multi_head_attention(
-            _np(x), _np(mha.qkv.weight), _np(mha.qkv.bias), _np(mha.out.weight), _np(mha.out.bias), 3))
-        yield "GroupedQueryAttention", gqa(x), oracle.grouped_query_attention(_np(x), *gqa_weights, 4, 2)
-        yield ("KV cache, chunks 3+1+4", decoded,
-               oracle.cached_attention_outputs(_np(tokens), *gqa_weights, 4, 2, chunks))
-        yield ("kv_cache_bytes (Llama-2 7B, 4,096 tokens)", ref.kv_cache_bytes(32, 32, 128, 4096),
-               oracle.kv_cache_bytes(32, 32, 128, 4096))
-
-
-def _builtin_cases(device):
-    """(what, lumen_ref's answer, torch's built-in answer) where torch has the same operation."""
-    import torch
-    import torch.nn.functional as F
-
-    import lumen_ref as ref
-
-    r = _Inputs(device, seed=7)
-    x, scores = r.randn(2, 5, 12), r.randn(2, 3, 5, 7, scale=8.0)
-    q, k, v = r.randn(2, 3, 5, 6), r.randn(2, 3, 7, 6), r.randn(2, 3, 7, 4)
-    mask = r.bools(2, 1, 5, 7)
-    mask[..., 0] = True  # every query sees a key: torch's answer for an empty row is NaN
-    causal = ref.causal_mask(5, device=device)
-    mha, gqa = r.module(ref.MultiHeadAttention, 12, 3), r.module(ref.GroupedQueryAttention, 12, 4, 2)
-    theirs = torch.nn.MultiheadAttention(12, 3, batch_first=True).to(device, torch.float64)
-    with torch.no_grad():
-        theirs.in_proj_weight.copy_(mha.qkv.weight)  # both stack W_Q, W_K, W_V as rows
-        theirs.in_proj_bias.copy_(mha.qkv.bias)
-        theirs.out_proj.weight.copy_(mha.out.weight)
-        theirs.out_proj.bias.copy_(mha.out.bias)
-        gq, gk, gv = (p(x).view(2, 5, -1, 3).transpose(1, 2) for p in (gqa.q_proj, gqa.k_proj, gqa.v_proj))
-        kv_head = torch.arange(4, device=device) // 2  # query head h reads KV head h // 2
-        gqa_heads = F.scaled_dot_product_attention(gq, gk[:, kv_head], gv[:, kv_head], is_causal=True)
-        yield "softmax", ref.softmax(scores, dim=-1), torch.softmax(scores, dim=-1)
-        yield "softmax(dim=1)", ref.softmax(scores, dim=1), torch.softmax(scores, dim=1)
-        yield ("scaled_dot_product_attention", ref.scaled_dot_product_attention(q, k, v, mask)[0],
-               F.scaled_dot_product_attention(q, k, v, attn_mask=mask))
-        yield ("causal attention", ref.scaled_dot_product_attention(q, q, v[..., :5, :], causal)[0],
-               F.scaled_dot_product_attention(q, q, v[..., :5, :], is_causal=True))
-        yield ("MultiHeadAttention", mha(x),
-               theirs(x, x, x, attn_mask=~causal, need_weights=False)[0])  # theirs: True = may NOT attend
-        yield "GroupedQueryAttention", gqa(x), gqa.o_proj(gqa_heads.transpose(1, 2).reshape(2, 5, 12))
 
 
 # -- grading through the students' runner -------------------------------------------------------

@@ -23,13 +23,10 @@ import click
 from grader import batch, catalog, classbook, files, gradescope, report
 from grader.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
-EXERCISE_NAMES = f"{catalog.EXERCISES[0].id} … {catalog.EXERCISES[-1].id} (or just 1–{len(catalog.EXERCISES)})"
-HIDDEN_VISIBILITY_SETTINGS = dict(
-    type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)), default="after_published", show_default=True,
-    help="Gradescope: when students see the hidden checks.")
-HIDDEN_VISIBILITY = click.option("--hidden-visibility", **HIDDEN_VISIBILITY_SETTINGS)
-CLASS_TIMEOUT = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
-                             show_default=True, help="Seconds a student's code may run, per exercise.")
+FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
+NUMBERS = f"{FIRST.number}–{LAST.number}"  # "1–8"
+EXERCISE_NAMES = f"{FIRST.id} … {LAST.id} (or just {NUMBERS})"
+ALL_EXERCISES = f"all {len(catalog.EXERCISES)} exercises"
 
 
 class InstructorCommand(click.Command):
@@ -60,6 +57,39 @@ def instructor_option(*names, **settings):
     return click.option(*names, cls=InstructorOption, **settings)
 
 
+class SharedOption:
+    """An option declared once, added to every command that takes it: `OPTION()` as declared,
+    `OPTION(help=...)` with the command's own words, `OPTION(instructor=True)` under the
+    instructors' heading of --help."""
+
+    def __init__(self, *names, **settings):
+        self.names, self.settings = names, settings
+
+    def __call__(self, instructor=False, **changes):
+        return click.option(*self.names, cls=InstructorOption if instructor else click.Option,
+                            **{**self.settings, **changes})
+
+
+SUBMISSION = SharedOption("--submission", type=click.Path(path_type=Path), default=Path("exercises"),
+                          show_default=True, help="Folder holding your exercise files.")
+NOTEBOOK = SharedOption("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                        help="Grade this notebook's code cells (instead of looking in --submission).")
+DEVICE = SharedOption("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
+                      help="auto: the CPU, plus CUDA when a GPU is present.")
+NO_PERF = SharedOption("--no-perf", is_flag=True,
+                       help="Skip the performance tiers (timing your code against the reference).")
+SEED = SharedOption("--seed", type=int, default=0, show_default=True,
+                    help="Seed of the random test inputs; the same seed gives the same inputs.")
+TIMEOUT = SharedOption("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+                       help="Seconds your code may run, per exercise.")
+SUITES = SharedOption("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path), multiple=True,
+                      help="A folder of extra test_exerciseN*.py suites (repeatable).")
+HIDDEN_VISIBILITY = SharedOption("--hidden-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
+                                 default="after_published", show_default=True,
+                                 help="Gradescope: when students see the hidden checks.")
+CLASS_TIMEOUT = TIMEOUT(help="Seconds a student's code may run, per exercise.")
+
+
 def _apply(options, command):
     for option in reversed(options):
         command = option(command)
@@ -74,13 +104,10 @@ def _apply_options(options):
 def student_options(command):
     """The options a student uses, shared by the grading commands and `watch`."""
     return _apply([
-        click.option("--submission", type=click.Path(path_type=Path), default=Path("exercises"),
-                     show_default=True, help="Folder holding your exercise files."),
+        SUBMISSION(),
         click.option("-v", "--verbose", is_flag=True, help="List every test, with its points."),
-        click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto",
-                     show_default=True, help="auto: the CPU, plus CUDA when a GPU is present."),
-        click.option("--no-perf", is_flag=True,
-                     help="Skip the performance tiers (timing your code against the reference)."),
+        DEVICE(),
+        NO_PERF(),
         click.option("--no-color", is_flag=True,
                      help="No colours (also when NO_COLOR is set, or the output is not a terminal)."),
     ], command)
@@ -94,32 +121,31 @@ def grading_options(command):
                           show_default=True,
                           help="Report for a person (text; html: a self-contained feedback page) or a machine "
                                "(json, gradescope, junit)."),
-        instructor_option("--hidden-visibility", **HIDDEN_VISIBILITY_SETTINGS),
+        HIDDEN_VISIBILITY(instructor=True),
         instructor_option("--output", type=click.Path(dir_okay=False, path_type=Path),
                           help="Write the report to this file instead of the terminal."),
-        *run_options(instructor_option),
+        *run_options(),
     ], command)
 
 
-def run_options(option):
-    """The options that set up a grading run (made by `option`: click.option or instructor_option)."""
+def run_options():
+    """The options that set up a grading run, listed under the instructors' heading."""
     return [
-        option("--seed", type=int, default=0, show_default=True,
-               help="Seed of the random test inputs; the same seed gives the same inputs."),
-        option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
-               show_default=True, help="Seconds your code may run, per exercise."),
-        option("--total-timeout", type=click.FloatRange(min=0, min_open=True),
-               help="Seconds the whole run may take, every exercise's import, tests and timing together; "
-                    "what is left then is reported as out of time  [default: 60 + --timeout per exercise]."),
-        option("--memory-limit", type=MemorySize(), default="4G", show_default=True,
-               help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
-        option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
-               multiple=True, help="A folder of extra test_exerciseN*.py suites (repeatable)."),
-        option("--no-builtin-suites", is_flag=True,
-               help="Run only the --suites folders, not the built-in hidden suites."),
-        option("--perf-points", type=click.FloatRange(min=0), default=0.0, show_default=True,
-               help="Points each exercise's performance tier is worth (0: informative)."),
+        SEED(instructor=True),
+        TIMEOUT(instructor=True),
+        instructor_option("--total-timeout", type=click.FloatRange(min=0, min_open=True),
+                          help="Seconds the whole run may take, every exercise's import, tests and timing "
+                               "together; what is left then is reported as out of time  [default: 60 + "
+                               "--timeout per exercise]."),
+        instructor_option("--memory-limit", type=MemorySize(), default="4G", show_default=True,
+                          help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
+        SUITES(instructor=True),
+        instructor_option("--no-builtin-suites", is_flag=True,
+                          help="Run only the --suites folders, not the built-in hidden suites."),
+        instructor_option("--perf-points", type=click.FloatRange(min=0), default=0.0, show_default=True,
+                          help="Points each exercise's performance tier is worth (0: informative)."),
     ]
+
 
 
 def text_style(no_color, stream=None):
@@ -346,15 +372,15 @@ class LumenGrade(click.Group):
         return _exercise_command(exercise)
 
     def format_commands(self, ctx, formatter):
-        """The student's commands first (the eight exercise commands in one row), then the instructors'."""
+        """The student's commands first (the exercise commands in one row), then the instructors'."""
         exercise_ids = {exercise.id for exercise in catalog.EXERCISES}
         rows = {False: [], True: []}
         for name in super().list_commands(ctx):
             command = self.commands[name]
             if not command.hidden:
                 rows[isinstance(command, InstructorCommand)].append((name, command.get_short_help_str(60)))
-        first, last = catalog.EXERCISES[0].id, catalog.EXERCISES[-1].id
-        rows[False].insert(0, (f"{first} … {last[len('exercise'):]}", "Grade one exercise (or just: 1 … 8)."))
+        rows[False].insert(0, (f"{FIRST.id} … {LAST.number}",
+                               f"Grade one exercise (or just: {FIRST.number} … {LAST.number})."))
         for instructors, title in ((False, "Commands"), (True, "Instructor commands")):
             with formatter.section(title):
                 formatter.write_dl([row for row in rows[instructors] if row[0] not in exercise_ids])
@@ -384,38 +410,36 @@ def _exercise_command(exercise):
     @click.command(name=exercise.id, cls=StudentFirstCommand,
                    help=f"Grade {exercise.id}: {exercise.title} ({exercise.file_name}).")
     @grading_options
-    @click.option("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                  help="Grade this notebook's code cells (instead of looking in --submission).")
+    @NOTEBOOK()
     def grade_one(**options):
         run_grading([exercise], **options)
 
     return grade_one
 
 
-@click.group(cls=LumenGrade, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="lumen-attention-kit", message="lumen-grade %(version)s")
-def main():
-    """Grade your Lumen attention exercises: run it from the folder that holds exercises/.
+@click.group(cls=LumenGrade, context_settings={"help_option_names": ["-h", "--help"]}, help=f"""
+    Grade your Lumen attention exercises: run it from the folder that holds exercises/.
 
     \b
     lumen-grade exercise3            grade one exercise (also: lumen-grade 3)
     lumen-grade watch exercise3      grade it again each time you save the file
-    lumen-grade all                  grade all eight
+    lumen-grade all                  grade {ALL_EXERCISES}
     lumen-grade exercise3 -v         list every test
     lumen-grade exercise3 --help     every option
-    """
+    """)
+@click.version_option(package_name="lumen-attention-kit", message="lumen-grade %(version)s")
+def main():
+    pass
 
 
-@main.command(name="all", cls=StudentFirstCommand, short_help="Grade all eight exercises.")
+@main.command(name="all", cls=StudentFirstCommand, short_help=f"Grade {ALL_EXERCISES}.", help=f"Grade {ALL_EXERCISES}.")
 @grading_options
 def grade_all(**options):
-    """Grade all eight exercises."""
     run_grading(list(catalog.EXERCISES), **options)
 
 
 @main.command(name="list", short_help="The exercises, their files and chapter sections.")
-@click.option("--submission", type=click.Path(path_type=Path), default=Path("exercises"), show_default=True,
-              help="Folder to look for the exercise files in.")
+@SUBMISSION(help="Folder to look for the exercise files in.")
 def list_exercises(submission):
     """The exercises, their files, and the chapter section each one practises."""
     for exercise in catalog.EXERCISES:
@@ -429,17 +453,16 @@ def list_exercises(submission):
               short_help="Grade again each time you save a file (Ctrl-C to stop).")
 @click.argument("exercise", required=False, callback=lambda ctx, param, name: _exercises(name))
 @student_options
-@click.option("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Watch and grade this notebook (give the EXERCISE too).")
+@NOTEBOOK(help="Watch and grade this notebook (give the EXERCISE too).")
 @instructor_option("--interval", type=click.FloatRange(min=0.05), default=0.3, show_default=True,
                    help="Seconds between two looks at the files.")
-@_apply_options(run_options(instructor_option))
+@_apply_options(run_options())
 def watch_command(exercise, submission, verbose, device, no_perf, no_color, notebook, interval, **settings):
     """Grade EXERCISE now and again each time you save its file or notebook, until Ctrl-C. Each
     re-grade clears the terminal and shows the short report again.
 
-    EXERCISE: the one to watch, as for grading (exercise3, or just 3); without it, all eight are
-    watched and each save re-grades the exercise whose file changed."""
+    EXERCISE: the one to watch, as for grading (exercise3, or just 3); without it, every exercise
+    is watched and each save re-grades the exercise whose file changed."""
     from grader import watch
 
     # a shell starts a background job (`lumen-grade watch &` in a script) with SIGINT ignored,
@@ -475,7 +498,7 @@ def watch_command(exercise, submission, verbose, device, no_perf, no_color, note
 
 
 def _exercises(name):
-    """An EXERCISE argument -> [that exercise]; none given: all eight."""
+    """An EXERCISE argument -> [that exercise]; none given: every exercise."""
     if name is None:
         return list(catalog.EXERCISES)
     try:
@@ -485,7 +508,7 @@ def _exercises(name):
 
 
 def _exercise_list(ctx, param, names):
-    """--exercise NAME (repeatable) -> catalogue exercises; none given: all eight."""
+    """--exercise NAME (repeatable) -> catalogue exercises; none given: every exercise."""
     try:
         return [catalog.find(name) for name in names]
     except catalog.UnknownExercise as error:
@@ -495,13 +518,12 @@ def _exercise_list(ctx, param, names):
 def gradescope_options(command):
     """The run settings a Gradescope bundle carries into the container."""
     options = [
-        HIDDEN_VISIBILITY,
+        HIDDEN_VISIBILITY(),
         CLASS_TIMEOUT,
         click.option("--exercise", "exercises", multiple=True, callback=_exercise_list,
-                     help="Grade only this exercise (repeatable; default: all eight)."),
-        click.option("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                     multiple=True, help="A folder of private test_exerciseN*.py suites (repeatable)."),
-        click.option("--no-perf", is_flag=True, help="Skip the performance tiers (and the leaderboard)."),
+                     help=f"Grade only this exercise (repeatable; default: {ALL_EXERCISES})."),
+        SUITES(help="A folder of private test_exerciseN*.py suites (repeatable)."),
+        NO_PERF(help="Skip the performance tiers (and the leaderboard)."),
         click.option("--printed-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
                      default="visible", show_default=True,
                      help="When students see what their code printed (Gradescope's stdout_visibility)."),
@@ -578,11 +600,11 @@ FEEDBACK_OPTION = click.option(
               help="Students graded at the same time.")
 @CLASS_TIMEOUT
 @click.option("--student-timeout", type=click.FloatRange(min=0, min_open=True),
-              help="Seconds one student's whole grading may take  [default: 8 × --timeout + 60].")
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
-              help="auto: the CPU, plus CUDA when a GPU is present.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")
-@click.option("--no-perf", is_flag=True, help="Skip the performance tiers (faster; no tier column).")
+              help=f"Seconds one student's whole grading may take  [default: {len(catalog.EXERCISES)} × --timeout "
+                   "+ 60, one --timeout per exercise].")
+@DEVICE()
+@SEED(help="Seed of the random test inputs.")
+@NO_PERF(help="Skip the performance tiers (faster; no tier column).")
 @click.option("--force", is_flag=True, help="Regrade students who already have a report.")
 @click.option("--shard", metavar="K/N", callback=_shard,
               help="Grade only shard K of N (K from 0 to N-1; a student's shard is a hash of their "
@@ -649,7 +671,7 @@ def _write_feedback(folder, records):
 
     folder.mkdir(parents=True, exist_ok=True)
     for name, record in records.items():
-        batch._replace(folder / f"{name}.html", feedback.render_record(record))
+        files.write_replacing(folder / f"{name}.html", feedback.render_record(record))
     click.echo(f"wrote {len(records)} feedback page(s) into {folder}/", err=True)
 
 
@@ -680,8 +702,8 @@ def merge_command(shard_outputs, out, roster, feedback):
     reports = batch.reports_folder(out)
     reports.mkdir(parents=True, exist_ok=True)
     for name, record in merged.records.items():
-        batch._replace(reports / f"{name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    batch._replace(out, classbook.gradebook_csv(merged.records, roster))
+        files.write_replacing(reports / f"{name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    files.write_replacing(out, classbook.gradebook_csv(merged.records, roster))
     if feedback:
         _write_feedback(feedback, merged.records)
     for line in merged.missing:
@@ -707,7 +729,8 @@ SOLUTIONS_OPTION = click.option(
               help="Overwrite files that are not an earlier release (this can destroy a student's work).")
 def release_command(out, solutions, force):
     """Instructors: write the student files and notebooks from the solutions (the code between the
-    BEGIN/END SOLUTION markers becomes a stub; solutions/notebooks/*.md introduce the notebooks).
+    BEGIN/END SOLUTION markers becomes a stub; each exercise's declaration in grader/catalog/ has
+    its notebook's introduction).
 
     Refuses to overwrite a folder that is not an earlier release, or files changed since it."""
     from grader import release  # imports nbformat: not needed by the other commands
@@ -727,7 +750,7 @@ def release_command(out, solutions, force):
               short_help="Is the kit sound? Reference, solutions, stubs, mutants.")
 @click.argument("exercises", nargs=-1, callback=_exercise_list)
 @SOLUTIONS_OPTION
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random test inputs.")
+@SEED(help="Seed of the random test inputs.")
 @CLASS_TIMEOUT
 def check_command(exercises, solutions, seed, timeout):
     """Instructors: is the kit sound? Checks, on every available device, the reference against the

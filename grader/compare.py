@@ -34,6 +34,8 @@ import math
 
 import torch
 
+from grader.sandbox.wire import dtype_text  # the one name of a dtype (the suites take it from here)
+
 # (rtol, atol) for a student result in this dtype, compared with the float64 answer
 TOLERANCES = {
     torch.float64: (1e-7, 1e-9),
@@ -62,10 +64,6 @@ class Mismatch(AssertionError):
 def shape_text(shape):
     """A shape as Python writes it: (2, 3), (3,), ()."""
     return str(tuple(int(n) for n in shape))
-
-
-def dtype_text(dtype):
-    return str(dtype).removeprefix("torch.")
 
 
 def describe(value):

@@ -27,7 +27,8 @@ import torch
 
 from grader import analyse, misconceptions
 from grader.compare import TOLERANCES
-from grader.testkit import Made, as64, map_values
+from grader.nested import leaves, map_values
+from grader.testkit import Made, as64
 
 # A mutant matches within 10x the tolerance of the student's dtype, the absolute part scaled by the
 # largest value (a float32 sum of many products rounds in proportion to its terms): rounding, not a
@@ -458,14 +459,7 @@ def _student_dtype(call):
     found = next((value.dtype for args, kwargs in reversed(events) for value in [*args, *kwargs.values()]
                   if isinstance(value, torch.Tensor) and value.is_floating_point()), None)
     dtype = found or dtype
-    returned = [t.dtype for t in _tensors(call.get("got")) if t.is_floating_point()]
+    returned = [t.dtype for t in leaves(call.get("got")) if isinstance(t, torch.Tensor) and t.is_floating_point()]
     coarser = [d for d in returned if TOLERANCES.get(d, (0,))[0] > TOLERANCES.get(dtype, (0,))[0]]
     return coarser[0] if coarser else dtype
 
-
-def _tensors(value):
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [t for item in value for t in _tensors(item)]
-    return []

@@ -12,6 +12,7 @@ folder laid out the same way) and LUMEN_PYTHON picks the interpreter run_autogra
 by the rule of `submission.candidates`.
 """
 
+import dataclasses
 import importlib.metadata
 import json
 import re
@@ -270,11 +271,12 @@ def _grade(folder, exercises, hidden_visibility, options):
         staged = stage_files(folder, staging, exercises) if folder.is_dir() else {}
         verdict = runner.grade(exercises, runner.Options(submission=Path(staging), **options))
         notes = graded_notes(folder, staged, verdict)
-    for result, exercise in zip(verdict.exercises, exercises):
-        if exercise not in staged:
-            result.file = exercise.file_name
-            result.error = (f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
-                            "upload it under exactly this name")
+    verdict = dataclasses.replace(verdict, exercises=[
+        result if exercise in staged else dataclasses.replace(
+            result, file=exercise.file_name,
+            error=f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: upload it under "
+                  "exactly this name")
+        for result, exercise in zip(verdict.exercises, exercises)])
     print("\n".join(notes or ["No exercise files were found in the submission."]))
     for exercise in verdict.exercises:
         if exercise.output:

@@ -6,7 +6,9 @@ a student's code would do it. `Reference` is the answer key (`lumen_ref`) taken 
 overridable steps; a mutant overrides a step, and every function and module built from that step
 inherits the mistake, so one mutant gives the wrong output of `scale_scores`, `scaled_scores`,
 attention and every attention module alike. `grader.diagnose` replays a failing test's call on
-the mutants and names the one whose wrong output the student's matches.
+the mutants and names the one whose wrong output the student's matches. A function or class of an
+exercise with no step here (a new exercise) is its declared reference (`grader.catalog`), in
+float64, so a new exercise's mutants override its functions by name: `{"induction_score": ...}`.
 
 `edits` rewrite the instructor's solution into a whole student file making the mistake: that is
 the seam `lumen-grade check` uses (`mutant_sources`) to prove every mutant fails its exercise.
@@ -193,15 +195,32 @@ class Reference:
                 found[kind] += [self.head_label(layer, head) for head in range(pattern.size(1)) if score[head] > threshold]
         return found
 
+    def __getattr__(self, name):
+        """A function or class of an exercise that has no step here (one added since): its
+        reference, from the exercise's declaration, so that a mutant may override it by name."""
+        for exercise in catalog.EXERCISES:
+            if name in exercise.names:
+                return exercise.reference_object(name)
+        raise AttributeError(name)
+
     def make(self, made):
         """This reference's own copy of an object a test made in the student's process (a `Made`)."""
         if made.target == "KVCache":
             return _Cache(self, *made.args, **made.kwargs)
-        return _Module(self, made)
+        if made.target in _MODULES:
+            return _Module(self, made)
+        module = getattr(self, made.target)(*made.args, **made.kwargs)  # a class added since: the reference's own
+        if made.state is not None:
+            module.load_state_dict(made.state)
+        return module.to("cpu", torch.float64)
+
+
+_MODULES = {"MultiHeadAttention": "multi_head_attention", "GroupedQueryAttention": "grouped_query_attention",
+            "CachedGroupedQueryAttention": "cached_attention"}  # class name -> Reference's forward
 
 
 class _Module:
-    """A module of the exercises (by its class name), as `Reference` computes it."""
+    """A module of the exercises (by its class name), as `Reference` computes it from its steps."""
 
     def __init__(self, reference, made):
         self.reference, self.made = reference, made
@@ -209,12 +228,9 @@ class _Module:
 
     def __call__(self, x, *args, **kwargs):
         heads = self.made.args[1:3]  # (n_heads,) or (n_heads, n_kv_heads)
-        forward = {"MultiHeadAttention": self.reference.multi_head_attention,
-                   "GroupedQueryAttention": self.reference.grouped_query_attention,
-                   "CachedGroupedQueryAttention": self.reference.cached_attention}[self.made.target]
         if self.made.target == "MultiHeadAttention":
             heads = heads[:1]
-        return forward(self.params, *heads, x, *args, **kwargs)
+        return getattr(self.reference, _MODULES[self.made.target])(self.params, *heads, x, *args, **kwargs)
 
 
 class _Cache(ref.KVCache):

@@ -2,7 +2,7 @@
 
 Each notebook has four cells, in this order:
   1. markdown: the exercise, how to work in the notebook, and the step's introduction, written for
-     the kit (`solutions/notebooks/<stem>.md`: what the step computes, its maths in LaTeX, the
+     the kit (its declaration's `introduction`: what the step computes, its maths in LaTeX, the
      shapes, a worked example, the chapter section to read).
   2. code: the student file itself, the stub exactly as in `exercises/`.
   3. code: the check cell, `%run -m grader.notebooks exercise3`.

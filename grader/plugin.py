@@ -1,8 +1,10 @@
-"""The pytest plugin that turns the hidden suites into a verdict.
+"""The pytest plugin that turns the hidden suites into what they found, per exercise.
 
 It gives the suites their fixtures (`student`, `rng`, `device`), reads each test's points and
-visibility from its markers, and records every outcome as a `TestResult` in the exercise's result.
-The suites are plain pytest files; this plugin is the only place that knows about grading.
+visibility from its markers, and records every outcome as a `TestResult`; once the suites have run,
+`outcome(exercise_id)` gives the runner an exercise's tests, import error, printed output and
+diagnoses (`SuiteOutcome`), from which the runner assembles the result. The suites are plain pytest
+files; this plugin is the only place that knows about grading.
 
 Every exercise asked for is collected, whether or not its file could be read, so that its maximum
 is always its full points. Before an exercise's first test the student's file is imported once:
@@ -14,6 +16,7 @@ of its tests is `not_run` (0 of its points) instead of N copies of one failure. 
 import os
 import re
 import zlib
+from dataclasses import dataclass, field
 
 import pytest
 import torch
@@ -32,12 +35,26 @@ class NotRun(Exception):
     """The exercise's file could not be imported (or found): its tests are not run."""
 
 
+@dataclass
+class SuiteOutcome:
+    """What the suites found for one exercise."""
+
+    tests: list  # TestResult, in the order they ran
+    error: str = ""  # why the file could not be graded at all (not found, or failed to import)
+    output: str = ""  # the start of what the student's code printed
+    diagnoses: list = field(default_factory=list)  # {id, message} dicts
+    calls: list = field(default_factory=list)  # the passed checks' calls, for the diagnosis
+
+
 class GradingPlugin:
-    def __init__(self, *, results, files, launcher, log_dir, devices, seed, time_limit,
+    def __init__(self, *, files, errors, launcher, log_dir, devices, seed, time_limit,
                  memory_limit=DEFAULT_MEMORY_LIMIT, sources=None, run=None):
-        self.results = results  # exercise id -> ExerciseResult, filled in place; every one is graded
-        self.files = files  # exercise id -> the student's file to grade (none where `error` says why)
+        self.files = files  # exercise id -> the student's file to grade
+        self.errors = dict(errors)  # exercise id -> why it cannot be graded (no file; then a failed import)
         self.sources = sources or {}  # exercise id -> submission.Found: names a line's notebook cell
+        self.tests = {exercise_id: [] for exercise_id in [*files, *errors]}  # every exercise asked for
+        self.passed_calls = {exercise_id: [] for exercise_id in self.tests}
+        self.outputs, self.diagnoses = {}, {}
         self.launcher, self.log_dir = launcher, log_dir
         self.devices, self.seed, self.time_limit = devices, seed, time_limit
         self.memory_limit = memory_limit  # bytes per child, beyond what it holds at its start
@@ -65,7 +82,7 @@ class GradingPlugin:
             metafunc.parametrize("device", ("cuda",) if cuda_only else DEVICES, indirect=True)
 
     def pytest_collection_modifyitems(self, config, items):
-        selected = [item for item in items if self._exercise_of(item) in self.results]
+        selected = [item for item in items if self._exercise_of(item) in self.tests]
         config.hook.pytest_deselected(items=[item for item in items if item not in selected])
         items[:] = selected
 
@@ -122,33 +139,35 @@ class GradingPlugin:
         if exercise.id not in self.imported:
             self.imported.add(exercise.id)
             self._import(exercise)
-        if self.results[exercise.id].error:
-            raise NotRun(self.results[exercise.id].error)
+        if self.errors.get(exercise.id):
+            raise NotRun(self.errors[exercise.id])
 
     def _import(self, exercise):
         """Import the student's file once; a failure becomes the exercise's `error`."""
-        result = self.results[exercise.id]
-        if result.error:
+        if self.errors.get(exercise.id):
             return
         try:
             self._student(exercise).load()
         except ForbiddenCall as error:
-            result.error = f"{self._where(exercise, error)}: importing it used a forbidden shortcut: {error.summary}"
+            reason = f"{self._where(exercise, error)}: importing it used a forbidden shortcut: {error.summary}"
         except StudentError as error:
             what = f"{error.type}: {error.message}" if error.message else error.type
-            result.error = f"{self._where(exercise, error)}: importing it raised {what}"
+            reason = f"{self._where(exercise, error)}: importing it raised {what}"
             if error.type == "NotImplementedError":
-                result.error += " (top-level code must not call your unfinished functions)"
+                reason += " (top-level code must not call your unfinished functions)"
         except ChildTimeout as timeout:
             limit = self.students[exercise.id].limit
             if timeout.earlier:  # the whole run's time was up before this exercise's turn
-                result.error = f"{os.path.basename(result.file)}: not graded: {limit.limit} ran out before its turn"
+                reason = f"{self._shown(exercise)}: not graded: {limit.limit} ran out before its turn"
             else:
-                result.error = (f"{os.path.basename(result.file)}: importing it did not finish within {limit.limit}: "
-                                "is there a loop or a long computation outside your functions? Keep experiments "
-                                "under `if __name__ == \"__main__\":`")
+                reason = (f"{self._shown(exercise)}: importing it did not finish within {limit.limit}: is there a "
+                          "loop or a long computation outside your functions? Keep experiments under "
+                          "`if __name__ == \"__main__\":`")
         except ChildCrashed as error:
-            result.error = f"{os.path.basename(result.file)}: the process importing it died: {error}"
+            reason = f"{self._shown(exercise)}: the process importing it died: {error}"
+        else:
+            return
+        self.errors[exercise.id] = reason
 
     def _where(self, exercise, error):
         """The file and, from the error's last frame in it, the line (a notebook's: the cell and its line)."""
@@ -157,7 +176,12 @@ class GradingPlugin:
         line = lines[-1] if lines else None
         if found is not None and line is not None:
             return found.where(line)
-        return os.path.basename(self.results[exercise.id].file) + (f", line {line}" if line is not None else "")
+        return self._shown(exercise) + (f", line {line}" if line is not None else "")
+
+    def _shown(self, exercise):
+        """The name of the file graded, as the student knows it (a notebook's, not its code's)."""
+        found = self.sources.get(exercise.id)
+        return os.path.basename(str(found.shown) if found is not None else self.files[exercise.id])
 
     # -- outcomes ---------------------------------------------------------------------------
 
@@ -170,10 +194,10 @@ class GradingPlugin:
 
     def _record(self, item, call):
         marker = item.get_closest_marker("points")
-        result = self.results[self._exercise_of(item)]
-        student = self.students.get(result.id)
+        exercise_id = self._exercise_of(item)
+        student = self.students.get(exercise_id)
         limit = student.limit if student else Deadline.earliest(self.time_limit, self.run)
-        status, message, details = _outcome(call.excinfo, limit, self.sources.get(result.id))
+        status, message, details = _outcome(call.excinfo, limit, self.sources.get(exercise_id))
         if "call" in details:
             details = {**details, "call": self.evidence.keep(details["call"])}
         test = TestResult(
@@ -185,40 +209,47 @@ class GradingPlugin:
             details=details,
             duration=call.duration,
         )
-        result.tests.append(test)
-        result.calls.extend(testkit.take_passed_calls())
+        self.tests[exercise_id].append(test)
+        self.passed_calls[exercise_id].extend(testkit.take_passed_calls())
         if status == "failed" and "call" in details:
-            self.failed_calls.setdefault(result.id, []).append((test, details["call"]))
+            self.failed_calls.setdefault(exercise_id, []).append((test, details["call"]))
         if status == "failed" and "cause" in details:
-            self.causes.setdefault(result.id, []).append((test, details["cause"]))
+            self.causes.setdefault(exercise_id, []).append((test, details["cause"]))
 
     def pytest_sessionfinish(self, session):
         for exercise_id, student in self.students.items():
             student.close()
-            self.results[exercise_id].output = student.printed()
+            self.outputs[exercise_id] = student.printed()
         for exercise_id in {*self.failed_calls, *self.causes}:
-            _diagnose(self.results[exercise_id], catalog.find(exercise_id).number,
-                      self.failed_calls.get(exercise_id, []), self.causes.get(exercise_id, []))
+            self.diagnoses[exercise_id] = _diagnose(catalog.find(exercise_id).number,
+                                                    self.failed_calls.get(exercise_id, []),
+                                                    self.passed_calls[exercise_id], self.causes.get(exercise_id, []))
+
+    def outcome(self, exercise_id):
+        """What the suites found for an exercise, once they have run."""
+        return SuiteOutcome(list(self.tests[exercise_id]), self.errors.get(exercise_id, ""),
+                            self.outputs.get(exercise_id, ""), self.diagnoses.get(exercise_id, []),
+                            self.passed_calls[exercise_id])
 
 
-def _diagnose(result, number, failed, causes):
-    """The exercise's diagnoses, from all its failed calls and its passed ones weighed together: once
-    in the exercise's `diagnoses`, and by id in each failed test a diagnosis explains. A diagnosis
-    never turns a wrong answer into a grader error."""
+def _diagnose(number, failed, passed, causes):
+    """The exercise's diagnoses ({id, message} dicts), from all its failed calls and its passed ones
+    weighed together; each failed test a diagnosis explains gets its id in its details before the
+    plugin hands it over. A diagnosis never turns a wrong answer into a grader error."""
     try:
         tests = [test for test, _ in failed]
-        found = diagnose.conclude(number, [call for _, call in failed], result.calls,
+        found = diagnose.conclude(number, [call for _, call in failed], passed,
                                   [(cause, test.message, tests.index(test) if test in tests else None)
                                    for test, cause in causes])
     except Exception:  # noqa: BLE001 - no diagnosis is an honest answer, a crash is not
-        return
+        return []
     for diagnosis in found:
-        result.diagnoses.append(diagnosis.as_dict())
         for index in diagnosis.calls:
             failed[index][0].details.setdefault("diagnosis", diagnosis.id)
         for test, cause in causes:
             if cause == diagnosis.id:
                 test.details.setdefault("diagnosis", diagnosis.id)
+    return [diagnosis.as_dict() for diagnosis in found]
 
 
 def _located(error, found):

@@ -19,9 +19,10 @@ signatures, docstrings, given code) is copied byte for byte, line endings includ
 release twice gives identical files. A marker is a line holding only the marker comment.
 
 `build_stubs` returns every exercise's stub text without writing anything; `release_files` adds a
-notebook per exercise (`notebooks/<stem>.ipynb`, see `grader.notebooks`) whose introduction is the
-solutions' `notebooks/<stem>.md`, and a manifest (`.lumen-release.json`: each file's SHA-256).
-`release` writes them. Everything a release needs is in the solutions folder.
+notebook per exercise (`notebooks/<stem>.ipynb`, see `grader.notebooks`) that opens with the
+introduction of the exercise's declaration (`grader.catalog`), and a manifest
+(`.lumen-release.json`: each file's SHA-256). `release` writes them. A release needs the solutions
+folder and the catalogue.
 
 The manifest is what keeps a release from destroying a student's work: `release` overwrites a file
 only if it is missing, already the new content, or exactly what the last release wrote; anything
@@ -36,7 +37,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import notebooks
+from grader import files, notebooks
 from grader.catalog import EXERCISES, Exercise, find
 
 MANIFEST = ".lumen-release.json"
@@ -50,8 +51,8 @@ _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|)")  # one line: its text, then its l
 
 
 class ReleaseError(ValueError):
-    """A solution file that cannot be turned into a student file (bad markers, broken stub), or a
-    missing notebook introduction."""
+    """A solution file that cannot be turned into a student file (bad markers, broken stub), or an
+    exercise declared without a notebook introduction."""
 
 
 class ReleaseRefused(ReleaseError):
@@ -173,25 +174,23 @@ def _digest(data):
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def introduction(solutions_dir, exercise):
-    """The Markdown introduction of the exercise's notebook: `notebooks/<stem>.md` in solutions_dir."""
-    path = Path(solutions_dir) / NOTEBOOK_FOLDER / f"{exercise.stem}.md"
-    if not path.is_file():
-        raise ReleaseError(f"{path}: missing (every exercise's notebook opens with its introduction)")
-    text = _read(path)
-    if not text.strip():
-        raise ReleaseError(f"{path}: empty (every exercise's notebook opens with its introduction)")
-    return text
+def introduction(exercise):
+    """The Markdown introduction of the exercise's notebook, from its declaration."""
+    if not (exercise.introduction or "").strip():
+        raise ReleaseError(f"grader/catalog/{exercise.file_name}: its introduction is empty (every exercise's "
+                           "notebook opens with its introduction)")
+    return exercise.introduction
 
 
-def release_files(solutions_dir):
-    """{path relative to the output folder: bytes} of a release, the manifest last.
+def release_files(solutions_dir, exercises=EXERCISES):
+    """{path relative to the output folder: bytes} of a release (of every catalogue exercise, or
+    those given), the manifest last.
 
-    Raises ReleaseError for a faulty solution or a missing introduction; writes nothing."""
-    stubs = build_stubs(solutions_dir)
+    Raises ReleaseError for a faulty solution or an empty introduction; writes nothing."""
+    stubs = build_stubs(solutions_dir, exercises)
     files = {exercise.file_name: stub.encode("utf-8") for exercise, stub in stubs.items()}
     for exercise, stub in stubs.items():
-        notebook = notebooks.build_notebook(exercise, stub, introduction(solutions_dir, exercise))
+        notebook = notebooks.build_notebook(exercise, stub, introduction(exercise))
         files[f"{NOTEBOOK_FOLDER}/{exercise.stem}.ipynb"] = notebooks.notebook_text(notebook).encode("utf-8")
     digests = {path: _digest(data) for path, data in files.items()}
     manifest = {"written by": "lumen-grade release", "files": digests}
@@ -243,23 +242,23 @@ class Released:
     changed: list  # those whose content this release created or changed
 
 
-def release(solutions_dir, out_dir, force=False):
+def release(solutions_dir, out_dir, force=False, exercises=EXERCISES):
     """Write the student files, notebooks and manifest into out_dir (created if needed).
 
     Nothing is written if any solution or introduction is faulty (ReleaseError) or, unless
     `force`, if it would overwrite files that are not an earlier release (ReleaseRefused, naming
     them)."""
-    files = release_files(solutions_dir)
+    made = release_files(solutions_dir, exercises)
     out_dir = Path(out_dir)
-    reasons = [] if force else unsafe_files(out_dir, files)
+    reasons = [] if force else unsafe_files(out_dir, made)
     if reasons:
         raise ReleaseRefused(f"not writing the release into {out_dir}: " + "; ".join(reasons))
     paths, changed = [], []
-    for relative, data in files.items():
+    for relative, data in made.items():
         path = out_dir / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         if not (path.is_file() and path.read_bytes() == data):
-            path.write_bytes(data)
+            files.write_replacing(path, data)
             changed.append(path)
         paths.append(path)
     return Released(paths, changed)

@@ -1,6 +1,7 @@
 """One grading run: start the sandbox, run the suites through pytest, return the verdict."""
 
 import contextlib
+import dataclasses
 import os
 import tempfile
 import time
@@ -75,8 +76,7 @@ def grade(exercises, options, launcher=None):
     try:
         devices = resolve_devices(options.device)
         verdict = _grade(exercises, options, launcher, devices, run)
-        verdict.wall_time = time.monotonic() - started
-        return verdict
+        return dataclasses.replace(verdict, wall_time=time.monotonic() - started)
     finally:
         if own_launcher:
             launcher.close()
@@ -84,36 +84,46 @@ def grade(exercises, options, launcher=None):
 
 def _grade(exercises, options, launcher, devices, run):
     """Every exercise asked for is run through the suites: one whose file cannot be found or read
-    carries the reason as its `error`, and its tests count as not run (see `results`)."""
-    results, files, sources = {}, {}, {}
+    carries the reason as its `error`, and its tests count as not run (see `results`). Each result
+    is assembled here, once, from what the submission's files, the suites (with their diagnoses)
+    and the performance phase returned."""
+    shown, ignored, errors, files, sources = {}, {}, {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="lumen-code-") as code_dir:  # notebooks' code, as .py
         for exercise in exercises:
             try:
                 found = submission.prepare(exercise, options.submission, code_dir, options.notebook)
             except submission.SubmissionError as error:
-                results[exercise.id] = ExerciseResult(exercise.id, exercise.title, str(error.path), error=str(error))
+                shown[exercise.id], errors[exercise.id] = str(error.path), str(error)
                 continue
-            results[exercise.id] = ExerciseResult(exercise.id, exercise.title, str(found.shown),
-                                                  ignored=list(found.ignored))
+            shown[exercise.id], ignored[exercise.id] = str(found.shown), list(found.ignored)
             files[exercise.id], sources[exercise.id] = str(found.code.resolve()), found
         # the reference's world, only after the fork, and before any student code runs: a
         # submission that could write this kit's files must not change what is imported later
         from grader.perf import judge as perf
 
-        _run_suites(results, files, sources, launcher, options, devices, run)
-        if options.perf:
-            perf.rate(exercises, results, files, launcher, devices, options, run)
-    return GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed,
-                       containment=launcher.level)
+        suites = _run_suites(exercises, files, errors, sources, launcher, options, devices, run)
+        results = {exercise.id: ExerciseResult(exercise.id, exercise.title, shown[exercise.id],
+                                               ignored=ignored.get(exercise.id, []), **vars(suites[exercise.id]))
+                   for exercise in exercises}
+        passed = {exercise_id for exercise_id, result in results.items() if result.passed}
+        rated = perf.rate(exercises, passed, files, launcher, devices, options, run) if options.perf else {}
+    return GradeReport([_with_tier(results[exercise.id], rated.get(exercise.id)) for exercise in exercises],
+                       "+".join(devices), options.seed, containment=launcher.level)
 
 
-def _run_suites(results, files, sources, launcher, options, devices, run):
+def _with_tier(result, rated):
+    """The result with what the performance phase found (`perf.Rated`), if it timed the exercise."""
+    return result if rated is None else dataclasses.replace(result, tier=rated.tier, tests=[*result.tests, *rated.tests])
+
+
+def _run_suites(exercises, files, errors, sources, launcher, options, devices, run):
+    """{exercise id: plugin.SuiteOutcome} of every exercise, from the suites."""
     from grader.plugin import GradingPlugin  # imports the suites' world only after the fork
 
     folders = ([BUILTIN_SUITES] if options.builtin_suites else []) + [Path(p) for p in options.suites]
     with tempfile.TemporaryDirectory(prefix="lumen-") as log_dir, _quiet_pytest_env():
         plugin = GradingPlugin(
-            results=results, files=files, launcher=launcher, log_dir=log_dir,
+            files=files, errors=errors, launcher=launcher, log_dir=log_dir,
             devices=devices, seed=options.seed, time_limit=options.time_limit,
             memory_limit=options.memory_limit, sources=sources, run=run,
         )
@@ -137,11 +147,16 @@ def _run_suites(results, files, sources, launcher, options, devices, run):
     if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
         raise GraderError(f"the hidden suites could not run (pytest exit code {int(code)}): "
                           "reinstall the kit, or check the folders given to --suites")
-    for exercise_id in results:
-        if not results[exercise_id].tests:
-            results[exercise_id].tests.append(TestResult(
-                "find the tests", "error", 1.0,
-                message=f"no tests for {exercise_id} in the suites (test_{exercise_id}*.py)"))
+    return {exercise.id: _found_tests(exercise.id, plugin.outcome(exercise.id)) for exercise in exercises}
+
+
+def _found_tests(exercise_id, outcome):
+    """The outcome, or where the suites had no test for the exercise, one that says so (an error)."""
+    if outcome.tests:
+        return outcome
+    missing = TestResult("find the tests", "error", 1.0,
+                         message=f"no tests for {exercise_id} in the suites (test_{exercise_id}*.py)")
+    return dataclasses.replace(outcome, tests=[missing])
 
 
 @contextlib.contextmanager

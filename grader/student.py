@@ -13,6 +13,7 @@ import time
 from grader import files
 from grader.sandbox import wire
 from grader.compare import Mismatch, describe
+from grader.nested import map_values
 from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, SubmissionRefused,
                                   load_request, printable)
 
@@ -71,7 +72,7 @@ class Student:
             "kwargs": kwargs, "grad": grad, "return_args": return_args, "no_grad": no_grad,
         }
         reply = child.request(_to_wire(request))
-        reply = {key: self._from_wire(value) for key, value in reply.items()}
+        reply = map_values(reply, self._from_wire)
         if isinstance(target, str) and target[:1].isupper() and method is None and grad is None \
                 and not isinstance(reply.get("value"), RemoteObject):  # a class of the exercise, called
             raise Mismatch(f"{target}(...) returned {describe(reply.get('value'))}, not an object: "
@@ -105,17 +106,13 @@ class Student:
         return printable(head.decode(errors="replace"), limit, newlines=True)
 
     def _from_wire(self, value):
+        """One value of a reply as the suites see it: a handle as a RemoteObject; an integer beyond
+        any count refused."""
         if type(value) is int and abs(value) >= _HUGE:
             raise Mismatch(f"your code returned the integer {str(value)[:12]}… ({len(str(value))} digits), far "
                            "beyond any count of bytes or elements: is a factor multiplied in too often?")
         if isinstance(value, wire.Handle):
             return RemoteObject(self, value, self.generation)
-        if isinstance(value, list):
-            return [self._from_wire(item) for item in value]
-        if isinstance(value, tuple):
-            return tuple(self._from_wire(item) for item in value)
-        if isinstance(value, dict):
-            return {key: self._from_wire(item) for key, item in value.items()}
         return value
 
 
@@ -123,13 +120,8 @@ _HUGE = 1 << 63  # an int beyond what any size or count can be (and beyond what 
 
 
 def _to_wire(value):
-    if isinstance(value, RemoteObject):
-        return value.handle
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_wire(item) for item in value)
-    if isinstance(value, dict):
-        return {key: _to_wire(item) for key, item in value.items()}
-    return value
+    """A request as it can travel: each RemoteObject in it as its handle."""
+    return map_values(value, lambda item: item.handle if isinstance(item, RemoteObject) else item)
 
 
 class RemoteObject:

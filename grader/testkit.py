@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import torch
 
 from grader.compare import Mismatch, check_close, check_tensor, check_unchanged, describe, dtype_text, shape_text
+from grader.nested import map_values
 from lumen_ref import steps
 
 
@@ -42,15 +43,6 @@ def randn(rng, *shape, dtype=torch.float32, device="cpu", scale=1.0):
 
 def randint(rng, low, high, *shape, device="cpu"):
     return torch.randint(low, high, shape, generator=rng).to(device)
-
-
-def map_values(value, leaf):
-    """`value` with `leaf` applied to everything in it that is not a tuple, list or dict."""
-    if isinstance(value, (list, tuple)):
-        return type(value)(map_values(item, leaf) for item in value)
-    if isinstance(value, dict):
-        return {key: map_values(item, leaf) for key, item in value.items()}
-    return leaf(value)
 
 
 def as64(value):

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import SOLUTIONS
-from grader import classbook
+from grader import catalog, classbook
 from grader.cli import main
 from test_batch import CORRECT, make_class, read_csv
 from test_formats import WRONG_SCALING
@@ -79,8 +79,8 @@ def test_a_roster_gives_every_student_a_row_and_missing_ones_zero_of_the_full_po
     records = {"s1": record("s1", 6.0), "bob@uni.edu": record("bob@uni.edu", 8.0), "zed": record("zed", 1.0)}
     assert classbook.match_roster(roster, records) == ({"s1": "s1", "s2": "bob@uni.edu"}, ["zed"])
     table = rows(classbook.gradebook_csv(records, roster))
-    assert list(table[0]) == ["student_id", "name", "email", "student", "status", "exercise1", "exercise2",
-                              "exercise3", "exercise4", "exercise5", "exercise6", "exercise7", "exercise8",
+    assert list(table[0]) == ["student_id", "name", "email", "student", "status",
+                              *(exercise.id for exercise in catalog.EXERCISES),
                               "total", "max_score", "percent", "tier", "containment", "message"]
     assert [(r["student_id"], r["student"], r["status"], r["total"], r["max_score"], r["percent"]) for r in table] == [
         ("s1", "s1", "graded", "6", "8", "75.0"),

@@ -244,12 +244,23 @@ def test_a_spawned_child_is_confined_too(tmp_path, monkeypatch):
 
 
 def test_the_rules_cover_what_the_issue_forbids():
-    by_exercise = {number: {rule.name for rule in rules.RULES if rule.exercises is None or number in rule.exercises}
-                   for number in range(1, 9)}
-    softmax, fused, multihead = (rule.name for rule in rules.RULES[:3])
-    assert softmax in by_exercise[5] and all(softmax not in by_exercise[n] for n in (1, 2, 3, 4, 6, 7, 8))
-    assert all({fused, multihead} <= by_exercise[n] for n in (5, 6, 7, 8))
-    assert all({fused, multihead}.isdisjoint(by_exercise[n]) for n in (1, 2, 3, 4))
+    by_exercise = {exercise.number: {rule.id for rule in rules.rules_for(exercise.forbidden)}
+                   for exercise in catalog.EXERCISES}
+    steps = (1, 2, 3, 4, 6, 7, 8)
+    assert "softmax" in by_exercise[5] and all("softmax" not in by_exercise[n] for n in steps)
+    assert all({"fused-attention", "multihead-attention"} <= by_exercise[n] for n in (5, 6, 7, 8))
+    assert all({"fused-attention", "multihead-attention"}.isdisjoint(by_exercise[n]) for n in (1, 2, 3, 4))
+    assert all({"answer-key", "grader"} <= forbidden for forbidden in by_exercise.values())
+
+
+def test_every_declared_rule_exists():
+    for exercise in catalog.EXERCISES:
+        rules.rules_for(exercise.forbidden)  # raises KeyError naming an unknown rule
+    with pytest.raises(KeyError, match="no rule 'softmaxx'"):
+        rules.rules_for(("softmaxx",))
+
+
+def test_the_grader_s_own_rules_apply_to_every_exercise():
     modules = {module for rule in rules.RULES for module in rule.modules}
     assert {"lumen_ref", "grader", "solutions"} <= modules
 

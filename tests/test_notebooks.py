@@ -18,7 +18,6 @@ from grader.cli import main
 from grader.submission import SubmissionError, notebook_code, python_source
 
 NOTEBOOKS = EXERCISES / "notebooks"
-INTRODUCTIONS = SOLUTIONS / "notebooks"
 EX3 = catalog.find("exercise3")
 
 
@@ -26,7 +25,7 @@ EX3 = catalog.find("exercise3")
 
 
 def introduction(exercise):
-    return (INTRODUCTIONS / f"{exercise.stem}.md").read_text(encoding="utf-8")
+    return exercise.introduction
 
 
 @pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda e: e.id)

@@ -1,6 +1,7 @@
 """`grader.release`, solutions/ -> exercises/ (student files, notebooks, manifest); `lumen-grade release`."""
 
 import ast
+import dataclasses
 import importlib.util
 import inspect
 import re
@@ -203,13 +204,11 @@ def test_release_refuses_a_solution_without_blocks(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("text, words", [(None, "missing"), (" \n", "empty")])
-def test_release_refuses_a_missing_or_empty_introduction(tmp_path, text, words):
-    shutil.copytree(SOLUTIONS, tmp_path / "solutions")
-    intro = tmp_path / "solutions" / "notebooks" / "exercise4_masking.md"
-    intro.unlink() if text is None else intro.write_text(text, encoding="utf-8")
-    with pytest.raises(ReleaseError, match=rf"exercise4_masking.md: {words} \(every exercise's notebook opens"):
-        release(tmp_path / "solutions", tmp_path / "out")
+@pytest.mark.parametrize("text", ["", " \n"])
+def test_release_refuses_an_empty_introduction(tmp_path, text):
+    exercises = [dataclasses.replace(e, introduction=text) if e.id == "exercise4" else e for e in EXERCISES]
+    with pytest.raises(ReleaseError, match=r"exercise4_masking.py: its introduction is empty \(every exercise's "):
+        release(SOLUTIONS, tmp_path / "out", exercises=exercises)
     assert not (tmp_path / "out").exists()
 
 
@@ -296,7 +295,8 @@ def test_cli_release_writes_then_reports_nothing_changed(tmp_path):
     out = tmp_path / "out"
     first = invoke("--out", out, "--solutions", SOLUTIONS)
     assert first.exit_code == 0, first.output
-    assert f"released 17 files into {out}" in first.output and "exercise3_scaling.py" in first.output
+    count = 2 * len(EXERCISES) + 1  # a stub and a notebook each, and the manifest
+    assert f"released {count} files into {out}" in first.output and "exercise3_scaling.py" in first.output
     second = invoke("--out", out, "--solutions", SOLUTIONS)
     assert second.exit_code == 0 and "(changed: nothing)" in second.output
 
@@ -312,13 +312,12 @@ def test_cli_release_refusal_is_a_usage_error_naming_the_file_and_force(tmp_path
     assert forced.exit_code == 0 and "(changed: exercise5_softmax.py)" in forced.output
 
 
-def test_cli_release_of_a_bad_solution_or_introduction_is_a_usage_error(tmp_path):
+def test_cli_release_of_a_bad_solution_is_a_usage_error(tmp_path):
     shutil.copytree(SOLUTIONS, tmp_path / "solutions")
-    (tmp_path / "solutions" / "notebooks" / "exercise6_multihead.md").unlink()
+    (tmp_path / "solutions" / "exercise6_multihead.py").unlink()
     missing = invoke("--out", tmp_path / "out", "--solutions", tmp_path / "solutions")
-    assert missing.exit_code == 2 and "exercise6_multihead.md: missing" in missing.output
-    shutil.copyfile(SOLUTIONS / "notebooks" / "exercise6_multihead.md",
-                    tmp_path / "solutions" / "notebooks" / "exercise6_multihead.md")
+    assert missing.exit_code == 2 and "exercise6_multihead.py: missing" in missing.output
+    shutil.copyfile(SOLUTIONS / "exercise6_multihead.py", tmp_path / "solutions" / "exercise6_multihead.py")
     broken = tmp_path / "solutions" / "exercise2_scoring.py"
     broken.write_text(broken.read_text(encoding="utf-8").replace("# END SOLUTION", "", 1), encoding="utf-8")
     faulty = invoke("--out", tmp_path / "out", "--solutions", tmp_path / "solutions")

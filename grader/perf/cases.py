@@ -1,20 +1,32 @@
-"""The performance cases: what is timed, on which inputs, at which size. Read on both sides.
+"""The kinds of performance case, and their inputs: what an exercise's declaration times. Both sides.
 
+Each exercise declares its cases and their sizes (`grader.catalog`, `Perf`) with the specs below.
 The judge (`grader.perf.judge`) builds a case's verification inputs from the seed to compute the
 reference's answer in float64; the child (`grader.perf.child`) builds the same inputs from the same
-seed to run and time the student's code. The torch functions the inputs are drawn with are
-captured when this module is imported, which in the child is before any student file is loaded.
+seed to run and time the student's code.
+
+No torch at import (the catalogue, which `lumen-grade --help` reads, imports this module): the torch
+functions the inputs are made with are captured by `real_torch`, which `grader.perf.child` calls on
+import: in the child, before any student file is loaded (which could patch them).
 """
 
+import types
 from typing import NamedTuple  # not dataclasses: this module is imported on every run, and they cost 1 ms each
-
-import torch
 
 from grader.perf.rounds import MAX_ROUNDS
 
-_Generator = torch.Generator
-_randn = torch.randn
-_randint = torch.randint
+_real = None
+
+
+def real_torch():
+    """torch's own functions and dtypes the inputs are made with, captured at the first call."""
+    global _real
+    if _real is None:
+        import torch
+
+        _real = types.SimpleNamespace(Generator=torch.Generator, randn=torch.randn, randint=torch.randint,
+                                      ones=torch.ones, cat=torch.cat, float32=torch.float32, bool=torch.bool)
+    return _real
 
 
 def _shape(shape):
@@ -28,7 +40,7 @@ class Randn(NamedTuple):
     scale: float = 1.0
 
     def make(self, gen, device):
-        return (_randn(self.shape, generator=gen) * self.scale).to(device)
+        return (real_torch().randn(self.shape, generator=gen) * self.scale).to(device)
 
     def __str__(self):
         return _shape(self.shape)
@@ -40,7 +52,7 @@ class CausalScores(NamedTuple):
     shape: tuple
 
     def make(self, gen, device):
-        scores = _randn(self.shape, generator=gen)
+        scores = real_torch().randn(self.shape, generator=gen)
         return scores.masked_fill(~CausalMask(self.shape[-1]).make(gen, "cpu"), float("-inf")).to(device)
 
     def __str__(self):
@@ -53,7 +65,8 @@ class CausalMask(NamedTuple):
     L: int
 
     def make(self, gen, device):
-        return torch.ones(self.L, self.L, dtype=torch.bool).tril().to(device)
+        real = real_torch()
+        return real.ones(self.L, self.L, dtype=real.bool).tril().to(device)
 
     def __str__(self):
         return f"causal mask {_shape((self.L, self.L))}"
@@ -66,7 +79,7 @@ class Lengths(NamedTuple):
     L: int
 
     def make(self, gen, device):
-        return _randint(1, self.L + 1, (self.B,), generator=gen).to(device)
+        return real_torch().randint(1, self.L + 1, (self.B,), generator=gen).to(device)
 
     def __str__(self):
         return f"lengths {_shape((self.B,))}"
@@ -106,61 +119,11 @@ class Decode(NamedTuple):
         return self.lengths[-1] + MAX_ROUNDS + 8
 
 
-class Sizes(NamedTuple):
-    """The shapes of one device's cases."""
-
-    tokens: tuple  # (B, L, d_model): exercise 1's projections
-    scores: tuple  # (B, heads, L, d_head): the attention steps, exercises 2-5
-    layer: tuple  # (B, L, d_model, heads, KV heads): the attention layers, exercises 6 and 7
-    small: tuple  # the layers again on one short sequence, where every extra operation shows
-    decode: tuple  # (d_model, heads, KV heads, B): the KV cache, exercise 8
-    lengths: tuple  # tokens cached when its decode steps are timed
-
-
-# One intra-op CPU thread must time a whole exercise in about a second; a GPU runs the example of
-# the issue (B=4, L=512, d_model=512, 8 heads) and decodes up to 4096 cached tokens. The layers are
-# timed at two sizes because their typical slow paths show at different ones: recomputing a
-# projection where projections dominate (a batch), a Python loop over the heads where the cost
-# of each operation does (one short sequence). The KV cache is the chapter's Llama-2 example in
-# miniature: as many KV heads as heads, so that recomputing the past costs what it really does.
-SIZES = {
-    "cpu": Sizes((4, 128, 256), (4, 8, 128, 32), (4, 64, 512, 8, 2), (1, 16, 256, 16, 4),
-                 (1024, 8, 8, 1), (128, 256, 512, 1024)),
-    "cuda": Sizes((4, 512, 512), (4, 8, 512, 64), (4, 512, 512, 8, 2), (1, 16, 256, 16, 4),
-                  (2048, 16, 16, 4), (512, 1024, 2048, 4096)),
-}
-
-
-def cases(exercise_id, device):
-    """The cases timed for an exercise on a device ("cpu" or "cuda"), in order."""
-    s = SIZES[device]
-    B, L, D = s.tokens
-    x, w = Randn((B, L, D)), Randn((D, D), D ** -0.5)  # weights keep outputs O(1): float32 stays accurate
-    B, H, L, d_head = s.scores
-    q, scores = Randn((B, H, L, d_head)), Randn((B, H, L, L))
-    *model, batch = s.decode
-    return {
-        "exercise1": [Case("project", (x, w, w, w)),
-                      Case("fused_project", (x, Randn((D, 3 * D), D ** -0.5)))],
-        "exercise2": [Case("attention_scores", (q, q))],
-        "exercise3": [Case("scale_scores", (scores, d_head)), Case("scaled_scores", (q, q))],
-        "exercise4": [Case("causal_mask", (L,)), Case("apply_mask", (scores, CausalMask(L))),
-                      Case("padding_mask", (Lengths(B, L), L))],
-        "exercise5": [Case("softmax", (CausalScores((B, H, L, L)),)),
-                      Case("scaled_dot_product_attention", (q, q, q, CausalMask(L)), fused=True)],
-        "exercise6": [Case("MultiHeadAttention", (Randn((B, L, D)),), init=(D, H), fused=True)
-                      for B, L, D, H, _ in (s.layer, s.small)],
-        "exercise7": [Case("GroupedQueryAttention", (Randn((B, L, D)),), init=(D, H, H_kv), fused=True)
-                      for B, L, D, H, H_kv in (s.layer, s.small)],
-        "exercise8": [Decode(tuple(model), batch, s.lengths)],
-    }.get(exercise_id, [])
-
-
 # -- building the calls -------------------------------------------------------------------------
 
 
 def generator(seed):
-    gen = _Generator()
+    gen = real_torch().Generator()
     gen.manual_seed(seed)
     return gen
 
@@ -173,24 +136,28 @@ def weights(case, reference, seed):
     """The module's state dict, drawn from the seed (scaled 1/√fan_in), named as the reference's."""
     gen = generator(seed)
     state = getattr(reference, case.target)(*case.init).state_dict()
-    return {name: _randn(value.shape, generator=gen) * value.shape[-1] ** -0.5 for name, value in state.items()}
+    return {name: real_torch().randn(value.shape, generator=gen) * value.shape[-1] ** -0.5
+            for name, value in state.items()}
 
 
-def build(case, impl, state, device, dtype=torch.float32):
-    """What to call for `case` in `impl` (the student's module or a reference namespace)."""
+def build(case, impl, state, device, dtype=None):
+    """What to call for `case` in `impl` (the student's module or a reference namespace), its
+    module (if any) in `dtype` (default float32)."""
     target = getattr(impl, case.target)
     if case.init is None:
         return target
     module = target(*case.init)
     module.load_state_dict(state)
-    return module.to(device=device, dtype=dtype)
+    return module.to(device=device, dtype=dtype or real_torch().float32)
 
 
-def decode_program(case, module, cache_class, gen, device, dtype=torch.float32):
+def decode_program(case, module, cache_class, gen, device, dtype=None):
     """The verification run of a Decode case: a prefill, two single-token steps, then a chunk of
-    three. Returns the outputs of every call, concatenated along the tokens."""
+    three, in `dtype` (default float32). Returns the outputs of every call, concatenated along the
+    tokens."""
+    dtype = dtype or real_torch().float32
     d_model, n_heads, n_kv_heads = case.init
     cache = cache_class(case.batch, n_kv_heads, d_model // n_heads, case.max_len, dtype=dtype, device=device)
     chunks = [Randn((case.batch, n, d_model)).make(gen, device).to(dtype) for n in (case.lengths[0], 1, 1, 3)]
-    return torch.cat([module(x, cache) for x in chunks], dim=1)
+    return real_torch().cat([module(x, cache) for x in chunks], dim=1)
 

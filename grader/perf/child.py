@@ -26,7 +26,9 @@ import types
 
 import torch
 
-from grader.perf.cases import Decode, Randn, build, cases, decode_program, generator, make_args
+from grader import catalog
+from grader.nested import leaves
+from grader.perf.cases import Decode, Randn, build, decode_program, generator, make_args, real_torch
 from grader.perf.rounds import CLOCKS, MIN_ROUNDS, MIN_TIMING, Rounds
 
 _thread_time = time.thread_time
@@ -38,6 +40,7 @@ _set_num_threads = torch.set_num_threads
 _cuda_event = torch.cuda.Event
 _cuda_synchronize = torch.cuda.synchronize
 _fused_sdpa = torch.nn.functional.scaled_dot_product_attention
+real_torch()  # the inputs' torch functions, captured now too
 try:
     import resource
 
@@ -50,7 +53,7 @@ except ImportError:  # Windows
 # -- the reference, privately -----------------------------------------------------------------
 
 _REFERENCE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lumen_ref")
-_REFERENCE_FILES = ("steps", "attention", "kv_cache")
+_REFERENCE_FILES = tuple(dict.fromkeys(module for exercise in catalog.EXERCISES for module in exercise.reference))
 _loaded = {}
 
 
@@ -161,18 +164,9 @@ def time_case(fns, make_args_for, device, seed, budget, bounds, watch=("student"
 def storages(obj):
     """{data pointer: bytes} of the tensors an object holds (its attributes, and lists, tuples and
     dicts of tensors among them): the memory a KV cache really keeps."""
-    found = {}
-    pending = list(vars(obj).values()) if hasattr(obj, "__dict__") else []
-    while pending:
-        value = pending.pop()
-        if isinstance(value, torch.Tensor):
-            storage = value.untyped_storage()
-            found[storage.data_ptr()] = storage.nbytes()
-        elif isinstance(value, (list, tuple)):
-            pending.extend(value)
-        elif isinstance(value, dict):
-            pending.extend(value.values())
-    return found
+    held = leaves(list(vars(obj).values())) if hasattr(obj, "__dict__") else []
+    kept = [value.untyped_storage() for value in held if isinstance(value, torch.Tensor)]
+    return {storage.data_ptr(): storage.nbytes() for storage in kept}
 
 
 # -- timing across processes ---------------------------------------------------------------------
@@ -260,7 +254,7 @@ def handle(session, request):
     verification inputs), "prepare" (build the case; returns warm-up times), "round", "grow",
     "step", "memory" (see Bench)."""
     device, seed = request["device"], int(request["seed"])
-    case = cases(request["exercise"], device)[int(request["case"])]
+    case = catalog.find(request["exercise"]).perf_cases(device)[int(request["case"])]
     action = request["action"]
     if action in ("verify", "prepare"):
         state = request.get("state")

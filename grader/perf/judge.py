@@ -20,13 +20,13 @@ import random
 import sys
 import tempfile
 import time
+import types
 import zlib
+from typing import NamedTuple
 
 import torch
 
-import lumen_ref as ref
 from grader.perf.cases import Decode, build, decode_program, generator, make_args, weights
-from grader.perf.cases import cases as cases_for
 from grader.perf.rounds import CLOCKS, MIN_ROUNDS, MIN_TIMING, Rounds, median, ratio_stats
 from grader.compare import Mismatch
 from grader.results import TestResult
@@ -79,21 +79,31 @@ def seed_for(seed, exercise):
     return zlib.crc32(f"{seed}:perf:{exercise.id}".encode())
 
 
-def rate(exercises, results, files, launcher, devices, options, run=None):
-    """Set the tier of every exercise whose tests all passed, before the whole run's Deadline `run`;
-    with `options.perf_points`, add a test worth that many points to every exercise, file or no file
-    (none earned without a tier), so that the maximum is the same for every submission."""
+class Rated(NamedTuple):
+    """What the performance phase adds to one exercise's result."""
+
+    tier: dict  # None: not timed (its tests did not all pass)
+    tests: list  # the tier as a test worth --perf-points, or nothing
+
+
+def rate(exercises, passed, files, launcher, devices, options, run=None):
+    """{exercise id: Rated} for every timed exercise (one whose declaration has performance cases),
+    before the whole run's Deadline `run`: the tier of those in `passed` (ids whose tests all
+    passed) that have a file; with `options.perf_points`, a test worth that many points for each,
+    file or no file (none earned without a tier), so that the maximum is the same for every
+    submission. An untimed exercise is left out: no tier, no points."""
     device = "cuda" if "cuda" in devices else "cpu"
+    rated = {}
     with tempfile.TemporaryDirectory(prefix="lumen-perf-") as log_dir:
-        for exercise in exercises:
-            result = results[exercise.id]
-            if result.passed and exercise.id in files and run is not None and time.monotonic() >= run.at:
-                result.tier = untimed(device, f"not timed: {run.limit} ran out before its turn")
-            elif result.passed and exercise.id in files:
-                result.tier = measure(exercise, files[exercise.id], launcher, device, log_dir, seed=options.seed,
-                                      time_limit=options.time_limit, memory_limit=options.memory_limit, run=run)
-            if options.perf_points:
-                result.tests.append(points_test(result.tier, options.perf_points))
+        for exercise in (exercise for exercise in exercises if exercise.timed):
+            tier = None
+            if exercise.id in passed and exercise.id in files and run is not None and time.monotonic() >= run.at:
+                tier = untimed(device, f"not timed: {run.limit} ran out before its turn")
+            elif exercise.id in passed and exercise.id in files:
+                tier = measure(exercise, files[exercise.id], launcher, device, log_dir, seed=options.seed,
+                               time_limit=options.time_limit, memory_limit=options.memory_limit, run=run)
+            rated[exercise.id] = Rated(tier, [points_test(tier, options.perf_points)] if options.perf_points else [])
+    return rated
 
 
 def points_test(tier, points):
@@ -107,11 +117,15 @@ def points_test(tier, points):
 
 def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.0,
             memory_limit=DEFAULT_MEMORY_LIMIT, run=None):
-    """The tier of one student file: verify, then time every case. The student's code runs in a
-    fresh confined child, under the exercise's rules as everywhere; the reference in a child of its
-    own that never holds student code; the judge interleaves their timings and measures both
-    children's CPU time itself (a number the student's process reports is never trusted)."""
-    cases = cases_for(exercise.id, device)
+    """The tier of one student file: verify, then time every case of the exercise's declaration.
+    The student's code runs in a fresh confined child, under the exercise's rules as everywhere;
+    the reference in a child of its own that never holds student code; the judge interleaves their
+    timings and measures both children's CPU time itself (a number the student's process reports
+    is never trusted). None for an exercise that declares no performance cases (untimed)."""
+    cases = exercise.perf_cases(device)
+    if not cases:
+        return None
+    ref = reference_of(exercise)
     seed = seed_for(seed, exercise)
     log = os.path.join(log_dir, f"{exercise.id}.log")
     limit = Deadline.earliest(time_limit, run)  # the exercise's limit, or the whole run's if sooner
@@ -125,7 +139,7 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
                     for index, case in enumerate(cases)]
         for case, asked in zip(cases, requests):
             got = student.child.request({**asked, "action": "verify"})["value"]
-            check_result(got, expected(case, seed), what=f"your output on the performance case {case.label}")
+            check_result(got, expected(case, ref, seed), what=f"your output on the performance case {case.label}")
         grace = Deadline.earliest(time_limit + REFERENCE_GRACE, run)
         reference = _Timed(Child(launcher, log + ".reference", grace.at, None, trusted=True), device, trusted=True)
         _same_cpu(student.child.pid, reference.child.pid)
@@ -150,7 +164,7 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
         for timed in (student, reference):
             if timed is not None:
                 timed.child.stop()
-    return verdict(cases, raw, device)
+    return verdict(cases, raw, device, ref)
 
 
 REFERENCE_GRACE = 60.0  # seconds the reference's child may take beyond the exercise's time limit
@@ -274,8 +288,13 @@ def untimed(device, message):
     return {"id": "not-timed", "name": "not timed", "ratio": None, "device": device, "message": message}
 
 
-def expected(case, seed):
-    """The reference's output on a case's verification inputs, in float64."""
+def reference_of(exercise):
+    """The exercise's reference (the lumen_ref objects its declaration names), as a namespace."""
+    return types.SimpleNamespace(**{name: exercise.reference_object(name) for name in exercise.names})
+
+
+def expected(case, ref, seed):
+    """The reference's output on a case's verification inputs, in float64 (`ref`: see `reference_of`)."""
     state = weights(case, ref, seed) if case.init else None
     fn = build(case, ref, state, "cpu", torch.float64)
     with torch.no_grad():
@@ -287,9 +306,10 @@ def expected(case, seed):
 # -- from timings to a verdict ----------------------------------------------------------------
 
 
-def verdict(cases, raw, device):
-    """The tier dict: id, name, ratio and device, and how it was measured."""
-    summaries = [summarize(case, timing, device) for case, timing in zip(cases, raw)]
+def verdict(cases, raw, device, ref):
+    """The tier dict: id, name, ratio and device, and how it was measured (`ref`: the exercise's
+    reference, see `reference_of`)."""
+    summaries = [summarize(case, timing, device, ref) for case, timing in zip(cases, raw)]
     worst = max(summaries, key=lambda summary: summary["ratio"])
     tier_id, name, hint = tier_for(worst["ratio"])
     tier = {"id": tier_id, "name": name, "ratio": worst["ratio"], "device": device,
@@ -317,13 +337,13 @@ def _message(tier, hint):
             f"median of {tier['rounds']} rounds, ±{100 * tier['spread']:.1f}%{clock}){advice}")
 
 
-def summarize(case, timing, device):
+def summarize(case, timing, device, ref):
     """One case's median ratios, and how they were measured."""
     if isinstance(case, Decode):
         last = {clock: {name: per_length[-1] for name, per_length in timing[clock].items()}
                 for clock in CLOCKS}
         summary = _ratios(case, last, device)
-        summary.update(_decode(case, timing))
+        summary.update(_decode(case, timing, ref))
         return summary
     return {**_ratios(case, timing, device), "calls": timing["calls"]}
 
@@ -374,7 +394,7 @@ def _ms(seconds):
     return round(1e3 * seconds, 4)
 
 
-def _decode(case, timing):
+def _decode(case, timing, ref):
     """The growth verdict and memory report of a Decode case, from its median step times."""
     steps = {name: [median(at_length) for at_length in per_length]
              for name, per_length in timing["time"].items()}
@@ -382,7 +402,7 @@ def _decode(case, timing):
             "reference_step_ms": [_ms(t) for t in steps["reference"]],
             "student_step_ms": [_ms(t) for t in steps["student"]],
             "complexity": complexity(timing["lengths"], steps["student"], steps["reference"]),
-            "memory": memory_report(case, timing["memory"])}
+            "memory": memory_report(case, timing["memory"], ref)}
 
 
 def complexity(lengths, student, reference):
@@ -419,7 +439,7 @@ def _slope(xs, ys):
             / sum((x - mean_x) ** 2 for x in xs))
 
 
-def memory_report(case, memory):
+def memory_report(case, memory, ref):
     """The student's cache storage against kv_cache_bytes, and whether it reallocates as it grows."""
     d_model, n_heads, n_kv_heads = case.init
     expected_bytes = ref.kv_cache_bytes(1, n_kv_heads, d_model // n_heads, case.max_len, case.batch, 4)

@@ -27,6 +27,8 @@ import traceback
 import torch
 
 from grader.perf import child as perf_child  # first of all: it captures the clocks before any student code
+from grader import catalog
+from grader.nested import map_values
 from grader.sandbox import containment, rules, wire
 
 OUTPUT_LIMIT = 8 << 20  # bytes: what the student's code may print (the log file) or write to any file
@@ -51,8 +53,7 @@ class Session:
         if op == "load":
             return wire.encode(self.load(request["source"], request["path"], request["module"]))
         if op == "bench" and self.guard is None:  # the reference's child, which never loads student code
-            number = re.match(r"exercise(\d+)", str(request.get("exercise")))
-            with rules.mirrored(int(number.group(1)) if number else None):
+            with rules.mirrored(catalog.find(str(request.get("exercise"))).forbidden):
                 return wire.encode(perf_child.handle(self, request))
         if self.guard is None:
             raise RuntimeError("no file loaded")
@@ -67,8 +68,7 @@ class Session:
         and sent (this process may not be able to open the file), with nothing beside it importable."""
         folder = os.path.dirname(os.path.abspath(path))
         sys.path[:] = [p for p in sys.path if p not in ("", ".", folder, os.getcwd())]
-        number = re.match(r"exercise(\d+)", module_name)
-        self.guard = rules.Guard(int(number.group(1)) if number else None, path)
+        self.guard = rules.Guard(_forbidden(module_name), path)
         self.guard.install()
         self.path = os.path.abspath(path)
         linecache.cache[self.path] = (len(source), None, source.splitlines(True), self.path)  # for tracebacks
@@ -81,15 +81,7 @@ class Session:
 
     def resolve(self, value):
         """Turn handles sent by the judge back into the objects they name, anywhere in a value."""
-        if isinstance(value, wire.Handle):
-            return self.objects[value.ref]
-        if isinstance(value, list):
-            return [self.resolve(item) for item in value]
-        if isinstance(value, tuple):
-            return tuple(self.resolve(item) for item in value)
-        if isinstance(value, dict):
-            return {key: self.resolve(item) for key, item in value.items()}
-        return value
+        return map_values(value, lambda item: self.objects[item.ref] if isinstance(item, wire.Handle) else item)
 
     def target(self, request):
         target = request["target"]
@@ -174,6 +166,15 @@ class Session:
         if isinstance(error, PermissionError) and error.errno == errno.EPERM:
             message += " (the grader runs your code alone: no new processes, no signals to others, no shared memory)"
         return {"type": type(error).__name__, "message": message, "frames": frames}
+
+
+def _forbidden(module_name):
+    """The rule ids an exercise's declaration forbids, from the name its file is loaded as (its
+    stem); none beyond every exercise's rules for a name that is no exercise."""
+    try:
+        return catalog.find(module_name).forbidden
+    except catalog.UnknownExercise:
+        return ()
 
 
 def serve(sock, session):

@@ -56,9 +56,10 @@ _SECRET = tuple(os.path.realpath(p) for p in
 class Rule:
     """One forbidden shortcut: what the report calls it, what to do instead, where it applies."""
 
+    id: str  # what an exercise's declaration names in its `forbidden` (grader.catalog)
     name: str
     advice: str
-    exercises: tuple = None  # exercise numbers; None: every exercise
+    everywhere: bool = False  # in every exercise, whatever its declaration says
     calls: tuple = ()  # parts of torch function names: "softmax" is also log_softmax, aten._softmax
     kernels: str = None  # a pattern of aten operator names: every overload's kernels refuse to run
     private: tuple = ()  # torch's private modules that hold whole implementations of the forbidden maths
@@ -67,33 +68,33 @@ class Rule:
 
 
 RULES = (
-    Rule("torch's softmax",
+    Rule("softmax", "torch's softmax",
          "write softmax yourself: subtract the maximum, torch.exp, divide by the sum "
          "(chapter: Step 4 — Softmax)",
-         exercises=(5,), calls=("softmax",),
+         calls=("softmax",),
          kernels=r"softmax", private=("torch._refs", "torch._decomp")),
-    Rule("torch's fused attention (F.scaled_dot_product_attention)",
+    Rule("fused-attention", "torch's fused attention (F.scaled_dot_product_attention)",
          "compute softmax(Q Kᵀ / √d_k) V step by step, or call the scaled_dot_product_attention "
          "in your own file",
-         exercises=(5, 6, 7, 8), calls=("scaled_dot_product",),
+         calls=("scaled_dot_product",),
          kernels=r"scaled_dot_product|scaled_dot_attention|flash_attention|efficient_attention|cudnn_attention"
                  r"|fused_attention|fused_sdp",
          private=("torch._decomp", "torch.nn.attention.flex_attention", "torch._higher_order_ops.flex_attention")),
-    Rule("nn.MultiheadAttention",
+    Rule("multihead-attention", "nn.MultiheadAttention",
          "build the heads yourself: project, split the heads, attend, merge the heads, project out",
-         exercises=(5, 6, 7, 8), calls=("multi_head_attention", "transformer_encoder_layer"),
+         calls=("multi_head_attention", "transformer_encoder_layer"),
          kernels=r"multi_head_attention|transformer_encoder_layer"),
-    Rule("the answer key (lumen_ref, solutions)",
-         "the grader compares your code with it: write the code yourself",
+    Rule("answer-key", "the answer key (lumen_ref, solutions)",
+         "the grader compares your code with it: write the code yourself", everywhere=True,
          modules=("lumen_ref", "solutions"), paths=tuple(_ANSWER_KEY)),
-    Rule("the grader",
-         "your code runs on its own, without the grader's modules or its tests",
+    Rule("grader", "the grader",
+         "your code runs on its own, without the grader's modules or its tests", everywhere=True,
          modules=("grader",), paths=(_GRADER,)),
 )
 
 
 # Changing torch's function-mode stack from inside a call would blind the mode: a violation too.
-TAMPERING = Rule("changing the grader's checks", "leave torch's function modes as you found them")
+TAMPERING = Rule("tampering", "changing the grader's checks", "leave torch's function modes as you found them")
 
 
 class Violation(BaseException):
@@ -127,12 +128,24 @@ def _inside(path, roots):
     return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
 
+BY_ID = {rule.id: rule for rule in RULES}
+
+
+def rules_for(forbidden):
+    """The rules of an exercise whose declaration forbids `forbidden` (rule ids): those, and the
+    rules of every exercise."""
+    unknown = [rule_id for rule_id in forbidden if rule_id not in BY_ID]
+    if unknown:
+        raise KeyError(f"no rule {', '.join(map(repr, unknown))} in grader.sandbox.rules (known: {', '.join(BY_ID)})")
+    return [rule for rule in RULES if rule.everywhere or rule.id in forbidden]
+
+
 class Guard:
     """The rules of one exercise, watching one child: `install` once, then run every piece of the
     student's code through `run`."""
 
-    def __init__(self, exercise, submission):
-        self.rules = [rule for rule in RULES if rule.exercises is None or exercise in rule.exercises]
+    def __init__(self, forbidden, submission):
+        self.rules = rules_for(forbidden)
         self.submission = os.path.realpath(submission)
         self.calls = [(part, rule) for rule in self.rules for part in rule.calls]
         self.modules = {module: rule for rule in self.rules for module in rule.modules}
@@ -318,11 +331,11 @@ _IMPORT_NAMES = frozenset({"__name__", "__spec__", "__path__", "__file__", "__lo
 
 
 @contextlib.contextmanager
-def mirrored(exercise):
-    """The exercise's TorchFunctionMode, checking every torch function as it does around the
-    student's code but never refusing one: the reference's child times the reference under it, so
-    that both sides of a timing pay the same for being watched."""
-    watcher = Guard(exercise, os.devnull)
+def mirrored(forbidden):
+    """The TorchFunctionMode of an exercise that forbids `forbidden`, checking every torch function
+    as it does around the student's code but never refusing one: the reference's child times the
+    reference under it, so that both sides of a timing pay the same for being watched."""
+    watcher = Guard(forbidden, os.devnull)
     watcher.flag = lambda rule, called, raise_=True: None
     if watcher.mode is None:
         yield

@@ -21,8 +21,14 @@ MAX_DIMS = 16  # dimensions of one tensor
 _DEVICES = re.compile(r"(cpu|cuda(:\d+)?)\Z")
 _KIND = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,99}\Z")  # a type name, as the judge will print it
 
+
+def dtype_text(dtype):
+    """A dtype's name as the wire carries it and every message writes it: "float32"."""
+    return str(dtype).removeprefix("torch.")
+
+
 _DTYPES = {
-    str(dtype).removeprefix("torch."): dtype
+    dtype_text(dtype): dtype
     for dtype in (
         torch.float16, torch.bfloat16, torch.float32, torch.float64,
         torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool,
@@ -43,10 +49,6 @@ class Handle:
 
     def __repr__(self):
         return f"<{self.kind} in the student's process>"
-
-
-def dtype_name(dtype):
-    return str(dtype).removeprefix("torch.")
 
 
 def encode(value):
@@ -147,14 +149,14 @@ def _pack(value, buffers):
     if isinstance(value, dict):
         return {"dict": [[str(key), _pack(item, buffers)] for key, item in value.items()]}
     if isinstance(value, torch.dtype):
-        return {"dtype": dtype_name(value)}
+        return {"dtype": dtype_text(value)}
     if isinstance(value, Handle):
         return {"handle": value.ref, "kind": value.kind}
     if type(value) is torch.Generator and value.device.type == "cpu":  # its whole state, not just a seed
         return {"generator": _pack(value.get_state(), buffers)}
     if type(value) is torch.Tensor or type(value) is torch.nn.Parameter:
         tensor = value.detach()
-        if dtype_name(tensor.dtype) not in _DTYPES:
+        if dtype_text(tensor.dtype) not in _DTYPES:
             raise WireError(f"tensors of dtype {tensor.dtype} are not supported")
         if buffers is None:  # only checking
             return None
@@ -162,7 +164,7 @@ def _pack(value, buffers):
         buffers.append(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
         return {
             "tensor": len(buffers) - 1,
-            "dtype": dtype_name(tensor.dtype),
+            "dtype": dtype_text(tensor.dtype),
             "shape": list(tensor.shape),
             "device": str(tensor.device),
         }

@@ -73,7 +73,7 @@ def fused_inputs(rng, name, **options):
 
 
 @pytest.mark.points(2)
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_project_values(student, rng, device, dtype):
     x, w_q, w_k, w_v = inputs(rng, "project_values", dtype=dtype, device=device)
     check_answer(student, "project", x, w_q, w_k, w_v, what="project(x, w_q, w_k, w_v)")
@@ -128,7 +128,7 @@ def test_project_half_precision(student, rng, device):
 
 
 @pytest.mark.points(2)
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_fused_project_values(student, rng, device, dtype):
     x, w_qkv = fused_inputs(rng, "fused_values", dtype=dtype, device=device)
     check_answer(student, "fused_project", x, w_qkv, what="fused_project(x, w_qkv)")

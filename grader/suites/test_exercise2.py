@@ -48,7 +48,7 @@ def check_scores(student, q, k, *, what="attention_scores(q, k)"):
 
 
 @pytest.mark.points(2)
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_scores_values(student, rng, device, dtype):
     q, k = qk(rng, "values", dtype=dtype, device=device)  # (B, H, L_q, d_k), (B, H, L_k, d_k)
     check_scores(student, q, k)

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from grader.compare import Mismatch
+from grader.compare import Mismatch, dtype_text
 from grader.testkit import cases, check_call, check_grads, check_inputs_kept, dims, product_conditioning, randn
 
 DTYPES = [torch.float32, torch.float64]
@@ -41,7 +41,7 @@ def check_scaled(student, q, k, **options):
 
 
 @pytest.mark.points(2)
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_scale_scores_values(student, rng, device, dtype):
     size = SIZES["scale_values"]
     scores = randn(rng, *dims(size, "B", "L_q", "L_k"), dtype=dtype, device=device, scale=8.0)

@@ -78,7 +78,7 @@ def test_no_peeking_at_the_future(student, rng):
 
 
 @pytest.mark.points(2)
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_apply_mask_values(student, rng, device, dtype):
     size = SIZES["apply_values"]
     scores = randn(rng, *dims(size, "B", "L", "L"), dtype=dtype, device=device)  # (B, H, L, L)

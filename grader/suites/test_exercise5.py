@@ -62,7 +62,7 @@ def _check_softmax(student, x, dim=-1, *, what=None, nan_hint=""):
 
 
 @pytest.mark.points(2)
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_softmax_values(student, rng, device, dtype):
     x = randn(rng, *dims(SIZES["softmax_values"], "B", "L_q", "L_k"), dtype=dtype, device=device, scale=3.0)
     _check_softmax(student, x)
@@ -125,7 +125,7 @@ def _check_attention(student, q, k, v, mask=None, *, what, nan_hint=""):
 
 
 @pytest.mark.points(2)
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_attention_values(student, rng, device, dtype):
     q, k, v = qkv(rng, "attention_values", dtype=dtype, device=device)
     _check_attention(student, q, k, v, what="scaled_dot_product_attention(q, k, v)")

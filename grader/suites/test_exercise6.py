@@ -74,7 +74,7 @@ def _check_merge(student, x):
                what=f"merge_heads(x of shape {shape_text(x.shape)})")
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_split_heads_values(student, rng, device, dtype):
     size = SIZES["split_values"]
     _check_split(student, randn(rng, *dims(size, "B", "L", "d_model"), dtype=dtype, device=device), size["n_heads"])
@@ -86,7 +86,7 @@ def test_split_heads_shapes(student, rng, case):
     _check_split(student, randn(rng, *dims(size, "B", "L", "d_model")), size["n_heads"])
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_merge_heads_values(student, rng, device, dtype):
     _check_merge(student, randn(rng, *dims(SIZES["merge_values"], "B", "n_heads", "L", "d_head"), dtype=dtype,
                                 device=device))
@@ -144,7 +144,7 @@ def test_constructor_parameters(student, bias):
 
 
 @pytest.mark.points(2)
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_forward_values(student, rng, device, dtype):
     reference = _reference(rng, "module")
     module, what = _load(student, reference, device=device, dtype=dtype)

@@ -101,7 +101,7 @@ def load_gqa(student, reference, *, dtype=torch.float32, device="cpu"):
 
 
 @pytest.mark.points(2)
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_repeat_kv_values(student, rng, device, dtype):
     x, n_rep = kv_of(rng, "repeat_values", dtype=dtype, device=device)
     check_repeat_kv(student, x, n_rep, what=f"repeat_kv(x, {n_rep}) with {plural(x.shape[1], 'KV head')}")

@@ -178,7 +178,7 @@ def test_kv_cache_bytes_cases(student, case):
 
 
 @pytest.mark.points(2)
-@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_kvcache_update_returns_everything(student, rng, device, dtype):
     B, H_kv, d_head, max_len = dims(SIZES["cache_update"], "B", "n_kv_heads", "d_head", "max_len")
     cache = make(student, "KVCache", B, H_kv, d_head, max_len, dtype=dtype, device=device)

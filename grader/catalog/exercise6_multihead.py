@@ -1,3 +1,56 @@
+"""Exercise 6 — Multi-head attention: its declaration (see grader/catalog/__init__.py)."""
+
+from grader.catalog import Exercise, Perf
+from grader.perf.cases import Case, Randn
+
+
+def perf_cases(layers):
+    """(B, L, d_model, heads) per case: a batch, where recomputing a projection shows, and one short
+    sequence, where a Python loop over the heads does."""
+    return [Case("MultiHeadAttention", (Randn((B, L, D)),), init=(D, H), fused=True) for B, L, D, H in layers]
+
+
+def oracle_checks(r):
+    """lumen_ref against grader.oracle, for `lumen-grade check` (r: seeded float64 inputs)."""
+    import lumen_ref as ref
+    from grader import oracle
+
+    x, q = r.randn(2, 5, 12), r.randn(2, 3, 5, 6)
+    mha = r.module(ref.MultiHeadAttention, 12, 3)
+    yield "split_heads", ref.split_heads(x, 3), oracle.split_heads(x, 3)
+    yield "merge_heads", ref.merge_heads(q), oracle.merge_heads(q)
+    yield ("MultiHeadAttention", mha(x),
+           oracle.multi_head_attention(x, mha.qkv.weight, mha.qkv.bias, mha.out.weight, mha.out.bias, 3))
+
+
+def builtin_checks(r):
+    """lumen_ref's MultiHeadAttention against torch's nn.MultiheadAttention, for `lumen-grade check`."""
+    import torch
+
+    import lumen_ref as ref
+
+    x, mha = r.randn(2, 5, 12), r.module(ref.MultiHeadAttention, 12, 3)
+    theirs = torch.nn.MultiheadAttention(12, 3, batch_first=True).to(r.device, torch.float64)
+    theirs.in_proj_weight.copy_(mha.qkv.weight)  # both stack W_Q, W_K, W_V as rows
+    theirs.in_proj_bias.copy_(mha.qkv.bias)
+    theirs.out_proj.weight.copy_(mha.out.weight)
+    theirs.out_proj.bias.copy_(mha.out.bias)
+    causal = ref.causal_mask(5, device=r.device)
+    yield "MultiHeadAttention", mha(x), theirs(x, x, x, attn_mask=~causal, need_weights=False)[0]  # True = may NOT attend
+
+
+EXERCISE = Exercise(
+    title="Multi-head attention",
+    section="Multi-head attention",
+    names=("split_heads", "merge_heads", "MultiHeadAttention"),
+    reference=("steps", "attention"),
+    forbidden=("fused-attention", "multihead-attention"),
+    perf=Perf(sizes={"cpu": dict(layers=((4, 64, 512, 8), (1, 16, 256, 16))),
+                     "cuda": dict(layers=((4, 512, 512, 8), (1, 16, 256, 16)))},
+              cases=perf_cases),
+    oracle_checks=oracle_checks,
+    builtin_checks=builtin_checks,
+    introduction=r"""
 ## What this step computes
 
 One softmax gives each token one weighting of the context. Multi-head attention runs $h$
@@ -39,3 +92,5 @@ read, and `view` needs the memory in the new order.
 
 **Read in the chapter:** "Multi-head attention", "Splitting the model width into heads" and the
 multi-head part of "Implementation walkthrough in PyTorch".
+""",
+)

@@ -1,3 +1,46 @@
+"""Exercise 8 — The KV cache: its declaration (see grader/catalog/__init__.py)."""
+
+from grader.catalog import Exercise, Perf
+from grader.perf.cases import Decode
+
+
+def perf_cases(d_model, heads, kv_heads, batch, lengths):
+    """The chapter's Llama-2 example in miniature: as many KV heads as heads, so that recomputing the
+    past costs what it really does; decode steps timed at each cached length."""
+    return [Decode((d_model, heads, kv_heads), batch, lengths)]
+
+
+def oracle_checks(r):
+    """lumen_ref against grader.oracle, for `lumen-grade check` (r: seeded float64 inputs)."""
+    import torch
+
+    import lumen_ref as ref
+    from grader import oracle
+
+    gqa = r.module(ref.GroupedQueryAttention, 12, 4, 2)
+    weights = [p.weight for p in (gqa.q_proj, gqa.k_proj, gqa.v_proj, gqa.o_proj)]
+    cached = ref.CachedGroupedQueryAttention(12, 4, 2).to(r.device, torch.float64)
+    cached.load_state_dict(gqa.state_dict())
+    chunks = [3, 1, 4]
+    cache = ref.KVCache(2, 2, 3, max_len=8, dtype=torch.float64, device=r.device)
+    tokens = r.randn(2, sum(chunks), 12)
+    decoded = [cached(part, cache) for part in tokens.split(chunks, dim=1)]
+    yield "KV cache, chunks 3+1+4", decoded, oracle.cached_attention_outputs(tokens, *weights, 4, 2, chunks)
+    yield ("kv_cache_bytes (Llama-2 7B, 4,096 tokens)", ref.kv_cache_bytes(32, 32, 128, 4096),
+           oracle.kv_cache_bytes(32, 32, 128, 4096))
+
+
+EXERCISE = Exercise(
+    title="The KV cache",
+    section="The KV cache: a preview",
+    names=("kv_cache_bytes", "KVCache", "CachedGroupedQueryAttention"),
+    reference=("kv_cache",),
+    forbidden=("fused-attention", "multihead-attention"),
+    perf=Perf(sizes={"cpu": dict(d_model=1024, heads=8, kv_heads=8, batch=1, lengths=(128, 256, 512, 1024)),
+                     "cuda": dict(d_model=2048, heads=16, kv_heads=16, batch=4, lengths=(512, 1024, 2048, 4096))},
+              cases=perf_cases),
+    oracle_checks=oracle_checks,
+    introduction=r"""
 ## What this step computes
 
 A language model generates one token at a time, and each new token attends to every earlier
@@ -39,3 +82,5 @@ Feeding a sequence in chunks (3 tokens, then 1, then 5) through one cache gives 
 as the whole sequence at once through exercise 7's attention.
 
 **Read in the chapter:** "The KV cache: a preview", then "Grouped-query and multi-query attention".
+""",
+)

@@ -1,3 +1,34 @@
+"""Exercise 3 — Scale by √d_k: its declaration (see grader/catalog/__init__.py)."""
+
+from grader.catalog import Exercise, Perf
+from grader.perf.cases import Case, Randn
+
+
+def perf_cases(B, H, L, d_head):
+    q, scores = Randn((B, H, L, d_head)), Randn((B, H, L, L))
+    return [Case("scale_scores", (scores, d_head)), Case("scaled_scores", (q, q))]
+
+
+def oracle_checks(r):
+    """lumen_ref against grader.oracle, for `lumen-grade check` (r: seeded float64 inputs)."""
+    import lumen_ref as ref
+    from grader import oracle
+
+    scores, q, k = r.randn(2, 3, 5, 7, scale=8.0), r.randn(2, 3, 5, 6), r.randn(2, 3, 7, 6)
+    yield "scale_scores", ref.scale_scores(scores, 6), oracle.scale_scores(scores, 6)
+    yield "scaled_scores", ref.scaled_scores(q, k), oracle.scaled_scores(q, k)
+
+
+EXERCISE = Exercise(
+    title="Scale by √d_k",
+    section="Why divide by √d_k?",
+    names=("scale_scores", "scaled_scores"),
+    reference=("steps",),
+    forbidden=(),
+    perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128, d_head=32), "cuda": dict(B=4, H=8, L=512, d_head=64)},
+              cases=perf_cases),
+    oracle_checks=oracle_checks,
+    introduction=r"""
 ## What this step computes
 
 The raw scores of exercise 2 grow with the width $d_k$. If the entries of $q$ and $k$ are
@@ -30,3 +61,5 @@ $d_k$ read from the queries' last dimension.
 $$\tilde s_{\text{sat}} = \frac{[0, 5, 1, 2]}{\sqrt 3} \approx [\,0,\ 2.89,\ 0.58,\ 1.15\,]$$
 
 **Read in the chapter:** "Why divide by √d_k?".
+""",
+)

@@ -1,3 +1,33 @@
+"""Exercise 2 — Score every key: its declaration (see grader/catalog/__init__.py)."""
+
+from grader.catalog import Exercise, Perf
+from grader.perf.cases import Case, Randn
+
+
+def perf_cases(B, H, L, d_head):
+    q = Randn((B, H, L, d_head))
+    return [Case("attention_scores", (q, q))]
+
+
+def oracle_checks(r):
+    """lumen_ref against grader.oracle, for `lumen-grade check` (r: seeded float64 inputs)."""
+    import lumen_ref as ref
+    from grader import oracle
+
+    q, k = r.randn(2, 3, 5, 6), r.randn(2, 3, 7, 6)
+    yield "attention_scores", ref.attention_scores(q, k), oracle.attention_scores(q, k)
+
+
+EXERCISE = Exercise(
+    title="Score every key",
+    section="Step 2 — Score every key",
+    names=("attention_scores",),
+    reference=("steps",),
+    forbidden=(),
+    perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128, d_head=32), "cuda": dict(B=4, H=8, L=512, d_head=64)},
+              cases=perf_cases),
+    oracle_checks=oracle_checks,
+    introduction=r"""
 ## What this step computes
 
 How well does query $i$ match key $j$? Their dot product, which is large when the two vectors
@@ -34,3 +64,5 @@ $$s_{\text{sat}} = \big[\, q \cdot k_{\text{The}},\; q \cdot k_{\text{cat}},\; q
 looking for.
 
 **Read in the chapter:** "Step 2 — Score every key".
+""",
+)

@@ -1,3 +1,43 @@
+"""Exercise 9 — What heads learn: previous-token and induction heads, found by their patterns.
+
+Untimed: the scores read one diagonal of small patterns, a step of analysis and not of a model's
+forward pass; the chapter's sections make no claim about its cost, and a tier would time the
+judge's own inputs more than the student's code.
+"""
+
+from grader.catalog import Exercise
+
+
+def oracle_checks(r):
+    """The scores, find_heads and the hand-set model's patterns against grader.oracle."""
+    import torch
+
+    import lumen_ref as ref
+    from grader import oracle
+
+    scores = r.randn(2, 3, 10, 10, scale=2.0).masked_fill(~ref.causal_mask(10, device=r.device), float("-inf"))
+    pattern = ref.softmax(scores, dim=-1)  # (2, 3, 10, 10): random causal weights
+    model = ref.induction_model(vocab_size=12, max_len=10).to(r.device, torch.float64)
+    tokens = ref.repeated_tokens(3, 5, 12, generator=torch.Generator().manual_seed(0)).to(r.device)
+    with torch.no_grad():
+        _, patterns = model(tokens)
+    yield "previous_token_score", ref.previous_token_score(pattern), oracle.previous_token_score(pattern)
+    yield "induction_score", ref.induction_score(pattern, 5), oracle.induction_score(pattern, 5)
+    yield ("the hand-set model's patterns", patterns,
+           oracle.attention_only_patterns(tokens, model.state_dict(), n_heads=3))
+    for threshold in (0.4, 0.1):
+        found, expected = ref.find_heads(patterns, threshold), oracle.find_heads(patterns, threshold)
+        yield (f"find_heads(threshold={threshold})", [torch.tensor(found[kind]) for kind in sorted(found)],
+               [torch.tensor(expected[kind]) for kind in sorted(expected)])
+
+
+EXERCISE = Exercise(
+    title="What heads learn",
+    section="What heads learn",
+    names=("repeated_tokens", "previous_token_score", "induction_score", "find_heads"),
+    reference=("heads",),
+    oracle_checks=oracle_checks,
+    introduction=r"""
 ## What this step computes
 
 Nothing in a transformer tells a head what to do, yet trained models have heads with stable,
@@ -58,3 +98,5 @@ a `ValueError`), a head counts when its score is $>$ the threshold, and each lis
 
 **Read in the chapter:** "What heads learn", "Previous-token heads and positional heads",
 "Induction heads" and "Attention patterns as pictures".
+""",
+)

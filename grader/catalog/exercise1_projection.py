@@ -1,3 +1,35 @@
+"""Exercise 1 — Project: queries, keys and values: its declaration (see grader/catalog/__init__.py)."""
+
+from grader.catalog import Exercise, Perf
+from grader.perf.cases import Case, Randn
+
+
+def perf_cases(B, L, D):
+    x, w = Randn((B, L, D)), Randn((D, D), D ** -0.5)  # weights keep outputs O(1): float32 stays accurate
+    return [Case("project", (x, w, w, w)), Case("fused_project", (x, Randn((D, 3 * D), D ** -0.5)))]
+
+
+def oracle_checks(r):
+    """lumen_ref against grader.oracle, for `lumen-grade check` (r: seeded float64 inputs)."""
+    import lumen_ref as ref
+    from grader import oracle
+
+    x, w_qkv = r.randn(2, 5, 12), r.randn(12, 18)
+    w_q, w_k, w_v = r.randn(12, 6), r.randn(12, 6), r.randn(12, 4)
+    yield "project", ref.project(x, w_q, w_k, w_v), oracle.project(x, w_q, w_k, w_v)
+    yield "fused_project", ref.fused_project(x, w_qkv), oracle.fused_project(x, w_qkv)
+
+
+EXERCISE = Exercise(
+    title="Project: queries, keys and values",
+    section="Step 1 — Project: make a query, keys and values",
+    names=("project", "fused_project"),
+    reference=("steps",),
+    forbidden=(),
+    perf=Perf(sizes={"cpu": dict(B=4, L=128, D=256), "cuda": dict(B=4, L=512, D=512)},
+              cases=perf_cases),
+    oracle_checks=oracle_checks,
+    introduction=r"""
 ## What this step computes
 
 Every token plays three parts: it asks a question (its **query**), it wears a label that others'
@@ -52,3 +84,5 @@ V = X W_V = \begin{pmatrix} 0 & 0 & 2 \\ 2 & 1 & 0 \\ 0 & 1 & 2 \\ 1 & 0 & 0 \en
 "cat"'s key $[1, 2, 0]$ is exactly the question "sat" asks: exercise 2 scores that match.
 
 **Read in the chapter:** "Step 1 — Project: make a query, keys and values", then "The matrix form".
+""",
+)

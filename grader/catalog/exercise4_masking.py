@@ -1,3 +1,39 @@
+"""Exercise 4 — Causal and padding masks: its declaration (see grader/catalog/__init__.py)."""
+
+from grader.catalog import Exercise, Perf
+from grader.perf.cases import Case, CausalMask, Lengths, Randn
+
+
+def perf_cases(B, H, L):
+    return [Case("causal_mask", (L,)), Case("apply_mask", (Randn((B, H, L, L)), CausalMask(L))),
+            Case("padding_mask", (Lengths(B, L), L))]
+
+
+def oracle_checks(r):
+    """lumen_ref against grader.oracle, for `lumen-grade check` (r: seeded float64 inputs)."""
+    import torch
+
+    import lumen_ref as ref
+    from grader import oracle
+
+    scores, mask = r.randn(2, 3, 5, 7, scale=8.0), r.bools(2, 1, 5, 7)
+    mask[0, 0, 2] = False  # a query that may see no key
+    lengths = torch.tensor([3, 0, 7], device=r.device)
+    yield "causal_mask", ref.causal_mask(7, device=r.device), oracle.causal_mask(7)
+    yield "apply_mask", ref.apply_mask(scores * 1e3, mask), oracle.apply_mask(scores * 1e3, mask)
+    yield "padding_mask", ref.padding_mask(lengths, 7), oracle.padding_mask(lengths.tolist(), 7)
+
+
+EXERCISE = Exercise(
+    title="Causal and padding masks",
+    section="Causal masking: no peeking at the future",
+    names=("causal_mask", "apply_mask", "padding_mask"),
+    reference=("attention", "steps"),
+    forbidden=(),
+    perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128), "cuda": dict(B=4, H=8, L=512)},
+              cases=perf_cases),
+    oracle_checks=oracle_checks,
+    introduction=r"""
 ## What this step computes
 
 A mask says, for every (query, key) pair, whether the query may read the key: `True` = may
@@ -50,3 +86,5 @@ With the causal mask, "sat" (token 2) may no longer read "down" (token 3): its s
 $[0, 2.89, 0.58, 1.15]$ become $[0, 2.89, 0.58, -\infty]$.
 
 **Read in the chapter:** "Causal masking: no peeking at the future".
+""",
+)
