@@ -12,7 +12,6 @@ student, so an interrupted batch (Ctrl-C) leaves a consistent gradebook of the s
 import json
 import math
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -236,7 +235,7 @@ class _Job:
             self.stderr.close()
             if self.reader is not None:
                 self.reader.join(timeout=10)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        files.remove_tree(self.folder)
 
 
 def _number(value, what):

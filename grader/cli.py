@@ -465,10 +465,6 @@ def watch_command(exercise, submission, verbose, device, no_perf, no_color, note
     is watched and each save re-grades the exercise whose file changed."""
     from grader import watch
 
-    # a shell starts a background job (`lumen-grade watch &` in a script) with SIGINT ignored,
-    # which Python keeps: Ctrl-C and `kill -INT` must always stop the watch
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-
     if notebook is not None and len(exercise) != 1:
         raise click.UsageError("--notebook FILE needs the exercise it holds: lumen-grade watch exercise3 "
                                "--notebook FILE")
@@ -486,11 +482,14 @@ def watch_command(exercise, submission, verbose, device, no_perf, no_color, note
 
     from grader import runner
 
-    try:
-        with watch.Watcher(exercise, options, show, interval=interval) as watcher:
+    try:  # Ctrl-C (even in a script's background job, started with SIGINT ignored), SIGTERM or a
+        # closed terminal (SIGHUP) stop the watch, its children and its temporary folders
+        with ending_on_signals(), watch.Watcher(exercise, options, show, interval=interval) as watcher:
             watcher.run()
-    except KeyboardInterrupt:
+    except Stopped as stop:
         click.echo("\nstopped watching.")
+        if stop.signum != signal.SIGINT:
+            click.get_current_context().exit(128 + stop.signum)
     except runner.DeviceUnavailable as error:
         raise click.UsageError(str(error)) from None
     except runner.GraderError as error:

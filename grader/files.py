@@ -10,6 +10,7 @@ left at the destination or at a temporary name is replaced or refused, never wri
 
 import os
 import secrets
+import shutil
 import stat
 from functools import lru_cache
 
@@ -52,6 +53,22 @@ def read_regular(path, limit, follow=True, head=False):
         return data
     finally:
         os.close(fd)
+
+
+def remove_tree(path):
+    """Remove a folder a child could write into, whatever it did there: the folders it made
+    unreadable or unwritable (chmod 0) are opened up first, so that a user's (non-root) grader
+    leaves nothing behind; links are removed, never followed."""
+    stack = [os.fspath(path)]
+    while stack:
+        folder = stack.pop()
+        try:
+            os.chmod(folder, stat.S_IRWXU)
+            with os.scandir(folder) as entries:
+                stack += [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def check_destination(path):

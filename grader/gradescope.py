@@ -17,7 +17,6 @@ import importlib.metadata
 import json
 import re
 import shlex
-import shutil
 import tempfile
 import time
 import traceback
@@ -255,7 +254,7 @@ def run(root, *, hidden_visibility="after_published", printed_visibility="visibl
     path = root / "results" / "results.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.is_dir() and not path.is_symlink():  # left by a submission: the judge's results replace it
-        shutil.rmtree(path)
+        files.remove_tree(path)
     files.write_replacing(path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
     return results
 

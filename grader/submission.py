@@ -300,4 +300,3 @@ def _json_depth(text):
         elif char in "]}":
             depth -= 1
     return deepest
-    return False

@@ -91,9 +91,11 @@ def _as_nobody():
     hidden = next(parent for parent in map(os.path.dirname, [sys.base_prefix])
                   if not containment._traversable(parent, containment.UNPRIVILEGED))
     top = "/" + os.path.relpath(os.path.realpath(sys.base_prefix), "/").split(os.sep)[0]
-    script = (f"mount --make-rprivate / && mkdir -p /tmp/lumen-nobody-$$ && mount --rbind {top} /tmp/lumen-nobody-$$"
+    # (the original tree is kept reachable on a tmpfs of the namespace's own: nothing is left on the host)
+    script = (f"mount --make-rprivate / && mount -t tmpfs -o mode=0700 tmpfs /mnt && mkdir /mnt/top"
+              f" && mount --rbind {top} /mnt/top"
               f" && mount -t tmpfs -o mode=0755 tmpfs {top} && mkdir -p {sys.base_prefix}"
-              f" && mount --rbind /tmp/lumen-nobody-$${sys.base_prefix[len(top):]} {sys.base_prefix}"
+              f" && mount --rbind /mnt/top{sys.base_prefix[len(top):]} {sys.base_prefix}"
               f" && exec {' '.join(drop)} \"$@\"")
     del hidden
     return ["unshare", "-m", "sh", "-c", script, "sh"], None

@@ -15,7 +15,6 @@ import ctypes
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -228,7 +227,7 @@ class Launcher:
             pass
         _kill_group(pid)
         code = popen.wait()
-        shutil.rmtree(scratch, ignore_errors=True)
+        files.remove_tree(scratch)
         return code
 
     def confined(self, report):
@@ -252,7 +251,7 @@ class Launcher:
             _LIVE.discard(self)
             _set_dumpable(self.was_dumpable)
         if self.scratch is not None:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            files.remove_tree(self.scratch)
             self.scratch = None
 
 
@@ -298,12 +297,12 @@ def _zygote(control, plan):
             elif command == "stop":
                 pid, grace = argument.split()
                 code = _stop_child(int(pid), float(grace))
-                shutil.rmtree(children.pop(int(pid), ""), ignore_errors=True)
+                files.remove_tree(children.pop(int(pid), ""))
                 control.send(str(code).encode())
     finally:
         for pid, scratch in children.items():
             _kill_group(pid)
-            shutil.rmtree(scratch, ignore_errors=True)
+            files.remove_tree(scratch)
         os._exit(0)
 
 
