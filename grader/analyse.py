@@ -28,7 +28,10 @@ import torch
 from grader import misconceptions
 from grader.compare import MASKED_BELOW, TOLERANCES
 
-SLACK = 10  # as grader.diagnose: rounding, not a mistake
+# A value matches within 10x the tolerance of the student's dtype, the absolute part scaled by the
+# largest value (a float32 sum of many products rounds in proportion to its terms): rounding, not a
+# mistake, since the mistakes change values by whole factors. grader.diagnose matches the same way.
+SLACK = 10
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,6 @@ from grader.compare import TOLERANCES
 from grader.nested import leaves, map_values
 from grader.testkit import Made, as64
 
-# A mutant matches within 10x the tolerance of the student's dtype, the absolute part scaled by the
-# largest value (a float32 sum of many products rounds in proportion to its terms): rounding, not a
-# mistake, since the mistakes change values by whole factors.
-SLACK = analyse.SLACK
 MATCH, WRONG, UNUSED = "match", "wrong", "unused"
 MAX_PASSING = 12  # passed calls of a function weighed against a candidate, at most (a wrong answer stays cheap)
 
@@ -429,23 +425,15 @@ def _invoke(target, method, args, kwargs):
 
 
 def matches(got, value, dtype):
-    """Is `got` (the student's) the same as `value` (float64), within SLACK times dtype's tolerance?"""
+    """Is `got` (the student's) the same as `value` (float64), within analyse.SLACK times dtype's
+    tolerance (`analyse.close`)?"""
     if isinstance(value, (tuple, list)):
         return (isinstance(got, (tuple, list)) and len(got) == len(value)
                 and all(matches(g, v, dtype) for g, v in zip(got, value)))
     if isinstance(value, dict):  # find_heads' lists of heads, by kind
         return isinstance(got, dict) and set(got) == set(value) and all(matches(got[k], value[k], dtype) for k in value)
     if isinstance(value, torch.Tensor):
-        if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(value.shape):
-            return False
-        if torch.bool in (got.dtype, value.dtype):
-            return got.dtype == value.dtype and bool((got.cpu() == value.cpu()).all())
-        rtol, atol = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
-        value = value.to("cpu", torch.float64)
-        finite = value[torch.isfinite(value)]
-        scale = max(1.0, float(finite.abs().max())) if finite.numel() else 1.0  # rounding grows with it
-        return bool(torch.isclose(got.detach().to("cpu", torch.float64), value, rtol=SLACK * rtol,
-                                  atol=SLACK * atol * scale, equal_nan=True).all())
+        return analyse.close(got, value, dtype)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return isinstance(got, (int, float)) and not isinstance(got, bool) and float(got) == float(value)
     return False

@@ -34,6 +34,7 @@ HEADS = "'What heads learn'"
 PREVIOUS = "'Previous-token heads and positional heads'"
 INDUCTION = "'Induction heads'"
 PICTURES = "'Attention patterns as pictures'"
+COST = "'The cost: attention is quadratic in sequence length'"
 
 
 class Reference:
@@ -116,6 +117,52 @@ class Reference:
     def kv_cache_bytes(self, *args, **kwargs):
         return ref.kv_cache_bytes(*args, **kwargs)
 
+    def block_starts(self, n, block_size):
+        """Where the blocks that cover n entries start (the last one may be shorter)."""
+        return range(0, n, block_size)
+
+    def running_max_start(self, like):
+        """The running max before any block: -inf, so that the first block's max replaces it."""
+        return torch.full_like(like, float("-inf"))
+
+    def running_sum(self, l, rescale, p):
+        """The running sum of e^(s - m): what was summed under the old max rescaled, plus the block's."""
+        return l * rescale + p.sum(dim=-1, keepdim=True)
+
+    def running_output(self, o, rescale, p, v_block, l_old, l_new):
+        """The running sum of e^(s - m) v: rescaled, plus the block's."""
+        return o * rescale + p @ v_block
+
+    def update_max(self, m, block):
+        """The running max after a block: the larger of the old one and the block's."""
+        return torch.maximum(m, block.amax(dim=-1, keepdim=True))
+
+    def block_exponentials(self, block, m_old, m_new):
+        """(e^(m_old - m_new), e^(block - m_new)): what rescales the running values, and the block's terms."""
+        shift = self.exponent_shift(m_new)
+        return self.exp(m_old - shift), self.exp(block - shift)
+
+    def exp(self, x):
+        """e^x of the running values (in float64: a correct method never raises e above 1)."""
+        return torch.exp(x)
+
+    def exponent_shift(self, m):
+        """The running max as the shift of e^(s - m): 0 where it is still -inf (no finite score yet)."""
+        return m.masked_fill(m == float("-inf"), 0.0)
+
+    def normalise(self, e, l):
+        """e / l, where a row with nothing to sum (l = 0) gives 0 / 1."""
+        return e / l.masked_fill(l == 0, 1.0)
+
+    def tiled_output(self, o, l):
+        """The output after the last block."""
+        return self.normalise(o, l)
+
+    def block_causal_mask(self, L_q, L_k, start, width):
+        """(L_q, width) bool: query i, at position L_k - L_q + i, may see the block's key at start + j."""
+        key = torch.arange(start, start + width)  # (width,)
+        return key <= torch.arange(L_k - L_q, L_k)[:, None]  # (L_q, width)
+
     # -- the exercises' functions and modules, built from the steps ---------------------------------
 
     def project(self, x, w_q, w_k, w_v):
@@ -151,6 +198,38 @@ class Reference:
         if cache is not None:
             k, v = self.decode_keys(cache, k, v)
         return self._gqa_attend(p, n_heads, n_kv_heads, q, k, v, self.decode_mask(x.size(1), past), x.size(-1))
+
+    def attention_cost(self, L, d_model):
+        return ref.attention_cost(L, d_model)
+
+    def crossover_length(self, d_model):
+        return ref.crossover_length(d_model)
+
+    def online_softmax(self, x, block_size):
+        m = self.running_max_start(x[..., :1])  # (..., 1)
+        l = torch.zeros_like(m)
+        for start in self.block_starts(x.size(-1), block_size):
+            block = x[..., start:start + block_size]
+            m_new = self.update_max(m, block)
+            l, m = self.running_sum(l, *self.block_exponentials(block, m, m_new)), m_new
+        return self.normalise(self.exp(x - self.exponent_shift(m)), l)
+
+    def tiled_attention(self, q, k, v, block_size, causal=False):
+        L_q, L_k = q.size(-2), k.size(-2)
+        m = self.running_max_start(q[..., :1])  # (..., L_q, 1)
+        l = torch.zeros_like(m)
+        o = q.new_zeros(*q.shape[:-1], v.size(-1))  # (..., L_q, d_v)
+        for start in self.block_starts(L_k, block_size):
+            k_block, v_block = k[..., start:start + block_size, :], v[..., start:start + block_size, :]
+            s = self.scale_scores(self.attention_scores(q, k_block), q.size(-1))  # (..., L_q, b)
+            if causal:
+                s = s.masked_fill(~self.block_causal_mask(L_q, L_k, start, k_block.size(-2)), float("-inf"))
+            m_new = self.update_max(m, s)
+            rescale, p = self.block_exponentials(s, m, m_new)
+            l_new = self.running_sum(l, rescale, p)
+            o = self.running_output(o, rescale, p, v_block, l, l_new)
+            l, m = l_new, m_new
+        return self.tiled_output(o, l)
 
     def _gqa_projections(self, p, n_heads, n_kv_heads, x):
         return (self.split_heads(F.linear(x, p["q_proj.weight"]), n_heads),
@@ -293,6 +372,24 @@ def _softmax(shift, guard):
     return {"softmax": softmax}
 
 
+def _student_exp(reference, x):
+    """e^x in the dtype the student computed in: a mistake that raises e to large powers overflows in
+    float32 long before float64."""
+    return torch.exp(x.to(reference.dtype)).to(x.dtype)
+
+
+def _stale_online_softmax(reference, x, block_size):
+    """online_softmax writing each block out with the running max and sum of that moment."""
+    m = reference.running_max_start(x[..., :1])
+    l, out = torch.zeros_like(m), []
+    for start in reference.block_starts(x.size(-1), block_size):
+        block = x[..., start:start + block_size]
+        m_new = reference.update_max(m, block)
+        l, m = reference.running_sum(l, *reference.block_exponentials(block, m, m_new)), m_new
+        out.append(reference.normalise(torch.exp(block - reference.exponent_shift(m)), l))
+    return torch.cat(out, dim=-1) if out else torch.zeros_like(x)
+
+
 SOLUTION_SDPA_SCORES = "    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # steps 2 + 3: (..., L_q, L_k)\n"
 SOLUTION_SDPA_MASK = "        scores = scores.masked_fill(~mask, float(\"-inf\"))  # -inf where NOT allowed"
 SOLUTION_CAUSAL = "    return torch.tril(torch.ones(L, L, dtype=torch.bool, device=device))  # (L, L)\n    # END"
@@ -320,6 +417,11 @@ def _in_one_or_both(average):
 
 
 SOLUTION_UPDATE_RETURN = "        return self.k[:, :, :end], self.v[:, :, :end]  # views, (B, Hkv, T, dh)\n"
+SOLUTION_ONLINE_SUM = "        l = l * torch.exp(m - shift) + torch.exp(block - shift).sum(dim=-1, keepdim=True)"
+SOLUTION_TILED_SUM = "        l = l * rescale + p.sum(dim=-1, keepdim=True)"
+SOLUTION_TILED_OUTPUT = "        o = o * rescale + p @ v_block"
+SOLUTION_TILED_RETURN = "    return o / l.masked_fill(l == 0, 1.0)"
+SOLUTION_TILED_SCORES = "        s = q @ k_block.transpose(-2, -1) / math.sqrt(q.size(-1))"
 
 MISCONCEPTIONS = (
     # -- exercise 1: projections ---------------------------------------------------------------------
@@ -377,15 +479,16 @@ MISCONCEPTIONS = (
         {2: [("    return q @ k.transpose(-2, -1)", "    return q @ k.transpose(-2, -1) / q.size(-1) ** 0.5")]},
     ),
     Misconception(
-        "missing-scale", (3, 5, 6, 7, 8),
+        "missing-scale", (3, 5, 6, 7, 8, 10),
         "Your scores are not scaled: divide Q Kᵀ by √d_k before the softmax, or wide heads make the softmax a "
         "hard argmax: see " + SCALE,
         ({"scale_scores": lambda self, scores, d_k: scores},),
         {3: [("    return scores / math.sqrt(d_k)", "    return scores")],
-         5: [(SOLUTION_SDPA_SCORES, "    scores = q @ k.transpose(-2, -1)\n")]},
+         5: [(SOLUTION_SDPA_SCORES, "    scores = q @ k.transpose(-2, -1)\n")],
+         10: [(SOLUTION_TILED_SCORES, "        s = q @ k_block.transpose(-2, -1)")]},
     ),
     Misconception(
-        "scale-by-dk", (3, 5, 6, 7, 8),
+        "scale-by-dk", (3, 5, 6, 7, 8, 10),
         "You divided by d_k, not √d_k: see " + SCALE,
         ({"scale_scores": lambda self, scores, d_k: scores / d_k},),
         {3: [("    return scores / math.sqrt(d_k)", "    return scores / d_k")],
@@ -719,6 +822,138 @@ MISCONCEPTIONS = (
         "index patterns[layer][:, head]: see " + PICTURES,
         ({"head_label": lambda self, layer, head: (head, layer)},),
         {9: [("[(layer, head) for head in range(", "[(head, layer) for head in range(")]},
+    ),
+    # -- exercise 10: attention without the (L, L) matrix -------------------------------------------------
+    Misconception(
+        "online-sum-not-rescaled", (10,),
+        "When a block raises the running max, the running sum still holds e^(s - m_old) of the earlier "
+        "entries: multiply it by e^(m_old - m_new) before adding the block's e^(s - m_new), or the earlier "
+        "entries weigh too much: see " + COST,
+        ({"running_sum": lambda self, l, rescale, p: l + p.sum(dim=-1, keepdim=True)},),
+        {10: [(SOLUTION_ONLINE_SUM, "        l = l + torch.exp(block - shift).sum(dim=-1, keepdim=True)"),
+              (SOLUTION_TILED_SUM, "        l = l + p.sum(dim=-1, keepdim=True)")]},
+    ),
+    Misconception(
+        "online-output-not-rescaled", (10,),
+        "When a block raises the running max, the running output still holds e^(s - m_old) v of the earlier "
+        "keys: multiply it by e^(m_old - m_new), as the running sum, before adding the block's e^(s - m_new) "
+        "@ v: see " + COST,
+        ({"running_output": lambda self, o, rescale, p, v_block, l_old, l_new: o + p @ v_block},),
+        {10: [(SOLUTION_TILED_OUTPUT, "        o = o + p @ v_block")]},
+    ),
+    Misconception(
+        "online-nothing-rescaled", (10,),
+        "When a block raises the running max, neither your running sum nor your running output is rescaled: "
+        "both were summed with the old max, so multiply both by e^(m_old - m_new) before adding the block's "
+        "terms: see " + COST,
+        ({"running_sum": lambda self, l, rescale, p: l + p.sum(dim=-1, keepdim=True),
+          "running_output": lambda self, o, rescale, p, v_block, l_old, l_new: o + p @ v_block},),
+        {10: [(SOLUTION_TILED_SUM, "        l = l + p.sum(dim=-1, keepdim=True)"),
+              (SOLUTION_TILED_OUTPUT, "        o = o + p @ v_block")]},
+        includes=("online-sum-not-rescaled", "online-output-not-rescaled"),
+    ),
+    Misconception(
+        "online-max-not-kept", (10,),
+        "Your running max is each block's own max, not the largest seen so far: after a block of small "
+        "scores, e^(s - m) of the earlier, larger ones overflows. Keep m_new = max(m, max of the block): "
+        "see " + COST,
+        ({"update_max": lambda self, m, block: block.amax(dim=-1, keepdim=True),
+          "exp": _student_exp},),
+        {10: [("        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))",
+               "        m_new = s.amax(dim=-1, keepdim=True)")]},
+    ),
+    Misconception(
+        "online-block-uses-old-max", (10,),
+        "You exponentiate a block with the running max from before it: e^(s - m_old), where s may exceed "
+        "m_old (it overflows) and the terms no longer match the sum's shift. Update the max first, then take "
+        "e^(s - m_new) and rescale the running values by e^(m_old - m_new): see " + COST,
+        ({"block_exponentials": lambda self, block, m_old, m_new: (
+            self.exp(m_old - self.exponent_shift(m_new)), self.exp(block - self.exponent_shift(m_old))),
+          "exp": _student_exp},),
+        {10: [("        p = torch.exp(s - shift)  # (..., L_q, b)",
+               "        p = torch.exp(s - m.masked_fill(m == float(\"-inf\"), 0.0))")]},
+    ),
+    Misconception(
+        "blocks-drop-last-partial", (10,),
+        "Your loop over the blocks drops the last one when block_size does not divide the length (and every "
+        "block when block_size is larger): the last block may be shorter, and range(0, n, block_size) with "
+        "x[..., start:start + block_size] covers every entry: see " + COST,
+        ({"block_starts": lambda self, n, block_size: range(0, n - block_size + 1, block_size)},),
+        {10: [("    for start in range(0, x.size(-1), block_size):",
+               "    for start in range(0, x.size(-1) - block_size + 1, block_size):"),
+              ("    for start in range(0, L_k, block_size):", "    for start in range(0, L_k - block_size + 1, block_size):")]},
+    ),
+    Misconception(
+        "running-max-starts-at-zero", (10,),
+        "Your running max starts at 0: where every score is below -745 (float64; -104 in float32), e^(s - 0) "
+        "underflows to 0 and the sum is 0. Start it at -inf, so that the first block's max replaces it "
+        "(and shift by 0 while it is still -inf): see " + COST,
+        ({"running_max_start": lambda self, like: torch.zeros_like(like)},
+         {"running_max_start": lambda self, like: torch.zeros_like(like), "normalise": lambda self, e, l: e / l}),
+        {10: [('    m = torch.full_like(q[..., :1], float("-inf"))', "    m = torch.zeros_like(q[..., :1])")]},
+        includes=("online-nan-on-empty-row",),
+    ),
+    Misconception(
+        "online-nan-on-empty-row", (10,),
+        "A row with no finite score yet (all -inf, or a causal query that sees no key in a block) gives NaN: "
+        "e^(-inf - (-inf)) and 0/0 are NaN. Shift by 0 while the running max is -inf, and divide by 1 where "
+        "the sum is 0, so that a query that sees no key gets zeros: see " + COST,
+        ({"exponent_shift": lambda self, m: m},
+         {"normalise": lambda self, e, l: e / l}),
+        {10: [(SOLUTION_TILED_RETURN, "    return o / l")]},
+    ),
+    Misconception(
+        "online-divides-inside-loop", (10,),
+        "You divide the running output by the running sum inside the loop, but what was already divided by "
+        "the old sum is never multiplied back: keep o unnormalised (o·e^(m_old - m_new) + e^(s - m_new) @ v) and "
+        "divide by l once, after the last block: see " + COST,
+        ({"running_output": lambda self, o, rescale, p, v_block, l_old, l_new:
+          (o * rescale + p @ v_block) / l_new.masked_fill(l_new == 0, 1.0),
+          "tiled_output": lambda self, o, l: o},),
+        {10: [(SOLUTION_TILED_OUTPUT, "        o = (o * rescale + p @ v_block) / l.masked_fill(l == 0, 1.0)"),
+              (SOLUTION_TILED_RETURN, "    return o")]},
+    ),
+    Misconception(
+        "tiled-causal-block-positions", (10,),
+        "Your causal mask compares the query's position with the key's place in its block (0 .. block_size - 1), "
+        "not in the sequence: the block starting at `start` holds keys start .. start + block_size - 1: see "
+        + COST,
+        ({"block_causal_mask": lambda self, L_q, L_k, start, width:
+          torch.arange(width) <= torch.arange(L_k - L_q, L_k)[:, None]},),
+        {10: [("            key = torch.arange(start, start + k_block.size(-2), device=q.device)",
+               "            key = torch.arange(k_block.size(-2), device=q.device)")]},
+    ),
+    Misconception(
+        "tiled-causal-top-left", (10,),
+        "Your causal mask puts query i at position i; with L_q queries and L_k keys the queries are the last "
+        "L_q positions, as in the KV cache: query i sits at L_k - L_q + i and sees keys 0 .. L_k - L_q + i "
+        "(and with L_q > L_k the first queries see none): see " + CACHE,
+        ({"block_causal_mask": lambda self, L_q, L_k, start, width:
+          torch.arange(start, start + width) <= torch.arange(L_q)[:, None]},),
+        {10: [("    position = torch.arange(L_k - L_q, L_k, device=q.device)[:, None]",
+               "    position = torch.arange(L_q, device=q.device)[:, None]")]},
+    ),
+    Misconception(
+        "tiled-causal-excludes-diagonal", (10,),
+        "Your causal mask hides each query's own key: the key at the query's position may be read (key "
+        "position <= query position, mask where it is >), which also keeps a finite score for every query that "
+        "has a key: see " + MASKING,
+        ({"block_causal_mask": lambda self, L_q, L_k, start, width:
+          torch.arange(start, start + width) < torch.arange(L_k - L_q, L_k)[:, None]},),
+        {10: [("            s = s.masked_fill(key > position, float(\"-inf\"))",
+               "            s = s.masked_fill(key >= position, float(\"-inf\"))")]},
+    ),
+    Misconception(
+        "online-softmax-stale-normaliser", (10,),
+        "You wrote each block's weights with the running max and sum as they were after that block, but later "
+        "blocks change both: the weights need the final max and sum, so finish the pass over every block "
+        "first, then compute e^(x - m) / l for the whole row: see " + COST,
+        ({"online_softmax": _stale_online_softmax},),
+        {10: [("    for start in range(0, x.size(-1), block_size):", "    out = []\n    for start in range(0, x.size(-1), block_size):"),
+              ("        m = m_new\n    shift = m.masked_fill(m == float(\"-inf\"), 0.0)  # (..., 1)\n"
+               "    return torch.exp(x - shift) / l.masked_fill(l == 0, 1.0)",
+               "        m = m_new\n        out.append(torch.exp(block - shift) / l.masked_fill(l == 0, 1.0))\n"
+               "    return torch.cat(out, dim=-1)")]},
     ),
 )
 

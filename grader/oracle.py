@@ -19,10 +19,12 @@ import numpy as np
 
 __all__ = [
     "apply_mask",
+    "attention_cost",
     "attention_scores",
     "attention_only_patterns",
     "cached_attention_outputs",
     "causal_mask",
+    "crossover_length",
     "find_heads",
     "fused_project",
     "grouped_query_attention",
@@ -30,6 +32,7 @@ __all__ = [
     "kv_cache_bytes",
     "merge_heads",
     "multi_head_attention",
+    "online_softmax",
     "padding_mask",
     "previous_token_score",
     "project",
@@ -39,6 +42,7 @@ __all__ = [
     "scaled_scores",
     "softmax",
     "split_heads",
+    "tiled_attention",
 ]
 
 
@@ -332,3 +336,40 @@ def attention_only_patterns(tokens, state, n_heads):
         patterns.append(np.stack(weights, axis=1))  # (B, H, L, L)
         layer += 1
     return patterns
+
+
+# The cost of attention, and attention without the (L, L) matrix
+
+
+def attention_cost(L, d_model):
+    """FLOPs of one layer, 2 per multiply-add, counted from the shape of each matrix product."""
+    def matmul(m, n, p):  # (m, n) @ (n, p): m * n * p multiply-adds
+        return 2 * m * n * p
+
+    d = d_model
+    return {"core_attention": matmul(L, d, L) + matmul(L, L, d),  # Q K^T, then A V
+            "projections": 4 * matmul(L, d, d),  # W_Q, W_K, W_V, W_O
+            "feed_forward": matmul(L, d, 4 * d) + matmul(L, 4 * d, d)}  # up to 4d and back
+
+
+def crossover_length(d_model):
+    """The L where the core's cost (quadratic in L) equals the projections' and feed-forward's
+    (linear in L): their ratio at L = 1."""
+    cost = attention_cost(1, d_model)
+    return (cost["projections"] + cost["feed_forward"]) // cost["core_attention"]
+
+
+def online_softmax(x, block_size):
+    """The softmax over the last axis: reading it in blocks changes nothing but the rounding."""
+    return softmax(x, axis=-1)
+
+
+def tiled_attention(q, k, v, block_size, causal=False):
+    """Attention as the whole (L_q, L_k) matrix, one query at a time (the block size changes nothing).
+    Causal: query i is at position L_k - L_q + i (the last L_q positions) and sees keys up to it, so
+    with L_q > L_k the first L_q - L_k queries see no key and give zeros."""
+    L_q, L_k = _f64(q).shape[-2], _f64(k).shape[-2]
+    mask = None
+    if causal:
+        mask = np.arange(L_k)[None, :] <= (L_k - L_q + np.arange(L_q))[:, None]
+    return scaled_dot_product_attention(q, k, v, mask)[0]

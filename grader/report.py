@@ -18,7 +18,8 @@ PROBLEMS_SHOWN = 3  # distinct problems listed per exercise in the short report 
 NOT_IMPLEMENTED = "not implemented yet"  # how the plugin words a stub's NotImplementedError
 SPEED = {"on-par": "on par", "3x": "3× slower", "10x": "10× slower", "30x": "30× slower",
          "100x": "100× slower", "not-timed": "not timed"}  # a tier, in the one line of a passed exercise
-FINE = {"linear", "preallocated"}  # KV-cache notes that need no line in the short report
+FINE = {"linear", "preallocated", "tiled"}  # verdicts (the KV cache's, tiled attention's memory) that need
+                                           # no line in the short report
 
 
 def _points(value):

@@ -1,10 +1,11 @@
 """`lumen-grade watch`: grade again each time the student saves, in one warm process.
 
-The grader's process stays up between saves with its sandbox's zygote (see `sandbox.Launcher`):
-torch, pytest and the suites are imported once, and each re-grade forks fresh children from the
-zygote made at start-up, so a re-grade costs the tests, not `import torch`. What changed is found
-by polling each exercise file's modification time and size (no dependency, and it works for every
-editor's way of saving: in place, or a new file renamed over the old one).
+The grader's process stays up between saves with its sandbox's zygote (see
+`grader.sandbox.judge.Launcher`): torch, pytest and the suites are imported once, and each re-grade
+forks fresh children from the zygote made at start-up, so a re-grade costs the tests, not `import
+torch`. What changed is found by polling each exercise file's modification time and size (no
+dependency, and it works for every editor's way of saving: in place, or a new file renamed over the
+old one).
 """
 
 import os

@@ -1,4 +1,5 @@
-"""Lumen's reference attention: the chapter's code, step by step, plus the KV cache and what heads learn.
+"""Lumen's reference attention: the chapter's code, step by step, plus the KV cache, what heads learn
+and attention without the (L, L) matrix.
 
 The grader trusts these functions as the answer key, and `tests/test_reference.py` proves them
 against an independent float64 NumPy oracle and against torch's own built-ins.
@@ -32,6 +33,7 @@ from lumen_ref.steps import (
     softmax,
     split_heads,
 )
+from lumen_ref.tiled import attention_cost, crossover_length, online_softmax, tiled_attention
 
 __all__ = [
     "AttentionOnlyTransformer",
@@ -40,14 +42,17 @@ __all__ = [
     "KVCache",
     "MultiHeadAttention",
     "apply_mask",
+    "attention_cost",
     "attention_scores",
     "causal_mask",
+    "crossover_length",
     "find_heads",
     "fused_project",
     "induction_model",
     "induction_score",
     "kv_cache_bytes",
     "merge_heads",
+    "online_softmax",
     "padding_mask",
     "previous_token_score",
     "project",
@@ -58,4 +63,5 @@ __all__ = [
     "scaled_scores",
     "softmax",
     "split_heads",
+    "tiled_attention",
 ]

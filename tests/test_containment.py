@@ -158,10 +158,10 @@ def test_a_hostile_student_between_two_honest_ones_touches_nobody(tmp_path):
     with open(out, newline="") as file:
         rows = {row["student"]: row for row in csv.DictReader(file)}
     for honest in ("alice", "zoe"):
-        assert rows[honest]["total"] == rows[honest]["max_score"] == rows["zoe"]["max_score"], rows[honest]
+        assert rows[honest]["total"] == rows[honest]["max_score"], rows[honest]  # full marks
         assert rows[honest]["containment"] == "kernel"
         record = json.loads((tmp_path / "grades" / f"{honest}.json").read_text())
-        assert record["report"]["score"] == float(rows[honest]["max_score"]) and record["report"]["exercises"]
+        assert record["report"]["score"] == record["report"]["max_score"] > 0 and record["report"]["exercises"]
     assert rows["mallory"]["status"] == "graded" and float(rows["mallory"]["exercise3"]) < 19
     assert not [path for path in tmp_path.rglob("*") if path.is_fifo()]
     # and the resume trusts none of it: a second run finds three valid records and grades nobody

@@ -87,6 +87,11 @@ def every_call():
     huge = randn(3, 5) * 1e4
     huge[1, 2:] = float("-inf")
     lengths = torch.tensor([3, 0, 5])
+    rows = randn(5, 10) * 3  # online_softmax: blocks 3 + 3 + 3 + 1
+    rows[0] = rows[0].sort().values * 30  # the max grows in every block
+    rows[1, :4] = float("-inf")  # nothing finite in the first block
+    rows[2] = float("-inf")  # nothing at all
+    rows[3] -= 2000  # far below 0: a running max started at 0 underflows
     mha, gqa = ref.MultiHeadAttention(12, 3).double(), ref.GroupedQueryAttention(18, 6, 2).double()
     tokens = randn(2, 9, 18)
     module = Made("CachedGroupedQueryAttention", (18, 6, 2), {}, gqa.state_dict())
@@ -109,6 +114,11 @@ def every_call():
         ("merge_heads", (q,), {}),
         ("repeat_kv", (k[:, :2], 3), {}),
         ("kv_cache_bytes", (32, 8, 128, 4096), {"batch_size": 3, "bytes_per_value": 4}),
+        ("crossover_length", (768,), {}),
+        ("online_softmax", (rows, 3), {}),
+        ("tiled_attention", (q, k, v, 3), {"causal": True}),  # fewer queries than keys; blocks 3 + 3 + 1
+        ("tiled_attention", (k, q, v[:, :, :5], 2), {"causal": True}),  # more: the first two see no key
+        ("tiled_attention", (-30 * (q.abs() + 1), 30 * (k.abs() + 1), v, 4), {}),  # every score below -100
     ]
     for target, args, kwargs in calls:
         yield {"target": target, "args": args, "kwargs": kwargs}
@@ -138,7 +148,7 @@ def test_the_unmutated_reference_is_lumen_ref():
         got = diagnose.replay(misconceptions.Reference(), call, torch.float64)
         assert diagnose.matches(got, lumen_ref_replay(call), torch.float64), call["target"]
         compared += 1
-    assert compared == 26
+    assert compared == 31
 
 
 def lumen_ref_replay(call):

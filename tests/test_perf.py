@@ -114,6 +114,50 @@ def test_kv_cache_memory_report(measure):
     assert concat["complexity"]["verdict"] == "linear"
 
 
+def test_the_largest_allocation_counts_what_a_call_makes_not_its_inputs():
+    import torch
+
+    from grader.perf.child import LargestAllocation
+
+    q = torch.randn(2, 40, 8)
+    with torch.no_grad(), LargestAllocation([q]) as largest:
+        q[:, :10].transpose(-2, -1)  # views of the input: nothing allocated
+    assert largest.bytes == 0
+    with torch.no_grad(), LargestAllocation([q]) as largest:
+        scores = q @ q[:, :16].transpose(-2, -1)  # (2, 40, 16)
+        (scores - scores.amax(-1, keepdim=True)).exp().sum()
+    assert largest.bytes == 2 * 40 * 16 * 4 and largest.shape == (2, 40, 16)
+
+
+@pytest.mark.parametrize("sizes, verdict", [
+    ([262144, 524288, 1048576], "tiled"),  # L·block_size
+    ([1048576, 4194304, 16777216], "quadratic"),  # L²
+    ([1048576, 2097152, 6291456], "tiled"),  # L·block_size, then the output (L·d) overtakes: L^1.3
+    ([524288, 2097152, 16777216], "quadratic"),  # one (L, L) matrix of a head at a time, and more: L^2.5
+])
+def test_memory_verdicts(sizes, verdict):
+    from grader.perf.cases import Allocations
+
+    case = Allocations("tiled_attention", (1, 4, 32), (256, 512, 1024), 64)
+    measured = {"student": {"bytes": sizes, "shapes": [[]] * 3}, "reference": {"bytes": [262144, 524288, 1048576]}}
+    report = perf.largest_tensor(case, measured)
+    assert report["verdict"] == verdict and report["full_matrix_bytes"][-1] == 16 * 2 ** 20
+    assert report["message"].startswith(f"memory: {verdict}")
+
+
+def test_tiled_attention_memory_verdict(measure):
+    """The largest tensor a tiled submission allocates grows like L; one that builds the (L, L) scores
+    and passes every test is told apart by it (the figures are in docs/instructors.md)."""
+    solution = measure("exercise10", path=SOLUTIONS / "exercise10_tiled_attention.py")
+    memory = solution["memory"]
+    assert memory["verdict"] == "tiled", solution["notes"]
+    assert memory["bytes"] == memory["reference_bytes"] and memory["exponent"] == pytest.approx(1.0, abs=0.05)
+    full = measure("exercise10", path=SLOW / "exercise10" / "full_matrix.py")
+    assert full["id"] != "not-timed" and full["memory"]["verdict"] == "quadratic", full["notes"]
+    assert full["memory"]["bytes"] == full["memory"]["full_matrix_bytes"]
+    assert full["memory"]["exponent"] == pytest.approx(2.0, abs=0.05)
+
+
 # -- what the timing cannot be fooled by --------------------------------------------------------
 
 SCORES = """

@@ -4,6 +4,7 @@ a laptop without a GPU can follow; instructor material lives in docs/."""
 import re
 
 from conftest import ROOT
+from grader import catalog
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -37,3 +38,15 @@ def test_instructor_material_is_in_docs_and_linked():
     assert "(docs/security.md)" in README
     for heading in ("## Edit, release, check", "## Diagnoses", "## Performance tiers"):
         assert heading in (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8"), heading
+
+
+def test_the_exercise_table_is_the_catalogue():
+    """The README's table of exercises says what each declaration says: its file and what the
+    student writes, in the catalogue's order (the section to read is the README's short name)."""
+    rows = [line.split("|")[1:-1] for line in section("Students: quick start").splitlines()
+            if line.startswith("| exercise") and not line.startswith("| exercise |")]
+    assert [cells[0].strip() for cells in rows] == [exercise.id for exercise in catalog.EXERCISES]
+    for cells, exercise in zip(rows, catalog.EXERCISES):
+        _, file, names, _ = (cell.strip() for cell in cells)
+        assert file == f"`{exercise.file_name}`", (exercise.id, file)
+        assert names == ", ".join(f"`{name}`" for name in exercise.names), (exercise.id, names)

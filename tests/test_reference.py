@@ -766,3 +766,77 @@ def test_oracle_catches_classic_mistakes():
     s = torch.tensor([[1e4, 1e4 - 1.0]], dtype=F32)
     assert torch.isnan(s.exp() / s.exp().sum(-1, keepdim=True)).all()  # the unstable softmax really fails
     assert not np.isnan(oracle.softmax(s.numpy())).any()
+
+
+# ---------------------------------------------------------------------------------------------
+# The cost of attention, and attention without the (L, L) matrix
+
+
+@pytest.mark.parametrize("L, d_model", [(1, 1), (10, 64), (1024, 768), (131072, 4096)])
+def test_attention_cost_vs_oracle(L, d_model):
+    assert ref.attention_cost(L, d_model) == oracle.attention_cost(L, d_model)
+
+
+def test_cost_chapter_figures():
+    """The crossover at L = 6d: 4,608 tokens for GPT-2 small, 24,576 for d = 4096 ("about 25,000")."""
+    assert ref.crossover_length(768) == oracle.crossover_length(768) == 4608
+    assert ref.crossover_length(4096) == oracle.crossover_length(4096) == 24576
+    cost = ref.attention_cost(4608, 768)
+    assert cost["core_attention"] == cost["projections"] + cost["feed_forward"]
+    longer = ref.attention_cost(2 * 4608, 768)  # double the context: the core quadruples, the rest doubles
+    assert longer["core_attention"] == 4 * cost["core_attention"] and longer["projections"] == 2 * cost["projections"]
+
+
+ONLINE_BLOCKS = [1, 3, 4, 12, 20]  # divides 12, leaves a shorter last block, one block, larger than the row
+
+
+@pytest.mark.parametrize("block", ONLINE_BLOCKS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_online_softmax_vs_oracle(block, dtype):
+    rng = rng_for("online", block)
+    x = randn(rng, (2, 5, 12), F64, scale=4.0)
+    x[0, 1] = -np.inf  # a row of nothing: zeros
+    x[0, 2, :7] = -np.inf  # the running max stays -inf over whole blocks
+    x[1, 3] += 1e4  # e^1e4 overflows unless shifted
+    x[1, 4] = x[1, 4].sort().values * 100  # the max grows in every block
+    x = x.to(dtype)
+    close(ref.online_softmax(x, block), oracle.softmax(np64(x)), dtype)
+
+
+TILED_LENGTHS = [  # L_q, L_k: the same, fewer queries (a decode step), more queries (some see no key)
+    pytest.param(9, 9, id="Lq=Lk"), pytest.param(3, 10, id="Lq<Lk"), pytest.param(8, 5, id="Lq>Lk"),
+]
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("block", [1, 2, 4, 16])
+@pytest.mark.parametrize("L_q, L_k", TILED_LENGTHS)
+def test_tiled_attention_vs_oracle(L_q, L_k, block, causal):
+    rng = rng_for("tiled", L_q, L_k, block, causal)
+    q, k, v = randn(rng, (2, 3, L_q, 6), F64), randn(rng, (2, 3, L_k, 6), F64), randn(rng, (2, 3, L_k, 4), F64)
+    got = ref.tiled_attention(q, k, v, block, causal=causal)
+    close(got, oracle.tiled_attention(np64(q), np64(k), np64(v), block, causal), F64)
+    if causal and L_q > L_k:
+        assert (got[..., :L_q - L_k, :] == 0).all()  # positions before the first key see nothing
+
+
+@pytest.mark.parametrize("L_q, L_k", [(9, 9), (3, 10)])
+def test_tiled_attention_vs_torch(L_q, L_k):
+    """Against torch's fused attention, with the causal mask aligned to the last query (as the KV cache)."""
+    rng = rng_for("tiled-torch", L_q, L_k)
+    q, k, v = randn(rng, (2, 3, L_q, 8), F64), randn(rng, (2, 3, L_k, 8), F64), randn(rng, (2, 3, L_k, 5), F64)
+    mask = torch.ones(L_q, L_k, dtype=torch.bool).tril(diagonal=L_k - L_q)
+    expected = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    torch.testing.assert_close(ref.tiled_attention(q, k, v, 4, causal=True), expected, **TOL[F64])
+    if L_q == L_k:
+        torch.testing.assert_close(expected, F.scaled_dot_product_attention(q, k, v, is_causal=True), **TOL[F64])
+
+
+def test_tiled_attention_huge_and_tiny_scores():
+    """Scores of ±1e4, and scores all below -1000 (where a running max started at 0 underflows)."""
+    rng = rng_for("tiled-extreme")
+    q, k, v = randn(rng, (2, 7, 5), F64, 60.0), randn(rng, (2, 7, 5), F64, 60.0), randn(rng, (2, 7, 3), F64)
+    expected = oracle.tiled_attention(np64(q), np64(k), np64(v), 3, True)
+    close(ref.tiled_attention(q, k, v, 3, causal=True), expected, F64)
+    q, k = -30 * (q.abs() / 60 + 1), 30 * (k.abs() / 60 + 1)
+    close(ref.tiled_attention(q, k, v, 3), oracle.tiled_attention(np64(q), np64(k), np64(v), 3), F64)

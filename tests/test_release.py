@@ -295,8 +295,8 @@ def test_cli_release_writes_then_reports_nothing_changed(tmp_path):
     out = tmp_path / "out"
     first = invoke("--out", out, "--solutions", SOLUTIONS)
     assert first.exit_code == 0, first.output
-    count = 2 * len(EXERCISES) + 1  # a stub and a notebook each, and the manifest
-    assert f"released {count} files into {out}" in first.output and "exercise3_scaling.py" in first.output
+    files = 2 * len(EXERCISES) + 1  # a stub and a notebook per exercise, and the manifest
+    assert f"released {files} files into {out}" in first.output and "exercise3_scaling.py" in first.output
     second = invoke("--out", out, "--solutions", SOLUTIONS)
     assert second.exit_code == 0 and "(changed: nothing)" in second.output
 

@@ -34,11 +34,11 @@ def at_root(monkeypatch):
     monkeypatch.chdir(ROOT)
 
 
-def test_untouched_stubs_fit_in_5_lines_each_of_80_columns(at_root):
+def test_untouched_stubs_fit_in_5_lines_per_exercise_of_80_columns(at_root):
     result = invoke("all", "--no-perf")
     assert result.exit_code == 1
     lines = lines_of(result.output)
-    assert len(lines) <= 5 * len(catalog.EXERCISES), result.output  # 40 lines for eight exercises
+    assert len(lines) <= 5 * len(catalog.EXERCISES), result.output
     assert max(map(len, lines)) <= 80, result.output
     assert result.output.count("not implemented yet") == len(catalog.EXERCISES)  # once per exercise, not per test
     assert not ESCAPE.search(result.output)  # not a terminal: no colour
@@ -57,6 +57,17 @@ def test_all_passing_fits_in_12_lines(at_root):
 def passing(exercise_id, title, points, tier):
     return ExerciseResult(exercise_id, title, f"exercises/{exercise_id}.py",
                           tests=[Check("test_a", "passed", points)], tier=tier)
+
+
+def test_a_memory_verdict_shows_only_when_the_memory_grows_like_L_squared():
+    tiled = {"id": "on-par", "name": "on par", "message": "on par",
+             "memory": {"verdict": "tiled", "message": "memory: tiled — grows like L^1.0"}}
+    quadratic = {**tiled, "memory": {"verdict": "quadratic", "message": "memory: quadratic — grows like L^2.0"}}
+    for tier, shown in ((tiled, False), (quadratic, True)):
+        text = report.render_text(GradeReport([passing("exercise10", "Attention without the L×L matrix", 38, tier)],
+                                              "cpu", 0))
+        assert ("      memory: quadratic — grows like L^2.0" in lines_of(text)) is shown
+        assert "memory: tiled" not in text
 
 
 def test_a_passing_exercise_is_one_line_with_its_tier_unless_slow():

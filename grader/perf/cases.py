@@ -119,6 +119,30 @@ class Decode(NamedTuple):
         return self.lengths[-1] + MAX_ROUNDS + 8
 
 
+class Allocations(NamedTuple):
+    """Not timed: the largest tensor one call of `target` allocates, measured at several lengths,
+    on q, k, v (B, H, L, d) with the given block size: exercise 10's memory verdict."""
+
+    target: str
+    shape: tuple  # (B, H, d)
+    lengths: tuple  # ascending
+    block: int
+    causal: bool = True
+    fused: bool = False
+    init = None  # a function, not a module
+
+    @property
+    def label(self):
+        B, H, d = self.shape
+        return (f"the largest tensor {self.target} allocates on q, k, v ({B}, {H}, L, {d}), block_size={self.block}, "
+                f"at L = {', '.join(map(str, self.lengths))}")
+
+    def args(self, length, gen, device):
+        """q, k, v of `length` tokens, the block size and causal: the call measured at that length."""
+        B, H, d = self.shape
+        return (*(Randn((B, H, length, d)).make(gen, device) for _ in "qkv"), self.block, self.causal)
+
+
 # -- building the calls -------------------------------------------------------------------------
 
 

@@ -25,10 +25,11 @@ import time
 import types
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from grader import catalog
 from grader.nested import leaves
-from grader.perf.cases import Decode, Randn, build, decode_program, generator, make_args, real_torch
+from grader.perf.cases import Allocations, Decode, Randn, build, decode_program, generator, make_args, real_torch
 from grader.perf.rounds import CLOCKS, MIN_ROUNDS, MIN_TIMING, Rounds
 
 _thread_time = time.thread_time
@@ -62,6 +63,11 @@ def _fused_attention(q, k, v, mask=None):
     return _fused_sdpa(q, k, v, attn_mask=mask), None
 
 
+def _fused_tiled(q, k, v, block_size, causal=False):
+    """torch's fused attention in the tiled reference's place (its own kernel picks the blocks)."""
+    return _fused_sdpa(q, k, v, is_causal=causal)
+
+
 def reference(fused=False):
     """lumen_ref loaded from its files under a private name, never as `lumen_ref`, so that nothing
     the student's code imports or looks up by that name finds it. Loaded only in a child whose
@@ -84,6 +90,8 @@ def reference(fused=False):
             spec.loader.exec_module(module)
             if fused and stem == "attention":
                 module.scaled_dot_product_attention = _fused_attention
+            if fused and stem == "tiled":
+                module.tiled_attention = _fused_tiled
             namespace.update((key, value) for key, value in vars(module).items() if not key.startswith("_"))
     finally:
         for name, module in saved.items():
@@ -247,12 +255,55 @@ class Bench:
         return {**self.memory, "end_bytes": sum(storages(cache).values()), "tokens": len(cache)}
 
 
+# -- memory: the largest tensor a call allocates (exercise 10) ---------------------------------------
+
+
+class LargestAllocation(TorchDispatchMode):
+    """While it is on, notes the largest storage any operation creates (not an input's, nor a view
+    of one): its bytes, and the shape of the tensor that made it."""
+
+    @classmethod
+    def _should_skip_dynamo(cls):
+        """Nothing is compiled in the child: leave __torch_dispatch__ unwrapped, which spares the
+        import of torch._dynamo (seconds) that wrapping it costs on its first call."""
+        return False
+
+    def __init__(self, inputs=()):
+        super().__init__()
+        self.inputs = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
+        self.bytes, self.shape = 0, ()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for tensor in leaves(out):
+            if isinstance(tensor, torch.Tensor):
+                try:
+                    storage = tensor.untyped_storage()
+                except (RuntimeError, NotImplementedError):  # a tensor without storage of its own
+                    continue
+                if storage.data_ptr() not in self.inputs and storage.nbytes() > self.bytes:
+                    self.bytes, self.shape = storage.nbytes(), tuple(tensor.shape)
+        return out
+
+
+def allocations(case, impl, device, seed):
+    """{"bytes": [...], "shapes": [...]}: the largest tensor `impl`'s case.target allocates, per length."""
+    fn, found = getattr(impl, case.target), {"bytes": [], "shapes": []}
+    for index, length in enumerate(case.lengths):
+        args = case.args(length, generator(seed + 11 + index), device)
+        with _no_grad(), LargestAllocation(args) as largest:
+            fn(*args)
+        found["bytes"].append(largest.bytes)
+        found["shapes"].append(list(largest.shape))
+    return found
+
+
 def handle(session, request):
     """The child's "bench" op. In the student's process (`session.guard` set) only the student's
     code is built; in a process that never loaded a student file, the reference (and with "fused",
     torch's fused attention in its place). Actions: "verify" (the student's output on the case's
     verification inputs), "prepare" (build the case; returns warm-up times), "round", "grow",
-    "step", "memory" (see Bench)."""
+    "step", "memory" (see Bench), "allocations" (an Allocations case, measured here)."""
     device, seed = request["device"], int(request["seed"])
     case = catalog.find(request["exercise"]).perf_cases(device)[int(request["case"])]
     action = request["action"]
@@ -263,6 +314,9 @@ def handle(session, request):
         else:
             impls = {"reference": reference(), **({"fused": reference(fused=True)} if case.fused else {})}
         with _no_grad():
+            if action == "verify" and isinstance(case, Allocations):
+                args = case.args(case.lengths[0], generator(seed), device)
+                return {"value": getattr(impls["student"], case.target)(*args)}
             if action == "verify":
                 student = build(case, impls["student"], state, device)
                 if isinstance(case, Decode):
@@ -270,6 +324,9 @@ def handle(session, request):
                 return {"value": student(*make_args(case, generator(seed), device))}
             session.bench = Bench(case, impls, state, device, seed)
             return {"value": session.bench.warm() if not isinstance(case, Decode) else {}}
+    if action == "allocations":
+        impl = session.module if session.guard is not None else reference()
+        return {"value": allocations(case, impl, device, seed)}
     bench = session.bench
     with _no_grad():
         if action == "round":

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import torch
 
-from grader.perf.cases import Decode, build, decode_program, generator, make_args, weights
+from grader.perf.cases import Allocations, Decode, build, decode_program, generator, make_args, weights
 from grader.perf.rounds import CLOCKS, MIN_ROUNDS, MIN_TIMING, Rounds, median, ratio_stats
 from grader.compare import Mismatch
 from grader.results import TestResult
@@ -239,6 +239,9 @@ def _cpu_clock(pid):
 def _time(case, request, student, reference, device, seed, budget):
     """The timings of one case, as Bench's rounds and steps shape them: the student's
     child and the reference's asked in turn, in a random order each round."""
+    if isinstance(case, Allocations):  # measured, not timed
+        return {"allocations": {name: timed.ask({**request, "action": "allocations"})
+                                for name, timed in (("student", student), ("reference", reference))}}
     owners = {"student": student, "reference": reference, **({"fused": reference} if case.fused else {})}
     warm = {}
     for timed in (student, reference):
@@ -300,6 +303,8 @@ def expected(case, ref, seed):
     with torch.no_grad():
         if isinstance(case, Decode):
             return decode_program(case, fn, ref.KVCache, generator(seed), "cpu", torch.float64)
+        if isinstance(case, Allocations):
+            return getattr(ref, case.target)(*as64(case.args(case.lengths[0], generator(seed), "cpu")))
         return fn(*as64(make_args(case, generator(seed), "cpu")))
 
 
@@ -310,7 +315,7 @@ def verdict(cases, raw, device, ref):
     """The tier dict: id, name, ratio and device, and how it was measured (`ref`: the exercise's
     reference, see `reference_of`)."""
     summaries = [summarize(case, timing, device, ref) for case, timing in zip(cases, raw)]
-    worst = max(summaries, key=lambda summary: summary["ratio"])
+    worst = max((summary for summary in summaries if "ratio" in summary), key=lambda summary: summary["ratio"])
     tier_id, name, hint = tier_for(worst["ratio"])
     tier = {"id": tier_id, "name": name, "ratio": worst["ratio"], "device": device,
             "rounds": worst["rounds"], "spread": worst["spread"], "clock": worst["clock"],
@@ -323,6 +328,10 @@ def verdict(cases, raw, device, ref):
     if decode:
         tier["complexity"], tier["memory"] = decode["complexity"], decode["memory"]
         notes = [decode["complexity"]["message"], decode["memory"]["message"]]
+    measured = next((summary for summary in summaries if "ratio" not in summary), None)
+    if measured:  # an Allocations case
+        tier["memory"] = measured["memory"]
+        notes.append(measured["memory"]["message"])
     tier["message"] = _message(tier, hint)
     tier["notes"] = notes
     return tier
@@ -339,6 +348,8 @@ def _message(tier, hint):
 
 def summarize(case, timing, device, ref):
     """One case's median ratios, and how they were measured."""
+    if isinstance(case, Allocations):
+        return {"label": case.label, "memory": largest_tensor(case, timing["allocations"])}
     if isinstance(case, Decode):
         last = {clock: {name: per_length[-1] for name, per_length in timing[clock].items()}
                 for clock in CLOCKS}
@@ -460,6 +471,34 @@ def memory_report(case, memory, ref):
     else:
         report["verdict"] = "preallocated"
         report["message"] = f"memory: allocated once; it holds {held} ({formula})"
+    return report
+
+
+QUADRATIC = 1.5  # growth exponent of the largest tensor with L (midway between L·block_size, 1, and L², 2)
+                 # from which a submission is said to hold the (L, L) matrix
+
+
+def largest_tensor(case, measured):
+    """Exercise 10's memory verdict: how the largest tensor the student's call allocates grows with
+    L, beside the reference's (one block of scores) and the (L, L) matrix it must never hold."""
+    student, reference = measured["student"], measured["reference"]
+    lengths, sizes = list(case.lengths), student["bytes"]
+    exponent = math.log(max(sizes[-1], 1) / max(sizes[0], 1)) / math.log(lengths[-1] / lengths[0])
+    B, H, _ = case.shape
+    full = [B * H * length * length * 4 for length in lengths]  # the float32 (L, L) scores of every head
+    report = {"lengths": lengths, "bytes": sizes, "shapes": student["shapes"], "reference_bytes": reference["bytes"],
+              "full_matrix_bytes": full, "exponent": round(exponent, 3), "block_size": case.block}
+    at = (f"{_mib(sizes[-1])} at L = {lengths[-1]} ({_mib(sizes[0])} at L = {lengths[0]}); the reference's largest "
+          f"is {_mib(reference['bytes'][-1])}, the whole (L, L) matrix of scores {_mib(full[-1])}")
+    if exponent >= QUADRATIC:
+        report["verdict"] = "quadratic"
+        report["message"] = (f"memory: quadratic — the largest tensor your {case.target} allocates grows like "
+                             f"L^{exponent:.1f}: {at}. Read K and V a block at a time and keep only a block of "
+                             "scores, (L, block_size)")
+    else:
+        report["verdict"] = "tiled"
+        report["message"] = (f"memory: tiled — the largest tensor your {case.target} allocates grows like "
+                             f"L^{exponent:.1f}, with L·block_size, not L²: {at}")
     return report
 
 

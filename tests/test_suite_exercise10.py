@@ -1,0 +1,101 @@
+"""The exercise 10 suite (attention without the L×L matrix) on known submissions: the solution,
+the stub, and student-style mistakes that must fail exactly where expected, with the block sizes
+that show them (a loop that drops the last block passes where the block divides the length; a
+missing rescale passes with one block)."""
+
+import pytest
+
+from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
+from test_diagnoses import graded
+
+FOLDER = SUBMISSIONS / "exercise10"
+FILE = "exercise10_tiled_attention.py"
+
+COST = {"test_attention_cost", "test_crossover_length"}
+SOFTMAX = {"test_online_softmax", "test_online_softmax_huge_scores", "test_online_softmax_masked_entries"}
+TILED = {"test_tiled_attention", "test_tiled_attention_float64", "test_tiled_attention_queries_and_keys",
+         "test_tiled_attention_huge_scores", "test_tiled_attention_negative_scores",
+         "test_tiled_attention_without_batch_dims"}
+CAUSAL_WITH_BLOCKS = {"test_tiled_attention", "test_tiled_attention_float64", "test_tiled_attention_queries_and_keys",
+                      "test_tiled_attention_without_batch_dims"}
+
+# submission -> (the tests it must fail, (a test, a phrase its message must contain))
+WRONG = {
+    "wrong_sum_not_rescaled": (SOFTMAX | TILED, ("test_online_softmax", "online_softmax(x of shape (2, 3, 12)")),
+    "wrong_output_not_rescaled": (TILED, ("test_tiled_attention_float64", "tiled_attention(q of shape (2, 13, 6)")),
+    "wrong_nothing_rescaled": (TILED, ("test_tiled_attention", "block_size=1")),
+    "wrong_no_scale": (TILED - {"test_tiled_attention_huge_scores"}, ("test_tiled_attention", "is wrong at")),
+    "wrong_drops_last_block": (SOFTMAX | TILED - {"test_tiled_attention_huge_scores"},
+                               ("test_tiled_attention", "block_size=9")),
+    "wrong_max_starts_at_zero": ({"test_online_softmax_huge_scores", "test_tiled_attention_huge_scores",
+                                  "test_tiled_attention_negative_scores"},
+                                 ("test_tiled_attention_negative_scores", "every score below -1000")),
+    "wrong_divides_inside_loop": (CAUSAL_WITH_BLOCKS, ("test_tiled_attention_float64", "is wrong at")),
+    "wrong_causal_block_positions": (CAUSAL_WITH_BLOCKS | {"test_tiled_attention_huge_scores"},
+                                     ("test_tiled_attention_float64", "causal=True")),
+    "wrong_causal_top_left": ({"test_tiled_attention_queries_and_keys", "test_tiled_attention_without_batch_dims"},
+                              ("test_tiled_attention_queries_and_keys", "k of shape (2, 3, 10, 5)")),
+    "wrong_nan_on_empty_rows": ({"test_online_softmax_masked_entries", "test_tiled_attention_queries_and_keys"},
+                                ("test_online_softmax_masked_entries", "shift by 0 while the running max is -inf")),
+    "wrong_stale_normaliser": (SOFTMAX, ("test_online_softmax", "is wrong at")),
+    "wrong_max_not_kept": (TILED - {"test_tiled_attention_queries_and_keys"} | {"test_online_softmax_huge_scores"},
+                           ("test_online_softmax_huge_scores", "has NaN")),
+    "wrong_block_uses_old_max": (SOFTMAX | TILED, ("test_tiled_attention_negative_scores", "float32")),
+    "wrong_causal_excludes_diagonal": (CAUSAL_WITH_BLOCKS | {"test_tiled_attention_huge_scores"},
+                                       ("test_tiled_attention", "causal=True")),
+}
+
+
+def test_solution_scores_full_marks(grade):
+    result = graded(grade, 10, SOLUTIONS / FILE)
+    assert result.passed and result.score == result.max_score
+    assert {t.name.split("[")[0] for t in result.tests} == COST | SOFTMAX | TILED | {
+        "test_inputs_not_modified", "test_half_precision"}
+
+
+def test_stub_fails_every_test(grade):
+    assert set(failed_tests(graded(grade, 10, EXERCISES / FILE))) == COST | SOFTMAX | TILED | {
+        "test_inputs_not_modified"}
+
+
+def messages(result, test):
+    return [t.message for t in result.tests
+            if t.name.split("[")[0] == test and t.status not in ("passed", "skipped")]
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_submission_fails_where_expected(grade, name):
+    expected, (test, phrase) = WRONG[name]
+    result = graded(grade, 10, FOLDER / f"{name}.py")
+    assert set(failed_tests(result)) == expected
+    found = messages(result, test)
+    assert found and any(phrase in message for message in found), found
+
+
+def test_blocks_that_divide_the_length_hide_a_dropped_last_block(grade):
+    """The parametrisation matters: only the block sizes that leave a shorter block (or one larger
+    than the sequence) fail a loop that needs full blocks."""
+    result = graded(grade, 10, FOLDER / "wrong_drops_last_block.py")
+    failing = {t.name for t in result.tests if t.status == "failed"}
+    assert "test_tiled_attention[cpu-divides-full]" not in failing
+    assert {"test_tiled_attention[cpu-partial-full]", "test_tiled_attention[cpu-one-block-causal]"} <= failing
+
+
+def test_one_block_hides_a_missing_rescale(grade):
+    result = graded(grade, 10, FOLDER / "wrong_nothing_rescaled.py")
+    failing = {t.name for t in result.tests if t.status == "failed"}
+    assert "test_tiled_attention[cpu-one-block-full]" not in failing
+    assert "test_tiled_attention[cpu-block-1-full]" in failing
+
+
+def test_cost_messages_name_the_term(grade):
+    source = (SOLUTIONS / FILE).read_text()
+    halved = source.replace('"core_attention": 4 * L * L * d_model', '"core_attention": 2 * L * L * d_model')
+    as_float = source.replace("    return 6 * d_model\n", "    return 24 * d_model ** 2 / (4 * d_model)\n")
+    assert halved != source and as_float != source
+    result = grade(10, halved)
+    assert failed_tests(result) == ["test_attention_cost"]
+    assert any("expected 3,221,225,472 (1/2 of it): 4·L²·d" in m for m in messages(result, "test_attention_cost"))
+    result = grade(10, as_float)
+    assert failed_tests(result) == ["test_crossover_length"]
+    assert "is the float 4608.0, expected an int" in messages(result, "test_crossover_length")[0]
