@@ -45,13 +45,13 @@ def main(device, lengths, budget):
     click.echo(f"{'case':<34} {'L':>5} {'reference ms':>13} {'fused ms':>9} {'ratio':>6} {'rounds':>6}")
     for L in (int(length) for length in lengths.split(",")):
         q = cases.Randn((B, H, L, D // H))
-        cases = {"scaled_dot_product_attention": cases.Case("scaled_dot_product_attention",
+        timed = {"scaled_dot_product_attention": cases.Case("scaled_dot_product_attention",
                                                             (q, q, q, cases.CausalMask(L))),
                  "MultiHeadAttention(512, 8)": cases.Case("MultiHeadAttention", (cases.Randn((B, L, D)),),
                                                           init=(D, H))}
-        for name, case in cases.items():
-            reference, fused, ratio, rounds = compare(case, device, budget)
-            click.echo(f"{name:<34} {L:>5} {reference:>13.3f} {fused:>9.3f} {ratio:>6.2f} {rounds:>6}")
+        for name, case in timed.items():
+            reference, fused, ratio, count = compare(case, device, budget)
+            click.echo(f"{name:<34} {L:>5} {reference:>13.3f} {fused:>9.3f} {ratio:>6.2f} {count:>6}")
 
 
 if __name__ == "__main__":

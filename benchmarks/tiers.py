@@ -16,10 +16,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def submissions():
-    """(exercise, label, path) of every solution, then every slow submission."""
+    """(exercise, label, path) of every timed exercise's solution, then every slow submission (an
+    exercise whose declaration has no performance cases is untimed: it has no tier)."""
     from grader import catalog
 
-    for exercise in catalog.EXERCISES:
+    for exercise in (exercise for exercise in catalog.EXERCISES if exercise.timed):
         yield exercise, "solution", ROOT / "solutions" / exercise.file_name
     for path in sorted((ROOT / "tests" / "slow_submissions").glob("exercise*/*.py")):
         yield catalog.find(path.parent.name), path.stem, path
