@@ -314,8 +314,8 @@ def _picture_details(got, expected, index, kind):
     got, expected = got[where], expected[where]
     if got.dim() == 1:
         got, expected = got[None], expected[None]
-    picture = {"kind": kind, "slice": list(where), "rows": rows, "columns": "keys",
-               "shape": list(got.shape), "expected": _cells(expected, kind), "got": _cells(got, kind)}
+    picture = {"kind": kind, "slice": list(where), "rows": rows, "columns": "keys", "shape": list(got.shape),
+               "expected": picture_cells(expected, kind), "got": picture_cells(got, kind)}
     note = _finite_mask_note(got) if kind == "mask" else ""
     if note:
         picture["note"] = note
@@ -338,7 +338,7 @@ def _finite_mask_note(got):
             "key is masked then softmaxes to equal weights over keys it must not see (with -inf it gives zeros)")
 
 
-def _cells(matrix, kind):
+def picture_cells(matrix, kind):
     """A matrix as JSON-safe rows: a mask as 1 (may attend) / 0, a weight rounded; NaN as "nan". In
     masked scores, -inf and large finite negative numbers (at most MASKED_BELOW) are masked."""
     matrix = matrix[:PICTURE_SIZE, :PICTURE_SIZE]

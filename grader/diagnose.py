@@ -430,6 +430,8 @@ def matches(got, value, dtype):
     if isinstance(value, (tuple, list)):
         return (isinstance(got, (tuple, list)) and len(got) == len(value)
                 and all(matches(g, v, dtype) for g, v in zip(got, value)))
+    if isinstance(value, dict):  # find_heads' lists of heads, by kind
+        return isinstance(got, dict) and set(got) == set(value) and all(matches(got[k], value[k], dtype) for k in value)
     if isinstance(value, torch.Tensor):
         return analyse.close(got, value, dtype)
     if isinstance(value, (int, float)) and not isinstance(value, bool):

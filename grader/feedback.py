@@ -133,15 +133,17 @@ def heatmaps(picture):
     shown_rows, shown_columns = len(picture["expected"]), len(picture["expected"][0]) if picture["expected"] else 0
     legend = ("dark: may attend, light: masked" if picture["kind"] == "mask"
               else "darker: a larger weight (0 to 1)")
+    titles = picture.get("titles")  # two matrices that are not expected and yours (a head, its cells)
     lines = ['<div class="heatmaps">']
-    for side, caption in (("expected", "expected"), ("got", "yours")):
-        lines += [f'<figure data-side="{side}">', f"<figcaption>{caption}</figcaption>",
+    for side, caption in zip(("expected", "got"), titles or ("expected", "yours")):
+        lines += [f'<figure data-side="{side}">', f"<figcaption>{escape(caption)}</figcaption>",
                   _svg(picture, side, caption), "</figure>"]
     lines.append("</div>")
     cut = (f"; the first {shown_rows} × {shown_columns} of {rows} × {columns}"
            if (rows, columns) != (shown_rows, shown_columns) else "")
     lines.append(f'<p class="legend">{escape(picture["rows"])} (rows) × {escape(picture["columns"])} (columns)'
-                 f"{escape(where)}: {legend}; red: NaN or infinite; outlined in orange: where yours differs"
+                 f"{escape(where)}: {legend}; red: NaN or infinite"
+                 f"{'' if titles else '; outlined in orange: where yours differs'}"
                  f"{cut}.</p>")
     return lines
 
@@ -155,7 +157,7 @@ def _svg(picture, side, caption):
     for i, row in enumerate(grid):
         for j, value in enumerate(row):
             fill = _fill(picture["kind"], value)
-            differs = side == "got" and _differs(value, other[i][j])
+            differs = side == "got" and not picture.get("titles") and _differs(value, other[i][j])
             stroke = f' stroke="{COLOURS["differs"]}" stroke-width="2"' if differs else ' stroke="#e4e4e8" stroke-width="1"'
             cells.append(f'<rect x="{j * cell}" y="{i * cell}" width="{cell}" height="{cell}" fill="{fill}"{stroke}>'
                          f"<title>[{i}, {j}] {escape(str(value))}</title></rect>")

@@ -30,6 +30,10 @@ SOFTMAX = "'Step 4 — Softmax: turn scores into weights'"
 WALKTHROUGH = "'Implementation walkthrough in PyTorch'"
 GQA = "'Grouped-query and multi-query attention'"
 CACHE = "'The KV cache: a preview'"
+HEADS = "'What heads learn'"
+PREVIOUS = "'Previous-token heads and positional heads'"
+INDUCTION = "'Induction heads'"
+PICTURES = "'Attention patterns as pictures'"
 COST = "'The cost: attention is quadratic in sequence length'"
 
 
@@ -238,6 +242,38 @@ class Reference:
                                                  d_k=self.head_width(d_model // n_heads, d_model))
         return self.out_projection(self.merge_heads(y), p["o_proj.weight"])
 
+    # -- exercise 9: what heads learn ------------------------------------------------------------
+
+    def previous_token_weights(self, pattern):
+        """The weights a previous-token score averages: query i on key i-1, i >= 1, (B, H, L-1)."""
+        return pattern.diagonal(offset=-1, dim1=-2, dim2=-1)
+
+    def induction_weights(self, pattern, seq_len):
+        """The weights an induction score averages: query i of the second half on key i - seq_len + 1."""
+        return pattern.diagonal(offset=1 - seq_len, dim1=-2, dim2=-1)[..., 1:]  # (B, H, seq_len)
+
+    def head_average(self, weights, kind):
+        """(B, H, n) -> (H,): over the batch and the queries (`kind`: "previous_token" or "induction")."""
+        return weights.mean(dim=(0, 2))
+
+    def head_label(self, layer, head):
+        return (layer, head)
+
+    def previous_token_score(self, pattern):
+        return self.head_average(self.previous_token_weights(pattern), "previous_token")
+
+    def induction_score(self, pattern, seq_len):
+        return self.head_average(self.induction_weights(pattern, seq_len), "induction")
+
+    def find_heads(self, patterns, threshold=0.4):
+        found = {"previous_token": [], "induction": []}
+        for layer, pattern in enumerate(patterns):
+            scores = {"previous_token": self.previous_token_score(pattern),
+                      "induction": self.induction_score(pattern, pattern.size(-1) // 2)}
+            for kind, score in scores.items():
+                found[kind] += [self.head_label(layer, head) for head in range(pattern.size(1)) if score[head] > threshold]
+        return found
+
     def __getattr__(self, name):
         """A function or class of an exercise that has no step here (one added since): its
         reference, from the exercise's declaration, so that a mutant may override it by name."""
@@ -362,6 +398,24 @@ SOLUTION_PADDING = "    real = positions < lengths[:, None]  # (B, L): True wher
 SOLUTION_MHA_MASK = ("        if mask is None:\n            mask = causal_mask(L, x.device)  # (L, L) broadcasts over "
                      "(B, H)\n        y, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, L, d_head)\n")
 SOLUTION_DECODE = "        mask = mask.tril(diagonal=past)  # (T_new, past + T_new)\n"
+SOLUTION_PREVIOUS = "    below = pattern.diagonal(offset=-1, dim1=-2, dim2=-1)  #"
+SOLUTION_PREVIOUS_MEAN = "    return below.mean(dim=(0, 2))  # (H,)"
+SOLUTION_STRIPE = "    stripe = pattern.diagonal(offset=1 - seq_len, dim1=-2, dim2=-1)  #"
+SOLUTION_INDUCTION_MEAN = "    return stripe[..., 1:].mean(dim=(0, 2))  # (H,): queries T .. 2T-1, the second half"
+
+
+def _average(average, kinds=("previous_token", "induction")):
+    """head_average done as `average(weights)` for the scores of these kinds (a student may make the
+    mistake in one function or in both)."""
+    return {"head_average": lambda self, weights, kind: average(weights) if kind in kinds
+            else weights.mean(dim=(0, 2))}
+
+
+def _in_one_or_both(average):
+    return tuple(_average(average, kinds) for kinds in (("previous_token",), ("induction",),
+                                                        ("previous_token", "induction")))
+
+
 SOLUTION_UPDATE_RETURN = "        return self.k[:, :, :end], self.v[:, :, :end]  # views, (B, Hkv, T, dh)\n"
 SOLUTION_ONLINE_SUM = "        l = l * torch.exp(m - shift) + torch.exp(block - shift).sum(dim=-1, keepdim=True)"
 SOLUTION_TILED_SUM = "        l = l * rescale + p.sum(dim=-1, keepdim=True)"
@@ -685,6 +739,89 @@ MISCONCEPTIONS = (
         ({"kv_cache_bytes": lambda self, *args, **kwargs: ref.kv_cache_bytes(
             *args, **{**kwargs, "bytes_per_value": 1})},),
         {8: [("* batch_size * bytes_per_value", "* batch_size")]},
+    ),
+    # -- exercise 9: what heads learn ----------------------------------------------------------------
+    Misconception(
+        "previous-token-reads-self", (9,),
+        "Your previous-token score reads the main diagonal, key i, the query's own token: the previous "
+        "token of query i is key i-1, the diagonal just below, pattern.diagonal(offset=-1, dim1=-2, dim2=-1): "
+        "see " + PREVIOUS,
+        ({"previous_token_weights": lambda self, pattern: pattern.diagonal(dim1=-2, dim2=-1)},
+         {"previous_token_weights": lambda self, pattern: pattern.diagonal(dim1=-2, dim2=-1)[..., 1:]}),
+        {9: [(SOLUTION_PREVIOUS, "    below = pattern.diagonal(dim1=-2, dim2=-1)  #")]},
+    ),
+    Misconception(
+        "previous-token-reads-next", (9,),
+        "Your previous-token score reads key i+1, above the diagonal, where a causal pattern is 0: a "
+        "positive offset is above the diagonal; key i-1 from query i is offset=-1: see " + PREVIOUS,
+        ({"previous_token_weights": lambda self, pattern: pattern.diagonal(offset=1, dim1=-2, dim2=-1)},),
+        {9: [(SOLUTION_PREVIOUS, SOLUTION_PREVIOUS.replace("offset=-1", "offset=1"))]},
+    ),
+    Misconception(
+        "previous-token-counts-query-0", (9,),
+        "Your previous-token score also counts query 0, which has no previous token (its weight on key -1 "
+        "is 0), so it comes out (L-1)/L of the right one: average over the queries i = 1 .. L-1 only: see "
+        + PREVIOUS,
+        ({"previous_token_weights": lambda self, pattern: F.pad(pattern.diagonal(offset=-1, dim1=-2, dim2=-1),
+                                                                (1, 0))},),
+        {9: [(SOLUTION_PREVIOUS_MEAN, "    return below.sum(dim=(0, 2)) / (pattern.size(0) * pattern.size(-1))")]},
+    ),
+    Misconception(
+        "induction-offset-off-by-one", (9,),
+        "Your induction score reads key i - seq_len, the earlier copy of the query's own token: an induction "
+        "head reads the token AFTER it, key i - seq_len + 1, to predict what comes next: see " + INDUCTION,
+        ({"induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=-seq_len, dim1=-2, dim2=-1)},),
+        {9: [(SOLUTION_STRIPE, SOLUTION_STRIPE.replace("offset=1 - seq_len", "offset=-seq_len")),
+             (SOLUTION_INDUCTION_MEAN, "    return stripe.mean(dim=(0, 2))  # (H,)")]},
+    ),
+    Misconception(
+        "induction-counts-first-half", (9,),
+        "Your induction score also counts queries of the first half, which have no earlier copy of their "
+        "token (the full diagonal offset=1-seq_len starts at query seq_len-1, on key 0): average over the "
+        "second half only, queries seq_len .. 2*seq_len-1: see " + INDUCTION,
+        ({"induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=1 - seq_len, dim1=-2, dim2=-1)},
+         {"induction_weights": lambda self, pattern, seq_len: F.pad(
+             pattern.diagonal(offset=1 - seq_len, dim1=-2, dim2=-1)[..., 1:], (seq_len, 0))}),
+        {9: [(SOLUTION_INDUCTION_MEAN, "    return stripe.mean(dim=(0, 2))  # (H,)")]},
+    ),
+    Misconception(
+        "diagonal-of-the-wrong-dims", (9,),
+        "torch.diagonal(pattern, offset) takes its diagonal across dims 0 and 1, the batch and the heads, "
+        "unless told otherwise: a pattern's queries and keys are its last two dims, so pass dim1=-2, dim2=-1: "
+        "see " + PICTURES,
+        ({"previous_token_weights": lambda self, pattern: pattern.diagonal(offset=-1)},
+         {"induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=1 - seq_len)[..., 1:]},
+         {"previous_token_weights": lambda self, pattern: pattern.diagonal(offset=-1),
+          "induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=1 - seq_len)[..., 1:]}),
+        {9: [(SOLUTION_PREVIOUS, "    below = pattern.diagonal(offset=-1)  #")]},
+    ),
+    Misconception(
+        "score-averaged-over-wrong-axes", (9,),
+        "Your score does not average over the right axes: a pattern is (B, H, L, L), and a score keeps one "
+        "number per head, the mean over every sequence of the batch (dim 0) and every query counted, (H,): "
+        "see " + HEADS,
+        _in_one_or_both(lambda weights: weights.mean(dim=(1, 2)))
+        + _in_one_or_both(lambda weights: weights.mean(dim=-1))
+        + _in_one_or_both(lambda weights: weights.mean(dim=(0, 1)))
+        + _in_one_or_both(lambda weights: weights.mean())
+        + _in_one_or_both(lambda weights: weights[0].mean(dim=-1)),
+        {9: [(SOLUTION_PREVIOUS_MEAN, "    return below.mean(dim=-1)"),
+             (SOLUTION_INDUCTION_MEAN, "    return stripe[..., 1:].mean(dim=-1)")]},
+    ),
+    Misconception(
+        "score-summed-not-averaged", (9,),
+        "Your score is a sum of weights, not their mean, so it grows with the batch and the length: divide by "
+        "how many weights you added (B times the queries counted), .mean(dim=(0, 2)): see " + HEADS,
+        _in_one_or_both(lambda weights: weights.sum(dim=(0, 2))),
+        {9: [(SOLUTION_PREVIOUS_MEAN, "    return below.sum(dim=(0, 2))"),
+             (SOLUTION_INDUCTION_MEAN, "    return stripe[..., 1:].sum(dim=(0, 2))")]},
+    ),
+    Misconception(
+        "find-heads-head-layer-swapped", (9,),
+        "Your heads are (head, layer): find_heads lists (layer, head) pairs, the layer first, as you would "
+        "index patterns[layer][:, head]: see " + PICTURES,
+        ({"head_label": lambda self, layer, head: (head, layer)},),
+        {9: [("[(layer, head) for head in range(", "[(head, layer) for head in range(")]},
     ),
     # -- exercise 10: attention without the (L, L) matrix -------------------------------------------------
     Misconception(

@@ -233,9 +233,10 @@ NON_FINITE = {"nan": "N", "inf": "∞", "-inf": "∞"}
 
 
 def picture_lines(picture):
-    """A failing mask or weight matrix drawn beside the expected one, a character per entry: rows
-    are queries (or sequences), columns keys; a mask is █ (may attend) or ·, a weight is shaded from
-    █ (near 1) to · (0); N marks a NaN."""
+    """A failing mask or weight matrix drawn beside the expected one (or, with `titles`, the two
+    matrices they name: a head's pattern and the cells its score averages), a character per entry:
+    rows are queries (or sequences), columns keys; a mask is █ (may attend) or ·, a weight is shaded
+    from █ (near 1) to · (0); N marks a NaN."""
     def cell(value):
         if isinstance(value, str):
             return NON_FINITE.get(value, "?")
@@ -244,11 +245,12 @@ def picture_lines(picture):
         return next(char for limit, char in SHADES if value < limit)
 
     grids = [["".join(cell(value) for value in row) for row in picture[side]] for side in ("expected", "got")]
-    width = max(len("expected"), len(grids[0][0]) if grids[0] else 0)
+    left, right = picture.get("titles", ("expected", "yours"))  # a head beside its cells: not expected/yours
+    width = max(len(left), len(grids[0][0]) if grids[0] else 0)
     where = f" [{', '.join(map(str, picture['slice']))}]" if picture["slice"] else ""
     legend = "█ may attend, · masked" if picture["kind"] == "mask" else "█▓▒░ weight 1 to 0, · zero"
     lines = [f"{picture['rows']} × {picture['columns']}{where} ({legend}, N NaN):",
-             f"{'expected'.ljust(width)}   yours"]
+             f"{left.ljust(width)}   {right}"]
     lines += [f"{want.ljust(width)}   {got}" for want, got in zip(*grids)]
     rows, columns = picture["shape"]
     if rows > len(grids[0]) or columns > len(grids[0][0]):

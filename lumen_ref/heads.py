@@ -62,7 +62,7 @@ def find_heads(patterns, threshold=0.4):
         L = _check_pattern(pattern, f"patterns[{layer}]")
         scores = {"previous_token": previous_token_score(pattern), "induction": induction_score(pattern, L // 2)}
         for kind, score in scores.items():  # score: (H,)
-            found[kind] += [(layer, head) for head in range(score.numel()) if score[head] > threshold]
+            found[kind] += [(layer, head) for head in range(pattern.size(1)) if score[head] > threshold]
     return found
 
 

@@ -130,5 +130,5 @@ def test_not_available_is_neither_a_pass_nor_a_failure():
 
 
 def test_unknown_exercise_is_a_usage_error():
-    result = CliRunner().invoke(main, ["check", "exercise9"])
-    assert result.exit_code == 2 and "unknown exercise 'exercise9'" in result.output
+    result = CliRunner().invoke(main, ["check", "exercise99"])
+    assert result.exit_code == 2 and "unknown exercise 'exercise99'" in result.output

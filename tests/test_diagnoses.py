@@ -122,6 +122,11 @@ def every_call():
     ]
     for target, args, kwargs in calls:
         yield {"target": target, "args": args, "kwargs": kwargs}
+    patterns = [ref.softmax(ref.apply_mask(randn(2, 3, 8, 8) * 2, ref.causal_mask(8)), dim=-1) for _ in range(2)]
+    patterns[1][:, 0] = ref.causal_mask(8).double().tril(-1) - ref.causal_mask(8).double().tril(-2)  # key i-1
+    for target, args, kwargs in (("previous_token_score", (patterns[0],), {}), ("induction_score", (patterns[1], 4), {}),
+                                 ("find_heads", (patterns,), {"threshold": 0.3})):
+        yield {"target": target, "args": args, "kwargs": kwargs}
     padding = lengths[:2, None, None, None] > torch.arange(6)  # (2, 1, 1, 6): sequence 1 has no key
     for made, x_module in ((Made("MultiHeadAttention", (12, 3), {}, mha.state_dict()), randn(2, 6, 12)),
                            (Made("GroupedQueryAttention", (18, 6, 2), {}, gqa.state_dict()), tokens[:, :6])):
@@ -143,7 +148,7 @@ def test_the_unmutated_reference_is_lumen_ref():
         got = diagnose.replay(misconceptions.Reference(), call, torch.float64)
         assert diagnose.matches(got, lumen_ref_replay(call), torch.float64), call["target"]
         compared += 1
-    assert compared == 28
+    assert compared == 31
 
 
 def lumen_ref_replay(call):

@@ -4,8 +4,9 @@ and this test holds every table to the rule, so that a new suite cannot regress 
 The rule, for each case (a case may opt out only with an `edge` reason: one token, one head, a
 square weight on purpose):
 - the sizes a usual confusion swaps are all different: batch dims, L / L_q / L_k, d_model, d_k,
-  d_v, d, d_head, n_heads, n_kv_heads, n_layers, seq_len, bytes_per_value (a transpose, a wrong
-  axis or a wrong factor then gives a different shape or number, never the same one by chance);
+  d_v, d, d_head, n_heads, n_kv_heads, n_layers, seq_len, bytes_per_value, vocab_size (a transpose,
+  a wrong axis or a wrong factor then gives a different shape or number, never the same one by
+  chance);
 - n_heads >= 2 and n_kv_heads >= 2 (with one head, heads cannot be mixed up); repeat_kv's
   n_kv_heads * n_rep counts as n_heads;
 - every length is >= 2 (a mask or a shape can hide behind L = 1);
@@ -23,7 +24,7 @@ import pytest
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")
 SUITES = sorted((Path(__file__).resolve().parent.parent / "grader" / "suites").glob("test_exercise*.py"))
 DISTINCT = ("B", "L", "L_q", "L_k", "d_model", "d_k", "d_v", "d", "d_head", "n_heads", "n_kv_heads", "n_layers",
-            "seq_len", "bytes_per_value")
+            "seq_len", "bytes_per_value", "vocab_size")
 HEADS = ("n_heads", "n_kv_heads")
 LENGTHS = ("L", "L_q", "L_k", "seq_len")
 

@@ -98,8 +98,8 @@ def test_watcher_grades_only_what_changed_in_one_warm_process(launcher, tmp_path
 
 def test_watch_usage_errors():
     runner_ = CliRunner()
-    unknown = runner_.invoke(main, ["watch", "exercise9"])
-    assert unknown.exit_code == 2 and "unknown exercise 'exercise9'" in unknown.output
+    unknown = runner_.invoke(main, ["watch", "exercise99"])
+    assert unknown.exit_code == 2 and "unknown exercise 'exercise99'" in unknown.output
     notebook = EXERCISES / "notebooks" / f"{EX3.stem}.ipynb"
     several = runner_.invoke(main, ["watch", "--notebook", str(notebook)])
     assert several.exit_code == 2 and "--notebook FILE needs the exercise" in several.output

@@ -152,6 +152,8 @@ def _pack(value, buffers):
         return {"dtype": dtype_text(value)}
     if isinstance(value, Handle):
         return {"handle": value.ref, "kind": value.kind}
+    if type(value) is torch.Generator and value.device.type == "cpu":  # its whole state, not just a seed
+        return {"generator": _pack(value.get_state(), buffers)}
     if type(value) is torch.Tensor or type(value) is torch.nn.Parameter:
         tensor = value.detach()
         if dtype_text(tensor.dtype) not in _DTYPES:
@@ -200,6 +202,10 @@ def _unpack(tree, buffers, budget):
         return {str(k): _unpack(item, buffers, budget) for k, item in tree["dict"]}
     if "dtype" in tree:
         return _DTYPES[tree["dtype"]]
+    if "generator" in tree:  # a new CPU generator in the sent state (set_state refuses a wrong size)
+        generator = torch.Generator()
+        generator.set_state(_unpack(tree["generator"], buffers, budget))
+        return generator
     if "handle" in tree:
         kind = str(tree["kind"])
         return Handle(int(tree["handle"]), kind if _KIND.match(kind) else "object")

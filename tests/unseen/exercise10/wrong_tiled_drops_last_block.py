@@ -2,20 +2,55 @@
 # mistake: tiled_attention loops over full blocks only (range(0, L_k - block_size + 1, block_size)): when block_size does not divide L_k the last keys are never read
 # expect: last|partial|remainder|divide|multiple|leftover|tail
 # reject: rescal|causal|initiali[sz]
-"""Exercise 10 — Tiled attention: attention without the L x L matrix.
+# note: written from issue 14, then brought to the released stub's contract: the cost key is core_attention (not attention); causal queries are the LAST L_q positions (not top-left)
+"""Exercise 10 — Attention without the L×L matrix.
 
-Chapter section: "The cost: attention is quadratic in sequence length".
+Chapter section: "The cost: attention is quadratic in sequence length" (and, in its further
+reading, Dao et al. (2022), FlashAttention).
 
-The core of attention costs about 4·L²·d FLOPs (QKᵀ and A·V, 2·L²·d each) and L² numbers of memory
-per head for the scores; the four projections cost 8·L·d² and the feed-forward block 16·L·d². The
-crossover, 4L²d = 24Ld², is at L = 6d.
+First the bill. Counting 2 FLOPs per multiply-add, one layer at sequence length L and width
+d = d_model costs:
 
-FlashAttention never stores the (L, L) matrix: it walks over blocks of keys and values keeping, for
-every query, a running maximum m, a running denominator l and a running output o, rescaling l and o
-by exp(m_old - m_new) whenever the maximum grows.
+    core attention   S = Q Kᵀ and A V, L·L·d multiply-adds each       4·L²·d
+    the projections  W_Q, W_K, W_V and W_O, L·d·d each                 8·L·d²
+    the feed-forward d -> 4d -> d, two products of L·d·4d              16·L·d²
 
-Off limits: the softmax family (torch.softmax, F.softmax, log_softmax, Tensor.softmax, ...) and
-torch's fused attention (F.scaled_dot_product_attention, nn.MultiheadAttention).
+The quadratic term catches up with the linear ones, 4·L²·d = 24·L·d², at L = 6d: about 4,600
+tokens for GPT-2 small (d = 768). And the (L, L) matrix of scores needs L² numbers per head.
+
+Then the cure: exact attention that never holds the (L, L) matrix. Read the keys and values one
+block at a time and keep, for every query, three running values:
+
+    m  the largest score seen so far
+    l  the sum of e^(s - m) over the scores seen so far
+    o  the sum of e^(s - m) · v over the values seen so far
+
+A new block of scores s_b may raise the max to m_new = max(m, max(s_b)). Everything summed so
+far was computed with e^(s - m), so it must be rescaled by e^(m - m_new) (<= 1) before the
+block's own terms are added:
+
+    l <- l · e^(m - m_new) + Σ e^(s_b - m_new)
+    o <- o · e^(m - m_new) + e^(s_b - m_new) @ v_b
+
+After the last block, the output is o / l. The largest tensor is one block of scores,
+(L_q, block_size): memory grows like L·block_size, not L². The grader measures it.
+
+Conventions of this kit:
+- Causal, with L_q queries and L_k keys: the queries are the LAST L_q positions, as in the KV
+  cache (exercise 8): query i sits at position L_k - L_q + i and may see keys 0 .. L_k - L_q + i.
+  With L_q = L_k that is the usual causal mask.
+- A query that may see no key at all (causal with L_q > L_k: the first L_q - L_k queries) gets a
+  zero output, not 0/0 = NaN, as a fully masked row does in exercise 5.
+- The last block may be shorter than block_size, and block_size may be larger than the sequence.
+
+Off limits here (the grader refuses them while your code runs): every torch function whose name
+contains "softmax" (torch.softmax, F.softmax and log_softmax, Tensor.softmax, nn.Softmax, ...),
+torch's fused attention (torch.nn.functional.scaled_dot_product_attention), nn.MultiheadAttention,
+and as in every exercise the answer key (lumen_ref, solutions/) and the grader's own code.
+Everything else is allowed: torch.exp, amax, maximum, sum, masked_fill, torch.where, @.
+
+Every function leaves its inputs unchanged and returns tensors in the inputs' dtype (float32 or
+float64; float16 and bfloat16 too, on a GPU) and on their device.
 """
 
 import math
@@ -23,10 +58,11 @@ import math
 import torch
 
 
+
 def attention_cost(L, d_model):
     """FLOPs of one layer's parts for a sequence of L tokens (2 FLOPs per multiply-add)."""
     return {
-        "attention": 4 * L * L * d_model,  # QKᵀ and A·V: 2·L²·d each
+        "core_attention": 4 * L * L * d_model,  # QKᵀ and A·V: 2·L²·d each
         "projections": 8 * L * d_model * d_model,  # W_Q, W_K, W_V, W_O: 2·L·d² each
         "feed_forward": 16 * L * d_model * d_model,  # d -> 4d -> d: 2·L·d·4d twice
     }
@@ -59,14 +95,14 @@ def tiled_attention(q, k, v, block_size, causal=False):
     m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=q.dtype, device=q.device)  # (..., L_q, 1)
     l = torch.zeros_like(m)  # running denominator
     o = torch.zeros(q.shape[:-1] + (v.size(-1),), dtype=q.dtype, device=q.device)  # running output
-    rows = torch.arange(L_q, device=q.device).unsqueeze(-1)  # (L_q, 1)
+    rows = torch.arange(L_k - L_q, L_k, device=q.device).unsqueeze(-1)  # query positions (L_q, 1)
     for start in range(0, L_k - block_size + 1, block_size):  # every full block
         k_blk = k[..., start:start + block_size, :]
         v_blk = v[..., start:start + block_size, :]
         s = (q @ k_blk.transpose(-2, -1)) * scale  # (..., L_q, b)
         if causal:
             cols = torch.arange(start, start + k_blk.size(-2), device=q.device)
-            s = s.masked_fill(cols > rows, float("-inf"))  # query i reads keys 0..i
+            s = s.masked_fill(cols > rows, float("-inf"))  # a query reads keys up to its position
         m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
         shift = torch.where(m_new == float("-inf"), torch.zeros_like(m_new), m_new)
         alpha = torch.exp(m - shift)  # how much the old max overstated: rescale the old sums
