@@ -14,7 +14,9 @@ The tolerance policy, stated once. A result computed in a dtype with unit roundo
 - `rtol`, `atol` (TOLERANCES, per dtype) cover what every honest method shares: the inputs and
   the result rounded to the dtype, and a few dozen roundings of values of the result's own size
   (a module's projections, softmax and weighted sum). float32 allows 1e-4 (about 1700 u), float16
-  1e-2 (20 u) and bfloat16 3e-2 (8 u), where each step rounds to the half type.
+  1e-2 (20 u) and bfloat16 3e-2 (8 u), where each step rounds to the half type. float64 allows
+  1e-10 (about 10^6 u): a float64 result computed through a float32 step anywhere (an accumulator,
+  a cast) is off by float32's rounding, about 6e-8 relative, and fails.
 - `magnitude` is the problem's conditioning, given by the check where it matters: the size of
   the values a correct method has to round on the way, which can dwarf the result. A sum of
   products cancels to a small entry from large terms, so a product's entries may be off by
@@ -38,7 +40,7 @@ from grader.sandbox.wire import dtype_text  # the one name of a dtype (the suite
 
 # (rtol, atol) for a student result in this dtype, compared with the float64 answer
 TOLERANCES = {
-    torch.float64: (1e-7, 1e-9),
+    torch.float64: (1e-10, 1e-12),
     torch.float32: (1e-4, 1e-5),
     torch.float16: (1e-2, 1e-2),
     torch.bfloat16: (3e-2, 3e-2),
@@ -219,12 +221,29 @@ def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None, m
     overflow = torch.isinf(got64) & finite
     if overflow.any():
         raise Mismatch(_inf_message(what, got64, overflow, nan_hint), **details)
+    got_text, want_text = _number(got64[index]), _number(want[index])
+    if got_text == want_text:  # off in a digit the short form hides
+        got_text, want_text = f"{float(got64[index]):.17g}", f"{float(want[index]):.17g}"
     raise Mismatch(
-        f"{what} is wrong at {list(index)}: got {_number(got64[index])}, expected "
-        f"{_number(want[index])}; {int(wrong.sum())} of {wrong.numel()} values are off "
-        f"(tolerance {atol:g} + {rtol:g}·|expected|{_conditioning(dtype, magnitude, index)})",
+        f"{what} is wrong at {list(index)}: got {got_text}, expected {want_text}; "
+        f"{int(wrong.sum())} of {wrong.numel()} values are off "
+        f"(tolerance {atol:g} + {rtol:g}·|expected|{_conditioning(dtype, magnitude, index)})"
+        f"{_single_precision_hint(dtype, got64, want, wrong)}",
         **details,
     )
+
+
+def _single_precision_hint(dtype, got, want, wrong):
+    """A float64 result off by about float32's rounding everywhere it is off: a float32 step."""
+    if dtype != torch.float64:
+        return ""
+    scale = want.abs().amax().clamp_min(1e-300)
+    error = ((got - want).abs()[wrong] / scale).amax()
+    if not 1e-10 < error < 1e-5:
+        return ""
+    return ("; that is the size of float32 rounding: a step of yours computes in float32 (a tensor made "
+            "without dtype=, a .float(), a Python list turned into a default-dtype tensor) — keep "
+            "every step in the inputs' dtype")
 
 
 def _conditioning(dtype, magnitude, index):
