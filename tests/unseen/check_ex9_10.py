@@ -2,10 +2,10 @@
 
     python tests/unseen/check_ex9_10.py [CORPUS_DIR]
 
-A wrong file must fail at least one check (a wrong value, a forbidden call, an (L, L) intermediate, or an
-exception); an honest file must pass them all. One line per file with its first failing checks; the last
-line counts the files that are not what their name says. Written from the chapter, issue 14 and the
-released stubs only (not from lumen_ref or the grader's suites). Not collected by pytest.
+A wrong file must fail at least one check (a wrong value, a missing ValueError, a forbidden call, an (L, L)
+intermediate, or an exception); an honest file must pass them all. One line per file with its first failing
+checks; the last line counts the files that are not what their name says. Written from the chapter,
+issue 14 and the released stubs only (not from lumen_ref or the grader's suites). Not collected by pytest.
 """
 import glob, importlib.util, math, os, sys, traceback
 import numpy as np
@@ -158,6 +158,23 @@ def check9(m):
                     return f"dtype {r.dtype}"
                 return close(r, np_ind(P, L // 2), tol)
             run(f"ind B{B}H{H}L{L}c{int(causal)} {dt}", ind_case)
+
+    def raises(f, *a):
+        try:
+            f(*a)
+        except ValueError:
+            return None
+        except Exception as e:
+            return f"{type(e).__name__} instead of ValueError"
+        return "no ValueError"
+    P4 = torch.rand(2, 3, 6, 6)
+    run("prev 3-D", lambda: raises(m.previous_token_score, P4[0]))
+    run("prev not square", lambda: raises(m.previous_token_score, torch.rand(2, 3, 6, 5)))
+    run("prev L=1", lambda: raises(m.previous_token_score, torch.ones(2, 3, 1, 1)))
+    run("ind 3-D", lambda: raises(m.induction_score, P4[0], 3))
+    run("ind L != 2 seq_len", lambda: raises(m.induction_score, P4, 2))
+    run("ind not square", lambda: raises(m.induction_score, torch.rand(2, 3, 6, 5), 3))
+    run("find_heads odd L", lambda: raises(m.find_heads, [torch.rand(1, 2, 7, 7)]))
 
     # find_heads on planted layers, with strong (0.9) and middling (0.5) heads
     layers = [planted(rng, 2, 4, 6, [1], [], 0.9), planted(rng, 2, 4, 6, [], [2, 3], 0.5),

@@ -2,19 +2,37 @@
 # mistake: previous_token_score reads the main diagonal (key i, the query's own token) instead of key i-1
 # expect: diagonal|key i\s*[-−]\s*1|i\s*[-−]\s*1|offset|own (token|position)|itself|self
 # reject: generator|dtype|shape|query 0
+# note: written from issue 14, then brought to the released stub's contract: the shape checks (ValueError) the stub asks of previous_token_score and induction_score
 """Exercise 9 — What heads learn: previous-token and induction heads.
 
-Chapter sections: "What heads learn" and "Attention patterns as pictures".
+Chapter sections: "What heads learn", "Previous-token heads and positional heads", "Induction
+heads", "Attention patterns as pictures".
 
-A previous-token head puts its weight on the token just before the query (a bright sub-diagonal).
-An induction head, on a sequence that repeats itself, looks at the earlier occurrence of the
-current token and attends to the token that came right AFTER it (key i - seq_len + 1 for a query
-i in the second half), so it can copy it forward.
+A head's pattern is its attention weights, (B, H, L, L): row i (query i) says how much token i
+reads from each key j <= i. Drawn as a picture, some heads have a job you can see at a glance:
 
-pattern: attention weights (B, H, L, L), rows are queries, columns are keys.
+- a previous-token head reads the token just before: weight on key i-1 from query i, a bright
+  sub-diagonal;
+- an induction head, on a sequence that repeats ("... Mr Dursley ... Mr"), reads the token AFTER
+  the earlier occurrence of the current token, to copy it forward. On seq_len random tokens
+  repeated twice (L = 2 * seq_len), query i of the second half (i >= seq_len) holds the same
+  token as position i - seq_len, so it reads key i - seq_len + 1: a stripe seq_len - 1 below
+  the diagonal, in the second half.
+
+Each score below is the mean weight a head puts on those cells, one number per head: near 1 for a
+head that does that job, small otherwise. Positions count from 0. Scores come back in the
+pattern's dtype and on its device, and inputs are left unchanged. Off limits, as in every
+exercise: the answer key (lumen_ref, solutions/) and the grader's own code.
 """
 
 import torch
+
+
+
+def _check_pattern(pattern):
+    """ValueError unless pattern is (B, H, L, L)."""
+    if pattern.dim() != 4 or pattern.size(-1) != pattern.size(-2):
+        raise ValueError(f"pattern must be (B, H, L, L), got shape {tuple(pattern.shape)}")
 
 
 def repeated_tokens(batch, seq_len, vocab_size, generator=None):
@@ -25,6 +43,9 @@ def repeated_tokens(batch, seq_len, vocab_size, generator=None):
 
 def previous_token_score(pattern):
     """(H,): mean weight from query i on key i-1 (i >= 1), over batch and queries."""
+    _check_pattern(pattern)
+    if pattern.size(-1) < 2:
+        raise ValueError(f"pattern needs L >= 2, got L = {pattern.size(-1)}")
     L = pattern.size(-1)
     total = torch.zeros(pattern.size(1), dtype=pattern.dtype, device=pattern.device)
     for i in range(1, L):
@@ -34,6 +55,9 @@ def previous_token_score(pattern):
 
 def induction_score(pattern, seq_len):
     """(H,): mean weight from each query i >= seq_len on key i - seq_len + 1."""
+    _check_pattern(pattern)
+    if pattern.size(-1) != 2 * seq_len:
+        raise ValueError(f"pattern has L = {pattern.size(-1)}, not 2 * seq_len = {2 * seq_len}")
     diag = pattern.diagonal(offset=-(seq_len - 1), dim1=-2, dim2=-1)  # queries seq_len-1 .. 2*seq_len-1
     return diag[..., 1:].mean(dim=(0, 2))  # second half only: (H,)
 
