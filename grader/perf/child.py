@@ -17,7 +17,6 @@ How one case is timed (the method measured to be stable on noisy shared CPUs):
   (`grader.perf.rounds`).
 """
 import importlib.util
-import math
 import os
 import random
 import sys
@@ -30,7 +29,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from grader import catalog
 from grader.nested import leaves
 from grader.perf.cases import Allocations, Decode, Randn, build, decode_program, generator, make_args, real_torch
-from grader.perf.rounds import CLOCKS, MIN_ROUNDS, MIN_TIMING, Rounds
+from grader.perf.rounds import CLOCKS, Rounds, calls_per_timing
 
 _thread_time = time.thread_time
 _process_time = time.process_time
@@ -154,8 +153,7 @@ def time_case(fns, make_args_for, device, seed, budget, bounds, watch=("student"
         warm[name] = _clock(device, fn, _fresh([make_args_for(-2)]))[0]
         if warm[name] < budget / 10:
             warm[name] = _clock(device, fn, _fresh([make_args_for(-1)]))[0]
-    calls = max(1, min(math.ceil(MIN_TIMING[device] / max(min(warm.values()), 1e-7)),
-                       int(budget / MIN_ROUNDS / max(sum(warm.values()), 1e-7)), 100))
+    calls = calls_per_timing(warm, budget, device)
     rounds = Rounds(fns, budget, bounds, device)
     while not rounds.done(*(rounds.clocks["time"][name] for name in watch)):
         args = make_args_for(len(rounds.clocks["time"][watch[0]]))

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import torch
 
 from grader.perf.cases import Allocations, Decode, build, decode_program, generator, make_args, weights
-from grader.perf.rounds import CLOCKS, MIN_ROUNDS, MIN_TIMING, Rounds, median, ratio_stats
+from grader.perf.rounds import CLOCKS, Rounds, calls_per_timing, median, ratio_stats
 from grader.compare import Mismatch
 from grader.results import TestResult
 from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
@@ -262,8 +262,7 @@ def _time(case, request, student, reference, device, seed, budget):
         timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in names}
                    for clock in CLOCKS}
         return {**timings, "lengths": list(case.lengths), "memory": student.ask({**request, "action": "memory"})}
-    calls = max(1, min(math.ceil(MIN_TIMING[device] / max(min(warm.values()), 1e-7)),
-                       int(budget / MIN_ROUNDS / max(sum(warm.values()), 1e-7)), 100))
+    calls = calls_per_timing(warm, budget, device)
     rounds = _rounds(names, budget, device)
     while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
         index = len(rounds.clocks["time"]["student"])

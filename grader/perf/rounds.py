@@ -18,6 +18,13 @@ MIN_TIMING = {"cpu": 2e-3, "cuda": 5e-4}  # seconds one timing should last: call
 CLOCKS = ("time", "process", "wall", "waits", "outside")  # "outside": measured by the judge (perf)
 
 
+def calls_per_timing(warm, budget, device):
+    """How many calls one timing repeats, from each function's warm-up time (seconds): enough for
+    the fastest one's timing to last MIN_TIMING, few enough for MIN_ROUNDS rounds in the budget."""
+    return max(1, min(math.ceil(MIN_TIMING[device] / max(min(warm.values()), 1e-7)),
+                      int(budget / MIN_ROUNDS / max(sum(warm.values()), 1e-7)), 100))
+
+
 def median(values):
     ordered = sorted(values)
     middle = len(ordered) // 2
