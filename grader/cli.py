@@ -442,11 +442,14 @@ def grade_all(**options):
 @SUBMISSION(help="Folder to look for the exercise files in.")
 def list_exercises(submission):
     """The exercises, their files, and the chapter section each one practises."""
+    rows = []
     for exercise in catalog.EXERCISES:
         path = find_file(exercise, submission)
-        found = "found" if path else "missing"
-        click.echo(f"{exercise.id:<10} {(path or submission / exercise.file_name).name:<24} {found:<8} "
-                   f"{exercise.title}  (chapter: {exercise.section})")
+        rows.append((exercise.id, (path or submission / exercise.file_name).name, "found" if path else "missing",
+                     f"{exercise.title}  (chapter: {exercise.section})"))
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]  # columns line up
+    for *columns, described in rows:
+        click.echo("  ".join(text.ljust(width) for text, width in zip(columns, widths)) + f"  {described}")
 
 
 @main.command(name="watch", cls=StudentFirstCommand,

@@ -149,6 +149,8 @@ def test_list_shows_every_exercise_and_its_file():
     assert result.exit_code == 0
     assert result.output.count("found") == len(catalog.EXERCISES)
     assert all(exercise.file_name in result.output for exercise in catalog.EXERCISES)
+    lines = result.output.splitlines()
+    assert len({line.index(" found ") for line in lines}) == 1, "the columns do not line up"
 
 
 def test_help_explains_the_options():
