@@ -237,8 +237,10 @@ def _single_precision_hint(dtype, got, want, wrong):
     """A float64 result off by about float32's rounding everywhere it is off: a float32 step."""
     if dtype != torch.float64:
         return ""
-    scale = want.abs().amax().clamp_min(1e-300)
-    error = ((got - want).abs()[wrong] / scale).amax()
+    finite = torch.isfinite(want) & wrong
+    if not finite.any():
+        return ""
+    error = ((got - want).abs()[finite] / _finite(want.abs()).amax().clamp_min(1e-300)).amax()
     if not 1e-10 < error < 1e-5:
         return ""
     return ("; that is the size of float32 rounding: a step of yours computes in float32 (a tensor made "

@@ -78,3 +78,17 @@ def test_module_gradients_with_a_wrong_shape_are_named_too(grade):
     (test,) = [test for test in result.tests if test.name == "test_gradients[cpu]"]
     assert test.message.startswith("the gradients of MultiHeadAttention(12, 3)(x) could not be checked: "
                                    "your output has shape (2, 5, 36), expected (2, 5, 12)")
+
+
+def test_a_float64_result_computed_through_float32_fails_and_is_told_so():
+    """float64's tolerance is far below float32's rounding: a float32 step cannot pass as float64."""
+    gen = torch.Generator().manual_seed(0)
+    a, b = torch.randn(8, 16, generator=gen, dtype=torch.float64), torch.randn(16, 8, generator=gen, dtype=torch.float64)
+    want = a @ b
+    check_close(a.flip(0).flip(0) @ b, want, what="a @ b")  # float64 arithmetic: passes
+    with pytest.raises(Mismatch, match="the size of float32 rounding"):
+        check_close(want.float().double(), want, what="a @ b")  # rounded once to float32: within 6e-8
+    with pytest.raises(Mismatch) as wrong_formula:
+        check_close(want * 1.01, want, what="a @ b")
+    assert "float32" not in wrong_formula.value.message  # a real mistake is not blamed on precision
+
