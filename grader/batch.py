@@ -24,7 +24,7 @@ from pathlib import Path
 
 from grader import catalog, classbook, files
 from grader.sandbox import containment
-from grader.gradescope import stage
+from grader.gradescope import as_submitted, stage, submitted_name
 from grader.results import STATUSES
 
 POLL = 0.05  # seconds between looks at the running graders
@@ -149,7 +149,7 @@ class _Job:
         self.student, self.settings = student, settings
         self.started = time.monotonic()
         self.folder = Path(tempfile.mkdtemp(prefix="lumen-batch-"))
-        self.process, self.stderr, self.outcome, self.notes = None, None, None, []
+        self.process, self.stderr, self.outcome, self.notes, self.staged = None, None, None, [], {}
         self.reader, self.stdout, self.overflow = None, bytearray(), False
 
     def start(self):
@@ -157,11 +157,11 @@ class _Job:
         staging = self.folder / "submission"
         staging.mkdir()
         try:
-            chosen, self.notes = stage(self.student, staging)
+            self.staged, self.notes = stage(self.student, staging)
         except OSError as error:
             self.outcome = ("error", f"could not read the submission: {error}")
             return
-        if not chosen:
+        if not self.staged:
             self.outcome = ("no files", "no exercise files anywhere in this folder")
             return
         settings = self.settings
@@ -218,7 +218,8 @@ class _Job:
         failure = "its report is over the size limit" if self.overflow else None
         if failure is None:
             try:
-                return "graded", "", valid_report(json.loads(bytes(self.stdout).decode("utf-8")))
+                report = valid_report(json.loads(bytes(self.stdout).decode("utf-8")))
+                return "graded", "", as_in_folder(report, self.student, self.folder / "submission", self.staged)
             except (ValueError, UnicodeDecodeError) as error:
                 failure = f"no valid report ({error})" if self.stdout else "no report"
         self.stderr.flush()
@@ -291,6 +292,31 @@ def valid_record(record, name):
     elif record.get("report") is not None:
         raise ValueError("a report without the status graded")
     return record
+
+
+def as_in_folder(report, student, staging, staged):
+    """The report with every file named as the student knows it, relative to their folder: the
+    grader graded the copies `staged` into `staging` (a temporary folder), which is no name of theirs
+    and is gone once the batch is done. Each exercise's file, ignored copies and missing-file error
+    follow `gradescope.as_submitted`; a staged path left in any other text is replaced too."""
+    for exercise in report["exercises"]:
+        exercise.update(as_submitted(student, staged, catalog.find(exercise["id"])))
+    names = {str(Path(staging, name)): submitted_name(student, source)
+             for sources, _ in staged.values() for name, source in sources.items()}
+    return _replaced(report, {**names, str(staging): "your submission"})
+
+
+def _replaced(value, names):
+    """`value` (JSON) with each key of `names` in its strings replaced by its value, longest first."""
+    if isinstance(value, str):
+        for old in sorted(names, key=len, reverse=True):
+            value = value.replace(old, names[old])
+        return value
+    if isinstance(value, list):
+        return [_replaced(item, names) for item in value]
+    if isinstance(value, dict):
+        return {key: _replaced(item, names) for key, item in value.items()}
+    return value
 
 
 def _kill_tree(pid):

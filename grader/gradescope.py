@@ -181,15 +181,14 @@ def _tree(folder, inside):
 
 def stage(tree, dest, exercises=catalog.EXERCISES):
     """Copy each exercise's file from anywhere under `tree` into `dest` under its standard name,
-    chosen by the rule of `submission.candidates`; returns ({exercise: source}, notes), where the
-    notes say which file was graded and which copies were ignored."""
+    chosen by the rule of `submission.candidates`; returns (staged, notes): what `stage_files`
+    returns, and notes that say which file was graded and which copies were ignored."""
     staged = stage_files(tree, dest, exercises)
-    chosen = {exercise: next(iter(sources.values())) for exercise, (sources, _) in staged.items()}
     notes = []
     for exercise, (sources, ignored) in staged.items():
-        others = f" (ignored: {', '.join(_name(tree, path) for path in ignored)})" if ignored else ""
-        notes += [f"{exercise.id}: graded {_name(tree, source)}{others}" for source in sources.values()]
-    return chosen, notes
+        others = f" (ignored: {', '.join(submitted_name(tree, path) for path in ignored)})" if ignored else ""
+        notes += [f"{exercise.id}: graded {submitted_name(tree, source)}{others}" for source in sources.values()]
+    return staged, notes
 
 
 def stage_files(tree, dest, exercises=catalog.EXERCISES):
@@ -208,7 +207,8 @@ def stage_files(tree, dest, exercises=catalog.EXERCISES):
     return staged
 
 
-def _name(tree, path):
+def submitted_name(tree, path):
+    """A file of a student's upload as they know it: its path relative to the upload's folder."""
     return clean_text(Path(path).relative_to(tree).as_posix())
 
 
@@ -223,14 +223,26 @@ def graded_notes(folder, staged, verdict):
         sources, ignored = staged[exercise]
         graded = sources.get(Path(result.file).name)
         others = [source for name, source in sources.items() if source is not graded] + ignored
-        line = f"{exercise.id}: graded {_name(folder, graded)}" if graded else f"{exercise.id}: nothing graded"
+        line = f"{exercise.id}: graded {submitted_name(folder, graded)}" if graded else f"{exercise.id}: nothing graded"
         if others:
-            line += f" (not graded: {', '.join(_name(folder, path) for path in others)})"
+            line += f" (not graded: {', '.join(submitted_name(folder, path) for path in others)})"
         notes.append(line)
-        if graded:
-            result.file = _name(folder, graded)
-            result.ignored = [_name(folder, path) for path in others]
     return notes
+
+
+def as_submitted(folder, staged, exercise):
+    """The fields (`file`, `ignored`, and `error` for a missing file) by which a report names an
+    exercise's file to the student whose `folder` was staged (`stage_files`): the file graded and
+    the copies not graded, relative to that folder, never the grader's staging copy; for an
+    exercise with no file there, its standard name and what to hand in."""
+    if exercise not in staged:
+        return {"file": exercise.file_name, "ignored": [],
+                "error": f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
+                         "upload it under exactly this name"}
+    sources, ignored = staged[exercise]
+    graded, *others = sources.values()
+    return {"file": submitted_name(folder, graded),
+            "ignored": [submitted_name(folder, path) for path in [*others, *ignored]]}
 
 
 # -- grading inside the container ------------------------------------------------------------------
@@ -271,10 +283,7 @@ def _grade(folder, exercises, hidden_visibility, options):
         verdict = runner.grade(exercises, runner.Options(submission=Path(staging), **options))
         notes = graded_notes(folder, staged, verdict)
     verdict = dataclasses.replace(verdict, exercises=[
-        result if exercise in staged else dataclasses.replace(
-            result, file=exercise.file_name,
-            error=f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: upload it under "
-                  "exactly this name")
+        dataclasses.replace(result, **as_submitted(folder, staged, exercise))
         for result, exercise in zip(verdict.exercises, exercises)])
     print("\n".join(notes or ["No exercise files were found in the submission."]))
     for exercise in verdict.exercises:

@@ -87,7 +87,8 @@ def graded_class(tmp_path_factory):
         "mallory": {"exercise3_scaling.py": KILLS_ITS_PARENT},
     })
     out = folder.parent / "grades.csv"
-    result = batch(folder, "--jobs", 2, "--timeout", 2, "--device", "cpu", "--no-perf", "--out", out)
+    result = batch(folder, "--jobs", 2, "--timeout", 2, "--device", "cpu", "--no-perf", "--out", out,
+                   "--feedback", folder.parent / "feedback")
     return folder, out, result
 
 
@@ -136,6 +137,25 @@ def test_scores_follow_the_submissions(graded_class):
     mallory = reports["mallory"]  # killing its parent may crash the grader: that student's row only
     assert mallory["status"] in ("graded", "error")
     assert mallory["report"] is None or exercise_of("mallory")["score"] == 0
+
+
+def test_files_are_named_as_in_the_students_folder(graded_class):
+    """Never the grader's temporary staging copy: in the JSON records, the CSV and the feedback pages
+    (which merge makes again from the records), every file is named relative to the student's folder."""
+    folder, out, _ = graded_class
+    reports = {path.stem: json.loads(path.read_text()) for path in (out.parent / "grades").glob("*.json")}
+    files = {exercise["id"]: exercise["file"] for exercise in reports["alice"]["report"]["exercises"]}
+    assert files["exercise3"] == "hw3/attention/exercise3_scaling.py"
+    assert files["exercise2"] == "hw2/exercise2_scoring.ipynb"
+    assert files["exercise1"] == catalog.find("exercise1").file_name  # not handed in: the name to hand in
+    missing = next(e for e in reports["alice"]["report"]["exercises"] if e["id"] == "exercise1")
+    assert missing["error"].startswith("no exercise1_projection.py (or exercise1_projection.ipynb) anywhere in "
+                                       "your submission"), missing["error"]
+    pages = {path.stem: path.read_text(encoding="utf-8") for path in (out.parent / "feedback").glob("*.html")}
+    assert set(pages) == set(reports)
+    assert "<code>hw3/attention/exercise3_scaling.py</code>" in pages["alice"]
+    for text in [*map(json.dumps, reports.values()), *pages.values(), out.read_text()]:
+        assert "lumen-batch-" not in text and "submission/exercise" not in text
 
 
 def test_every_student_has_the_same_max_score(graded_class):

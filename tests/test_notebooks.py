@@ -332,7 +332,7 @@ def test_a_notebook_and_its_jupyter_copy_are_chosen_by_one_rule_everywhere(tmp_p
     staged = tmp_path / "staged"
     staged.mkdir()
     chosen, notes = gradescope.stage(folder, staged, [EX3])  # Gradescope's and batch's staging
-    assert chosen[EX3].name == "exercise3_scaling.ipynb"
+    assert [path.name for path in chosen[EX3][0].values()] == ["exercise3_scaling.ipynb"]
     assert notes == ["exercise3: graded exercise3_scaling.ipynb (ignored: exercise3_scaling-Copy1.ipynb)"]
     result = invoke("exercise3", "--submission", folder, "--device", "cpu", "--no-perf", "--format", "json")
     assert result.exit_code == 0, result.output  # the solved one was graded, not the stub
