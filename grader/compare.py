@@ -63,6 +63,19 @@ class Mismatch(AssertionError):
         self.details = details
 
 
+PLURAL_VERBS = {"is": "are", "has": "have"}
+
+
+def agree(what, verb):
+    """`verb` ("is" or "has") agreeing with `what`: plural when `what` names plural things, as an
+    item's label does ("weights from f(q, k, v)", "keys from cache.update(k, v)"); a call
+    ("split_heads(x, 3)") or "the gradient of ..." is singular."""
+    words = what.split()
+    head = words[1] if len(words) > 1 and words[0] == "the" else words[0] if words else ""
+    plural = head.isalpha() and head.endswith("s") and not head.endswith(("ss", "us", "is", "as"))
+    return PLURAL_VERBS[verb] if plural else verb
+
+
 def shape_text(shape):
     """A shape as Python writes it: (2, 3), (3,), ()."""
     return str(tuple(int(n) for n in shape))
@@ -113,7 +126,7 @@ def check_tensor(got, *, what, shape=None, dtype=None, device=None):
         raise Mismatch(_dtype_message(what, got.dtype, dtype), cause=_dtype_cause(dtype))
     if device is not None and got.device.type != torch.device(device).type:
         raise Mismatch(
-            f"{what} is on {got.device.type}, expected {torch.device(device).type} like its input: "
+            f"{what} {agree(what, 'is')} on {got.device.type}, expected {torch.device(device).type} like its input: "
             "create new tensors with device=x.device", cause="device-changed"
         )
 
@@ -124,7 +137,7 @@ def _dtype_cause(expected):
 
 
 def _dtype_message(what, got, expected):
-    text = f"{what} is {dtype_text(got)}, expected {dtype_text(expected)}"
+    text = f"{what} {agree(what, 'is')} {dtype_text(got)}, expected {dtype_text(expected)}"
     if expected == torch.bool:
         return (f"{text}: a mask says yes or no for each (query, key) pair, and ~mask needs bool: build it "
                 "with dtype=torch.bool")
@@ -133,7 +146,7 @@ def _dtype_message(what, got, expected):
 
 def _shape_message(what, got, expected):
     if len(got) != len(expected):
-        text = (f"{what} has shape {shape_text(got)} ({len(got)} dims), expected "
+        text = (f"{what} {agree(what, 'has')} shape {shape_text(got)} ({len(got)} dims), expected "
                 f"{shape_text(expected)} ({len(expected)} dims)")
         return text + _axis_of_one(got, expected)
     wrong = [axis for axis in range(len(got)) if got[axis] != expected[axis]]
@@ -141,7 +154,7 @@ def _shape_message(what, got, expected):
     hint = ""
     if sorted(got) == sorted(expected):
         hint = ": the right sizes in the wrong order, is a transpose missing or on the wrong axes?"
-    return f"{what} has shape {shape_text(got)}, expected {shape_text(expected)} ({axes}){hint}"
+    return f"{what} {agree(what, 'has')} shape {shape_text(got)}, expected {shape_text(expected)} ({axes}){hint}"
 
 
 def _axis_of_one(got, expected):
@@ -224,10 +237,13 @@ def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None, m
     got_text, want_text = _number(got64[index]), _number(want[index])
     if got_text == want_text:  # off in a digit the short form hides
         got_text, want_text = f"{float(got64[index]):.17g}", f"{float(want[index]):.17g}"
+    conditioning = _conditioning(dtype, magnitude, index)
+    if not conditioning:  # the dtype's own tolerance: a report listing mismatches may say it once for all
+        details["tolerance"] = {"dtype": dtype_text(dtype), "text": f"{atol:g} + {rtol:g}·|expected|"}
     raise Mismatch(
-        f"{what} is wrong at {list(index)}: got {got_text}, expected {want_text}; "
+        f"{what} {agree(what, 'is')} wrong at {list(index)}: got {got_text}, expected {want_text}; "
         f"{int(wrong.sum())} of {wrong.numel()} values are off "
-        f"(tolerance {atol:g} + {rtol:g}·|expected|{_conditioning(dtype, magnitude, index)})"
+        f"(tolerance {atol:g} + {rtol:g}·|expected|{conditioning})"
         f"{_single_precision_hint(dtype, got64, want, wrong)}",
         **details,
     )
@@ -264,7 +280,8 @@ def _check_equal(got, expected, *, what, picture=None):
     if wrong.any():
         index = _first(wrong)
         raise Mismatch(
-            f"{what} is wrong at {list(index)}: got {got[index].item()}, expected {expected[index].item()}; "
+            f"{what} {agree(what, 'is')} wrong at {list(index)}: got {got[index].item()}, "
+            f"expected {expected[index].item()}; "
             f"{int(wrong.sum())} of {wrong.numel()} entries differ",
             got=got, expected=expected, **_picture_details(got, expected, index, picture),
         )
@@ -274,12 +291,13 @@ def _nan_message(what, got, want, bad, hint):
     count = int(bad.sum())
     where = _first(bad)
     if got.dim() < 2:
-        text = f"{what} has NaN at {plural(count, 'position')}, first at {list(where)}"
+        text = f"{what} {agree(what, 'has')} NaN at {plural(count, 'position')}, first at {list(where)}"
         return f"{text}: {hint}" if hint else text
     row = where[:-1]
     rows = int(bad.any(dim=-1).sum())
     whole = bool(bad[row].all())
-    text = (f"{what} has NaN in {plural(rows, 'row')} (a row is the last axis), first in row {list(row)}"
+    text = (f"{what} {agree(what, 'has')} NaN in {plural(rows, 'row')} (a row is the last axis), "
+            f"first in row {list(row)}"
             f"{', all of it' if whole else f' at column {where[-1]}'}")
     if hint:
         return f"{text}: {hint}"
@@ -294,7 +312,8 @@ def _inf_message(what, got, overflow, hint):
     count = int(overflow.sum())
     where = _first(overflow)
     sign = "-inf" if got[where] < 0 else "inf"
-    text = f"{what} has {sign} at {plural(count, 'position')} where a number is expected, first at {list(where)}"
+    text = (f"{what} {agree(what, 'has')} {sign} at {plural(count, 'position')} where a number is expected, "
+            f"first at {list(where)}")
     if hint:
         return f"{text}: {hint}"
     if sign == "-inf":

@@ -15,6 +15,7 @@ MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", 
          "timeout": ("⏱", "red"), "not_run": ("✗", "red"), "skipped": ("-", "yellow")}
 OUTPUT_LINES = 8  # lines of the student's own printing shown under a failed exercise
 PROBLEMS_SHOWN = 3  # distinct problems listed per exercise in the short report (-v lists every test)
+EVERY_TEST = "lumen-grade {exercise} -v"  # how the short report says to list every test (see grader.notebooks)
 NOT_IMPLEMENTED = "not implemented yet"  # how the plugin words a stub's NotImplementedError
 SPEED = {"on-par": "on par", "3x": "3× slower", "10x": "10× slower", "30x": "30× slower",
          "100x": "100× slower", "not-timed": "not timed"}  # a tier, in the one line of a passed exercise
@@ -105,7 +106,7 @@ def _exercise(text, exercise, verbose):
 
 def _every_test(text, exercise):
     """-v: a line per test with its points, its message and its picture; skips counted."""
-    drawn, skipped = _drawn(exercise), Counter()
+    drawn, skipped, said = _drawn(exercise), Counter(), {}
     for test in exercise.tests:
         if test.status == "skipped":
             skipped[test.message] += 1
@@ -113,24 +114,31 @@ def _every_test(text, exercise):
         symbol, colour = MARKS.get(test.status, ("✗", "red"))
         text.mark(symbol, colour, f"{_points(test.score)}/{_points(test.max_score)}  {test.name}", indent=4, hang=8)
         if test.message:
-            text.line(test.message, indent=10, hang=10)
+            text.line(_untolerant(test, said), indent=10, hang=10)
         if id(test) in drawn:
             text.picture(test.details["picture"], indent=10)
+    _tolerances(text, said, indent=4)
     for reason, count in skipped.items():
         text.line(f"- {count} skipped: {reason}", indent=4, hang=6, fg="yellow")
 
 
 def _problems(text, exercise, ran):
     """A failed exercise, short: a line per distinct problem (the tests that share a message folded
-    into one), the first PROBLEMS_SHOWN of them, each failing function's picture under its line."""
+    into one), the first PROBLEMS_SHOWN of them, each failing function's picture under its line.
+    A problem of a kind not shown yet (another function, another mistake) comes before a variant of
+    one already shown, so that three sizes of one wrong split_heads never hide a wrong merge_heads."""
     groups = {}  # problem -> the tests that failed with it, in the order they ran
     for test in ran:
         if test.status != "passed":
             groups.setdefault(_problem(test), []).append(test)
-    drawn = _drawn(exercise)
-    shown = PROBLEMS_SHOWN if len(groups) > PROBLEMS_SHOWN + 1 else len(groups)  # never "1 more"
-    for tests in list(groups.values())[:shown]:
-        symbol, colour, message = *MARKS.get(tests[0].status, ("✗", "red")), tests[0].message
+    kinds = [_kind(tests[0]) for tests in groups.values()]
+    firsts = [index for index, kind in enumerate(kinds) if kind not in kinds[:index]]
+    order = [*firsts, *(index for index in range(len(kinds)) if index not in firsts)]
+    ordered = [list(groups.values())[index] for index in order]
+    drawn, said = _drawn(exercise), {}
+    shown = PROBLEMS_SHOWN if len(ordered) > PROBLEMS_SHOWN + 1 else len(ordered)  # never "1 more"
+    for tests in ordered[:shown]:
+        symbol, colour, message = *MARKS.get(tests[0].status, ("✗", "red")), _untolerant(tests[0], said)
         if len(tests) == 1:
             what = f"{tests[0].name}: {message}" if message else tests[0].name
         else:
@@ -139,10 +147,15 @@ def _problems(text, exercise, ran):
         for test in tests:
             if id(test) in drawn:
                 text.picture(test.details["picture"], indent=6)
-    if len(groups) > shown:
-        more = sum(len(tests) for tests in list(groups.values())[shown:])
-        text.line(f"… {_count(len(groups) - shown, 'more problem')} in {_count(more, 'test')}: "
-                  f"lumen-grade {exercise.id} -v lists every test", indent=4, hang=6)
+    _tolerances(text, said, indent=4)
+    if len(ordered) > shown:
+        hidden = ordered[shown:]
+        more = sum(len(tests) for tests in hidden)
+        seen = {_kind(tests[0]) for tests in ordered[:shown]}
+        alike = sum(_kind(tests[0]) in seen for tests in hidden)
+        like = "" if not alike else ", all like those above" if alike == len(hidden) else f", {alike} like those above"
+        text.line(f"… {_count(len(hidden), 'more problem')} in {_count(more, 'test')}{like}: "
+                  f"{EVERY_TEST.format(exercise=exercise.id)} lists every test", indent=4, hang=6)
 
 
 def _problem(test):
@@ -155,6 +168,38 @@ def _problem(test):
         target = (test.details.get("call") or {}).get("target")
         return repr(target), test.message.replace(subject, "\0", 1)
     return test.message
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
+
+
+def _kind(test):
+    """The kind of a problem, for the order of the short report: the function it showed in, with
+    the misconception it showed, else its status and message with every number cut out (one wrong
+    formula seen at several sizes and dtypes is one kind; a wrong shape, a crash are others)."""
+    target = (test.details.get("call") or {}).get("target")
+    if test.details.get("diagnosis"):
+        return repr(target), test.details["diagnosis"]
+    problem = _problem(test)
+    return repr(target), test.status, _NUMBER.sub("#", problem[1] if isinstance(problem, tuple) else problem)
+
+
+def _untolerant(test, said):
+    """The test's message without its dtype's tolerance (`(tolerance 1e-05 + 0.0001·|expected|)`),
+    which is noted in `said` ({dtype: tolerance}) for its block to say once (`_tolerances`)."""
+    tolerance = test.details.get("tolerance")
+    phrase = f" (tolerance {tolerance['text']})" if tolerance else None
+    if not phrase or phrase not in test.message:
+        return test.message
+    said[tolerance["dtype"]] = tolerance["text"]
+    return test.message.replace(phrase, "", 1)
+
+
+def _tolerances(text, said, indent):
+    """The tolerances of the mismatches listed above, once for the block."""
+    if said:
+        text.line("(tolerance: " + ", ".join(f"{value} in {dtype}" for dtype, value in said.items()) + ")",
+                  indent=indent, hang=indent + 1)
 
 
 def _count(n, noun):

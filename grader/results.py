@@ -77,9 +77,10 @@ class TestResult(_CleanFields):
             "visibility": self.visibility,
             "message": self.message,
         }
-        # the misconception this test showed, and the small matrices of a failing mask or weight
-        # matrix (rows = queries, columns = keys), for front ends to draw
-        data.update({key: self.details[key] for key in ("diagnosis", "picture") if key in self.details})
+        # the misconception this test showed, the small matrices of a failing mask or weight matrix
+        # (rows = queries, columns = keys), for front ends to draw, and the dtype's tolerance its
+        # message gives ({dtype, text}), which a page listing several mismatches may say once
+        data.update({key: self.details[key] for key in ("diagnosis", "picture", "tolerance") if key in self.details})
         return data
 
 

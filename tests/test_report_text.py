@@ -109,10 +109,67 @@ def test_a_failing_exercise_shows_each_distinct_problem_its_picture_and_diagnosi
 
 
 def test_more_problems_than_shown_point_to_verbose():
-    tests = [Check(f"test_{n}", "failed", 1.0, message=f"problem {n}") for n in range(report.PROBLEMS_SHOWN + 3)]
+    names = "ABCDEF"  # distinct problems (numbers alone would make them one kind)
+    tests = [Check(f"test_{n}", "failed", 1.0, message=f"problem {names[n]}") for n in range(report.PROBLEMS_SHOWN + 3)]
     text = report.render_text(GradeReport([ExerciseResult("exercise2", "Score every key", "f.py", tests)], "cpu", 0))
-    assert "test_2: problem 2" in text and f"problem {report.PROBLEMS_SHOWN}" not in text
-    assert "… 3 more problems in 3 tests: lumen-grade exercise2 -v lists every test" in text
+    words = " ".join(text.split())
+    assert "test_2: problem C" in words and f"problem {names[report.PROBLEMS_SHOWN]}" not in words
+    assert "… 3 more problems in 3 tests: lumen-grade exercise2 -v lists every test" in words
+
+
+def mismatch(name, function, subject, got, dtype="float32", diagnosis=None):
+    """A failed check as compare words it: `function` called as `subject` gave a wrong value `got`."""
+    tolerance = {"float32": "1e-05 + 0.0001·|expected|", "float64": "1e-12 + 1e-10·|expected|"}[dtype]
+    details = {"subject": subject, "call": {"target": function},
+               "tolerance": {"dtype": dtype, "text": tolerance}, **({"diagnosis": diagnosis} if diagnosis else {})}
+    return Check(name, "failed", 1.0, details=details,
+                 message=f"{subject} is wrong at [0, 1]: got {got}, expected 0.5; 9 of 12 values are off "
+                         f"(tolerance {tolerance})")
+
+
+def test_a_distinct_problem_comes_before_variants_of_one_already_shown():
+    """Four variants of a diagnosed split_heads mistake (sizes, dtypes) and one merge_heads error:
+    the merge_heads line is shown, second, not folded into "… more problems"."""
+    split = [mismatch(f"test_split_heads[{n}]", "split_heads", f"split_heads(x of shape (2, {n}, 12), 3)",
+                      got=0.1 * n, dtype=dtype, diagnosis="split:no-transpose")
+             for n, dtype in zip(range(1, 5), ("float32", "float64", "float32", "float64"))]
+    merge = mismatch("test_merge_heads[cpu]", "merge_heads", "merge_heads(x)", got=0.7)
+    crash = Check("test_merge_heads_dtype", "error", 1.0, message="merge_heads(x) raised RuntimeError: view size")
+    result = ExerciseResult("exercise6", "Multi-head attention", "f.py", [*split, merge, crash])
+    lines = [line.strip() for line in report.render_text(GradeReport([result], "cpu", 0), width=400).splitlines()]
+    problems = [line.split(":")[0] for line in lines if line.startswith("✗ test")]
+    assert problems == ["✗ test_split_heads[1]", "✗ test_merge_heads[cpu]", "✗ test_merge_heads_dtype"]
+    more = next(line for line in lines if line.startswith("…"))
+    assert more == "… 3 more problems in 3 tests, all like those above: lumen-grade exercise6 -v lists every test"
+
+
+def test_a_submission_with_a_split_and_a_merge_mistake_shows_both(tmp_path):
+    """Graded for real: split_heads without its transpose fails at every size and dtype, and a
+    merge_heads without its transpose too; the short report names both functions' failures."""
+    code = (SUBMISSIONS / "exercise6" / "wrong_split_no_transpose.py").read_text(encoding="utf-8")
+    right_merge = "    return x.transpose(1, 2).contiguous().view(B, L, H * d_head)\n"
+    assert right_merge in code
+    (tmp_path / "exercise6_multihead.py").write_text(code.replace(right_merge, "    return x.view(B, L, H * d_head)\n"))
+    result = invoke("6", "--submission", tmp_path, "--device", "cpu", "--no-perf", columns=400)
+    assert result.exit_code == 1, result.output
+    problems = [line.strip().split(":")[0] for line in lines_of(result.output) if line.strip().startswith("✗ test")]
+    assert problems[:2] == ["✗ test_split_heads_values[cpu-float32]", "✗ test_merge_heads_values[cpu-float32]"], \
+        result.output
+    assert result.output.count("(tolerance") == 1, result.output  # said once, for the dtypes of the lines shown
+
+
+def test_the_tolerance_is_said_once_per_block_for_each_dtype():
+    tests = [mismatch(f"test_{n}", f"f{n}", f"f{n}(x)", got=0.1, dtype=dtype)
+             for n, dtype in enumerate(("float32", "float64", "float32"))]
+    result = ExerciseResult("exercise3", "Scale", "f.py", tests)
+    for verbose in (False, True):
+        text = report.render_text(GradeReport([result], "cpu", 0), width=400, verbose=verbose)
+        assert text.count("tolerance") == 1, text
+        assert "(tolerance: 1e-05 + 0.0001·|expected| in float32, 1e-12 + 1e-10·|expected| in float64)" in text
+        assert "f2(x) is wrong at [0, 1]: got 0.1, expected 0.5; 9 of 12 values are off\n" in text
+    alone = Check("test_alone", "failed", 1.0, message="f(x) is wrong (tolerance 1e-05 + 0.0001·|expected|)")
+    text = report.render_text(GradeReport([ExerciseResult("exercise3", "Scale", "f.py", [alone])], "cpu", 0))
+    assert "(tolerance 1e-05" in text  # a message without the detail is shown as it is
 
 
 def test_device_skips_are_one_count_or_omitted_when_the_device_was_chosen(at_root):

@@ -20,7 +20,7 @@ WRONG = {
     "wrong_softmax_over_queries": (
         ATTENTION_WITH_MASK | {"test_attention_values", "test_attention_shapes", "test_attention_huge_scores",
                                "test_attention_zero_scores"},
-        ("test_attention_values", "weights from scaled_dot_product_attention(q, k, v) is wrong at"),
+        ("test_attention_values", "weights from scaled_dot_product_attention(q, k, v) are wrong at"),
     ),
     "wrong_naive_exp": (
         {"test_softmax_huge_scores", "test_softmax_fully_masked_slice", "test_fully_masked_rows",
@@ -33,7 +33,7 @@ WRONG = {
     ),
     "wrong_mask_after_softmax": (
         ATTENTION_WITH_MASK | {"test_attention_huge_scores"},
-        ("test_causal_mask_broadcasts", "weights from scaled_dot_product_attention(q, k, v, causal_mask(6)) is wrong"),
+        ("test_causal_mask_broadcasts", "weights from scaled_dot_product_attention(q, k, v, causal_mask(6)) are wrong"),
     ),
     "wrong_mask_inverted": (
         ATTENTION_WITH_MASK | {"test_attention_huge_scores"},
@@ -41,7 +41,7 @@ WRONG = {
     ),
     "wrong_no_scale": (
         ATTENTION_WITH_MASK | {"test_attention_values", "test_attention_shapes"},
-        ("test_attention_values", "weights from scaled_dot_product_attention(q, k, v) is wrong at"),
+        ("test_attention_values", "weights from scaled_dot_product_attention(q, k, v) are wrong at"),
     ),
     "wrong_softmax_ignores_dim": (
         {"test_softmax_any_dim"},

@@ -85,7 +85,7 @@ def test_update_that_returns_only_the_new_tokens(grade):
          "test_kvcache_full_raises_value_error", "test_cached_gqa_input_not_modified"} | AFTER_A_CACHED_TOKEN
     )
     text = message(result, "test_kvcache_update_returns_everything[cpu-float32]")
-    assert text == ("keys from cache.update(k, v) with 1 new token after 3 (a KVCache of float32) has shape "
+    assert text == ("keys from cache.update(k, v) with 1 new token after 3 (a KVCache of float32) have shape "
                     "(4, 2, 1, 3), expected (4, 2, 4, 3) (axis -2 is 1 not 4)")
     assert "it must return ALL the keys and values cached so far" in result.diagnoses[0]["message"]
 
