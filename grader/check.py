@@ -17,6 +17,7 @@ Without the module the row says "not available", which is neither a pass nor a f
 
 import importlib
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +42,12 @@ def _row(check, device, problems, detail):
     return Row(check, device, FAIL if problems else PASS, detail, problems)
 
 
+def _unavailable(check, exercises, why):
+    """The row "not available" of a check that could not run for `exercises` (ids), saying `why`:
+    an exercise it did not run for is never counted as a pass."""
+    return Row(check, "-", NOT_AVAILABLE, f"{', '.join(exercises)}: {why}")
+
+
 def run(solutions_dir, exercises=None, *, seed=0, time_limit=60.0, launcher=None):
     """Check the kit on every available device; returns the rows of the summary table."""
     own_launcher = launcher is None
@@ -53,11 +60,11 @@ def run(solutions_dir, exercises=None, *, seed=0, time_limit=60.0, launcher=None
         options = runner.Options(submission=Path(solutions_dir), device="auto", seed=seed,
                                  time_limit=time_limit)
         solved = runner.grade(exercises, options, launcher=launcher)
-        rows = [*reference_rows(devices),
+        rows = [*reference_rows(devices, exercises),
                 _solutions_row(exercises, options, solved),
                 _stubs_row(exercises, options, launcher),
-                _mutants_row(exercises, options, launcher),
-                _separation_row(solved)]
+                *_mutants_rows(exercises, options, launcher),
+                *_separation_rows(solved)]
     finally:
         if own_launcher:
             launcher.close()
@@ -75,31 +82,32 @@ def passed(rows):
 def reference_rows(devices, exercises=None):
     """The reference against the oracle and against torch's built-ins, on each device: the checks
     the exercises' declarations list (`oracle_checks`, `builtin_checks`), of every exercise unless
-    told which (the whole answer key is checked whichever exercises are graded)."""
+    told which. An exercise that declares none gets a row "not available" for that check."""
     exercises = list(exercises or catalog.EXERCISES)
-    return [_reference_row(devices, exercises, "oracle_checks", "reference = float64 oracle"),
-            _reference_row(devices, exercises, "builtin_checks", "reference = torch built-ins")]
+    return [*_reference_rows(devices, exercises, "oracle_checks", "reference = float64 oracle"),
+            *_reference_rows(devices, exercises, "builtin_checks", "reference = torch built-ins")]
 
 
-def _reference_row(devices, exercises, kind, check):
-    """One row: every exercise's `kind` of checks, each on its own seeded inputs, on every device."""
+def _reference_rows(devices, exercises, kind, check):
+    """Every exercise's `kind` of checks, each on its own seeded inputs, on every device: a row for
+    the exercises with some, and one "not available" for those with none."""
     import torch
 
-    problems, count = [], 0
+    problems, counts = [], Counter()
     for device in devices:
         for exercise in exercises:
             checks = getattr(exercise, kind)
-            if checks is None:
-                continue
             with torch.no_grad():
-                for what, got, want in checks(_Inputs(device, seed=6)):
-                    count += 1
+                for what, got, want in checks(_Inputs(device, seed=6)) if checks is not None else ():
+                    counts[exercise.id] += 1
                     difference = _difference(got, want)
                     if difference:
                         problems.append(f"{exercise.id} {what} on {device}: {difference}")
-    if not count:
-        return Row(check, "-", NOT_AVAILABLE, "no exercise declares such checks")
-    return _row(check, "+".join(devices), problems, f"{count // len(devices)} comparisons")
+    rows = [_row(check, "+".join(devices), problems, f"{counts.total() // len(devices)} comparisons")] if counts else []
+    uncovered = [exercise.id for exercise in exercises if not counts[exercise.id]]
+    if uncovered:
+        rows.append(_unavailable(check, uncovered, f"no {kind} declared"))
+    return rows
 
 
 def _difference(got, want):
@@ -202,23 +210,26 @@ def _catalogue(check):
         return None, Row(check, "-", NOT_AVAILABLE, "grader/misconceptions.py is not there yet")
 
 
-def _mutants_row(exercises, options, launcher):
-    """Every mutant of grader.misconceptions fails its exercise: the seam described at the top."""
+def _mutants_rows(exercises, options, launcher):
+    """Every mutant of grader.misconceptions fails its exercise: the seam described at the top. An
+    exercise without mutants gets a row "not available"."""
     check = "misconception mutants are caught"
     misconceptions, missing = _catalogue(check)
     if missing:
-        return missing
+        return [missing]
     if not hasattr(misconceptions, "mutant_sources"):
-        return Row(check, "-", FAIL, "the seam is missing",
-                   [f"{MISCONCEPTIONS} defines no mutant_sources(solutions_dir): see grader/check.py"])
+        return [Row(check, "-", FAIL, "the seam is missing",
+                    [f"{MISCONCEPTIONS} defines no mutant_sources(solutions_dir): see grader/check.py"])]
     selected = {exercise.id for exercise in exercises}
     mutants = []
     for mutant_id, exercise, source in misconceptions.mutant_sources(options.submission):
         exercise = exercise if isinstance(exercise, catalog.Exercise) else catalog.find(str(exercise))
         if exercise.id in selected:
             mutants.append((mutant_id, exercise, source))
+    uncovered = [exercise.id for exercise in exercises if all(mutant[1] != exercise for mutant in mutants)]
+    rows = [_unavailable(check, uncovered, "no mutants")] if uncovered else []
     if not mutants:
-        return Row(check, "-", NOT_AVAILABLE, "no mutants for these exercises")
+        return rows
     problems, device = [], options.device
     for batch in _rounds(mutants):  # one mutant per exercise per grading run
         with tempfile.TemporaryDirectory(prefix="lumen-mutants-") as folder:
@@ -232,29 +243,33 @@ def _mutants_row(exercises, options, launcher):
                 problems.append(f"{mutant_id} ({exercise.id}): passed every test, "
                                 f"{result.score:g}/{result.max_score:g}")
     ids = {mutant_id for mutant_id, _, _ in mutants}
-    return _row(check, device, problems, f"{len(mutants) - len(problems)} of {len(mutants)} mutants "
-                                         f"({len(ids)} misconceptions) fail their exercise")
+    return [_row(check, device, problems, f"{len(mutants) - len(problems)} of {len(mutants)} mutants "
+                                          f"({len(ids)} misconceptions) fail their exercise"), *rows]
 
 
-def _separation_row(verdict):
+def _separation_rows(verdict):
     """For every pair of misconceptions of an exercise, some call of its suites tells them apart: the
-    calls the suites make on the solutions, replayed on every mutant of the two."""
+    calls the suites make on the solutions, replayed on every mutant of the two. An exercise with
+    fewer than two misconceptions has no pair: its row is "not available"."""
     check = "misconceptions are told apart"
     misconceptions, missing = _catalogue(check)
     if missing:
-        return missing
+        return [missing]
     if not hasattr(misconceptions, "for_exercise"):
-        return Row(check, "-", NOT_AVAILABLE, "grader/misconceptions.py has no for_exercise(number)")
+        return [Row(check, "-", NOT_AVAILABLE, "grader/misconceptions.py has no for_exercise(number)")]
     from grader import diagnose
 
-    problems, pairs = [], 0
+    problems, pairs, uncovered = [], 0, []
     for result in verdict.exercises:
         number = catalog.find(result.id).number
         for a, b in diagnose.unseparated(number, result.calls):
             problems.append(f"{result.id}: no call of its tests tells {a} from {b}")
         ids = [m.id for m in misconceptions.for_exercise(number)]
         pairs += len(ids) * (len(ids) - 1) // 2
-    return _row(check, verdict.device, problems, f"{pairs - len(problems)} of {pairs} pairs")
+        if len(ids) < 2:
+            uncovered.append(result.id)
+    rows = [_row(check, verdict.device, problems, f"{pairs - len(problems)} of {pairs} pairs")] if pairs else []
+    return rows + ([_unavailable(check, uncovered, "fewer than two misconceptions")] if uncovered else [])
 
 
 def _rounds(mutants):

@@ -1,5 +1,6 @@
 """`lumen-grade check`: the instructor's one command, and that each of its claims can fail."""
 
+import dataclasses
 import shutil
 import sys
 import types
@@ -41,11 +42,38 @@ def by_check(rows):
 
 def test_sound_kit_passes_every_row(launcher, no_misconceptions):
     rows = check.run(SOLUTIONS, [EX3], launcher=launcher)
-    assert [row.status for row in rows] == [check.PASS] * 4 + [check.NOT_AVAILABLE] * 2
+    assert [row.status for row in rows] == [check.PASS, check.NOT_AVAILABLE, check.PASS, check.PASS,
+                                            check.NOT_AVAILABLE, check.NOT_AVAILABLE]
+    assert rows[1].detail == "exercise3: no builtin_checks declared"  # torch has no scale_scores to compare
     assert check.passed(rows)
     table = check.render(rows, seconds=1.5)
     assert "misconception mutants are caught  -       - not available  grader/misconceptions.py" in table
-    assert table.endswith("all holds: 4 passed, 0 failed, 2 not available in 1.5 s\n")
+    assert table.endswith("all holds: 3 passed, 0 failed, 3 not available in 1.5 s\n")
+
+
+def test_a_check_that_did_not_run_for_an_exercise_is_not_available(launcher, monkeypatch):
+    """A new exercise, with no reference checks, mutants nor misconceptions declared yet: its rows
+    are "not available", never a pass counted from the other exercises' checks (or 0 of 0 pairs)."""
+    new = dataclasses.replace(EX3, oracle_checks=None, builtin_checks=None)
+    module = types.ModuleType(check.MISCONCEPTIONS)
+    module.mutant_sources = lambda solutions_dir: []
+    module.for_exercise = lambda number: []
+    monkeypatch.setitem(sys.modules, check.MISCONCEPTIONS, module)
+    rows = check.run(SOLUTIONS, [new], launcher=launcher)
+    assert [(row.check, row.status, row.detail) for row in rows if row.status != check.PASS] == [
+        ("reference = float64 oracle", check.NOT_AVAILABLE, "exercise3: no oracle_checks declared"),
+        ("reference = torch built-ins", check.NOT_AVAILABLE, "exercise3: no builtin_checks declared"),
+        ("misconception mutants are caught", check.NOT_AVAILABLE, "exercise3: no mutants"),
+        ("misconceptions are told apart", check.NOT_AVAILABLE, "exercise3: fewer than two misconceptions")]
+    assert [row.check for row in rows if row.status == check.PASS] == [
+        "solutions/ scores full marks", "untouched stubs score zero"]  # the two that did run for it
+    table = check.render(rows)
+    assert "comparisons" not in table and "0 of 0" not in table
+    both = check.reference_rows(("cpu",), [new, catalog.find("exercise5")])  # one declares checks, one not
+    assert [(row.check, row.status) for row in both] == [
+        ("reference = float64 oracle", check.PASS), ("reference = float64 oracle", check.NOT_AVAILABLE),
+        ("reference = torch built-ins", check.PASS), ("reference = torch built-ins", check.NOT_AVAILABLE)]
+    assert both[1].detail == "exercise3: no oracle_checks declared"
 
 
 def test_every_two_misconceptions_of_an_exercise_are_told_apart(launcher):
@@ -61,7 +89,7 @@ def test_broken_solution_fails_check_and_is_named(tmp_path, no_misconceptions):
     assert len(failing) == 1 and failing[0].startswith("solutions/ scores full marks")
     assert "    exercise3: " in result.output and "test_scale_scores_values" in result.output
     assert "untouched stubs score zero" in result.output
-    assert "NOT all holds: 3 passed, 1 failed" in result.output
+    assert "NOT all holds: 2 passed, 1 failed" in result.output
 
 
 def test_solution_that_leaks_into_the_stub_fails_the_stub_row(launcher, tmp_path, no_misconceptions):
@@ -86,8 +114,9 @@ def test_a_wrong_reference_fails_its_rows(monkeypatch):
 
     monkeypatch.setattr(lumen_ref, "scale_scores", lambda scores, d_k: scores / d_k)
     monkeypatch.setattr(lumen_ref, "softmax", lambda x, dim=-1: x.exp() / x.exp().sum())  # over everything
-    oracle_row, builtin_row = check.reference_rows(("cpu",))
+    oracle_row, builtin_row, unavailable = check.reference_rows(("cpu",))
     assert oracle_row.status == builtin_row.status == check.FAIL
+    assert unavailable.status == check.NOT_AVAILABLE and unavailable.check == builtin_row.check
     assert [f.split(":")[0] for f in oracle_row.failures] == [
         "exercise3 scale_scores on cpu", "exercise5 softmax(dim=-1) on cpu", "exercise5 softmax(dim=1) on cpu"]
     assert [f.split(":")[0] for f in builtin_row.failures] == ["exercise5 softmax on cpu", "exercise5 softmax(dim=1) on cpu"]
