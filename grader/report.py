@@ -315,8 +315,9 @@ GRADESCOPE_VISIBILITIES = {"hidden": "hidden from students", "after_due_date": "
 def render_gradescope(report, hidden_visibility="after_published"):
     """Gradescope's results.json (gradescope-autograders.readthedocs.io/en/latest/specs/).
 
-    A test per check, its teaching message as the output, numbered exercise.check (3.1, 3.2, ...) and
-    tagged with the exercise and the misconception it showed; hidden checks get `hidden_visibility`.
+    A test per check, its teaching message as the output (and the misconception it showed, in words),
+    numbered exercise.check (3.1, 3.2, ...) and tagged with the exercise; the misconception's id is
+    in the test's `extra_data`, for machines; hidden checks get `hidden_visibility`.
     Skipped checks (a GPU case on a CPU machine) are left out, as Gradescope has no 'skipped' and
     they count towards no score, and are counted in the top-level output instead. The performance
     tiers become a `leaderboard`, present only when some exercise has a tier."""
@@ -327,9 +328,10 @@ def render_gradescope(report, hidden_visibility="after_published"):
             "score": test.score,
             "max_score": test.max_score,
             "status": "passed" if test.status == "passed" else "failed",
-            "output": test.message,
-            "tags": [exercise.id, *([test.details["diagnosis"]] if test.details.get("diagnosis") else [])],
+            "output": "\n".join([test.message, *_explained(exercise, test)]).strip("\n"),
+            "tags": [exercise.id],
             "visibility": hidden_visibility if test.visibility == "hidden" else "visible",
+            **({"extra_data": {"diagnosis": test.details["diagnosis"]}} if test.details.get("diagnosis") else {}),
         }
         for exercise in report.exercises
         for number, test in enumerate((test for test in exercise.tests if test.status != "skipped"), start=1)
@@ -347,6 +349,13 @@ def render_gradescope(report, hidden_visibility="after_published"):
     if leaderboard:
         results["leaderboard"] = leaderboard
     return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+
+
+def _explained(exercise, test):
+    """["➜ the misconception's message"] for a test that showed one of the exercise's diagnoses, else []."""
+    shown = test.details.get("diagnosis")
+    return [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses
+            if shown in (diagnosis.get("id"), *diagnosis.get("ids", ()))][:1]
 
 
 def _gradescope_summary(report, hidden_visibility):

@@ -60,10 +60,10 @@ def fabricated_report(tier=None):
     scaling = ExerciseResult("exercise3", "Scale by √d_k", "exercises/exercise3_scaling.py", tests=[
         Check("test_values[cpu]", "passed", 2.0, duration=0.25),
         Check("test_spread", "failed", 1.0, message="spread 8.00, expected about 1: divide by √d_k",
-                   duration=0.5),
+                   duration=0.5, details={"diagnosis": "divisor:d_k"}),
         Check("test_zero_and_huge[cpu]", "failed", 3.0, visibility="hidden", message="huge scores overflow"),
         Check("test_values[cuda]", "skipped", 2.0, message="cuda is not available"),
-    ], tier=tier, diagnoses=[{"message": "you divided by d_k instead of √d_k"}],
+    ], tier=tier, diagnoses=[{"id": "divisor:d_k", "message": "you divided by d_k instead of √d_k"}],
         output="debug \x1b[31mred\x1b[0m \x00 done")
     softmax = ExerciseResult("exercise5", "Softmax", "exercises/exercise5_softmax.py", tests=[
         Check("test_softmax", "error", 1.0, message="your code raised ZeroDivisionError (line 3)"),
@@ -88,7 +88,9 @@ def test_gradescope_results_follow_the_specification():
     assert [test["number"] for test in data["tests"]] == ["3.1", "3.2", "3.3", "5.1", "5.2"]
     spread = by_name["exercise3: test_spread"]
     assert (spread["status"], spread["score"], spread["max_score"]) == ("failed", 0.0, 1.0)
-    assert spread["output"] == "spread 8.00, expected about 1: divide by √d_k"  # the teaching message
+    assert spread["output"] == ("spread 8.00, expected about 1: divide by √d_k"  # the teaching message
+                                "\n➜ you divided by d_k instead of √d_k")  # and the mistake it shows, in words
+    assert spread["tags"] == ["exercise3"] and spread["extra_data"] == {"diagnosis": "divisor:d_k"}  # ids: machines
     assert by_name["exercise3: test_zero_and_huge[cpu]"]["visibility"] == "after_published"
     assert by_name["exercise5: test_softmax"]["status"] == "failed"  # an error is a failed check
     assert by_name["exercise5: test_rows"]["status"] == "failed"  # and so is a timeout
@@ -314,8 +316,8 @@ def test_real_runs_agree_across_json_gradescope_and_junit(tmp_path):
     check_gradescope_results(gradescope)
     assert gradescope["score"] == exercise["score"] < exercise["max_score"]
     assert gradescope["execution_time"] > 0
-    assert {t["name"].removeprefix("exercise3: "): t["output"] for t in gradescope["tests"]
-            if t["status"] == "failed"} == failed
+    assert {t["name"].removeprefix("exercise3: "): t["output"].split("\n➜ ")[0] for t in gradescope["tests"]
+            if t["status"] == "failed"} == failed  # each message, then the misconception it shows, if any
 
     (suite,) = parse_junit(outputs["junit"].read_text())
     assert {case.get("name"): case.find("failure").get("message") for case in suite.iter("testcase")

@@ -261,4 +261,6 @@ def test_the_summary_names_exactly_the_file_graded_and_the_printing_is_shown(tmp
     assert "exercise3: your code printed:\ndebugging my scale" in done.stdout
     assert note in done.stdout
     failed = [test for test in results["tests"] if test["status"] == "failed"]
-    assert any("scale-by-dk" in test["tags"] for test in failed)  # the diagnosis, as a tag
+    assert all(test["tags"] == ["exercise3"] for test in results["tests"])  # what a student reads: no ids
+    diagnosed = [test for test in failed if test.get("extra_data", {}).get("diagnosis") == "scale-by-dk"]
+    assert diagnosed and all("\n➜ " in test["output"] for test in diagnosed)  # the id for machines, words for people
