@@ -170,7 +170,8 @@ def _problem(test):
     return test.message
 
 
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
+# a number in a message: cut out, what is left says the kind of problem (here and in grader/feedback.py)
+NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
 
 
 def _kind(test):
@@ -181,7 +182,7 @@ def _kind(test):
     if test.details.get("diagnosis"):
         return repr(target), test.details["diagnosis"]
     problem = _problem(test)
-    return repr(target), test.status, _NUMBER.sub("#", problem[1] if isinstance(problem, tuple) else problem)
+    return repr(target), test.status, NUMBER.sub("#", problem[1] if isinstance(problem, tuple) else problem)
 
 
 def _untolerant(test, said):

@@ -81,6 +81,10 @@ def assert_self_contained(root):
     assert "url(" not in root.find("style").text and "@import" not in root.find("style").text
 
 
+def blocks_of(section):
+    return [div for div in section.iter("div") if div.attrs.get("class") == "test"]
+
+
 def test_the_page_of_a_wrong_mask_shows_both_heatmaps_side_by_side(grade):
     result = grade(4, path=SUBMISSIONS / "exercise4" / "wrong_inverted_causal.py")
     page = report.render_html(GradeReport([result], "cpu", 0))
@@ -91,12 +95,18 @@ def test_the_page_of_a_wrong_mask_shows_both_heatmaps_side_by_side(grade):
     assert rows[0].children[3].all_text() == f"{result.score:g} / {result.max_score:g}"
     section = root.find("section", id="exercise4")
     failed = [t for t in result.tests if t.status not in ("passed", "skipped")]
-    blocks = [div for div in section.iter("div") if div.attrs.get("class") == "test"]
-    assert len(blocks) == len(failed)
-    assert [b.find("h3").all_text().split()[1] for b in blocks] == [t.name for t in failed]
-    assert [b.find("p").all_text() for b in blocks] == [t.message for t in failed]
+    blocks = blocks_of(section)
+    shown = [name for b in blocks for name in (b.find("p", **{"class": "cases"}) or b.find("h3")).all_text()
+             .removeprefix("✗ ").split(" — ")[0].split(", ")]
+    assert sorted(shown) == sorted(t.name for t in failed)  # every failed check, in one block or another
+    assert len(blocks) < len(failed)  # the cases of one mistake share a block
+    messages = {t.message for t in failed}
+    assert all(b.find("p", **{"class": "message"}).all_text() in messages for b in blocks)
     diagnosis = section.find("div", **{"class": "diagnosis"})
-    assert diagnosis.attrs["data-diagnosis"] == "mask-inverted" and "wrong way round" in diagnosis.all_text()
+    assert "wrong way round" in diagnosis.all_text()
+    assert "mask-inverted" not in page  # an internal id: in the JSON, never on the page a student reads
+    links = [a.attrs["href"] for a in section.iter("a")]
+    assert links and set(links) == {"#" + diagnosis.attrs["id"]}  # each block links to the explanation
 
     pictures = [div for div in section.iter("div") if div.attrs.get("class") == "heatmaps"]
     assert len(pictures) == 1  # one per test function: the diagnosed case of test_causal_mask
@@ -112,13 +122,23 @@ def test_the_page_of_a_wrong_mask_shows_both_heatmaps_side_by_side(grade):
             assert cell.attrs["fill"] == (feedback.COLOURS["attend"] if grid[i][j] else feedback.COLOURS["masked"])
     differing = sum(a != b for want, got in zip(picture["expected"], picture["got"]) for a, b in zip(want, got))
     outlined = [c for c in yours_figure.find("svg").iter("rect") if c.attrs["stroke"] == feedback.COLOURS["differs"]]
-    assert differing > 0 and len(outlined) == differing
+    cells = len(picture["got"]) * len(picture["got"][0])
+    assert differing > 0 and len(outlined) == (differing if differing <= cells // 2 else 0)  # only a few informs
+    assert f"yours differs in {differing} of {cells} entries" in pictures[0].parent.all_text()
+
+
+def weights_picture(expected, got):
+    return {"kind": "weights", "slice": [0, 1], "rows": "queries", "columns": "keys",
+            "shape": [len(expected), len(expected[0])], "expected": expected, "got": got}
+
+
+def fills(root, side):
+    return [cell.attrs["fill"] for cell in root.find("figure", **{"data-side": side}).find("svg").iter("rect")]
 
 
 def test_student_text_is_escaped_and_weights_and_nan_are_drawn():
     hostile = '<script>alert("x")</script><img src=http://evil/x.png>'
-    picture = {"kind": "weights", "slice": [0, 1], "rows": "queries", "columns": "keys", "shape": [2, 2],
-               "expected": [[1.0, 0.0], [0.5, 0.5]], "got": [[1.0, 0.0], ["nan", "nan"]]}
+    picture = weights_picture([[1.0, 0.0], [0.5, 0.5]], [[1.0, 0.0], ["nan", "nan"]])
     softmax = ExerciseResult("exercise5", "Softmax", "exercises/exercise5_softmax.py", tests=[
         Check("test_rows", "failed", 2.0, message=f"wrong {hostile}", details={"picture": picture}),
         Check("test_sum", "passed", 1.0),
@@ -130,13 +150,54 @@ def test_student_text_is_escaped_and_weights_and_nan_are_drawn():
     text = root.all_text()
     assert text.count(hostile) == 2  # shown as text, in the message and the printed output
     assert "1 of 2 checks passed; 1 not run here (another device)." in text
-    yours = root.find("figure", **{"data-side": "got"}).find("svg")
-    fills = [cell.attrs["fill"] for cell in yours.iter("rect")]
-    assert fills[2:] == [feedback.COLOURS["nan"]] * 2  # the NaN row
-    expected = [cell.attrs["fill"] for cell in root.find("figure", **{"data-side": "expected"}).iter("rect")]
-    assert expected[0] == feedback.COLOURS["attend"] and expected[1] == "#ffffff"  # weight 1 and 0
-    assert expected[2] == expected[3] not in (expected[0], expected[1])  # 0.5 in between
+    assert fills(root, "got")[2:] == [feedback.COLOURS["nan"]] * 2  # the NaN row
+    low, high = feedback.SEQUENTIAL[0], feedback.SEQUENTIAL[-1]
+    assert fills(root, "expected") == [high, low, high, high]  # each row from 0 to its largest weight
+    assert fills(root, "difference")[:2] == [feedback.DIVERGING[2]] * 2  # no difference: the midpoint
     assert "[0, 1]" in root.find("p", **{"class": "legend"}).all_text()  # which batch and head
+
+
+def test_pale_weights_show_their_structure_and_differences_diverge():
+    """Weights of 0.1 to 0.3 (a softmax over many keys) span the whole colour scale, row by row;
+    yours − expected is drawn on a diverging scale; when every entry differs none is outlined."""
+    expected = [[0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.25, 0.25], [0.4, 0.3, 0.2, 0.1]]
+    got = [[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4], [0.1, 0.2, 0.3, 0.4]]
+    root = parse("\n".join(["<!DOCTYPE html><html><head><style></style></head><body>",
+                            *feedback.heatmaps(weights_picture(expected, got)), "</body></html>"]))
+    shades = fills(root, "expected")
+    assert shades[3] == shades[8] == feedback.SEQUENTIAL[-1] and shades[0] != shades[3]  # a row's largest: darkest
+    assert len(set(shades[4:8])) == 1  # a uniform row is one colour
+    difference = fills(root, "difference")
+    assert difference[0] == feedback.DIVERGING[-1] and difference[3] == feedback.DIVERGING[0]  # +0.3, -0.3
+    assert not [c for c in root.iter("rect") if c.attrs["stroke"] == feedback.COLOURS["differs"]]
+    few = [row[:] for row in expected]
+    few[1][2] = 0.9
+    root = parse("\n".join(["<!DOCTYPE html><html><head><style></style></head><body>",
+                            *feedback.heatmaps(weights_picture(expected, few)), "</body></html>"]))
+    outlined = [c for c in root.find("figure", **{"data-side": "got"}).iter("rect")
+                if c.attrs["stroke"] == feedback.COLOURS["differs"]]
+    assert [(int(c.attrs["y"]) // int(c.attrs["height"]), int(c.attrs["x"]) // int(c.attrs["width"]))
+            for c in outlined] == [(1, 2)]  # the one entry that differs, among twelve
+
+
+def test_identical_failures_are_one_block_and_the_tolerance_is_said_once():
+    tolerance = {"dtype": "float32", "text": "1e-05 + 0.0001·|expected|"}
+
+    def mismatch(name, got):
+        return Check(name, "failed", 1.0, details={"tolerance": tolerance, "diagnosis": "divisor:√q.size(1)"},
+                     message=f"scale_scores(s, 8) is wrong at [0, 0]: got {got}, expected 1; 9 of 9 values are off "
+                             "(tolerance 1e-05 + 0.0001·|expected|)")
+
+    stub = [Check(f"test_other_{n}", "failed", 1.0, message="scaled_scores is not implemented yet") for n in range(3)]
+    scaling = ExerciseResult("exercise3", "Scale", "exercise3_scaling.py", tests=[
+        mismatch("test_values[cpu-float32]", 2), mismatch("test_values[cpu-L=1]", 3), *stub],
+        diagnoses=[{"id": "divisor:√q.size(1)", "message": "you divided by the length, not √d_k"}])
+    page = report.render_html(GradeReport([scaling], "cpu", 0))
+    root = parse(page)
+    titles = [b.find("h3").all_text() for b in blocks_of(root.find("section", id="exercise3"))]
+    assert titles == ["✗ test_values — 2 cases — 0 / 2", "✗ 3 checks — 0 / 3"]  # one mistake; one message
+    assert "divisor" not in page and "√q.size(1)" not in page  # the id stays in the JSON
+    assert page.count("(tolerance") == 0 and page.count("1e-05 + 0.0001·|expected| in float32") == 1
 
 
 def test_a_student_without_a_report_gets_a_page_that_says_why():
