@@ -5,7 +5,7 @@ Each notebook has four cells, in this order:
      the kit (its declaration's `introduction`: what the step computes, its maths in LaTeX, the
      shapes, a worked example, the chapter section to read).
   2. code: the student file itself, the stub exactly as in `exercises/`.
-  3. code: the check cell, `%run -m grader.notebooks exercise3`.
+  3. code: the check cell, `%run -m grader.notebooks exercise3` (`... exercise3 -v` lists every test).
   4. code: a scratch cell whose body sits under `if __name__ == "__main__":`.
 
 Why the check cell is a `%run` line. A kernel cannot reliably tell which notebook file it runs
@@ -30,6 +30,8 @@ import nbformat
 
 from grader import catalog, submission
 
+CHECK = "%run -m grader.notebooks {exercise}"  # the check cell's line
+VERBOSE = ("-v", "--verbose")  # after it: list every test, with its points, as `lumen-grade -v` does
 
 
 def intro_markdown(exercise, introduction):
@@ -55,7 +57,7 @@ def check_cell(exercise):
     return "\n".join([
         "# Check: run the code cell above, then this one. It grades the code you last ran in this",
         f"# notebook with the tests of `lumen-grade {exercise.id}`. It is not part of your answer.",
-        f"%run -m grader.notebooks {exercise.id}",
+        CHECK.format(exercise=exercise.id),
     ])
 
 
@@ -123,7 +125,7 @@ def code_from_history(exercise, inputs):
     return "\n\n".join(codes[index] for index in sorted(set(last.values()))) + "\n"
 
 
-def check_in_kernel(exercise_name, shell):
+def check_in_kernel(exercise_name, shell, verbose=False):
     """What the check cell prints: the report of `lumen-grade` on the code the kernel ran."""
     exercise = catalog.find(exercise_name)
     code = code_from_history(exercise, shell.history_manager.input_hist_raw)
@@ -133,9 +135,19 @@ def check_in_kernel(exercise_name, shell):
     with tempfile.TemporaryDirectory(prefix="lumen-check-") as folder:
         path = Path(folder) / exercise.file_name
         path.write_text(code, encoding="utf-8")
-        done = subprocess.run([sys.executable, "-m", "grader", exercise.id, "--submission", folder],
+        done = subprocess.run([sys.executable, "-c", "from grader import notebooks; notebooks.grade()",
+                               exercise.id, "--submission", folder, *([VERBOSE[0]] if verbose else [])],
                               capture_output=True, text=True, encoding="utf-8")
     return (done.stdout + done.stderr).replace(str(path), "(the code you ran in this notebook)")
+
+
+def grade():
+    """The check cell's grading process (a fresh one: see the top): `lumen-grade` with this
+    process's arguments, its report naming the check cell's own way to list every test."""
+    from grader import cli, report
+
+    report.EVERY_TEST = f"{CHECK} {VERBOSE[0]}"
+    cli.main(sys.argv[1:], prog_name="lumen-grade")
 
 
 def _ipython():
@@ -148,14 +160,15 @@ def _ipython():
 
 
 def main(argv):
-    """`%run -m grader.notebooks exercise3` in a notebook. Returns an exit status."""
+    """`%run -m grader.notebooks exercise3 [-v]` in a notebook. Returns an exit status."""
     shell = _ipython()
-    if shell is None or len(argv) != 1:
-        print("Run this from a notebook cell: %run -m grader.notebooks exercise3. To grade a notebook "
-              "file, use: lumen-grade exercise3 --notebook FILE", file=sys.stderr)
+    verbose = len(argv) == 2 and argv[1] in VERBOSE
+    if shell is None or len(argv) != 1 + verbose:
+        print(f"Run this from a notebook cell: {CHECK.format(exercise='exercise3')} (add {VERBOSE[0]} to list "
+              "every test). To grade a notebook file, use: lumen-grade exercise3 --notebook FILE", file=sys.stderr)
         return 2
     try:
-        print(check_in_kernel(argv[0], shell), end="")
+        print(check_in_kernel(argv[0], shell, verbose), end="")
     except catalog.UnknownExercise:
         print(f"unknown exercise {argv[0]!r}", file=sys.stderr)
         return 2

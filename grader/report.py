@@ -15,7 +15,9 @@ MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", 
          "timeout": ("⏱", "red"), "not_run": ("✗", "red"), "skipped": ("-", "yellow")}
 OUTPUT_LINES = 8  # lines of the student's own printing shown under a failed exercise
 PROBLEMS_SHOWN = 3  # distinct problems listed per exercise in the short report (-v lists every test)
-EVERY_TEST = "lumen-grade {exercise} -v"  # how the short report says to list every test (see grader.notebooks)
+# How the short report says to list every test; the notebook's check cell, which grades another way,
+# sets its own in its grading process (grader.notebooks.grade).
+EVERY_TEST = "lumen-grade {exercise} -v"
 NOT_IMPLEMENTED = "not implemented yet"  # how the plugin words a stub's NotImplementedError
 SPEED = {"on-par": "on par", "3x": "3× slower", "10x": "10× slower", "30x": "30× slower",
          "100x": "100× slower", "not-timed": "not timed"}  # a tier, in the one line of a passed exercise

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
-from conftest import EXERCISES, SOLUTIONS
+from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS
 from grader import catalog, notebooks, runner
 from grader.cli import main
 from grader.submission import SubmissionError, notebook_code, python_source
@@ -308,6 +308,35 @@ def test_check_cell_grades_what_the_kernel_ran(tmp_path):
     assert "✓ exercise3" in done.stdout and "lumen-check-" not in done.stdout  # no temporary path shown
     assert "Total: " in done.stdout and "1 of 1 exercise(s) passed" in done.stdout
     assert "Help on function scale_scores" in done.stdout  # the scratch cell ran in the kernel
+
+
+def test_the_check_cell_names_its_own_way_to_list_every_test(tmp_path):
+    """The short report points to the check cell with -v (`lumen-grade exercise6 -v` would grade the
+    .py file, not the notebook), and that line lists every test of the code the kernel ran."""
+    pytest.importorskip("IPython")
+    ex6 = catalog.find("exercise6")
+    code = (SUBMISSIONS / "exercise6" / "wrong_split_no_transpose.py").read_text(encoding="utf-8")
+    code = code.replace("    return x.transpose(1, 2).contiguous().view(B, L, H * d_head)\n",
+                        "    return x.view(B, L, H * d_head)\n")  # a wrong merge_heads too: many problems
+    script = textwrap.dedent("""\
+        import sys
+        from IPython.core.interactiveshell import InteractiveShell
+        shell = InteractiveShell.instance()
+        shell.run_cell(open(sys.argv[1]).read(), store_history=True)
+        for line in sys.argv[2:]:
+            print("=== " + line, flush=True)
+            shell.run_cell(line, store_history=True)
+        """)
+    (tmp_path / "code.py").write_text(code, encoding="utf-8")
+    check = notebooks.check_cell(ex6).splitlines()[-1]
+    env = {**os.environ, "IPYTHONDIR": str(tmp_path / "ipython"), "COLUMNS": "400"}
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "code.py"), check, f"{check} -v"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    short, verbose = done.stdout.split(f"=== {check}\n", 1)[1].split(f"=== {check} -v\n")
+    assert f"{check} -v lists every test" in short and "lumen-grade exercise6 -v" not in short, short
+    assert "✗ 0/1  test_merge_heads_values[cpu-float32]" in verbose and "lists every test" not in verbose, verbose
+    assert "lumen-check-" not in short + verbose  # no temporary path shown
 
 
 def test_check_module_outside_a_notebook_says_how_to_use_it():
