@@ -415,9 +415,21 @@ def failure(check, *args, **kwargs):
     return caught.value.message
 
 
+@pytest.mark.parametrize("what, verb", [
+    ("weights from scaled_dot_product_attention(q, k, v)", "are"), ("keys from cache.update(k, v)", "are"),
+    ("the gradients of f(x)", "are"), ("split_heads(x, 3)", "is"), ("the gradient of f(x) w.r.t. x", "is"),
+    ("output from f(x)", "is"), ("bias from f(x)", "is"), ("softmax of scores like ±1e4", "is")])
+def test_a_message_agrees_with_its_subject(what, verb):
+    """Plural item labels take plural verbs: "weights from f(q, k, v) are wrong", "... have shape"."""
+    wrong = failure(check_close, torch.ones(2, 2), torch.zeros(2, 2, dtype=torch.float64), what=what)
+    assert wrong.startswith(f"{what} {verb} wrong at [0, 0]"), wrong
+    shape = failure(check_tensor, torch.zeros(2), what=what, shape=(3,))
+    assert shape.startswith(f"{what} {'have' if verb == 'are' else 'has'} shape (2,)"), shape
+
+
 def test_shape_messages_name_the_axis():
     assert failure(check_tensor, torch.zeros(2, 7, 5), what="scores", shape=(2, 5, 7)) == (
-        "scores has shape (2, 7, 5), expected (2, 5, 7) (axis -2 is 7 not 5, axis -1 is 5 not 7): the right sizes "
+        "scores have shape (2, 7, 5), expected (2, 5, 7) (axis -2 is 7 not 5, axis -1 is 5 not 7): the right sizes "
         "in the wrong order, is a transpose missing or on the wrong axes?")
     assert failure(check_tensor, torch.zeros(3, 5), what="the mask", shape=(3, 1, 5)) == (
         "the mask has shape (3, 5) (2 dims), expected (3, 1, 5) (3 dims): axis 1 of size 1 is missing (which "
@@ -439,7 +451,7 @@ def test_nan_and_inf_say_where_and_why():
     got = want.float().clone()
     got[1, 3] = float("nan")
     assert failure(check_close, got, want, what="weights") == (
-        "weights has NaN in 1 row (a row is the last axis), first in row [1, 3], all of it: is every key masked "
+        "weights have NaN in 1 row (a row is the last axis), first in row [1, 3], all of it: is every key masked "
         "there? A row of only -inf must give zeros, not 0/0 = NaN (shift by 0 where the max is -inf, divide by "
         "1 where the sum is 0)")
     got = want.float().clone()

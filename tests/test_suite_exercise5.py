@@ -37,7 +37,7 @@ WRONG = {
     ),
     "wrong_mask_inverted": (
         ATTENTION_WITH_MASK | {"test_attention_huge_scores"},
-        ("test_padding_mask_broadcasts", "is wrong at [0, 0, 0, 0]: got 0, expected 0."),
+        ("test_padding_mask_broadcasts", "are wrong at [0, 0, 0, 0]: got 0, expected 0."),
     ),
     "wrong_no_scale": (
         ATTENTION_WITH_MASK | {"test_attention_values", "test_attention_shapes"},
