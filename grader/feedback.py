@@ -2,9 +2,11 @@
 
 Readable offline and as an upload to an LMS: no JavaScript, no external stylesheet, font or image;
 the pictures of a failing mask or attention-weight matrix are inline SVG heatmaps, the expected
-matrix beside the student's (and, for weights, their difference on a diverging scale). Everything comes from the JSON
-report (GradeReport.to_dict()), so a page can be made again later from a batch's grades/ folder.
-Every piece of text is escaped: a student's printing or messages can never become markup.
+matrix beside the student's (and, for weights, their difference on a diverging scale). A block
+per problem (the cases of one mistake together), in words a student reads: the misconceptions'
+ids stay in the JSON. Everything comes from the JSON report (GradeReport.to_dict()), so a page
+can be made again later from a batch's grades/ folder. Every piece of text is escaped: a
+student's printing or messages can never become markup.
 """
 
 from html import escape

@@ -1,7 +1,9 @@
 """The feedback page (`--format html`, `batch --feedback`): parsed here with the standard library's
 HTML parser and checked for its structure: self-contained (no script, nothing loaded), a score
-row per exercise, a block per failed check, and for a wrong mask two heatmaps side by side whose
-cells are the two matrices, entry for entry. (benchmarks/feedback_page.py renders one in Chromium.)"""
+row per exercise, a block per problem (every failed check in one), no internal ids, and for a
+wrong mask two heatmaps side by side whose cells are the two matrices, entry for entry; weights
+shaded per row, their difference on a diverging scale. (benchmarks/feedback_page.py renders one
+in Chromium.)"""
 
 import json
 from html.parser import HTMLParser
