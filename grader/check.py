@@ -103,7 +103,8 @@ def _reference_rows(devices, exercises, kind, check):
                     difference = _difference(got, want)
                     if difference:
                         problems.append(f"{exercise.id} {what} on {device}: {difference}")
-    rows = [_row(check, "+".join(devices), problems, f"{counts.total() // len(devices)} comparisons")] if counts else []
+    detail = f"{counts.total() // len(devices)} comparisons"
+    rows = [_row(check, "+".join(devices), problems, detail)] if counts else []
     uncovered = [exercise.id for exercise in exercises if not counts[exercise.id]]
     if uncovered:
         rows.append(_unavailable(check, uncovered, f"no {kind} declared"))

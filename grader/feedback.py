@@ -198,7 +198,8 @@ def heatmaps(picture):
                        outline if side == "got" else set(), f"{caption}: {picture['kind']}"), "</figure>"]
     spread = 0.0
     if picture["kind"] == "weights" and not titles:
-        difference = [[_minus(got, want) for got, want in zip(*pair)] for pair in zip(picture["got"], picture["expected"])]
+        difference = [[_minus(got, want) for got, want in zip(mine, theirs)]
+                      for mine, theirs in zip(picture["got"], picture["expected"])]
         spread = max((abs(value) for row in difference for value in row if isinstance(value, float)), default=0.0)
         lines += ['<figure data-side="difference">', "<figcaption>yours − expected</figcaption>",
                   _svg(difference, lambda i, j: _diverging(difference[i][j], spread), set(),

@@ -116,7 +116,7 @@ def _every_test(text, exercise):
         symbol, colour = MARKS.get(test.status, ("✗", "red"))
         text.mark(symbol, colour, f"{_points(test.score)}/{_points(test.max_score)}  {test.name}", indent=4, hang=8)
         if test.message:
-            text.line(_untolerant(test, said), indent=10, hang=10)
+            text.line(_without_tolerance(test, said), indent=10, hang=10)
         if id(test) in drawn:
             text.picture(test.details["picture"], indent=10)
     _tolerances(text, said, indent=4)
@@ -140,7 +140,7 @@ def _problems(text, exercise, ran):
     drawn, said = _drawn(exercise), {}
     shown = PROBLEMS_SHOWN if len(ordered) > PROBLEMS_SHOWN + 1 else len(ordered)  # never "1 more"
     for tests in ordered[:shown]:
-        symbol, colour, message = *MARKS.get(tests[0].status, ("✗", "red")), _untolerant(tests[0], said)
+        symbol, colour, message = *MARKS.get(tests[0].status, ("✗", "red")), _without_tolerance(tests[0], said)
         if len(tests) == 1:
             what = f"{tests[0].name}: {message}" if message else tests[0].name
         else:
@@ -187,7 +187,7 @@ def _kind(test):
     return repr(target), test.status, NUMBER.sub("#", problem[1] if isinstance(problem, tuple) else problem)
 
 
-def _untolerant(test, said):
+def _without_tolerance(test, said):
     """The test's message without its dtype's tolerance (`(tolerance 1e-05 + 0.0001·|expected|)`),
     which is noted in `said` ({dtype: tolerance}) for its block to say once (`_tolerances`)."""
     tolerance = test.details.get("tolerance")
@@ -358,7 +358,7 @@ def _explained(exercise, test):
     """["➜ the misconception's message"] for a test that showed one of the exercise's diagnoses, else []."""
     shown = test.details.get("diagnosis")
     return [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses
-            if shown in (diagnosis.get("id"), *diagnosis.get("ids", ()))][:1]
+            if shown and shown in (diagnosis.get("id"), *diagnosis.get("ids", ()))][:1]
 
 
 def _gradescope_summary(report, hidden_visibility):
