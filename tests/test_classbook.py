@@ -104,6 +104,25 @@ def test_a_bad_roster_is_a_usage_error(tmp_path, text, error):
     assert result.exit_code == 2 and error in result.output
 
 
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"], ids=["=", "+", "-", "@", "tab", "CR"])
+def test_no_gradebook_cell_is_read_as_a_spreadsheet_formula(tmp_path, start):
+    """OWASP's CSV injection advice: a cell starting with = + - @, a tab or a carriage return gets a
+    leading single quote (the spreadsheet shows it as text), whichever column it is in."""
+    evil = f"{start}cmd|' /C calc'!A0"
+    records = {evil: dict(record(evil, 6.0), message=evil), "s2": record("s2", 8.0)}
+    table = rows(classbook.gradebook_csv(records))
+    assert [(r["student"], r["message"], r["total"]) for r in table] == [(f"'{evil}", f"'{evil}", "6"), ("s2", "", "8")]
+    # a roster's cells too (the roster reader strips a leading tab or CR: those arrive harmless)
+    roster = write_roster(tmp_path / "roster.csv", f'id,name,email\n"{evil}","{evil}","{evil}"\ns2,"Bob, Jr.",b@x\n')
+    by_roster = rows(classbook.gradebook_csv(records, roster))
+    for table in (table, by_roster):
+        assert all(not cell.startswith(classbook.FORMULA_STARTS) for r in table for cell in r.values()), table
+    if start.strip():
+        assert by_roster[0]["student_id"] == by_roster[0]["name"] == by_roster[0]["email"] == f"'{evil}"
+    # everything else is as it was: numbers, a comma inside a cell (the csv module quotes it)
+    assert (by_roster[1]["name"], by_roster[1]["total"], by_roster[1]["student"]) == ("Bob, Jr.", "8", "s2")
+
+
 def test_a_folder_two_roster_rows_could_claim_is_refused():
     roster = [classbook.Rostered("s1", "Sam", "sam@x"), classbook.Rostered("s2", "Sam", "sam2@x")]
     with pytest.raises(classbook.ClassbookError, match="several roster rows"):
