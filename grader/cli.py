@@ -343,16 +343,22 @@ def unknown_exercise(name, commands=()):
     return message + (f"; commands: {', '.join(commands)}" if commands else "")
 
 
+def wrap_error(text, width):
+    """`text` (Click's usage, hint and `Error: ...` lines) with every line wrapped to `width` with a
+    hanging indent, broken only between words: a path or a file name is never split (one longer
+    than the line gets a line of its own), so it can be copied whole."""
+    return "\n".join(textwrap.fill(line, width, subsequent_indent="  ", break_long_words=False,
+                                   break_on_hyphens=False) if line else line
+                     for line in text.rstrip("\n").split("\n"))
+
+
 def show_error(error, file=None):
-    """Show a ClickException as Click does (usage, hint, `Error: ...`), every line wrapped to the
-    width of the terminal (80 when not a terminal) with a hanging indent, like the report."""
+    """Show a ClickException as Click does, wrapped (`wrap_error`) to the width of the terminal
+    (80 when not a terminal), like the report."""
     file = file or sys.stderr  # click.get_text_stream is deprecated in Click 8.3+
     shown = io.StringIO()
     error.show(shown)
-    width = max(text_style(True, file)[1], 40)
-    lines = [textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False) if line else line
-             for line in shown.getvalue().rstrip("\n").split("\n")]
-    click.echo("\n".join(lines), file=file)
+    click.echo(wrap_error(shown.getvalue(), max(text_style(True, file)[1], 40)), file=file)
 
 
 class LumenGrade(click.Group):

@@ -48,6 +48,13 @@ def grade(launcher, tmp_path):
     return run
 
 
+def unwrapped(text):
+    """`text` with its line breaks and indents undone: what a wrapped message says, whatever the
+    width (a path's length, the terminal's) it was wrapped to. The CLI breaks lines only between
+    words, so a message is found in it whole."""
+    return " ".join(text.split())
+
+
 def failed_tests(result):
     """Names of the tests that did not pass (skips aside), without their parameters."""
     return sorted({t.name.split("[")[0] for t in result.tests if t.status not in ("passed", "skipped")})

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import SOLUTIONS
+from conftest import SOLUTIONS, unwrapped
 from grader import catalog, classbook
 from grader.cli import main
 from test_batch import CORRECT, make_class, read_csv
@@ -101,7 +101,7 @@ def test_a_bad_roster_is_a_usage_error(tmp_path, text, error):
         classbook.read_roster(tmp_path / "roster.csv")
     (tmp_path / "class" / "s1").mkdir(parents=True)
     result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--roster", str(tmp_path / "roster.csv")])
-    assert result.exit_code == 2 and error in result.output
+    assert result.exit_code == 2 and error in unwrapped(result.output)
 
 
 @pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"], ids=["=", "+", "-", "@", "tab", "CR"])

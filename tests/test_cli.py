@@ -5,8 +5,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from conftest import EXERCISES, SOLUTIONS
-from grader import catalog
+from conftest import EXERCISES, SOLUTIONS, unwrapped
+from grader import catalog, cli
 from grader.cli import main
 
 
@@ -58,10 +58,50 @@ def test_usage_errors_wrap_to_the_width_with_a_hanging_indent(args, columns):
     result = CliRunner(env={"COLUMNS": str(columns)}).invoke(main, [str(a) for a in args])
     assert result.exit_code == 2
     lines = result.output.rstrip("\n").split("\n")
-    assert max(map(len, lines)) <= columns, result.output
+    # every line fits, but one that is a single word (a path longer than the line: never split)
+    assert all(len(line) <= columns or len(line.split()) == 1 for line in lines), result.output
     # "Error:" stands alone on its line when the word after it (a long path) would not fit there
     error = next(i for i, line in enumerate(lines) if line.startswith("Error:"))
     assert len(lines) > error + 1 and all(line.startswith("  ") for line in lines[error + 1:]), result.output
+
+
+LONG = "a-folder-whose-name-alone-is-longer-than-any-terminal-line-" * 3  # 177 characters
+
+
+@pytest.mark.parametrize("columns", [40, 80, 200])
+@pytest.mark.parametrize("command, path", [
+    (lambda folder: ["exercise2", "--submission", folder / "nowhere"], lambda folder: folder / "nowhere"),
+    (lambda folder: ["exercise2", "--submission", folder], lambda folder: folder),
+    (lambda folder: ["release", "--solutions", folder, "--out", folder / "out"],
+     lambda folder: folder / "exercise1_projection.py"),
+    (lambda folder: ["batch", folder, "--out", folder / "grades.txt"], lambda folder: folder / "grades.txt"),
+], ids=["no-folder", "no-file", "release", "batch-out"])
+def test_an_error_never_splits_a_path(tmp_path, command, path, columns):
+    """However long the path and narrow the terminal, the path in an error is on one line, whole
+    (`lumen-grade release` once split `solutions/ex` / `ercise6_multihead.py`)."""
+    folder = tmp_path / LONG / LONG
+    folder.mkdir(parents=True)
+    result = CliRunner(env={"COLUMNS": str(columns)}).invoke(main, [str(a) for a in command(folder)])
+    assert result.exit_code == 2, result.output
+    assert any(str(path(folder)) in line for line in result.output.split("\n")), result.output
+
+
+def test_the_report_never_splits_the_path_of_your_file(tmp_path):
+    folder = tmp_path / LONG
+    folder.mkdir()
+    (folder / "exercise3_scaling.py").write_bytes((EXERCISES / "exercise3_scaling.py").read_bytes())
+    result = CliRunner(env={"COLUMNS": "40"}).invoke(main, ["3", "--submission", str(folder), "--no-perf",
+                                                            "--device", "cpu"])
+    assert result.exit_code == 1 and "not implemented yet" in result.output
+    assert any(str(folder / "exercise3_scaling.py") in line for line in result.output.split("\n")), result.output
+
+
+def test_wrap_error_breaks_only_between_words():
+    text = "Error: no file /a/very/long/path/to/solutions/exercise6_multihead.py (looked in /x/y): pass --solutions"
+    wrapped = cli.wrap_error(text, 40)
+    assert wrapped.split("\n") == ["Error: no file", "  /a/very/long/path/to/solutions/exercise6_multihead.py",
+                                   "  (looked in /x/y): pass --solutions"]
+    assert unwrapped(wrapped) == text
 
 
 def test_every_command_has_a_whole_short_help_on_one_line():

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from conftest import unwrapped
 from grader.catalog import EXERCISES, find
 from grader.cli import main
 from grader.release import (
@@ -316,13 +317,13 @@ def test_cli_release_of_a_bad_solution_is_a_usage_error(tmp_path):
     shutil.copytree(SOLUTIONS, tmp_path / "solutions")
     (tmp_path / "solutions" / "exercise6_multihead.py").unlink()
     missing = invoke("--out", tmp_path / "out", "--solutions", tmp_path / "solutions")
-    assert missing.exit_code == 2 and "exercise6_multihead.py: missing" in missing.output
+    assert missing.exit_code == 2 and "exercise6_multihead.py: missing" in unwrapped(missing.output)
     shutil.copyfile(SOLUTIONS / "exercise6_multihead.py", tmp_path / "solutions" / "exercise6_multihead.py")
     broken = tmp_path / "solutions" / "exercise2_scoring.py"
     broken.write_text(broken.read_text(encoding="utf-8").replace("# END SOLUTION", "", 1), encoding="utf-8")
     faulty = invoke("--out", tmp_path / "out", "--solutions", tmp_path / "solutions")
-    assert faulty.exit_code == 2 and "exercise2_scoring.py, line" in faulty.output
-    assert "never closed" in faulty.output and not (tmp_path / "out").exists()
+    assert faulty.exit_code == 2 and "exercise2_scoring.py, line" in unwrapped(faulty.output)
+    assert "never closed" in unwrapped(faulty.output) and not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("marker, words", [
