@@ -121,6 +121,42 @@ def test_missing_folder_says_where_it_looked(tmp_path):
     assert str(missing) in result.output and "--submission DIR" in result.output
 
 
+@pytest.mark.parametrize("command", [["3"], ["all"], ["watch", "3"]])
+def test_inside_exercises_you_are_told_submission_dot_or_cd_up(tmp_path, monkeypatch, command):
+    inside = tmp_path / "exercises"
+    inside.mkdir()
+    (inside / "exercise3_scaling.py").write_bytes((EXERCISES / "exercise3_scaling.py").read_bytes())
+    monkeypatch.chdir(inside)
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code == 2
+    said = unwrapped(result.output)
+    assert "the exercise files are right here (exercise3_scaling.py)" in said, said
+    assert "pass --submission . to grade them, or cd .." in said and "exercises/exercises" not in said
+    graded = CliRunner().invoke(main, ["3", "--submission", ".", "--no-perf", "--device", "cpu"])
+    assert graded.exit_code == 1 and "not implemented yet" in graded.output  # the advice works
+
+
+def test_a_folder_without_exercise_files_is_not_taken_for_exercises(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    said = unwrapped(CliRunner().invoke(main, ["3"]).output)
+    assert f"no folder exercises (looked in {tmp_path / 'exercises'})" in said and "right here" not in said
+
+
+@pytest.mark.parametrize("typed, advice", [
+    ("exercises/exercise3_scaling.py", "lumen-grade exercise3)"),
+    ("exercise3_scaling.py", "lumen-grade exercise3 --submission .)"),
+    ("my work/exercise10_tiled_attention.py", "lumen-grade exercise10 --submission 'my work')"),
+    ("exercises/notebooks/exercise6_multihead.ipynb",
+     "lumen-grade exercise6 --notebook exercises/notebooks/exercise6_multihead.ipynb)"),
+])
+def test_a_path_to_an_exercise_file_suggests_the_command_that_grades_it(typed, advice):
+    """`lumen-grade exercises/exercise3_scaling.py`: the file names its exercise; the advice, typed, grades it."""
+    result = CliRunner().invoke(main, [typed])
+    assert result.exit_code == 2
+    exercise = catalog.find(advice.split()[1].rstrip(")"))
+    assert f"(did you mean {exercise.id}? to grade that file: {advice}" in unwrapped(result.output)
+
+
 def test_missing_file_says_which_file_and_where(tmp_path):
     result = CliRunner().invoke(main, ["exercise2", "--submission", str(tmp_path)])
     assert result.exit_code == 2
