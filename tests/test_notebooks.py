@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
-from conftest import EXERCISES, SOLUTIONS
+from conftest import EXERCISES, SOLUTIONS, STALE_RELEASE
 from grader import catalog, notebooks, runner
 from grader.cli import main
 from grader.submission import SubmissionError, notebook_code, python_source
@@ -92,8 +92,8 @@ def test_committed_notebook_is_valid_and_holds_the_stub(exercise):
     assert all(not cell.get("outputs") and cell.get("execution_count") is None
                for cell in notebook.cells if cell.cell_type == "code")
     stub = (EXERCISES / exercise.file_name).read_text(encoding="utf-8")
-    assert notebook.cells[1].source == stub.rstrip("\n"), f"{path.name} is stale: run lumen-grade release"
-    assert introduction(exercise).strip() in notebook.cells[0].source, f"{path.name} is stale: run lumen-grade release"
+    assert notebook.cells[1].source == stub.rstrip("\n"), f"{path.name}: {STALE_RELEASE}"
+    assert introduction(exercise).strip() in notebook.cells[0].source, f"{path.name}: {STALE_RELEASE}"
     assert notebook_code(path) == (  # graded, the notebook is its stub plus comments and a guarded scratch
         f"# {path.name}, cell 2\n{stub.rstrip()}\n\n"
         f"# {path.name}, cell 3\n{python_source(notebook.cells[2].source)}\n\n"
