@@ -164,6 +164,7 @@ def test_a_second_run_resumes_and_force_regrades(graded_class, tmp_path):
     assert "[1/1] zoe" in batch(empty, "--out", late_out, "--force").stderr
 
 
+@pytest.mark.privileges
 def test_a_student_past_the_time_limit_is_stopped_with_everything_it_started(tmp_path):
     marker = unique_marker()
     folder = make_class(tmp_path / "class", {"hang": {"exercise3_scaling.py": hangs_at_import(marker)}})
@@ -175,6 +176,7 @@ def test_a_student_past_the_time_limit_is_stopped_with_everything_it_started(tmp
     assert gone_all(marker)  # the student's process, in a session of its own, too
 
 
+@pytest.mark.privileges
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
 def test_ctrl_c_leaves_a_consistent_gradebook(tmp_path, stop):
     marker = unique_marker()
