@@ -13,7 +13,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from conftest import SOLUTIONS
+from conftest import SOLUTIONS, unwrapped
 from grader import catalog
 from grader.cli import main
 from test_formats import WRONG_SCALING
@@ -209,7 +209,7 @@ def test_ctrl_c_leaves_a_consistent_gradebook(tmp_path, stop):
 def test_usage_errors(tmp_path, args, message):
     folder = make_class(tmp_path / "class", {"amy": {}})
     result = batch(folder, *args)
-    assert result.exit_code == 2 and message in result.output
+    assert result.exit_code == 2 and message in unwrapped(result.output)
 
 
 def test_a_folder_without_student_folders_is_a_usage_error(tmp_path):
