@@ -252,9 +252,10 @@ def _no_folder(submission):
     here = [exercise.file_name for exercise in catalog.EXERCISES if find_file(exercise, Path.cwd())]
     if here:
         more = f" and {len(here) - 1} more" if len(here) > 1 else ""
+        up = f", or cd .. (to the folder that holds {submission}/) and run it again" if (
+            Path.cwd().name == submission.name) else ""
         return (f"no folder {submission} in {Path.cwd()}, but the exercise files are right here ({here[0]}{more}): "
-                f"pass --submission . to grade them, or cd .. (to the folder that holds {submission}/) and run "
-                "it again")
+                f"pass --submission . to grade them{up}")
     return (f"no folder {submission} (looked in {submission.resolve()}): run from the folder that holds "
             "exercises/, or pass --submission DIR")
 

@@ -136,6 +136,13 @@ def test_inside_exercises_you_are_told_submission_dot_or_cd_up(tmp_path, monkeyp
     assert graded.exit_code == 1 and "not implemented yet" in graded.output  # the advice works
 
 
+def test_exercise_files_in_another_folder_are_not_told_to_cd_up(tmp_path, monkeypatch):
+    (tmp_path / "exercise3_scaling.py").write_bytes((EXERCISES / "exercise3_scaling.py").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    said = unwrapped(CliRunner().invoke(main, ["3", "--submission", "mywork"]).output)
+    assert "right here (exercise3_scaling.py): pass --submission . to grade them" in said and "cd .." not in said
+
+
 def test_a_folder_without_exercise_files_is_not_taken_for_exercises(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     said = unwrapped(CliRunner().invoke(main, ["3"]).output)
