@@ -216,8 +216,10 @@ def test_work_handed_to_another_thread_is_charged(measure):
 
 
 def test_waiting_is_charged(measure):
+    # 20 ms of waiting per call: many times what the reference's call costs even on a loaded machine
+    # (2 ms was rated on par at a load of 9), so the verdict does not hang on the load
     tier = measure("exercise2", source=SCORES.format(
-        body="__import__('time').sleep(0.002)\n        return q @ k.transpose(-2, -1)"))
+        body="__import__('time').sleep(0.02)\n        return q @ k.transpose(-2, -1)"))
     assert tier["clock"] == "wall", tier
     assert tier["id"] != "on-par"
 
