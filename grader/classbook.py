@@ -209,23 +209,38 @@ def missing_record(student):
 
 def gradebook_csv(records, roster=None):
     """The CSV text of the gradebook: a row per student, sorted by name, or with a roster, a row per
-    rostered student in the roster's order (a missing one: status missing, 0 of the full points)."""
+    rostered student in the roster's order (a missing one: status missing, 0 of the full points).
+    Every cell is `spreadsheet_safe`."""
     full = full_points(records)
     text = io.StringIO()
     columns = COLUMNS if roster is None else ROSTER_COLUMNS + COLUMNS
     writer = csv.DictWriter(text, fieldnames=columns, restval="", extrasaction="ignore")
     writer.writeheader()
+
+    def write(values):
+        writer.writerow({column: spreadsheet_safe(value) for column, value in values.items()})
+
     if roster is None:
         for name in sorted(records):
-            writer.writerow(row(records[name], full))
+            write(row(records[name], full))
         return text.getvalue()
     matched, _ = match_roster(roster, records)
     for entry in roster:
         name = matched.get(entry.student_id)
         values = row(records[name] if name else missing_record(""), full)
         values.update(student_id=entry.student_id, name=entry.name, email=entry.email, student=name or "")
-        writer.writerow(values)
+        write(values)
     return text.getvalue()
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may read as a formula
+
+
+def spreadsheet_safe(cell):
+    """`cell` as a spreadsheet shows it as text, never runs it (OWASP's CSV injection advice): a
+    value starting with = + - @, a tab or a carriage return (a student folder named `=cmd|...`, a
+    roster's name) gets a leading single quote; the csv module quotes separators and quotes."""
+    return f"'{cell}" if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
 
 
 # -- merging shard outputs -------------------------------------------------------------------------

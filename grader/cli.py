@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import sys
@@ -223,10 +224,7 @@ def grading_run(exercises, *, submission, device, seed, timeout, suites, no_buil
     """The runner's Options for these settings, once they are known to make sense (else a usage
     error); the submission's folder is taken off this process's sys.path."""
     if notebook is None and not submission.is_dir():
-        raise click.UsageError(
-            f"no folder {submission} (looked in {submission.resolve()}): run from the folder that "
-            "holds exercises/, or pass --submission DIR"
-        )
+        raise click.UsageError(_no_folder(submission))
     if no_builtin_suites and not suites:
         raise click.UsageError("--no-builtin-suites needs at least one --suites DIR")
     if no_perf and perf_points:
@@ -246,6 +244,20 @@ def grading_run(exercises, *, submission, device, seed, timeout, suites, no_buil
     return runner.Options(submission=submission, device=device, seed=seed, time_limit=timeout,
                           total_time_limit=total_timeout, suites=list(suites), builtin_suites=not no_builtin_suites,
                           notebook=notebook, memory_limit=memory_limit, perf=not no_perf, perf_points=perf_points)
+
+
+def _no_folder(submission):
+    """Why there is no `submission` folder, and what to type: a student inside exercises/ (its
+    exercise files are in the current folder) is told --submission . or cd .."""
+    here = [exercise.file_name for exercise in catalog.EXERCISES if find_file(exercise, Path.cwd())]
+    if here:
+        more = f" and {len(here) - 1} more" if len(here) > 1 else ""
+        up = f", or cd .. (to the folder that holds {submission}/) and run it again" if (
+            Path.cwd().name == submission.name) else ""
+        return (f"no folder {submission} in {Path.cwd()}, but the exercise files are right here ({here[0]}{more}): "
+                f"pass --submission . to grade them{up}")
+    return (f"no folder {submission} (looked in {submission.resolve()}): run from the folder that holds "
+            "exercises/, or pass --submission DIR")
 
 
 def _points(verdict):
@@ -338,21 +350,48 @@ def unknown_exercise(name, commands=()):
     valid = [exercise.id for exercise in catalog.EXERCISES] + list(commands)
     close = difflib.get_close_matches(str(name).lower(), valid, n=1, cutoff=0.5)
     message = f"unknown exercise{' or command' if commands else ''} {name!r}"
-    message += f" (did you mean {close[0]}?)" if close else ""
+    owner = _file_owner(name)
+    if owner is not None:
+        message += f" (did you mean {owner.id}? to grade that file: {_grade_file_command(owner, Path(name))})"
+    elif close:
+        message += f" (did you mean {close[0]}?)"
     message += f"; exercises: {EXERCISE_NAMES}"
     return message + (f"; commands: {', '.join(commands)}" if commands else "")
 
 
+def wrap_error(text, width):
+    """`text` (Click's usage, hint and `Error: ...` lines) with every line wrapped to `width` with a
+    hanging indent, broken only between words: a path or a file name is never split (one longer
+    than the line gets a line of its own), so it can be copied whole."""
+    return "\n".join(textwrap.fill(line, width, subsequent_indent="  ", break_long_words=False,
+                                   break_on_hyphens=False) if line else line
+                     for line in text.rstrip("\n").split("\n"))
+
+
+def _file_owner(name):
+    """The exercise whose file or notebook `name` is (a path, or a bare file name), else None."""
+    file = Path(str(name)).name
+    return next((exercise for exercise in catalog.EXERCISES
+                 if file in (exercise.file_name, exercise.stem + NOTEBOOK_SUFFIX)), None)
+
+
+def _grade_file_command(exercise, path):
+    """The command that grades the file at `path`: `lumen-grade exercise3` for
+    exercises/exercise3_scaling.py, with --submission (or --notebook) for a file elsewhere."""
+    if path.suffix == NOTEBOOK_SUFFIX:
+        return f"lumen-grade {exercise.id} --notebook {shlex.quote(str(path))}"
+    folder = path.parent
+    default = SUBMISSION.settings["default"]
+    return f"lumen-grade {exercise.id}" + ("" if folder == default else f" --submission {shlex.quote(str(folder))}")
+
+
 def show_error(error, file=None):
-    """Show a ClickException as Click does (usage, hint, `Error: ...`), every line wrapped to the
-    width of the terminal (80 when not a terminal) with a hanging indent, like the report."""
+    """Show a ClickException as Click does, wrapped (`wrap_error`) to the width of the terminal
+    (80 when not a terminal), like the report."""
     file = file or sys.stderr  # click.get_text_stream is deprecated in Click 8.3+
     shown = io.StringIO()
     error.show(shown)
-    width = max(text_style(True, file)[1], 40)
-    lines = [textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False) if line else line
-             for line in shown.getvalue().rstrip("\n").split("\n")]
-    click.echo("\n".join(lines), file=file)
+    click.echo(wrap_error(shown.getvalue(), max(text_style(True, file)[1], 40)), file=file)
 
 
 class LumenGrade(click.Group):

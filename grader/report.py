@@ -232,7 +232,7 @@ class _Text:
 
     def _wrap(self, text, indent, hang):
         return textwrap.wrap(text, self.width, initial_indent=" " * indent, subsequent_indent=" " * hang,
-                             break_long_words=True, break_on_hyphens=False, drop_whitespace=True) or [""]
+                             break_long_words=False, break_on_hyphens=False, drop_whitespace=True) or [""]
 
     def line(self, text, indent=0, hang=None, **style):
         for line in self._wrap(text, indent, indent + 2 if hang is None else hang):

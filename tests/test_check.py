@@ -8,7 +8,7 @@ import types
 import pytest
 from click.testing import CliRunner
 
-from conftest import SOLUTIONS
+from conftest import SOLUTIONS, unwrapped
 from grader import catalog, check
 from grader.cli import main
 
@@ -160,4 +160,4 @@ def test_not_available_is_neither_a_pass_nor_a_failure():
 
 def test_unknown_exercise_is_a_usage_error():
     result = CliRunner().invoke(main, ["check", "exercise99"])
-    assert result.exit_code == 2 and "unknown exercise 'exercise99'" in result.output
+    assert result.exit_code == 2 and "unknown exercise 'exercise99'" in unwrapped(result.output)

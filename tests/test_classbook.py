@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import SOLUTIONS
+from conftest import SOLUTIONS, unwrapped
 from grader import catalog, classbook
 from grader.cli import main
 from test_batch import CORRECT, make_class, read_csv
@@ -101,7 +101,26 @@ def test_a_bad_roster_is_a_usage_error(tmp_path, text, error):
         classbook.read_roster(tmp_path / "roster.csv")
     (tmp_path / "class" / "s1").mkdir(parents=True)
     result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--roster", str(tmp_path / "roster.csv")])
-    assert result.exit_code == 2 and error in result.output
+    assert result.exit_code == 2 and error in unwrapped(result.output)
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"], ids=["=", "+", "-", "@", "tab", "CR"])
+def test_no_gradebook_cell_is_read_as_a_spreadsheet_formula(tmp_path, start):
+    """OWASP's CSV injection advice: a cell starting with = + - @, a tab or a carriage return gets a
+    leading single quote (the spreadsheet shows it as text), whichever column it is in."""
+    evil = f"{start}cmd|' /C calc'!A0"
+    records = {evil: dict(record(evil, 6.0), message=evil), "s2": record("s2", 8.0)}
+    table = rows(classbook.gradebook_csv(records))
+    assert [(r["student"], r["message"], r["total"]) for r in table] == [(f"'{evil}", f"'{evil}", "6"), ("s2", "", "8")]
+    # a roster's cells too (the roster reader strips a leading tab or CR: those arrive harmless)
+    roster = write_roster(tmp_path / "roster.csv", f'id,name,email\n"{evil}","{evil}","{evil}"\ns2,"Bob, Jr.",b@x\n')
+    by_roster = rows(classbook.gradebook_csv(records, roster))
+    for table in (table, by_roster):
+        assert all(not cell.startswith(classbook.FORMULA_STARTS) for r in table for cell in r.values()), table
+    if start.strip():
+        assert by_roster[0]["student_id"] == by_roster[0]["name"] == by_roster[0]["email"] == f"'{evil}"
+    # everything else is as it was: numbers, a comma inside a cell (the csv module quotes it)
+    assert (by_roster[1]["name"], by_roster[1]["total"], by_roster[1]["student"]) == ("Bob, Jr.", "8", "s2")
 
 
 def test_a_folder_two_roster_rows_could_claim_is_refused():
@@ -136,10 +155,10 @@ def test_merge_refuses_a_student_graded_twice(tmp_path):
     first = shard_output(tmp_path / "a", (0, 2), ["ann"], {"ann": record("ann", 1.0)})
     second = shard_output(tmp_path / "b", (1, 2), ["ann"], {"ann": record("ann", 2.0)})
     result = CliRunner().invoke(main, ["merge", str(first), str(second), "--out", str(tmp_path / "all.csv")])
-    assert result.exit_code == 2 and "'ann' is in two shard outputs" in result.output
+    assert result.exit_code == 2 and "'ann' is in two shard outputs" in unwrapped(result.output)
     assert not (tmp_path / "all.csv").exists()
     again = CliRunner().invoke(main, ["merge", str(first), str(first / "grades.csv"), "--out", str(tmp_path / "x.csv")])
-    assert again.exit_code == 2 and "given twice" in again.output
+    assert again.exit_code == 2 and "given twice" in unwrapped(again.output)
 
 
 def test_merge_refuses_shards_graded_differently(tmp_path):
@@ -155,7 +174,7 @@ def test_merge_refuses_students_graded_on_different_devices(tmp_path):
     first = shard_output(tmp_path / "a", (0, 2), ["ann"], {"ann": on_cpu})
     second = shard_output(tmp_path / "b", (1, 2), ["ben"], {"ben": on_gpu})
     result = CliRunner().invoke(main, ["merge", str(first), str(second), "--out", str(tmp_path / "all.csv")])
-    assert result.exit_code == 2 and "different devices (cpu: ann; cpu+cuda: ben)" in result.output
+    assert result.exit_code == 2 and "different devices (cpu: ann; cpu+cuda: ben)" in unwrapped(result.output)
 
 
 def test_merge_reports_missing_students_and_shards(tmp_path):
@@ -173,7 +192,7 @@ def test_merge_reports_missing_students_and_shards(tmp_path):
 def test_merge_of_something_else_is_a_usage_error(tmp_path):
     (tmp_path / "grades.csv").write_text("student\n")
     result = CliRunner().invoke(main, ["merge", str(tmp_path), "--out", str(tmp_path / "all.csv")])
-    assert result.exit_code == 2 and "batch --shard" in result.output
+    assert result.exit_code == 2 and "batch --shard" in unwrapped(result.output)
 
 
 # -- a real class, sharded and not -------------------------------------------------------------------

@@ -5,8 +5,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from conftest import EXERCISES, SOLUTIONS
-from grader import catalog
+from conftest import EXERCISES, SOLUTIONS, unwrapped
+from grader import catalog, cli
 from grader.cli import main
 
 
@@ -58,10 +58,50 @@ def test_usage_errors_wrap_to_the_width_with_a_hanging_indent(args, columns):
     result = CliRunner(env={"COLUMNS": str(columns)}).invoke(main, [str(a) for a in args])
     assert result.exit_code == 2
     lines = result.output.rstrip("\n").split("\n")
-    assert max(map(len, lines)) <= columns, result.output
+    # every line fits, but one that is a single word (a path longer than the line: never split)
+    assert all(len(line) <= columns or len(line.split()) == 1 for line in lines), result.output
     # "Error:" stands alone on its line when the word after it (a long path) would not fit there
     error = next(i for i, line in enumerate(lines) if line.startswith("Error:"))
     assert len(lines) > error + 1 and all(line.startswith("  ") for line in lines[error + 1:]), result.output
+
+
+LONG = "a-folder-whose-name-alone-is-longer-than-any-terminal-line-" * 3  # 177 characters
+
+
+@pytest.mark.parametrize("columns", [40, 80, 200])
+@pytest.mark.parametrize("command, path", [
+    (lambda folder: ["exercise2", "--submission", folder / "nowhere"], lambda folder: folder / "nowhere"),
+    (lambda folder: ["exercise2", "--submission", folder], lambda folder: folder),
+    (lambda folder: ["release", "--solutions", folder, "--out", folder / "out"],
+     lambda folder: folder / "exercise1_projection.py"),
+    (lambda folder: ["batch", folder, "--out", folder / "grades.txt"], lambda folder: folder / "grades.txt"),
+], ids=["no-folder", "no-file", "release", "batch-out"])
+def test_an_error_never_splits_a_path(tmp_path, command, path, columns):
+    """However long the path and narrow the terminal, the path in an error is on one line, whole
+    (`lumen-grade release` once split `solutions/ex` / `ercise6_multihead.py`)."""
+    folder = tmp_path / LONG / LONG
+    folder.mkdir(parents=True)
+    result = CliRunner(env={"COLUMNS": str(columns)}).invoke(main, [str(a) for a in command(folder)])
+    assert result.exit_code == 2, result.output
+    assert any(str(path(folder)) in line for line in result.output.split("\n")), result.output
+
+
+def test_the_report_never_splits_the_path_of_your_file(tmp_path):
+    folder = tmp_path / LONG
+    folder.mkdir()
+    (folder / "exercise3_scaling.py").write_bytes((EXERCISES / "exercise3_scaling.py").read_bytes())
+    result = CliRunner(env={"COLUMNS": "40"}).invoke(main, ["3", "--submission", str(folder), "--no-perf",
+                                                            "--device", "cpu"])
+    assert result.exit_code == 1 and "not implemented yet" in result.output
+    assert any(str(folder / "exercise3_scaling.py") in line for line in result.output.split("\n")), result.output
+
+
+def test_wrap_error_breaks_only_between_words():
+    text = "Error: no file /a/very/long/path/to/solutions/exercise6_multihead.py (looked in /x/y): pass --solutions"
+    wrapped = cli.wrap_error(text, 40)
+    assert wrapped.split("\n") == ["Error: no file", "  /a/very/long/path/to/solutions/exercise6_multihead.py",
+                                   "  (looked in /x/y): pass --solutions"]
+    assert unwrapped(wrapped) == text
 
 
 def test_every_command_has_a_whole_short_help_on_one_line():
@@ -79,6 +119,49 @@ def test_missing_folder_says_where_it_looked(tmp_path):
     result = CliRunner().invoke(main, ["exercise2", "--submission", str(missing)])
     assert result.exit_code == 2
     assert str(missing) in result.output and "--submission DIR" in result.output
+
+
+@pytest.mark.parametrize("command", [["3"], ["all"], ["watch", "3"]])
+def test_inside_exercises_you_are_told_submission_dot_or_cd_up(tmp_path, monkeypatch, command):
+    inside = tmp_path / "exercises"
+    inside.mkdir()
+    (inside / "exercise3_scaling.py").write_bytes((EXERCISES / "exercise3_scaling.py").read_bytes())
+    monkeypatch.chdir(inside)
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code == 2
+    said = unwrapped(result.output)
+    assert "the exercise files are right here (exercise3_scaling.py)" in said, said
+    assert "pass --submission . to grade them, or cd .." in said and "exercises/exercises" not in said
+    graded = CliRunner().invoke(main, ["3", "--submission", ".", "--no-perf", "--device", "cpu"])
+    assert graded.exit_code == 1 and "not implemented yet" in graded.output  # the advice works
+
+
+def test_exercise_files_in_another_folder_are_not_told_to_cd_up(tmp_path, monkeypatch):
+    (tmp_path / "exercise3_scaling.py").write_bytes((EXERCISES / "exercise3_scaling.py").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    said = unwrapped(CliRunner().invoke(main, ["3", "--submission", "mywork"]).output)
+    assert "right here (exercise3_scaling.py): pass --submission . to grade them" in said and "cd .." not in said
+
+
+def test_a_folder_without_exercise_files_is_not_taken_for_exercises(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    said = unwrapped(CliRunner().invoke(main, ["3"]).output)
+    assert f"no folder exercises (looked in {tmp_path / 'exercises'})" in said and "right here" not in said
+
+
+@pytest.mark.parametrize("typed, advice", [
+    ("exercises/exercise3_scaling.py", "lumen-grade exercise3)"),
+    ("exercise3_scaling.py", "lumen-grade exercise3 --submission .)"),
+    ("my work/exercise10_tiled_attention.py", "lumen-grade exercise10 --submission 'my work')"),
+    ("exercises/notebooks/exercise6_multihead.ipynb",
+     "lumen-grade exercise6 --notebook exercises/notebooks/exercise6_multihead.ipynb)"),
+])
+def test_a_path_to_an_exercise_file_suggests_the_command_that_grades_it(typed, advice):
+    """`lumen-grade exercises/exercise3_scaling.py`: the file names its exercise; the advice, typed, grades it."""
+    result = CliRunner().invoke(main, [typed])
+    assert result.exit_code == 2
+    exercise = catalog.find(advice.split()[1].rstrip(")"))
+    assert f"(did you mean {exercise.id}? to grade that file: {advice}" in unwrapped(result.output)
 
 
 def test_missing_file_says_which_file_and_where(tmp_path):

@@ -22,6 +22,7 @@ from grader.sandbox import containment, rules
 from grader.sandbox.judge import Launcher, Child, load_request
 from test_batch import marked
 
+pytestmark = pytest.mark.privileges  # root: a private mount namespace and uid 65534; a user: Landlock
 PROBE = ROOT / "tests" / "hostile" / "escape_probe.py"
 OUTCOMES = {  # attempt -> what a confined child gets
     "read the answer key by path": "denied",
@@ -76,10 +77,13 @@ def test_a_confined_child_reaches_nothing_but_the_runtime_its_file_and_its_scrat
 
 
 def _as_nobody():
-    """The command prefix that runs a Python process as uid/gid 65534 with this interpreter and
-    kit readable, or a reason why it cannot be done here."""
-    if os.geteuid() != 0 or not shutil.which("setpriv"):
-        return None, "needs root and setpriv to start an unprivileged process"
+    """The command prefix that runs a Python process as an unprivileged user with this interpreter
+    and kit readable (uid/gid 65534 from root; none when this process is unprivileged already),
+    or a reason why it cannot be done here."""
+    if os.geteuid() != 0:
+        return [], None
+    if not shutil.which("setpriv"):
+        return None, "needs setpriv to start an unprivileged process as root"
     drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     trees = [sys.prefix, sys.base_prefix, str(ROOT)]
     if all(containment._traversable(tree, containment.UNPRIVILEGED) for tree in trees):

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT, SOLUTIONS
+from conftest import ROOT, SOLUTIONS, unwrapped
 from grader import catalog, runner
 from grader.sandbox import rules, wire
 from grader.cli import MemorySize, main
@@ -145,6 +145,7 @@ def assert_honest(case, exit_code, exercise):
         assert "grader error" not in text, text
 
 
+@pytest.mark.privileges
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
 def test_hostile_submission_scores_only_what_it_earns(case, tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the fork bomb's children would leave files
@@ -160,6 +161,7 @@ def test_the_corpus_has_every_kind_of_attack_the_issue_lists():
     assert all((HOSTILE / case.file).is_file() for case in CASES)
 
 
+@pytest.mark.privileges
 def test_a_fake_report_at_the_output_path_is_replaced_by_the_judges(tmp_path, monkeypatch):
     """A full-marks report left where --output points (and rewritten by the submission at import and
     at every call, where it can reach it) is replaced by the judge's own report."""
@@ -185,6 +187,7 @@ def test_an_output_path_that_is_not_a_regular_file_is_refused(tmp_path, make):
     assert (tmp_path / "elsewhere.json").read_text() == "{}"
 
 
+@pytest.mark.privileges
 def test_attacks_on_the_judge_are_all_refused(tmp_path):
     case = Case("attacks_the_judge.py", "is wrong at", honest=("test_inputs_not_modified",))
     exit_code, exercise = graded(case, submission(case, tmp_path / "submission"))
@@ -214,6 +217,7 @@ def lumen_grade(folder, *args, python_m=False):
 
 @pytest.mark.parametrize("hostile, says", [("segfault.py", "SIGSEGV"), ("memory_bomb.py", "memory limit"),
                                            ("fork_bomb.py", "0 processes started")])
+@pytest.mark.privileges
 def test_the_grader_process_survives(hostile, says, tmp_path):
     """`python -m grader` run from inside the submission folder, beside a torch.py, numpy.py,
     sitecustomize.py, usercustomize.py and conftest.py: none of them is loaded, and a crash, a
@@ -227,6 +231,7 @@ def test_the_grader_process_survives(hostile, says, tmp_path):
     assert not left, f"code beside the submission ran, or a forked child lived: {left}"
 
 
+@pytest.mark.privileges
 def test_a_spawned_child_is_confined_too(tmp_path, monkeypatch):
     """Where there is no zygote (macOS, Windows) every child is a fresh `python -I`: run from the
     submission folder, it imports none of the files beside it, and the rules hold there too."""
@@ -265,6 +270,7 @@ def test_the_grader_s_own_rules_apply_to_every_exercise():
     assert {"lumen_ref", "grader", "solutions"} <= modules
 
 
+@pytest.mark.privileges
 def test_the_answer_key_and_hidden_tests_are_secret_in_the_child():
     secret = rules._SECRET
     assert os.path.realpath(ROOT / "lumen_ref") in secret and os.path.realpath(ROOT / "solutions") in secret
@@ -309,7 +315,7 @@ def test_memory_limit_takes_a_size(size, expected):
 @pytest.mark.parametrize("size", ["lots", "0", "-1G", "4X"])
 def test_a_memory_limit_that_is_not_a_size_is_a_usage_error(size):
     result = CliRunner().invoke(main, ["exercise3", "--memory-limit", size])
-    assert result.exit_code == 2 and "is not a size" in result.output
+    assert result.exit_code == 2 and "is not a size" in unwrapped(result.output)
 
 
 def test_a_notebook_built_to_exhaust_the_judge_is_a_clean_failure(tmp_path):

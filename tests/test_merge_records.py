@@ -10,6 +10,7 @@ import os
 import pytest
 from click.testing import CliRunner
 
+from conftest import unwrapped
 from grader import batch, classbook
 from grader.cli import main
 from test_batch import read_csv
@@ -59,7 +60,7 @@ def test_a_manifest_naming_a_path_instead_of_a_student_is_refused(tmp_path, name
     manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "students": [name]}))
     (tmp_path / "outside.json").write_text(json.dumps(record("../outside", 8.0)))
     result = merge(tmp_path, output)
-    assert result.exit_code == 2 and "not a student's folder name" in result.output, result.output
+    assert result.exit_code == 2 and "not a student's folder name" in unwrapped(result.output), result.output
     assert not (tmp_path / "all.csv").exists() and not (tmp_path / "all").exists()
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import SOLUTIONS
+from conftest import SOLUTIONS, unwrapped
 from grader import catalog
 from grader.perf import judge as perf
 from grader.perf import rounds
@@ -216,8 +216,10 @@ def test_work_handed_to_another_thread_is_charged(measure):
 
 
 def test_waiting_is_charged(measure):
+    # 20 ms of waiting per call: many times what the reference's call costs even on a loaded machine
+    # (2 ms was rated on par at a load of 9), so the verdict does not hang on the load
     tier = measure("exercise2", source=SCORES.format(
-        body="__import__('time').sleep(0.002)\n        return q @ k.transpose(-2, -1)"))
+        body="__import__('time').sleep(0.02)\n        return q @ k.transpose(-2, -1)"))
     assert tier["clock"] == "wall", tier
     assert tier["id"] != "on-par"
 
@@ -226,7 +228,9 @@ def test_waiting_is_charged(measure):
 
 
 def invoke(*args):
-    return CliRunner().invoke(main, [str(arg) for arg in args], catch_exceptions=False)
+    """`lumen-grade ARGS`, its report at the width of an output that is no terminal (80), whatever
+    COLUMNS the tests were started with."""
+    return CliRunner(env={"COLUMNS": None}).invoke(main, [str(arg) for arg in args], catch_exceptions=False)
 
 
 def test_tier_in_the_json_and_text_reports_and_no_perf_skips_it(tmp_path):
@@ -262,4 +266,4 @@ def test_perf_points_make_the_tier_a_scored_test(tmp_path):
 def test_perf_points_without_perf_is_a_usage_error():
     result = CliRunner().invoke(main, ["exercise2", "--submission", str(SOLUTIONS), "--no-perf", "--perf-points", "1"])
     assert result.exit_code == 2
-    assert "--perf-points needs the performance tiers" in result.output
+    assert "--perf-points needs the performance tiers" in unwrapped(result.output)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from conftest import STALE_RELEASE, unwrapped
 from grader.catalog import EXERCISES, find
 from grader.cli import main
 from grader.release import (
@@ -28,7 +29,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 STUBS = ROOT / "exercises"
 IDS = [exercise.stem for exercise in EXERCISES]
-REGENERATE = "regenerate them with: lumen-grade release (from the repository root)"
 
 
 def released_files(folder):
@@ -174,7 +174,42 @@ def test_stubs_round_trip_is_byte_identical():
     """Needs no chapter, so it runs everywhere: the committed student files are the release's."""
     for exercise, stub in build_stubs(SOLUTIONS).items():
         assert stub.encode("utf-8") == (STUBS / exercise.file_name).read_bytes(), (
-            f"exercises/{exercise.file_name} is stale: {REGENERATE}")
+            f"exercises/{exercise.file_name}: {STALE_RELEASE}")
+
+
+class Reporter:
+    """What pytest's terminal reporter is to `pytest_terminal_summary`: the lines it was given."""
+
+    def __init__(self):
+        self.lines = []
+
+    def section(self, title, **markup):
+        self.lines.append(title)
+
+    def line(self, text, **markup):
+        self.lines.append(text)
+
+
+def test_a_student_whose_edits_fail_this_suite_is_told_to_grade_with_lumen_grade(tmp_path, monkeypatch):
+    """A student who runs `python -m pytest` after writing code in exercises/ is told to grade it with
+    lumen-grade (not to run the instructors' `release`); an untouched release, or a passing run, says nothing."""
+    import conftest
+
+    folder = tmp_path / "exercises"
+    shutil.copytree(STUBS, folder)
+    monkeypatch.setattr(conftest, "EXERCISES", folder)
+    for exitstatus in (0, 1):
+        conftest.pytest_terminal_summary(reporter := Reporter(), exitstatus)
+        assert reporter.lines == []
+    (folder / "exercise3_scaling.py").write_text("def scale_scores(scores, d_k):\n    return scores / d_k ** 0.5\n")
+    (folder / "notebooks" / "exercise6_multihead.ipynb").unlink()
+    assert conftest.edited_release_files() == ["exercise3_scaling.py", "notebooks/exercise6_multihead.ipynb"]
+    conftest.pytest_terminal_summary(reporter := Reporter(), 0)
+    assert reporter.lines == []
+    conftest.pytest_terminal_summary(reporter := Reporter(), 1)
+    said = " ".join(reporter.lines)
+    assert "changed: exercise3_scaling.py, notebooks/exercise6_multihead.ipynb" in said
+    assert "Grade your work with `lumen-grade`" in said and "Instructors: `lumen-grade release --force`" in said
 
 
 def test_release_round_trip_is_byte_identical(tmp_path):
@@ -187,8 +222,8 @@ def test_release_round_trip_is_byte_identical(tmp_path):
     assert sorted(released_files(out)) == sorted(expected)
     committed = released_files(STUBS)
     for name, data in released_files(out).items():
-        assert committed.get(name) == data, f"exercises/{name} is stale or missing: {REGENERATE}"
-    assert set(committed) == set(expected), f"exercises/ holds files no release makes: {REGENERATE}"
+        assert committed.get(name) == data, f"exercises/{name}: {STALE_RELEASE}"
+    assert set(committed) == set(expected), f"exercises/ holds files no release makes: {STALE_RELEASE}"
     again = release(SOLUTIONS, out)
     assert again.paths == done.paths and again.changed == []
     assert released_files(out) == {name: committed[name] for name in expected}
@@ -316,13 +351,13 @@ def test_cli_release_of_a_bad_solution_is_a_usage_error(tmp_path):
     shutil.copytree(SOLUTIONS, tmp_path / "solutions")
     (tmp_path / "solutions" / "exercise6_multihead.py").unlink()
     missing = invoke("--out", tmp_path / "out", "--solutions", tmp_path / "solutions")
-    assert missing.exit_code == 2 and "exercise6_multihead.py: missing" in missing.output
+    assert missing.exit_code == 2 and "exercise6_multihead.py: missing" in unwrapped(missing.output)
     shutil.copyfile(SOLUTIONS / "exercise6_multihead.py", tmp_path / "solutions" / "exercise6_multihead.py")
     broken = tmp_path / "solutions" / "exercise2_scoring.py"
     broken.write_text(broken.read_text(encoding="utf-8").replace("# END SOLUTION", "", 1), encoding="utf-8")
     faulty = invoke("--out", tmp_path / "out", "--solutions", tmp_path / "solutions")
-    assert faulty.exit_code == 2 and "exercise2_scoring.py, line" in faulty.output
-    assert "never closed" in faulty.output and not (tmp_path / "out").exists()
+    assert faulty.exit_code == 2 and "exercise2_scoring.py, line" in unwrapped(faulty.output)
+    assert "never closed" in unwrapped(faulty.output) and not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("marker, words", [

@@ -11,14 +11,17 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SOLUTIONS
+from conftest import ROOT, SOLUTIONS, unwrapped
 from test_batch import gone_all, make_class, marked, read_csv, unique_marker
 from test_containment import _as_nobody
+
+pytestmark = pytest.mark.privileges  # who may kill and remove what the children made: root or a user
 
 PER_EXERCISE = 300  # --timeout: far beyond what any of these runs may take
 NAME_ITSELF = "import ctypes, math\n\n\ndef _spin():\n    ctypes.CDLL(None).prctl(15, {marker!r})\n    while True:\n        pass\n\n\n"
@@ -189,14 +192,20 @@ def test_a_watch_told_to_stop_removes_its_folders(tmp_path):
         [sys.executable, "-m", "grader", "watch", "exercise3", "--submission", str(tmp_path / "submission"),
          "--device", "cpu", "--no-perf"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "TMPDIR": str(tmp_path / "tmp"), "PYTHONUNBUFFERED": "1"})
+    watchdog = threading.Timer(120, process.kill)  # never waits for ever on a report that does not come
+    watchdog.start()
     try:
+        shown = ""
         for line in process.stdout:
-            if "Ctrl-C to stop." in line:  # the first report is out
+            shown += line
+            if "Ctrl-C to stop." in unwrapped(shown):  # the first report is out (wrapped to any width)
                 break
+        assert process.poll() is None, shown
         process.send_signal(signal.SIGHUP)
         assert process.wait(timeout=30) == 128 + signal.SIGHUP
         assert "Traceback" not in process.stderr.read()
     finally:
+        watchdog.cancel()
         process.kill()
         process.wait()
     assert not list((tmp_path / "tmp").iterdir())

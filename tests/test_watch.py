@@ -10,7 +10,7 @@ import threading
 import pytest
 from click.testing import CliRunner
 
-from conftest import EXERCISES, ROOT, SOLUTIONS
+from conftest import EXERCISES, ROOT, SOLUTIONS, unwrapped
 from grader import catalog, runner, watch
 from grader.cli import main
 
@@ -49,7 +49,7 @@ def test_watch_regrades_each_save_and_stops_cleanly_on_ctrl_c(tmp_path):
         [sys.executable, "-m", "grader", "watch", "exercise3", "--submission", str(tmp_path), "--device", "cpu",
          "--no-perf", "--interval", "0.1"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "80"},  # lines read as written: a set width
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         output = Output(process.stdout)
@@ -99,12 +99,12 @@ def test_watcher_grades_only_what_changed_in_one_warm_process(launcher, tmp_path
 def test_watch_usage_errors():
     runner_ = CliRunner()
     unknown = runner_.invoke(main, ["watch", "exercise99"])
-    assert unknown.exit_code == 2 and "unknown exercise 'exercise99'" in unknown.output
+    assert unknown.exit_code == 2 and "unknown exercise 'exercise99'" in unwrapped(unknown.output)
     notebook = EXERCISES / "notebooks" / f"{EX3.stem}.ipynb"
     several = runner_.invoke(main, ["watch", "--notebook", str(notebook)])
-    assert several.exit_code == 2 and "--notebook FILE needs the exercise" in several.output
+    assert several.exit_code == 2 and "--notebook FILE needs the exercise" in unwrapped(several.output)
     missing = runner_.invoke(main, ["watch", "3", "--submission", "/nonexistent-folder"])
-    assert missing.exit_code == 2 and "no folder" in missing.output
+    assert missing.exit_code == 2 and "no folder" in unwrapped(missing.output)
 
 
 def test_watch_help_describes_its_argument():
