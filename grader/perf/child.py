@@ -27,6 +27,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from grader import catalog
+from grader.sandbox import rules
 from grader.nested import leaves
 from grader.perf.cases import Allocations, Decode, Randn, build, decode_program, generator, make_args, real_torch
 from grader.perf.rounds import CLOCKS, Rounds, calls_per_timing
@@ -109,6 +110,18 @@ def _waits():
     """How many times this thread has waited (voluntary context switches: sleep, I/O, a lock, a
     join); 0 where the system does not say."""
     return _getrusage(_RUSAGE_THREAD).ru_nvcsw if _getrusage else 0
+
+
+def clocks():
+    """(this thread's CPU time, the process's CPU time, wall time, waits) now. `grader.sandbox.child`
+    reads them around every call of the student's code, the suites' and the timing's alike, so
+    that a timed call takes the very path a tested one does."""
+    return _thread_time(), _process_time(), _perf_counter(), _waits()
+
+
+def since(start):
+    """[seconds of each clock, waits] from `start` (a `clocks()` reading) to now."""
+    return [now - then for now, then in zip(clocks(), start)]
 
 
 def _clock(device, fn, arg_sets):
@@ -211,17 +224,6 @@ class Bench:
             warm[name] = _clock(self.device, fn, _fresh([self.args(-1)]))[0]
         return warm
 
-    def round(self, names, index, calls):
-        """{name: readings per call} of the round's timings of `names`: `calls` calls each, on
-        fresh copies of the round's inputs, after one untimed call."""
-        args, readings = self.args(index), {}
-        for name in names:
-            _set_num_threads(1)  # in case the student's code asked for more
-            first, *timed = _fresh([args] * (calls + 1))
-            self.fns[name](*first)
-            readings[name] = [reading / calls for reading in _clock(self.device, self.fns[name], timed)]
-        return readings
-
     def grow(self, length):
         """Fill every cache to `length` tokens (untimed), with the same tokens in every process."""
         d_model = self.case.init[0]
@@ -296,18 +298,38 @@ def allocations(case, impl, device, seed):
     return found
 
 
+def adopt(session, exercise):
+    """Make the reference's child answer "call" requests as a student's child does: its module the
+    exercise's reference (each name also as "fused.NAME", with torch's fused attention in the
+    reference's place), watched as the student's code is, by the exercise's rules that refuse
+    nothing, so that both sides of a timing pay the same for everything around the call."""
+    names = catalog.find(exercise).names
+    plain, fused = reference(), reference(fused=True)
+    session.module = types.SimpleNamespace(**{name: getattr(plain, name) for name in names},
+                                           **{f"fused.{name}": getattr(fused, name) for name in names})
+    session.objects.clear()
+    watcher = rules.Guard(catalog.find(exercise).forbidden, os.devnull)
+    watcher.flag = lambda rule, called, raise_=True: None
+    session.guard = watcher
+    return {"value": sorted(names)}
+
+
 def handle(session, request):
-    """The child's "bench" op. In the student's process (`session.guard` set) only the student's
-    code is built; in a process that never loaded a student file, the reference (and with "fused",
-    torch's fused attention in its place). Actions: "verify" (the student's output on the case's
-    verification inputs), "prepare" (build the case; returns warm-up times), "round", "grow",
-    "step", "memory" (see Bench), "allocations" (an Allocations case, measured here)."""
+    """The child's "bench" op. In the student's process (one that loaded a student file) only the
+    student's code is built; in a process that never loaded one, the reference (and with "fused",
+    torch's fused attention in its place). Actions: "adopt" (see `adopt`), "verify" (the student's
+    output on the case's verification inputs), "prepare" (build the case; returns warm-up times),
+    "grow", "step", "memory" (see Bench), "allocations" (an Allocations case, measured here)."""
+    if request["action"] == "adopt":
+        if session.path is not None:
+            raise ValueError("a student's process never adopts the reference")
+        return adopt(session, str(request["exercise"]))
     device, seed = request["device"], int(request["seed"])
     case = catalog.find(request["exercise"]).perf_cases(device)[int(request["case"])]
     action = request["action"]
     if action in ("verify", "prepare"):
         state = request.get("state")
-        if session.guard is not None:  # a student's process: never anything but the student's code
+        if session.path is not None:  # a student's process: never anything but the student's code
             impls = {"student": session.module}
         else:
             impls = {"reference": reference(), **({"fused": reference(fused=True)} if case.fused else {})}
@@ -323,12 +345,10 @@ def handle(session, request):
             session.bench = Bench(case, impls, state, device, seed)
             return {"value": session.bench.warm() if not isinstance(case, Decode) else {}}
     if action == "allocations":
-        impl = session.module if session.guard is not None else reference()
+        impl = session.module if session.path is not None else reference()
         return {"value": allocations(case, impl, device, seed)}
     bench = session.bench
     with _no_grad():
-        if action == "round":
-            return {"value": bench.round(request["names"], int(request["index"]), int(request["calls"]))}
         if action == "grow":
             return {"value": bench.grow(int(request["length"]))}
         if action == "step":

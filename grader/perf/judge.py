@@ -13,6 +13,7 @@ the same tier every run. Faster than the reference is "on par" too: how much fas
 the device, so no boundary is drawn there.
 """
 
+import contextlib
 import ctypes
 import math
 import os
@@ -27,14 +28,15 @@ from typing import NamedTuple
 import torch
 
 from grader.perf.cases import Allocations, Decode, build, decode_program, generator, make_args, weights
-from grader.perf.rounds import CLOCKS, Rounds, calls_per_timing, median, ratio_stats
-from grader.compare import Mismatch
+from grader.perf.rounds import CLOCKS, MAX_ROUNDS, MIN_ROUNDS, decided, median, ratio_stats
+from grader.compare import TOLERANCES, Mismatch, describe
 from grader.results import TestResult
+from grader.sandbox import wire
 from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
                                   load_request)
 from grader.testkit import as64, check_result
 
-BUDGET = {"cpu": 1.2, "cuda": 2.0}  # seconds of timing per exercise, shared by its cases (CPU time; on CUDA wall)
+BUDGET = {"cpu": 1.2, "cuda": 2.0}  # seconds of decode steps per exercise, shared by its cases (CPU time; on CUDA wall)
 
 _STEP = math.sqrt(3)
 TIERS = (  # (id, name, the largest ratio in the tier, what it often means)
@@ -62,9 +64,7 @@ OFFLOADS = 0.25  # CPU time of other threads per CPU second of the timing thread
 WAITS = 0.5  # waits per call (voluntary context switches) beyond the reference's, from which
              # the wall clock judges
 CLOCK_NOTES = {"process-cpu": "; the CPU time of all your code's threads",
-               "wall": "; wall-clock time: your code waits",
-               "judge": "; the CPU time of your code's process as the grader measured it: the timings it "
-                        "reported were far lower"}
+               "wall": "; wall-clock time: your code waits"}
 
 
 def tier_for(ratio):
@@ -91,17 +91,20 @@ def rate(exercises, passed, files, launcher, devices, options, run=None):
     before the whole run's Deadline `run`: the tier of those in `passed` (ids whose tests all
     passed) that have a file; with `options.perf_points`, a test worth that many points for each,
     file or no file (none earned without a tier), so that the maximum is the same for every
-    submission. An untimed exercise is left out: no tier, no points."""
+    submission. An untimed exercise is left out: no tier, no points. One warm child holds the
+    reference for the whole run; each student file is timed in a fresh child of its own, so that
+    one exercise's code never touches another's verdict."""
     device = "cuda" if "cuda" in devices else "cpu"
     rated = {}
-    with tempfile.TemporaryDirectory(prefix="lumen-perf-") as log_dir:
+    with tempfile.TemporaryDirectory(prefix="lumen-perf-") as log_dir, _Reference(launcher, log_dir, device, run) as ref:
         for exercise in (exercise for exercise in exercises if exercise.timed):
             tier = None
             if exercise.id in passed and exercise.id in files and run is not None and time.monotonic() >= run.at:
                 tier = untimed(device, f"not timed: {run.limit} ran out before its turn")
             elif exercise.id in passed and exercise.id in files:
                 tier = measure(exercise, files[exercise.id], launcher, device, log_dir, seed=options.seed,
-                               time_limit=options.time_limit, memory_limit=options.memory_limit, run=run)
+                               time_limit=options.time_limit, memory_limit=options.memory_limit, run=run,
+                               reference=ref)
             rated[exercise.id] = Rated(tier, [points_test(tier, options.perf_points)] if options.perf_points else [])
     return rated
 
@@ -116,37 +119,62 @@ def points_test(tier, points):
 
 
 def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.0,
-            memory_limit=DEFAULT_MEMORY_LIMIT, run=None):
+            memory_limit=DEFAULT_MEMORY_LIMIT, run=None, reference=None):
     """The tier of one student file: verify, then time every case of the exercise's declaration.
-    The student's code runs in a fresh confined child, under the exercise's rules as everywhere;
-    the reference in a child of its own that never holds student code; the judge interleaves their
-    timings and measures both children's CPU time itself (a number the student's process reports
-    is never trusted). None for an exercise that declares no performance cases (untimed)."""
+    The student's code runs in a fresh confined child, under the exercise's rules as everywhere,
+    and is called exactly as the suites call it; the reference in a child that never holds student
+    code (`reference`, a `_Reference` shared by a run, or one of its own). Every timed call gets
+    inputs never seen before, drawn here from a secret seed, and its answer is checked against the
+    reference's for the same inputs. The judge measures both children's CPU time itself; what the
+    student's process reports about its own time never counts for less than that. None for an
+    exercise that declares no performance cases (untimed)."""
     cases = exercise.perf_cases(device)
     if not cases:
         return None
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_one_thread())
+        if reference is None:
+            reference = stack.enter_context(_Reference(launcher, log_dir, device, run))
+        return _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit, memory_limit, run,
+                        reference)
+
+
+def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit, memory_limit, run, reference):
     ref = reference_of(exercise)
     seed = seed_for(seed, exercise)
-    log = os.path.join(log_dir, f"{exercise.id}.log")
     limit = Deadline.earliest(time_limit, run)  # the exercise's limit, or the whole run's if sooner
-    student = reference = None
+    student = case = None
     try:
         load = load_request(path, exercise.stem)
-        student = _Timed(Child(launcher, log, limit.at, memory_limit, (path,)), device)
+        student = _Timed(Child(launcher, os.path.join(log_dir, f"{exercise.id}.log"), limit.at, memory_limit,
+                               (path,)), device)
         student.child.request(load)
         request = {"op": "bench", "exercise": exercise.id, "device": device, "seed": seed}
         requests = [{**request, "case": index, "state": weights(case, ref, seed) if case.init else None}
                     for index, case in enumerate(cases)]
-        for case, asked in zip(cases, requests):
-            got = student.child.request({**asked, "action": "verify"})["value"]
-            check_result(got, expected(case, ref, seed), what=f"your output on the performance case {case.label}")
-        grace = Deadline.earliest(time_limit + REFERENCE_GRACE, run)
-        reference = _Timed(Child(launcher, log + ".reference", grace.at, None, trusted=True), device, trusted=True)
-        _same_cpu(student.child.pid, reference.child.pid)
-        budget = BUDGET[device] / len(cases)
-        raw = [_time(case, asked, student, reference, device, seed, budget) for case, asked in zip(cases, requests)]
+        built = {}
+        for index, (case, asked) in enumerate(zip(cases, requests)):
+            what = f"your output on the performance case {case.label}"
+            if _called(case):
+                built[index] = student.build(case, asked["state"])
+                got = student.call(built[index], make_args(case, generator(seed), device))[0]
+            else:
+                got = student.child.request({**asked, "action": "verify"})["value"]
+            check_result(got, expected(case, ref, seed), what=what)
+        reference.adopt(exercise, student.child.pid)
+        raw = []
+        for index, (case, asked) in enumerate(zip(cases, requests)):
+            if _called(case):
+                raw.append(_time_calls(case, built[index], reference.build(case, asked["state"]), student,
+                                       reference.timed, device, run))
+            else:
+                raw.append(_time(case, asked, student, reference.timed, device, seed, BUDGET[device] / len(cases)))
     except Mismatch as mismatch:
         return untimed(device, f"not timed: {mismatch.message}")
+    except _Answered as answered:
+        return untimed(device, f"not timed: your code answered differently while it was timed: {answered}")
+    except _Busy as busy:
+        return untimed(device, f"not timed: the machine was too busy to time {busy} reliably (retry)")
     except _ReferenceFailed as failure:
         if run is not None and time.monotonic() >= run.at:
             return untimed(device, f"not timed: {run.limit} ran out while timing the reference")
@@ -154,35 +182,112 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
     except StudentError as error:
         return untimed(device, f"not timed: on the performance case, {error.summary}")
     except ChildTimeout:
-        if limit.whole_run:
-            return untimed(device, f"not timed: {limit.limit} ran out while timing your code")
+        if run is not None and time.monotonic() >= run.at:
+            return untimed(device, f"not timed: {run.limit} ran out while timing your code")
+        if student is not None and student.patience is not None:
+            return untimed(device, f"not timed: one call on the performance case ran past {student.patience:.3g} s, "
+                                   f"over {PATIENCE}× what the reference takes for it")
         return untimed(device, f"not timed: one call on the performance case ran past the time limit "
                                f"({time_limit:g} s), far slower than the reference")
     except ChildCrashed as error:
         return untimed(device, f"not timed: {error}")
     finally:
-        for timed in (student, reference):
-            if timed is not None:
-                timed.child.stop()
+        if student is not None:
+            student.child.stop()
     return verdict(cases, raw, device, ref)
 
 
-REFERENCE_GRACE = 60.0  # seconds the reference's child may take beyond the exercise's time limit
+@contextlib.contextmanager
+def _one_thread():
+    """torch in one thread here while the judge makes inputs and checks answers: on a machine whose
+    cores are all busy, waking a pool of threads costs ten times the work."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _called(case):
+    """Whether a case is timed through the suites' own kind of call (a function or a module on
+    fresh inputs); a decode program and an allocation measurement have requests of their own."""
+    return not isinstance(case, (Decode, Allocations))
+
+
+REFERENCE_GRACE = 60.0  # seconds any one request to the reference's child may take
+PATIENCE = 100  # a timed call of the student's may take this many times the reference's time (wall)...
+SLACK = 2.0  # ... plus these seconds, before it is stopped: the timing's limit follows the reference's
+MAX_TIMING = {"cpu": 0.5, "cuda": 1.0}  # seconds of the children's time (CPU time on the CPU, wall on
+                                        # CUDA) one case's rounds may spend before they stop undecided
+BUSY_SHARE = 0.6  # CPU share of the reference's child while it answers, below which the machine is busy
+BUSY_SPREAD = 0.15  # spread of the round's ratios (see ratio_stats) beyond which the timing is disturbed
 
 
 class _ReferenceFailed(Exception):
     """The reference's child failed: the grader's fault, never the student's."""
 
 
+class _Answered(Exception):
+    """The student's code answered a timed call differently from the reference."""
+
+
+class _Busy(Exception):
+    """The rounds ran out undecided on a machine too busy to decide them."""
+
+
+class _Reference:
+    """The reference's child for a run: started at the first exercise timed, warm for the next ones
+    (it loads the reference once), stopped at the end. It never holds student code."""
+
+    def __init__(self, launcher, log_dir, device, run):
+        self.launcher, self.log, self.device, self.run = launcher, os.path.join(log_dir, "reference.log"), device, run
+        self._timed = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._timed is not None:
+            self._timed.child.stop()
+
+    @property
+    def timed(self):
+        if self._timed is None:
+            try:
+                child = Child(self.launcher, self.log, self._deadline(), None, trusted=True)
+            except Exception as error:
+                raise _ReferenceFailed(str(error)) from None
+            self._timed = _Timed(child, self.device, trusted=True)
+        self._timed.child.deadline = self._deadline()
+        return self._timed
+
+    def _deadline(self):
+        own = time.monotonic() + REFERENCE_GRACE
+        return min(own, self.run.at) if self.run is not None else own
+
+    def adopt(self, exercise, student_pid):
+        """Serve `exercise`'s reference next, on the CPU the student's child runs on."""
+        timed = self.timed
+        timed.ask({"op": "bench", "action": "adopt", "exercise": exercise.id})
+        _same_cpu(student_pid, timed.child.pid)
+
+    def build(self, case, state):
+        """{"reference": what to call, "fused": ... where the case has it} in the reference's child."""
+        built = {"reference": self.timed.build(case, state)}
+        if case.fused:
+            built["fused"] = self.timed.build(case, state, prefix="fused.")
+        return built
+
+
 class _Timed:
-    """A child whose timing requests the judge also measures from outside: the CPU time of the
-    whole process (through its CPU clock, Linux; on CUDA the wall time) around each request, per
-    call, as the "outside" clock. The child's own clocks stay the precise ones; `_ratios` stops
-    believing them where they make the student's code look much faster than the judge saw it."""
+    """A child whose requests the judge also measures from outside: the CPU time of the whole
+    process (through its CPU clock, Linux; on CUDA the wall time) and the wall time around each."""
 
     def __init__(self, child, device, trusted=False):
         self.child, self.device, self.trusted = child, device, trusted
         self.clock = _cpu_clock(child.pid)
+        self.patience = None  # seconds the current timed call may take, once the timing set it
 
     def ask(self, request):
         try:
@@ -192,24 +297,63 @@ class _Timed:
                 raise _ReferenceFailed(str(error)) from None
             raise
 
-    def time(self, request, calls):
-        """{name: [time, process, wall, waits] per call} for the request's names, as measured here."""
+    def build(self, case, state, prefix=""):
+        """What a call of `case` calls in this child: the function's name, or a handle on the module
+        made and loaded with `state` as the suites make one."""
+        target = prefix + case.target
+        if case.init is None:
+            return target
+        module = self.call(target, case.init)[0]
+        if not isinstance(module, wire.Handle):
+            raise Mismatch(f"{case.target}(...) returned {describe(module)}, not an object: {case.target} must stay "
+                           "a class (an nn.Module) that the tests can build and call")
+        self.call(module, (state,), method="load_state_dict")
+        return module
+
+    def call(self, target, args, method=None, patience=None, run=None):
+        """(value, the child's own readings [thread, process, wall, waits], the judge's [CPU, wall])
+        of one call, sent exactly as the suites send theirs (`grader.student`); with `patience`,
+        the seconds it may take before it is stopped (never past the whole run's Deadline `run`)."""
+        if patience is not None:
+            self.patience = patience
+            self.child.deadline = min(time.monotonic() + patience, run.at if run is not None else math.inf)
+        if isinstance(target, wire.Handle) and method is None:
+            method = "__call__"  # a module's forward, as the suites call it
+        request = {"op": "call", "target": target, "method": method, "args": list(args), "kwargs": {},
+                   "grad": None, "return_args": False, "no_grad": False}
+        wall, cpu = time.perf_counter(), self._cpu()
+        try:
+            reply = self.child.request(request)
+        except Exception as error:
+            if self.trusted:
+                raise _ReferenceFailed(str(error)) from None
+            raise
+        outside = [self._cpu() - cpu, time.perf_counter() - wall]
+        return reply["value"], _readings(reply.get("clock")), outside
+
+    def step(self, request):
+        """(the child's readings, the judge's [CPU, wall]) of one decode step (a "step" request)."""
         wall, cpu = time.perf_counter(), self._cpu()
         readings = self.ask(request)
-        wall, cpu = time.perf_counter() - wall, self._cpu() - cpu
+        outside = [self._cpu() - cpu, time.perf_counter() - wall]
         name, = request["names"]
-        reported = readings[name]
-        if self.clock is None:  # no way to look from outside (not Linux): what the child says
-            return {name: [float(value) for value in reported]}
-        per_call = calls + 1 if request["action"] == "round" else 1  # the untimed call before the timed ones
-        outside = (wall if self.device == "cuda" else cpu) / per_call
-        return {name: [*(float(value) for value in reported[:4]), outside]}
+        return _readings(readings.get(name) if isinstance(readings, dict) else None), outside
 
     def _cpu(self):
+        if self.device == "cuda" or self.clock is None:
+            return time.perf_counter()  # a GPU's time is not CPU time; elsewhere the best there is
         try:
-            return time.clock_gettime(self.clock) if self.clock is not None else 0.0
+            return time.clock_gettime(self.clock)
         except OSError:  # the child has gone: the request itself will say how
             return 0.0
+
+
+def _readings(values):
+    """A child's clock readings as four non-negative numbers: whatever the student's process sent
+    (it can send anything), a reading that is not one counts as 0, so the judge's own decides."""
+    values = values if isinstance(values, (list, tuple)) else []
+    clean = [float(v) if isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 else 0.0 for v in values[:4]]
+    return clean + [0.0] * (4 - len(clean))
 
 
 def _same_cpu(*pids):
@@ -236,54 +380,145 @@ def _cpu_clock(pid):
     return clock.value
 
 
+def _time_calls(case, student_target, reference_targets, student, reference, device, run):
+    """The timings of a case timed call by call: each round, inputs drawn afresh from a secret seed,
+    called once by the student's child and once by the reference's (and torch's fused attention),
+    in an order drawn afresh; the student's answer checked against the reference's. Rounds go on
+    until the median ratio's interval lies inside one tier (`rounds.decided`), up to MAX_ROUNDS or
+    MAX_TIMING of the children's time; undecided on a busy machine, _Busy."""
+    secret = random.SystemRandom()
+    callers = {"student": (student, student_target),
+               **{name: (reference, target) for name, target in reference_targets.items()}}
+    names = list(callers)
+    taken = {name: [] for name in names}  # (the child's readings, the judge's), per round
+    spent, patience = 0.0, None
+    for index in range(-1, MAX_ROUNDS):  # round -1: warm-up, the reference first, nothing kept
+        args = make_args(case, generator(secret.getrandbits(62)), device)
+        outputs = {}
+        for name in (names if index < 0 else secret.sample(names, len(names))):
+            timed, target = callers[name]
+            value, readings, outside = timed.call(target, args, patience=patience if name == "student" else None,
+                                                  run=run)
+            outputs[name] = value
+            spent += outside[0]
+            if index >= 0:
+                taken[name].append((readings, outside))
+            elif name == "reference":
+                patience = SLACK + PATIENCE * outside[1]
+        _check_timed(case, outputs["student"], outputs["reference"])
+        if index < 0:
+            continue
+        timing = _clocks(taken)
+        key, _ = _clock_for(timing, device)
+        ratios = [s / r for s, r in zip(timing[key]["student"], timing[key]["reference"]) if r > 0]
+        if decided(ratios, BOUNDS) is not None:
+            break
+        if spent > MAX_TIMING[device] and index + 1 >= MIN_ROUNDS:
+            if _busy(timing, ratios):
+                raise _Busy(case.label)
+            break
+    else:
+        if _busy(timing, ratios):
+            raise _Busy(case.label)
+    return timing
+
+
+def _check_timed(case, got, reference):
+    """The student's answer to a timed call against the reference's to the same inputs (float32
+    both: within the float32 tolerance of each other, as both are of the float64 truth). Compared
+    here in one pass; only an answer that differs goes through `check_result`, for its words."""
+    if _agrees(got, reference):
+        return
+    try:
+        check_result(got, as64(reference), what=f"{case.target} on {', '.join(map(str, case.args))}")
+    except Mismatch as mismatch:
+        raise _Answered(mismatch.message) from None
+    raise _Answered(f"{case.target} returned {describe(got)}, the reference {describe(reference)}")
+
+
+def _agrees(got, reference):
+    """Whether `got` is the reference's answer, a tensor or a tuple of them (None where the
+    reference has none), within the float32 tolerance; non-finite values must match exactly."""
+    if isinstance(reference, tuple):
+        return (isinstance(got, (tuple, list)) and len(got) == len(reference)
+                and all(_agrees(item, want) for item, want in zip(got, reference)))
+    if not isinstance(reference, torch.Tensor):
+        return type(got) is type(reference) and got == reference
+    if not (type(got) is torch.Tensor and got.shape == reference.shape and got.dtype == reference.dtype
+            and got.device == reference.device):
+        return False
+    if reference.dtype == torch.bool or not reference.is_floating_point():
+        return torch.equal(got, reference)
+    rtol, atol = TOLERANCES.get(reference.dtype, TOLERANCES[torch.float32])
+    close = (got - reference).abs() <= atol + rtol * reference.abs()  # False wherever either is NaN or inf
+    return bool(close.all()) or bool((close | (got == reference)).all())
+
+
+def _clocks(taken):
+    """{clock: {name: [seconds per round]}} from the rounds' readings: the child's own, except that
+    the student's never count for less than the judge's measure of its process (less the
+    reference's cost of a request beyond its call, with a margin for that cost's noise)."""
+    timing = {clock: {name: [] for name in taken} for clock in CLOCKS}
+    beyond_cpu = [outside[0] - readings[1] for readings, outside in taken["reference"]]
+    beyond_wall = [outside[1] - readings[2] for readings, outside in taken["reference"]]
+    cpu_floor, wall_floor = _margin(beyond_cpu), _margin(beyond_wall)
+    for name, rounds in taken.items():
+        for readings, outside in rounds:
+            thread, process, wall, waits = readings
+            if name == "student":
+                thread, process = max(thread, outside[0] - cpu_floor), max(process, outside[0] - cpu_floor)
+                wall = max(wall, outside[1] - wall_floor)
+            for clock, value in zip(CLOCKS, (thread, process, wall, waits, outside[0])):
+                timing[clock][name].append(value)
+    return timing
+
+
+def _margin(beyond):
+    """What a request costs beyond its call, generously: the median and three times the median
+    absolute deviation of the reference's, plus 2 µs."""
+    middle = median(beyond)
+    return middle + 3 * median([abs(value - middle) for value in beyond]) + 2e-6
+
+
+def _busy(timing, ratios):
+    """Whether the machine was too busy for undecided rounds to be trusted: the reference's child
+    got less than BUSY_SHARE of a CPU while it answered, or the rounds' ratios spread widely."""
+    share = median([cpu / max(wall, 1e-9) for cpu, wall in zip(timing["outside"]["reference"],
+                                                                 timing["wall"]["reference"])])
+    return share < BUSY_SHARE or ratio_stats(ratios, [1.0] * len(ratios))[1] > BUSY_SPREAD
+
+
 def _time(case, request, student, reference, device, seed, budget):
-    """The timings of one case, as Bench's rounds and steps shape them: the student's
-    child and the reference's asked in turn, in a random order each round."""
+    """The timings of a decode or allocation case, through the requests of `grader.perf.child`'s
+    Bench: at each cached length, decode steps of the student's child and the reference's in a
+    random order each round, until decided as `_time_calls` decides."""
     if isinstance(case, Allocations):  # measured, not timed
         return {"allocations": {name: timed.ask({**request, "action": "allocations"})
                                 for name, timed in (("student", student), ("reference", reference))}}
     owners = {"student": student, "reference": reference, **({"fused": reference} if case.fused else {})}
-    warm = {}
     for timed in (student, reference):
-        warm.update(timed.ask({**request, "action": "prepare"}) or {})
-    order, names = random.Random(seed), list(owners)
-    if isinstance(case, Decode):
-        per_length = []
-        for length in case.lengths:
-            for timed in (student, reference):
-                timed.ask({**request, "action": "grow", "length": length})
-            rounds = _rounds(names, budget * length / sum(case.lengths), device)
-            while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
-                index = len(rounds.clocks["time"]["student"])
-                for name in order.sample(names, len(names)):
-                    step = {**request, "action": "step", "names": [name], "length": length, "index": index}
-                    _add(rounds, name, owners[name].time(step, 1)[name], 1)
-            per_length.append(rounds.clocks)
-        timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in names}
-                   for clock in CLOCKS}
-        return {**timings, "lengths": list(case.lengths), "memory": student.ask({**request, "action": "memory"})}
-    calls = calls_per_timing(warm, budget, device)
-    rounds = _rounds(names, budget, device)
-    while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
-        index = len(rounds.clocks["time"]["student"])
-        for name in order.sample(names, len(names)):
-            timing = {**request, "action": "round", "names": [name], "index": index, "calls": calls}
-            _add(rounds, name, owners[name].time(timing, calls)[name], calls)
-    return {**rounds.clocks, "calls": calls}
-
-
-def _rounds(names, budget, device):
-    """Rounds whose budget is the time the timings themselves took (see _add)."""
-    spent = [0.0]
-    rounds = Rounds(names, budget, BOUNDS, device, now=lambda: spent[0])
-    rounds.spent = spent
-    return rounds
-
-
-def _add(rounds, name, readings, calls):
-    """One timing (readings per call, of `calls` calls) into the rounds, and its time into the budget."""
-    rounds.add(name, readings)
-    rounds.spent[0] += readings[0] * calls
+        timed.ask({**request, "action": "prepare"})
+    order, names = random.SystemRandom(), list(owners)
+    per_length = []
+    for length in case.lengths:
+        for timed in (student, reference):
+            timed.ask({**request, "action": "grow", "length": length})
+        taken, spent = {name: [] for name in names}, 0.0
+        for index in range(MAX_ROUNDS):
+            for name in order.sample(names, len(names)):
+                step = {**request, "action": "step", "names": [name], "length": length, "index": index}
+                taken[name].append(owners[name].step(step))
+                spent += taken[name][-1][1][0]
+            timing = _clocks(taken)
+            key, _ = _clock_for(timing, device)
+            ratios = [s / r for s, r in zip(timing[key]["student"], timing[key]["reference"]) if r > 0]
+            if decided(ratios, BOUNDS) is not None or (spent > budget * length / sum(case.lengths)
+                                                       and index + 1 >= MIN_ROUNDS):
+                break
+        per_length.append(timing)
+    timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in names}
+               for clock in CLOCKS}
+    return {**timings, "lengths": list(case.lengths), "memory": student.ask({**request, "action": "memory"})}
 
 
 def untimed(device, message):
@@ -355,24 +590,13 @@ def summarize(case, timing, device, ref):
         summary = _ratios(case, last, device)
         summary.update(_decode(case, timing, ref))
         return summary
-    return {**_ratios(case, timing, device), "calls": timing["calls"]}
-
-
-TRUSTED_SHARE = 0.7  # a ratio from the child's own clocks below this share of the judge's is not believed
+    return _ratios(case, timing, device)
 
 
 def _ratios(case, timing, device):
     key, clock = _clock_for(timing, device)
     times = timing[key]
     ratio, spread = ratio_stats(times["student"], times["reference"])
-    outside = timing.get("outside", {})
-    if outside.get("student") and outside.get("reference"):
-        # the judge's own measure of each child's whole request (the same work around the calls in
-        # both): if the student's process reports itself much faster than that, its report is not
-        # believed, and the judge's measure decides
-        judged, judged_spread = ratio_stats(outside["student"], outside["reference"])
-        if ratio < TRUSTED_SHARE * judged:
-            key, clock, times, ratio, spread = "outside", "judge", outside, judged, judged_spread
     summary = {"label": case.label, "ratio": round(ratio, 3), "spread": round(spread, 4),
                "rounds": len(times["student"]), "clock": clock,
                "reference_ms": _ms(median(times["reference"])), "student_ms": _ms(median(times["student"]))}
