@@ -29,8 +29,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from grader import catalog
 from grader.sandbox import rules
 from grader.nested import leaves
-from grader.perf.cases import Allocations, Decode, Randn, build, decode_program, generator, make_args, real_torch
-from grader.perf.rounds import CLOCKS, Rounds, calls_per_timing
+from grader.perf.cases import Allocations, build, decode_program, generator, real_torch
+from grader.perf.rounds import Rounds, calls_per_timing
 
 _thread_time = time.thread_time
 _process_time = time.process_time
@@ -189,70 +189,11 @@ def storages(obj):
 
 
 # -- timing across processes ---------------------------------------------------------------------
-# The student's code is timed in its own confined process, under the exercise's rules; the reference
-# (and torch's fused attention) in another, which never holds student code. The judge interleaves
-# their timings call by call, in a random order each round (`grader.perf.judge`); each process keeps one case's
-# callables and inputs between the judge's requests in a `Bench`. Every input is drawn from the seed
-# and the round, so both processes time the same values.
-
-
-class Bench:
-    """One case, ready to be timed in this process for the implementations `impls` (name -> the
-    student's module or a reference namespace)."""
-
-    def __init__(self, case, impls, state, device, seed):
-        self.case, self.device, self.seed = case, device, seed
-        self.memory = {"reallocations": 0, "steps": 0}
-        if isinstance(case, Decode):
-            d_model, n_heads, n_kv_heads = case.init
-            self.fns = {name: build(case, impl, state, device) for name, impl in impls.items()}
-            self.caches = {name: impl.KVCache(case.batch, n_kv_heads, d_model // n_heads, case.max_len, device=device)
-                           for name, impl in impls.items()}
-            if "student" in self.caches:
-                self.memory["start_bytes"] = sum(storages(self.caches["student"]).values())
-        else:
-            self.fns = {name: build(case, impl, state, device) for name, impl in impls.items()}
-
-    def args(self, index):
-        return make_args(self.case, generator(self.seed + 3 + index), self.device)
-
-    def warm(self):
-        """Seconds of one call of each implementation, after a first one (warm-up)."""
-        warm = {}
-        for name, fn in self.fns.items():
-            warm[name] = _clock(self.device, fn, _fresh([self.args(-2)]))[0]
-            warm[name] = _clock(self.device, fn, _fresh([self.args(-1)]))[0]
-        return warm
-
-    def grow(self, length):
-        """Fill every cache to `length` tokens (untimed), with the same tokens in every process."""
-        d_model = self.case.init[0]
-        gen = generator(self.seed + 7919 * length)
-        for name, fn in self.fns.items():
-            missing = length - len(self.caches[name])
-            fn(Randn((self.case.batch, missing, d_model)).make(gen, self.device), self.caches[name])
-        return {name: len(cache) for name, cache in self.caches.items()}
-
-    def step(self, names, length, index):
-        """{name: readings} of one decode step of `names` with `length` tokens cached (the step's
-        token is kept in the cache, as in generation); for the student's cache, whether a buffer it
-        held before the step was replaced."""
-        x = Randn((self.case.batch, 1, self.case.init[0])).make(generator(self.seed + 7919 * length + 1 + index),
-                                                                 self.device)
-        readings = {}
-        for name in names:  # the same work around the step in every process, the student's or not
-            before = set(storages(self.caches[name]))
-            _set_num_threads(1)
-            readings[name] = list(_clock(self.device, self.fns[name], [(x.clone(), self.caches[name])]))
-            replaced = bool(before - set(storages(self.caches[name])))
-            if name == "student":
-                self.memory["reallocations"] += replaced
-                self.memory["steps"] += 1
-        return readings
-
-    def memory_report(self):
-        cache = self.caches["student"]
-        return {**self.memory, "end_bytes": sum(storages(cache).values()), "tokens": len(cache)}
+# The student's code is timed in its own confined process, under the exercise's rules, through the
+# very calls the suites make (`grader.sandbox.child.Session.call` reads `clocks` around each); the
+# reference (and torch's fused attention) in another, which never holds student code and answers
+# the same calls once it has adopted an exercise's reference (`adopt`). The judge interleaves them
+# call by call (`grader.perf.judge`).
 
 
 # -- memory: the largest tensor a call allocates (exercise 10) ---------------------------------------
@@ -317,42 +258,28 @@ def adopt(session, exercise):
 def handle(session, request):
     """The child's "bench" op. In the student's process (one that loaded a student file) only the
     student's code is built; in a process that never loaded one, the reference (and with "fused",
-    torch's fused attention in its place). Actions: "adopt" (see `adopt`), "verify" (the student's
-    output on the case's verification inputs), "prepare" (build the case; returns warm-up times),
-    "grow", "step", "memory" (see Bench), "allocations" (an Allocations case, measured here)."""
+    torch's fused attention in its place). Actions: "adopt" (see `adopt`), "storages" (see
+    `storages`: of an object a call made, by its handle's number), "verify" (the student's
+    output on a decode or allocation case's verification inputs), "allocations" (an Allocations
+    case, measured here)."""
     if request["action"] == "adopt":
         if session.path is not None:
             raise ValueError("a student's process never adopts the reference")
         return adopt(session, str(request["exercise"]))
+    if request["action"] == "storages":  # of an object the calls made (a KV cache), by its handle
+        return {"value": {str(pointer): size for pointer, size in storages(session.objects[request["ref"]]).items()}}
     device, seed = request["device"], int(request["seed"])
     case = catalog.find(request["exercise"]).perf_cases(device)[int(request["case"])]
     action = request["action"]
-    if action in ("verify", "prepare"):
-        state = request.get("state")
-        if session.path is not None:  # a student's process: never anything but the student's code
-            impls = {"student": session.module}
-        else:
-            impls = {"reference": reference(), **({"fused": reference(fused=True)} if case.fused else {})}
+    if action == "verify":  # only ever asked of a student's process
+        if session.path is None:
+            raise ValueError("only a student's process verifies its code")
         with _no_grad():
-            if action == "verify" and isinstance(case, Allocations):
-                args = case.args(case.lengths[0], generator(seed), device)
-                return {"value": getattr(impls["student"], case.target)(*args)}
-            if action == "verify":
-                student = build(case, impls["student"], state, device)
-                if isinstance(case, Decode):
-                    return {"value": decode_program(case, student, session.module.KVCache, generator(seed), device)}
-                return {"value": student(*make_args(case, generator(seed), device))}
-            session.bench = Bench(case, impls, state, device, seed)
-            return {"value": session.bench.warm() if not isinstance(case, Decode) else {}}
+            if isinstance(case, Allocations):
+                return {"value": getattr(session.module, case.target)(*case.args(case.lengths[0], generator(seed), device))}
+            module = build(case, session.module, request.get("state"), device)
+            return {"value": decode_program(case, module, session.module.KVCache, generator(seed), device)}
     if action == "allocations":
         impl = session.module if session.path is not None else reference()
         return {"value": allocations(case, impl, device, seed)}
-    bench = session.bench
-    with _no_grad():
-        if action == "grow":
-            return {"value": bench.grow(int(request["length"]))}
-        if action == "step":
-            return {"value": bench.step(request["names"], int(request["length"]), int(request["index"]))}
-        if action == "memory":
-            return {"value": bench.memory_report()}
     raise ValueError(f"unknown bench action {action!r}")

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import torch
 
-from grader.perf.cases import Allocations, Decode, build, decode_program, generator, make_args, weights
+from grader.perf.cases import Allocations, Decode, Randn, build, decode_program, generator, make_args, weights
 from grader.perf.rounds import CLOCKS, MAX_ROUNDS, MIN_ROUNDS, decided, median, ratio_stats
 from grader.compare import TOLERANCES, Mismatch, describe
 from grader.results import TestResult
@@ -35,8 +35,6 @@ from grader.sandbox import wire
 from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
                                   load_request)
 from grader.testkit import as64, check_result
-
-BUDGET = {"cpu": 1.2, "cuda": 2.0}  # seconds of decode steps per exercise, shared by its cases (CPU time; on CUDA wall)
 
 _STEP = math.sqrt(3)
 TIERS = (  # (id, name, the largest ratio in the tier, what it often means)
@@ -167,8 +165,10 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
             if _called(case):
                 raw.append(_time_calls(case, built[index], reference.build(case, asked["state"]), student,
                                        reference.timed, device, run))
+            elif isinstance(case, Decode):
+                raw.append(_time_decode(case, asked["state"], student, reference, device, run))
             else:
-                raw.append(_time(case, asked, student, reference.timed, device, seed, BUDGET[device] / len(cases)))
+                raw.append(_time(case, asked, student, reference.timed))
     except Mismatch as mismatch:
         return untimed(device, f"not timed: {mismatch.message}")
     except _Answered as answered:
@@ -408,10 +408,8 @@ def _time_calls(case, student_target, reference_targets, student, reference, dev
         _check_timed(case, outputs["student"], outputs["reference"])
         if index < 0:
             continue
-        timing = _clocks(taken)
-        key, _ = _clock_for(timing, device)
-        ratios = [s / r for s, r in zip(timing[key]["student"], timing[key]["reference"]) if r > 0]
-        if decided(ratios, BOUNDS) is not None:
+        timing, ratios = _estimate(taken, device)
+        if _settled(taken, device):
             break
         if spent > MAX_TIMING[device] and index + 1 >= MIN_ROUNDS:
             if _busy(timing, ratios):
@@ -423,6 +421,21 @@ def _time_calls(case, student_target, reference_targets, student, reference, dev
     return timing
 
 
+def _estimate(taken, device, allowance=0):
+    """(timing, the per-round ratios on the clock that judges it) of the rounds so far (`allowance`:
+    see `_clocks`)."""
+    timing = _clocks(taken, allowance)
+    key, _ = _clock_for(timing, device)
+    return timing, [s / r for s, r in zip(timing[key]["student"], timing[key]["reference"]) if r > 0]
+
+
+def _settled(taken, device):
+    """Whether the rounds decide the tier: the median ratio's interval inside one tier, both for the
+    least and for the most the student's code can have taken (see `_clocks`)."""
+    ends = [decided(_estimate(taken, device, allowance)[1], BOUNDS) for allowance in (-2, 2)]
+    return ends[0] is not None and ends[0] == ends[1]
+
+
 def _check_timed(case, got, reference):
     """The student's answer to a timed call against the reference's to the same inputs (float32
     both: within the float32 tolerance of each other, as both are of the float64 truth). Compared
@@ -430,7 +443,7 @@ def _check_timed(case, got, reference):
     if _agrees(got, reference):
         return
     try:
-        check_result(got, as64(reference), what=f"{case.target} on {', '.join(map(str, case.args))}")
+        check_result(got, as64(reference), what=f"your output on {case.label}")
     except Mismatch as mismatch:
         raise _Answered(mismatch.message) from None
     raise _Answered(f"{case.target} returned {describe(got)}, the reference {describe(reference)}")
@@ -454,71 +467,110 @@ def _agrees(got, reference):
     return bool(close.all()) or bool((close | (got == reference)).all())
 
 
-def _clocks(taken):
-    """{clock: {name: [seconds per round]}} from the rounds' readings: the child's own, except that
-    the student's never count for less than the judge's measure of its process (less the
-    reference's cost of a request beyond its call, with a margin for that cost's noise)."""
-    timing = {clock: {name: [] for name in taken} for clock in CLOCKS}
-    beyond_cpu = [outside[0] - readings[1] for readings, outside in taken["reference"]]
-    beyond_wall = [outside[1] - readings[2] for readings, outside in taken["reference"]]
-    cpu_floor, wall_floor = _margin(beyond_cpu), _margin(beyond_wall)
+def _clocks(taken, allowance=0):
+    """{clock: {name: [seconds per round]}} from the rounds' readings (and "outside_wall", the
+    judge's wall time per request): the child's own, except that the student's CPU and wall times
+    get what the judge measured around its requests beyond what the reference's requests cost
+    beyond their calls (`_unreported`). `allowance` (-2, 0, 2): that much noise of the estimate
+    taken off or added, for the lower and upper ends of what the student's code can have taken."""
+    extra = {clock: _unreported(taken, index, outside, allowance)
+             for clock, index, outside in (("cpu", 1, 0), ("wall", 2, 1))}
+    timing = {clock: {name: [] for name in taken} for clock in (*CLOCKS, "outside_wall")}
     for name, rounds in taken.items():
-        for readings, outside in rounds:
-            thread, process, wall, waits = readings
-            if name == "student":
-                thread, process = max(thread, outside[0] - cpu_floor), max(process, outside[0] - cpu_floor)
-                wall = max(wall, outside[1] - wall_floor)
-            for clock, value in zip(CLOCKS, (thread, process, wall, waits, outside[0])):
+        cpu, wall = (extra["cpu"], extra["wall"]) if name == "student" else (0.0, 0.0)
+        for (thread, process, own_wall, waits), outside in rounds:
+            for clock, value in zip(timing, (thread + cpu, process + cpu, own_wall + wall, waits, *outside)):
                 timing[clock][name].append(value)
     return timing
 
 
-def _margin(beyond):
-    """What a request costs beyond its call, generously: the median and three times the median
-    absolute deviation of the reference's, plus 2 µs."""
-    middle = median(beyond)
-    return middle + 3 * median([abs(value - middle) for value in beyond]) + 2e-6
+def _unreported(taken, index, outside, allowance):
+    """Seconds per call the student's process spent, as the judge measured it from outside
+    (reading `outside` of its readings), beyond what it reported (reading `index`), less what the
+    reference's child spends beyond its own calls: about 0 for honest code, whatever it leaves out
+    of its own clocks otherwise; never below 0. With `allowance`, that many standard errors of the
+    difference of the two medians added (never past 0 below)."""
+    beyond = {name: [readings[outside] - own[index] for own, readings in ((r, o) for r, o in taken[name])]
+              for name in ("student", "reference")}
+    middles = {name: median(values) for name, values in beyond.items()}
+    deviations = [median([abs(value - middles[name]) for value in values]) for name, values in beyond.items()]
+    error = 1.86 * math.hypot(*deviations) / math.sqrt(len(beyond["student"]))  # 1.25 · 1.4826 MAD/√n
+    return max(0.0, middles["student"] - middles["reference"] + allowance * error)
 
 
 def _busy(timing, ratios):
     """Whether the machine was too busy for undecided rounds to be trusted: the reference's child
     got less than BUSY_SHARE of a CPU while it answered, or the rounds' ratios spread widely."""
     share = median([cpu / max(wall, 1e-9) for cpu, wall in zip(timing["outside"]["reference"],
-                                                                 timing["wall"]["reference"])])
+                                                                 timing["outside_wall"]["reference"])])
     return share < BUSY_SHARE or ratio_stats(ratios, [1.0] * len(ratios))[1] > BUSY_SPREAD
 
 
-def _time(case, request, student, reference, device, seed, budget):
-    """The timings of a decode or allocation case, through the requests of `grader.perf.child`'s
-    Bench: at each cached length, decode steps of the student's child and the reference's in a
-    random order each round, until decided as `_time_calls` decides."""
-    if isinstance(case, Allocations):  # measured, not timed
-        return {"allocations": {name: timed.ask({**request, "action": "allocations"})
-                                for name, timed in (("student", student), ("reference", reference))}}
-    owners = {"student": student, "reference": reference, **({"fused": reference} if case.fused else {})}
-    for timed in (student, reference):
-        timed.ask({**request, "action": "prepare"})
-    order, names = random.SystemRandom(), list(owners)
-    per_length = []
+def _time_decode(case, state, student, reference, device, run):
+    """The timings of a Decode case, decode step by decode step, each a call as the suites make
+    one: the caches filled to each length (untimed), then at each length rounds of one step each
+    (the same fresh token, from a secret seed, for every side; it stays in the caches, as in
+    generation) until decided as `_time_calls` decides; every step's answer checked against the
+    reference's. The student's cache's storage is looked at after every step (untimed): replaced
+    buffers are a cache reallocated as it grows."""
+    d_model, n_heads, n_kv_heads = case.init
+    secret = random.SystemRandom()
+    sides = {"student": (student, ""), "reference": (reference.timed, ""),
+             **({"fused": (reference.timed, "fused.")} if case.fused else {})}
+    built = {name: (timed.build(case, state, prefix),
+                    timed.call(prefix + "KVCache", (case.batch, n_kv_heads, d_model // n_heads, case.max_len))[0])
+             for name, (timed, prefix) in sides.items()}
+    if not isinstance(built["student"][1], wire.Handle):
+        raise Mismatch(f"KVCache(...) returned {describe(built['student'][1])}, not an object")
+    held = _storages(student, built["student"][1])
+    memory = {"reallocations": 0, "steps": 0, "start_bytes": sum(held.values())}
+    names, per_length, tokens = list(sides), [], 0
     for length in case.lengths:
-        for timed in (student, reference):
-            timed.ask({**request, "action": "grow", "length": length})
-        taken, spent = {name: [] for name in names}, 0.0
+        grown = Randn((case.batch, length - tokens, d_model)).make(generator(secret.getrandbits(62)), device)
+        _step_all(case, sides, built, names, (grown,), run)
+        tokens, taken, spent = length, {name: [] for name in names}, 0.0
         for index in range(MAX_ROUNDS):
-            for name in order.sample(names, len(names)):
-                step = {**request, "action": "step", "names": [name], "length": length, "index": index}
-                taken[name].append(owners[name].step(step))
-                spent += taken[name][-1][1][0]
-            timing = _clocks(taken)
-            key, _ = _clock_for(timing, device)
-            ratios = [s / r for s, r in zip(timing[key]["student"], timing[key]["reference"]) if r > 0]
-            if decided(ratios, BOUNDS) is not None or (spent > budget * length / sum(case.lengths)
-                                                       and index + 1 >= MIN_ROUNDS):
+            token = Randn((case.batch, 1, d_model)).make(generator(secret.getrandbits(62)), device)
+            for name, readings in _step_all(case, sides, built, secret.sample(names, len(names)), (token,), run):
+                taken[name].append(readings)
+                spent += readings[1][0]
+            tokens += 1
+            now = _storages(student, built["student"][1])
+            memory["reallocations"] += bool(set(held) - set(now))
+            memory["steps"] += 1
+            held = now
+            if (index + 1 >= MIN_ROUNDS and spent > MAX_TIMING[device] * length / sum(case.lengths)) \
+                    or _settled(taken, device):
                 break
-        per_length.append(timing)
-    timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in names}
-               for clock in CLOCKS}
-    return {**timings, "lengths": list(case.lengths), "memory": student.ask({**request, "action": "memory"})}
+        per_length.append(_clocks(taken))
+    timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in names} for clock in CLOCKS}
+    memory.update(end_bytes=sum(held.values()), tokens=tokens)
+    return {**timings, "lengths": list(case.lengths), "memory": memory}
+
+
+def _step_all(case, sides, built, names, tokens, run):
+    """[(name, (readings, outside))] of one call of each side's module on `tokens` and its cache,
+    in the order of `names`; the student's answer checked against the reference's."""
+    outputs, taken = {}, []
+    for name in names:
+        timed, _ = sides[name]
+        module, cache = built[name]
+        value, readings, outside = timed.call(module, (*tokens, cache), run=run)
+        outputs[name] = value
+        taken.append((name, (readings, outside)))
+    _check_timed(case, outputs["student"], outputs["reference"])
+    return taken
+
+
+def _storages(student, cache):
+    """{data pointer: bytes} of the tensors the student's cache holds (asked of its child, untimed)."""
+    return student.ask({"op": "bench", "action": "storages", "ref": cache.ref})
+
+
+def _time(case, request, student, reference):
+    """The measurements of an Allocations case (exercise 10's memory verdict), in each child."""
+    return {"allocations": {name: timed.ask({**request, "action": "allocations"})
+                            for name, timed in (("student", student), ("reference", reference))}}
 
 
 def untimed(device, message):

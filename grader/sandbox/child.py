@@ -44,7 +44,6 @@ class Session:
         self.guard = None  # the exercise's rules, from the load request on
         self.memory_limit = memory_limit
         self.objects = {}  # handle ref -> object living here (a module, a cache)
-        self.bench = None  # the case being timed (grader.perf.child.Bench), between the judge's requests
 
     def answer(self, request):
         """The encoded reply to one request. The student's code, and the encoding of what it
