@@ -61,10 +61,10 @@ def median_interval(ratios, confidence=0.95):
     return (ordered[k - 1], ordered[n - k]) if k else None
 
 
-def decided(ratios, bounds):
-    """The index of the tier (among `bounds`' intervals) that the median's interval lies inside,
-    or None while it straddles a boundary (or is not known yet)."""
-    interval = median_interval(ratios)
+def decided(ratios, bounds, confidence=0.95):
+    """The index of the tier (among `bounds`' intervals) that the median's interval (at
+    `confidence`) lies inside, or None while it straddles a boundary (or is not known yet)."""
+    interval = median_interval(ratios, confidence)
     if interval is None:
         return None
     low, high = (sum(value > bound for bound in bounds) for value in interval)
