@@ -28,7 +28,7 @@ from typing import NamedTuple
 import torch
 
 from grader.perf.cases import Allocations, Decode, Randn, build, decode_program, generator, make_args, weights
-from grader.perf.rounds import CLOCKS, MAX_ROUNDS, MIN_ROUNDS, decided, median, ratio_stats
+from grader.perf.rounds import CLOCKS, MAX_ROUNDS, decided, median, ratio_stats
 from grader.compare import TOLERANCES, Mismatch, describe
 from grader.results import TestResult
 from grader.sandbox import wire
@@ -218,6 +218,7 @@ def _called(case):
 REFERENCE_GRACE = 60.0  # seconds any one request to the reference's child may take
 PATIENCE = 100  # a timed call of the student's may take this many times the reference's time (wall)...
 SLACK = 2.0  # ... plus these seconds, before it is stopped: the timing's limit follows the reference's
+DECIDING_ROUNDS = 6  # rounds of a case at least, however slow: the fewest whose median has a 95% interval
 WARM_UP = 2  # rounds of each case first, not kept (the first calls of a process are slower)
 FALLBACK_CONFIDENCE = 0.8  # of the median's interval, once the rounds or the budget are used up
 MAX_TIMING = {"cpu": 0.8, "cuda": 1.0}  # seconds of the children's time (CPU time on the CPU, wall on
@@ -423,7 +424,7 @@ def _stop(taken, device, spent, budget, label):
     rounds = len(taken["student"])
     if _settled(taken, device):
         return True
-    if rounds < MAX_ROUNDS and (spent <= budget or rounds < MIN_ROUNDS):
+    if rounds < MAX_ROUNDS and (spent <= budget or rounds < DECIDING_ROUNDS):
         return False
     if _settled(taken, device, FALLBACK_CONFIDENCE):
         return True
@@ -541,6 +542,7 @@ def _time_decode(case, state, student, reference, device, run):
     for length in case.lengths:
         grown = Randn((case.batch, length - tokens, d_model)).make(generator(secret.getrandbits(62)), device)
         _step_all(case, sides, built, names, (grown,), run)
+        held = _storages(student, built["student"][1])  # a step replaces a buffer of these, or not
         tokens, taken, spent = length, {name: [] for name in names}, 0.0
         for index in range(MAX_ROUNDS):
             token = Randn((case.batch, 1, d_model)).make(generator(secret.getrandbits(62)), device)
