@@ -158,7 +158,7 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
                 got = student.call(built[index], make_args(case, generator(seed), device))[0]
             else:
                 got = student.child.request({**asked, "action": "verify"})["value"]
-            check_result(got, expected(case, ref, seed), what=what)
+            check_result(got, expected(case, ref, seed, asked["state"]), what=what)
         reference.adopt(exercise, student.child.pid)
         raw = []
         for index, (case, asked) in enumerate(zip(cases, requests)):
@@ -218,7 +218,10 @@ def _called(case):
 REFERENCE_GRACE = 60.0  # seconds any one request to the reference's child may take
 PATIENCE = 100  # a timed call of the student's may take this many times the reference's time (wall)...
 SLACK = 2.0  # ... plus these seconds, before it is stopped: the timing's limit follows the reference's
-DECIDING_ROUNDS = 6  # rounds of a case at least, however slow: the fewest whose median has a 95% interval
+CONFIDENCE = 0.85  # of the median ratio's interval that must clear the tier boundaries: the rounds stop at
+                  # the first look where it does, after 4 rounds (all four inside one tier) for a ratio
+                  # well inside a tier, later near a boundary
+DECIDING_ROUNDS = 6  # rounds of a case at least, however slow, before the budget stops them
 WARM_UP = 2  # rounds of each case first, not kept (the first calls of a process are slower)
 FALLBACK_CONFIDENCE = 0.8  # of the median's interval, once the rounds or the budget are used up
 MAX_TIMING = {"cpu": 0.8, "cuda": 1.0}  # seconds of the children's time (CPU time on the CPU, wall on
@@ -418,11 +421,11 @@ def _time_calls(case, student_target, reference_targets, student, reference, dev
 
 
 def _stop(taken, device, spent, budget, label):
-    """Whether the rounds `taken` so far are enough: the tier decided at 95%, or the rounds or the
+    """Whether the rounds `taken` so far are enough: the tier decided at CONFIDENCE, or the rounds or the
     `budget` (seconds the children spent) used up and the tier decided at FALLBACK_CONFIDENCE;
     used up and undecided, the median's tier, unless the machine was busy: then _Busy."""
     rounds = len(taken["student"])
-    if _settled(taken, device):
+    if _settled(taken, device, CONFIDENCE):
         return True
     if rounds < MAX_ROUNDS and (spent <= budget or rounds < DECIDING_ROUNDS):
         return False
@@ -441,7 +444,7 @@ def _estimate(taken, device, allowance=0):
     return timing, [s / r for s, r in zip(timing[key]["student"], timing[key]["reference"]) if r > 0]
 
 
-def _settled(taken, device, confidence=0.95):
+def _settled(taken, device, confidence):
     """Whether the rounds decide the tier: the median ratio's interval inside one tier, both for the
     least and for the most the student's code can have taken (see `_clocks`)."""
     ends = [decided(_estimate(taken, device, allowance)[1], BOUNDS, confidence) for allowance in (-2, 2)]
@@ -597,9 +600,10 @@ def reference_of(exercise):
     return types.SimpleNamespace(**{name: exercise.reference_object(name) for name in exercise.names})
 
 
-def expected(case, ref, seed):
-    """The reference's output on a case's verification inputs, in float64 (`ref`: see `reference_of`)."""
-    state = weights(case, ref, seed) if case.init else None
+def expected(case, ref, seed, state=None):
+    """The reference's output on a case's verification inputs, in float64 (`ref`: see `reference_of`;
+    `state`: the module's weights, drawn from the seed unless given)."""
+    state = state if state is not None or not case.init else weights(case, ref, seed)
     fn = build(case, ref, state, "cpu", torch.float64)
     with torch.no_grad():
         if isinstance(case, Decode):
