@@ -74,6 +74,51 @@ def test_ratio_statistics_are_the_median_and_half_the_interquartile_range():
     assert spread == pytest.approx((1.55 - 1.15) / 2 / 1.35)  # quartiles: medians of each half
 
 
+def test_the_median_interval_is_distribution_free_and_the_tier_decided_only_inside_it():
+    assert rounds.median_interval([3.0, 1.0, 2.0], 0.85) is None  # three rounds: never 85% sure
+    assert rounds.median_interval([4.0, 1.0, 3.0, 2.0], 0.85) == (1.0, 4.0)  # 1 - 2/16 = 87.5%
+    assert rounds.median_interval(list(range(9)), 0.95) == (1, 7)  # one round off each end
+    bounds = perf.BOUNDS
+    assert rounds.decided([0.9, 1.1, 1.0, 1.2], bounds, 0.85) == 0
+    assert rounds.decided([1.5, 1.9, 1.6, 1.8], bounds, 0.85) is None  # astride √3: more rounds
+    assert rounds.decided([2.0, 4.0, 3.0, 2.5], bounds, 0.85) == 1
+
+
+def _taken(student, reference, cost=1e-3):
+    """Rounds as the judge records them: the child's readings and the judge's [CPU, wall], the
+    requests costing `cost` seconds beyond the call (reported, true: the student's, the
+    reference's call seconds)."""
+    rounds_ = {"student": [], "reference": []}
+    for name, (reported, true) in (("student", student), ("reference", reference)):
+        for index in range(8):
+            noise = 1e-5 * (index % 3)
+            rounds_[name].append(([reported, reported, reported, 0.0], [true + cost + noise, true + cost + noise]))
+    return rounds_
+
+
+def test_what_a_child_reports_never_counts_for_less_than_the_judge_measured():
+    honest = perf._clocks(_taken((2e-3, 2e-3), (1e-3, 1e-3)))
+    assert honest["time"]["student"] == [2e-3] * 8  # its own clock, as it said
+    lying = perf._clocks(_taken((0.0, 20e-3), (1e-3, 1e-3)))  # says 0, took 20 ms
+    assert min(lying["time"]["student"]) > 19e-3 - 0.5 * 1e-3  # less only the allowance for a fresh child
+    assert perf._readings([float("nan"), -1.0, "1", 2.0]) == [0.0, 0.0, 0.0, 2.0]
+    assert perf._readings(None) == [0.0] * 4
+
+
+def test_a_timed_answer_agrees_only_within_float32_tolerance():
+    import torch
+
+    reference = torch.randn(4, 8)
+    assert perf._agrees(reference * (1 + 1e-6), reference)
+    assert not perf._agrees(torch.zeros(4, 8), reference)
+    assert not perf._agrees(reference.double(), reference)  # dtype kept
+    assert not perf._agrees(reference.tolist(), reference)
+    mask = torch.ones(3, 3, dtype=torch.bool).tril()
+    assert perf._agrees((reference, mask.clone()), (reference, mask)) and not perf._agrees((reference, ~mask), (reference, mask))
+    inf = torch.tensor([float("-inf"), 1.0])
+    assert perf._agrees(inf.clone(), inf) and not perf._agrees(torch.tensor([0.0, 1.0]), inf)
+
+
 @pytest.mark.parametrize("student, verdict", [
     ([1.0, 1.1, 1.3, 1.7], "linear"),  # a little more per cached token than the reference's 1 + T/3000 ms
     ([5.0, 9.0, 17.0, 33.0], "recomputes"),  # 1 ms + 31 µs per cached token: 94× the reference's

@@ -2,19 +2,21 @@
 
 `grader.sandbox.child` imports this module before any student file is loaded, so the clocks, random
 generators and torch entry points captured here and in `grader.perf.cases` are the real ones,
-whatever a submission patches later.
+whatever a submission patches later (and what it patches in this module's globals cannot make its
+code look faster than the judge, measuring its process from outside, saw it: `grader.perf.judge`).
 
-How one case is timed (the method measured to be stable on noisy shared CPUs):
-- the student's code, the reference and (where the case has one) torch's fused attention are timed
-  in turn, in a random order each round, every round on fresh inputs, each timing after an
-  untimed call (without it, whichever runs first in a round is measurably slower);
-- on the CPU the clock is the CPU time of this thread (`time.thread_time`) with one intra-op
-  thread, which other processes on the machine barely disturb. The process's CPU time, the wall
-  time and how often the thread waited are kept too, so that the judge can charge work handed to
-  other threads (process CPU time) and waiting (wall time) to the code that does it;
-- on CUDA, CUDA events around the calls, with the device synchronised before and after;
-- 20 rounds, more while the median ratio is close to a tier boundary, within a time budget
-  (`grader.perf.rounds`).
+What a child does for the timing:
+- around every call of the student's code, the suites' and the timing's alike, the sandbox reads
+  `clocks`: the CPU time of the calling thread (one intra-op thread, which other processes on the
+  machine barely disturb), the process's CPU time, the wall time and how often the thread waited,
+  so that the judge can charge work handed to other threads (process CPU time) and waiting (wall
+  time) to the code that does it; on CUDA, after synchronising the device;
+- the reference's child (one that never loaded a student file) `adopt`s an exercise's reference
+  and then answers the same calls as a student's child, watched by the same rules;
+- exercise 10's memory verdict (`allocations`), the decode and allocation cases' verification, and
+  a KV cache's storage (`storages`) are requests of their own (`handle`);
+- `time_case`: the in-process timing loop of `benchmarks/reference_vs_fused.py`, which never
+  holds student code.
 """
 import importlib.util
 import os
@@ -40,6 +42,7 @@ _no_grad = torch.no_grad
 _set_num_threads = torch.set_num_threads
 _cuda_event = torch.cuda.Event
 _cuda_synchronize = torch.cuda.synchronize
+_cuda_initialized = torch.cuda.is_initialized
 _fused_sdpa = torch.nn.functional.scaled_dot_product_attention
 real_torch()  # the inputs' torch functions, captured now too
 try:
@@ -115,7 +118,10 @@ def _waits():
 def clocks():
     """(this thread's CPU time, the process's CPU time, wall time, waits) now. `grader.sandbox.child`
     reads them around every call of the student's code, the suites' and the timing's alike, so
-    that a timed call takes the very path a tested one does."""
+    that a timed call takes the very path a tested one does. Where CUDA is in use, after the
+    device has finished what it was given: the wall time then holds the GPU's work."""
+    if _cuda_initialized():
+        _cuda_synchronize()
     return _thread_time(), _process_time(), _perf_counter(), _waits()
 
 

@@ -1,11 +1,23 @@
 """The performance phase, judge's side: time a passed exercise against the reference, name a tier.
 
-It runs after the suites, only for exercises whose correctness tests all passed, in a fresh child
-(the reference is loaded there, under a private name, only now that correctness is decided). First
-the student's output on every performance case is checked against the reference, computed here in
-float64; then `grader.perf.child` times the student's code and the reference in turn in that
-child. The tier is the median ratio of their times, student/reference, on the case where the
-student is slowest.
+It runs after the suites, only for exercises whose correctness tests all passed: the student's
+file in a fresh child of its own, the reference in one warm child for the whole run that never
+holds student code (loaded there, under a private name, only now that correctness is decided).
+First the student's output on every performance case is checked against the reference, computed
+here in float64. Then each case is timed in rounds, call by call, interleaved on one CPU:
+
+- every call is the suites' own kind of request (`grader.student`), on inputs drawn here from a
+  secret seed, fresh each round, and the student's answer is checked against the reference's for
+  the same inputs ("your code answered differently while it was timed"): what a timed call does
+  differently from a tested one, or from the call before, it does on the record;
+- the children report the clocks around each call; the judge measures each child's process from
+  outside too, and the student's time never counts for less than that measure shows (`_clocks`);
+- the rounds stop as soon as the median ratio's interval lies inside one tier, for the least and
+  the most the student's code can have taken (`_settled`); near a boundary they go on, within a
+  budget; undecided on a machine too busy to trust: "not timed: the machine was too busy (retry)".
+
+The tier is the median ratio of the times, student/reference, on the case where the student is
+slowest.
 
 Tiers are 3× apart, with boundaries at the geometric midpoints (√3, 3√3, ...) between the ratios
 typical mistakes cost (1, 3, 9, 27, 81), far beyond the noise of the median: the same code gets
@@ -61,7 +73,7 @@ OFFLOADS = 0.25  # CPU time of other threads per CPU second of the timing thread
                  # reference's, from which the process's CPU time judges (work handed to threads)
 WAITS = 0.5  # waits per call (voluntary context switches) beyond the reference's, from which
              # the wall clock judges
-CLOCK_NOTES = {"process-cpu": "; the CPU time of all your code's threads",
+CLOCK_NOTES = {"process-cpu": "; the CPU time of all your code's threads", "wall-cuda": "; wall-clock time",
                "wall": "; wall-clock time: your code waits"}
 
 
@@ -454,14 +466,13 @@ def _settled(taken, device, confidence):
 def _check_timed(case, got, reference):
     """The student's answer to a timed call against the reference's to the same inputs (float32
     both: within the float32 tolerance of each other, as both are of the float64 truth). Compared
-    here in one pass; only an answer that differs goes through `check_result`, for its words."""
+    here in one pass; only an answer that differs goes through `check_result`, which says how."""
     if _agrees(got, reference):
         return
-    try:
+    try:  # the words for what differs (and NaN where the reference has NaN agrees after all)
         check_result(got, as64(reference), what=f"your output on {case.label}")
     except Mismatch as mismatch:
         raise _Answered(mismatch.message) from None
-    raise _Answered(f"{case.target} returned {describe(got)}, the reference {describe(reference)}")
 
 
 def _agrees(got, reference):
@@ -478,8 +489,8 @@ def _agrees(got, reference):
     if reference.dtype == torch.bool or not reference.is_floating_point():
         return torch.equal(got, reference)
     rtol, atol = TOLERANCES.get(reference.dtype, TOLERANCES[torch.float32])
-    close = (got - reference).abs() <= atol + rtol * reference.abs()  # False wherever either is NaN or inf
-    return bool(close.all()) or bool((close | (got == reference)).all())
+    close = ((got - reference).abs() <= atol + rtol * reference.abs()) & torch.isfinite(reference)
+    return bool((close | (got == reference)).all())  # a non-finite value only as the reference has it
 
 
 def _clocks(taken, allowance=0):
@@ -682,7 +693,7 @@ def _clock_for(timing, device):
     time) or waits for something, a sleep or another process (then the wall clock), which the
     reference does not."""
     if device == "cuda":
-        return "time", "cuda-events"
+        return "wall", "wall-cuda"  # the device synchronised around each call (`grader.perf.child.clocks`)
     thread, process, waits = timing["time"], timing["process"], timing["waits"]
 
     def elsewhere(name):  # CPU time spent by other threads, relative to this thread's
