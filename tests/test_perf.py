@@ -408,6 +408,23 @@ def test_no_forging_attempt_earns_a_tier_with_points(measure, attack):
         assert "your code answered differently while it was timed" in tier["message"], tier["message"]
 
 
+def test_a_timed_call_may_take_a_hundred_times_the_references_not_a_fixed_limit(measure):
+    """A call that never returns once timed is stopped after 100 times what the reference's took
+    (plus a slack), however long the exercise's time limit (60 s here) still runs."""
+    tier = measure("exercise2", source=SLOW_SCORES.format(attack="""
+    _calls = [0]
+
+    def attention_scores(q, k):
+        _calls[0] += 1
+        while _calls[0] > 1:
+            pass
+        return q @ k.transpose(-2, -1)
+    """))
+    assert tier["id"] == "not-timed", tier
+    assert re.fullmatch(r"not timed: one call on the performance case ran past [\d.]+ s, over 100× what the "
+                        r"reference takes for it", tier["message"]), tier["message"]
+
+
 def test_the_timed_calls_take_the_tested_calls_path(measure):
     """A file that answers wrong the moment its callers differ from those of its first call (the
     check at the timing size) is never caught out: every timed call's stack is the check's."""

@@ -193,12 +193,14 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
         return untimed(device, f"not timed: the grader could not time the reference ({failure})")
     except StudentError as error:
         return untimed(device, f"not timed: on the performance case, {error.summary}")
+    except _TooSlow as slow:
+        if run is not None and time.monotonic() >= run.at:
+            return untimed(device, f"not timed: {run.limit} ran out while timing your code")
+        return untimed(device, f"not timed: one call on the performance case ran past {slow.args[0]:.3g} s, "
+                               f"over {PATIENCE}× what the reference takes for it")
     except ChildTimeout:
         if run is not None and time.monotonic() >= run.at:
             return untimed(device, f"not timed: {run.limit} ran out while timing your code")
-        if student is not None and student.patience is not None:
-            return untimed(device, f"not timed: one call on the performance case ran past {student.patience:.3g} s, "
-                                   f"over {PATIENCE}× what the reference takes for it")
         return untimed(device, f"not timed: one call on the performance case ran past the time limit "
                                f"({time_limit:g} s), far slower than the reference")
     except ChildCrashed as error:
@@ -251,6 +253,10 @@ class _ReferenceFailed(Exception):
 
 class _Answered(Exception):
     """The student's code answered a timed call differently from the reference."""
+
+
+class _TooSlow(Exception):
+    """A timed call of the student's ran past its limit, PATIENCE times the reference's time."""
 
 
 class _Busy(Exception):
@@ -308,7 +314,6 @@ class _Timed:
     def __init__(self, child, device, trusted=False):
         self.child, self.device, self.trusted = child, device, trusted
         self.clock = _cpu_clock(child.pid)
-        self.patience = None  # seconds the current timed call may take, once the timing set it
 
     def ask(self, request):
         try:
@@ -335,8 +340,8 @@ class _Timed:
         """(value, the child's own readings [thread, process, wall, waits], the judge's [CPU, wall])
         of one call, sent exactly as the suites send theirs (`grader.student`); with `patience`,
         the seconds it may take before it is stopped (never past the whole run's Deadline `run`)."""
+        deadline = self.child.deadline  # the phase's own, again after this call
         if patience is not None:
-            self.patience = patience
             self.child.deadline = min(time.monotonic() + patience, run.at if run is not None else math.inf)
         if isinstance(target, wire.Handle) and method is None:
             method = "__call__"  # a module's forward, as the suites call it
@@ -348,7 +353,11 @@ class _Timed:
         except Exception as error:
             if self.trusted:
                 raise _ReferenceFailed(str(error)) from None
+            if isinstance(error, ChildTimeout) and patience is not None:
+                raise _TooSlow(patience) from None
             raise
+        finally:
+            self.child.deadline = deadline
         outside = [self._cpu() - cpu, time.perf_counter() - wall]
         return reply["value"], _readings(reply.get("clock")), outside
 
@@ -416,7 +425,7 @@ def _time_calls(case, student_target, reference_targets, student, reference, dev
     for index in range(-WARM_UP, MAX_ROUNDS):  # warm-up rounds first, the reference first, nothing kept
         args = make_args(case, generator(secret.getrandbits(62)), device)
         outputs = {}
-        for name in (names if index < 0 else secret.sample(names, len(names))):
+        for name in (names[1:] + names[:1] if index < 0 else secret.sample(names, len(names))):  # warm: the student last
             timed, target = callers[name]
             value, readings, outside = timed.call(target, args, patience=patience if name == "student" else None,
                                                   run=run)
@@ -558,11 +567,14 @@ def _time_decode(case, state, student, reference, device, run):
         _step_all(case, sides, built, names, (grown,), run)
         held = _storages(student, built["student"][1])  # a step replaces a buffer of these, or not
         tokens, taken, spent = length, {name: [] for name in names}, 0.0
+        patience = None  # a step's own limit, once the reference's time for one is known
         for index in range(MAX_ROUNDS):
             token = Randn((case.batch, 1, d_model)).make(generator(secret.getrandbits(62)), device)
-            for name, readings in _step_all(case, sides, built, secret.sample(names, len(names)), (token,), run):
+            steps = _step_all(case, sides, built, secret.sample(names, len(names)), (token,), run, patience)
+            for name, readings in steps:
                 taken[name].append(readings)
                 spent += readings[1][0]
+            patience = SLACK + PATIENCE * taken["reference"][-1][1][1]
             tokens += 1
             now = _storages(student, built["student"][1])
             memory["reallocations"] += bool(set(held) - set(now))
@@ -577,14 +589,16 @@ def _time_decode(case, state, student, reference, device, run):
     return {**timings, "lengths": list(case.lengths), "memory": memory}
 
 
-def _step_all(case, sides, built, names, tokens, run):
+def _step_all(case, sides, built, names, tokens, run, patience=None):
     """[(name, (readings, outside))] of one call of each side's module on `tokens` and its cache,
-    in the order of `names`; the student's answer checked against the reference's."""
+    in the order of `names` (the student's within `patience` seconds, when given); the student's
+    answer checked against the reference's."""
     outputs, taken = {}, []
     for name in names:
         timed, _ = sides[name]
         module, cache = built[name]
-        value, readings, outside = timed.call(module, (*tokens, cache), run=run)
+        value, readings, outside = timed.call(module, (*tokens, cache), run=run,
+                                              patience=patience if name == "student" else None)
         outputs[name] = value
         taken.append((name, (readings, outside)))
     _check_timed(case, outputs["student"], outputs["reference"])
