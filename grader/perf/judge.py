@@ -46,7 +46,7 @@ from grader.results import TestResult
 from grader.sandbox import wire
 from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
                                   load_request)
-from grader.testkit import as64, check_result
+from grader.testkit import as64, check_result, one_thread
 
 _STEP = math.sqrt(3)
 TIERS = (  # (id, name, the largest ratio in the tier, what it often means)
@@ -142,7 +142,7 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
     if not cases:
         return None
     with contextlib.ExitStack() as stack:
-        stack.enter_context(_one_thread())
+        stack.enter_context(one_thread())
         if reference is None:
             reference = stack.enter_context(_Reference(launcher, log_dir, device, run))
         return _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit, memory_limit, run,
@@ -209,18 +209,6 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
         if student is not None:
             student.child.stop()
     return verdict(cases, raw, device, ref)
-
-
-@contextlib.contextmanager
-def _one_thread():
-    """torch in one thread here while the judge makes inputs and checks answers: on a machine whose
-    cores are all busy, waking a pool of threads costs ten times the work."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _called(case):
