@@ -153,7 +153,7 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
     ref = reference_of(exercise)
     seed = seed_for(seed, exercise)
     limit = Deadline.earliest(time_limit, run)  # the exercise's limit, or the whole run's if sooner
-    student = case = None
+    student = None
     try:
         load = load_request(path, exercise.stem)
         student = _Timed(Child(launcher, os.path.join(log_dir, f"{exercise.id}.log"), limit.at, memory_limit,
@@ -268,7 +268,8 @@ class _Reference:
 
     @property
     def timed(self):
-        if self._timed is None:
+        """The child, started now if there is none alive (one that failed is not used again)."""
+        if self._timed is None or not self._timed.child.alive:
             try:
                 child = Child(self.launcher, self.log, self._deadline(), None, trusted=True)
             except Exception as error:
