@@ -440,6 +440,19 @@ def test_a_wrong_timed_answer_fails_the_tier(measure, attack):
     assert tier["message"].startswith("not timed: your code answered differently while it was timed: "), tier
 
 
+def test_a_run_times_its_exercises_beside_one_warm_reference_child(launcher):
+    """Each student file in a child of its own (one exercise's code never touches another's verdict),
+    the reference in one child for the whole run."""
+    from grader import runner
+
+    exercises = [catalog.find("2"), catalog.find("3")]
+    files = {exercise.id: str(SOLUTIONS / exercise.file_name) for exercise in exercises}
+    before = launcher.spawned
+    rated = perf.rate(exercises, set(files), files, launcher, ("cpu",), runner.Options(submission=SOLUTIONS, perf=True))
+    assert launcher.spawned - before == len(exercises) + 1
+    assert all(rated[exercise.id].tier["device"] == "cpu" for exercise in exercises)
+
+
 # -- the command line ---------------------------------------------------------------------------
 
 
