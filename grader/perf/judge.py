@@ -40,7 +40,7 @@ from typing import NamedTuple
 import torch
 
 from grader.perf.cases import Allocations, Decode, Randn, build, decode_program, generator, make_args, weights
-from grader.perf.rounds import CLOCKS, MAX_ROUNDS, decided, median, ratio_stats
+from grader.perf.rounds import CLOCKS, MAX_ROUNDS, decided, median_interval, median, ratio_stats
 from grader.compare import TOLERANCES, Mismatch, describe
 from grader.results import TestResult
 from grader.sandbox import wire
@@ -433,17 +433,26 @@ def _time_calls(case, student_target, reference_targets, student, reference, dev
 def _stop(taken, device, spent, budget, label):
     """Whether the rounds `taken` so far are enough: the tier decided at CONFIDENCE, or the rounds or the
     `budget` (seconds the children spent) used up and the tier decided at FALLBACK_CONFIDENCE;
-    used up and undecided, the median's tier, unless the machine was busy: then _Busy."""
+    used up and undecided, the median's tier, unless the machine was busy and a tier that earns
+    points is still possible: then _Busy."""
     rounds = len(taken["student"])
     if _settled(taken, device, CONFIDENCE):
         return True
     if rounds < MAX_ROUNDS and (spent <= budget or rounds < DECIDING_ROUNDS):
         return False
-    if _settled(taken, device, FALLBACK_CONFIDENCE):
+    if _settled(taken, device, FALLBACK_CONFIDENCE) or not _earns(taken, device):
         return True
     if _busy(*_estimate(taken, device)):
         raise _Busy(label)
     return True
+
+
+def _earns(taken, device):
+    """Whether the fastest tier the rounds leave possible (the lower end of the median's interval,
+    at FALLBACK_CONFIDENCE, for the least the student's code can have taken) earns points: only
+    then can an undecided tier be worth a retry; between two tiers that earn none, the median's."""
+    interval = median_interval(_estimate(taken, device, -2)[1], FALLBACK_CONFIDENCE)
+    return interval is not None and POINTS_SHARE.get(tier_for(interval[0])[0], 0.0) > 0
 
 
 def _estimate(taken, device, allowance=0):
