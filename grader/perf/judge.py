@@ -223,6 +223,7 @@ SLACK = 2.0  # ... plus these seconds, before it is stopped: the timing's limit 
 CONFIDENCE = 0.85  # of the median ratio's interval that must clear the tier boundaries: the rounds stop at
                   # the first look where it does, after 4 rounds (all four inside one tier) for a ratio
                   # well inside a tier, later near a boundary
+BUSY_ROUNDS, BUSY_BUDGET = 80, 3  # rounds, and times the budget, that a busy machine's undecided case gets
 DECIDING_ROUNDS = 6  # rounds of a case at least, however slow, before the budget stops them
 WARM_UP = 2  # rounds of each case first, not kept (the first calls of a process are slower)
 FALLBACK_CONFIDENCE = 0.8  # of the median's interval, once the rounds or the budget are used up
@@ -432,17 +433,21 @@ def _time_calls(case, student_target, reference_targets, student, reference, dev
 
 def _stop(taken, device, spent, budget, label):
     """Whether the rounds `taken` so far are enough: the tier decided at CONFIDENCE, or the rounds or the
-    `budget` (seconds the children spent) used up and the tier decided at FALLBACK_CONFIDENCE;
+    `budget` (seconds the children spent; on a busy machine BUSY_ROUNDS and BUSY_BUDGET times the
+    budget) used up and the tier decided at FALLBACK_CONFIDENCE;
     used up and undecided, the median's tier, unless the machine was busy and a tier that earns
     points is still possible: then _Busy."""
     rounds = len(taken["student"])
     if _settled(taken, device, CONFIDENCE):
         return True
-    if rounds < MAX_ROUNDS and (spent <= budget or rounds < DECIDING_ROUNDS):
+    if rounds < DECIDING_ROUNDS or (rounds < MAX_ROUNDS and spent <= budget):
+        return False
+    busy = _busy(*_estimate(taken, device))
+    if busy and rounds < BUSY_ROUNDS and spent <= BUSY_BUDGET * budget:  # contention: answered with more rounds
         return False
     if _settled(taken, device, FALLBACK_CONFIDENCE) or not _earns(taken, device):
         return True
-    if _busy(*_estimate(taken, device)):
+    if busy:
         raise _Busy(label)
     return True
 
