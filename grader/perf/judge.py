@@ -442,11 +442,11 @@ def _stop(taken, device, spent, budget, label):
         return True
     if rounds < DECIDING_ROUNDS or (rounds < MAX_ROUNDS and spent <= budget):
         return False
+    if _settled(taken, device, FALLBACK_CONFIDENCE) or not _earns(taken, device):
+        return True
     busy = _busy(*_estimate(taken, device))
     if busy and rounds < BUSY_ROUNDS and spent <= BUSY_BUDGET * budget:  # contention: answered with more rounds
         return False
-    if _settled(taken, device, FALLBACK_CONFIDENCE) or not _earns(taken, device):
-        return True
     if busy:
         raise _Busy(label)
     return True
