@@ -1,11 +1,27 @@
-"""The performance tiers of the solutions and of the deliberately slow submissions, with the time
-the performance phase takes for each, as `lumen-grade` measures them (on the CPU).
+"""The performance tiers' stability and cost, as `lumen-grade` measures them (on the CPU).
 
-    python benchmarks/tiers.py             # solutions/ and tests/slow_submissions/
-    python benchmarks/tiers.py --runs 3    # each file several times: is its tier stable?
+Stability: every timed exercise's solution and every file of tests/slow_submissions/, timed RUNS
+times each (in turns, so that the machine's load falls on all of them), on the machine as it is
+and, with --hog, beside a CPU hog on every core. Done when every solution is on par in every run
+(or "not timed: the machine was too busy", never slower and never a note about its timings) and
+every slow file lands a tier lower or more in every run (a file about memory: its memory verdict).
+
+Cost (--cost): `lumen-grade all` with its tiers, without them, and `lumen-grade exercise3` with its
+tier, against the floor (`python -c "import torch, pytest"`), measured in turns, ROUNDS of each, as
+medians of wall time. Goals: `all` with tiers <= 3x the floor, `exercise3` <= 1.5x.
+
+    python benchmarks/tiers.py --runs 10             # stability on the machine as it is
+    python benchmarks/tiers.py --runs 10 --hog       # ... and with every core busy
+    python benchmarks/tiers.py --cost --rounds 5     # the cost against the floor
     python benchmarks/tiers.py --exercise 10 --runs 3   # one exercise's files only
 """
 
+import collections
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -13,6 +29,8 @@ from pathlib import Path
 import click
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+GOALS = {"all": 3.0, "exercise3": 1.5}  # wall time over the floor's
 
 
 def submissions():
@@ -26,43 +44,112 @@ def submissions():
         yield catalog.find(path.parent.name), path.stem, path
 
 
-@click.command()
-@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Runs per file.")
-@click.option("--exercise", "only", multiple=True, help="Only this exercise (exercise10, 10, ...); repeatable.")
-def main(runs, only):
-    """One line per file and run: tier, ratio, spread, rounds, the KV cache's and exercise 10's
-    memory verdicts, seconds taken."""
+@contextlib.contextmanager
+def hog(on):
+    """A process spinning on every core while the block runs (when `on`)."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() if on else 0)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+FLAGGED = {"reallocates", "oversized", "quadratic", "super-linear", "recomputes"}  # verdicts that tell a file apart
+
+
+def told_apart(tier):
+    """Whether the KV cache's or exercise 10's memory verdict names what is wrong (the slow corpus's
+    files about memory may be as fast as the solution)."""
+    return any((tier.get(key) or {}).get("verdict") in FLAGGED for key in ("memory", "complexity"))
+
+
+def stability(runs, only, hogged):
+    from grader import catalog
     from grader.sandbox.judge import Launcher
 
     launcher = Launcher()
     launcher.start()  # before the reference is imported, as lumen-grade does
     from grader.perf import judge as perf
 
+    rank = {tier_id: index for index, (tier_id, *_) in enumerate(perf.TIERS)}
+    wanted = {catalog.find(name).id for name in only}
+    files = [entry for entry in submissions() if not wanted or entry[0].id in wanted]
+    seen = collections.defaultdict(list)  # (exercise id, label) -> [(tier, seconds)]
     try:
-        with tempfile.TemporaryDirectory() as log_dir:
-            from grader import catalog
-
-            wanted = {catalog.find(name).id for name in only}
-            for exercise, label, path in submissions():
-                if wanted and exercise.id not in wanted:
-                    continue
-                for _ in range(runs):
+        with tempfile.TemporaryDirectory() as log_dir, hog(hogged):
+            for run in range(runs):
+                for exercise, label, path in files:
                     started = time.perf_counter()
                     tier = perf.measure(exercise, str(path), launcher, "cpu", log_dir)
-                    seconds = time.perf_counter() - started
-                    ratio = f"{tier['ratio']:8.2f}" if tier["ratio"] is not None else "       -"
-                    verdicts = ""
-                    if "complexity" in tier:
-                        verdicts = f"  KV cache: {tier['complexity']['verdict']}, memory: {tier['memory']['verdict']}"
-                    elif "memory" in tier:  # the largest tensor's growth with L (exercise 10)
-                        memory = tier["memory"]
-                        verdicts = (f"  memory: {memory['verdict']}, L^{memory['exponent']:.2f}, "
-                                    f"{memory['bytes'][-1] / 2 ** 20:.2f} MiB at L = {memory['lengths'][-1]}")
-                    spread = f"±{100 * tier.get('spread', 0):4.1f}%"
-                    click.echo(f"{exercise.id}  {label:<24} {tier['id']:<9} {ratio} {spread} "
-                               f"{tier.get('rounds', 0):3d} rounds {seconds:5.1f} s{verdicts}")
+                    seen[exercise.id, label].append((tier, time.perf_counter() - started))
     finally:
         launcher.close()
+    click.echo(f"{runs} runs each, {'with a CPU hog on each of' if hogged else 'beside whatever else runs on'} "
+               f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    failures = 0
+    for (exercise_id, label), results in seen.items():
+        tiers = collections.Counter(tier["id"] for tier, _ in results)
+        busy = sum(tier["id"] == "not-timed" and "too busy" in tier["message"] for tier, _ in results)
+        if label == "solution":  # on par, or too busy to say; never slower, never another "not timed"
+            good = all(tier["id"] == "on-par" or "too busy" in tier["message"] for tier, _ in results)
+        else:  # a tier lower than the solution's, or more, or (a file about memory) its memory verdict
+            good = all(rank.get(tier["id"], 0) >= rank["3x"] or told_apart(tier) for tier, _ in results)
+        failures += not good
+        ratios = [tier["ratio"] for tier, _ in results if tier["ratio"] is not None]
+        median_ratio = f"{statistics.median(ratios):6.2f}×" if ratios else "      -"
+        click.echo(f"{'ok ' if good else 'BAD'} {exercise_id:<10} {label:<24} "
+                   f"{', '.join(f'{tier} {count}/{runs}' for tier, count in tiers.most_common()):<34} "
+                   f"median {median_ratio}  {statistics.median(s for _, s in results):5.2f} s"
+                   + (f"  ({busy} too busy)" if busy else ""))
+        for tier, _ in results:
+            if not good and tier["id"] == "not-timed":
+                click.echo(f"      {tier['message']}")
+    click.echo(f"{len(seen) - failures} of {len(seen)} files as they should be in every run")
+
+
+def cost(rounds, hogged):
+    """Medians of wall time, measured in turns."""
+    grade = [sys.executable, "-m", "grader"]
+    commands = {
+        "floor": [sys.executable, "-c", "import torch, pytest"],
+        "all": [*grade, "all", "--submission", str(ROOT / "solutions"), "--device", "cpu"],
+        "all --no-perf": [*grade, "all", "--submission", str(ROOT / "solutions"), "--device", "cpu", "--no-perf"],
+        "exercise3": [*grade, "exercise3", "--submission", str(ROOT / "solutions"), "--device", "cpu"],
+    }
+    times = collections.defaultdict(list)
+    with hog(hogged):
+        for _ in range(rounds):
+            for name, command in commands.items():
+                started = time.perf_counter()
+                done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                times[name].append(time.perf_counter() - started)
+                if done.returncode not in (0, 1):
+                    raise click.ClickException(f"{name} failed: {done.stderr[-500:]}")
+    floor = statistics.median(times["floor"])
+    click.echo(f"median of {rounds} rounds, in turns, {'with a CPU hog on every core' if hogged else 'as the machine is'} "
+               f"({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}):")
+    for name, seconds in times.items():
+        ratio = statistics.median(seconds) / floor
+        goal = GOALS.get(name)
+        verdict = "" if goal is None else f"  goal <= {goal:g}×: {'met' if ratio <= goal else 'NOT met'}"
+        click.echo(f"  {name:<14} {statistics.median(seconds):6.2f} s  {ratio:5.2f}× the floor{verdict}")
+
+
+@click.command()
+@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Runs per file.")
+@click.option("--exercise", "only", multiple=True, help="Only this exercise (exercise10, 10, ...); repeatable.")
+@click.option("--hog", "hogged", is_flag=True, help="Keep every core busy with a spinning process meanwhile.")
+@click.option("--cost", "costs", is_flag=True, help="Measure what `all` and `exercise3` cost against the floor instead.")
+@click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True, help="Rounds of --cost.")
+def main(runs, only, hogged, costs, rounds):
+    """One line per file: its tiers over the runs, the median ratio and seconds; or with --cost,
+    what a run costs against `import torch, pytest`."""
+    if costs:
+        cost(rounds, hogged)
+    else:
+        stability(runs, only, hogged)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ It never guesses: no fit, no diagnosis.
 """
 
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -28,7 +27,7 @@ import torch
 from grader import analyse, misconceptions
 from grader.compare import TOLERANCES
 from grader.nested import leaves, map_values
-from grader.testkit import Made, as64
+from grader.testkit import Made, as64, one_thread
 
 MATCH, WRONG, UNUSED = "match", "wrong", "unused"
 MAX_PASSING = 12  # passed calls of a function weighed against a candidate, at most (a wrong answer stays cheap)
@@ -69,7 +68,7 @@ def conclude(number, failed, passed=(), causes=()):
     Returns [Diagnosis], each with the indices (into `failed`) of the calls it explains.
     """
     caused = {index for _, _, index in causes}
-    with _one_thread():
+    with one_thread():
         cases = [_case(call) for call in failed]
         evidence = [i for i, case in enumerate(cases) if case is not None and case.wrong and i not in caused]
         if not evidence:
@@ -324,7 +323,7 @@ def _probe_matches(case, change):
 def unseparated(number, calls):
     """The pairs of misconceptions of exercise `number` that no call of `calls` (the suites' calls on
     a correct submission) tells apart: for some mutant of each, every call gives the same value."""
-    with _one_thread():
+    with one_thread():
         cases = [case for case in map(_case, calls) if case is not None]
         values = {}
         for misconception in misconceptions.for_exercise(number):
@@ -376,18 +375,6 @@ def add(diagnoses, found):
     includes = misconceptions.BY_ID[found].includes
     diagnoses[:] = [diagnosis for diagnosis in diagnoses if diagnosis["id"] not in includes]
     diagnoses.append({"id": found, "message": misconceptions.BY_ID[found].message})
-
-
-@contextmanager
-def _one_thread():
-    """Torch on one thread: replays are many tiny computations, and waking the intra-op thread pool
-    for each costs more than the computation (8 times the time on a busy 2-core machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 @lru_cache(maxsize=None)

@@ -63,26 +63,33 @@ class Options:
 RUN_MARGIN = 60.0  # seconds a whole run may take beyond its exercises' time limits, by default
 
 
-def grade(exercises, options, launcher=None):
+def confidential(options):
+    """The trees a run's children must not read beyond the kit's own secrets: the instructor's
+    suites, the folder of the notebook graded."""
+    return [*options.suites, *(p.parent for p in [options.notebook] if p)]
+
+
+def grade(exercises, options, launcher=None, on_verdict=None):
     """Grade the given exercises; returns a GradeReport. Never raises for what a submission does.
     The whole run has one deadline (`Options.run_limit`), which no exercise's outlasts: what is
-    left when it passes is reported as out of time, its child killed with all it started."""
+    left when it passes is reported as out of time, its child killed with all it started.
+    `on_verdict(report)`: called with the tests' verdict before the performance phase times it."""
     started = time.monotonic()
     run = Deadline.whole(options.run_limit(len(exercises)))
     own_launcher = launcher is None
     if own_launcher:
-        launcher = Launcher(forbidden=[*options.suites, *(p.parent for p in [options.notebook] if p)])
+        launcher = Launcher(forbidden=confidential(options))
         launcher.start()  # fork the zygote before any expected value exists in this process
     try:
         devices = resolve_devices(options.device)
-        verdict = _grade(exercises, options, launcher, devices, run)
+        verdict = _grade(exercises, options, launcher, devices, run, on_verdict)
         return dataclasses.replace(verdict, wall_time=time.monotonic() - started)
     finally:
         if own_launcher:
             launcher.close()
 
 
-def _grade(exercises, options, launcher, devices, run):
+def _grade(exercises, options, launcher, devices, run, on_verdict=None):
     """Every exercise asked for is run through the suites: one whose file cannot be found or read
     carries the reason as its `error`, and its tests count as not run (see `results`). Each result
     is assembled here, once, from what the submission's files, the suites (with their diagnoses)
@@ -106,6 +113,9 @@ def _grade(exercises, options, launcher, devices, run):
                                                ignored=ignored.get(exercise.id, []), **vars(suites[exercise.id]))
                    for exercise in exercises}
         passed = {exercise_id for exercise_id, result in results.items() if result.passed}
+        if on_verdict is not None and options.perf:
+            on_verdict(GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed,
+                                   containment=launcher.level))
         rated = perf.rate(exercises, passed, files, launcher, devices, options, run) if options.perf else {}
     return GradeReport([_with_tier(results[exercise.id], rated.get(exercise.id)) for exercise in exercises],
                        "+".join(devices), options.seed, containment=launcher.level)

@@ -12,6 +12,7 @@ constructor args and the state dict loaded into it) and every earlier call on it
 passed to it (`history`), so that a KV-cache sequence can be redone step by step.
 """
 
+import contextlib
 from dataclasses import dataclass, field
 
 import torch
@@ -43,6 +44,19 @@ def randn(rng, *shape, dtype=torch.float32, device="cpu", scale=1.0):
 
 def randint(rng, low, high, *shape, device="cpu"):
     return torch.randint(low, high, shape, generator=rng).to(device)
+
+
+@contextlib.contextmanager
+def one_thread():
+    """Torch on one thread in this process: the judge's computations (replays, expected values,
+    checks) are many small ones, and waking the intra-op thread pool for each costs more than the
+    computation (8 times the time on a busy 2-core machine)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def as64(value):

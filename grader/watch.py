@@ -8,11 +8,13 @@ dependency, and it works for every editor's way of saving: in place, or a new fi
 old one).
 """
 
+import dataclasses
 import os
 import textwrap
 import time
 from datetime import datetime
 
+from grader import catalog
 from grader.results import GradeReport
 from grader.sandbox.judge import Launcher
 from grader.submission import SubmissionError, find_file
@@ -44,15 +46,23 @@ def snapshot(exercises, options):
     return state
 
 
+TIMING = {"id": "timing", "name": "timing…", "ratio": None,
+          "message": "timing… your code is being timed against the reference"}  # a passed file's tier, meanwhile
+
+
 class Watcher:
     """Grades `exercises` once, then again whenever one of their files changes; `show(report,
     graded, seconds)` draws each report (every exercise's latest verdict, `graded` the ones just
-    re-graded)."""
+    re-graded). With the tiers on, a re-grade is drawn twice: the tests' verdict as soon as it is
+    known, each passed timed exercise's tier "timing…", then again with the tiers measured; an
+    old tier never stands beside a new verdict."""
 
     def __init__(self, exercises, options, show, interval=0.3):
+        from grader.runner import confidential
+
         self.exercises, self.options, self.show, self.interval = list(exercises), options, show, interval
         self.latest = {}  # exercise id -> its latest ExerciseResult
-        self.launcher = Launcher()
+        self.launcher = Launcher(forbidden=confidential(options))  # confined as `lumen-grade` confines
 
     def __enter__(self):
         self.launcher.start()  # the zygote: forked before any expected value exists here
@@ -66,12 +76,18 @@ class Watcher:
         from grader import runner  # imports torch: after the zygote is forked
 
         started = time.perf_counter()
-        verdict = runner.grade(exercises, self.options, launcher=self.launcher)
-        self.latest.update((result.id, result) for result in verdict.exercises)
-        report = GradeReport([self.latest[e.id] for e in self.exercises if e.id in self.latest],
-                             verdict.device, verdict.seed, verdict.wall_time)
-        self.show(report, [e.id for e in exercises], time.perf_counter() - started)
-        return report
+
+        def draw(verdict):
+            self.latest.update((result.id, result) for result in verdict.exercises)
+            report = GradeReport([self.latest[e.id] for e in self.exercises if e.id in self.latest],
+                                 verdict.device, verdict.seed, verdict.wall_time, containment=verdict.containment)
+            self.show(report, [e.id for e in exercises], time.perf_counter() - started)
+            return report
+
+        def tests_done(verdict):  # the verdict first; the tiers once they are measured
+            draw(dataclasses.replace(verdict, exercises=[_timing(result) for result in verdict.exercises]))
+
+        return draw(runner.grade(exercises, self.options, launcher=self.launcher, on_verdict=tests_done))
 
     def changed(self, before):
         """(the exercises whose files changed since `before`, the new snapshot), waiting until the
@@ -99,6 +115,11 @@ class Watcher:
             if exercises:
                 self.grade(exercises)
                 done += 1
+
+
+def _timing(result):
+    """The result of an exercise whose tier is being measured, "timing…" in its tier's place."""
+    return dataclasses.replace(result, tier=dict(TIMING)) if result.passed and catalog.find(result.id).timed else result
 
 
 def status_line(graded, seconds, width=80):

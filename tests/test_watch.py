@@ -1,17 +1,22 @@
 """`lumen-grade watch`: a report now, another after every save, a clean stop on Ctrl-C."""
 
+import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from conftest import EXERCISES, ROOT, SOLUTIONS, unwrapped
-from grader import catalog, runner, watch
+from grader import catalog, report, runner, watch
+from grader.perf import judge as perf
 from grader.cli import main
 
 EX3 = catalog.find("exercise3")
@@ -128,3 +133,74 @@ def test_the_status_line_fits_the_terminal():
     assert max(map(len, line.split("\n"))) <= 60
     one = watch.status_line(["exercise3"], 0.63)
     assert one.startswith("watching: exercise3 graded ") and "\n" not in one and len(one) <= 80
+
+
+def test_watch_shows_the_verdict_first_then_the_tier(launcher, tmp_path):
+    """With the tiers on, a passed file is drawn at once with "timing…" in its tier's place, then
+    again with the tier measured: an old tier never stands beside a new verdict."""
+    (tmp_path / EX3.file_name).write_bytes((SOLUTIONS / EX3.file_name).read_bytes())
+    options = runner.Options(submission=tmp_path, device="cpu", time_limit=20.0, perf=True)
+    shown = []
+    watcher = watch.Watcher([EX3], options, lambda report, graded, seconds: shown.append(report))
+    watcher.launcher = launcher
+    watcher.grade([EX3])
+    first, last = shown
+    assert first.exercises[0].passed and first.exercises[0].tier["id"] == "timing"
+    assert "timing…" in report.render_text(first, color=False, width=100)
+    assert last.exercises[0].tier["id"] in {tier_id for tier_id, *_ in perf.TIERS} | {"not-timed"}
+    assert first.containment == last.containment == launcher.level  # the header's [kernel] or [process]
+
+
+WATCH_AND_GRADE = r"""
+import json, sys
+from pathlib import Path
+sys.path[:0] = [sys.argv[1]]
+from grader import catalog, report, runner, watch
+from grader.perf import judge as perf
+options = runner.Options(submission=Path(sys.argv[2]), device="cpu", suites=[Path(sys.argv[3])])
+exercises = [catalog.find("exercise3")]
+graded, shown = runner.grade(exercises, options), []
+with watch.Watcher(exercises, options, lambda report, names, seconds: shown.append(report)) as watcher:
+    watcher.grade(exercises)
+print(json.dumps({run: [verdict.containment_level, verdict.exercises[0].output]
+                  for run, verdict in (("grade", graded), ("watch", shown[-1]))}))
+"""
+
+
+@pytest.mark.parametrize("user", ["root", "nobody"])
+def test_watch_confines_the_code_as_grading_does(user, request):
+    """`watch` said [process] where `lumen-grade exercise3` said [kernel]: its header dropped the
+    level, and its children were not kept out of the --suites folder. The same file, reading the
+    instructor's suites folder at import, graded both ways: the same level, refused both times.
+    The folder lies inside a tree the children may read (this interpreter's), where only the
+    list of confidential trees keeps it out."""
+    from test_containment import _as_nobody
+
+    prefix = []
+    if user == "nobody":
+        prefix, reason = _as_nobody()
+        if prefix is None:
+            pytest.skip(reason)
+    folder, inside = (Path(tempfile.mkdtemp(prefix="lumen-watch-test-", dir=where)) for where in (None, sys.prefix))
+    for made in (folder, inside):
+        request.addfinalizer(lambda made=made: shutil.rmtree(made, ignore_errors=True))
+        made.chmod(0o777)
+    suites = inside / "suites"
+    suites.mkdir()
+    (suites / "answers.txt").write_text("the-answer-key\n")
+    (folder / "submission").mkdir()
+    secret = suites / "answers.txt"
+    (folder / "submission" / EX3.file_name).write_text(
+        f"try:\n    print('read:', open({str(secret)!r}).read())\nexcept OSError:\n    print('refused')\n\n"
+        + (SOLUTIONS / EX3.file_name).read_text())
+    for path in [suites, folder / "submission", *suites.iterdir(),
+                 *(folder / "submission").iterdir()]:
+        path.chmod(0o777 if path.is_dir() else 0o644)
+    done = subprocess.run([*prefix, sys.executable, "-c", WATCH_AND_GRADE, str(ROOT), str(folder / "submission"),
+                           str(suites)], capture_output=True, text=True, timeout=300, cwd=folder,
+                          env={**os.environ, "TMPDIR": str(folder)})
+    assert done.returncode == 0, done.stderr
+    runs = json.loads(done.stdout.splitlines()[-1])
+    assert runs["watch"][0] == runs["grade"][0], runs
+    for level, output in runs.values():
+        assert "refused" in output and "the-answer-key" not in output, runs

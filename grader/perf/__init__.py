@@ -5,8 +5,9 @@ Which process each module's code runs in:
 - `cases`: both. What is timed, on which inputs, at which size; the judge builds the verification
   inputs from the seed to compute the expected output, the child the same inputs to time.
 - `rounds`: both. How many rounds a case is timed and the statistics of their ratios.
-- `child`: the child (the student's, or the reference's own timing child). The clocks and the
-  timing loop, captured before any student code runs.
+- `child`: the child (the student's, or the reference's own timing child). The clocks read around
+  every call, captured before any student code runs; the reference's side of the calls.
 - `judge`: the judge. Verifies the student's output on the cases, interleaves the two children's
-  timings, measures them from outside, and names the tier.
+  calls on fresh inputs, checks every timed answer, measures the children from outside, decides
+  when the rounds are enough, and names the tier.
 """

@@ -2,19 +2,21 @@
 
 `grader.sandbox.child` imports this module before any student file is loaded, so the clocks, random
 generators and torch entry points captured here and in `grader.perf.cases` are the real ones,
-whatever a submission patches later.
+whatever a submission patches later (and what it patches in this module's globals cannot make its
+code look faster than the judge, measuring its process from outside, saw it: `grader.perf.judge`).
 
-How one case is timed (the method measured to be stable on noisy shared CPUs):
-- the student's code, the reference and (where the case has one) torch's fused attention are timed
-  in turn, in a random order each round, every round on fresh inputs, each timing after an
-  untimed call (without it, whichever runs first in a round is measurably slower);
-- on the CPU the clock is the CPU time of this thread (`time.thread_time`) with one intra-op
-  thread, which other processes on the machine barely disturb. The process's CPU time, the wall
-  time and how often the thread waited are kept too, so that the judge can charge work handed to
-  other threads (process CPU time) and waiting (wall time) to the code that does it;
-- on CUDA, CUDA events around the calls, with the device synchronised before and after;
-- 20 rounds, more while the median ratio is close to a tier boundary, within a time budget
-  (`grader.perf.rounds`).
+What a child does for the timing:
+- around every call of the student's code, the suites' and the timing's alike, the sandbox reads
+  `clocks`: the CPU time of the calling thread (one intra-op thread, which other processes on the
+  machine barely disturb), the process's CPU time, the wall time and how often the thread waited,
+  so that the judge can charge work handed to other threads (process CPU time) and waiting (wall
+  time) to the code that does it; on CUDA, after synchronising the device;
+- the reference's child (one that never loaded a student file) `adopt`s an exercise's reference
+  and then answers the same calls as a student's child, watched by the same rules;
+- exercise 10's memory verdict (`allocations`), the decode and allocation cases' verification, and
+  a KV cache's storage (`storages`) are requests of their own (`handle`);
+- `time_case`: the in-process timing loop of `benchmarks/reference_vs_fused.py`, which never
+  holds student code.
 """
 import importlib.util
 import os
@@ -27,9 +29,10 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from grader import catalog
+from grader.sandbox import rules
 from grader.nested import leaves
-from grader.perf.cases import Allocations, Decode, Randn, build, decode_program, generator, make_args, real_torch
-from grader.perf.rounds import CLOCKS, Rounds, calls_per_timing
+from grader.perf.cases import Allocations, build, decode_program, generator, real_torch
+from grader.perf.rounds import Rounds, calls_per_timing
 
 _thread_time = time.thread_time
 _process_time = time.process_time
@@ -39,6 +42,7 @@ _no_grad = torch.no_grad
 _set_num_threads = torch.set_num_threads
 _cuda_event = torch.cuda.Event
 _cuda_synchronize = torch.cuda.synchronize
+_cuda_initialized = torch.cuda.is_initialized
 _fused_sdpa = torch.nn.functional.scaled_dot_product_attention
 real_torch()  # the inputs' torch functions, captured now too
 try:
@@ -111,6 +115,21 @@ def _waits():
     return _getrusage(_RUSAGE_THREAD).ru_nvcsw if _getrusage else 0
 
 
+def clocks():
+    """(this thread's CPU time, the process's CPU time, wall time, waits) now. `grader.sandbox.child`
+    reads them around every call of the student's code, the suites' and the timing's alike, so
+    that a timed call takes the very path a tested one does. Where CUDA is in use, after the
+    device has finished what it was given: the wall time then holds the GPU's work."""
+    if _cuda_initialized():
+        _cuda_synchronize()
+    return _thread_time(), _process_time(), _perf_counter(), _waits()
+
+
+def since(start):
+    """[seconds of each clock, waits] from `start` (a `clocks()` reading) to now."""
+    return [now - then for now, then in zip(clocks(), start)]
+
+
 def _clock(device, fn, arg_sets):
     """(time, process CPU time, wall time, waits) of fn over every argument set. `time` is the CPU
     time of this thread, or on CUDA the time between CUDA events around the calls."""
@@ -176,81 +195,11 @@ def storages(obj):
 
 
 # -- timing across processes ---------------------------------------------------------------------
-# The student's code is timed in its own confined process, under the exercise's rules; the reference
-# (and torch's fused attention) in another, which never holds student code. The judge interleaves
-# their timings call by call, in a random order each round (`grader.perf.judge`); each process keeps one case's
-# callables and inputs between the judge's requests in a `Bench`. Every input is drawn from the seed
-# and the round, so both processes time the same values.
-
-
-class Bench:
-    """One case, ready to be timed in this process for the implementations `impls` (name -> the
-    student's module or a reference namespace)."""
-
-    def __init__(self, case, impls, state, device, seed):
-        self.case, self.device, self.seed = case, device, seed
-        self.memory = {"reallocations": 0, "steps": 0}
-        if isinstance(case, Decode):
-            d_model, n_heads, n_kv_heads = case.init
-            self.fns = {name: build(case, impl, state, device) for name, impl in impls.items()}
-            self.caches = {name: impl.KVCache(case.batch, n_kv_heads, d_model // n_heads, case.max_len, device=device)
-                           for name, impl in impls.items()}
-            if "student" in self.caches:
-                self.memory["start_bytes"] = sum(storages(self.caches["student"]).values())
-        else:
-            self.fns = {name: build(case, impl, state, device) for name, impl in impls.items()}
-
-    def args(self, index):
-        return make_args(self.case, generator(self.seed + 3 + index), self.device)
-
-    def warm(self):
-        """Seconds of one call of each implementation, after a first one (warm-up)."""
-        warm = {}
-        for name, fn in self.fns.items():
-            warm[name] = _clock(self.device, fn, _fresh([self.args(-2)]))[0]
-            warm[name] = _clock(self.device, fn, _fresh([self.args(-1)]))[0]
-        return warm
-
-    def round(self, names, index, calls):
-        """{name: readings per call} of the round's timings of `names`: `calls` calls each, on
-        fresh copies of the round's inputs, after one untimed call."""
-        args, readings = self.args(index), {}
-        for name in names:
-            _set_num_threads(1)  # in case the student's code asked for more
-            first, *timed = _fresh([args] * (calls + 1))
-            self.fns[name](*first)
-            readings[name] = [reading / calls for reading in _clock(self.device, self.fns[name], timed)]
-        return readings
-
-    def grow(self, length):
-        """Fill every cache to `length` tokens (untimed), with the same tokens in every process."""
-        d_model = self.case.init[0]
-        gen = generator(self.seed + 7919 * length)
-        for name, fn in self.fns.items():
-            missing = length - len(self.caches[name])
-            fn(Randn((self.case.batch, missing, d_model)).make(gen, self.device), self.caches[name])
-        return {name: len(cache) for name, cache in self.caches.items()}
-
-    def step(self, names, length, index):
-        """{name: readings} of one decode step of `names` with `length` tokens cached (the step's
-        token is kept in the cache, as in generation); for the student's cache, whether a buffer it
-        held before the step was replaced."""
-        x = Randn((self.case.batch, 1, self.case.init[0])).make(generator(self.seed + 7919 * length + 1 + index),
-                                                                 self.device)
-        readings = {}
-        for name in names:  # the same work around the step in every process, the student's or not
-            before = set(storages(self.caches[name]))
-            _set_num_threads(1)
-            readings[name] = list(_clock(self.device, self.fns[name], [(x.clone(), self.caches[name])]))
-            replaced = bool(before - set(storages(self.caches[name])))
-            if name == "student":
-                self.memory["reallocations"] += replaced
-                self.memory["steps"] += 1
-        return readings
-
-    def memory_report(self):
-        cache = self.caches["student"]
-        return {**self.memory, "end_bytes": sum(storages(cache).values()), "tokens": len(cache)}
+# The student's code is timed in its own confined process, under the exercise's rules, through the
+# very calls the suites make (`grader.sandbox.child.Session.call` reads `clocks` around each); the
+# reference (and torch's fused attention) in another, which never holds student code and answers
+# the same calls once it has adopted an exercise's reference (`adopt`). The judge interleaves them
+# call by call (`grader.perf.judge`).
 
 
 # -- memory: the largest tensor a call allocates (exercise 10) ---------------------------------------
@@ -296,43 +245,47 @@ def allocations(case, impl, device, seed):
     return found
 
 
+def adopt(session, exercise):
+    """Make the reference's child answer "call" requests as a student's child does: its module the
+    exercise's reference (each name also as "fused.NAME", with torch's fused attention in the
+    reference's place), watched as the student's code is, by the exercise's rules that refuse
+    nothing, so that both sides of a timing pay the same for everything around the call."""
+    names = catalog.find(exercise).names
+    plain, fused = reference(), reference(fused=True)
+    session.module = types.SimpleNamespace(**{name: getattr(plain, name) for name in names},
+                                           **{f"fused.{name}": getattr(fused, name) for name in names})
+    session.objects.clear()
+    watcher = rules.Guard(catalog.find(exercise).forbidden, os.devnull)
+    watcher.flag = lambda rule, called, raise_=True: None
+    session.guard = watcher
+    return {"value": sorted(names)}
+
+
 def handle(session, request):
-    """The child's "bench" op. In the student's process (`session.guard` set) only the student's
-    code is built; in a process that never loaded a student file, the reference (and with "fused",
-    torch's fused attention in its place). Actions: "verify" (the student's output on the case's
-    verification inputs), "prepare" (build the case; returns warm-up times), "round", "grow",
-    "step", "memory" (see Bench), "allocations" (an Allocations case, measured here)."""
+    """The child's "bench" op. In the student's process (one that loaded a student file) only the
+    student's code is built; in a process that never loaded one, the reference (and with "fused",
+    torch's fused attention in its place). Actions: "adopt" (see `adopt`), "storages" (see
+    `storages`: of an object a call made, by its handle's number), "verify" (the student's
+    output on a decode or allocation case's verification inputs), "allocations" (an Allocations
+    case, measured here)."""
+    if request["action"] == "adopt":
+        if session.path is not None:
+            raise ValueError("a student's process never adopts the reference")
+        return adopt(session, str(request["exercise"]))
+    if request["action"] == "storages":  # of an object the calls made (a KV cache), by its handle
+        return {"value": {str(pointer): size for pointer, size in storages(session.objects[request["ref"]]).items()}}
     device, seed = request["device"], int(request["seed"])
     case = catalog.find(request["exercise"]).perf_cases(device)[int(request["case"])]
     action = request["action"]
-    if action in ("verify", "prepare"):
-        state = request.get("state")
-        if session.guard is not None:  # a student's process: never anything but the student's code
-            impls = {"student": session.module}
-        else:
-            impls = {"reference": reference(), **({"fused": reference(fused=True)} if case.fused else {})}
+    if action == "verify":  # only ever asked of a student's process
+        if session.path is None:
+            raise ValueError("only a student's process verifies its code")
         with _no_grad():
-            if action == "verify" and isinstance(case, Allocations):
-                args = case.args(case.lengths[0], generator(seed), device)
-                return {"value": getattr(impls["student"], case.target)(*args)}
-            if action == "verify":
-                student = build(case, impls["student"], state, device)
-                if isinstance(case, Decode):
-                    return {"value": decode_program(case, student, session.module.KVCache, generator(seed), device)}
-                return {"value": student(*make_args(case, generator(seed), device))}
-            session.bench = Bench(case, impls, state, device, seed)
-            return {"value": session.bench.warm() if not isinstance(case, Decode) else {}}
+            if isinstance(case, Allocations):
+                return {"value": getattr(session.module, case.target)(*case.args(case.lengths[0], generator(seed), device))}
+            module = build(case, session.module, request.get("state"), device)
+            return {"value": decode_program(case, module, session.module.KVCache, generator(seed), device)}
     if action == "allocations":
-        impl = session.module if session.guard is not None else reference()
+        impl = session.module if session.path is not None else reference()
         return {"value": allocations(case, impl, device, seed)}
-    bench = session.bench
-    with _no_grad():
-        if action == "round":
-            return {"value": bench.round(request["names"], int(request["index"]), int(request["calls"]))}
-        if action == "grow":
-            return {"value": bench.grow(int(request["length"]))}
-        if action == "step":
-            return {"value": bench.step(request["names"], int(request["length"]), int(request["index"]))}
-        if action == "memory":
-            return {"value": bench.memory_report()}
     raise ValueError(f"unknown bench action {action!r}")

@@ -1,11 +1,23 @@
 """The performance phase, judge's side: time a passed exercise against the reference, name a tier.
 
-It runs after the suites, only for exercises whose correctness tests all passed, in a fresh child
-(the reference is loaded there, under a private name, only now that correctness is decided). First
-the student's output on every performance case is checked against the reference, computed here in
-float64; then `grader.perf.child` times the student's code and the reference in turn in that
-child. The tier is the median ratio of their times, student/reference, on the case where the
-student is slowest.
+It runs after the suites, only for exercises whose correctness tests all passed: the student's
+file in a fresh child of its own, the reference in one warm child for the whole run that never
+holds student code (loaded there, under a private name, only now that correctness is decided).
+First the student's output on every performance case is checked against the reference, computed
+here in float64. Then each case is timed in rounds, call by call, interleaved on one CPU:
+
+- every call is the suites' own kind of request (`grader.student`), on inputs drawn here from a
+  secret seed, fresh each round, and the student's answer is checked against the reference's for
+  the same inputs ("your code answered differently while it was timed"): what a timed call does
+  differently from a tested one, or from the call before, it does on the record;
+- the children report the clocks around each call; the judge measures each child's process from
+  outside too, and the student's time never counts for less than that measure shows (`_clocks`);
+- the rounds stop as soon as the median ratio's interval lies inside one tier, for the least and
+  the most the student's code can have taken (`_settled`); near a boundary they go on, within a
+  budget; undecided on a machine too busy to trust: "not timed: the machine was too busy (retry)".
+
+The tier is the median ratio of the times, student/reference, on the case where the student is
+slowest.
 
 Tiers are 3× apart, with boundaries at the geometric midpoints (√3, 3√3, ...) between the ratios
 typical mistakes cost (1, 3, 9, 27, 81), far beyond the noise of the median: the same code gets
@@ -13,6 +25,7 @@ the same tier every run. Faster than the reference is "on par" too: how much fas
 the device, so no boundary is drawn there.
 """
 
+import contextlib
 import ctypes
 import math
 import os
@@ -26,15 +39,14 @@ from typing import NamedTuple
 
 import torch
 
-from grader.perf.cases import Allocations, Decode, build, decode_program, generator, make_args, weights
-from grader.perf.rounds import CLOCKS, Rounds, calls_per_timing, median, ratio_stats
-from grader.compare import Mismatch
+from grader.perf.cases import Allocations, Decode, Randn, build, decode_program, generator, make_args, weights
+from grader.perf.rounds import CLOCKS, MAX_ROUNDS, decided, median_interval, median, ratio_stats
+from grader.compare import TOLERANCES, Mismatch, describe
 from grader.results import TestResult
+from grader.sandbox import wire
 from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
                                   load_request)
-from grader.testkit import as64, check_result
-
-BUDGET = {"cpu": 1.2, "cuda": 2.0}  # seconds of timing per exercise, shared by its cases (CPU time; on CUDA wall)
+from grader.testkit import as64, check_result, one_thread
 
 _STEP = math.sqrt(3)
 TIERS = (  # (id, name, the largest ratio in the tier, what it often means)
@@ -61,10 +73,8 @@ OFFLOADS = 0.25  # CPU time of other threads per CPU second of the timing thread
                  # reference's, from which the process's CPU time judges (work handed to threads)
 WAITS = 0.5  # waits per call (voluntary context switches) beyond the reference's, from which
              # the wall clock judges
-CLOCK_NOTES = {"process-cpu": "; the CPU time of all your code's threads",
-               "wall": "; wall-clock time: your code waits",
-               "judge": "; the CPU time of your code's process as the grader measured it: the timings it "
-                        "reported were far lower"}
+CLOCK_NOTES = {"process-cpu": "; the CPU time of all your code's threads", "wall-cuda": "; wall-clock time",
+               "wall": "; wall-clock time: your code waits"}
 
 
 def tier_for(ratio):
@@ -91,17 +101,20 @@ def rate(exercises, passed, files, launcher, devices, options, run=None):
     before the whole run's Deadline `run`: the tier of those in `passed` (ids whose tests all
     passed) that have a file; with `options.perf_points`, a test worth that many points for each,
     file or no file (none earned without a tier), so that the maximum is the same for every
-    submission. An untimed exercise is left out: no tier, no points."""
+    submission. An untimed exercise is left out: no tier, no points. One warm child holds the
+    reference for the whole run; each student file is timed in a fresh child of its own, so that
+    one exercise's code never touches another's verdict."""
     device = "cuda" if "cuda" in devices else "cpu"
     rated = {}
-    with tempfile.TemporaryDirectory(prefix="lumen-perf-") as log_dir:
+    with tempfile.TemporaryDirectory(prefix="lumen-perf-") as log_dir, _Reference(launcher, log_dir, device, run) as ref:
         for exercise in (exercise for exercise in exercises if exercise.timed):
             tier = None
             if exercise.id in passed and exercise.id in files and run is not None and time.monotonic() >= run.at:
                 tier = untimed(device, f"not timed: {run.limit} ran out before its turn")
             elif exercise.id in passed and exercise.id in files:
                 tier = measure(exercise, files[exercise.id], launcher, device, log_dir, seed=options.seed,
-                               time_limit=options.time_limit, memory_limit=options.memory_limit, run=run)
+                               time_limit=options.time_limit, memory_limit=options.memory_limit, run=run,
+                               reference=ref)
             rated[exercise.id] = Rated(tier, [points_test(tier, options.perf_points)] if options.perf_points else [])
     return rated
 
@@ -116,69 +129,177 @@ def points_test(tier, points):
 
 
 def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.0,
-            memory_limit=DEFAULT_MEMORY_LIMIT, run=None):
+            memory_limit=DEFAULT_MEMORY_LIMIT, run=None, reference=None):
     """The tier of one student file: verify, then time every case of the exercise's declaration.
-    The student's code runs in a fresh confined child, under the exercise's rules as everywhere;
-    the reference in a child of its own that never holds student code; the judge interleaves their
-    timings and measures both children's CPU time itself (a number the student's process reports
-    is never trusted). None for an exercise that declares no performance cases (untimed)."""
+    The student's code runs in a fresh confined child, under the exercise's rules as everywhere,
+    and is called exactly as the suites call it; the reference in a child that never holds student
+    code (`reference`, a `_Reference` shared by a run, or one of its own). Every timed call gets
+    inputs never seen before, drawn here from a secret seed, and its answer is checked against the
+    reference's for the same inputs. The judge measures both children's CPU time itself; what the
+    student's process reports about its own time never counts for less than that. None for an
+    exercise that declares no performance cases (untimed)."""
     cases = exercise.perf_cases(device)
     if not cases:
         return None
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(one_thread())
+        if reference is None:
+            reference = stack.enter_context(_Reference(launcher, log_dir, device, run))
+        return _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit, memory_limit, run,
+                        reference)
+
+
+def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit, memory_limit, run, reference):
     ref = reference_of(exercise)
     seed = seed_for(seed, exercise)
-    log = os.path.join(log_dir, f"{exercise.id}.log")
     limit = Deadline.earliest(time_limit, run)  # the exercise's limit, or the whole run's if sooner
-    student = reference = None
+    student = None
     try:
         load = load_request(path, exercise.stem)
-        student = _Timed(Child(launcher, log, limit.at, memory_limit, (path,)), device)
+        student = _Timed(Child(launcher, os.path.join(log_dir, f"{exercise.id}.log"), limit.at, memory_limit,
+                               (path,)), device)
         student.child.request(load)
         request = {"op": "bench", "exercise": exercise.id, "device": device, "seed": seed}
         requests = [{**request, "case": index, "state": weights(case, ref, seed) if case.init else None}
                     for index, case in enumerate(cases)]
-        for case, asked in zip(cases, requests):
-            got = student.child.request({**asked, "action": "verify"})["value"]
-            check_result(got, expected(case, ref, seed), what=f"your output on the performance case {case.label}")
-        grace = Deadline.earliest(time_limit + REFERENCE_GRACE, run)
-        reference = _Timed(Child(launcher, log + ".reference", grace.at, None, trusted=True), device, trusted=True)
-        _same_cpu(student.child.pid, reference.child.pid)
-        budget = BUDGET[device] / len(cases)
-        raw = [_time(case, asked, student, reference, device, seed, budget) for case, asked in zip(cases, requests)]
+        built = {}
+        for index, (case, asked) in enumerate(zip(cases, requests)):
+            what = f"your output on the performance case {case.label}"
+            if _called(case):
+                built[index] = student.build(case, asked["state"])
+                got = student.call(built[index], make_args(case, generator(seed), device))[0]
+            else:
+                got = student.child.request({**asked, "action": "verify"})["value"]
+            check_result(got, expected(case, ref, seed, asked["state"]), what=what)
+        reference.adopt(exercise, student.child.pid)
+        raw = []
+        for index, (case, asked) in enumerate(zip(cases, requests)):
+            if _called(case):
+                raw.append(_time_calls(case, built[index], reference.build(case, asked["state"]), student,
+                                       reference.timed, device, run))
+            elif isinstance(case, Decode):
+                raw.append(_time_decode(case, asked["state"], student, reference, device, run))
+            else:
+                raw.append(_time(case, asked, student, reference.timed))
     except Mismatch as mismatch:
         return untimed(device, f"not timed: {mismatch.message}")
+    except _Answered as answered:
+        return untimed(device, f"not timed: your code answered differently while it was timed: {answered}")
+    except _Busy as busy:
+        return untimed(device, f"not timed: the machine was too busy to time {busy} reliably (retry)")
     except _ReferenceFailed as failure:
         if run is not None and time.monotonic() >= run.at:
             return untimed(device, f"not timed: {run.limit} ran out while timing the reference")
         return untimed(device, f"not timed: the grader could not time the reference ({failure})")
     except StudentError as error:
         return untimed(device, f"not timed: on the performance case, {error.summary}")
+    except _TooSlow as slow:
+        if run is not None and time.monotonic() >= run.at:
+            return untimed(device, f"not timed: {run.limit} ran out while timing your code")
+        return untimed(device, f"not timed: one call on the performance case ran past {slow.args[0]:.3g} s, "
+                               f"over {PATIENCE}× what the reference takes for it")
     except ChildTimeout:
-        if limit.whole_run:
-            return untimed(device, f"not timed: {limit.limit} ran out while timing your code")
+        if run is not None and time.monotonic() >= run.at:
+            return untimed(device, f"not timed: {run.limit} ran out while timing your code")
         return untimed(device, f"not timed: one call on the performance case ran past the time limit "
                                f"({time_limit:g} s), far slower than the reference")
     except ChildCrashed as error:
         return untimed(device, f"not timed: {error}")
     finally:
-        for timed in (student, reference):
-            if timed is not None:
-                timed.child.stop()
+        if student is not None:
+            student.child.stop()
     return verdict(cases, raw, device, ref)
 
 
-REFERENCE_GRACE = 60.0  # seconds the reference's child may take beyond the exercise's time limit
+def _called(case):
+    """Whether a case is timed through the suites' own kind of call (a function or a module on
+    fresh inputs); a decode program and an allocation measurement have requests of their own."""
+    return not isinstance(case, (Decode, Allocations))
+
+
+REFERENCE_GRACE = 60.0  # seconds any one request to the reference's child may take
+PATIENCE = 100  # a timed call of the student's may take this many times the reference's time (wall)...
+SLACK = 2.0  # ... plus these seconds, before it is stopped: the timing's limit follows the reference's
+CONFIDENCE = 0.85  # of the median ratio's interval that must clear the tier boundaries: the rounds stop at
+                  # the first look where it does, after 4 rounds (all four inside one tier) for a ratio
+                  # well inside a tier, later near a boundary
+BUSY_ROUNDS, BUSY_BUDGET = 80, 3  # rounds, and times the budget, that a busy machine's undecided case gets
+DECIDING_ROUNDS = 6  # rounds of a case at least, however slow, before the budget stops them
+WARM_UP = 2  # rounds of each case first, not kept (the first calls of a process are slower)
+FALLBACK_CONFIDENCE = 0.8  # of the median's interval, once the rounds or the budget are used up
+MAX_TIMING = {"cpu": 0.8, "cuda": 1.0}  # seconds of the children's time (CPU time on the CPU, wall on
+                                        # CUDA) one case's rounds may spend before they stop undecided
+ASYMMETRY = 0.5  # what a request costs the student's child beyond its call may exceed the reference's by
+                 # this share before the excess counts as the student's time: a child that has served
+                 # fewer requests pays more for the same bytes (up to 40% more was measured on 2 busy cores)
+BUSY_SHARE = 0.6  # CPU share of the reference's child while it answers, below which the machine is busy
+BUSY_SPREAD = 0.15  # spread of the round's ratios (see ratio_stats) beyond which the timing is disturbed
 
 
 class _ReferenceFailed(Exception):
     """The reference's child failed: the grader's fault, never the student's."""
 
 
+class _Answered(Exception):
+    """The student's code answered a timed call differently from the reference."""
+
+
+class _TooSlow(Exception):
+    """A timed call of the student's ran past its limit, PATIENCE times the reference's time."""
+
+
+class _Busy(Exception):
+    """The rounds ran out undecided on a machine too busy to decide them."""
+
+
+class _Reference:
+    """The reference's child for a run: started at the first exercise timed, warm for the next ones
+    (it loads the reference once), stopped at the end. It never holds student code."""
+
+    def __init__(self, launcher, log_dir, device, run):
+        self.launcher, self.log, self.device, self.run = launcher, os.path.join(log_dir, "reference.log"), device, run
+        self._timed = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._timed is not None:
+            self._timed.child.stop()
+
+    @property
+    def timed(self):
+        """The child, started now if there is none alive (one that failed is not used again)."""
+        if self._timed is None or not self._timed.child.alive:
+            try:
+                child = Child(self.launcher, self.log, self._deadline(), None, trusted=True)
+            except Exception as error:
+                raise _ReferenceFailed(str(error)) from None
+            self._timed = _Timed(child, self.device, trusted=True)
+        self._timed.child.deadline = self._deadline()
+        return self._timed
+
+    def _deadline(self):
+        own = time.monotonic() + REFERENCE_GRACE
+        return min(own, self.run.at) if self.run is not None else own
+
+    def adopt(self, exercise, student_pid):
+        """Serve `exercise`'s reference next, on the CPU the student's child runs on."""
+        timed = self.timed
+        timed.ask({"op": "bench", "action": "adopt", "exercise": exercise.id})
+        _same_cpu(student_pid, timed.child.pid)
+
+    def build(self, case, state):
+        """{"reference": what to call, "fused": ... where the case has it} in the reference's child."""
+        built = {"reference": self.timed.build(case, state)}
+        if case.fused:
+            built["fused"] = self.timed.build(case, state, prefix="fused.")
+        return built
+
+
 class _Timed:
-    """A child whose timing requests the judge also measures from outside: the CPU time of the
-    whole process (through its CPU clock, Linux; on CUDA the wall time) around each request, per
-    call, as the "outside" clock. The child's own clocks stay the precise ones; `_ratios` stops
-    believing them where they make the student's code look much faster than the judge saw it."""
+    """A child whose requests the judge also measures from outside: the CPU time of the whole
+    process (through its CPU clock, Linux; on CUDA the wall time) and the wall time around each."""
 
     def __init__(self, child, device, trusted=False):
         self.child, self.device, self.trusted = child, device, trusted
@@ -192,24 +313,67 @@ class _Timed:
                 raise _ReferenceFailed(str(error)) from None
             raise
 
-    def time(self, request, calls):
-        """{name: [time, process, wall, waits] per call} for the request's names, as measured here."""
+    def build(self, case, state, prefix=""):
+        """What a call of `case` calls in this child: the function's name, or a handle on the module
+        made and loaded with `state` as the suites make one."""
+        target = prefix + case.target
+        if case.init is None:
+            return target
+        module = self.call(target, case.init)[0]
+        if not isinstance(module, wire.Handle):
+            raise Mismatch(f"{case.target}(...) returned {describe(module)}, not an object: {case.target} must stay "
+                           "a class (an nn.Module) that the tests can build and call")
+        self.call(module, (state,), method="load_state_dict")
+        return module
+
+    def call(self, target, args, method=None, patience=None, run=None):
+        """(value, the child's own readings [thread, process, wall, waits], the judge's [CPU, wall])
+        of one call, sent exactly as the suites send theirs (`grader.student`); with `patience`,
+        the seconds it may take before it is stopped (never past the whole run's Deadline `run`)."""
+        deadline = self.child.deadline  # the phase's own, again after this call
+        if patience is not None:
+            self.child.deadline = min(time.monotonic() + patience, run.at if run is not None else math.inf)
+        if isinstance(target, wire.Handle) and method is None:
+            method = "__call__"  # a module's forward, as the suites call it
+        request = {"op": "call", "target": target, "method": method, "args": list(args), "kwargs": {},
+                   "grad": None, "return_args": False, "no_grad": False}
+        wall, cpu = time.perf_counter(), self._cpu()
+        try:
+            reply = self.child.request(request)
+        except Exception as error:
+            if self.trusted:
+                raise _ReferenceFailed(str(error)) from None
+            if isinstance(error, ChildTimeout) and patience is not None:
+                raise _TooSlow(patience) from None
+            raise
+        finally:
+            self.child.deadline = deadline
+        outside = [self._cpu() - cpu, time.perf_counter() - wall]
+        return reply["value"], _readings(reply.get("clock")), outside
+
+    def step(self, request):
+        """(the child's readings, the judge's [CPU, wall]) of one decode step (a "step" request)."""
         wall, cpu = time.perf_counter(), self._cpu()
         readings = self.ask(request)
-        wall, cpu = time.perf_counter() - wall, self._cpu() - cpu
+        outside = [self._cpu() - cpu, time.perf_counter() - wall]
         name, = request["names"]
-        reported = readings[name]
-        if self.clock is None:  # no way to look from outside (not Linux): what the child says
-            return {name: [float(value) for value in reported]}
-        per_call = calls + 1 if request["action"] == "round" else 1  # the untimed call before the timed ones
-        outside = (wall if self.device == "cuda" else cpu) / per_call
-        return {name: [*(float(value) for value in reported[:4]), outside]}
+        return _readings(readings.get(name) if isinstance(readings, dict) else None), outside
 
     def _cpu(self):
+        if self.device == "cuda" or self.clock is None:
+            return time.perf_counter()  # a GPU's time is not CPU time; elsewhere the best there is
         try:
-            return time.clock_gettime(self.clock) if self.clock is not None else 0.0
+            return time.clock_gettime(self.clock)
         except OSError:  # the child has gone: the request itself will say how
             return 0.0
+
+
+def _readings(values):
+    """A child's clock readings as four non-negative numbers: whatever the student's process sent
+    (it can send anything), a reading that is not one counts as 0, so the judge's own decides."""
+    values = values if isinstance(values, (list, tuple)) else []
+    clean = [float(v) if isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 else 0.0 for v in values[:4]]
+    return clean + [0.0] * (4 - len(clean))
 
 
 def _same_cpu(*pids):
@@ -236,54 +400,223 @@ def _cpu_clock(pid):
     return clock.value
 
 
-def _time(case, request, student, reference, device, seed, budget):
-    """The timings of one case, as Bench's rounds and steps shape them: the student's
-    child and the reference's asked in turn, in a random order each round."""
-    if isinstance(case, Allocations):  # measured, not timed
-        return {"allocations": {name: timed.ask({**request, "action": "allocations"})
-                                for name, timed in (("student", student), ("reference", reference))}}
-    owners = {"student": student, "reference": reference, **({"fused": reference} if case.fused else {})}
-    warm = {}
-    for timed in (student, reference):
-        warm.update(timed.ask({**request, "action": "prepare"}) or {})
-    order, names = random.Random(seed), list(owners)
-    if isinstance(case, Decode):
-        per_length = []
-        for length in case.lengths:
-            for timed in (student, reference):
-                timed.ask({**request, "action": "grow", "length": length})
-            rounds = _rounds(names, budget * length / sum(case.lengths), device)
-            while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
-                index = len(rounds.clocks["time"]["student"])
-                for name in order.sample(names, len(names)):
-                    step = {**request, "action": "step", "names": [name], "length": length, "index": index}
-                    _add(rounds, name, owners[name].time(step, 1)[name], 1)
-            per_length.append(rounds.clocks)
-        timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in names}
-                   for clock in CLOCKS}
-        return {**timings, "lengths": list(case.lengths), "memory": student.ask({**request, "action": "memory"})}
-    calls = calls_per_timing(warm, budget, device)
-    rounds = _rounds(names, budget, device)
-    while not rounds.done(rounds.clocks["time"]["student"], rounds.clocks["time"]["reference"]):
-        index = len(rounds.clocks["time"]["student"])
-        for name in order.sample(names, len(names)):
-            timing = {**request, "action": "round", "names": [name], "index": index, "calls": calls}
-            _add(rounds, name, owners[name].time(timing, calls)[name], calls)
-    return {**rounds.clocks, "calls": calls}
+def _time_calls(case, student_target, reference_targets, student, reference, device, run):
+    """The timings of a case timed call by call: each round, inputs drawn afresh from a secret seed,
+    called once by the student's child and once by the reference's (and torch's fused attention),
+    in an order drawn afresh; the student's answer checked against the reference's. Rounds go on
+    until the median ratio's interval lies inside one tier (`rounds.decided`), up to MAX_ROUNDS or
+    MAX_TIMING of the children's time; undecided on a busy machine, _Busy."""
+    secret = random.SystemRandom()
+    callers = {"student": (student, student_target),
+               **{name: (reference, target) for name, target in reference_targets.items()}}
+    names = list(callers)
+    taken = {name: [] for name in names}  # (the child's readings, the judge's), per round
+    spent, patience = 0.0, None
+    for index in range(-WARM_UP, MAX_ROUNDS):  # warm-up rounds first, the reference first, nothing kept
+        args = make_args(case, generator(secret.getrandbits(62)), device)
+        outputs = {}
+        for name in (names[1:] + names[:1] if index < 0 else secret.sample(names, len(names))):  # warm: the student last
+            timed, target = callers[name]
+            value, readings, outside = timed.call(target, args, patience=patience if name == "student" else None,
+                                                  run=run)
+            outputs[name] = value
+            spent += outside[0]
+            if index >= 0:
+                taken[name].append((readings, outside))
+            elif name == "reference":
+                patience = SLACK + PATIENCE * outside[1]
+        _check_timed(case, outputs["student"], outputs["reference"])
+        if index >= 0 and _stop(taken, device, spent, MAX_TIMING[device], case.label):
+            break
+    return _clocks(taken)
 
 
-def _rounds(names, budget, device):
-    """Rounds whose budget is the time the timings themselves took (see _add)."""
-    spent = [0.0]
-    rounds = Rounds(names, budget, BOUNDS, device, now=lambda: spent[0])
-    rounds.spent = spent
-    return rounds
+def _stop(taken, device, spent, budget, label):
+    """Whether the rounds `taken` so far are enough: the tier decided at CONFIDENCE, or the rounds or the
+    `budget` (seconds the children spent; on a busy machine BUSY_ROUNDS and BUSY_BUDGET times the
+    budget) used up and the tier decided at FALLBACK_CONFIDENCE;
+    used up and undecided, the median's tier, unless the machine was busy and a tier that earns
+    points is still possible: then _Busy."""
+    rounds = len(taken["student"])
+    if _settled(taken, device, CONFIDENCE):
+        return True
+    if rounds < DECIDING_ROUNDS or (rounds < MAX_ROUNDS and spent <= budget):
+        return False
+    if _settled(taken, device, FALLBACK_CONFIDENCE) or not _earns(taken, device):
+        return True
+    busy = _busy(*_estimate(taken, device))
+    if busy and rounds < BUSY_ROUNDS and spent <= BUSY_BUDGET * budget:  # contention: answered with more rounds
+        return False
+    if busy:
+        raise _Busy(label)
+    return True
 
 
-def _add(rounds, name, readings, calls):
-    """One timing (readings per call, of `calls` calls) into the rounds, and its time into the budget."""
-    rounds.add(name, readings)
-    rounds.spent[0] += readings[0] * calls
+def _earns(taken, device):
+    """Whether the fastest tier the rounds leave possible (the lower end of the median's interval,
+    at FALLBACK_CONFIDENCE, for the least the student's code can have taken) earns points: only
+    then can an undecided tier be worth a retry; between two tiers that earn none, the median's."""
+    interval = median_interval(_estimate(taken, device, -2)[1], FALLBACK_CONFIDENCE)
+    return interval is not None and POINTS_SHARE.get(tier_for(interval[0])[0], 0.0) > 0
+
+
+def _estimate(taken, device, allowance=0):
+    """(timing, the per-round ratios on the clock that judges it) of the rounds so far (`allowance`:
+    see `_clocks`)."""
+    timing = _clocks(taken, allowance)
+    key, _ = _clock_for(timing, device)
+    return timing, [s / r for s, r in zip(timing[key]["student"], timing[key]["reference"]) if r > 0]
+
+
+def _settled(taken, device, confidence):
+    """Whether the rounds decide the tier: the median ratio's interval inside one tier, both for the
+    least and for the most the student's code can have taken (see `_clocks`)."""
+    ends = [decided(_estimate(taken, device, allowance)[1], BOUNDS, confidence) for allowance in (-2, 2)]
+    return ends[0] is not None and ends[0] == ends[1]
+
+
+def _check_timed(case, got, reference):
+    """The student's answer to a timed call against the reference's to the same inputs (float32
+    both: within the float32 tolerance of each other, as both are of the float64 truth). Compared
+    here in one pass; only an answer that differs goes through `check_result`, which says how."""
+    if _agrees(got, reference):
+        return
+    try:  # the words for what differs (and NaN where the reference has NaN agrees after all)
+        check_result(got, as64(reference), what=f"your output on {case.label}")
+    except Mismatch as mismatch:
+        raise _Answered(mismatch.message) from None
+
+
+def _agrees(got, reference):
+    """Whether `got` is the reference's answer, a tensor or a tuple of them (None where the
+    reference has none), within the float32 tolerance; non-finite values must match exactly."""
+    if isinstance(reference, tuple):
+        return (isinstance(got, (tuple, list)) and len(got) == len(reference)
+                and all(_agrees(item, want) for item, want in zip(got, reference)))
+    if not isinstance(reference, torch.Tensor):
+        return type(got) is type(reference) and got == reference
+    if not (type(got) is torch.Tensor and got.shape == reference.shape and got.dtype == reference.dtype
+            and got.device == reference.device):
+        return False
+    if reference.dtype == torch.bool or not reference.is_floating_point():
+        return torch.equal(got, reference)
+    rtol, atol = TOLERANCES.get(reference.dtype, TOLERANCES[torch.float32])
+    close = ((got - reference).abs() <= atol + rtol * reference.abs()) & torch.isfinite(reference)
+    return bool((close | (got == reference)).all())  # a non-finite value only as the reference has it
+
+
+def _clocks(taken, allowance=0):
+    """{clock: {name: [seconds per round]}} from the rounds' readings (and "outside_wall", the
+    judge's wall time per request): the child's own, except that the student's CPU and wall times
+    get what the judge measured around its requests beyond what the reference's requests cost
+    beyond their calls (`_unreported`). `allowance` (-2, 0, 2): that much noise of the estimate
+    taken off or added, for the lower and upper ends of what the student's code can have taken."""
+    extra = {clock: _unreported(taken, index, outside, allowance)
+             for clock, index, outside in (("cpu", 1, 0), ("wall", 2, 1))}
+    timing = {clock: {name: [] for name in taken} for clock in (*CLOCKS, "outside_wall")}
+    for name, rounds in taken.items():
+        cpu, wall = (extra["cpu"], extra["wall"]) if name == "student" else (0.0, 0.0)
+        for (thread, process, own_wall, waits), outside in rounds:
+            for clock, value in zip(timing, (thread + cpu, process + cpu, own_wall + wall, waits, *outside)):
+                timing[clock][name].append(value)
+    return timing
+
+
+def _unreported(taken, index, outside, allowance):
+    """Seconds per call the student's process spent, as the judge measured it from outside
+    (reading `outside` of its readings), beyond what it reported (reading `index`) and beyond what
+    the reference's child spends around its own calls, with ASYMMETRY of that for a process that
+    has not served as long (0 for honest code; what a submission leaves out of its own clocks
+    otherwise, less that). With `allowance`, that many standard errors of the difference of the
+    two medians added. Never below 0."""
+    beyond = {name: [readings[outside] - own[index] for own, readings in taken[name]]
+              for name in ("student", "reference")}
+    middles = {name: median(values) for name, values in beyond.items()}
+    deviations = [median([abs(value - middles[name]) for value in values]) for name, values in beyond.items()]
+    error = 1.86 * math.hypot(*deviations) / math.sqrt(len(beyond["student"]))  # 1.25 · 1.4826 MAD/√n
+    excess = middles["student"] - (1 + ASYMMETRY) * max(middles["reference"], 0.0)
+    return max(0.0, excess + allowance * error)
+
+
+def _busy(timing, ratios):
+    """Whether the machine was too busy for undecided rounds to be trusted: the reference's child
+    got less than BUSY_SHARE of a CPU while it answered, or the rounds' ratios spread widely."""
+    share = median([cpu / max(wall, 1e-9) for cpu, wall in zip(timing["outside"]["reference"],
+                                                                 timing["outside_wall"]["reference"])])
+    return share < BUSY_SHARE or ratio_stats(ratios, [1.0] * len(ratios))[1] > BUSY_SPREAD
+
+
+def _time_decode(case, state, student, reference, device, run):
+    """The timings of a Decode case, decode step by decode step, each a call as the suites make
+    one: the caches filled to each length (untimed), then at each length rounds of one step each
+    (the same fresh token, from a secret seed, for every side; it stays in the caches, as in
+    generation) until decided as `_time_calls` decides; every step's answer checked against the
+    reference's. The student's cache's storage is looked at after every step (untimed): replaced
+    buffers are a cache reallocated as it grows."""
+    d_model, n_heads, n_kv_heads = case.init
+    secret = random.SystemRandom()
+    sides = {"student": (student, ""), "reference": (reference.timed, ""),
+             **({"fused": (reference.timed, "fused.")} if case.fused else {})}
+    built = {name: (timed.build(case, state, prefix),
+                    timed.call(prefix + "KVCache", (case.batch, n_kv_heads, d_model // n_heads, case.max_len))[0])
+             for name, (timed, prefix) in sides.items()}
+    if not isinstance(built["student"][1], wire.Handle):
+        raise Mismatch(f"KVCache(...) returned {describe(built['student'][1])}, not an object")
+    held = _storages(student, built["student"][1])
+    memory = {"reallocations": 0, "steps": 0, "start_bytes": sum(held.values())}
+    names, per_length, tokens = list(sides), [], 0
+    for length in case.lengths:
+        grown = Randn((case.batch, length - tokens, d_model)).make(generator(secret.getrandbits(62)), device)
+        _step_all(case, sides, built, names, (grown,), run)
+        held = _storages(student, built["student"][1])  # a step replaces a buffer of these, or not
+        tokens, taken, spent = length, {name: [] for name in names}, 0.0
+        patience = None  # a step's own limit, once the reference's time for one is known
+        for index in range(MAX_ROUNDS):
+            token = Randn((case.batch, 1, d_model)).make(generator(secret.getrandbits(62)), device)
+            steps = _step_all(case, sides, built, secret.sample(names, len(names)), (token,), run, patience)
+            for name, readings in steps:
+                taken[name].append(readings)
+                spent += readings[1][0]
+            patience = SLACK + PATIENCE * taken["reference"][-1][1][1]
+            tokens += 1
+            now = _storages(student, built["student"][1])
+            memory["reallocations"] += bool(set(held) - set(now))
+            memory["steps"] += 1
+            held = now
+            if _stop(taken, device, spent, MAX_TIMING[device] * length / sum(case.lengths),
+                     f"{case.label} (at {length} tokens)"):
+                break
+        per_length.append(_clocks(taken))
+    timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in names} for clock in CLOCKS}
+    memory.update(end_bytes=sum(held.values()), tokens=tokens)
+    return {**timings, "lengths": list(case.lengths), "memory": memory}
+
+
+def _step_all(case, sides, built, names, tokens, run, patience=None):
+    """[(name, (readings, outside))] of one call of each side's module on `tokens` and its cache,
+    in the order of `names` (the student's within `patience` seconds, when given); the student's
+    answer checked against the reference's."""
+    outputs, taken = {}, []
+    for name in names:
+        timed, _ = sides[name]
+        module, cache = built[name]
+        value, readings, outside = timed.call(module, (*tokens, cache), run=run,
+                                              patience=patience if name == "student" else None)
+        outputs[name] = value
+        taken.append((name, (readings, outside)))
+    _check_timed(case, outputs["student"], outputs["reference"])
+    return taken
+
+
+def _storages(student, cache):
+    """{data pointer: bytes} of the tensors the student's cache holds (asked of its child, untimed)."""
+    return student.ask({"op": "bench", "action": "storages", "ref": cache.ref})
+
+
+def _time(case, request, student, reference):
+    """The measurements of an Allocations case (exercise 10's memory verdict), in each child."""
+    return {"allocations": {name: timed.ask({**request, "action": "allocations"})
+                            for name, timed in (("student", student), ("reference", reference))}}
 
 
 def untimed(device, message):
@@ -295,9 +628,10 @@ def reference_of(exercise):
     return types.SimpleNamespace(**{name: exercise.reference_object(name) for name in exercise.names})
 
 
-def expected(case, ref, seed):
-    """The reference's output on a case's verification inputs, in float64 (`ref`: see `reference_of`)."""
-    state = weights(case, ref, seed) if case.init else None
+def expected(case, ref, seed, state=None):
+    """The reference's output on a case's verification inputs, in float64 (`ref`: see `reference_of`;
+    `state`: the module's weights, drawn from the seed unless given)."""
+    state = state if state is not None or not case.init else weights(case, ref, seed)
     fn = build(case, ref, state, "cpu", torch.float64)
     with torch.no_grad():
         if isinstance(case, Decode):
@@ -355,24 +689,13 @@ def summarize(case, timing, device, ref):
         summary = _ratios(case, last, device)
         summary.update(_decode(case, timing, ref))
         return summary
-    return {**_ratios(case, timing, device), "calls": timing["calls"]}
-
-
-TRUSTED_SHARE = 0.7  # a ratio from the child's own clocks below this share of the judge's is not believed
+    return _ratios(case, timing, device)
 
 
 def _ratios(case, timing, device):
     key, clock = _clock_for(timing, device)
     times = timing[key]
     ratio, spread = ratio_stats(times["student"], times["reference"])
-    outside = timing.get("outside", {})
-    if outside.get("student") and outside.get("reference"):
-        # the judge's own measure of each child's whole request (the same work around the calls in
-        # both): if the student's process reports itself much faster than that, its report is not
-        # believed, and the judge's measure decides
-        judged, judged_spread = ratio_stats(outside["student"], outside["reference"])
-        if ratio < TRUSTED_SHARE * judged:
-            key, clock, times, ratio, spread = "outside", "judge", outside, judged, judged_spread
     summary = {"label": case.label, "ratio": round(ratio, 3), "spread": round(spread, 4),
                "rounds": len(times["student"]), "clock": clock,
                "reference_ms": _ms(median(times["reference"])), "student_ms": _ms(median(times["student"]))}
@@ -387,7 +710,7 @@ def _clock_for(timing, device):
     time) or waits for something, a sleep or another process (then the wall clock), which the
     reference does not."""
     if device == "cuda":
-        return "time", "cuda-events"
+        return "wall", "wall-cuda"  # the device synchronised around each call (`grader.perf.child.clocks`)
     thread, process, waits = timing["time"], timing["process"], timing["waits"]
 
     def elsewhere(name):  # CPU time spent by other threads, relative to this thread's

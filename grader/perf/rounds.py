@@ -51,6 +51,26 @@ def settled(student, reference, bounds):
     return all(abs(ratio / bound - 1) > margin for bound in bounds)
 
 
+def median_interval(ratios, confidence=0.95):
+    """A distribution-free interval for the median of `ratios` (order statistics: whatever the
+    noise's shape, a disturbed round moves it by one rank at most), or None for too few rounds."""
+    ordered, n = sorted(ratios), len(ratios)
+    k = 0  # the interval is ordered[k - 1], ordered[n - k]: narrowed while its coverage stays above `confidence`
+    while 1 - 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n >= confidence:
+        k += 1
+    return (ordered[k - 1], ordered[n - k]) if k else None
+
+
+def decided(ratios, bounds, confidence=0.95):
+    """The index of the tier (among `bounds`' intervals) that the median's interval (at
+    `confidence`) lies inside, or None while it straddles a boundary (or is not known yet)."""
+    interval = median_interval(ratios, confidence)
+    if interval is None:
+        return None
+    low, high = (sum(value > bound for bound in bounds) for value in interval)
+    return low if low == high else None
+
+
 class Rounds:
     """The timings of one case, per clock and implementation, and when to stop taking them:
     after TARGET_ROUNDS once the median ratio is clearly inside a tier (`bounds` are the tier

@@ -44,7 +44,6 @@ class Session:
         self.guard = None  # the exercise's rules, from the load request on
         self.memory_limit = memory_limit
         self.objects = {}  # handle ref -> object living here (a module, a cache)
-        self.bench = None  # the case being timed (grader.perf.child.Bench), between the judge's requests
 
     def answer(self, request):
         """The encoded reply to one request. The student's code, and the encoding of what it
@@ -52,12 +51,12 @@ class Session:
         op = request["op"]
         if op == "load":
             return wire.encode(self.load(request["source"], request["path"], request["module"]))
-        if op == "bench" and self.guard is None:  # the reference's child, which never loads student code
+        if op == "bench" and self.path is None:  # the reference's child, which never loads student code
             with rules.mirrored(catalog.find(str(request.get("exercise"))).forbidden):
                 return wire.encode(perf_child.handle(self, request))
         if self.guard is None:
             raise RuntimeError("no file loaded")
-        if op == "call":
+        if op == "call":  # the reference's child answers the timing's calls this way too, once it adopted one
             return self.guard.run(lambda: wire.encode(self.call(request)))
         if op == "bench":  # the performance phase: the student's code is timed under the rules too
             return self.guard.run(lambda: wire.encode(perf_child.handle(self, request)))
@@ -95,14 +94,18 @@ class Session:
         return (obj, getattr(obj, method)) if method else (obj, obj)
 
     def call(self, request):
+        """One call of the student's code, the suites' or the timing's alike (the performance phase
+        sends the very same requests): its value, and the clocks' readings around it."""
         obj, fn = self.target(request)
         args = list(self.resolve(request["args"]))
         kwargs = self.resolve(request["kwargs"])
         grad = request.get("grad")
         if grad is None:
             with torch.no_grad() if request.get("no_grad") else contextlib.nullcontext():
+                start = perf_child.clocks()
                 value = fn(*args, **kwargs)
-            reply = {"value": self.sendable(value)}
+                spent = perf_child.since(start)
+            reply = {"value": self.sendable(value), "clock": spent}
         else:
             reply = self.call_with_grad(obj, fn, args, kwargs, grad)
         if request.get("return_args"):
