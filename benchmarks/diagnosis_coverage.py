@@ -85,7 +85,8 @@ def verdict(entry, text):
 
 def grade_all(entries, time_limit):
     """{path: (diagnosis text, passed)} grading each file as its exercise, one file per exercise per run."""
-    from grader import catalog, runner
+    from grader import catalog
+    from grader.grading import runner
     from grader.sandbox.judge import Launcher
 
     launcher = Launcher()

@@ -8,7 +8,7 @@ Two measurements, each a median over --rounds, the settings alternating within e
    tests/unseen/ (mistakes written without the catalogue, most explained by the structural
    analysers, which replay more); each folder's time against the solutions';
 2. in one process (one sandbox launcher, so only grading is timed), the folder of mistakes graded
-   with the diagnosis and with it switched off (grader.diagnose.diagnose replaced by a function that
+   with the diagnosis and with it switched off (grader.diagnosis.matcher.diagnose replaced by a function that
    finds nothing), and their ratio: the cost of diagnosing itself.
 
 Run by hand:
@@ -65,7 +65,9 @@ def cli_seconds(submission):
 
 def in_process(folder, rounds):
     """Median seconds grading `folder` takes with the diagnosis and without it, in this process."""
-    from grader import catalog, diagnose, runner
+    from grader import catalog
+    from grader.diagnosis import matcher as diagnose
+    from grader.grading import runner
     from grader.sandbox.judge import Launcher
 
     launcher = Launcher()

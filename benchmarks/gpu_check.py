@@ -74,7 +74,8 @@ def corpus():
 
 
 def check_verdicts():
-    from grader import catalog, runner
+    from grader import catalog
+    from grader.grading import runner
     from grader.sandbox.judge import Launcher
 
     launcher = Launcher()

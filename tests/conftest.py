@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import catalog, runner
+from grader import catalog
+from grader.grading import runner
 from grader.sandbox.judge import Launcher
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -28,11 +28,11 @@ import torch
 
 from grader.perf.cases import Allocations, Decode, build, decode_program, generator, make_args, weights
 from grader.perf.rounds import CLOCKS, Rounds, calls_per_timing, median, ratio_stats
-from grader.compare import Mismatch
-from grader.results import TestResult
+from grader.grading.compare import Mismatch
+from grader.grading.results import TestResult
 from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
                                   load_request)
-from grader.testkit import as64, check_result
+from grader.grading.testkit import as64, check_result
 
 BUDGET = {"cpu": 1.2, "cuda": 2.0}  # seconds of timing per exercise, shared by its cases (CPU time; on CUDA wall)
 

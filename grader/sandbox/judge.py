@@ -24,7 +24,7 @@ import time
 import weakref
 from typing import NamedTuple
 
-from grader import files
+from grader.sandbox import files
 from grader.sandbox import child, containment, rules, wire
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes a child may allocate beyond what it holds at its start
