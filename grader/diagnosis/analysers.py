@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.diagnosis import misconceptions
+from grader.diagnosis.reference import Reference
 from grader.grading.compare import MASKED_BELOW, TOLERANCES
 
 # A value matches within 10x the tolerance of the student's dtype, the absolute part scaled by the
@@ -449,7 +449,7 @@ def head_mapping_findings(call, got, want, dtype, what):
 
 
 def _variant(**steps):
-    return type("Probe", (misconceptions.Reference,), steps)
+    return type("Probe", (Reference,), steps)
 
 
 def probes(call):
@@ -572,7 +572,7 @@ def _split_strided(self, x, n_heads):
 def _unmasked_with_cache(self, p, n_heads, n_kv_heads, x, cache=None):
     """The cached forward attending without any mask when a cache is given."""
     if cache is None:
-        return misconceptions.Reference.cached_attention(self, p, n_heads, n_kv_heads, x, cache)
+        return Reference.cached_attention(self, p, n_heads, n_kv_heads, x, cache)
     q, k, v = self._gqa_projections(p, n_heads, n_kv_heads, x)
     k, v = self.decode_keys(cache, k, v)
     return self._gqa_attend(p, n_heads, n_kv_heads, q, k, v, None, x.size(-1))

@@ -27,6 +27,7 @@ import torch
 
 from grader.diagnosis import analysers as analyse
 from grader.diagnosis import misconceptions
+from grader.diagnosis.reference import Reference
 from grader.grading.compare import TOLERANCES
 from grader.nested import leaves, map_values
 from grader.grading.testkit import Made, as64
@@ -109,7 +110,7 @@ class _Passing:
 def _case(call):
     dtype = _student_dtype(call)
     try:
-        expected = replay(misconceptions.Reference(), call, dtype)
+        expected = replay(Reference(), call, dtype)
     except Exception:  # noqa: BLE001 - inputs the reference itself refuses: nothing to compare with
         return None
     return Case(call, dtype, expected, not matches(call["got"], expected, dtype) and not _same_mask(call["got"], expected))
@@ -314,7 +315,7 @@ def _probes(call):
 def _probe_matches(case, change):
     """Does the reference, with this structural change, give the student's value (and not the right one)?"""
     call = {**case.call, **change} if isinstance(change, dict) else case.call
-    variant = misconceptions.Reference if isinstance(change, dict) else change
+    variant = Reference if isinstance(change, dict) else change
     try:
         value = replay(variant(), call, case.dtype)
     except Exception:  # noqa: BLE001
@@ -397,7 +398,7 @@ def _mutants(misconception_id):
 
 
 def replay(reference, call, dtype=torch.float32):
-    """Redo a recorded call on `reference` (a misconceptions.Reference or a mutant), in float64: the
+    """Redo a recorded call on `reference` (a Reference or a mutant), in float64: the
     earlier calls of its `history` first, on the reference's own copies of the objects involved."""
     reference.dtype = dtype
     objects = {}

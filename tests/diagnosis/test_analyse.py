@@ -9,7 +9,7 @@ import torch
 import lumen_ref as ref
 from grader.diagnosis import analysers as analyse
 from grader.diagnosis import matcher as diagnose
-from grader.diagnosis import misconceptions
+from grader.diagnosis.reference import Reference
 from grader.grading.testkit import Made
 
 F32 = torch.float32
@@ -32,7 +32,7 @@ def keys(findings):
 
 
 def direct(call):
-    expected = diagnose.replay(misconceptions.Reference(), call, F32)
+    expected = diagnose.replay(Reference(), call, F32)
     return analyse.direct(call, expected, F32)
 
 

@@ -16,6 +16,7 @@ from conftest import ROOT, SOLUTIONS, SUBMISSIONS
 from grader import catalog
 from grader.diagnosis import matcher as diagnose
 from grader.diagnosis import misconceptions
+from grader.diagnosis.reference import Reference
 from grader.reports import text as report
 from grader.grading.compare import Mismatch, check_close, check_tensor, check_unchanged, summarise
 from grader.grading.results import GradeReport
@@ -145,10 +146,10 @@ def every_call():
 
 
 def test_the_unmutated_reference_is_lumen_ref():
-    """misconceptions.Reference is the answer key taken apart: put together again, it is lumen_ref."""
+    """Reference is the answer key taken apart: put together again, it is lumen_ref."""
     compared = 0
     for call in every_call():
-        got = diagnose.replay(misconceptions.Reference(), call, torch.float64)
+        got = diagnose.replay(Reference(), call, torch.float64)
         assert diagnose.matches(got, lumen_ref_replay(call), torch.float64), call["target"]
         compared += 1
     assert compared == 31
@@ -185,7 +186,7 @@ def lumen_ref_replay(call):
 @pytest.fixture(scope="module")
 def reference_answers():
     """Each call of every_call() with the reference's answer to it."""
-    return [(call, diagnose.replay(misconceptions.Reference(), call, torch.float32)) for call in every_call()]
+    return [(call, diagnose.replay(Reference(), call, torch.float32)) for call in every_call()]
 
 
 @pytest.mark.parametrize("misconception", misconceptions.MISCONCEPTIONS, ids=lambda m: m.id)
