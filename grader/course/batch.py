@@ -10,7 +10,6 @@ student, so an interrupted batch (Ctrl-C) leaves a consistent gradebook of the s
 """
 
 import json
-import math
 import os
 import signal
 import subprocess
@@ -27,13 +26,10 @@ from grader.course import classbook
 from grader.sandbox import files
 from grader.sandbox import containment
 from grader.course.gradescope import stage
-from grader.grading.results import STATUSES
+from grader.reports import schema
 
 POLL = 0.05  # seconds between looks at the running graders
 STDERR_TAIL = 600  # characters of a failed grader's stderr kept as the row's message
-MAX_REPORT_BYTES = 32 << 20  # a grader's JSON report: far more than eight exercises' need
-MAX_RECORD_BYTES = MAX_REPORT_BYTES + (1 << 20)
-RECORD_STATUSES = ("graded", "timeout", "error", "no files")
 PROCESS_WARNING = ("WARNING: containment level 'process': this machine could not confine the students' code "
                    "by the kernel (no Landlock, not root), so a submission could read or change other "
                    "students' files and the gradebook. Grade on Linux >= 5.13, or as root (see docs/security.md).")
@@ -182,10 +178,10 @@ class _Job:
         self.reader.start()
 
     def _read_stdout(self):
-        """Keep at most MAX_REPORT_BYTES of what the grader writes, and drain the rest."""
+        """Keep at most classbook.MAX_REPORT_BYTES of what the grader writes, and drain the rest."""
         with self.process.stdout as pipe:
             while chunk := pipe.read1(1 << 16):
-                if len(self.stdout) + len(chunk) > MAX_REPORT_BYTES:
+                if len(self.stdout) + len(chunk) > classbook.MAX_REPORT_BYTES:
                     self.overflow = True
                 else:
                     self.stdout += chunk
@@ -220,7 +216,7 @@ class _Job:
         failure = "its report is over the size limit" if self.overflow else None
         if failure is None:
             try:
-                return "graded", "", valid_report(json.loads(bytes(self.stdout).decode("utf-8")))
+                return "graded", "", schema.load(bytes(self.stdout), "its report")
             except (ValueError, UnicodeDecodeError) as error:
                 failure = f"no valid report ({error})" if self.stdout else "no report"
         self.stderr.flush()
@@ -238,61 +234,6 @@ class _Job:
             if self.reader is not None:
                 self.reader.join(timeout=10)
         files.remove_tree(self.folder)
-
-
-def _number(value, what):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{what} is not a number >= 0")
-    return value
-
-
-def _close_to(a, b):
-    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
-
-
-def valid_report(report):
-    """`report` if it is a grader's JSON report as `lumen-grade --format json` writes it (the kit's
-    exercises, tests with known statuses, scores within their maxima that add up), else ValueError."""
-    if not isinstance(report, dict) or not isinstance(report.get("exercises"), list):
-        raise ValueError("not a report")
-    known, seen, total, total_max = {e.id for e in catalog.EXERCISES}, set(), 0.0, 0.0
-    for exercise in report["exercises"]:
-        if not isinstance(exercise, dict) or exercise.get("id") not in known - seen:
-            raise ValueError("an unknown or repeated exercise")
-        seen.add(exercise["id"])
-        tests = exercise.get("tests")
-        if not isinstance(tests, list) or not isinstance(exercise.get("tier"), (dict, type(None))):
-            raise ValueError(f"{exercise['id']}: malformed")
-        for test in tests:
-            if (not isinstance(test, dict) or not isinstance(test.get("name"), str)
-                    or test.get("status") not in STATUSES or not isinstance(test.get("message", ""), str)):
-                raise ValueError(f"{exercise['id']}: a malformed test")
-            if _number(test.get("score"), "a test's score") > _number(test.get("max_score"), "a test's maximum") + 1e-9:
-                raise ValueError(f"{exercise['id']}: a test scores more than its maximum")
-        score, top = _number(exercise.get("score"), "a score"), _number(exercise.get("max_score"), "a maximum")
-        if not (_close_to(score, sum(t["score"] for t in tests)) and _close_to(top, sum(t["max_score"] for t in tests))
-                and score <= top + 1e-9):
-            raise ValueError(f"{exercise['id']}: the scores do not add up")
-        total, total_max = total + score, total_max + top
-    if not (_close_to(_number(report.get("score"), "the score"), total)
-            and _close_to(_number(report.get("max_score"), "the maximum"), total_max)):
-        raise ValueError("the total does not add up")
-    if report.get("containment") not in (containment.KERNEL, containment.PROCESS):
-        raise ValueError("no containment level")
-    return report
-
-
-def valid_record(record, name):
-    """A student's record as `run` writes it, for student `name`, else ValueError."""
-    if (not isinstance(record, dict) or record.get("student") != name or record.get("status") not in RECORD_STATUSES
-            or not isinstance(record.get("message"), str) or not isinstance(record.get("files"), list)):
-        raise ValueError("not a record")
-    _number(record.get("seconds"), "seconds")
-    if record["status"] == "graded":
-        valid_report(record.get("report"))
-    elif record.get("report") is not None:
-        raise ValueError("a report without the status graded")
-    return record
 
 
 def _kill_tree(pid):

@@ -19,15 +19,20 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader import catalog
+from grader.reports import schema
 from grader.sandbox import files
 
 MANIFEST = "_shard.json"  # in a shard's reports folder (not a student: those are STUDENT.json)
 MAX_MANIFEST_BYTES = 16 << 20  # a class of 100 000 students, settings and all
+MAX_REPORT_BYTES = 32 << 20  # a grader's JSON report: far more than ten exercises' need
+MAX_RECORD_BYTES = MAX_REPORT_BYTES + (1 << 20)  # a student's record: the report and what batch adds
+RECORD_STATUSES = ("graded", "timeout", "error", "no files")
 EXERCISE_IDS = [exercise.id for exercise in catalog.EXERCISES]
 COLUMNS = ["student", "status", *EXERCISE_IDS, "total", "max_score", "percent", "tier", "containment", "message"]
 ROSTER_COLUMNS = ["student_id", "name", "email"]  # before COLUMNS when there is a roster
@@ -232,19 +237,35 @@ def gradebook_csv(records, roster=None):
 # -- merging shard outputs -------------------------------------------------------------------------
 
 
+def valid_record(record, name):
+    """A student's record as `batch` writes it, for student `name`, its report checked by the report
+    schema's loader; ValueError (a `schema.ReportError` for the report) otherwise."""
+    if (not isinstance(record, dict) or record.get("student") != name or record.get("status") not in RECORD_STATUSES
+            or not isinstance(record.get("message"), str) or not isinstance(record.get("files"), list)):
+        raise ValueError("not a record")
+    seconds = record.get("seconds")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
+        raise ValueError("seconds is not a number >= 0")
+    if record["status"] == "graded":
+        schema.check(record.get("report"), "its report")
+    elif record.get("report") is not None:
+        raise ValueError("a report without the status graded")
+    return record
+
+
 def read_record(reports, student):
     """(record, None) for a student's valid record in a reports folder, else (None, why not): read as
     `batch` reads its resume records (a regular file, no link, no pipe, bounded) and validated."""
-    from grader.course import batch  # batch writes and checks the records (and imports this module)
-
     try:
-        data = files.read_regular(Path(reports, f"{student}.json"), batch.MAX_RECORD_BYTES, follow=False)
+        data = files.read_regular(Path(reports, f"{student}.json"), MAX_RECORD_BYTES, follow=False)
     except FileNotFoundError:
         return None, " did not finish grading them"
     except OSError as error:
         return None, f": its record cannot be read ({error}); regrade them"
     try:
-        return batch.valid_record(json.loads(data.decode("utf-8")), student), None
+        return valid_record(json.loads(data.decode("utf-8")), student), None
+    except schema.OldReport as error:
+        return None, f": {error}"
     except (ValueError, UnicodeDecodeError) as error:
         return None, f": its record is not valid ({str(error)[:200]}); regrade them"
 

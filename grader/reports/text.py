@@ -11,6 +11,8 @@ from pathlib import Path, PurePath
 
 import click
 
+from grader.reports import schema
+
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", "red"),
          "timeout": ("⏱", "red"), "not_run": ("✗", "red"), "skipped": ("-", "yellow")}
 OUTPUT_LINES = 8  # lines of the student's own printing shown under a failed exercise
@@ -259,7 +261,8 @@ def picture_lines(picture):
 
 
 def render_json(report):
-    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    """The saved report: the verdict with the version of its schema (grader/reports/report.schema.json)."""
+    return json.dumps({"schema_version": schema.SCHEMA_VERSION, **report.to_dict()}, indent=2, ensure_ascii=False) + "\n"
 
 
 # Gradescope's visibility settings, and how the summary tells a student when hidden checks appear.

@@ -16,6 +16,8 @@ from click.testing import CliRunner
 from conftest import SOLUTIONS
 from grader import catalog
 from grader.cli.main import main
+from grader.grading import results
+from grader.reports.text import render_json
 from test_formats import WRONG_SCALING
 from test_gradescope_bundle import as_notebook
 
@@ -229,15 +231,14 @@ def test_cuda_without_a_gpu_is_a_usage_error(tmp_path):
 def test_the_gradebook_is_rebuilt_from_the_reports_with_measured_tiers(tmp_path):
     """Resuming rebuilds the CSV from the JSON reports; tiers (fabricated here) fill the tier column."""
     folder = make_class(tmp_path / "class", {"tia": {"exercise3_scaling.py": CORRECT}})
-    def test(score, top):
-        return {"name": "t", "status": "passed" if score == top else "failed", "score": score, "max_score": top}
+    def exercise(number, title, score, top, tier):
+        test = results.TestResult("t", "passed" if score == top else "failed", top)
+        return results.ExerciseResult(f"exercise{number}", title, f"exercise{number}.py", [test], tier=tier)
 
-    report = {"score": 19.0, "max_score": 21.0, "containment": "kernel", "exercises": [
-        {"id": "exercise3", "score": 19.0, "max_score": 19.0, "tests": [test(19.0, 19.0)],
-         "tier": {"id": "on-par", "name": "on par", "ratio": 1.1}},
-        {"id": "exercise5", "score": 0.0, "max_score": 2.0, "tests": [test(0.0, 2.0)],
-         "tier": {"id": "not-timed", "name": "not timed", "ratio": None}},
-    ]}
+    report = json.loads(render_json(results.GradeReport([
+        exercise(3, "Scale", 19.0, 19.0, {"id": "on-par", "name": "on par", "ratio": 1.1}),
+        exercise(5, "Softmax", 0.0, 2.0, {"id": "not-timed", "name": "not timed", "ratio": None}),
+    ], "cpu", 0, containment={"level": "kernel", "layers": []})))
     (tmp_path / "grades").mkdir()
     (tmp_path / "grades" / "tia.json").write_text(json.dumps(
         {"student": "tia", "status": "graded", "message": "", "seconds": 1.0, "files": [], "report": report}))

@@ -17,6 +17,8 @@ from conftest import SOLUTIONS
 from grader import catalog
 from grader.course import classbook
 from grader.cli.main import main
+from grader.grading import results
+from grader.reports.text import render_json
 from test_batch import CORRECT, make_class, read_csv
 from test_formats import WRONG_SCALING
 
@@ -25,10 +27,10 @@ def record(student, score=None, max_score=8.0, status="graded"):
     """A record as `batch` writes it (valid: `merge` checks it as `batch` checks its resume records)."""
     report = None
     if score is not None:
-        tests = [{"name": "passed", "status": "passed", "score": score, "max_score": score, "message": ""},
-                 {"name": "failed", "status": "failed", "score": 0.0, "max_score": max_score - score, "message": ""}]
-        report = {"score": score, "max_score": max_score, "containment": "kernel", "exercises": [
-            {"id": "exercise3", "score": score, "max_score": max_score, "tier": None, "tests": tests}]}
+        tests = [results.TestResult("passed", "passed", score), results.TestResult("failed", "failed", max_score - score)]
+        verdict = results.GradeReport([results.ExerciseResult("exercise3", "Scale by √d_k", "exercise3_scaling.py", tests)], "cpu", 0,
+                              containment={"level": "kernel", "layers": []})
+        report = json.loads(render_json(verdict))  # as the writer writes it
     return {"student": student, "status": status, "message": "", "seconds": 1.0, "files": [], "report": report}
 
 

@@ -24,7 +24,7 @@ def merge(tmp_path, *outputs):
 def forged(student):
     """Full marks with no test behind them: what a student's code would write if it could."""
     return {"student": student, "status": "graded", "message": "", "seconds": 1.0, "files": [],
-            "report": {"score": 204, "max_score": 204, "containment": "kernel", "exercises": []}}
+            "report": {"schema_version": 1, "score": 204, "max_score": 204, "containment": "kernel", "exercises": []}}
 
 
 @pytest.mark.parametrize("plant", ["pipe", "link", "too large", "forged", "someone else's", "not json"])
@@ -38,7 +38,7 @@ def test_a_record_that_is_not_a_valid_regular_file_is_a_missing_student(tmp_path
         (tmp_path / "elsewhere.json").write_text(json.dumps(record("ben", 8.0)))
         path.symlink_to(tmp_path / "elsewhere.json")
     elif plant == "too large":
-        monkeypatch.setattr(batch, "MAX_RECORD_BYTES", 4096)
+        monkeypatch.setattr(classbook, "MAX_RECORD_BYTES", 4096)
         path.write_text(json.dumps({**record("ben", 8.0), "message": "x" * 5000}))
     elif plant == "forged":
         path.write_text(json.dumps(forged("ben")))
