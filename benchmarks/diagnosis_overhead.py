@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from grader.grading.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 MISTAKES = {  # exercise -> a wrong submission from the corpus
@@ -76,7 +77,7 @@ def in_process(folder, rounds):
     times = {"with": [], "without": []}
     found = []
     try:
-        options = runner.Options(submission=folder, device="cpu")
+        options = Settings(submission=folder, device="cpu", perf=False)
         for _ in range(rounds):
             for setting in times:
                 diagnose.diagnose = real if setting == "with" else (lambda *args, **kwargs: None)

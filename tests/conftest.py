@@ -9,6 +9,7 @@ import pytest
 from grader import catalog
 from grader.grading import runner
 from grader.sandbox.judge import Launcher
+from grader.grading.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -43,7 +44,8 @@ def grade(launcher, tmp_path):
             target.write_text(textwrap.dedent(source))
         options.setdefault("device", "cpu")
         options.setdefault("time_limit", 20.0)
-        report = runner.grade([exercise], runner.Options(submission=folder, **options), launcher=launcher)
+        options.setdefault("perf", False)
+        report = runner.grade([exercise], Settings(submission=folder, **options), launcher=launcher)
         return report.exercises[0]
 
     return run

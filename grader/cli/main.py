@@ -26,6 +26,7 @@ from grader.course import classbook
 from grader.sandbox import files
 from grader.course import gradescope
 from grader.reports import text as report
+from grader.grading.settings import DEFAULTS, RUN_MARGIN, Settings
 from grader.grading.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
 FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
@@ -70,22 +71,24 @@ class SharedOption:
     def __init__(self, *names, **settings):
         self.names, self.settings = names, settings
 
-    def __call__(self, instructor=False, **changes):
-        return click.option(*self.names, cls=InstructorOption if instructor else click.Option,
+    def __call__(self, instructor=False, dest=None, **changes):
+        """`dest`: the parameter's name, when a command names it after a settings field."""
+        return click.option(*self.names, *([dest] if dest else []), cls=InstructorOption if instructor else click.Option,
                             **{**self.settings, **changes})
 
 
-SUBMISSION = SharedOption("--submission", type=click.Path(path_type=Path), default=Path("exercises"),
+SUBMISSION = SharedOption("--submission", type=click.Path(path_type=Path), default=DEFAULTS.submission,
                           show_default=True, help="Folder holding your exercise files.")
 NOTEBOOK = SharedOption("--notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                         help="Grade this notebook's code cells (instead of looking in --submission).")
-DEVICE = SharedOption("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
+DEVICE = SharedOption("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=DEFAULTS.device, show_default=True,
                       help="auto: the CPU, plus CUDA when a GPU is present.")
 NO_PERF = SharedOption("--no-perf", is_flag=True,
                        help="Skip the performance tiers (timing your code against the reference).")
-SEED = SharedOption("--seed", type=int, default=0, show_default=True,
+SEED = SharedOption("--seed", type=int, default=DEFAULTS.seed, show_default=True,
                     help="Seed of the random test inputs; the same seed gives the same inputs.")
-TIMEOUT = SharedOption("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+TIMEOUT = SharedOption("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULTS.time_limit,
+                       show_default=True,
                        help="Seconds your code may run, per exercise.")
 SUITES = SharedOption("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path), multiple=True,
                       help="A folder of extra test_exerciseN*.py suites (repeatable).")
@@ -112,7 +115,7 @@ def student_options(command):
         SUBMISSION(),
         click.option("-v", "--verbose", is_flag=True, help="List every test, with its points."),
         DEVICE(),
-        NO_PERF(),
+        NO_PERF(dest="perf", flag_value=False, default=DEFAULTS.perf),
         click.option("--no-color", is_flag=True,
                      help="No colours (also when NO_COLOR is set, or the output is not a terminal)."),
     ], command)
@@ -137,17 +140,20 @@ def run_options():
     """The options that set up a grading run, listed under the instructors' heading."""
     return [
         SEED(instructor=True),
-        TIMEOUT(instructor=True),
-        instructor_option("--total-timeout", type=click.FloatRange(min=0, min_open=True),
+        TIMEOUT(instructor=True, dest="time_limit"),
+        instructor_option("--total-timeout", "total_time_limit", type=click.FloatRange(min=0, min_open=True),
+                          default=DEFAULTS.total_time_limit,
                           help="Seconds the whole run may take, every exercise's import, tests and timing "
-                               "together; what is left then is reported as out of time  [default: 60 + "
+                               f"together; what is left then is reported as out of time  [default: {RUN_MARGIN:g} + "
                                "--timeout per exercise]."),
-        instructor_option("--memory-limit", type=MemorySize(), default="4G", show_default=True,
+        instructor_option("--memory-limit", type=MemorySize(), default=MemorySize.text(DEFAULTS.memory_limit),
+                          show_default=True,
                           help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
         SUITES(instructor=True),
-        instructor_option("--no-builtin-suites", is_flag=True,
+        instructor_option("--no-builtin-suites", "builtin_suites", is_flag=True, flag_value=False,
+                          default=DEFAULTS.builtin_suites,
                           help="Run only the --suites folders, not the built-in hidden suites."),
-        instructor_option("--perf-points", type=click.FloatRange(min=0), default=0.0, show_default=True,
+        instructor_option("--perf-points", type=click.FloatRange(min=0), default=DEFAULTS.perf_points, show_default=True,
                           help="Points each exercise's performance tier is worth (0: informative)."),
     ]
 
@@ -179,15 +185,18 @@ class MemorySize(click.ParamType):
             self.fail(f"{value!r} is not a size: write it like 512M or 4G", param, ctx)
         return int(float(match.group(1)) * self.UNITS[match.group(2).lower()])
 
+    @staticmethod
+    def text(size):
+        """4294967296 -> '4G': a size as --help shows its default."""
+        for unit in "tgmk":
+            if size % MemorySize.UNITS[unit] == 0:
+                return f"{size // MemorySize.UNITS[unit]}{unit.upper()}"
+        return str(size)
 
-def run_grading(exercises, submission, fmt, output, device, seed, timeout, suites, no_builtin_suites,
-                hidden_visibility="after_published", notebook=None, memory_limit=4 << 30, no_perf=False,
-                perf_points=0.0, verbose=False, no_color=False, total_timeout=None):
+
+def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color, **given):
     """Grade, print or write the report, and exit with the verdict's code."""
-    options = grading_run(exercises, submission=submission, device=device, seed=seed, timeout=timeout,
-                          suites=suites, no_builtin_suites=no_builtin_suites, notebook=notebook,
-                          memory_limit=memory_limit, no_perf=no_perf, perf_points=perf_points,
-                          total_timeout=total_timeout)
+    options = grading_run(exercises, **given)
     if output is not None:
         try:
             files.check_destination(output)
@@ -212,7 +221,7 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
         click.echo(f"stopped by {stop.name}: nothing graded", err=True)
         click.get_current_context().exit(128 + stop.signum)
     color, width = text_style(no_color) if output is None else (False, 80)
-    render_options = {"text": {"color": color, "width": width, "verbose": verbose, "device_skips": device == "auto"},
+    render_options = {"text": {"color": color, "width": width, "verbose": verbose, "device_skips": options.device == "auto"},
                       "gradescope": {"hidden_visibility": hidden_visibility}}
     rendered = report.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
     if output is None:
@@ -223,18 +232,19 @@ def run_grading(exercises, submission, fmt, output, device, seed, timeout, suite
     click.get_current_context().exit(0 if verdict.passed else 1)
 
 
-def grading_run(exercises, *, submission, device, seed, timeout, suites, no_builtin_suites, notebook,
-                memory_limit, no_perf, perf_points, total_timeout=None):
-    """The runner's Options for these settings, once they are known to make sense (else a usage
-    error); the submission's folder is taken off this process's sys.path."""
+def grading_run(exercises, **given):
+    """The run's Settings, of the options given (named as its fields), once they are known to make
+    sense (else a usage error); the submission's folder is taken off this process's sys.path."""
+    settings = Settings(**{**given, "suites": list(given.get("suites", ()))})
+    submission, notebook, suites = settings.submission, settings.notebook, settings.suites
     if notebook is None and not submission.is_dir():
         raise click.UsageError(
             f"no folder {submission} (looked in {submission.resolve()}): run from the folder that "
             "holds exercises/, or pass --submission DIR"
         )
-    if no_builtin_suites and not suites:
+    if not settings.builtin_suites and not suites:
         raise click.UsageError("--no-builtin-suites needs at least one --suites DIR")
-    if no_perf and perf_points:
+    if not settings.perf and settings.perf_points:
         raise click.UsageError("--perf-points needs the performance tiers: drop --no-perf")
     found = {e: notebook if notebook is not None else find_file(e, submission) for e in exercises}
     if not any(found.values()):
@@ -246,11 +256,7 @@ def grading_run(exercises, *, submission, device, seed, timeout, suites, no_buil
     # a torch.py or numpy.py beside the student's files must never be what this process imports
     folder = os.path.realpath(submission if notebook is None else notebook.parent)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != folder]
-    from grader.grading import runner  # imports torch
-
-    return runner.Options(submission=submission, device=device, seed=seed, time_limit=timeout,
-                          total_time_limit=total_timeout, suites=list(suites), builtin_suites=not no_builtin_suites,
-                          notebook=notebook, memory_limit=memory_limit, perf=not no_perf, perf_points=perf_points)
+    return settings
 
 
 def _points(verdict):
@@ -465,7 +471,7 @@ def list_exercises(submission):
 @instructor_option("--interval", type=click.FloatRange(min=0.05), default=0.3, show_default=True,
                    help="Seconds between two looks at the files.")
 @_apply_options(run_options())
-def watch_command(exercise, submission, verbose, device, no_perf, no_color, notebook, interval, **settings):
+def watch_command(exercise, verbose, no_color, interval, **given):
     """Grade EXERCISE now and again each time you save its file or notebook, until Ctrl-C. Each
     re-grade clears the terminal and shows the short report again.
 
@@ -473,11 +479,10 @@ def watch_command(exercise, submission, verbose, device, no_perf, no_color, note
     is watched and each save re-grades the exercise whose file changed."""
     from grader.course import watch
 
-    if notebook is not None and len(exercise) != 1:
+    if given["notebook"] is not None and len(exercise) != 1:
         raise click.UsageError("--notebook FILE needs the exercise it holds: lumen-grade watch exercise3 "
                                "--notebook FILE")
-    options = grading_run(exercise, submission=submission, device=device, notebook=notebook, no_perf=no_perf,
-                          **settings)
+    options = grading_run(exercise, **given)
     color, width = text_style(no_color)
     terminal = sys.stdout.isatty()
 
@@ -485,7 +490,7 @@ def watch_command(exercise, submission, verbose, device, no_perf, no_color, note
         if terminal:
             click.clear()
         text = report.render_text(verdict, color=color, width=width, verbose=verbose,
-                                  device_skips=device == "auto")
+                                  device_skips=options.device == "auto")
         click.echo(text + watch.status_line(graded, seconds, width), color=color)
 
     from grader.grading import runner
@@ -551,8 +556,11 @@ def gradescope_bundle(out, **settings):
     """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit), after grading the
     solutions with its settings on the CPU: they must score full marks, and their score is the
     total to enter as the assignment's points."""
-    gradescope.require_checkout()
-    gradescope.torch_pin(settings["torch"])  # a torch Gradescope cannot install: refused before grading
+    try:
+        gradescope.require_checkout()
+        gradescope.torch_pin(settings["torch"])  # a torch Gradescope cannot install: refused before grading
+    except gradescope.BundleError as error:
+        raise click.UsageError(str(error)) from None
     score, total = gradescope.solutions_points(settings["exercises"], settings["suites"], settings["timeout"])
     if score != total:
         raise click.ClickException(f"solutions/ scores {score:g} of {total:g} with this bundle's suites: "

@@ -23,14 +23,13 @@ import traceback
 import zipfile
 from pathlib import Path
 
-import click
-
 from grader import catalog
 from grader.sandbox import files
 from grader.reports import text as report
 from grader.grading import submission
 from grader.sandbox import containment
 from grader.grading.results import clean_text
+from grader.grading.settings import Settings
 
 ROOT_ENV = "LUMEN_AUTOGRADER_ROOT"
 DEFAULT_ROOT = Path("/autograder")
@@ -79,10 +78,9 @@ exit 0
 """
 
 
-class BundleError(click.ClickException):
-    """The bundle cannot be built from here (no source checkout of the kit): a usage error."""
-
-    exit_code = 2
+class BundleError(ValueError):
+    """The bundle cannot be built from here (no source checkout of the kit, a torch Gradescope cannot
+    install): the CLI reports it as a usage error."""
 
 
 SELFTEST = catalog.find("exercise3")  # setup.sh grades its solution to prove the install
@@ -159,7 +157,7 @@ def solutions_points(exercises=(), suites=(), timeout=60.0):
     the total points of the assignment, and a check that the bundle gives the solutions all of them."""
     from grader.grading import runner  # imports torch
 
-    options = runner.Options(submission=KIT_ROOT / "solutions", device="cpu", time_limit=timeout,
+    options = Settings(submission=KIT_ROOT / "solutions", device="cpu", time_limit=timeout,
                              suites=list(suites), perf=False)
     verdict = runner.grade(list(exercises) or list(catalog.EXERCISES), options)
     return verdict.score, verdict.max_score
@@ -271,7 +269,7 @@ def _grade(folder, exercises, hidden_visibility, options):
 
     with tempfile.TemporaryDirectory(prefix="lumen-submission-") as staging:
         staged = stage_files(folder, staging, exercises) if folder.is_dir() else {}
-        verdict = runner.grade(exercises, runner.Options(submission=Path(staging), **options))
+        verdict = runner.grade(exercises, Settings(submission=Path(staging), **options))
         notes = graded_notes(folder, staged, verdict)
     verdict = dataclasses.replace(verdict, exercises=[
         result if exercise in staged else dataclasses.replace(

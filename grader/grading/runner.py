@@ -5,7 +5,6 @@ import dataclasses
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,8 @@ import torch
 from grader import catalog
 from grader.grading import submission
 from grader.grading.results import ExerciseResult, GradeReport, TestResult
-from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, Deadline, Launcher
+import grader.perf.child  # noqa: F401 (registers every child's "bench" op, and captures the clocks, before any fork)
+from grader.sandbox.judge import Deadline, Launcher
 
 
 
@@ -41,31 +41,9 @@ def resolve_devices(choice):
     return (choice,)
 
 
-@dataclass
-class Options:
-    submission: Path
-    device: str = "auto"  # auto, cpu or cuda
-    seed: int = 0
-    time_limit: float = 60.0  # seconds per exercise
-    total_time_limit: float = None  # seconds for the whole run; None: RUN_MARGIN + time_limit per exercise
-    memory_limit: int = DEFAULT_MEMORY_LIMIT  # bytes per student process, beyond its start
-    suites: list = field(default_factory=list)  # instructors' private suite folders
-    builtin_suites: bool = True
-    notebook: Path = None  # --notebook FILE: the notebook to grade, instead of looking in `submission`
-    perf: bool = False  # time the passed exercises for their performance tier (the CLI's default)
-    perf_points: float = 0.0  # points the tier is worth per exercise; 0: informative only
-
-    def run_limit(self, count):
-        """Seconds a run of `count` exercises may take in all: importing, tests and timing."""
-        return self.total_time_limit or RUN_MARGIN + count * self.time_limit
-
-
-RUN_MARGIN = 60.0  # seconds a whole run may take beyond its exercises' time limits, by default
-
-
 def grade(exercises, options, launcher=None):
     """Grade the given exercises; returns a GradeReport. Never raises for what a submission does.
-    The whole run has one deadline (`Options.run_limit`), which no exercise's outlasts: what is
+    The whole run has one deadline (`Settings.run_limit`), which no exercise's outlasts: what is
     left when it passes is reported as out of time, its child killed with all it started."""
     started = time.monotonic()
     run = Deadline.whole(options.run_limit(len(exercises)))

@@ -67,6 +67,7 @@ DECLARATION = '''"""Exercise 42 — a toy: its declaration."""
 
 from grader.catalog import Exercise, Perf
 from grader.perf.cases import Case, Randn
+from grader.grading.settings import Settings
 
 
 def perf_cases(n):
@@ -160,7 +161,7 @@ def test_a_wrong_submission_is_diagnosed_with_its_misconception(kit):
 
 def test_an_exercise_without_performance_cases_is_untimed(launcher):
     untimed = dataclasses.replace(catalog.find("exercise3"), perf=None)
-    options = runner.Options(submission=SOLUTIONS, device="cpu", perf=True, perf_points=1.0)
+    options = Settings(submission=SOLUTIONS, device="cpu", perf=True, perf_points=1.0)
     (result,) = runner.grade([untimed], options, launcher=launcher).exercises
     assert result.passed and result.tier is None
     assert "performance tier" not in [test.name for test in result.tests]

@@ -18,6 +18,7 @@ from grader.course import notebooks
 from grader.grading import runner
 from grader.cli.main import main
 from grader.grading.submission import SubmissionError, notebook_code, python_source
+from grader.grading.settings import Settings
 
 NOTEBOOKS = EXERCISES / "notebooks"
 EX3 = catalog.find("exercise3")
@@ -200,7 +201,7 @@ def solved_notebook(path, *extra_cells):
 
 
 def grade_folder(launcher, folder, notebook=None):
-    options = runner.Options(submission=folder, device="cpu", time_limit=20.0, notebook=notebook)
+    options = Settings(submission=folder, device="cpu", time_limit=20.0, notebook=notebook, perf=False)
     return runner.grade([EX3], options, launcher=launcher).exercises[0]
 
 

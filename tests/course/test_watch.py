@@ -15,6 +15,7 @@ from grader import catalog
 from grader.grading import runner
 from grader.course import watch
 from grader.cli.main import main
+from grader.grading.settings import Settings
 
 EX3 = catalog.find("exercise3")
 WAIT = 120  # seconds to wait for a report: generous, this is not a speed test
@@ -81,7 +82,7 @@ def test_watcher_grades_only_what_changed_in_one_warm_process(launcher, tmp_path
     for name in ("exercise2_scoring.py", "exercise3_scaling.py"):
         (tmp_path / name).write_bytes((EXERCISES / name).read_bytes())
     exercises = [catalog.find("2"), EX3]
-    options = runner.Options(submission=tmp_path, device="cpu", time_limit=20.0)
+    options = Settings(submission=tmp_path, device="cpu", time_limit=20.0, perf=False)
     shown = []
     watcher = watch.Watcher(exercises, options, lambda report, graded, seconds: shown.append((report, graded)))
     watcher.launcher = launcher  # the session's zygote, already warm
@@ -116,7 +117,7 @@ def test_watch_help_describes_its_argument():
 
 @pytest.mark.parametrize("name", ["exercise3_scaling.py", "exercise3_scaling.ipynb"])
 def test_snapshot_follows_the_file_grading_would_pick(tmp_path, name):
-    options = runner.Options(submission=tmp_path)
+    options = Settings(submission=tmp_path, perf=False)
     assert watch.snapshot([EX3], options) == {"exercise3": ("None", None, None)}
     (tmp_path / name).write_text("x = 1\n")
     ((path, mtime, size),) = watch.snapshot([EX3], options).values()

@@ -24,6 +24,7 @@ from grader.grading import runner
 from grader.sandbox import rules, wire
 from grader.cli.main import MemorySize, main
 from grader.sandbox.judge import Launcher, printable
+from grader.grading.settings import Settings
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 SHADOWS = ("torch.py", "numpy.py", "sitecustomize.py", "usercustomize.py")  # each leaves a file if imported
@@ -235,7 +236,7 @@ def test_a_spawned_child_is_confined_too(tmp_path, monkeypatch):
                 beside=SHADOWED)
     folder = submission(case, tmp_path)
     monkeypatch.chdir(folder)
-    options = runner.Options(submission=folder, device="cpu", time_limit=60, memory_limit=256 << 20)
+    options = Settings(submission=folder, device="cpu", time_limit=60, memory_limit=256 << 20, perf=False)
     verdict = runner.grade([catalog.find(case.exercise)], options, launcher=Launcher())  # never started: spawns
     assert_honest(case, 1, verdict.exercises[0].to_dict())
     assert not [path.name for path in folder.iterdir() if "-was-" in path.name]

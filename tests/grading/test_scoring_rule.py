@@ -12,6 +12,7 @@ from grader import catalog
 from grader.reports import text as report
 from grader.grading import runner
 from test_gradescope_bundle import as_notebook
+from grader.grading.settings import Settings
 
 ALL = list(catalog.EXERCISES)
 
@@ -42,9 +43,9 @@ def verdicts(launcher, tmp_path_factory):
     (folder / "exercise1_projection.py").write_bytes((SOLUTIONS / "exercise1_projection.py").read_bytes())
     for name, text in BROKEN.items():
         (folder / name).write_text(text, encoding="utf-8")
-    options = {"device": "cpu", "time_limit": 3.0}
-    solved = runner.grade(ALL, runner.Options(submission=SOLUTIONS, **options), launcher=launcher)
-    broken = runner.grade(ALL, runner.Options(submission=folder, **options), launcher=launcher)
+    options = {"device": "cpu", "time_limit": 3.0, "perf": False}
+    solved = runner.grade(ALL, Settings(submission=SOLUTIONS, **options), launcher=launcher)
+    broken = runner.grade(ALL, Settings(submission=folder, **options), launcher=launcher)
     return solved, broken
 
 

@@ -17,6 +17,7 @@ from grader.reports import schema
 from grader.reports.text import render_json
 from test_batch import read_csv
 from test_classbook import record, shard_output
+from grader.grading.settings import Settings
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +26,7 @@ def written(launcher, tmp_path_factory):
     folder = tmp_path_factory.mktemp("submission")
     (folder / "exercise1_projection.py").write_text((SOLUTIONS / "exercise1_projection.py").read_text())
     (folder / "exercise3_scaling.py").write_text(next((SUBMISSIONS / "exercise3").glob("wrong_*.py")).read_text())
-    verdict = runner.grade([catalog.find("1"), catalog.find("3")], runner.Options(submission=folder, device="cpu"),
+    verdict = runner.grade([catalog.find("1"), catalog.find("3")], Settings(submission=folder, device="cpu", perf=False),
                            launcher=launcher)
     return json.loads(render_json(verdict))
 
