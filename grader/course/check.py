@@ -5,28 +5,29 @@ Each row is one claim, checked on every available device:
     with torch's own built-ins, on the checks each exercise's declaration lists;
   * `solutions/` scores full marks, and the untouched stubs that `release` makes from it score
     zero, both graded by the very runner students use;
-  * every misconception mutant (`grader.diagnosis.misconceptions`, when it exists) fails its exercise, and
-    for every two misconceptions of an exercise some call of its tests tells them apart (sizes at
-    which their mutants give different numbers), so that a diagnosis can name one.
+  * every misconception mutant (`grader.diagnosis.misconceptions`, gathered from the exercises'
+    packages) fails its exercise, and for every two misconceptions of an exercise some call of its
+    tests tells them apart (sizes at which their mutants give different numbers), so that a
+    diagnosis can name one.
 
-The misconception seam: `grader.diagnosis.misconceptions` must define `mutant_sources(solutions_dir)`, an
-iterable of `(misconception_id, exercise, source)` where `exercise` is a catalogue exercise (or a
-name `catalog.find` takes) and `source` the text of a whole student file making that mistake.
-Without the module the row says "not available", which is neither a pass nor a failure.
+The misconception seam: `misconceptions.mutant_sources(solutions_dir)` gives `(misconception_id,
+exercise, source)`, `source` the text of a whole student file making that mistake. A row with
+nothing to check for the exercises asked for says "not available", which is neither a pass nor a
+failure.
 """
 
-import importlib
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import catalog
 from grader.course import release
+from grader.diagnosis import matcher, misconceptions
 from grader.grading import runner
+from grader.grading.settings import Settings
 from grader.sandbox.judge import Launcher
 
 PASS, FAIL, NOT_AVAILABLE = "pass", "FAIL", "not available"
-MISCONCEPTIONS = "grader.diagnosis.misconceptions"
 TOLERANCE = {"rtol": 1e-9, "atol": 1e-12}  # float64 against float64: only rounding may differ
 
 
@@ -52,8 +53,8 @@ def run(solutions_dir, exercises=None, *, seed=0, time_limit=60.0, launcher=None
     try:
         devices = runner.resolve_devices("auto")
         exercises = list(exercises or catalog.EXERCISES)
-        options = runner.Options(submission=Path(solutions_dir), device="auto", seed=seed,
-                                 time_limit=time_limit)
+        options = Settings(submission=Path(solutions_dir), device="auto", seed=seed,
+                                 time_limit=time_limit, perf=False)
         solved = runner.grade(exercises, options, launcher=launcher)
         rows = [*reference_rows(devices),
                 _solutions_row(exercises, options, solved),
@@ -191,32 +192,15 @@ def _stubs_row(exercises, options, launcher):
 
 
 def _with(options, **changes):
-    return runner.Options(**{**vars(options), **changes})
-
-
-def _catalogue(check):
-    """(grader.diagnosis.misconceptions, None), or (None, the row saying it is not there yet)."""
-    try:
-        return importlib.import_module(MISCONCEPTIONS), None
-    except ModuleNotFoundError as error:
-        if error.name != MISCONCEPTIONS:
-            raise
-        return None, Row(check, "-", NOT_AVAILABLE, "grader/misconceptions.py is not there yet")
+    return Settings(**{**vars(options), **changes})
 
 
 def _mutants_row(exercises, options, launcher):
     """Every mutant of grader.diagnosis.misconceptions fails its exercise: the seam described at the top."""
     check = "misconception mutants are caught"
-    misconceptions, missing = _catalogue(check)
-    if missing:
-        return missing
-    if not hasattr(misconceptions, "mutant_sources"):
-        return Row(check, "-", FAIL, "the seam is missing",
-                   [f"{MISCONCEPTIONS} defines no mutant_sources(solutions_dir): see grader/check.py"])
     selected = {exercise.id for exercise in exercises}
     mutants = []
     for mutant_id, exercise, source in misconceptions.mutant_sources(options.submission):
-        exercise = exercise if isinstance(exercise, catalog.Exercise) else catalog.find(str(exercise))
         if exercise.id in selected:
             mutants.append((mutant_id, exercise, source))
     if not mutants:
@@ -242,17 +226,11 @@ def _separation_row(verdict):
     """For every pair of misconceptions of an exercise, some call of its suites tells them apart: the
     calls the suites make on the solutions, replayed on every mutant of the two."""
     check = "misconceptions are told apart"
-    misconceptions, missing = _catalogue(check)
-    if missing:
-        return missing
-    if not hasattr(misconceptions, "for_exercise"):
-        return Row(check, "-", NOT_AVAILABLE, "grader/misconceptions.py has no for_exercise(number)")
-    from grader.diagnosis import matcher as diagnose
 
     problems, pairs = [], 0
     for result in verdict.exercises:
         number = catalog.find(result.id).number
-        for a, b in diagnose.unseparated(number, result.calls):
+        for a, b in matcher.unseparated(number, result.calls):
             problems.append(f"{result.id}: no call of its tests tells {a} from {b}")
         ids = [m.id for m in misconceptions.for_exercise(number)]
         pairs += len(ids) * (len(ids) - 1) // 2

@@ -39,7 +39,7 @@ class Student:
             raise ChildTimeout(earlier=True)
         if self.child is None or not self.child.alive:
             try:
-                load = load_request(self.path, self.exercise.stem)
+                load = load_request(self.path, self.exercise.stem, self.exercise.forbidden)
             except SubmissionRefused as refused:
                 self.load_failure = refused
                 raise

@@ -1,8 +1,9 @@
 """Timing for the performance tiers, in the child (the judge's side is `grader.perf.judge`).
 
-`grader.sandbox.child` imports this module before any student file is loaded, so the clocks, random
-generators and torch entry points captured here and in `grader.perf.cases` are the real ones,
-whatever a submission patches later.
+The grading run imports this module before its sandbox's zygote forks (`grader.grading.runner`, and
+`grader.perf.judge`): it registers the children's "bench" op (`grader.sandbox.child.OPS`), and the
+clocks, random generators and torch entry points captured here and in `grader.perf.cases` are the
+real ones in every child, whatever a submission patches later.
 
 How one case is timed (the method measured to be stable on noisy shared CPUs):
 - the student's code, the reference and (where the case has one) torch's fused attention are timed
@@ -30,6 +31,7 @@ from grader import catalog
 from grader.nested import leaves
 from grader.perf.cases import Allocations, Decode, Randn, build, decode_program, generator, make_args, real_torch
 from grader.perf.rounds import CLOCKS, Rounds, calls_per_timing
+from grader.sandbox import child as sandbox_child, rules
 
 _thread_time = time.thread_time
 _process_time = time.process_time
@@ -336,3 +338,15 @@ def handle(session, request):
         if action == "memory":
             return {"value": bench.memory_report()}
     raise ValueError(f"unknown bench action {action!r}")
+
+
+def _serve_bench(session, request):
+    """The "bench" op of every child. The reference's child (no student file loaded) times the
+    reference under the exercise's rules, mirrored, so that both sides pay the same for being watched."""
+    if session.guard is None:
+        with rules.mirrored(catalog.find(str(request.get("exercise"))).forbidden):
+            return handle(session, request)
+    return handle(session, request)
+
+
+sandbox_child.OPS["bench"] = _serve_bench

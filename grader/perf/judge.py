@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import torch
 
+import grader.perf.child  # noqa: F401 (the children's "bench" op: imported before a launcher forks its zygote)
 from grader.perf.cases import Allocations, Decode, build, decode_program, generator, make_args, weights
 from grader.perf.rounds import CLOCKS, Rounds, calls_per_timing, median, ratio_stats
 from grader.grading.compare import Mismatch
@@ -131,7 +132,7 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.
     limit = Deadline.earliest(time_limit, run)  # the exercise's limit, or the whole run's if sooner
     student = reference = None
     try:
-        load = load_request(path, exercise.stem)
+        load = load_request(path, exercise.stem, exercise.forbidden)
         student = _Timed(Child(launcher, log, limit.at, memory_limit, (path,)), device)
         student.child.request(load)
         request = {"op": "bench", "exercise": exercise.id, "device": device, "seed": seed}

@@ -26,11 +26,15 @@ import traceback
 
 import torch
 
-from grader.perf import child as perf_child  # first of all: it captures the clocks before any student code
-from grader import catalog
 from grader.nested import map_values
 from grader.sandbox import containment, rules, wire
 
+# The requests a child serves beyond "load" and "call", by op: handler(session, request) -> the reply's
+# value. A later stage registers its own (grader.perf.child: "bench") when it is imported, in the
+# judge before the zygote forks, so that every child can serve it before any student code runs. In
+# a child that loaded a student's file the handler runs under the exercise's rules; in one that
+# never did (the reference's timing child) the handler applies what it needs itself.
+OPS = {}
 OUTPUT_LIMIT = 8 << 20  # bytes: what the student's code may print (the log file) or write to any file
 _OUT_OF_MEMORY = re.compile(r"can't allocate memory|not enough memory")  # torch's CPU allocator
 
@@ -44,31 +48,32 @@ class Session:
         self.guard = None  # the exercise's rules, from the load request on
         self.memory_limit = memory_limit
         self.objects = {}  # handle ref -> object living here (a module, a cache)
-        self.bench = None  # the case being timed (grader.perf.child.Bench), between the judge's requests
+        self.bench = None  # the state an OPS handler keeps between the judge's requests (a case being timed)
 
     def answer(self, request):
         """The encoded reply to one request. The student's code, and the encoding of what it
         returned (a list subclass runs its own code), run under the exercise's rules."""
         op = request["op"]
         if op == "load":
-            return wire.encode(self.load(request["source"], request["path"], request["module"]))
-        if op == "bench" and self.guard is None:  # the reference's child, which never loads student code
-            with rules.mirrored(catalog.find(str(request.get("exercise"))).forbidden):
-                return wire.encode(perf_child.handle(self, request))
+            return wire.encode(self.load(request["source"], request["path"], request["module"],
+                                         request.get("forbidden", ())))
+        if op in OPS and self.guard is None:  # a child that never loads student code (the reference's)
+            return wire.encode(OPS[op](self, request))
         if self.guard is None:
             raise RuntimeError("no file loaded")
         if op == "call":
             return self.guard.run(lambda: wire.encode(self.call(request)))
-        if op == "bench":  # the performance phase: the student's code is timed under the rules too
-            return self.guard.run(lambda: wire.encode(perf_child.handle(self, request)))
+        if op in OPS:  # e.g. the performance phase: the student's code is timed under the rules too
+            return self.guard.run(lambda: wire.encode(OPS[op](self, request)))
         raise ValueError(f"unknown op {op!r}")
 
-    def load(self, source, path, module_name):
+    def load(self, source, path, module_name, forbidden=()):
         """Run the student's file as module `module_name` from its source, which the judge read
-        and sent (this process may not be able to open the file), with nothing beside it importable."""
+        and sent (this process may not be able to open the file), with nothing beside it importable,
+        under every exercise's rules and the `forbidden` rule ids of its exercise's declaration."""
         folder = os.path.dirname(os.path.abspath(path))
         sys.path[:] = [p for p in sys.path if p not in ("", ".", folder, os.getcwd())]
-        self.guard = rules.Guard(_forbidden(module_name), path)
+        self.guard = rules.Guard(tuple(forbidden), path)
         self.guard.install()
         self.path = os.path.abspath(path)
         linecache.cache[self.path] = (len(source), None, source.splitlines(True), self.path)  # for tracebacks
@@ -166,15 +171,6 @@ class Session:
         if isinstance(error, PermissionError) and error.errno == errno.EPERM:
             message += " (the grader runs your code alone: no new processes, no signals to others, no shared memory)"
         return {"type": type(error).__name__, "message": message, "frames": frames}
-
-
-def _forbidden(module_name):
-    """The rule ids an exercise's declaration forbids, from the name its file is loaded as (its
-    stem); none beyond every exercise's rules for a name that is no exercise."""
-    try:
-        return catalog.find(module_name).forbidden
-    except catalog.UnknownExercise:
-        return ()
 
 
 def serve(sock, session):
