@@ -46,7 +46,7 @@ class Settings:
     device: str = "auto"
     no_perf: bool = False  # skip the performance tiers
     force: bool = False
-    shard: tuple = None  # (K, N): grade only the students of shard K of N (grader/classbook.py)
+    shard: tuple = None  # (K, N): grade only the students of shard K of N (grader/course/classbook.py)
     roster: list = None  # classbook.Rostered entries: the gradebook gets a row per rostered student
 
     @property

@@ -471,7 +471,7 @@ def _where(test, file, lines):
 
 
 def render_html(report):
-    """The self-contained feedback page (grader/feedback.py): scores, messages, diagnoses, heatmaps."""
+    """The self-contained feedback page (grader/reports/html.py): scores, messages, diagnoses, heatmaps."""
     from grader.reports import html as feedback
 
     return feedback.render(report.to_dict())

@@ -1,4 +1,4 @@
-"""The structural analysers (grader/analyse.py), each on synthetic tensors, and how grader/diagnose.py
+"""The structural analysers (grader/diagnosis/analysers.py), each on synthetic tensors, and how grader/diagnosis/matcher.py
 weighs the evidence: a misconception named only when it explains every failed call, "either ... or"
 for two, structural findings only when every failed call of a function agrees."""
 
