@@ -111,7 +111,8 @@ def test_as_an_unprivileged_user_landlock_confines_the_child(request):
     tmp_path = Path(tempfile.mkdtemp(prefix="lumen-nobody-"))  # a folder 65534 can reach
     tmp_path.chmod(0o777)
     request.addfinalizer(lambda: shutil.rmtree(tmp_path, ignore_errors=True))
-    code = ("import json, pathlib, sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests'];"
+    code = ("import glob, json, pathlib, sys;"  # the kit, and its tests' folders (they share helpers)
+            "sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests', *glob.glob(sys.argv[1] + '/tests/*/')];"
             "from test_containment import escape_attempts;"
             "print(json.dumps(escape_attempts(pathlib.Path(sys.argv[2]))))")
     done = subprocess.run([*prefix, sys.executable, "-c", code, str(ROOT), str(tmp_path / "submission")],
