@@ -14,12 +14,13 @@ import torch
 import lumen_ref as ref
 from conftest import ROOT, SOLUTIONS, SUBMISSIONS
 from grader import catalog
-from grader.diagnosis import matcher as diagnose
-from grader.diagnosis import misconceptions
+from grader.diagnosis import matcher as diagnose, misconceptions
 from grader.diagnosis.reference import Reference
 from grader.reports import text as report
 from grader.grading.compare import Mismatch, check_close, check_tensor, check_unchanged, summarise
+from grader.grading import runner
 from grader.grading.results import GradeReport
+from grader.grading.settings import Settings
 from grader.grading.testkit import Made
 
 ISSUE_IDS = (
@@ -183,10 +184,22 @@ def lumen_ref_replay(call):
     return result
 
 
+def recorded_calls(launcher):
+    """The calls the suites make of the functions that every_call() does not call (an exercise's
+    added since), recorded by grading its solution: so that every exercise's mutants meet calls."""
+    covered = {call["target"] for call in every_call()}
+    added = [exercise for exercise in catalog.EXERCISES if not set(exercise.names) <= covered]
+    if not added:
+        return []
+    verdict = runner.grade(added, Settings(submission=SOLUTIONS, device="cpu", perf=False), launcher=launcher)
+    return [call for result in verdict.exercises for call in result.calls]
+
+
 @pytest.fixture(scope="module")
-def reference_answers():
-    """Each call of every_call() with the reference's answer to it."""
-    return [(call, diagnose.replay(Reference(), call, torch.float32)) for call in every_call()]
+def reference_answers(launcher):
+    """Each call of every_call() (and of recorded_calls) with the reference's answer to it."""
+    return [(call, diagnose.replay(Reference(), call, torch.float32))
+            for call in [*every_call(), *recorded_calls(launcher)]]
 
 
 @pytest.mark.parametrize("misconception", misconceptions.MISCONCEPTIONS, ids=lambda m: m.id)
@@ -239,7 +252,7 @@ class SourceFile:
 @pytest.mark.parametrize("misconception", misconceptions.MISCONCEPTIONS, ids=lambda m: m.id)
 def test_every_mutant_source_makes_that_mistake(misconception, reference_answers):
     """The student files `lumen-grade check` grades make the catalogue's mistake: the calls of
-    every_call() they get wrong are diagnosed, all together, as this misconception and nothing else."""
+    reference_answers they get wrong are diagnosed, all together, as this misconception and nothing else."""
     for number in misconception.edits:
         exercise = catalog.find(str(number))
         solution = (SOLUTIONS / exercise.file_name).read_text(encoding="utf-8")
