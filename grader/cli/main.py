@@ -21,8 +21,7 @@ from pathlib import Path
 import click
 
 from grader import catalog
-from grader.course import batch
-from grader.course import classbook
+from grader.course import batch, classbook
 from grader.sandbox import files
 from grader.course import gradescope
 from grader.reports import text as report

@@ -23,8 +23,7 @@ from pathlib import Path
 
 from grader import catalog
 from grader.course import classbook
-from grader.sandbox import files
-from grader.sandbox import containment
+from grader.sandbox import containment, files
 from grader.course.gradescope import stage
 from grader.reports import schema
 

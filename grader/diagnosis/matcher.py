@@ -25,8 +25,7 @@ from functools import lru_cache
 
 import torch
 
-from grader.diagnosis import analysers as analyse
-from grader.diagnosis import misconceptions
+from grader.diagnosis import analysers as analyse, misconceptions
 from grader.diagnosis.reference import Reference
 from grader.grading.compare import TOLERANCES
 from grader.nested import leaves, map_values

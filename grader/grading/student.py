@@ -10,8 +10,7 @@ forbidden import, a crash), every test reports the same failure.
 import os
 import time
 
-from grader.sandbox import files
-from grader.sandbox import wire
+from grader.sandbox import files, wire
 from grader.grading.compare import Mismatch, describe
 from grader.nested import map_values
 from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, SubmissionRefused,

@@ -24,8 +24,7 @@ import time
 import weakref
 from typing import NamedTuple
 
-from grader.sandbox import files
-from grader.sandbox import child, containment, rules, wire
+from grader.sandbox import child, containment, files, rules, wire
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes a child may allocate beyond what it holds at its start
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")

@@ -10,8 +10,7 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from grader.course import batch
-from grader.course import classbook
+from grader.course import batch, classbook
 from grader.cli.main import main
 from test_batch import read_csv
 from test_classbook import record, shard_output

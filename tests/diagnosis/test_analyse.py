@@ -7,8 +7,7 @@ import math
 import torch
 
 import lumen_ref as ref
-from grader.diagnosis import analysers as analyse
-from grader.diagnosis import matcher as diagnose
+from grader.diagnosis import analysers as analyse, matcher as diagnose
 from grader.diagnosis.reference import Reference
 from grader.grading.testkit import Made
 

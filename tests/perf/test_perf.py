@@ -16,8 +16,7 @@ from click.testing import CliRunner
 
 from conftest import SOLUTIONS
 from grader import catalog
-from grader.perf import judge as perf
-from grader.perf import rounds
+from grader.perf import judge as perf, rounds
 from grader.cli.main import main
 from grader.reports.text import SPEED
 

@@ -9,8 +9,7 @@ from html.parser import HTMLParser
 from click.testing import CliRunner
 
 from conftest import SUBMISSIONS
-from grader.reports import html as feedback
-from grader.reports import text as report
+from grader.reports import html as feedback, text as report
 from grader.cli.main import main
 from grader.grading.results import ExerciseResult, GradeReport
 from grader.grading.results import TestResult as Check  # not a pytest class
