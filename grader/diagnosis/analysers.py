@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import torch
 
+from grader.diagnosis import traits
 from grader.diagnosis.reference import Reference
 from grader.grading.compare import MASKED_BELOW, TOLERANCES
 
@@ -72,7 +73,7 @@ def quantities(call):
     tensors = [a for a in args if isinstance(a, torch.Tensor)]
     named = {}
     made = call.get("object")
-    if made is not None and made.target != "KVCache":
+    if made is not None and not traits.has(made.target, "stores"):
         d_model, n_heads, *rest = made.args
         n_kv = rest[0] if rest else n_heads
         x = args[0] if args and isinstance(args[0], torch.Tensor) else None
@@ -82,22 +83,22 @@ def quantities(call):
         if x is not None and x.dim() == 3:
             named.update({"L": x.shape[1], "B": x.shape[0]})
         return named
-    if target in ("attention_scores", "scaled_scores", "scaled_dot_product_attention") and len(tensors) >= 2:
+    if traits.has(target, "qk") and len(tensors) >= 2:
         q, k = tensors[:2]
         named.update({"d_k": q.shape[-1], "L_q": q.shape[-2], "L_k": k.shape[-2]})
         if len(tensors) >= 3 and tensors[2].is_floating_point():
             named["d_v"] = tensors[2].shape[-1]
-    elif target == "scale_scores" and tensors:
+    elif traits.has(target, "scores-width") and tensors:
         named.update({"d_k": args[1] if len(args) > 1 else kwargs.get("d_k"),
                       "L_q": tensors[0].shape[-2] if tensors[0].dim() >= 2 else None,
                       "L_k": tensors[0].shape[-1]})
-    elif target == "kv_cache_bytes":
-        names = ("n_layers", "n_kv_heads", "d_head", "seq_len", "batch_size", "bytes_per_value")
+    elif traits.has(target, "counts"):
+        names = traits.of(target).quantities
         named.update(dict(zip(names, args)))
         named.update({k: v for k, v in kwargs.items() if k in names})
-        named.setdefault("batch_size", 1)
-        named.setdefault("bytes_per_value", 2)
-    elif target in ("project", "fused_project") and tensors:
+        for name, value in traits.of(target).defaults.items():
+            named.setdefault(name, value)
+    elif traits.has(target, "projects") and tensors:
         named.update({"d_model": tensors[0].shape[-1], "L": tensors[0].shape[-2] if tensors[0].dim() > 1 else None})
     return {name: int(value) for name, value in named.items() if isinstance(value, int) and not isinstance(value, bool)}
 
@@ -163,7 +164,7 @@ def factor_findings(call, got, want, dtype, what):
     size = abs(c) if big else 1 / abs(c)
     sign = "" if c > 0 else " and of the opposite sign"
     how = f"{_ratio_text(size)} times too {'large' if big else 'small'}{sign}"
-    options = _named(size, named, with_constants=call["target"] == "kv_cache_bytes")
+    options = _named(size, named, with_constants=traits.has(call["target"], "counts"))  # a count: 2 keys and values, 8 bits
     findings = []
     for name, text in options:
         extra = (f"a factor of {name} too many (or a division by {name} missing)" if big else
@@ -174,17 +175,11 @@ def factor_findings(call, got, want, dtype, what):
     return divisor or findings
 
 
-# what each function divides its scores by, as a function of the call's quantities
-REFERENCE_DIVISOR = {"scale_scores": ("√d_k", lambda n: math.sqrt(n["d_k"])),
-                     "scaled_scores": ("√d_k", lambda n: math.sqrt(n["d_k"])),
-                     "attention_scores": ("1", lambda n: 1.0)}
-
-
 def _divisor_findings(call, c, named, what):
     """For a function whose job is a division of the scores: what the student divided by instead."""
-    if call["target"] not in REFERENCE_DIVISOR or c <= 0 or "d_k" not in named:
+    if traits.of(call["target"]).divisor is None or c <= 0 or "d_k" not in named:
         return []
-    name, divisor = REFERENCE_DIVISOR[call["target"]]
+    name, divisor = traits.of(call["target"]).divisor  # what the function divides its scores by
     theirs = divisor(named) / c
     must = (f" where they must be divided by √d_k = √{named['d_k']} (d_k = q.size(-1), the width of a query)"
             if name != "1" else " where attention_scores is the raw Q Kᵀ: no scaling in this step")
@@ -216,7 +211,7 @@ def _words(expression):
 def _dims(call):
     """{"q.size(1)": 5, ...}: the sizes of a score function's inputs by position, in the student's
     words when a size is read from the wrong dim."""
-    names = ARG_NAMES.get(call["target"], ("scores",))
+    names = traits.of(call["target"]).args or ("scores",)
     sizes = {}
     for name, arg in zip(names, call["args"]):
         if isinstance(arg, torch.Tensor) and arg.is_floating_point():
@@ -420,7 +415,7 @@ def _fill_findings(got, want, what):
 
 def head_mapping_findings(call, got, want, dtype, what):
     """repeat_kv-like results: every output head is one input head; say which."""
-    if call["target"] != "repeat_kv" or not isinstance(got, torch.Tensor) or got.shape != want.shape:
+    if not traits.has(call["target"], "repeats-heads") or not isinstance(got, torch.Tensor) or got.shape != want.shape:
         return []
     x = _f64(call["args"][0])
     n_rep = call["args"][1] if len(call["args"]) > 1 else call["kwargs"].get("n_rep")
@@ -457,9 +452,7 @@ def probes(call):
     target = call["target"]
     named = quantities(call)
     found = []
-    attends = target in ("scaled_dot_product_attention", "MultiHeadAttention", "GroupedQueryAttention",
-                         "CachedGroupedQueryAttention")
-    if attends:
+    if traits.has(target, "attends"):
         found += _scale_probes(named)
         found.append(("mask:softmax-dim-2", "your weights are normalised over the queries (dim=-2), not over the "
                       "keys: each query's row must sum to 1, softmax(scores, dim=-1)",
@@ -469,7 +462,7 @@ def probes(call):
                       "softmax divides each row by its sum over the keys, so that it sums to 1",
                       _variant(softmax=lambda self, x, dim=-1: torch.exp(x - x.amax(dim=dim, keepdim=True)
                                                                          .clamp(min=-1e300)))))
-    if target in ("MultiHeadAttention", "GroupedQueryAttention", "CachedGroupedQueryAttention"):
+    if traits.has(target, "module"):
         found.append(("no-output-projection", "your output is the heads merged side by side, without the output "
                       "projection: the last step is W_O (self.out / self.o_proj) applied to merge_heads(y)",
                       _variant(out_projection=lambda self, y, w, b=None: y)))
@@ -483,12 +476,12 @@ def probes(call):
                 + ("query i also sees key i + 1, one token of the future" if offset > 0 else
                    "query i may not see itself (key i)") + "; the causal mask is tril with diagonal=0"),
                 _variant(causal_mask=lambda self, L, device=None, o=offset: torch.ones(L, L, dtype=torch.bool).tril(o))))
-    if target in ("GroupedQueryAttention", "CachedGroupedQueryAttention") and named.get("n_rep", 1) > 1:
+    if traits.has(target, "gqa") and named.get("n_rep", 1) > 1:
         found.append(("heads:tiled", "query head j of yours reads KV head j mod n_kv_heads (the KV heads tiled, "
                       "[0, 1, 0, 1, …], what .repeat or .expand-then-reshape on the wrong axis gives); it must read "
                       "KV head j // n_rep, [0, 0, 1, 1, …]: repeat_interleave(n_rep, dim=1)",
                       _variant(repeat_kv=lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1))))
-    if target in ("split_heads", *MODULES):
+    if traits.has(target, "splits"):
         found.append(("split:no-transpose", "your split into heads (split_heads) reshapes (B, L, D) straight into (B, H, L, d_head), "
                       "which mixes positions and heads (a reshape keeps the numbers in their order); view it as "
                       "(B, L, H, d_head), then transpose(1, 2)", _variant(split_heads=_split_no_transpose)))
@@ -496,7 +489,7 @@ def probes(call):
                       "D viewed as (d_head, H)); head h must hold the contiguous chunk of columns h*d_head .. "
                       "(h+1)*d_head - 1: view (B, L, D) as (B, L, H, d_head), then transpose(1, 2)",
                       _variant(split_heads=_split_strided)))
-    if target in ("merge_heads", *MODULES):
+    if traits.has(target, "merges"):
         found.append(("merge:no-transpose", "your merge of the heads (merge_heads) reshapes (B, H, L, d_head) straight into (B, L, D), "
                       "which mixes positions and heads; transpose(1, 2) back to (B, L, H, d_head) first, then "
                       ".contiguous().view(B, L, D)", _variant(merge_heads=lambda self, x: x.reshape(x.size(0), x.size(2), -1))))
@@ -504,26 +497,26 @@ def probes(call):
                       "head 1's first, …) instead of side by side: after transpose(1, 2) to (B, L, H, d_head), "
                       "view it as (B, L, H * d_head) so that head 0's d_head numbers come first",
                       _variant(merge_heads=lambda self, x: x.permute(0, 2, 3, 1).reshape(x.size(0), x.size(2), -1))))
-    if target in ("fused_project", "MultiHeadAttention"):
+    if traits.has(target, "fused"):
         found.append(("fused:interleaved", "your code reads q, k and v from interleaved columns of the fused output "
                       "(q from columns 0, 3, 6, …); the fused weights hold W_Q, W_K and W_V side by side as three "
                       "blocks, so q is the first block of columns: split(d, dim=-1)",
                       _variant(cut_fused=lambda self, qkv, d, d_model: list(qkv.unflatten(-1, (-1, 3)).unbind(-1)))))
-    if target == "MultiHeadAttention" and named.get("n_heads", 1) > 1:
+    if traits.has(target, "fused-per-head") and named.get("n_heads", 1) > 1:
         H = named["n_heads"]
         found.append(("fused:per-head", "your forward cuts the fused qkv output per head (each head's q | k | v "
                       "together) instead of as three D-wide blocks W_Q | W_K | W_V: self.qkv(x).split(D, dim=-1) "
                       "first, then split_heads on each",
                       _variant(cut_fused=lambda self, qkv, d, d_model: [
                           t.flatten(-2) for t in qkv.unflatten(-1, (H, -1)).chunk(3, dim=-1)])))
-    if target in SCORES:
+    if traits.has(target, "scores"):
         found.append(("diagonal-only", DIAGONAL, _variant(attention_scores=lambda self, q, k: (q * k).sum(-1))))
-    if target in (*SCORES, "scaled_dot_product_attention", *MODULES):
+    if traits.has(target, "view-scores"):
         found.append(("scores:view-not-transpose", "your k is reshaped (view or reshape) to (…, d_k, L_k) instead of "
                       "transposed: a view keeps the numbers in their memory order, so they land in the wrong places; "
                       "swap the last two dims with k.transpose(-2, -1)",
                       _variant(attention_scores=lambda self, q, k: q @ k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]))))
-    if target == "CachedGroupedQueryAttention":
+    if traits.has(target, "decodes"):
         for offset in (1, -1):
             found.append((f"mask:decode{offset:+d}", (
                 f"the causal mask of your new tokens is tril(diagonal=past {'+' if offset > 0 else '-'} 1): new token i "
@@ -537,7 +530,7 @@ def probes(call):
                       "cache.update): fine for one new token, but with several in one call token i must not see the "
                       "ones after it; use a (T_new, past + T_new) mask, tril(diagonal=past), with past = len(cache) "
                       "before the update", _variant(cached_attention=_unmasked_with_cache)))
-    if target == "CachedGroupedQueryAttention":
+    if traits.has(target, "decodes"):
         found.append(("cache:overwritten", "your cache writes every update at position 0, over the tokens before "
                       "it, so the past it returns is overwritten; write at [len(cache) : len(cache) + T_new], "
                       "where the cache's state has advanced to",
@@ -546,18 +539,15 @@ def probes(call):
                       "sits at position past + i and sees keys 0 .. past + i, tril(diagonal=past) of a (T_new, past + "
                       "T_new) mask", _variant(decode_mask=lambda self, T, past: torch.ones(T, past + T, dtype=torch.bool)
                                               .tril())))
-    if target in ("KVCache", "CachedGroupedQueryAttention") and call.get("method") in ("update", "__call__"):
+    if traits.has(target, "caches") and call.get("method") in ("update", "__call__"):
         found.append(("cache:not-advancing", "your cache does not advance its state: every update writes at "
                       "position 0 and sets the length to the new tokens alone, so it forgets what it held; write at "
                       "[len : len + T_new] and add T_new to the length", _variant(cache_update=_forgetting_update)))
-    if target == "KVCache" and call.get("method") == "update":
+    if traits.has(target, "stores") and call.get("method") == "update":
         found.append(("cache:overwritten", "your cache.update writes the new tokens at position 0 every time, over "
                       "the ones before: write them where the cache's state has advanced to, at [len : len + T_new], "
                       "and return everything up to the new length", _variant(cache_update=_overwriting_update)))
     return found
-
-
-MODULES = ("MultiHeadAttention", "GroupedQueryAttention", "CachedGroupedQueryAttention")
 
 
 def _split_no_transpose(self, x, n_heads):
@@ -619,7 +609,7 @@ def substitution_probes(call):
     (for a module, each weight in the place of another of its shape)."""
     found = []
     args = list(call["args"])
-    names = ARG_NAMES.get(call["target"])
+    names = traits.of(call["target"]).args
     if call.get("object") is None and names:
         for i, j in itertools.permutations(range(min(len(args), len(names))), 2):
             a, b = args[i], args[j]
@@ -633,23 +623,12 @@ def substitution_probes(call):
     return found
 
 
-ARG_NAMES = {"project": ("x", "w_q", "w_k", "w_v"), "scaled_dot_product_attention": ("q", "k", "v", "mask"),
-             "attention_scores": ("q", "k"), "scaled_scores": ("q", "k")}
-EXPLAINS_FIRST = {"scaled_dot_product_attention": (1, 0)}  # the weights explain the output
-LABELS = {"project": ("q", "k", "v"), "fused_project": ("q", "k", "v"),
-          "scaled_dot_product_attention": ("output", "weights"), "update": ("keys", "values")}
-AXES = {"attention_scores": ("batch",) * 8 + ("queries", "keys"), "scaled_scores": ("batch",) * 8 + ("queries", "keys"),
-        "scale_scores": ("batch",) * 8 + ("queries", "keys"),
-        "split_heads": ("batch", "heads", "positions", "head width"),
-        "merge_heads": ("batch", "positions", "model width")}
-
-
 def axis_names(target, n):
-    names = AXES.get(target)
+    names = traits.of(target).axes
     if names is None:
         return None
     names = names[-n:] if len(names) >= n else None
-    if names and target in ("split_heads", "merge_heads"):
+    if names and (traits.has(target, "splits") or traits.has(target, "merges")):
         return list(names)
     return [f"the {name} axis" if name != "batch" else f"batch axis {i}" for i, name in enumerate(names)] if names else None
 
@@ -701,7 +680,8 @@ def direct(call, expected, dtype):
             return []
         if any(item is None for item in got):
             return [Finding("returned-none", f"{what} returned a None in its tuple: did you forget to return one value?")]
-        labels = LABELS.get(call.get("method") if call.get("object") is not None else target) or \
+        labels = (traits.of(target).method_labels.get(call.get("method")) if call.get("object") is not None
+                  else traits.of(target).labels) or \
             [f"item {i}" for i in range(len(expected))]
         wrong = [i for i in range(len(expected)) if not close(got[i], expected[i], dtype)]
         if not wrong:
@@ -715,8 +695,8 @@ def direct(call, expected, dtype):
         storage = _storage_findings(call, got, expected, dtype, what)
         if storage:
             return storage
-        for i in sorted(wrong, key=lambda i: EXPLAINS_FIRST.get(target, ()).index(i) if i in EXPLAINS_FIRST.get(
-                target, ()) else i):
+        first = traits.of(target).explains_first
+        for i in sorted(wrong, key=lambda i: first.index(i) if i in first else i):
             if isinstance(got[i], torch.Tensor) and isinstance(expected[i], torch.Tensor):
                 item_what = f"the {labels[i]} from {what}"
                 findings = _tensor_findings(call, got[i], expected[i], dtype, item_what, key_prefix=f"{labels[i]}:")
@@ -730,12 +710,9 @@ def direct(call, expected, dtype):
     return []
 
 
-SCORES = ("attention_scores", "scaled_scores", "scale_scores")
-
-
 def later_step_findings(call, got, want, dtype, what):
     """Scores that came out already softmaxed (a later step done here)."""
-    if call["target"] not in SCORES or got.shape != want.shape or not torch.isfinite(want).all():
+    if not traits.has(call["target"], "scores") or got.shape != want.shape or not torch.isfinite(want).all():
         return []
     named = quantities(call)
     for extra, how in ((1.0, ""), (math.sqrt(named.get("d_k", 1)), " of the scaled scores")):
@@ -748,7 +725,7 @@ def later_step_findings(call, got, want, dtype, what):
 
 def diagonal_findings(call, got, want, dtype, what):
     """One score per query (query i with key i only) instead of every query with every key."""
-    if call["target"] not in SCORES or want.dim() < 2 or tuple(got.shape) != tuple(want.shape[:-1]):
+    if not traits.has(call["target"], "scores") or want.dim() < 2 or tuple(got.shape) != tuple(want.shape[:-1]):
         return []
     if want.shape[-1] != want.shape[-2] or want.shape[-1] < 2:
         return []

@@ -1,6 +1,6 @@
 """Adding an exercise as docs/instructors.md says: a toy exercise 11 added to a copy of the kit.
 
-The copy gets a copy of one exercise's folder (grader/catalog/exercise3_scaling/, the three files
+The copy gets a copy of one exercise's folder (grader/catalog/exercise3_scaling/, the four files
 the page lists, rewritten for the toy), the toy's solution and its lumen_ref module, and the three
 extra files the page names (a README row, a wrong and an honest corpus file), and nothing else of
 the kit changes. Then, as the page says, `lumen-grade release` writes its stub and notebook, and:
@@ -26,7 +26,7 @@ from grader.grading import runner
 from grader.grading.settings import Settings
 
 TOY, TEMPLATE = "exercise11_doubling", "exercise3_scaling"
-FOLDER_FILES = {"__init__.py", "test_exercise11.py", "misconceptions.py"}  # the page's checklist
+FOLDER_FILES = {"__init__.py", "test_exercise11.py", "misconceptions.py", "probes.py"}  # the page's checklist
 
 SOLUTION = '''"""Exercise 11 — a toy: double a tensor.
 
@@ -134,6 +134,11 @@ def double(x):
     return x + x + x
 '''
 
+PROBES = '''"""Exercise 11: what the generic analysers know of its functions: no role (see grader/diagnosis/traits.py)."""
+
+TRAITS = {}
+'''
+
 HONEST = '''"""An honest toy answer: a product, not a sum."""
 
 
@@ -175,23 +180,25 @@ def graded(kit, folder, *args):
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory):
     """A copy of the kit with the toy added as docs/instructors.md says, and released."""
+    # (the numbers are the page's steps)
     kit = tmp_path_factory.mktemp("kit")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "attacks")
     for part in ("grader", "lumen_ref", "solutions", "exercises", "tests", "docs"):
         shutil.copytree(ROOT / part, kit / part, ignore=ignore)
     for part in ("README.md", "pyproject.toml"):
         shutil.copyfile(ROOT / part, kit / part)
-    # 1-3: a copy of one exercise's folder, its files rewritten for the toy
+    # 1-4: a copy of one exercise's folder, its files rewritten for the toy
     folder = kit / "grader" / "catalog" / TOY
     shutil.copytree(kit / "grader" / "catalog" / TEMPLATE, folder, ignore=ignore)
     (folder / "test_exercise3.py").rename(folder / "test_exercise11.py")
     assert {path.name for path in folder.iterdir()} == FOLDER_FILES, "the page's list of an exercise's files is stale"
-    for name, text in (("__init__.py", DECLARATION), ("test_exercise11.py", SUITE), ("misconceptions.py", MISCONCEPTIONS)):
+    for name, text in (("__init__.py", DECLARATION), ("test_exercise11.py", SUITE), ("misconceptions.py", MISCONCEPTIONS),
+                       ("probes.py", PROBES)):
         (folder / name).write_text(text, encoding="utf-8")
-    # 4-5: the solution, and the maths in lumen_ref
+    # 5-6: the solution, and the maths in lumen_ref
     (kit / "solutions" / f"{TOY}.py").write_text(SOLUTION, encoding="utf-8")
     (kit / "lumen_ref" / "toy.py").write_text(REFERENCE, encoding="utf-8")
-    # 6-8: what the kit's exercise-wide tests ask of every exercise
+    # 7-9: what the kit's exercise-wide tests ask of every exercise
     readme = (kit / "README.md").read_text(encoding="utf-8")
     last = re.search(r"^\| exercise10 \|.*\n", readme, re.M)
     (kit / "README.md").write_text(readme[:last.end()] + README_ROW + readme[last.end():], encoding="utf-8")
@@ -206,7 +213,7 @@ def kit(tmp_path_factory):
 def test_the_page_lists_every_file_of_an_exercise_folder():
     for exercise in catalog.EXERCISES:
         found = {path.name for path in exercise.folder.iterdir() if path.name != "__pycache__"}
-        assert found <= FOLDER_FILES | {f"test_{exercise.id}.py"} and "__init__.py" in found, (exercise.id, found)
+        assert found == {name.replace("exercise11", exercise.id) for name in FOLDER_FILES}, (exercise.id, found)
     instructors = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
     assert all(f"`{name.replace('11', 'N')}`" in instructors for name in FOLDER_FILES)
 
