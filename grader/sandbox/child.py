@@ -205,13 +205,12 @@ def child_main(fd, log_path, memory_limit=None, plan=None, scratch=None, readabl
         sys.dont_write_bytecode = True
         _redirect_output(log_path, keep=fd)
         _set_limits(memory_limit)
-        level, layers = containment.confine(plan, scratch, readable)
+        layers = containment.confine(plan, scratch, readable)
         gpu = plan is not None and any(device.startswith("/dev/nvidia") for device in plan.devices)
-        if confine(shared_memory=gpu):
-            layers.append("seccomp")
+        layers.append(containment.Layer("seccomp", confine(shared_memory=gpu)))
         torch.set_num_threads(1)
         sock = socket.socket(fileno=fd)
-        wire.send(sock, {"containment": level, "layers": layers})
+        wire.send(sock, {"containment": containment.level_of(layers), "layers": containment.held(layers)})
         serve(sock, Session(memory_limit))
     except BaseException:  # the child's own failure (before any student code): into its log
         with contextlib.suppress(BaseException):
