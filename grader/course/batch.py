@@ -23,6 +23,7 @@ from pathlib import Path
 
 from grader import catalog
 from grader.course import classbook
+from grader.grading.settings import DEFAULTS, RUN_MARGIN
 from grader.sandbox import containment, files
 from grader.course.gradescope import stage
 from grader.reports import schema
@@ -39,10 +40,10 @@ class Settings:
     """How to grade the class: the `batch` command's options."""
 
     jobs: int = 1
-    timeout: float = 60.0  # seconds per exercise, passed to the grader
+    timeout: float = DEFAULTS.time_limit  # seconds per exercise, passed to the grader
     student_timeout: float = None  # seconds for one student's whole run; None: from `timeout`
-    seed: int = 0
-    device: str = "auto"
+    seed: int = DEFAULTS.seed
+    device: str = DEFAULTS.device
     no_perf: bool = False  # skip the performance tiers
     force: bool = False
     shard: tuple = None  # (K, N): grade only the students of shard K of N (grader/course/classbook.py)
@@ -50,7 +51,7 @@ class Settings:
 
     @property
     def student_limit(self):
-        return self.student_timeout or len(catalog.EXERCISES) * self.timeout + 60.0
+        return self.student_timeout or len(catalog.EXERCISES) * self.timeout + RUN_MARGIN
 
 
 class Interrupted(Exception):
