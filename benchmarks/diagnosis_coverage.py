@@ -32,6 +32,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from grader.grading.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -85,7 +86,8 @@ def verdict(entry, text):
 
 def grade_all(entries, time_limit):
     """{path: (diagnosis text, passed)} grading each file as its exercise, one file per exercise per run."""
-    from grader import catalog, runner
+    from grader import catalog
+    from grader.grading import runner
     from grader.sandbox.judge import Launcher
 
     launcher = Launcher()
@@ -106,8 +108,8 @@ def grade_all(entries, time_limit):
                     exercise = catalog.find(str(entry.exercise))
                     shutil.copyfile(entry.path, Path(folder) / exercise.file_name)
                     exercises.append(exercise)
-                report = runner.grade(exercises, runner.Options(submission=Path(folder), device="cpu",
-                                                                time_limit=time_limit), launcher=launcher)
+                report = runner.grade(exercises, Settings(submission=Path(folder), device="cpu",
+                                                                time_limit=time_limit, perf=False), launcher=launcher)
             for entry, result in zip(batch, report.exercises):
                 text = "\n".join(d["message"] for d in result.diagnoses)
                 results[entry.path] = (text, result.passed)

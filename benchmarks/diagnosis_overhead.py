@@ -8,7 +8,7 @@ Two measurements, each a median over --rounds, the settings alternating within e
    tests/unseen/ (mistakes written without the catalogue, most explained by the structural
    analysers, which replay more); each folder's time against the solutions';
 2. in one process (one sandbox launcher, so only grading is timed), the folder of mistakes graded
-   with the diagnosis and with it switched off (grader.diagnose.diagnose replaced by a function that
+   with the diagnosis and with it switched off (grader.diagnosis.matcher.diagnose replaced by a function that
    finds nothing), and their ratio: the cost of diagnosing itself.
 
 Run by hand:
@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from grader.grading.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 MISTAKES = {  # exercise -> a wrong submission from the corpus
@@ -65,7 +66,9 @@ def cli_seconds(submission):
 
 def in_process(folder, rounds):
     """Median seconds grading `folder` takes with the diagnosis and without it, in this process."""
-    from grader import catalog, diagnose, runner
+    from grader import catalog
+    from grader.diagnosis import matcher as diagnose
+    from grader.grading import runner
     from grader.sandbox.judge import Launcher
 
     launcher = Launcher()
@@ -74,7 +77,7 @@ def in_process(folder, rounds):
     times = {"with": [], "without": []}
     found = []
     try:
-        options = runner.Options(submission=folder, device="cpu")
+        options = Settings(submission=folder, device="cpu", perf=False)
         for _ in range(rounds):
             for setting in times:
                 diagnose.diagnose = real if setting == "with" else (lambda *args, **kwargs: None)

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from grader.grading.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADE = [sys.executable, "-m", "grader"]
@@ -74,7 +75,8 @@ def corpus():
 
 
 def check_verdicts():
-    from grader import catalog, runner
+    from grader import catalog
+    from grader.grading import runner
     from grader.sandbox.judge import Launcher
 
     launcher = Launcher()
@@ -85,7 +87,7 @@ def check_verdicts():
             exercise = catalog.find(exercise_id)
             with tempfile.TemporaryDirectory() as folder:
                 shutil.copyfile(path, Path(folder) / exercise.file_name)
-                options = runner.Options(submission=Path(folder), device="cuda", time_limit=60.0)
+                options = Settings(submission=Path(folder), device="cuda", time_limit=60.0, perf=False)
                 result = runner.grade([exercise], options, launcher=launcher).exercises[0]
             right = result.score == result.max_score if honest else result.score < result.max_score
             if not right:

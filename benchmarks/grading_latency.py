@@ -6,10 +6,14 @@ and with the performance tiers, and prints each command's median wall time and i
 floor's median. Goals (--no-perf): one exercise <= 1.5x the floor, all eight <= 3x. With
 --confinement-cost, the --no-perf commands also run without the kernel's layers of confinement
 (LUMEN_NO_KERNEL_CONTAINMENT=1: no mount namespace, uid drop or Landlock), in the same rounds, so
-that what confinement costs is measured side by side.
+that what confinement costs is measured side by side. With --against TREE, the grading commands
+also run from another tree of the kit (another version, with its own TREE/.venv), in the same
+rounds, so that a change's cost is measured side by side: the last column is this tree's median
+over that tree's.
 
     python benchmarks/grading_latency.py --rounds 7
     python benchmarks/grading_latency.py --rounds 7 --no-perf-only --confinement-cost
+    python benchmarks/grading_latency.py --rounds 7 --against ../base
 """
 
 import os
@@ -34,13 +38,22 @@ COMMANDS = {
     "all": ([*GRADE, "all", *SOLUTIONS], None),
 }
 UNCONFINED = " (no kernel layers)"  # the same command with LUMEN_NO_KERNEL_CONTAINMENT=1
+AGAINST = " (other tree)"  # the same command run from the --against tree
 
 
-def wall_time(name):
-    command = COMMANDS[name.removesuffix(UNCONFINED)][0]
-    env = {**os.environ, **({"LUMEN_NO_KERNEL_CONTAINMENT": "1"} if name.endswith(UNCONFINED) else {})}
+def base_name(name):
+    return name.removesuffix(AGAINST).removesuffix(UNCONFINED)
+
+
+def wall_time(name, against=None):
+    command, cwd = COMMANDS[base_name(name)][0], ROOT
+    if name.endswith(AGAINST):  # that tree's interpreter, solutions and working folder
+        python = str(against / ".venv" / "bin" / "python")
+        command = [python if part == sys.executable else part.replace(str(ROOT), str(against)) for part in command]
+        cwd = against
+    env = {**os.environ, **({"LUMEN_NO_KERNEL_CONTAINMENT": "1"} if UNCONFINED in name else {})}
     started = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
+    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
     return time.perf_counter() - started
 
 
@@ -51,23 +64,29 @@ def wall_time(name):
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the order of the runs.")
 @click.option("--confinement-cost", is_flag=True,
               help="Also run the --no-perf commands without the kernel's layers of confinement.")
-def main(rounds, no_perf_only, seed, confinement_cost):
+@click.option("--against", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Another tree of the kit (with its own .venv): its grading commands run in the same rounds.")
+def main(rounds, no_perf_only, seed, confinement_cost, against):
     """Median wall time of each grading command, as a ratio to the torch + pytest import floor."""
     names = [name for name in COMMANDS if not no_perf_only or "--no-perf" in name or name.startswith("import")]
     names += [name + UNCONFINED for name in names if confinement_cost and "--no-perf" in name]
+    names += [name + AGAINST for name in names if against is not None and not name.startswith("import")]
+    against = against.resolve() if against is not None else None
     times = {name: [] for name in names}
     order = random.Random(seed)
     for round_ in range(rounds):
         order.shuffle(names)
         for name in names:
-            times[name].append(wall_time(name))
+            times[name].append(wall_time(name, against))
         click.echo(f"round {round_ + 1}/{rounds} done", err=True)
     floor = statistics.median(times["import torch, pytest"])
-    click.echo(f"{'command':<40} {'median s':>9} {'x floor':>8}  goal")
-    for name in sorted(times, key=lambda name: list(COMMANDS).index(name.removesuffix(UNCONFINED))):
-        median, goal = statistics.median(times[name]), COMMANDS[name.removesuffix(UNCONFINED)][1]
+    click.echo(f"{'command':<54} {'median s':>9} {'x floor':>8}  goal")
+    for name in sorted(times, key=lambda name: (list(COMMANDS).index(base_name(name)), name)):
+        median, goal = statistics.median(times[name]), COMMANDS[base_name(name)][1]
         verdict = "" if goal is None else f"<= {goal:g}x: {'met' if median / floor <= goal else 'NOT met'}"
-        click.echo(f"{name:<40} {median:>9.2f} {median / floor:>8.2f}  {verdict}")
+        if name + AGAINST in times:
+            verdict += f"  (this tree / other: {median / statistics.median(times[name + AGAINST]):.2f})"
+        click.echo(f"{name:<54} {median:>9.2f} {median / floor:>8.2f}  {verdict}")
 
 
 if __name__ == "__main__":

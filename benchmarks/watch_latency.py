@@ -30,7 +30,11 @@ import click
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import catalog, report, runner, watch  # noqa: E402
+from grader import catalog  # noqa: E402
+from grader.reports import text as report
+from grader.grading import runner
+from grader.course import watch
+from grader.grading.settings import Settings
 
 EXERCISE = catalog.find("exercise3")
 GOAL = 0.3  # seconds, median warm re-grade
@@ -79,7 +83,7 @@ def main(rounds, interval):
     student = folder / EXERCISE.file_name
     versions = [ROOT / "solutions" / EXERCISE.file_name, ROOT / "exercises" / EXERCISE.file_name]
     shutil.copyfile(versions[0], student)
-    options = runner.Options(submission=folder, device="cpu", perf=False)
+    options = Settings(submission=folder, device="cpu", perf=False)
 
     def draw(verdict, graded, seconds):
         report.render_text(verdict, width=80)  # drawn, as watch does, but not printed here

@@ -1,5 +1,5 @@
 """`python -m grader` is `lumen-grade`."""
 
-from grader.cli import main
+from grader.cli.main import main
 
 main()

@@ -2,7 +2,7 @@
 
 Why it exists: `lumen_ref` is the answer key the grader compares students against, so something
 that is not `lumen_ref` has to prove it. This module is that second opinion. The grader's
-`lumen-grade check` and `tests/test_reference.py` use it as the independent answer.
+`lumen-grade check` and `tests/reference/test_reference.py` use it as the independent answer.
 
 It is written differently from `lumen_ref` on purpose, so that one mistake cannot hide in both:
 no torch anywhere in the maths, everything in float64, einsum instead of `@`, heads handled by

@@ -1,7 +1,7 @@
 """Lumen's reference attention: the chapter's code, step by step, plus the KV cache, what heads learn
 and attention without the (L, L) matrix.
 
-The grader trusts these functions as the answer key, and `tests/test_reference.py` proves them
+The grader trusts these functions as the answer key, and `tests/reference/test_reference.py` proves them
 against an independent float64 NumPy oracle and against torch's own built-ins.
 """
 

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import catalog, runner
+from grader import catalog
+from grader.grading import runner
 from grader.sandbox.judge import Launcher
+from grader.grading.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -48,7 +50,8 @@ def grade(launcher, tmp_path):
             target.write_text(textwrap.dedent(source))
         options.setdefault("device", "cpu")
         options.setdefault("time_limit", 20.0)
-        report = runner.grade([exercise], runner.Options(submission=folder, **options), launcher=launcher)
+        options.setdefault("perf", False)
+        report = runner.grade([exercise], Settings(submission=folder, **options), launcher=launcher)
         return report.exercises[0]
 
     return run
@@ -57,7 +60,7 @@ def grade(launcher, tmp_path):
 def edited_release_files(folder=None):
     """The files of the release in `folder` (exercises/) that differ from what `lumen-grade
     release` wrote there (by its manifest's digests): a student's work, most likely."""
-    from grader.release import MANIFEST
+    from grader.course.release import MANIFEST
 
     folder = folder or EXERCISES
     try:

@@ -15,6 +15,9 @@ import importlib
 import pkgutil
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+FOLDER = Path(__file__).parent  # one package per exercise
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,16 @@ class Exercise:
         return f"{self.stem}.py"
 
     @property
+    def folder(self):
+        """The exercise's package: its declaration, hidden suite, misconceptions and probes."""
+        return FOLDER / self.stem
+
+    @property
+    def suite(self):
+        """The exercise's hidden pytest suite."""
+        return self.folder / f"test_{self.id}.py"
+
+    @property
     def timed(self):
         return self.perf is not None
 
@@ -76,7 +89,7 @@ def _declared():
     found = []
     for info in pkgutil.iter_modules(__path__):
         match = _DECLARATION.fullmatch(info.name)
-        if match:
+        if match and info.ispkg:
             module = importlib.import_module(f"{__name__}.{info.name}")
             found.append(replace(module.EXERCISE, number=int(match.group(1)), stem=info.name))
     found.sort(key=lambda exercise: exercise.number)

@@ -1,14 +1,16 @@
 """Timing for the performance tiers, in the child (the judge's side is `grader.perf.judge`).
 
-`grader.sandbox.child` imports this module before any student file is loaded, so the clocks, random
-generators and torch entry points captured here and in `grader.perf.cases` are the real ones,
-whatever a submission patches later (and what it patches in this module's globals cannot make its
-code look faster than the judge, measuring its process from outside, saw it: `grader.perf.judge`).
+The grading run imports this module before its sandbox's zygote forks (`grader.grading.runner`, and
+`grader.perf.judge`): it registers the children's "bench" op (`grader.sandbox.child.OPS`), and the
+random generators and torch entry points captured here and in `grader.perf.cases` (the clocks:
+`grader.sandbox.clock`) are the real ones in every child, whatever a submission patches later; and
+what it patches in this module's globals cannot make its code look faster than the judge,
+measuring its process from outside, saw it (`grader.perf.judge`).
 
 What a child does for the timing:
 - around every call of the student's code, the suites' and the timing's alike, the sandbox reads
-  `clocks`: the CPU time of the calling thread (one intra-op thread, which other processes on the
-  machine barely disturb), the process's CPU time, the wall time and how often the thread waited,
+  its clocks (`grader.sandbox.clock`): the CPU time of the calling thread (one intra-op thread,
+  which other processes on the machine barely disturb), the process's CPU time, the wall time and how often the thread waited,
   so that the judge can charge work handed to other threads (process CPU time) and waiting (wall
   time) to the code that does it; on CUDA, after synchronising the device;
 - the reference's child (one that never loaded a student file) `adopt`s an exercise's reference
@@ -29,10 +31,10 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from grader import catalog
-from grader.sandbox import rules
 from grader.nested import leaves
 from grader.perf.cases import Allocations, build, decode_program, generator, real_torch
 from grader.perf.rounds import Rounds, calls_per_timing
+from grader.sandbox import child as sandbox_child, clock, rules
 
 _thread_time = time.thread_time
 _process_time = time.process_time
@@ -45,13 +47,6 @@ _cuda_synchronize = torch.cuda.synchronize
 _cuda_initialized = torch.cuda.is_initialized
 _fused_sdpa = torch.nn.functional.scaled_dot_product_attention
 real_torch()  # the inputs' torch functions, captured now too
-try:
-    import resource
-
-    _getrusage = resource.getrusage
-    _RUSAGE_THREAD = getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)
-except ImportError:  # Windows
-    _getrusage = None
 
 
 # -- the reference, privately -----------------------------------------------------------------
@@ -109,45 +104,24 @@ def reference(fused=False):
 # -- timing -----------------------------------------------------------------------------------
 
 
-def _waits():
-    """How many times this thread has waited (voluntary context switches: sleep, I/O, a lock, a
-    join); 0 where the system does not say."""
-    return _getrusage(_RUSAGE_THREAD).ru_nvcsw if _getrusage else 0
-
-
-def clocks():
-    """(this thread's CPU time, the process's CPU time, wall time, waits) now. `grader.sandbox.child`
-    reads them around every call of the student's code, the suites' and the timing's alike, so
-    that a timed call takes the very path a tested one does. Where CUDA is in use, after the
-    device has finished what it was given: the wall time then holds the GPU's work."""
-    if _cuda_initialized():
-        _cuda_synchronize()
-    return _thread_time(), _process_time(), _perf_counter(), _waits()
-
-
-def since(start):
-    """[seconds of each clock, waits] from `start` (a `clocks()` reading) to now."""
-    return [now - then for now, then in zip(clocks(), start)]
-
-
 def _clock(device, fn, arg_sets):
     """(time, process CPU time, wall time, waits) of fn over every argument set. `time` is the CPU
     time of this thread, or on CUDA the time between CUDA events around the calls."""
     if device == "cuda":
         start, end = _cuda_event(enable_timing=True), _cuda_event(enable_timing=True)
         _cuda_synchronize()
-        waits, wall, process = _waits(), _perf_counter(), _process_time()
+        waits, wall, process = clock.waits(), _perf_counter(), _process_time()
         start.record()
         for args in arg_sets:
             fn(*args)
         end.record()
         _cuda_synchronize()
         return (start.elapsed_time(end) / 1e3, _process_time() - process, _perf_counter() - wall,
-                _waits() - waits)
-    waits, wall, process, cpu = _waits(), _perf_counter(), _process_time(), _thread_time()
+                clock.waits() - waits)
+    waits, wall, process, cpu = clock.waits(), _perf_counter(), _process_time(), _thread_time()
     for args in arg_sets:
         fn(*args)
-    return _thread_time() - cpu, _process_time() - process, _perf_counter() - wall, _waits() - waits
+    return _thread_time() - cpu, _process_time() - process, _perf_counter() - wall, clock.waits() - waits
 
 
 
@@ -289,3 +263,15 @@ def handle(session, request):
         impl = session.module if session.path is not None else reference()
         return {"value": allocations(case, impl, device, seed)}
     raise ValueError(f"unknown bench action {action!r}")
+
+
+def _serve_bench(session, request):
+    """The "bench" op of every child. The reference's child (no student file loaded) times the
+    reference under the exercise's rules, mirrored, so that both sides pay the same for being watched."""
+    if session.guard is None:
+        with rules.mirrored(catalog.find(str(request.get("exercise"))).forbidden):
+            return handle(session, request)
+    return handle(session, request)
+
+
+sandbox_child.OPS["bench"] = _serve_bench

@@ -39,14 +39,15 @@ from typing import NamedTuple
 
 import torch
 
+import grader.perf.child  # noqa: F401 (the children's "bench" op: imported before a launcher forks its zygote)
 from grader.perf.cases import Allocations, Decode, Randn, build, decode_program, generator, make_args, weights
 from grader.perf.rounds import CLOCKS, MAX_ROUNDS, decided, median_interval, median, ratio_stats
-from grader.compare import TOLERANCES, Mismatch, describe
-from grader.results import TestResult
+from grader.grading.compare import TOLERANCES, Mismatch, describe
+from grader.grading.results import TestResult
 from grader.sandbox import wire
 from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
                                   load_request)
-from grader.testkit import as64, check_result, one_thread
+from grader.grading.testkit import as64, check_result, one_thread
 
 _STEP = math.sqrt(3)
 TIERS = (  # (id, name, the largest ratio in the tier, what it often means)
@@ -155,7 +156,7 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
     limit = Deadline.earliest(time_limit, run)  # the exercise's limit, or the whole run's if sooner
     student = None
     try:
-        load = load_request(path, exercise.stem)
+        load = load_request(path, exercise.stem, exercise.forbidden)
         student = _Timed(Child(launcher, os.path.join(log_dir, f"{exercise.id}.log"), limit.at, memory_limit,
                                (path,)), device)
         student.child.request(load)
@@ -710,7 +711,7 @@ def _clock_for(timing, device):
     time) or waits for something, a sleep or another process (then the wall clock), which the
     reference does not."""
     if device == "cuda":
-        return "wall", "wall-cuda"  # the device synchronised around each call (`grader.perf.child.clocks`)
+        return "wall", "wall-cuda"  # the device synchronised around each call (`grader.sandbox.clock.read`)
     thread, process, waits = timing["time"], timing["process"], timing["waits"]
 
     def elsewhere(name):  # CPU time spent by other threads, relative to this thread's

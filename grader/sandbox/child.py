@@ -26,11 +26,15 @@ import traceback
 
 import torch
 
-from grader.perf import child as perf_child  # first of all: it captures the clocks before any student code
-from grader import catalog
 from grader.nested import map_values
-from grader.sandbox import containment, rules, wire
+from grader.sandbox import clock, containment, rules, wire
 
+# The requests a child serves beyond "load" and "call", by op: handler(session, request) -> the reply's
+# value. A later stage registers its own (grader.perf.child: "bench") when it is imported, in the
+# judge before the zygote forks, so that every child can serve it before any student code runs. In
+# a child that loaded a student's file the handler runs under the exercise's rules; in one that
+# never did (the reference's timing child) the handler applies what it needs itself.
+OPS = {}
 OUTPUT_LIMIT = 8 << 20  # bytes: what the student's code may print (the log file) or write to any file
 _OUT_OF_MEMORY = re.compile(r"can't allocate memory|not enough memory")  # torch's CPU allocator
 
@@ -50,24 +54,25 @@ class Session:
         returned (a list subclass runs its own code), run under the exercise's rules."""
         op = request["op"]
         if op == "load":
-            return wire.encode(self.load(request["source"], request["path"], request["module"]))
-        if op == "bench" and self.path is None:  # the reference's child, which never loads student code
-            with rules.mirrored(catalog.find(str(request.get("exercise"))).forbidden):
-                return wire.encode(perf_child.handle(self, request))
+            return wire.encode(self.load(request["source"], request["path"], request["module"],
+                                         request.get("forbidden", ())))
+        if op in OPS and self.guard is None:  # a child that never loads student code (the reference's)
+            return wire.encode(OPS[op](self, request))
         if self.guard is None:
             raise RuntimeError("no file loaded")
         if op == "call":  # the reference's child answers the timing's calls this way too, once it adopted one
             return self.guard.run(lambda: wire.encode(self.call(request)))
-        if op == "bench":  # the performance phase: the student's code is timed under the rules too
-            return self.guard.run(lambda: wire.encode(perf_child.handle(self, request)))
+        if op in OPS:  # e.g. the performance phase: the student's code is timed under the rules too
+            return self.guard.run(lambda: wire.encode(OPS[op](self, request)))
         raise ValueError(f"unknown op {op!r}")
 
-    def load(self, source, path, module_name):
+    def load(self, source, path, module_name, forbidden=()):
         """Run the student's file as module `module_name` from its source, which the judge read
-        and sent (this process may not be able to open the file), with nothing beside it importable."""
+        and sent (this process may not be able to open the file), with nothing beside it importable,
+        under every exercise's rules and the `forbidden` rule ids of its exercise's declaration."""
         folder = os.path.dirname(os.path.abspath(path))
         sys.path[:] = [p for p in sys.path if p not in ("", ".", folder, os.getcwd())]
-        self.guard = rules.Guard(_forbidden(module_name), path)
+        self.guard = rules.Guard(tuple(forbidden), path)
         self.guard.install()
         self.path = os.path.abspath(path)
         linecache.cache[self.path] = (len(source), None, source.splitlines(True), self.path)  # for tracebacks
@@ -102,9 +107,9 @@ class Session:
         grad = request.get("grad")
         if grad is None:
             with torch.no_grad() if request.get("no_grad") else contextlib.nullcontext():
-                start = perf_child.clocks()
+                start = clock.read()
                 value = fn(*args, **kwargs)
-                spent = perf_child.since(start)
+                spent = clock.since(start)
             reply = {"value": self.sendable(value), "clock": spent}
         else:
             reply = self.call_with_grad(obj, fn, args, kwargs, grad)
@@ -171,15 +176,6 @@ class Session:
         return {"type": type(error).__name__, "message": message, "frames": frames}
 
 
-def _forbidden(module_name):
-    """The rule ids an exercise's declaration forbids, from the name its file is loaded as (its
-    stem); none beyond every exercise's rules for a name that is no exercise."""
-    try:
-        return catalog.find(module_name).forbidden
-    except catalog.UnknownExercise:
-        return ()
-
-
 def serve(sock, session):
     """Answer the judge's requests until it hangs up."""
     while True:
@@ -212,13 +208,12 @@ def child_main(fd, log_path, memory_limit=None, plan=None, scratch=None, readabl
         sys.dont_write_bytecode = True
         _redirect_output(log_path, keep=fd)
         _set_limits(memory_limit)
-        level, layers = containment.confine(plan, scratch, readable)
+        layers = containment.confine(plan, scratch, readable)
         gpu = plan is not None and any(device.startswith("/dev/nvidia") for device in plan.devices)
-        if confine(shared_memory=gpu):
-            layers.append("seccomp")
+        layers.append(containment.Layer("seccomp", confine(shared_memory=gpu)))
         torch.set_num_threads(1)
         sock = socket.socket(fileno=fd)
-        wire.send(sock, {"containment": level, "layers": layers})
+        wire.send(sock, {"containment": containment.level_of(layers), "layers": containment.held(layers)})
         serve(sock, Session(memory_limit))
     except BaseException:  # the child's own failure (before any student code): into its log
         with contextlib.suppress(BaseException):

@@ -16,10 +16,11 @@ strongest mechanisms the machine offers are used, each decided at run time:
 - always: PR_SET_NO_NEW_PRIVS and PR_SET_PDEATHSIG (the child dies with its parent), then the
   seccomp filter of `grader.sandbox.child` as a second layer.
 
-`plan` runs once, in the judge; `confine` runs in each child and says which layers hold. The
-level is "kernel" when Landlock or the private mount namespace confines the child's files, and
-"process" when only the rules and limits of the child's own process remain (macOS, Windows, old
-kernels, or a container that refuses both).
+`plan` runs once, in the judge; `confine` runs in each child and returns its `Layer`s, each
+saying whether it held and whether it confines the child's files by the kernel. `level_of`
+computes the level from them: "kernel" when a layer that confines files by the kernel held
+(Landlock, the private mount namespace), "process" when only the rules and limits of the child's
+own process remain (macOS, Windows, old kernels, or a container that refuses both).
 """
 
 import ctypes
@@ -32,6 +33,25 @@ import sys
 from typing import NamedTuple
 
 KERNEL, PROCESS = "kernel", "process"
+
+
+class Layer(NamedTuple):
+    """One layer of a child's confinement, as applying it went: what reports call it, whether it
+    held, and whether it confines the child's files by the kernel (what makes the level 'kernel')."""
+
+    name: str
+    held: bool
+    files_by_kernel: bool = False
+
+
+def level_of(layers):
+    """The confinement level of a child with these layers: computed from them, never from their names."""
+    return KERNEL if any(layer.held and layer.files_by_kernel for layer in layers) else PROCESS
+
+
+def held(layers):
+    """The names of the layers that held, as every report lists them."""
+    return [layer.name for layer in layers if layer.held]
 UNPRIVILEGED = 65534  # the uid and gid a root child drops to ("nobody"/"nogroup" on most systems)
 SCRATCH_BYTES = 64 << 20  # the root child's scratch tmpfs
 _KIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the folder holding grader/
@@ -311,7 +331,7 @@ def _landlock(plan, scratch, readable):
 
 
 def confine(plan, scratch, readable=()):
-    """Confine this child (before any student code): returns (level, layers), the layers in force.
+    """Confine this child (before any student code): returns its `Layer`s (see `level_of`).
 
     `scratch`: an empty folder made for this child, its only writable place; `readable`: files it
     may read besides the runtime (its own submission)."""
@@ -320,7 +340,7 @@ def confine(plan, scratch, readable=()):
         if scratch:
             os.chdir(scratch)
             os.environ.update(TMPDIR=scratch)
-        return PROCESS, layers
+        return layers
     readable = tuple(os.path.realpath(p) for p in readable if os.path.isfile(p))
     parent = os.getppid()
     if os.environ.get(OFF_ENV) == "1":  # measuring what the kernel layers cost: the level says so
@@ -328,13 +348,14 @@ def confine(plan, scratch, readable=()):
     if plan.root:
         try:
             _private_root(plan, scratch, readable)
-            layers.append("mount-namespace")
+            layers.append(Layer("mount-namespace", True, files_by_kernel=True))
             drop_uid = plan.drop_uid
         except OSError:  # a container that refuses namespaces: the other layers remain
+            layers.append(Layer("mount-namespace", False, files_by_kernel=True))
             os.chdir("/")
             drop_uid = plan.drop_uid_host
         _drop_privileges(drop_uid)
-        layers.append(f"uid {UNPRIVILEGED}" if drop_uid else "no capabilities")
+        layers.append(Layer(f"uid {UNPRIVILEGED}" if drop_uid else "no capabilities", True))
     _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after the uid change, which clears it
     if os.getppid() != parent:  # the parent died before that: follow it
@@ -347,8 +368,7 @@ def confine(plan, scratch, readable=()):
     if plan.landlock:
         try:
             _landlock(plan, scratch, readable)
-            layers.append(f"landlock ABI {plan.landlock}")
+            layers.append(Layer(f"landlock ABI {plan.landlock}", True, files_by_kernel=True))
         except OSError:
-            pass
-    level = KERNEL if {"mount-namespace"} & set(layers) or any(l.startswith("landlock") for l in layers) else PROCESS
-    return level, layers
+            layers.append(Layer(f"landlock ABI {plan.landlock}", False, files_by_kernel=True))
+    return layers

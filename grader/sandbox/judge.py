@@ -24,8 +24,7 @@ import time
 import weakref
 from typing import NamedTuple
 
-from grader import files
-from grader.sandbox import child, containment, rules, wire
+from grader.sandbox import child, containment, files, rules, wire
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes a child may allocate beyond what it holds at its start
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -133,14 +132,15 @@ class SubmissionRefused(ChildCrashed):
     """The student's file cannot be graded as it is (a link, a pipe, far too large)."""
 
 
-def load_request(path, module):
-    """The request that loads a student's file in a child: its source, read here by the judge
-    (files.read_submission), so that the child needs no access to the student's folder."""
+def load_request(path, module, forbidden=()):
+    """The request that loads a student's file in a child as `module`: its source, read here by the
+    judge (files.read_submission), so that the child needs no access to the student's folder, and
+    the rule ids its exercise forbids beyond every exercise's rules (grader.sandbox.rules)."""
     try:
         source = files.read_submission(path).decode("utf-8", errors="surrogateescape")
     except OSError as error:
         raise SubmissionRefused(f"cannot grade {os.path.basename(path)}: {error.strerror or error}") from None
-    return {"op": "load", "source": source, "path": str(path), "module": module}
+    return {"op": "load", "source": source, "path": str(path), "module": module, "forbidden": list(forbidden)}
 
 
 class Launcher:

@@ -20,6 +20,7 @@ exception still answers that request with the rule's name, and the judge scores 
 
 import contextlib
 import ctypes
+import glob
 import importlib.util
 import os
 import re
@@ -46,10 +47,13 @@ def _package_dir(name):
 
 _ANSWER_KEY = [p for p in (_package_dir("lumen_ref"), os.path.join(_PROJECT, "solutions"),
                            os.path.join(_GRADER, "oracle.py")) if p]
-# what the student's code may not even open: the answer key and the hidden tests (the grader's other
-# files may be read: a traceback the student's code prints reads the child's source lines)
+# what the student's code may not even open: the answer key, the hidden tests and the exercises'
+# misconceptions (the grader's other files may be read: a traceback the student's code prints reads
+# the child's source lines)
 _SECRET = tuple(os.path.realpath(p) for p in
-                (*_ANSWER_KEY, os.path.join(_GRADER, "suites"), os.path.join(_GRADER, "testkit.py")))
+                (*_ANSWER_KEY, *glob.glob(os.path.join(_GRADER, "catalog", "*", "test_*.py")),
+                 *glob.glob(os.path.join(_GRADER, "catalog", "*", "misconceptions.py")),
+                 os.path.join(_GRADER, "grading", "testkit.py")))
 
 
 @dataclass(frozen=True)

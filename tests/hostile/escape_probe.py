@@ -62,7 +62,7 @@ def probe():
         "read the answer key by dir_fd": _attempt(_by_dir_fd),
         "read the answer key by hard link": _attempt(lambda: _by_link(os.link)),
         "read the answer key by symlink": _attempt(lambda: _by_link(os.symlink)),
-        "read the hidden suites": _attempt(lambda: _read(os.path.join(KIT, "grader", "suites", "test_exercise3.py"))),
+        "read the hidden suites": _attempt(lambda: _read(os.path.join(KIT, "grader", "catalog", "exercise3_scaling", "test_exercise3.py"))),
         "read the solutions": _attempt(lambda: _read(os.path.join(KIT, "solutions", "exercise3_scaling.py"))),
         "list the kit": _attempt(lambda: os.listdir(KIT)),
         "write beside its own file": _attempt(lambda: _write(os.path.join(os.path.dirname(__file__), "x.txt"))),

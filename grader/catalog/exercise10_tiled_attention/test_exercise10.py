@@ -1,0 +1,261 @@
+"""Exercise 10 — Attention without the L×L matrix: `attention_cost`, `crossover_length`,
+`online_softmax(x, block_size)` and `tiled_attention(q, k, v, block_size, causal=False)`.
+
+Block sizes are chosen so that the usual mistakes of a block loop show: one that divides the
+length, one that leaves a shorter last block, blocks of one entry (the running max grows at almost
+every step, so every missing rescale shows), and one block larger than the whole sequence (a loop
+that needs a full block runs zero times). The memory the submission allocates is measured apart,
+in the performance phase."""
+
+import pytest
+import torch
+
+import lumen_ref as ref
+from grader.grading.compare import Mismatch, attention_magnitude, describe, dtype_text, softmax_magnitude, summarise
+from grader.grading.testkit import cases, check_call, check_inputs_kept, dims, randn
+
+DTYPES = [torch.float32, torch.float64]
+
+# attention_cost: (L, d_model); online_softmax: x (B..., L_q rows, L_k entries) read `block` at a time;
+# tiled_attention: q (B..., L_q, d_k), k (B..., L_k, d_k), v (B..., L_k, d_v), L for L_q = L_k.
+# tests/catalog/test_sizes.py holds every case to the rule; each block size is also unlike every other size.
+SIZES = {
+    "cost[gpt2-small]": dict(L=1024, d_model=768),
+    "cost[short]": dict(L=10, d_model=64),
+    "cost[long-context]": dict(L=131072, d_model=4096),
+    "softmax[divides]": dict(B=2, L_q=3, L_k=12, block=4),
+    "softmax[partial]": dict(B=2, L_q=3, L_k=11, block=4),
+    "softmax[block-1]": dict(B=2, L_q=3, L_k=7, block=1),
+    "softmax[one-block]": dict(B=2, L_q=3, L_k=6, block=8),
+    "softmax_huge": dict(B=2, L_q=3, L_k=9, block=4),
+    "softmax_masked": dict(B=2, L_q=5, L_k=10, block=3),
+    "attention[divides]": dict(B=(2, 3), L=12, d_k=5, d_v=7, block=4),
+    "attention[partial]": dict(B=(2, 3), L=11, d_k=5, d_v=7, block=4),
+    "attention[block-1]": dict(B=(2, 3), L=6, d_k=5, d_v=7, block=1),
+    "attention[one-block]": dict(B=(2, 3), L=6, d_k=5, d_v=7, block=9),
+    "attention_float64": dict(B=2, L=13, d_k=6, d_v=3, block=5),
+    "lengths[decode]": dict(B=(2, 3), L_q=4, L_k=10, d_k=5, d_v=7, block=6),
+    "lengths[more-queries]": dict(B=(2, 3), L_q=9, L_k=6, d_k=5, d_v=4, block=4),
+    "lengths[not-causal]": dict(B=(2, 3), L_q=4, L_k=10, d_k=5, d_v=7, block=3),
+    "attention_huge": dict(B=2, L=9, d_k=5, d_v=3, block=4),
+    "attention_negative": dict(B=2, L=10, d_k=4, d_v=3, block=6),
+    "attention_no_batch": dict(L_q=7, L_k=10, d_k=5, d_v=3, block=4),
+    "attention_inputs": dict(B=2, L=8, d_k=5, d_v=3, block=6),
+    "attention_half": dict(B=(2, 3), L=10, d_k=8, d_v=6, block=4),
+}
+TILED = "tiled_attention"
+EMPTY_ROW_HINT = ("a row with no finite score must give zeros, not NaN: e^(-inf - (-inf)) and 0/0 are NaN, so shift "
+                  "by 0 while the running max is -inf and divide by 1 where the running sum is 0")
+NO_KEY_HINT = ("with more queries than keys, the first L_q - L_k queries (positions before the first key) see no key "
+               "at all: their output must be zeros, not NaN (shift by 0 while the running max is -inf, divide by 1 "
+               "where the sum is 0)")
+OVERFLOW_HINT = "e^x overflowed: shift every exponent by the running max, e^(s - m), never e^s"
+
+
+# -- the cost ------------------------------------------------------------------------------------
+
+COST_KEYS = ("core_attention", "projections", "feed_forward")
+COST_TERMS = {"core_attention": "4·L²·d (Q Kᵀ and A V, L·L·d multiply-adds each, 2 FLOPs per multiply-add)",
+              "projections": "8·L·d² (W_Q, W_K, W_V and W_O, L·d·d multiply-adds each)",
+              "feed_forward": "16·L·d² (d -> 4d -> d: two products of L·d·4d multiply-adds)"}
+
+
+def _number(got, what):
+    """got as a number, or a Mismatch saying it is not one."""
+    if isinstance(got, bool) or not isinstance(got, (int, float)):
+        raise Mismatch(f"{what} is {describe(got)}, expected an int")
+    return got
+
+
+def _whole(got, what, unit):
+    """A right value must also be an int: FLOPs and lengths are whole numbers."""
+    if type(got) is not int:
+        raise Mismatch(f"{what} is the {type(got).__name__} {got!r}, expected an int: {unit} are whole, so "
+                       "multiply and divide ints with // (no /, math.pow or tensors)")
+
+
+def _factor(got, expected):
+    """' (1/2 of it)' or ' (3× it)' when got is a simple fraction or multiple of expected, else ''."""
+    ratio = got / expected if expected else 0
+    for n in (2, 3, 4, 6, 8):
+        if abs(ratio - n) < 1e-9:
+            return f" ({n}× it)"
+        if abs(ratio - 1 / n) < 1e-9:
+            return f" (1/{n} of it)"
+    return ""
+
+
+@pytest.mark.parametrize("case", cases(SIZES, "cost"))
+def test_attention_cost(student, case):
+    L, d_model = dims(SIZES[f"cost[{case}]"], "L", "d_model")
+    what = f"attention_cost({L}, {d_model})"
+    got = student.attention_cost(L, d_model)
+    expected = ref.attention_cost(L, d_model)
+    if not isinstance(got, dict):
+        raise Mismatch(f"{what} returned {describe(got)}, expected a dict with the keys "
+                       f"{', '.join(map(repr, COST_KEYS))}")
+    if set(got) != set(COST_KEYS):
+        raise Mismatch(f"{what} has the keys {sorted(map(str, got))}, expected exactly "
+                       f"{', '.join(map(repr, COST_KEYS))}")
+    for key in COST_KEYS:
+        value = _number(got[key], f"{what}[{key!r}]")
+        if value != expected[key]:
+            raise Mismatch(f"{what}[{key!r}] is {summarise(value)}, expected {expected[key]:,}"
+                           f"{_factor(value, expected[key])}: {COST_TERMS[key]}")
+    for key in COST_KEYS:
+        _whole(got[key], f"{what}[{key!r}]", "FLOPs")
+
+
+@pytest.mark.points(2)
+def test_crossover_length(student):
+    for d_model in (768, 4096, 10):  # GPT-2 small, a d = 4096 model, a toy
+        what = f"crossover_length({d_model})"
+        got = _number(student.crossover_length(d_model), what)
+        expected = ref.crossover_length(d_model)
+        if got != expected:
+            raise Mismatch(f"{what} is {summarise(got)}, expected {expected:,}{_factor(got, expected)}: the "
+                           "core's 4·L²·d equals the projections' and feed-forward's 8·L·d² + 16·L·d² = 24·L·d² at "
+                           "L = 6·d")
+        _whole(got, what, "lengths")
+
+
+# -- online softmax -------------------------------------------------------------------------------
+
+
+def _check_softmax(student, x, block, *, what=None, nan_hint=""):
+    """The student's online_softmax(x, block) against the whole-row softmax, in x's dtype."""
+    return check_call(student, "online_softmax", x, block, ref=ref.online_softmax, like=x, nan_hint=nan_hint,
+                      what=what or f"online_softmax(x of shape {tuple(x.shape)}, block_size={block})",
+                      picture="weights", magnitude=lambda weights, x, block: softmax_magnitude(x, weights))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("case", cases(SIZES, "softmax"))
+def test_online_softmax(student, rng, device, case, dtype):
+    size = SIZES[f"softmax[{case}]"]
+    x = randn(rng, *dims(size, "B", "L_q", "L_k"), dtype=dtype, device=device, scale=3.0)
+    _check_softmax(student, x, size["block"])
+
+
+@pytest.mark.points(2)
+def test_online_softmax_huge_scores(student, rng, device):
+    size = SIZES["softmax_huge"]
+    x = randn(rng, *dims(size, "B", "L_q", "L_k"), device=device, scale=3.0)
+    x[0] += 1e4  # e^1e4 overflows: only e^(x - max) is safe
+    x[1, 0] -= 1e4  # every entry far below 0: a running max that starts at 0 underflows every term
+    x[1, 1] = x[1, 1].sort().values * 100  # the max grows in every block, by far
+    x[1, 2] = x[1, 2].sort(descending=True).values * 100  # the max comes first, every later block far below it
+    _check_softmax(student, x, size["block"], what=f"online_softmax(x, block_size={size['block']}) with scores "
+                   "like ±1e4", nan_hint=OVERFLOW_HINT)
+
+
+@pytest.mark.points(2)
+def test_online_softmax_masked_entries(student, rng, device):
+    size = SIZES["softmax_masked"]
+    block = size["block"]
+    x = randn(rng, *dims(size, "B", "L_q", "L_k"), device=device, scale=2.0)
+    x[0, 1, :block + 1] = float("-inf")  # the first block all -inf: the running max is -inf for a while
+    x[0, 2] = float("-inf")  # a row that may see nothing: zeros
+    x[1, 3, :-1] = float("-inf")  # one entry left, in the last (partial) block
+    _check_softmax(student, x, block, what=f"online_softmax(x, block_size={block}) with -inf entries",
+                   nan_hint=EMPTY_ROW_HINT)
+
+
+# -- tiled attention --------------------------------------------------------------------------------
+
+
+def qkv(rng, name, **options):
+    """q, k and v of the SIZES case `name` (options: randn's); L stands for L_q = L_k."""
+    size = dict(SIZES[name])
+    size.setdefault("L_q", size.get("L")), size.setdefault("L_k", size.get("L"))
+    return tuple(randn(rng, *dims(size, "B", length, width), **options)
+                 for length, width in (("L_q", "d_k"), ("L_k", "d_k"), ("L_k", "d_v")))
+
+
+def _weights(q, k, v, causal):
+    """The (L_q, L_k) weights tiled attention never forms, in float64: the tolerance's conditioning."""
+    L_q, L_k = q.size(-2), k.size(-2)
+    mask = torch.ones(L_q, L_k, dtype=torch.bool).tril(diagonal=L_k - L_q) if causal else None
+    return ref.scaled_dot_product_attention(q, k, v, mask)[1]
+
+
+def _check_tiled(student, q, k, v, block, causal, *, what=None, nan_hint=""):
+    """The student's tiled_attention against whole-matrix attention in float64."""
+    what = what or (f"tiled_attention(q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}, v, "
+                    f"block_size={block}{', causal=True' if causal else ''})")
+    return check_call(student, TILED, q, k, v, block, kwargs={"causal": causal}, ref=ref.tiled_attention, what=what,
+                      like=q, nan_hint=nan_hint,
+                      magnitude=lambda out, q, k, v, block, causal: attention_magnitude(
+                          q, k, v, _weights(q, k, v, causal))[0])
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("case", cases(SIZES, "attention"))
+def test_tiled_attention(student, rng, device, case, causal):
+    size = SIZES[f"attention[{case}]"]
+    q, k, v = qkv(rng, f"attention[{case}]", device=device)
+    _check_tiled(student, q, k, v, size["block"], causal)
+
+
+@pytest.mark.points(2)
+def test_tiled_attention_float64(student, rng, device):
+    size = SIZES["attention_float64"]
+    q, k, v = qkv(rng, "attention_float64", dtype=torch.float64, device=device, scale=2.0)
+    _check_tiled(student, q, k, v, size["block"], True)
+
+
+@pytest.mark.parametrize("case", cases(SIZES, "lengths"))
+def test_tiled_attention_queries_and_keys(student, rng, device, case):
+    """L_q != L_k: the queries are the last L_q positions (as in the KV cache)."""
+    size = SIZES[f"lengths[{case}]"]
+    q, k, v = qkv(rng, f"lengths[{case}]", device=device)
+    _check_tiled(student, q, k, v, size["block"], case != "not-causal",
+                 nan_hint=NO_KEY_HINT if case == "more-queries" else "")
+
+
+@pytest.mark.points(2)
+def test_tiled_attention_huge_scores(student, rng, device):
+    size = SIZES["attention_huge"]
+    q, k, _ = qkv(rng, "attention_huge", dtype=torch.float64, device=device, scale=60.0)  # scores 1e3..1e4
+    _, _, v = qkv(rng, "attention_huge", dtype=torch.float64, device=device)
+    _check_tiled(student, q, k, v, size["block"], True, nan_hint=OVERFLOW_HINT,
+                 what=f"tiled_attention(q, k, v, block_size={size['block']}, causal=True) with scores of order 1e4")
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_tiled_attention_negative_scores(student, rng, device, dtype):
+    size = SIZES["attention_negative"]
+    q, k, v = qkv(rng, "attention_negative", dtype=dtype, device=device)
+    q, k = -30 * (q.abs() + 1), 30 * (k.abs() + 1)  # every score below -1000: e^(s - 0) underflows
+    _check_tiled(student, q, k, v, size["block"], False, nan_hint=EMPTY_ROW_HINT,
+                 what=f"tiled_attention(q, k, v, block_size={size['block']}) with every score below -1000 "
+                      f"({dtype_text(dtype)})")
+
+
+def test_tiled_attention_without_batch_dims(student, rng, device):
+    size = SIZES["attention_no_batch"]
+    q, k, v = qkv(rng, "attention_no_batch", device=device)
+    _check_tiled(student, q, k, v, size["block"], True)
+
+
+def test_inputs_not_modified(student, rng, device):
+    size = SIZES["attention_inputs"]
+    x = randn(rng, *dims(size, "B", "L", "L"), device=device)
+    x[1, 3, :4] = float("-inf")
+    check_inputs_kept(student, "online_softmax", x, size["block"], names=["x"])
+    q, k, v = qkv(rng, "attention_inputs", device=device)
+    check_inputs_kept(student, TILED, q, k, v, size["block"], causal=True, names=["q", "k", "v"])
+
+
+@pytest.mark.points(2)
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
+def test_half_precision(student, rng, device):
+    size = SIZES["attention_half"]
+    for dtype in (torch.float16, torch.bfloat16):
+        x = randn(rng, *dims(size, "B", "L", "L"), dtype=dtype, device=device, scale=2.0)
+        _check_softmax(student, x, size["block"], what=f"online_softmax(x, block_size={size['block']}) in "
+                                                       f"{dtype_text(dtype)}")
+        q, k, v = qkv(rng, "attention_half", dtype=dtype, device=device)
+        _check_tiled(student, q, k, v, size["block"], True,
+                     what=f"tiled_attention(q, k, v, block_size={size['block']}, causal=True) in {dtype_text(dtype)}")

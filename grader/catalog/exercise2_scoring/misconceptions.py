@@ -1,0 +1,33 @@
+"""Exercise 2: the misconceptions first seen in this exercise (see grader/diagnosis/mutants.py).
+
+In catalogue order: the first one named decides an "either … or" diagnosis. `edits` turn the
+instructor's solution of each exercise into a student file making the mistake."""
+
+import math
+
+import lumen_ref as ref
+from grader.diagnosis.mutants import Misconception, WALKTHROUGH
+
+MISCONCEPTIONS = (
+    Misconception(
+        "scores-transposed", (2, 3, 5),
+        "You computed K Qᵀ: row i of the scores is query i against every key, S = Q Kᵀ of shape (L_q, L_k); "
+        "transpose k, not q: see 'Step 2 — Score every key'",
+        ({"attention_scores": lambda self, q, k: k @ q.transpose(-2, -1)},),
+        {2: [("    return q @ k.transpose(-2, -1)", "    return k @ q.transpose(-2, -1)")]},
+    ),
+    Misconception(
+        "scores-transpose-all-dims", (2, 3, 5),
+        "k.T reverses ALL of k's dims, the batch dims too: swap only the last two, k.transpose(-2, -1) "
+        "(or k.mT): see " + WALKTHROUGH,
+        ({"attention_scores": lambda self, q, k: q @ k.permute(*range(k.dim() - 1, -1, -1))},),
+        {2: [("    return q @ k.transpose(-2, -1)", "    return q @ k.T")]},
+    ),
+    Misconception(
+        "scores-prescaled", (2,),
+        "attention_scores is Step 2, the raw S = Q Kᵀ; yours are already divided by √d_k, which is "
+        "Step 3 (exercise 3): see 'Step 2 — Score every key'",
+        ({"attention_scores": lambda self, q, k: ref.attention_scores(q, k) / math.sqrt(q.size(-1))},),
+        {2: [("    return q @ k.transpose(-2, -1)", "    return q @ k.transpose(-2, -1) / q.size(-1) ** 0.5")]},
+    ),
+)

@@ -1,0 +1,38 @@
+"""Exercise 3: the misconceptions first seen in this exercise (see grader/diagnosis/mutants.py).
+
+In catalogue order: the first one named decides an "either … or" diagnosis. `edits` turn the
+instructor's solution of each exercise into a student file making the mistake."""
+
+import math
+
+from grader.diagnosis.mutants import Misconception, SCALE
+
+# lines of the solutions that the edits below rewrite
+SOLUTION_SDPA_SCORES = "    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # steps 2 + 3: (..., L_q, L_k)\n"
+SOLUTION_TILED_SCORES = "        s = q @ k_block.transpose(-2, -1) / math.sqrt(q.size(-1))"
+
+MISCONCEPTIONS = (
+    Misconception(
+        "missing-scale", (3, 5, 6, 7, 8, 10),
+        "Your scores are not scaled: divide Q Kᵀ by √d_k before the softmax, or wide heads make the softmax a "
+        "hard argmax: see " + SCALE,
+        ({"scale_scores": lambda self, scores, d_k: scores},),
+        {3: [("    return scores / math.sqrt(d_k)", "    return scores")],
+         5: [(SOLUTION_SDPA_SCORES, "    scores = q @ k.transpose(-2, -1)\n")],
+         10: [(SOLUTION_TILED_SCORES, "        s = q @ k_block.transpose(-2, -1)")]},
+    ),
+    Misconception(
+        "scale-by-dk", (3, 5, 6, 7, 8, 10),
+        "You divided by d_k, not √d_k: see " + SCALE,
+        ({"scale_scores": lambda self, scores, d_k: scores / d_k},),
+        {3: [("    return scores / math.sqrt(d_k)", "    return scores / d_k")],
+         5: [(SOLUTION_SDPA_SCORES, "    scores = q @ k.transpose(-2, -1) / d_k\n")]},
+    ),
+    Misconception(
+        "scale-multiplied", (3, 5),
+        "You multiplied the scores by √d_k instead of dividing: the scale must bring their spread down to "
+        "about 1: see " + SCALE,
+        ({"scale_scores": lambda self, scores, d_k: scores * math.sqrt(d_k)},),
+        {3: [("    return scores / math.sqrt(d_k)", "    return scores * math.sqrt(d_k)")]},
+    ),
+)

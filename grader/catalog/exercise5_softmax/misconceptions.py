@@ -1,0 +1,56 @@
+"""Exercise 5: the misconceptions first seen in this exercise (see grader/diagnosis/mutants.py).
+
+In catalogue order: the first one named decides an "either … or" diagnosis. `edits` turn the
+instructor's solution of each exercise into a student file making the mistake."""
+
+import torch
+
+import lumen_ref as ref
+from grader.diagnosis.mutants import Misconception, MASKING, SOFTMAX, softmax_dividing
+from grader.catalog.exercise4_masking.misconceptions import SOLUTION_SDPA_MASK
+
+MISCONCEPTIONS = (
+    Misconception(
+        "mask-after-softmax", (5,),
+        "You masked the weights after the softmax, so the rows no longer sum to 1: set the masked scores to "
+        "-inf before the softmax: see " + MASKING,
+        ({"attention_weights": lambda self, scores, mask: self.softmax(scores, dim=-1) if mask is None
+          else self.softmax(scores, dim=-1).masked_fill(~mask, 0.0)},),
+        {5: [(SOLUTION_SDPA_MASK, "        pass  # masked after the softmax instead"),
+             ("    weights = softmax(scores, dim=-1)  #", "    weights = softmax(scores, dim=-1) if mask is None else "
+              "softmax(scores, dim=-1).masked_fill(~mask, 0.0)  #")]},
+    ),
+    Misconception(
+        "softmax-wrong-dim", (5,),
+        "Your weights sum to 1 over the queries (dim=-2): each query's row must sum to 1 over the keys, "
+        "softmax(scores, dim=-1): see " + SOFTMAX,
+        ({"attention_weights": lambda self, scores, mask: self.softmax(
+            scores if mask is None else self.apply_mask(scores, mask), dim=-2)},),
+        {5: [("    weights = softmax(scores, dim=-1)  #", "    weights = softmax(scores, dim=-2)  #")]},
+    ),
+    Misconception(
+        "softmax-ignores-dim", (5,),
+        "Your softmax always normalises the last axis: use its `dim` argument for the max and the sum: see "
+        + SOFTMAX,
+        ({"softmax": lambda self, x, dim=-1: ref.softmax(x, dim=-1)},),
+        {5: [("    x_max = x.amax(dim=dim, keepdim=True)", "    x_max = x.amax(dim=-1, keepdim=True)"),
+             ("    total = e.sum(dim=dim, keepdim=True)", "    total = e.sum(dim=-1, keepdim=True)")]},
+    ),
+    Misconception(
+        "softmax-unstable", (5,),
+        "Your softmax is not stable: e^x overflows to inf for large scores and inf / inf is NaN; subtract each "
+        "row's max before torch.exp (it cancels out), and give a row of only -inf zeros, not 0/0: see " + SOFTMAX,
+        (softmax_dividing(shift=False, guard=False), softmax_dividing(shift=False, guard=True)),
+        {5: [("    e = torch.exp(x - x_max)", "    e = torch.exp(x)")]},
+        includes=("softmax-nan-on-masked-row",),
+    ),
+    Misconception(
+        "softmax-nan-on-masked-row", (5, 6, 7),
+        "A row whose every key is masked comes out NaN (-inf - (-inf), then 0/0): it must give zero weights "
+        "and a zero output; shift by 0 where the max is -inf and divide by 1 where the sum is 0: see " + MASKING,
+        (softmax_dividing(shift=True, guard=False),),
+        {5: [("    x_max = x_max.masked_fill(x_max == float(\"-inf\"), 0.0)", "    pass"),
+             ("    return e / total.masked_fill(total == 0, 1.0)", "    return e / total")],
+         7: [("        weights = weights.masked_fill(~mask, 0.0)", "        pass")]},
+    ),
+)

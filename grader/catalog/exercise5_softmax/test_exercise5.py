@@ -1,0 +1,240 @@
+"""Exercise 5 — Softmax and scaled dot-product attention: `softmax(x, dim=-1)` and
+`scaled_dot_product_attention(q, k, v, mask=None) -> (output, weights)`."""
+
+import pytest
+import torch
+
+import lumen_ref as ref
+from grader.grading.compare import attention_magnitude, dtype_text, softmax_magnitude
+from grader.grading.testkit import (
+    as64,
+    cases,
+    check_call,
+    check_gradients,
+    check_grads,
+    check_inputs_kept,
+    check_output_shapes,
+    dims,
+    randn,
+    reference_grads,
+)
+
+DTYPES = [torch.float32, torch.float64]
+HALF_DTYPES = [torch.float16, torch.bfloat16]
+
+# softmax: x's shape, one distinct size per axis; attention: q (B..., L_q, d_k), k (B..., L_k, d_k),
+# v (B..., L_k, d_v). tests/catalog/test_sizes.py holds every case to the rule.
+SIZES = {
+    "softmax_values": dict(B=(2, 3), L_q=5, L_k=7),
+    "softmax_any_dim": dict(B=3, L_q=4, L_k=5),
+    "softmax_fully_masked": dict(B=2, L_q=4, L_k=6),
+    "softmax_gradients": dict(B=3, L_q=4, L_k=5),
+    "softmax_half": dict(B=2, L_q=4, L_k=6),
+    "attention_values": dict(B=(2, 3), L_q=5, L_k=7, d_k=8, d_v=6),
+    "attention_shapes[no-batch]": dict(L_q=4, L_k=6, d_k=5, d_v=3),
+    "attention_shapes[L=1]": dict(B=2, L_q=1, L_k=1, d_k=5, d_v=3, edge="one token"),
+    "attention_shapes[extra-batch-dims]": dict(B=(2, 4), L_q=3, L_k=6, d_k=5, d_v=7),
+    "causal_broadcasts": dict(B=(2, 3), L=6, d_k=4, d_v=5),
+    "padding_broadcasts": dict(B=(3, 2), L_q=4, L_k=6, d_k=5, d_v=7, lengths=[5, 2, 4]),
+    "fully_masked_rows": dict(B=(2, 3), L=5, d_k=4, d_v=6, lengths=[3, 0]),
+    "attention_huge": dict(B=2, L_q=4, L_k=6, d_k=5, d_v=3),
+    "attention_zero": dict(B=2, L_q=3, L_k=5, d_k=4, d_v=6),
+    "attention_inputs": dict(B=2, L_q=4, L_k=5, d_k=3, d_v=6),
+    "attention_gradients": dict(B=(2, 3), L_q=5, L_k=6, d_k=4, d_v=7),
+    "gradients_fully_masked": dict(B=2, L=5, d_k=4, d_v=3),
+    "attention_half": dict(B=(2, 3), L=5, d_k=8, d_v=6),
+}
+SDPA = "scaled_dot_product_attention"
+STABLE_HINT = "e^x overflowed to inf and inf / inf is NaN: subtract each slice's max before torch.exp"
+EMPTY_SLICE_HINT = ("is that slice entirely -inf? It must give zeros, not 0/0 = NaN: shift by 0 where the "
+                    "max is -inf, and divide by 1 where the sum is 0")
+
+
+# -- softmax ---------------------------------------------------------------------------------
+
+
+def _check_softmax(student, x, dim=-1, *, what=None, nan_hint=""):
+    """The student's softmax(x, dim) against the reference's, in x's dtype and device."""
+    return check_call(student, "softmax", x, kwargs={"dim": dim}, ref=ref.softmax,
+                      what=what or f"softmax(x, dim={dim})", like=x, nan_hint=nan_hint,
+                      picture="weights" if dim in (-1, x.dim() - 1) else None,
+                      magnitude=lambda weights, x, dim: softmax_magnitude(x, weights, dim))
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
+def test_softmax_values(student, rng, device, dtype):
+    x = randn(rng, *dims(SIZES["softmax_values"], "B", "L_q", "L_k"), dtype=dtype, device=device, scale=3.0)
+    _check_softmax(student, x)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax_any_dim(student, rng, dim):
+    x = randn(rng, *dims(SIZES["softmax_any_dim"], "B", "L_q", "L_k"), scale=2.0)  # every axis a different size
+    _check_softmax(student, x, dim)
+
+
+@pytest.mark.points(2)
+def test_softmax_huge_scores(student, device):
+    # scores like 1e4 (exact in float32): e^1e4 overflows, e^-1e4 underflows to 0
+    x = torch.tensor([[1e4, 1e4 - 1, 1e4 - 2.5, 0.0],
+                      [-1e4, -1e4 + 2, -1e4 - 1, -1e4],
+                      [1e4, -1e4, 0.0, 1e4]], device=device)
+    _check_softmax(student, x, what="softmax of scores like ±1e4", nan_hint=STABLE_HINT)
+
+
+@pytest.mark.points(2)
+def test_softmax_fully_masked_slice(student, rng, device):
+    x = randn(rng, *dims(SIZES["softmax_fully_masked"], "B", "L_q", "L_k"), device=device)
+    x[0, 1, 2:] = float("-inf")  # partly masked: the rest still sums to 1
+    x[1, 2] = float("-inf")  # a query that may see no key at all
+    x[0, 3, :5] = float("-inf")  # one key left
+    _check_softmax(student, x, what="softmax(x) with -inf entries", nan_hint=EMPTY_SLICE_HINT)
+
+
+@pytest.mark.hidden
+def test_softmax_zero_and_single_scores(student, device):
+    _check_softmax(student, torch.zeros(2, 5, device=device), what="softmax of zeros")
+    _check_softmax(student, torch.full((3, 1), 7.0, device=device), what="softmax over a single score")
+
+
+def test_softmax_gradients(student, rng, device):
+    x = randn(rng, *dims(SIZES["softmax_gradients"], "B", "L_q", "L_k"), dtype=torch.float64, device=device,
+              scale=2.0)
+    x[1, 2, :3] = float("-inf")  # masked entries get zero gradient
+    check_grads(student, "softmax", ref.softmax, [x], [0], rng, what="softmax(x)", names=["x"])
+
+
+# -- scaled dot-product attention -------------------------------------------------------------
+
+
+def qkv(rng, name, **options):
+    """q, k and v of the SIZES case `name` (options: randn's); L stands for L_q = L_k."""
+    size = dict(SIZES[name])
+    size.setdefault("L_q", size.get("L")), size.setdefault("L_k", size.get("L"))
+    return tuple(randn(rng, *dims(size, "B", length, width), **options)
+                 for length, width in (("L_q", "d_k"), ("L_k", "d_k"), ("L_k", "d_v")))
+
+
+def _check_attention(student, q, k, v, mask=None, *, what, nan_hint=""):
+    """The student's (output, weights) against the reference's, weights first: they explain the output."""
+    args = (q, k, v) if mask is None else (q, k, v, mask)
+    return check_call(student, SDPA, *args, ref=ref.scaled_dot_product_attention, what=what, like=q,
+                      labels=("output", "weights"), order=(1, 0), nan_hint=nan_hint, picture={1: "weights"},
+                      magnitude=lambda expected, q, k, v, *mask: attention_magnitude(q, k, v, expected[1]))
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
+def test_attention_values(student, rng, device, dtype):
+    q, k, v = qkv(rng, "attention_values", dtype=dtype, device=device)
+    _check_attention(student, q, k, v, what="scaled_dot_product_attention(q, k, v)")
+
+
+@pytest.mark.parametrize("case", cases(SIZES, "attention_shapes"))
+def test_attention_shapes(student, rng, case):
+    q, k, v = qkv(rng, f"attention_shapes[{case}]")
+    _check_attention(student, q, k, v, what=f"scaled_dot_product_attention on q of shape {tuple(q.shape)}")
+
+
+@pytest.mark.points(2)
+def test_causal_mask_broadcasts(student, rng, device):
+    q, k, v = qkv(rng, "causal_broadcasts", device=device)
+    L = SIZES["causal_broadcasts"]["L"]
+    mask = ref.causal_mask(L, device=device)  # (L_q, L_k) against scores (B, H, L_q, L_k)
+    _check_attention(student, q, k, v, mask, what=f"scaled_dot_product_attention(q, k, v, causal_mask({L}))")
+
+
+@pytest.mark.points(2)
+def test_padding_mask_broadcasts(student, rng, device):
+    size = SIZES["padding_broadcasts"]
+    q, k, v = qkv(rng, "padding_broadcasts", device=device)
+    lengths = torch.tensor(size["lengths"], device=device)
+    mask = ref.padding_mask(lengths, size["L_k"])[:, None]  # (B, 1, 1, L_k): key j is real where j < length
+    _check_attention(student, q, k, v, mask, what="scaled_dot_product_attention with a (B, 1, 1, L_k) padding mask")
+
+
+@pytest.mark.parametrize("case", ["query-3", "empty-sequence"])
+def test_fully_masked_rows(student, rng, device, case):
+    size = SIZES["fully_masked_rows"]
+    q, k, v = qkv(rng, "fully_masked_rows", device=device)
+    if case == "query-3":
+        mask = ref.causal_mask(size["L"], device=device)
+        mask[3] = False  # query 3 may see no key at all
+        hint = ("query 3 has NaN: every key is masked for it, and a fully masked row must give zero weights "
+                "and a zero output, not 0/0 = NaN (use your stable softmax)")
+    else:
+        mask = ref.padding_mask(torch.tensor(size["lengths"], device=device), size["L"])[:, None]  # 1: no keys
+        hint = ("sequence 1 has length 0, so every key is masked for its queries: a fully masked row must "
+                "give zero weights and a zero output, not 0/0 = NaN (use your stable softmax)")
+    _check_attention(student, q, k, v, mask, what="scaled_dot_product_attention with a fully masked row",
+                     nan_hint=hint)
+
+
+@pytest.mark.points(2)
+def test_attention_huge_scores(student, rng, device):
+    q, k, _ = qkv(rng, "attention_huge", dtype=torch.float64, device=device, scale=60.0)  # scores 1e3..1e4
+    _, _, v = qkv(rng, "attention_huge", dtype=torch.float64, device=device)
+    size = SIZES["attention_huge"]
+    mask = ref.causal_mask(size["L_k"], device=device)[size["L_k"] - size["L_q"]:]
+    _check_attention(student, q, k, v, mask,
+                     what="scaled_dot_product_attention with scores of order 1e4", nan_hint=STABLE_HINT)
+
+
+@pytest.mark.hidden
+def test_attention_zero_scores(student, rng, device):
+    q, k, v = qkv(rng, "attention_zero", device=device)
+    # every score 0: uniform weights, output = mean of v
+    _check_attention(student, torch.zeros_like(q), k, v, what="scaled_dot_product_attention with all scores 0")
+
+
+def test_inputs_not_modified(student, rng, device):
+    size = SIZES["attention_inputs"]
+    x = randn(rng, size["L_q"], size["L_k"], device=device)
+    x[1, 3:] = float("-inf")
+    check_inputs_kept(student, "softmax", x, names=["x"])
+    q, k, v = qkv(rng, "attention_inputs", device=device)
+    mask = torch.ones(size["L_q"], size["L_k"], dtype=torch.bool, device=device).tril(1)
+    check_inputs_kept(student, SDPA, q, k, v, mask, names=["q", "k", "v", "mask"])
+
+
+@pytest.mark.points(2)
+def test_attention_gradients(student, rng, device):
+    size = SIZES["attention_gradients"]
+    q, k, v = qkv(rng, "attention_gradients", dtype=torch.float64, device=device)
+    mask = torch.ones(size["L_q"], size["L_k"], dtype=torch.bool, device=device).tril(1)
+    check_grads(student, SDPA, ref.scaled_dot_product_attention, [q, k, v, mask], [0, 1, 2], rng,
+                what="scaled_dot_product_attention(q, k, v, mask)", names=["q", "k", "v"])
+
+
+@pytest.mark.hidden
+def test_gradients_with_fully_masked_row(student, rng, device):
+    size = SIZES["gradients_fully_masked"]
+    q, k, v = qkv(rng, "gradients_fully_masked", dtype=torch.float64, device=device)
+    mask = ref.causal_mask(size["L"], device=device)
+    mask[3] = False  # query 3 may see no key at all
+    args = [q, k, v, mask]
+    # large upstream gradients: a sum clamped to the smallest float gives 0 * (g / tiny) = 0 * inf = NaN
+    upstream = [randn(rng, *dims(size, "B", "L", "d_v"), dtype=torch.float64, device=device, scale=10.0),
+                randn(rng, *dims(size, "B", "L", "L"), dtype=torch.float64, device=device, scale=10.0)]
+    what = "scaled_dot_product_attention with a fully masked row"
+    check_output_shapes(student.run(SDPA, *args)["value"], ref.scaled_dot_product_attention(*as64(args)), what=what)
+    _, grads, _ = student.backward(SDPA, *args, wrt=[0, 1, 2], upstream=upstream)
+    expected = reference_grads(ref.scaled_dot_product_attention, args, [0, 1, 2], upstream)
+    hint = ("query 3 has every key masked, and its gradients must be finite too: a NaN or inf made and then "
+            "patched (nan_to_num, torch.where on the result, a sum clamped to a tiny number) still flows "
+            "backwards; shift by 0 where the max is -inf and divide by 1 where the sum is 0")
+    check_gradients(grads, expected, ("q", "k", "v"), what=what, nan_hint=hint)
+
+
+@pytest.mark.points(2)
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
+def test_half_precision(student, rng, device):
+    for dtype in HALF_DTYPES:
+        name = dtype_text(dtype)
+        x = randn(rng, *dims(SIZES["softmax_half"], "B", "L_q", "L_k"), dtype=dtype, device=device, scale=2.0)
+        _check_softmax(student, x, what=f"softmax(x) in {name}")
+        q, k, _ = qkv(rng, "attention_half", dtype=dtype, device=device, scale=0.5)
+        _, _, v = qkv(rng, "attention_half", dtype=dtype, device=device)
+        _check_attention(student, q, k, v, ref.causal_mask(SIZES["attention_half"]["L"], device=device),
+                         what=f"scaled_dot_product_attention in {name}")

@@ -1,0 +1,42 @@
+"""Exercise 6: the misconceptions first seen in this exercise (see grader/diagnosis/mutants.py).
+
+In catalogue order: the first one named decides an "either … or" diagnosis. `edits` turn the
+instructor's solution of each exercise into a student file making the mistake."""
+
+import math
+
+from grader.diagnosis.mutants import Misconception, WALKTHROUGH
+from grader.catalog.exercise4_masking.misconceptions import SOLUTION_MHA_MASK
+
+MISCONCEPTIONS = (
+    Misconception(
+        "scale-by-d-model", (6, 7, 8),
+        "You divided the scores by √d_model, not √d_head: each head works in d_head = d_model / n_heads "
+        "dimensions, so its scores are scaled by √d_head: see 'Splitting the model width into heads'",
+        ({"head_width": lambda self, d_head, d_model: d_model},),
+        {6: [("        y, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, L, d_head)\n",
+              "        y, _ = scaled_dot_product_attention(q * math.sqrt(self.d_head / D), k, v, mask)\n")]},
+    ),
+    Misconception(
+        "split-heads-without-transpose", (6, 7, 8),
+        "You reshaped (B, L, D) straight into (B, H, L, d_head), which mixes tokens across heads: view it as "
+        "(B, L, H, d_head), then transpose(1, 2): see " + WALKTHROUGH,
+        ({"split_heads": lambda self, x, n_heads: x.reshape(x.size(0), n_heads, x.size(1), -1)},),
+        {6: [("    x = x.view(B, L, n_heads, D // n_heads)  #",
+              "    return x.reshape(B, n_heads, L, D // n_heads)  #")]},
+    ),
+    Misconception(
+        "merge-heads-without-transpose", (6, 7, 8),
+        "You reshaped (B, H, L, d_head) straight into (B, L, D), which mixes tokens across heads: transpose(1, "
+        "2) back to (B, L, H, d_head) first, then .contiguous().view(B, L, D): see " + WALKTHROUGH,
+        ({"merge_heads": lambda self, x: x.reshape(x.size(0), x.size(2), -1)},),
+        {6: [("    x = x.transpose(1, 2).contiguous()  #", "    x = x.contiguous()  #")]},
+    ),
+    Misconception(
+        "explicit-mask-ignored", (6, 7),
+        "Your forward attends with its own causal mask even when it is given one: use causal_mask(L) only "
+        "when mask is None, and the given mask otherwise: see " + WALKTHROUGH,
+        ({"forward_mask": lambda self, mask, L: self.causal_mask(L)},),
+        {6: [(SOLUTION_MHA_MASK, "        y, _ = scaled_dot_product_attention(q, k, v, causal_mask(L, x.device))\n")]},
+    ),
+)

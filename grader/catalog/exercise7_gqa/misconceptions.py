@@ -1,0 +1,27 @@
+"""Exercise 7: the misconceptions first seen in this exercise (see grader/diagnosis/mutants.py).
+
+In catalogue order: the first one named decides an "either … or" diagnosis. `edits` turn the
+instructor's solution of each exercise into a student file making the mistake."""
+
+from grader.diagnosis.mutants import Misconception, GQA
+
+MISCONCEPTIONS = (
+    Misconception(
+        "gqa-repeat-tiles", (7, 8),
+        "Your query heads read the KV heads tiled, [0, 1, 0, 1, …] (what .repeat gives): query head j reads KV "
+        "head j mod n_kv_heads; it must read KV head j // n_rep, [0, 0, 1, 1, …], so that neighbouring query heads "
+        "share a KV head (repeat_interleave along dim 1): see " + GQA,
+        ({"repeat_kv": lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1)},),
+        {7: [("    return x.repeat_interleave(n_rep, dim=1)  # (B, H_kv*n_rep, L, d)\n    # END",
+              "    return x.repeat(1, n_rep, 1, 1)\n    # END")]},
+    ),
+    Misconception(
+        "repeat-kv-wrong-dim", (7,),
+        "You repeated along another dim than the heads: each KV head is repeated n_rep times along dim 1, "
+        "(B, H_kv, L, d) -> (B, H_kv·n_rep, L, d): see " + GQA,
+        tuple({"repeat_kv": lambda self, x, n_rep, dim=dim: x.repeat_interleave(n_rep, dim=dim)}
+              for dim in (0, 2, 3)),
+        {7: [("    return x.repeat_interleave(n_rep, dim=1)  # (B, H_kv*n_rep, L, d)\n    # END",
+              "    return x.repeat_interleave(n_rep, dim=2)\n    # END")]},
+    ),
+)

@@ -1,0 +1,82 @@
+"""Exercise 8: the misconceptions first seen in this exercise (see grader/diagnosis/mutants.py).
+
+In catalogue order: the first one named decides an "either … or" diagnosis. `edits` turn the
+instructor's solution of each exercise into a student file making the mistake."""
+
+import torch
+
+import lumen_ref as ref
+from grader.diagnosis.mutants import Misconception, CACHE
+
+# lines of the solutions that the edits below rewrite
+SOLUTION_DECODE = "        mask = mask.tril(diagonal=past)  # (T_new, past + T_new)\n"
+SOLUTION_UPDATE_RETURN = "        return self.k[:, :, :end], self.v[:, :, :end]  # views, (B, Hkv, T, dh)\n"
+
+MISCONCEPTIONS = (
+    Misconception(
+        "kv-cache-ignores-past", (8,),
+        "Your new tokens attend only to themselves: they must attend to ALL the keys and values "
+        "cache.update(k, v) returns, the cached tokens' included: see " + CACHE,
+        ({"decode_keys": lambda self, cache, k, v: (cache.update(k, v), (k, v))[1],
+          "decode_mask": lambda self, T_new, past: torch.ones(T_new, T_new, dtype=torch.bool).tril()},),
+        {8: [("            k, v = cache.update(k, v)  # (B, Hkv, past + T_new, dh)", "            cache.update(k, v)"),
+             ("        mask = torch.ones(T_new, past + T_new, dtype=torch.bool, device=x.device)",
+              "        mask = torch.ones(T_new, T_new, dtype=torch.bool, device=x.device)"),
+             (SOLUTION_DECODE, "        mask = mask.tril()\n")]},
+    ),
+    Misconception(
+        "kv-cache-not-updated", (8,),
+        "Your forward never adds the new tokens to the cache, so the next call has nothing to attend to: "
+        "k, v = cache.update(k, v) stores them and gives back every token cached so far: see " + CACHE,
+        ({"decode_keys": lambda self, cache, k, v: (k, v),
+          "decode_mask": lambda self, T_new, past: torch.ones(T_new, T_new, dtype=torch.bool).tril()},),
+        {8: [("            k, v = cache.update(k, v)  # (B, Hkv, past + T_new, dh)", "            pass")]},
+        includes=("kv-cache-ignores-past",),
+    ),
+    Misconception(
+        "kv-cache-causal-offset", (8,),
+        "The causal mask among your new tokens sits in the wrong (top-left) corner: new token i is at "
+        "position past + i and sees keys 0 .. past + i, a (T_new, past + T_new) mask tril(diagonal=past): see "
+        + CACHE,
+        ({"decode_mask": lambda self, T_new, past: torch.ones(T_new, past + T_new, dtype=torch.bool).tril()
+          if T_new > 1 else torch.ones(1, past + 1, dtype=torch.bool)},
+         {"decode_mask": lambda self, T_new, past: torch.ones(T_new, past + T_new, dtype=torch.bool).tril()}),
+        {8: [(SOLUTION_DECODE, "        mask = mask.tril()\n")]},
+    ),
+    Misconception(
+        "kv-cache-update-returns-new", (8,),
+        "cache.update(k, v) returned only the new tokens: it must return ALL the keys and values cached so "
+        "far, (B, H_kv, T, d_head) with T = len(cache), or the new tokens cannot attend to the past: see " + CACHE,
+        ({"cache_update": lambda self, cache, k, v: (ref.KVCache.update(cache, k, v), (k, v))[1]},),
+        {8: [(SOLUTION_UPDATE_RETURN, "        return k, v\n")]},
+        includes=("kv-cache-ignores-past",),
+    ),
+    Misconception(
+        "kv-cache-reset-keeps-length", (8,),
+        "cache.reset() did not forget the cached tokens: set the number of tokens cached back to 0 (the "
+        "storage may stay): see " + CACHE,
+        ({"cache_reset": lambda self, cache: None},),
+        {8: [("        self.length = 0\n        # END SOLUTION\n\n    def update",
+              "        pass\n        # END SOLUTION\n\n    def update")]},
+    ),
+    Misconception(
+        "kv-cache-bytes-missing-factor-2", (8,),
+        "The cache holds keys AND values: multiply by 2: see " + CACHE,
+        ({"kv_cache_bytes": lambda self, *args, **kwargs: ref.kv_cache_bytes(*args, **kwargs) // 2},),
+        {8: [("    return 2 * n_layers * n_kv_heads", "    return n_layers * n_kv_heads")]},
+    ),
+    Misconception(
+        "kv-cache-bytes-missing-batch", (8,),
+        "Every sequence in the batch has a cache of its own: multiply by batch_size: see " + CACHE,
+        ({"kv_cache_bytes": lambda self, *args, **kwargs: ref.kv_cache_bytes(
+            *args, **{**kwargs, "batch_size": 1})},),
+        {8: [("* seq_len * batch_size *", "* seq_len *")]},
+    ),
+    Misconception(
+        "kv-cache-bytes-counts-values", (8,),
+        "That is how many numbers the cache holds, not how many bytes: multiply by bytes_per_value: see " + CACHE,
+        ({"kv_cache_bytes": lambda self, *args, **kwargs: ref.kv_cache_bytes(
+            *args, **{**kwargs, "bytes_per_value": 1})},),
+        {8: [("* batch_size * bytes_per_value", "* batch_size")]},
+    ),
+)

@@ -1,0 +1,356 @@
+"""Exercise 8 — The KV cache: `kv_cache_bytes`, `KVCache` and `CachedGroupedQueryAttention`."""
+
+import pytest
+import torch
+
+import lumen_ref as ref
+from grader.grading.compare import Mismatch, describe, dtype_text, plural, summarise
+from grader.sandbox.judge import StudentError
+from grader.grading.testkit import (
+    as64,
+    dims,
+    check_forward,
+    check_inputs_kept,
+    check_module_gradients,
+    check_result,
+    load_module,
+    make,
+    passed,
+    randn,
+    reference_module,
+)
+
+DTYPES = [torch.float32, torch.float64]
+HALF = [torch.float16, torch.bfloat16]
+
+# (d_model, n_heads, n_kv_heads); every d_head is 3, not a power of two
+GQA = (18, 6, 2)
+_GQA = dict(d_model=18, n_heads=6, n_kv_heads=2, d_head=3)
+
+# kv_cache_bytes: its arguments (B is batch_size); a KVCache: (B, n_kv_heads, max_len, d_head); the
+# module: x (B, L, d_model), fed in chunks. tests/catalog/test_sizes.py holds every case to the rule.
+SIZES = {
+    "bytes[llama2-7b]": dict(n_layers=32, n_kv_heads=32, d_head=128, seq_len=4096, B=1, bytes_per_value=2,
+                             edge="the chapter's Llama-2 7B example"),
+    "bytes[llama2-70b-gqa]": dict(n_layers=80, n_kv_heads=8, d_head=128, seq_len=4096, B=1, bytes_per_value=2),
+    "bytes[batch-of-32]": dict(n_layers=32, n_kv_heads=32, d_head=128, seq_len=4096, B=32, bytes_per_value=2,
+                               edge="the chapter's 32 users at once"),
+    "bytes[fp32]": dict(n_layers=6, n_kv_heads=5, d_head=64, seq_len=1000, B=3, bytes_per_value=4),
+    "cache_update": dict(B=4, n_kv_heads=2, d_head=3, max_len=8),
+    "cache_len": dict(B=1, n_kv_heads=2, d_head=4, max_len=10),
+    "cache_reset": dict(B=3, n_kv_heads=2, d_head=4, max_len=8),
+    "cache_full": dict(B=3, n_kv_heads=2, d_head=4, max_len=5),
+    "cache_half": dict(B=3, n_kv_heads=2, d_head=8, max_len=6),
+    "module": dict(B=4, L=7, **_GQA),
+    "module_chunked": dict(B=4, L=9, max_len=12, **_GQA),
+    "module_other[MQA-4q-1kv]": dict(B=3, L=8, d_model=12, n_heads=4, n_kv_heads=1, d_head=3, edge="multi-query"),
+    "module_other[MHA-5q-5kv]": dict(B=3, L=8, d_model=15, n_heads=5, n_kv_heads=5, d_head=3,
+                                     edge="n_kv_heads = n_heads: plain multi-head attention"),
+    "module_float64": dict(B=4, L=7, max_len=7, **_GQA),
+    "module_reset[first]": dict(B=4, L=5, max_len=16, **_GQA),
+    "module_reset[second]": dict(B=4, L=7, max_len=16, **_GQA),
+    "module_inputs": dict(B=4, L=5, max_len=8, **_GQA),
+    "module_gradients": dict(B=4, L=5, **_GQA),
+}
+
+
+def x_of(rng, name, **options):
+    """x (B, L, d_model) of the SIZES case `name` (options: randn's)."""
+    return randn(rng, *dims(SIZES[name], "B", "L", "d_model"), **options)
+
+
+def kv_of(rng, name, T, **options):
+    """k, v (B, n_kv_heads, T, d_head) for a KVCache of the SIZES case `name`."""
+    size = SIZES[name]
+    return tuple(randn(rng, size["B"], size["n_kv_heads"], T, size["d_head"], **options) for _ in "kv")
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+CHECKS = {
+    "layers": "keep exercise 7's four bias-free layers q_proj, k_proj, v_proj and o_proj (k_proj and v_proj make "
+              "only n_kv_heads heads)",
+    "bias": "make every projection nn.Linear(..., bias=False)",
+}
+
+
+def cache_len(cache):
+    """len(cache) from the student's process, which must be an int."""
+    n = cache.run("__len__")["value"]
+    if type(n) is not int:
+        raise Mismatch(f"len(cache) returned {describe(n)}, expected an int: the number of tokens cached",
+                       call=cache.last_call())
+    return n
+
+
+def expect_len(cache, expected, message, **details):
+    """len(cache) is `expected`, or a Mismatch with `message`, its {n} and {expected} filled in."""
+    n = cache_len(cache)
+    if n != expected:
+        raise Mismatch(message.replace("{n}", str(n)).replace("{expected}", str(expected)), call=cache.last_call(),
+                       **details)
+    passed(cache.last_call())
+
+
+def check_pair(cache, got, want_k, want_v, *, what, like=None):
+    """cache.update(k, v) returned (keys, values) equal to every token cached so far."""
+    check_result(got, (want_k, want_v), what=what, labels=("keys", "values"), like=like, call=cache.last_call())
+
+
+def reference_gqa(rng, config, dtype=torch.float32):
+    """lumen_ref's GQA in float64 with the test's own weights (values `dtype` holds exactly)."""
+    return reference_module(rng, ref.GroupedQueryAttention, *config, dtype=dtype)
+
+
+def load_cached(student, reference, *, dtype=torch.float32, device="cpu"):
+    """The student's CachedGroupedQueryAttention with the reference's weights: (module, its name)."""
+    config = (reference.o_proj.out_features, reference.n_heads, reference.n_kv_heads)
+    return load_module(student, "CachedGroupedQueryAttention", reference, *config, dtype=dtype, device=device,
+                       checks=CHECKS)
+
+
+def new_cache(student, reference, B, max_len, dtype=torch.float32, device="cpu"):
+    """The STUDENT's KVCache, sized for the reference module."""
+    return make(student, "KVCache", B, reference.n_kv_heads, reference.d_head, max_len, dtype=dtype, device=device)
+
+
+def feed(module, cache, x, chunks, reference, *, what, keyword=False):
+    """Feed x (B, L, D) chunk by chunk through one empty cache: each call must add its tokens to the
+    cache, and its output must match the reference's causal GQA on the whole sequence at its positions."""
+    B, L, D = x.shape
+    with torch.no_grad():
+        expected = reference(as64(x))  # (B, L, D): plain causal GQA on the whole sequence
+    plan = "+".join(map(str, chunks))
+    start = 0
+    for call, T in enumerate(chunks, 1):
+        chunk = x[:, start:start + T]
+        got = module(chunk, cache=cache) if keyword else module(chunk, cache)
+        step = (f"{what}, fed {plan} tokens through a KVCache: call {call} (tokens {start}..{start + T - 1}, "
+                f"{start} already cached)")
+        output = module.last_call()
+        expect_len(cache, start + T, step + ": len(cache) is {n} after the call, expected {expected}: forward "
+                   "must add the new tokens' keys and values to the cache with cache.update(k, v)")
+        check_result(got, expected[:, start:start + T], what=step, like=x, call=output)
+        start += T
+
+
+# -- kv_cache_bytes -------------------------------------------------------------------------
+
+
+def check_bytes(student, *args, what, **kwargs):
+    """The student's kv_cache_bytes(*args, **kwargs): the reference's number of bytes, as an int."""
+    got = student.kv_cache_bytes(*args, **kwargs)
+    expected = ref.kv_cache_bytes(*args, **kwargs)
+    call = {"target": "kv_cache_bytes", "args": args, "kwargs": kwargs, "got": got}
+    try:
+        value = float(got)
+    except (TypeError, ValueError, RuntimeError):
+        raise Mismatch(f"{what} returned {describe(got)}, expected an int (a number of bytes)") from None
+    if value != expected:
+        raise Mismatch(f"{what} returned {summarise(got)}, expected {expected:,}: the cache holds 2 (keys and "
+                       "values) × n_layers × n_kv_heads × d_head × seq_len × batch_size × bytes_per_value bytes",
+                       call=call)
+    passed(call)
+    if type(got) is not int:
+        kind = f"the {type(got).__name__} {got!r}" if isinstance(got, (float, bool)) else describe(got)
+        raise Mismatch(f"{what} returned {kind}, expected an int: a number of bytes is whole, so multiply "
+                       "the ints (no /, math.pow or tensors)")
+
+
+@pytest.mark.points(2)
+def test_kv_cache_bytes_llama2_7b(student):
+    check_bytes(student, *dims(SIZES["bytes[llama2-7b]"], "n_layers", "n_kv_heads", "d_head", "seq_len"),
+                what="kv_cache_bytes(32, 32, 128, 4096) (Llama-2 7B, 4,096 tokens in fp16: 2 GiB)")
+
+
+@pytest.mark.parametrize("case", ["llama2-70b-gqa", "batch-of-32", "fp32"])  # 70B: GQA with 8 KV heads
+def test_kv_cache_bytes_cases(student, case):
+    size = SIZES[f"bytes[{case}]"]
+    names = ("n_layers", "n_kv_heads", "d_head", "seq_len")
+    call = {name: size[name] for name in names}  # by keyword: the argument names are part of the contract
+    call.update({"batch_size": size["B"]} if size["B"] != 1 else {})
+    call.update({"bytes_per_value": size["bytes_per_value"]} if size["bytes_per_value"] != 2 else {})
+    text = ", ".join(f"{k}={v}" for k, v in call.items())
+    check_bytes(student, what=f"kv_cache_bytes({text})", **call)
+
+
+# -- KVCache --------------------------------------------------------------------------------
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
+def test_kvcache_update_returns_everything(student, rng, device, dtype):
+    B, H_kv, d_head, max_len = dims(SIZES["cache_update"], "B", "n_kv_heads", "d_head", "max_len")
+    cache = make(student, "KVCache", B, H_kv, d_head, max_len, dtype=dtype, device=device)
+    oracle = ref.KVCache(B, H_kv, d_head, max_len, dtype=torch.float64)
+    past = 0
+    for T in (3, 1, 2):
+        k = randn(rng, B, H_kv, T, d_head, dtype=dtype, device=device)
+        v = randn(rng, B, H_kv, T, d_head, dtype=dtype, device=device)
+        reply = check_inputs_kept(cache, "update", k, v, names=["k", "v"])
+        want_k, want_v = oracle.update(as64(k), as64(v))
+        check_pair(cache, reply["value"], want_k, want_v, like=k,
+                   what=f"cache.update(k, v) with {plural(T, 'new token')} after {past} (a KVCache of "
+                        f"{dtype_text(dtype)})")
+        past += T
+
+
+def test_kvcache_len(student, rng):
+    cache = make(student, "KVCache", *dims(SIZES["cache_len"], "B", "n_kv_heads", "d_head", "max_len"))  # float32
+    expect_len(cache, 0, "a new KVCache has len(cache) = {n}, expected {expected}: no token is cached yet")
+    total = 0
+    for T in (3, 4, 1):
+        cache.update(*kv_of(rng, "cache_len", T))
+        total += T
+        expect_len(cache, total, f"after updates of {total - T} and then {T} tokens " + "len(cache) is {n}, expected "
+                   "{expected}: len is the number of tokens cached (dim 2), not of batch rows or heads")
+
+
+def test_kvcache_reset(student, rng):
+    cache = make(student, "KVCache", *dims(SIZES["cache_reset"], "B", "n_kv_heads", "d_head", "max_len"))
+    cache.update(*kv_of(rng, "cache_reset", 4))
+    cache.reset()
+    expect_len(cache, 0, "after cache.reset() len(cache) is {n}, expected {expected}: reset must set the number of "
+               "cached tokens back to 0 (the storage may stay)")
+    k, v = kv_of(rng, "cache_reset", 3)
+    check_pair(cache, cache.update(k, v), as64(k), as64(v),
+               what="cache.update(k, v) with 3 tokens after 4 tokens and cache.reset()")
+
+
+CAPACITY = "cache-capacity"  # the diagnosis of these messages, which name the mistake themselves
+
+
+@pytest.mark.points(2)
+def test_kvcache_full_raises_value_error(student, rng):
+    cache = make(student, "KVCache", *dims(SIZES["cache_full"], "B", "n_kv_heads", "d_head", "max_len"))
+    k1, v1 = kv_of(rng, "cache_full", 3)
+    cache.update(k1, v1)
+    try:
+        cache.update(*kv_of(rng, "cache_full", 3))
+    except StudentError as error:
+        if type(error) is not StudentError or error.type == "NotImplementedError":
+            raise  # a forbidden call, the memory limit, a stub: the plugin reports those itself
+        if error.type != "ValueError":
+            raise Mismatch(f"appending 3 tokens to a KVCache(max_len=5) holding 3 raised {error.type}, expected "
+                           "ValueError: check len(cache) + T_new <= max_len before writing", cause=CAPACITY) from None
+    else:
+        raise Mismatch("appending 3 tokens to a KVCache(max_len=5) holding 3 did not raise ValueError: check "
+                       "len(cache) + T_new <= max_len before writing anything", cause=CAPACITY)
+    expect_len(cache, 3, "after the refused update len(cache) is {n}, expected {expected}: raise the ValueError "
+               "before changing anything", cause=CAPACITY)
+    k2, v2 = kv_of(rng, "cache_full", 2)
+    try:
+        got = cache.update(k2, v2)
+    except StudentError as error:
+        if error.type != "ValueError":
+            raise
+        raise Mismatch("filling a KVCache(max_len=5) exactly (3 cached + 2 new) raised ValueError: only refuse "
+                       "when len(cache) + T_new > max_len", cause=CAPACITY) from None
+    check_pair(cache, got, torch.cat([as64(k1), as64(k2)], 2), torch.cat([as64(v1), as64(v2)], 2),
+               what="cache.update(k, v) with 2 tokens after 3 and a refused update")
+
+
+@pytest.mark.hidden
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
+def test_kvcache_half_precision(student, rng, device):
+    for dtype in HALF:
+        config = dims(SIZES["cache_half"], "B", "n_kv_heads", "d_head", "max_len")
+        cache = make(student, "KVCache", *config, dtype=dtype, device=device)
+        oracle = ref.KVCache(*config, dtype=torch.float64)
+        for T in (2, 3):
+            k, v = kv_of(rng, "cache_half", T, dtype=dtype, device=device)
+            want_k, want_v = oracle.update(as64(k), as64(v))
+            check_pair(cache, cache.update(k, v), want_k, want_v, like=k,
+                       what=f"cache.update(k, v) in a KVCache of {dtype_text(dtype)}")
+
+
+# -- CachedGroupedQueryAttention ------------------------------------------------------------
+
+
+@pytest.mark.points(2)
+def test_cached_gqa_without_cache(student, rng, device):
+    reference = reference_gqa(rng, GQA)
+    module, what = load_cached(student, reference, device=device)
+    x = x_of(rng, "module", device=device)
+    check_forward(module, reference, x, what=f"{what}(x) with cache=None")
+
+
+CHUNKINGS = {
+    "whole": [9],
+    "token-by-token": [1] * 9,
+    "3+1+5": [3, 1, 5],
+    "2+2+2+2+1": [2, 2, 2, 2, 1],
+}
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("chunking", list(CHUNKINGS))
+def test_cached_gqa_chunked(student, rng, device, chunking):
+    reference = reference_gqa(rng, GQA)
+    module, what = load_cached(student, reference, device=device)
+    x = x_of(rng, "module_chunked", device=device)
+    cache = new_cache(student, reference, x.shape[0], SIZES["module_chunked"]["max_len"], device=device)
+    feed(module, cache, x, CHUNKINGS[chunking], reference, what=what,
+         keyword=chunking in ("token-by-token", "2+2+2+2+1"))
+
+
+@pytest.mark.hidden
+@pytest.mark.parametrize("config", ["MQA-4q-1kv", "MHA-5q-5kv"])
+def test_cached_gqa_other_head_counts(student, rng, config):
+    size = SIZES[f"module_other[{config}]"]
+    reference = reference_gqa(rng, dims(size, "d_model", "n_heads", "n_kv_heads"))
+    module, what = load_cached(student, reference)
+    x = x_of(rng, f"module_other[{config}]")
+    feed(module, new_cache(student, reference, size["B"], size["L"]), x, [4, 1, 3], reference, what=what)
+
+
+def test_cached_gqa_float64(student, rng, device):
+    reference = reference_gqa(rng, GQA, torch.float64)
+    module, what = load_cached(student, reference, dtype=torch.float64, device=device)
+    x = x_of(rng, "module_float64", dtype=torch.float64, device=device)
+    cache = new_cache(student, reference, x.shape[0], SIZES["module_float64"]["max_len"], dtype=torch.float64,
+                      device=device)
+    feed(module, cache, x, [2, 1, 4], reference, what=f"{what} in float64")
+
+
+@pytest.mark.points(2)
+def test_cached_gqa_reset_between_sequences(student, rng):
+    reference = reference_gqa(rng, GQA)
+    module, what = load_cached(student, reference)
+    first, second = x_of(rng, "module_reset[first]"), x_of(rng, "module_reset[second]")
+    cache = new_cache(student, reference, first.shape[0], SIZES["module_reset[first]"]["max_len"])
+    feed(module, cache, first, [3, 2], reference, what=what)
+    cache.reset()
+    expect_len(cache, 0, "after 5 tokens and cache.reset() len(cache) is {n}, expected {expected}: reset must set "
+               "the number of cached tokens back to 0, ready for the next sequence")
+    feed(module, cache, second, [2, 1, 4], reference, what=f"{what} (a second sequence after reset)")
+
+
+def test_cached_gqa_input_not_modified(student, rng):
+    reference = reference_gqa(rng, GQA)
+    module, what = load_cached(student, reference)
+    size = SIZES["module_inputs"]
+    cache = new_cache(student, reference, size["B"], size["max_len"])
+    for T in (3, 2):
+        x = randn(rng, size["B"], T, size["d_model"])
+        check_inputs_kept(module, "__call__", x, names=["x"], cache=cache)
+
+
+def test_cached_gqa_gradients(student, rng, device):
+    reference = reference_gqa(rng, GQA, torch.float64)
+    module, what = load_cached(student, reference, dtype=torch.float64, device=device)
+    x = x_of(rng, "module_gradients", dtype=torch.float64, device=device)
+    upstream = x_of(rng, "module_gradients", dtype=torch.float64, device=device)
+    check_module_gradients(module, reference, x, upstream, what=f"{what}(x) with cache=None")
+
+
+@pytest.mark.points(2)
+@pytest.mark.hidden
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
+def test_cached_gqa_half_precision(student, rng, device):
+    for dtype in HALF:
+        reference = reference_gqa(rng, GQA, dtype)
+        module, what = load_cached(student, reference, dtype=dtype, device=device)
+        x = x_of(rng, "module_float64", dtype=dtype, device=device, scale=0.5)  # outputs ~0.25: well above atol
+        cache = new_cache(student, reference, x.shape[0], x.shape[1], dtype=dtype, device=device)
+        feed(module, cache, x, [3, 1, 3], reference, what=f"{what} in {dtype_text(dtype)}")

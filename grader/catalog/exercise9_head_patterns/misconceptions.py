@@ -1,0 +1,100 @@
+"""Exercise 9: the misconceptions first seen in this exercise (see grader/diagnosis/mutants.py).
+
+In catalogue order: the first one named decides an "either … or" diagnosis. `edits` turn the
+instructor's solution of each exercise into a student file making the mistake."""
+
+import torch
+import torch.nn.functional as F
+
+from grader.diagnosis.mutants import Misconception, HEADS, INDUCTION, PICTURES, PREVIOUS, in_one_or_both
+
+# lines of the solutions that the edits below rewrite
+SOLUTION_INDUCTION_MEAN = "    return stripe[..., 1:].mean(dim=(0, 2))  # (H,): queries T .. 2T-1, the second half"
+SOLUTION_PREVIOUS = "    below = pattern.diagonal(offset=-1, dim1=-2, dim2=-1)  #"
+SOLUTION_PREVIOUS_MEAN = "    return below.mean(dim=(0, 2))  # (H,)"
+SOLUTION_STRIPE = "    stripe = pattern.diagonal(offset=1 - seq_len, dim1=-2, dim2=-1)  #"
+
+MISCONCEPTIONS = (
+    Misconception(
+        "previous-token-reads-self", (9,),
+        "Your previous-token score reads the main diagonal, key i, the query's own token: the previous "
+        "token of query i is key i-1, the diagonal just below, pattern.diagonal(offset=-1, dim1=-2, dim2=-1): "
+        "see " + PREVIOUS,
+        ({"previous_token_weights": lambda self, pattern: pattern.diagonal(dim1=-2, dim2=-1)},
+         {"previous_token_weights": lambda self, pattern: pattern.diagonal(dim1=-2, dim2=-1)[..., 1:]}),
+        {9: [(SOLUTION_PREVIOUS, "    below = pattern.diagonal(dim1=-2, dim2=-1)  #")]},
+    ),
+    Misconception(
+        "previous-token-reads-next", (9,),
+        "Your previous-token score reads key i+1, above the diagonal, where a causal pattern is 0: a "
+        "positive offset is above the diagonal; key i-1 from query i is offset=-1: see " + PREVIOUS,
+        ({"previous_token_weights": lambda self, pattern: pattern.diagonal(offset=1, dim1=-2, dim2=-1)},),
+        {9: [(SOLUTION_PREVIOUS, SOLUTION_PREVIOUS.replace("offset=-1", "offset=1"))]},
+    ),
+    Misconception(
+        "previous-token-counts-query-0", (9,),
+        "Your previous-token score also counts query 0, which has no previous token (its weight on key -1 "
+        "is 0), so it comes out (L-1)/L of the right one: average over the queries i = 1 .. L-1 only: see "
+        + PREVIOUS,
+        ({"previous_token_weights": lambda self, pattern: F.pad(pattern.diagonal(offset=-1, dim1=-2, dim2=-1),
+                                                                (1, 0))},),
+        {9: [(SOLUTION_PREVIOUS_MEAN, "    return below.sum(dim=(0, 2)) / (pattern.size(0) * pattern.size(-1))")]},
+    ),
+    Misconception(
+        "induction-offset-off-by-one", (9,),
+        "Your induction score reads key i - seq_len, the earlier copy of the query's own token: an induction "
+        "head reads the token AFTER it, key i - seq_len + 1, to predict what comes next: see " + INDUCTION,
+        ({"induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=-seq_len, dim1=-2, dim2=-1)},),
+        {9: [(SOLUTION_STRIPE, SOLUTION_STRIPE.replace("offset=1 - seq_len", "offset=-seq_len")),
+             (SOLUTION_INDUCTION_MEAN, "    return stripe.mean(dim=(0, 2))  # (H,)")]},
+    ),
+    Misconception(
+        "induction-counts-first-half", (9,),
+        "Your induction score also counts queries of the first half, which have no earlier copy of their "
+        "token (the full diagonal offset=1-seq_len starts at query seq_len-1, on key 0): average over the "
+        "second half only, queries seq_len .. 2*seq_len-1: see " + INDUCTION,
+        ({"induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=1 - seq_len, dim1=-2, dim2=-1)},
+         {"induction_weights": lambda self, pattern, seq_len: F.pad(
+             pattern.diagonal(offset=1 - seq_len, dim1=-2, dim2=-1)[..., 1:], (seq_len, 0))}),
+        {9: [(SOLUTION_INDUCTION_MEAN, "    return stripe.mean(dim=(0, 2))  # (H,)")]},
+    ),
+    Misconception(
+        "diagonal-of-the-wrong-dims", (9,),
+        "torch.diagonal(pattern, offset) takes its diagonal across dims 0 and 1, the batch and the heads, "
+        "unless told otherwise: a pattern's queries and keys are its last two dims, so pass dim1=-2, dim2=-1: "
+        "see " + PICTURES,
+        ({"previous_token_weights": lambda self, pattern: pattern.diagonal(offset=-1)},
+         {"induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=1 - seq_len)[..., 1:]},
+         {"previous_token_weights": lambda self, pattern: pattern.diagonal(offset=-1),
+          "induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=1 - seq_len)[..., 1:]}),
+        {9: [(SOLUTION_PREVIOUS, "    below = pattern.diagonal(offset=-1)  #")]},
+    ),
+    Misconception(
+        "score-averaged-over-wrong-axes", (9,),
+        "Your score does not average over the right axes: a pattern is (B, H, L, L), and a score keeps one "
+        "number per head, the mean over every sequence of the batch (dim 0) and every query counted, (H,): "
+        "see " + HEADS,
+        in_one_or_both(lambda weights: weights.mean(dim=(1, 2)))
+        + in_one_or_both(lambda weights: weights.mean(dim=-1))
+        + in_one_or_both(lambda weights: weights.mean(dim=(0, 1)))
+        + in_one_or_both(lambda weights: weights.mean())
+        + in_one_or_both(lambda weights: weights[0].mean(dim=-1)),
+        {9: [(SOLUTION_PREVIOUS_MEAN, "    return below.mean(dim=-1)"),
+             (SOLUTION_INDUCTION_MEAN, "    return stripe[..., 1:].mean(dim=-1)")]},
+    ),
+    Misconception(
+        "score-summed-not-averaged", (9,),
+        "Your score is a sum of weights, not their mean, so it grows with the batch and the length: divide by "
+        "how many weights you added (B times the queries counted), .mean(dim=(0, 2)): see " + HEADS,
+        in_one_or_both(lambda weights: weights.sum(dim=(0, 2))),
+        {9: [(SOLUTION_PREVIOUS_MEAN, "    return below.sum(dim=(0, 2))"),
+             (SOLUTION_INDUCTION_MEAN, "    return stripe[..., 1:].sum(dim=(0, 2))")]},
+    ),
+    Misconception(
+        "find-heads-head-layer-swapped", (9,),
+        "Your heads are (head, layer): find_heads lists (layer, head) pairs, the layer first, as you would "
+        "index patterns[layer][:, head]: see " + PICTURES,
+        ({"head_label": lambda self, layer, head: (head, layer)},),
+        {9: [("[(layer, head) for head in range(", "[(head, layer) for head in range(")]},
+    ),
+)

@@ -1,0 +1,348 @@
+"""Exercise 9 — What heads learn: `repeated_tokens`, `previous_token_score`, `induction_score`,
+`find_heads`.
+
+The scores are graded on synthetic patterns (each head planted with a job, then mixed with random
+attention so no two sequences of the batch are alike) and on the patterns of lumen_ref's
+two-layer attention-only transformer, whose weights are set by hand: a previous-token head at
+(layer 0, head 1), an induction head at (1, 2). Expected values come from the NumPy float64
+oracle. Every planted score is at least 0.15 away from the thresholds used, so `>` and `>=`
+give the same heads.
+"""
+
+import pytest
+import torch
+
+import lumen_ref as ref
+from grader import oracle
+from grader.grading.compare import Mismatch, describe, picture_cells, shape_text
+from grader.sandbox.judge import StudentError
+from grader.grading.testkit import as64, check_call, check_inputs_kept, dims, passed
+
+KINDS = ("previous_token", "induction")
+
+# B: sequences; n_layers patterns of n_heads heads, on seq_len tokens repeated twice (L = 2 * seq_len).
+# tests/catalog/test_sizes.py holds every case to the rule.
+SIZES = {
+    "tokens": dict(B=3, seq_len=5, vocab_size=11),
+    "tokens_vocab": dict(B=64, seq_len=6, vocab_size=4),
+    "previous": dict(B=2, n_heads=5, seq_len=6, L=12),
+    "induction": dict(B=3, n_heads=4, seq_len=7, L=14),
+    "find": dict(B=2, n_layers=3, n_heads=4, seq_len=5, L=10),
+    "threshold": dict(B=5, n_layers=2, n_heads=3, seq_len=4, L=8),
+    "model": dict(B=4, n_layers=2, n_heads=3, seq_len=7, L=14, vocab_size=40),
+    "inputs": dict(B=2, n_heads=3, seq_len=4, L=8),
+    "half": dict(B=2, n_heads=5, seq_len=6, L=12),
+}
+
+# the heads each synthetic case plants, by name (see `target`)
+PLANTED = {
+    "previous": ("previous", "self", "uniform", "two-back", "induction"),
+    "induction": ("uniform", "induction", "previous", "sink"),
+    "find": (("uniform", "previous", "sink", "self"),
+             ("two-back", "uniform", "induction", "previous"),
+             ("induction", "sink", "self", "uniform")),
+}
+NOISE = 0.25  # the share of random attention mixed into every planted head
+
+
+def target(kind, L, seq_len):
+    """(L, L) float64 weights of one planted head: rows sum to 1, nothing above the diagonal."""
+    rows = torch.arange(L)
+    uniform = torch.ones(L, L, dtype=torch.float64).tril()
+    uniform = uniform / uniform.sum(-1, keepdim=True)
+    keys = {"previous": (rows - 1).clamp(min=0), "self": rows, "two-back": (rows - 2).clamp(min=0),
+            "sink": torch.zeros_like(rows)}
+    if kind == "uniform":
+        return uniform
+    weights = torch.zeros(L, L, dtype=torch.float64)
+    if kind == "induction":  # the first half has no earlier copy: it spreads its weight evenly
+        weights[:seq_len] = uniform[:seq_len]
+        weights[rows[seq_len:], rows[seq_len:] - seq_len + 1] = 1.0
+        return weights
+    weights[rows, keys[kind]] = 1.0
+    return weights
+
+
+def planted(rng, B, kinds, seq_len, dtype=torch.float32, device="cpu"):
+    """Patterns (B, H, L, L) with head h planted as kinds[h], each sequence mixed with NOISE of its own
+    random causal attention; in `dtype` on `device`."""
+    L = 2 * seq_len
+    heads = torch.stack([target(kind, L, seq_len) for kind in kinds])  # (H, L, L)
+    scores = torch.randn(B, len(kinds), L, L, generator=rng, dtype=torch.float64) * 2.0
+    noise = ref.softmax(scores.masked_fill(~ref.causal_mask(L), float("-inf")), dim=-1)  # (B, H, L, L)
+    return ((1 - NOISE) * heads + NOISE * noise).to(device=device, dtype=dtype)
+
+
+def mixed(shares, other, L, seq_len):
+    """(H, L, L): head h is shares[h] of a previous-token head (or an induction head: `other`) and the
+    rest on the query itself, so its score is exactly shares[h]."""
+    itself = target("self", L, seq_len)
+    return torch.stack([share * target(other, L, seq_len) + (1 - share) * itself for share in shares])
+
+
+def model_patterns(rng, dtype=torch.float32, device="cpu"):
+    """lumen_ref's hand-set two-layer model on repeated random tokens: (tokens, [(B, H, L, L)] per layer)."""
+    B, seq_len, vocab = dims(SIZES["model"], "B", "seq_len", "vocab_size")
+    model = ref.induction_model(vocab, 2 * seq_len)
+    tokens = ref.repeated_tokens(B, seq_len, vocab, generator=rng)
+    with torch.no_grad():
+        _, patterns = model(tokens)
+    return tokens, [pattern.to(device=device, dtype=dtype) for pattern in patterns]
+
+
+# -- pictures of heads ------------------------------------------------------------------------------
+
+
+def cells(kind, L):
+    """(L, L) bool: the cells a score of this kind averages."""
+    seq_len, rows = L // 2, torch.arange(L)
+    keep = torch.zeros(L, L, dtype=torch.bool)
+    if kind == "previous_token":
+        keep[rows[1:], rows[1:] - 1] = True
+    else:
+        keep[rows[seq_len:], rows[seq_len:] - seq_len + 1] = True
+    return keep
+
+
+def head_picture(pattern, head, kind, title):
+    """A head's pattern in batch 0 beside the cells its `kind` score averages (their weights there)."""
+    weights = as64(pattern)[0, head]  # (L, L)
+    counted = weights.where(cells(kind, weights.size(-1)), torch.zeros(()))
+    name = "key i-1 from query i" if kind == "previous_token" else "key i-seq_len+1, second half"
+    return {"kind": "weights", "slice": [0, head], "rows": "queries", "columns": "keys",
+            "shape": list(weights.shape), "titles": [title, name], "expected": picture_cells(weights, "weights"),
+            "got": picture_cells(counted, "weights")}
+
+
+def worst_head(got, expected):
+    """The head whose score is furthest off (0 when the shapes differ)."""
+    if isinstance(got, torch.Tensor) and got.shape == expected.shape:
+        return int((as64(got) - expected).abs().nan_to_num(float("inf")).argmax())
+    return 0
+
+
+def check_score(student, name, pattern, *args, what):
+    """The student's `name(pattern, *args)` against the oracle's float64 scores (H,); a failure draws the
+    head furthest off beside the cells its score averages."""
+    oracle_fn = getattr(oracle, name)
+    kind = "previous_token" if name == "previous_token_score" else "induction"
+    try:
+        return check_call(student, name, pattern, *args, what=what, like=pattern,
+                          ref=lambda *inputs: torch.from_numpy(oracle_fn(*inputs)))
+    except Mismatch as mismatch:
+        expected = torch.from_numpy(oracle_fn(as64(pattern), *args))
+        head = worst_head(mismatch.details["call"]["got"], expected)
+        mismatch.details.setdefault("picture", head_picture(pattern, head, kind, f"head {head}'s pattern"))
+        raise
+
+
+# -- repeated_tokens --------------------------------------------------------------------------------
+
+
+def tokens_of(student, case, generator):
+    """The student's repeated_tokens for a SIZES case, checked to be a LongTensor (B, 2 * seq_len)."""
+    B, seq_len, vocab = dims(SIZES[case], "B", "seq_len", "vocab_size")
+    what = f"repeated_tokens({B}, {seq_len}, {vocab}, generator=...)"
+    got = student.run("repeated_tokens", B, seq_len, vocab, generator=generator)["value"]
+    if not isinstance(got, torch.Tensor):
+        raise Mismatch(f"{what} returned {describe(got)}, expected a tensor of token ids")
+    if tuple(got.shape) != (B, 2 * seq_len):
+        raise Mismatch(f"{what} has shape {shape_text(got.shape)}, expected {shape_text((B, 2 * seq_len))}: "
+                       f"batch rows of seq_len tokens and then the same seq_len tokens again (2 * {seq_len})")
+    if got.dtype != torch.int64:
+        raise Mismatch(f"{what} is {str(got.dtype).removeprefix('torch.')}, expected int64 (torch.long): token "
+                       "ids index an embedding (torch.randint gives int64)")
+    return got, what
+
+
+@pytest.mark.points(2)
+def test_repeated_tokens_repeat(student, rng):
+    tokens, what = tokens_of(student, "tokens", rng)
+    seq_len, vocab = dims(SIZES["tokens"], "seq_len", "vocab_size")
+    if not torch.equal(tokens[:, :seq_len], tokens[:, seq_len:]):
+        raise Mismatch(f"in {what} the second half is not the first again: row 0 is {tokens[0].tolist()}; draw "
+                       "seq_len tokens once, then concatenate them with themselves (torch.cat along dim 1)")
+    if int(tokens.min()) < 0 or int(tokens.max()) >= vocab:
+        raise Mismatch(f"{what} holds tokens from {int(tokens.min())} to {int(tokens.max())}, expected ids in 0 .. "
+                       f"{vocab - 1} (0 .. vocab_size - 1)")
+
+
+def test_repeated_tokens_use_the_generator(student):
+    seq_len = SIZES["tokens"]["seq_len"]
+    first, what = tokens_of(student, "tokens", torch.Generator().manual_seed(1))
+    again, _ = tokens_of(student, "tokens", torch.Generator().manual_seed(1))
+    other, _ = tokens_of(student, "tokens", torch.Generator().manual_seed(2))
+    if not torch.equal(first, again):
+        raise Mismatch(f"{what} with two generators seeded alike gave different tokens: draw them with "
+                       "generator=generator (torch.randint(..., generator=generator))")
+    if torch.equal(first, other) or (first[:, :seq_len] == first[0, 0]).all():
+        raise Mismatch(f"{what} gave the same tokens for generators seeded 1 and 2 ({first[0].tolist()}): the "
+                       "tokens must be random, drawn with the generator")
+
+
+def test_repeated_tokens_cover_the_vocabulary(student, rng):
+    tokens, what = tokens_of(student, "tokens_vocab", rng)
+    B, seq_len, vocab = dims(SIZES["tokens_vocab"], "B", "seq_len", "vocab_size")
+    seen = sorted(set(tokens.flatten().tolist()))
+    if seen != list(range(vocab)):
+        raise Mismatch(f"{what} gave the tokens {seen} in {B * seq_len} draws, expected every id 0 .. {vocab - 1}: "
+                       f"torch.randint(vocab_size, ...) draws from 0 to vocab_size - 1 (its high is exclusive)")
+    torch_global = student.run("repeated_tokens", 2, 3, vocab)["value"]  # generator=None: torch's own
+    if not isinstance(torch_global, torch.Tensor) or tuple(torch_global.shape) != (2, 6):
+        raise Mismatch(f"repeated_tokens(2, 3, {vocab}) (no generator) returned {describe(torch_global)}, expected "
+                       "(2, 6): with generator=None draw from torch's global generator")
+
+
+# -- previous_token_score and induction_score ---------------------------------------------------------
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+def test_previous_token_score_planted(student, rng, device, dtype):
+    B, seq_len = dims(SIZES["previous"], "B", "seq_len")
+    pattern = planted(rng, B, PLANTED["previous"], seq_len, dtype, device)
+    check_score(student, "previous_token_score", pattern,
+                what="previous_token_score(pattern) on heads planted as " + ", ".join(PLANTED["previous"]))
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+def test_induction_score_planted(student, rng, device, dtype):
+    B, seq_len = dims(SIZES["induction"], "B", "seq_len")
+    pattern = planted(rng, B, PLANTED["induction"], seq_len, dtype, device)
+    check_score(student, "induction_score", pattern, seq_len,
+                what=f"induction_score(pattern, {seq_len}) on heads planted as " + ", ".join(PLANTED["induction"]))
+
+
+@pytest.mark.points(2)
+def test_scores_of_the_hand_set_model(student, rng):
+    _, patterns = model_patterns(rng)
+    seq_len = SIZES["model"]["seq_len"]
+    for layer, pattern in enumerate(patterns):
+        model = f"layer {layer} of the two-layer model (previous-token head (0, 1), induction head (1, 2))"
+        check_score(student, "previous_token_score", pattern, what=f"previous_token_score of {model}")
+        check_score(student, "induction_score", pattern, seq_len, what=f"induction_score(pattern, {seq_len}) of {model}")
+
+
+def test_scores_leave_the_pattern_unchanged(student, rng):
+    B, seq_len = dims(SIZES["inputs"], "B", "seq_len")
+    pattern = planted(rng, B, ("previous", "induction", "uniform"), seq_len)
+    check_inputs_kept(student, "previous_token_score", pattern, names=["pattern"])
+    check_inputs_kept(student, "induction_score", pattern, seq_len, names=["pattern"])
+
+
+@pytest.mark.hidden
+@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
+def test_scores_half_precision(student, rng, device):
+    B, seq_len = dims(SIZES["half"], "B", "seq_len")
+    for dtype in (torch.float16, torch.bfloat16):
+        pattern = planted(rng, B, PLANTED["previous"], seq_len, dtype, device)
+        check_score(student, "previous_token_score", pattern, what=f"previous_token_score in {dtype}")
+        check_score(student, "induction_score", pattern, seq_len, what=f"induction_score in {dtype}")
+
+
+BAD_SHAPES = {
+    "3-d": ("previous_token_score", (2, 6, 6), (), "a pattern without its batch axis, (H, L, L)"),
+    "not-square": ("previous_token_score", (2, 3, 6, 5), (), "6 queries but 5 keys"),
+    "not-twice-seq-len": ("induction_score", (2, 3, 10, 10), (4,), "L = 10 with seq_len = 4"),
+    "odd-length": ("find_heads", (2, 3, 9, 9), (), "a layer of 9 positions, which is not a sequence repeated twice"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_SHAPES))
+def test_bad_shapes_raise_value_error(student, rng, case):
+    name, shape, args, why = BAD_SHAPES[case]
+    pattern = torch.rand(*shape, generator=rng)
+    call = f"{name}({'[pattern]' if name == 'find_heads' else 'pattern'}{''.join(f', {a}' for a in args)})"
+    what = f"{call} with pattern of shape {shape_text(shape)} ({why})"
+    try:
+        got = student.run(name, [pattern] if name == "find_heads" else pattern, *args)["value"]
+    except StudentError as error:
+        if type(error) is not StudentError or error.type == "NotImplementedError":
+            raise  # a forbidden call, the memory limit, a stub: the plugin reports those itself
+        if error.type != "ValueError":
+            raise Mismatch(f"{what} raised {error.type}, expected ValueError: check the shapes first and raise "
+                           "ValueError saying what is wrong") from None
+        return
+    raise Mismatch(f"{what} returned {describe(got)}, expected ValueError: a pattern must be (B, H, L, L) with "
+                   "L = 2 * seq_len for an induction score; check the shapes and raise ValueError")
+
+
+# -- find_heads ------------------------------------------------------------------------------------
+
+
+def check_heads(student, patterns, *, what, **kwargs):
+    """The student's find_heads(patterns, **kwargs) against the oracle's: both keys, (layer, head) tuples
+    of ints in (layer, head) order. A missed or extra head is drawn."""
+    got = student.run("find_heads", patterns, **kwargs)["value"]
+    expected = oracle.find_heads(as64(patterns), **kwargs)
+    call = {"target": "find_heads", "args": (patterns,), "kwargs": kwargs, "got": got}
+    if not isinstance(got, dict) or set(got) != set(KINDS):
+        keys = f"a dict with the keys {sorted(got)}" if isinstance(got, dict) else describe(got)
+        raise Mismatch(f"{what} returned {keys}, expected a dict with the keys 'previous_token' and 'induction'",
+                       call=call)
+    for kind in KINDS:
+        heads = got[kind]
+        if not isinstance(heads, list) or not all(isinstance(h, tuple) and len(h) == 2 and all(type(i) is int for i in h)
+                                                  for h in heads):
+            shown = heads if isinstance(heads, list) and len(heads) <= 8 else describe(heads)
+            raise Mismatch(f"{what}: its '{kind}' entry is {shown}, expected a list of (layer, head) tuples of ints",
+                           call=call)
+    for kind in KINDS:
+        if got[kind] == expected[kind]:
+            continue
+        message = f"{what}: its '{kind}' list is {got[kind]}, expected {expected[kind]}"
+        if sorted(got[kind]) == expected[kind]:
+            raise Mismatch(f"{message}: the right heads, in another order; list them in (layer, head) order, "
+                           "layer by layer and head by head", call=call)
+        missed = [h for h in expected[kind] if h not in got[kind]]
+        extra = [h for h in got[kind] if h not in expected[kind]]
+        layer, head = (missed or extra)[0]
+        kind_name = "a previous-token" if kind == "previous_token" else "an induction"
+        threshold = kwargs.get("threshold", 0.4)
+        picture, score = None, ""
+        if 0 <= layer < len(patterns) and 0 <= head < patterns[layer].size(1):
+            picture = head_picture(patterns[layer], head, kind, f"layer {layer}, head {head}")
+            pattern = as64(patterns[layer])
+            value = (oracle.previous_token_score(pattern) if kind == "previous_token"
+                     else oracle.induction_score(pattern, pattern.size(-1) // 2))[head]
+            score = f" (its {kind.replace('_', '-')} score is {value:.3g}, threshold {threshold:g})"
+        if (layer, head) in missed:
+            message += f": (layer {layer}, head {head}) is {kind_name} head you missed{score}"
+        else:
+            message += f": (layer {layer}, head {head}) is not {kind_name} head{score}"
+        raise Mismatch(message, call=call, **({"picture": picture} if picture else {}))
+    passed(call)
+
+
+@pytest.mark.points(2)
+def test_find_heads_planted(student, rng):
+    B, seq_len = dims(SIZES["find"], "B", "seq_len")
+    patterns = [planted(rng, B, kinds, seq_len) for kinds in PLANTED["find"]]
+    check_heads(student, patterns, what=f"find_heads(patterns) on {len(patterns)} layers of planted heads")
+
+
+@pytest.mark.points(2)
+def test_find_heads_of_the_hand_set_model(student, rng):
+    _, patterns = model_patterns(rng)
+    check_heads(student, patterns, what="find_heads(patterns) of the two-layer model (a previous-token head at "
+                                        "(0, 1), an induction head at (1, 2))")
+
+
+@pytest.mark.parametrize("threshold", [0.65, None], ids=["0.65", "default-0.4"])
+def test_find_heads_threshold(student, rng, threshold):
+    """Heads whose scores are exactly 0.2, 0.5, 0.8: 0.65 keeps one per layer, the default 0.4 two."""
+    B, seq_len = dims(SIZES["threshold"], "B", "seq_len")
+    L = 2 * seq_len
+    patterns = [mixed((0.5, 0.2, 0.8), "previous", L, seq_len), mixed((0.8, 0.5, 0.2), "induction", L, seq_len)]
+    patterns = [pattern.expand(B, -1, -1, -1).float() for pattern in patterns]
+    kwargs = {} if threshold is None else {"threshold": threshold}
+    shown = "" if threshold is None else f", threshold={threshold}"
+    check_heads(student, patterns, what=f"find_heads(patterns{shown}) on heads scoring 0.2, 0.5 and 0.8", **kwargs)
+
+
+@pytest.mark.hidden
+def test_find_heads_float64_on_device(student, rng, device):
+    B, seq_len = dims(SIZES["find"], "B", "seq_len")
+    patterns = [planted(rng, B, kinds, seq_len, torch.float64, device) for kinds in PLANTED["find"][::-1]]
+    check_heads(student, patterns, what=f"find_heads(patterns) on {device} in float64")

@@ -1,0 +1,321 @@
+"""`lumen-grade batch`: grade a whole class, one sub-folder per student, several at a time.
+
+Each student is graded by a process of its own, `python -m grader all --format json`, on a private
+copy of just their exercise files (found at any depth, .py or notebooks, as on Gradescope), under a
+time limit per student: a submission that crashes, hangs or attacks the grader costs its own row,
+never the batch. The gradebook is a CSV (student, status, a score per exercise, total, tier) with
+one JSON per student in a folder beside it (grades.csv -> grades/). A student who has a JSON there
+is skipped on the next run (resume) unless `force`. Both are replaced atomically after every
+student, so an interrupted batch (Ctrl-C) leaves a consistent gradebook of the students done.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import catalog
+from grader.course import classbook
+from grader.grading.settings import DEFAULTS, RUN_MARGIN
+from grader.sandbox import containment, files
+from grader.course.gradescope import as_submitted, stage, submitted_name
+from grader.reports import schema
+
+POLL = 0.05  # seconds between looks at the running graders
+STDERR_TAIL = 600  # characters of a failed grader's stderr kept as the row's message
+PROCESS_WARNING = ("WARNING: containment level 'process': this machine could not confine the students' code "
+                   "by the kernel (no Landlock, not root), so a submission could read or change other "
+                   "students' files and the gradebook. Grade on Linux >= 5.13, or as root (see docs/security.md).")
+
+
+@dataclass
+class Settings:
+    """How to grade the class: the `batch` command's options."""
+
+    jobs: int = 1
+    timeout: float = DEFAULTS.time_limit  # seconds per exercise, passed to the grader
+    student_timeout: float = None  # seconds for one student's whole run; None: from `timeout`
+    seed: int = DEFAULTS.seed
+    device: str = DEFAULTS.device
+    no_perf: bool = False  # skip the performance tiers
+    force: bool = False
+    shard: tuple = None  # (K, N): grade only the students of shard K of N (grader/course/classbook.py)
+    roster: list = None  # classbook.Rostered entries: the gradebook gets a row per rostered student
+
+    @property
+    def student_limit(self):
+        return self.student_timeout or len(catalog.EXERCISES) * self.timeout + RUN_MARGIN
+
+
+class Interrupted(Exception):
+    """Ctrl-C: the running graders were stopped; the gradebook holds the students finished."""
+
+    def __init__(self, done, total):
+        super().__init__(f"{done} of {total} students graded")
+        self.done, self.total = done, total
+
+
+def reports_folder(out):
+    """Where the per-student JSON reports go: beside the CSV, named after it."""
+    return Path(out).with_suffix("")
+
+
+def students(submissions, out):
+    """The student folders of a class folder, by name; hidden folders and our reports left out."""
+    reports = reports_folder(out).resolve()
+    return sorted((path for path in Path(submissions).iterdir()
+                   if path.is_dir() and not path.name.startswith(".") and path.resolve() != reports),
+                  key=lambda path: path.name)
+
+
+def run(submissions, out, settings, progress=lambda line: None):
+    """Grade every student of `submissions` not graded yet; returns {student: record}.
+
+    A record is what the student's JSON holds: student, status (graded, timeout, error or
+    no files), message, seconds, the files graded, and the grader's JSON report (None unless
+    graded). `progress` gets a line per student."""
+    out = Path(out)
+    reports = reports_folder(out)
+    reports.mkdir(parents=True, exist_ok=True)
+    everyone = classbook.select(students(submissions, out), settings.shard)
+    if settings.shard:
+        classbook.write_manifest(reports, settings.shard, everyone, {
+            "seed": settings.seed, "device": settings.device, "timeout": settings.timeout,
+            "no_perf": settings.no_perf})
+    records = {} if settings.force else _load_records(reports, everyone)
+    if records:
+        progress(f"skipping {len(records)} student(s) already graded (--force regrades them)")
+    if containment.expected_level() != containment.KERNEL:
+        progress(PROCESS_WARNING)
+    _write_gradebook(out, records, settings.roster)
+    queue = deque(student for student in everyone if student.name not in records)
+    # `kill`, a cancelled CI job or a closed terminal: the same clean stop as Ctrl-C
+    stops = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    saved = {signum: signal.signal(signum, _interrupt) for signum in stops}
+    running, total, finished = [], len(queue), 0
+
+    def finish(job):
+        """Record a student: their JSON first (the resume marker), then the whole CSV."""
+        nonlocal finished
+        record = job.record()
+        files.write_replacing(reports / f"{job.student.name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        records[job.student.name] = record
+        _write_gradebook(out, records, settings.roster)
+        finished += 1
+        row = classbook.row(record)
+        progress(f"[{finished}/{total}] {record['student']}: {row['total'] or '-'}/{row['max_score'] or '-'} "
+                 f"({record['status']}, {record['seconds']:.1f} s)")
+        if row["containment"] == containment.PROCESS:
+            progress(PROCESS_WARNING)
+
+    try:
+        while queue or running:
+            while queue and len(running) < settings.jobs:
+                running.append(_Job(queue.popleft(), settings))
+                running[-1].start()  # once listed, so Ctrl-C finds it
+            for job in [job for job in running if job.done()]:
+                running.remove(job)
+                finish(job)
+            time.sleep(POLL if running else 0)
+    except KeyboardInterrupt:
+        for job in running:
+            job.stop()
+        _write_gradebook(out, records, settings.roster)
+        raise Interrupted(len(records), len(everyone)) from None
+    finally:
+        for signum, previous in saved.items():
+            signal.signal(signum, previous)
+    return records
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+class _Job:
+    """One student's grading process, from staging their files to reading its verdict, which
+    arrives over a pipe (the grader's stdout), never through a file a child could reach."""
+
+    def __init__(self, student, settings):
+        self.student, self.settings = student, settings
+        self.started = time.monotonic()
+        self.folder = Path(tempfile.mkdtemp(prefix="lumen-batch-"))
+        self.process, self.stderr, self.outcome, self.notes, self.staged = None, None, None, [], {}
+        self.reader, self.stdout, self.overflow = None, bytearray(), False
+
+    def start(self):
+        """Stage the student's files and start their grader; a student with no files needs none."""
+        staging = self.folder / "submission"
+        staging.mkdir()
+        try:
+            self.staged, self.notes = stage(self.student, staging)
+        except OSError as error:
+            self.outcome = ("error", f"could not read the submission: {error}")
+            return
+        if not self.staged:
+            self.outcome = ("no files", "no exercise files anywhere in this folder")
+            return
+        settings = self.settings
+        command = [sys.executable, "-m", "grader", "all", "--submission", str(staging), "--format", "json",
+                   "--device", settings.device, "--seed", str(settings.seed), "--timeout", str(settings.timeout),
+                   *(["--no-perf"] if settings.no_perf else [])]
+        env = dict(os.environ)
+        env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // settings.jobs)))
+        env["LUMEN_PARENT_PID"] = str(os.getpid())  # the grader dies with this batch
+        env["TMPDIR"] = str(self.folder / "tmp")  # its temporary folders go with the job's, even once killed
+        (self.folder / "tmp").mkdir()
+        self.stderr = open(self.folder / "stderr.txt", "wb")
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=self.stderr, start_new_session=True, env=env)
+        self.reader = threading.Thread(target=self._read_stdout, daemon=True)
+        self.reader.start()
+
+    def _read_stdout(self):
+        """Keep at most classbook.MAX_REPORT_BYTES of what the grader writes, and drain the rest."""
+        with self.process.stdout as pipe:
+            while chunk := pipe.read1(1 << 16):
+                if len(self.stdout) + len(chunk) > classbook.MAX_REPORT_BYTES:
+                    self.overflow = True
+                else:
+                    self.stdout += chunk
+
+    def done(self):
+        """True once the grader has exited, or was stopped for running past the student's limit."""
+        if self.process is None or self.process.poll() is not None:
+            return True
+        if time.monotonic() - self.started > self.settings.student_limit:
+            self.outcome = ("timeout", f"grading took longer than the limit of {self.settings.student_limit:g} s "
+                                       "per student (--student-timeout)")
+            _kill_tree(self.process.pid)
+            return True
+        return False
+
+    def stop(self):
+        """Ctrl-C: end the grader and everything it started, and forget its files."""
+        if self.process is not None:
+            _kill_tree(self.process.pid)
+        self._close()
+
+    def record(self):
+        """What became of the student, once the grader is done; removes the job's files."""
+        status, message, report = (*self.outcome, None) if self.outcome else self._read_report()
+        self._close()
+        return {"student": self.student.name, "status": status, "message": message,
+                "seconds": round(time.monotonic() - self.started, 2), "files": self.notes, "report": report}
+
+    def _read_report(self):
+        """(status, message, report) of a grader that exited: graded when it wrote a valid report."""
+        self.reader.join(timeout=10)
+        failure = "its report is over the size limit" if self.overflow else None
+        if failure is None:
+            try:
+                report = schema.load(bytes(self.stdout), "its report")
+                return "graded", "", as_in_folder(report, self.student, self.folder / "submission", self.staged)
+            except (ValueError, UnicodeDecodeError) as error:
+                failure = f"no valid report ({error})" if self.stdout else "no report"
+        self.stderr.flush()
+        try:
+            tail = files.read_regular(self.folder / "stderr.txt", 1 << 20, follow=False, head=True)
+        except OSError:
+            tail = b""
+        tail = tail[-STDERR_TAIL:].decode(errors="replace").strip()
+        return "error", f"the grader exited with status {self.process.returncode} and {failure}: {tail}", None
+
+    def _close(self):
+        if self.process is not None:
+            self.process.wait()
+            self.stderr.close()
+            if self.reader is not None:
+                self.reader.join(timeout=10)
+        files.remove_tree(self.folder)
+
+
+def as_in_folder(report, student, staging, staged):
+    """The report with every file named as the student knows it, relative to their folder: the
+    grader graded the copies `staged` into `staging` (a temporary folder), which is no name of theirs
+    and is gone once the batch is done. Each exercise's file, ignored copies and missing-file error
+    follow `gradescope.as_submitted`; a staged path left in any other text is replaced too."""
+    for exercise in report["exercises"]:
+        exercise.update(as_submitted(student, staged, catalog.find(exercise["id"])))
+    names = {str(Path(staging, name)): submitted_name(student, source)
+             for sources, _ in staged.values() for name, source in sources.items()}
+    return _replaced(report, {**names, str(staging): "your submission"})
+
+
+def _replaced(value, names):
+    """`value` (JSON) with each key of `names` in its strings replaced by its value, longest first."""
+    if isinstance(value, str):
+        for old in sorted(names, key=len, reverse=True):
+            value = value.replace(old, names[old])
+        return value
+    if isinstance(value, list):
+        return [_replaced(item, names) for item in value]
+    if isinstance(value, dict):
+        return {key: _replaced(item, names) for key, item in value.items()}
+    return value
+
+
+def _kill_tree(pid):
+    """SIGKILL a process and all it started, even children that left its process group (the
+    sandbox's children start sessions of their own): the tree is read from /proc and frozen
+    before anything is killed, so nothing is orphaned out of reach on the way."""
+    victims = []
+    for _ in range(2):  # a second pass catches what forked while the first was stopping things
+        for victim in [pid, *_descendants(pid)]:
+            if victim not in victims:
+                victims.append(victim)
+                _signal(victim, signal.SIGSTOP)
+    for victim in victims:
+        _signal(victim, signal.SIGKILL)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _signal(pid, number):
+    try:
+        os.kill(pid, number)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _descendants(pid):
+    """Every process below `pid`, from /proc (Linux; elsewhere none, and the group kill remains)."""
+    children = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        try:
+            stat = Path("/proc", entry, "stat").read_text() if entry.isdigit() else ""
+        except OSError:  # the process ended meanwhile
+            continue
+        if stat:
+            parent = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the command's name
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _load_records(reports, everyone):
+    """The records already written for these students: only regular files (never through a link,
+    never a pipe that would stall the batch), bounded, and valid; any other counts as not graded."""
+    records = {}
+    for student in everyone:
+        record, _ = classbook.read_record(reports, student.name)
+        if record is not None:
+            records[student.name] = record
+    return records
+
+
+def _write_gradebook(out, records, roster=None):
+    files.write_replacing(Path(out), classbook.gradebook_csv(records, roster))

@@ -1,0 +1,352 @@
+"""The class gradebook: which students a shard grades, the roster, the CSV rows, and merging shards.
+
+`batch` grades student folders into records (one JSON per student); this module turns records into
+the CSV an LMS imports, and spreads a class over machines:
+
+- `--shard K/N` grades the students whose name hashes to K (SHA-256 of the folder name, mod N):
+  a student's shard never depends on who else is in the class, so adding a late student moves
+  nobody. Each shard writes its own CSV, reports folder and a manifest (`_shard.json` in the
+  reports folder: K, N, the students it was given, the grading settings).
+- `merge` reads shard outputs, refuses a student graded twice or shards graded with different
+  settings, and reports students (and whole shards) that are missing. It reads what a shard's
+  machine wrote as `batch` reads its resume records: regular files only, never through a link or
+  blocking on a pipe, bounded, validated; a bad record is a missing student, a bad manifest a refusal.
+- `--roster roster.csv` (student id, name, email) gives every rostered student a row: one without a
+  submission is `missing`, 0 points of the full maximum; folders not on the roster are reported.
+"""
+
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import catalog
+from grader.reports import schema
+from grader.sandbox import files
+
+MANIFEST = "_shard.json"  # in a shard's reports folder (not a student: those are STUDENT.json)
+MAX_MANIFEST_BYTES = 16 << 20  # a class of 100 000 students, settings and all
+MAX_REPORT_BYTES = 32 << 20  # a grader's JSON report: far more than ten exercises' need
+MAX_RECORD_BYTES = MAX_REPORT_BYTES + (1 << 20)  # a student's record: the report and what batch adds
+RECORD_STATUSES = ("graded", "timeout", "error", "no files")
+EXERCISE_IDS = [exercise.id for exercise in catalog.EXERCISES]
+COLUMNS = ["student", "status", *EXERCISE_IDS, "total", "max_score", "percent", "tier", "containment", "message"]
+ROSTER_COLUMNS = ["student_id", "name", "email"]  # before COLUMNS when there is a roster
+ROSTER_HEADERS = {"student_id": ("student_id", "student id", "id", "sis id", "sis_id", "sid"),
+                  "name": ("name", "student name", "full name"),
+                  "email": ("email", "e-mail", "email address")}
+
+
+class ClassbookError(ValueError):
+    """Shard outputs or a roster that cannot make one gradebook (the message says why)."""
+
+
+# -- shards ----------------------------------------------------------------------------------------
+
+def parse_shard(text):
+    """'K/N' -> (K, N), with 0 <= K < N (K counts from 0, like a Slurm array or a matrix index)."""
+    try:
+        index, count = (int(part) for part in str(text).split("/"))
+    except ValueError:
+        raise ClassbookError(f"{text!r} is not a shard: write K/N, e.g. 0/4 (K from 0 to N-1)") from None
+    if count < 1 or not 0 <= index < count:
+        raise ClassbookError(f"shard {text}: K must be between 0 and N-1 (N = {count})")
+    return index, count
+
+
+def shard_of(student, count):
+    """The shard (0 .. count-1) a student's folder name belongs to: stable across runs, machines and
+    Python versions (not Python's salted hash()), and independent of the rest of the class."""
+    return int.from_bytes(hashlib.sha256(student.encode("utf-8")).digest()[:8], "big") % count
+
+
+def select(students, shard):
+    """The student folders of `shard` ((K, N) or None for all)."""
+    if shard is None:
+        return list(students)
+    index, count = shard
+    return [student for student in students if shard_of(student.name, count) == index]
+
+
+def write_manifest(reports, shard, students, settings):
+    """Record what a shard was given, so that merge can tell a missing student from an absent one."""
+    index, count = shard
+    data = {"shard": index, "of": count, "students": sorted(student.name for student in students),
+            "settings": settings}
+    files.write_replacing(Path(reports, MANIFEST), json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_manifest(reports):
+    """The manifest of a shard's reports folder, checked (ClassbookError if it is not one)."""
+    path = Path(reports, MANIFEST)
+    try:
+        manifest = json.loads(files.read_regular(path, MAX_MANIFEST_BYTES, follow=False).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as error:
+        raise ClassbookError(f"{path}: not a readable shard manifest ({error})") from None
+    fields = {"shard": int, "of": int, "students": list, "settings": dict}
+    if not isinstance(manifest, dict) or any(type(manifest.get(key)) is not kind for key, kind in fields.items()):
+        raise ClassbookError(f"{path}: not a shard manifest (it needs shard, of, students and settings)")
+    if not 0 <= manifest["shard"] < manifest["of"]:
+        raise ClassbookError(f"{path}: shard {manifest['shard']} of {manifest['of']} does not exist")
+    for student in manifest["students"]:
+        if not is_student_name(student):
+            raise ClassbookError(f"{path}: {str(student)[:80]!r} is not a student's folder name")
+    return manifest
+
+
+def is_student_name(name):
+    """Whether `name` can be a student's folder in a class folder, as `batch` grades them: one path
+    part, not hidden (a manifest naming "../x" must not make merge read or write elsewhere)."""
+    return (isinstance(name, str) and name not in ("", ".", "..") and not name.startswith(".")
+            and not any(char in name for char in "/\\\0"))
+
+
+# -- roster ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rostered:
+    student_id: str
+    name: str
+    email: str
+
+    def keys(self):
+        """What a submission folder may be named after: the id, the email or the name."""
+        return {key for key in (self.student_id, self.email.lower(), self.name) if key}
+
+
+def read_roster(path):
+    """The roster CSV (a header row naming student id, name and email; other columns ignored)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")  # an LMS export often starts with a BOM
+    except (OSError, UnicodeDecodeError) as error:
+        raise ClassbookError(f"cannot read the roster {path}: {error}") from None
+    reader = csv.DictReader(io.StringIO(text))
+    headers = {(name or "").strip().lower(): name for name in reader.fieldnames or []}
+    columns = {}
+    for field, accepted in ROSTER_HEADERS.items():
+        found = next((headers[name] for name in accepted if name in headers), None)
+        if found is None:
+            raise ClassbookError(f"the roster {path} has no {field} column: its header row must name "
+                                 f"student_id, name and email (it has: {', '.join(reader.fieldnames or [])})")
+        columns[field] = found
+    roster, seen = [], {}
+    for number, row in enumerate(reader, start=2):
+        entry = Rostered(*((row.get(columns[field]) or "").strip() for field in ROSTER_HEADERS))
+        if not entry.student_id:
+            raise ClassbookError(f"the roster {path}, line {number}: no student id")
+        if entry.student_id in seen:
+            raise ClassbookError(f"the roster {path} lists student id {entry.student_id} twice "
+                                 f"(lines {seen[entry.student_id]} and {number})")
+        seen[entry.student_id] = number
+        roster.append(entry)
+    return roster
+
+
+def match_roster(roster, names):
+    """({student_id: folder name}, [folders on no roster row]); a folder is matched by the row's
+    id, then email, then name. A folder two rows could claim is an error."""
+    by_key = {}
+    for entry in roster:
+        for key in entry.keys():
+            by_key.setdefault(key, []).append(entry)
+    matched, unknown = {}, []
+    for name in sorted(names):
+        rows = by_key.get(name) or by_key.get(name.lower()) or []
+        if len(rows) > 1:
+            raise ClassbookError(f"the folder {name!r} matches several roster rows "
+                                 f"({', '.join(row.student_id for row in rows)}): rename it to the student id")
+        if not rows:
+            unknown.append(name)
+        elif rows[0].student_id in matched:
+            raise ClassbookError(f"two folders belong to student {rows[0].student_id}: "
+                                 f"{matched[rows[0].student_id]!r} and {name!r}")
+        else:
+            matched[rows[0].student_id] = name
+    return matched, unknown
+
+
+# -- the gradebook ---------------------------------------------------------------------------------
+
+def _points(value):
+    return f"{value:g}"
+
+
+def full_points(records):
+    """{exercise id: its full points}, as the graded reports give them (every report carries each
+    exercise's full points); an exercise no report has is left out."""
+    full = {}
+    for record in records.values():
+        for exercise in (record.get("report") or {}).get("exercises", []):
+            full[exercise["id"]] = max(full.get(exercise["id"], 0.0), exercise.get("max_score", 0.0))
+    return full
+
+
+def row(record, full=None):
+    """The CSV row of a student's record: a score per exercise graded, total, percent, tiers."""
+    values = {"student": record["student"], "status": record["status"], "message": record["message"],
+              "total": "", "max_score": "", "percent": "", "tier": "", "containment": ""}
+    report = record.get("report")
+    if report:
+        values["containment"] = report.get("containment", "")  # kernel or process: how it was confined
+        exercises = report["exercises"]
+        values.update({exercise["id"]: _points(exercise["score"]) for exercise in exercises})
+        values.update(total=_points(report["score"]), max_score=_points(report["max_score"]))
+        if report["max_score"]:
+            values["percent"] = f"{100 * report['score'] / report['max_score']:.1f}"
+        values["tier"] = "; ".join(f"{exercise['id']}: {exercise['tier']['name']}" for exercise in exercises
+                                   if (exercise.get("tier") or {}).get("ratio") is not None)  # measured ones
+    else:  # every row has the class's maximum, the grader's failure (error) included
+        if full:
+            values["max_score"] = _points(sum(full.values()))
+        if record["status"] != "error":  # the student's own outcome (no files, out of time, missing)
+            values["total"] = "0"
+            values["percent"] = "0.0" if full else ""
+    return values
+
+
+def missing_record(student):
+    return {"student": student, "status": "missing", "message": "no submission", "seconds": 0.0,
+            "files": [], "report": None}
+
+
+def gradebook_csv(records, roster=None):
+    """The CSV text of the gradebook: a row per student, sorted by name, or with a roster, a row per
+    rostered student in the roster's order (a missing one: status missing, 0 of the full points).
+    Every cell is `spreadsheet_safe`."""
+    full = full_points(records)
+    text = io.StringIO()
+    columns = COLUMNS if roster is None else ROSTER_COLUMNS + COLUMNS
+    writer = csv.DictWriter(text, fieldnames=columns, restval="", extrasaction="ignore")
+    writer.writeheader()
+
+    def write(values):
+        writer.writerow({column: spreadsheet_safe(value) for column, value in values.items()})
+
+    if roster is None:
+        for name in sorted(records):
+            write(row(records[name], full))
+        return text.getvalue()
+    matched, _ = match_roster(roster, records)
+    for entry in roster:
+        name = matched.get(entry.student_id)
+        values = row(records[name] if name else missing_record(""), full)
+        values.update(student_id=entry.student_id, name=entry.name, email=entry.email, student=name or "")
+        write(values)
+    return text.getvalue()
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may read as a formula
+
+
+def spreadsheet_safe(cell):
+    """`cell` as a spreadsheet shows it as text, never runs it (OWASP's CSV injection advice): a
+    value starting with = + - @, a tab or a carriage return (a student folder named `=cmd|...`, a
+    roster's name) gets a leading single quote; the csv module quotes separators and quotes."""
+    return f"'{cell}" if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
+
+
+# -- merging shard outputs -------------------------------------------------------------------------
+
+
+def valid_record(record, name):
+    """A student's record as `batch` writes it, for student `name`, its report checked by the report
+    schema's loader; ValueError (a `schema.ReportError` for the report) otherwise."""
+    if (not isinstance(record, dict) or record.get("student") != name or record.get("status") not in RECORD_STATUSES
+            or not isinstance(record.get("message"), str) or not isinstance(record.get("files"), list)):
+        raise ValueError("not a record")
+    seconds = record.get("seconds")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
+        raise ValueError("seconds is not a number >= 0")
+    if record["status"] == "graded":
+        schema.check(record.get("report"), "its report")
+    elif record.get("report") is not None:
+        raise ValueError("a report without the status graded")
+    return record
+
+
+def read_record(reports, student):
+    """(record, None) for a student's valid record in a reports folder, else (None, why not): read as
+    `batch` reads its resume records (a regular file, no link, no pipe, bounded) and validated."""
+    try:
+        data = files.read_regular(Path(reports, f"{student}.json"), MAX_RECORD_BYTES, follow=False)
+    except FileNotFoundError:
+        return None, " did not finish grading them"
+    except OSError as error:
+        return None, f": its record cannot be read ({error}); regrade them"
+    try:
+        return valid_record(json.loads(data.decode("utf-8")), student), None
+    except schema.OldReport as error:
+        return None, f": {error}"
+    except (ValueError, UnicodeDecodeError) as error:
+        return None, f": its record is not valid ({str(error)[:200]}); regrade them"
+
+
+@dataclass
+class Merged:
+    records: dict  # student -> record
+    missing: list  # students a shard was given but did not grade, and shards not given at all
+    shards: list  # (K, N) of the outputs read
+
+
+def shard_output(path):
+    """(csv, reports folder) of a shard output: its CSV, or a folder holding exactly one CSV."""
+    path = Path(path)
+    if path.is_dir():
+        found = sorted(path.glob("*.csv"))
+        if len(found) != 1:
+            raise ClassbookError(f"{path}: expected one gradebook .csv in this folder, found {len(found)}")
+        path = found[0]
+    if path.suffix.lower() != ".csv" or not path.is_file():
+        raise ClassbookError(f"{path}: not a shard's gradebook (give the .csv a batch --shard wrote, or its folder)")
+    reports = path.with_suffix("")
+    if not os.path.lexists(reports / MANIFEST):  # what is there is checked when it is read
+        raise ClassbookError(f"{path}: no {reports.name}/{MANIFEST} beside it: was it written by "
+                             "`lumen-grade batch --shard K/N`?")
+    return path, reports
+
+
+def merge(paths):
+    """Combine shard outputs into one set of records. Refuses a student in two outputs, the same shard
+    twice, shards of different N or graded with different settings; lists what is missing."""
+    records, origin, shards, settings, missing = {}, {}, {}, None, []
+    for path in paths:
+        gradebook, reports = shard_output(path)
+        manifest = read_manifest(reports)
+        key = (manifest["shard"], manifest["of"])
+        if key in shards:
+            raise ClassbookError(f"shard {key[0]}/{key[1]} given twice: {shards[key]} and {gradebook}")
+        shards[key] = gradebook
+        if settings is None:
+            settings = manifest["settings"]
+        elif manifest["settings"] != settings:
+            raise ClassbookError(f"{gradebook} was graded with other settings ({manifest['settings']}) than "
+                                 f"the first shard ({settings}): regrade it with the same options")
+        for student in manifest["students"]:
+            record, problem = read_record(reports, student)
+            if record is None:
+                missing.append(f"{student} (shard {key[0]}/{key[1]}{problem})")
+                continue
+            if student in records:
+                raise ClassbookError(f"student {student!r} is in two shard outputs: {origin[student]} and "
+                                     f"{gradebook}; a student must be graded once")
+            records[student], origin[student] = record, gradebook
+    devices = {}
+    for student, record in records.items():
+        devices.setdefault((record.get("report") or {}).get("device"), []).append(student)
+    devices.pop(None, None)
+    if len(devices) > 1:  # --device auto on a GPU node and on a CPU one: different checks, other maxima
+        found = "; ".join(f"{device}: {', '.join(sorted(names)[:3])}{' …' if len(names) > 3 else ''}"
+                          for device, names in sorted(devices.items()))
+        raise ClassbookError(f"the shards graded on different devices ({found}): their scores do not "
+                             "compare; regrade them on the same kind of machine")
+    counts = {count for _, count in shards}
+    if len(counts) > 1:
+        raise ClassbookError(f"the outputs split the class in different ways (N = {sorted(counts)})")
+    (count,) = counts or {0}
+    missing += [f"shard {index}/{count} (no output given: its students are missing)"
+                for index in range(count) if (index, count) not in shards]
+    return Merged(records, missing, sorted(shards))

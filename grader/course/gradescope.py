@@ -1,0 +1,303 @@
+"""Gradescope: build the autograder zip, and grade one submission inside Gradescope's container.
+
+`build_bundle` writes autograder.zip: `setup.sh` (run once when Gradescope builds its image: Python,
+the CPU build of torch and this kit, in a virtual environment), `run_autograder` (run for every
+submission: `python -m grader gradescope-run`, wrapped in a shell fallback so that results.json is
+written even when Python cannot start) and the kit's source. `run` grades `<root>/submission`:
+the exercise files wherever the student put them (uploads are often nested), .py or notebooks.
+
+The root is /autograder on Gradescope; LUMEN_AUTOGRADER_ROOT moves it (the tests use a temporary
+folder laid out the same way) and LUMEN_PYTHON picks the interpreter run_autograder starts.
+`stage` is shared with `batch`, whose student folders are nested too; both choose a student's file
+by the rule of `submission.candidates`.
+"""
+
+import dataclasses
+import importlib.metadata
+import json
+import re
+import shlex
+import tempfile
+import time
+import traceback
+import zipfile
+from pathlib import Path
+
+from grader import catalog
+from grader.sandbox import files
+from grader.reports import text as report
+from grader.grading import submission
+from grader.sandbox import containment
+from grader.grading.results import clean_text
+from grader.grading.settings import Settings
+
+ROOT_ENV = "LUMEN_AUTOGRADER_ROOT"
+DEFAULT_ROOT = Path("/autograder")
+KIT_ROOT = Path(__file__).resolve().parents[2]  # the checkout holding pyproject.toml
+KIT_PACKAGES = ("grader", "lumen_ref")
+
+SETUP_SH = """\
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image: Python, the CPU build
+# of torch (no multi-GB CUDA download), then the Lumen attention kit, in a virtual environment.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive  # apt must never stop to ask a question: nobody can answer
+source_dir="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
+venv="${{LUMEN_AUTOGRADER_ROOT:-/autograder}}/lumen-venv"
+apt-get update
+apt-get install -y --no-install-recommends python3 python3-pip python3-venv
+python3 -m venv "$venv"
+"$venv/bin/python" -m pip install --upgrade pip
+"$venv/bin/python" -m pip install --index-url https://download.pytorch.org/whl/cpu {torch}
+"$venv/bin/python" -m pip install "$source_dir/kit"
+# Prove the install before any student submits: grade the solution of exercise 3 packed in the zip
+# (torch, the sandbox and the suites all run); it must score full marks, or the image build fails.
+"$venv/bin/python" -m grader exercise3 --submission "$source_dir/selftest" --device cpu --no-perf
+"""
+
+RUN_AUTOGRADER = """\
+#!/usr/bin/env bash
+# Gradescope runs this for every submission. It grades <root>/submission and always leaves
+# <root>/results/results.json behind: if the grader cannot even start, one that says so.
+root="${{LUMEN_AUTOGRADER_ROOT:-/autograder}}"
+python="${{LUMEN_PYTHON:-$root/lumen-venv/bin/python}}"
+results="$root/results/results.json"
+mkdir -p "$root/results"
+rm -f "$results"
+cd "$root"
+"$python" -m grader gradescope-run --root "$root" {options}
+status=$?
+if [ "$status" -ne 0 ] || [ ! -f "$results" ] || [ -L "$results" ]; then
+  # the grader did not finish: nothing at that path (a submission's file, link or folder) is kept
+  rm -rf "$results"
+  message="The autograder itself failed (exit status $status) before it could grade your submission."
+  message="$message This is not your fault: please tell the course staff."
+  printf '{{"score": 0.0, "output": "%s", "tests": []}}\n' "$message" > "$results"
+fi
+exit 0
+"""
+
+
+class BundleError(ValueError):
+    """The bundle cannot be built from here (no source checkout of the kit, a torch Gradescope cannot
+    install): the CLI reports it as a usage error."""
+
+
+SELFTEST = catalog.find("exercise3")  # setup.sh grades its solution to prove the install
+# A torch from PyPI or PyTorch's index: a release, with at most a build-variant label (+cpu, +cu121).
+_RELEASE = re.compile(r"(\d+(?:\.\d+)*)(?:\+(?:cpu|cu\d+|rocm[\d.]+|xpu))?")
+
+
+def release_version(version):
+    """The release a torch version names (2.5.1+cpu -> 2.5.1); a development build or a local one
+    (2.6.0a0+git1234, 2.5.0.dev20240901, 2.5.1+mybuild) is refused: PyTorch's index has no such
+    wheel, and Gradescope's image build would fail far from here."""
+    found = _RELEASE.fullmatch(version)
+    if not found:
+        raise BundleError(f"torch {version} is a development or locally built version, which Gradescope "
+                          "cannot install from PyTorch's CPU index: pass --torch VERSION with the release "
+                          "to install there (e.g. --torch 2.5.1), or install a released torch here "
+                          "(pip install torch==2.5.1) and build the bundle again")
+    return found.group(1)
+
+
+def build_bundle(out, *, hidden_visibility="after_published", printed_visibility="visible", timeout=60.0,
+                 suites=(), exercises=(), no_perf=False, torch=None):
+    """Write Gradescope's autograder zip to `out`; returns its member names.
+
+    The run options (visibility of hidden checks and of the student's printing, time limit,
+    exercises, private suites, no performance tiers) are baked into run_autograder; private suites
+    travel in the zip under suites/. `torch`: the version setup.sh installs (default: this one's)."""
+    require_checkout()
+    torch = torch_pin(torch)
+    options = ["--hidden-visibility", hidden_visibility, "--printed-visibility", printed_visibility,
+               "--timeout", str(timeout)]
+    for exercise in exercises:
+        options += ["--exercise", exercise.id]
+    if no_perf:
+        options.append("--no-perf")
+    files = {}  # name in the zip -> path on disk
+    for number, folder in enumerate(suites, start=1):
+        inside = f"suites/{number}-{Path(folder).name}"
+        files.update(_tree(Path(folder), inside))
+        options += ["--suites", f"$root/source/{inside}"]
+    for package in KIT_PACKAGES:
+        files.update(_tree(KIT_ROOT / package, f"kit/{package}"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        files[f"kit/{name}"] = KIT_ROOT / name
+    files[f"selftest/{SELFTEST.file_name}"] = KIT_ROOT / "solutions" / SELFTEST.file_name
+    scripts = {"setup.sh": SETUP_SH.format(torch=shlex.quote(torch)),
+               "run_autograder": RUN_AUTOGRADER.format(options=_shell_words(options))}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for name, text in scripts.items():
+            info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+            info.external_attr = 0o100755 << 16  # a regular, executable file
+            bundle.writestr(info, text)
+        for name, path in sorted(files.items()):
+            bundle.write(path, name)
+    return [*scripts, *sorted(files)]
+
+
+def require_checkout():
+    """The bundle packs the kit's source and its solutions: only a checkout has them."""
+    if not (KIT_ROOT / "pyproject.toml").is_file() or not (KIT_ROOT / "solutions").is_dir():
+        raise BundleError(f"gradescope-bundle packs the kit's source and grades its solutions, and there is no "
+                          f"pyproject.toml and solutions/ in {KIT_ROOT}: run it from a checkout of the kit "
+                          "(pip install -e .)")
+
+
+def torch_pin(version=None):
+    """The requirement setup.sh installs: the given torch release, or the one installed here."""
+    return "torch==" + release_version(version or importlib.metadata.version("torch"))
+
+
+def solutions_points(exercises=(), suites=(), timeout=60.0):
+    """(score, max_score) of the kit's solutions graded as the bundle will grade on Gradescope's CPU:
+    the total points of the assignment, and a check that the bundle gives the solutions all of them."""
+    from grader.grading import runner  # imports torch
+
+    options = Settings(submission=KIT_ROOT / "solutions", device="cpu", time_limit=timeout,
+                             suites=list(suites), perf=False)
+    verdict = runner.grade(list(exercises) or list(catalog.EXERCISES), options)
+    return verdict.score, verdict.max_score
+
+
+def _shell_words(words):
+    """Quote for bash; a word starting with `$root/` keeps that variable (the container's root) live."""
+    return " ".join('"$root"' + shlex.quote(word[len("$root"):]) if word.startswith("$root/")
+                    else shlex.quote(word) for word in words)
+
+
+def _tree(folder, inside):
+    """{zip name: path} for the files of a package or suite folder, caches left out."""
+    return {
+        f"{inside}/{path.relative_to(folder).as_posix()}": path
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+    }
+
+
+# -- finding a student's files -------------------------------------------------------------------
+
+def stage(tree, dest, exercises=catalog.EXERCISES):
+    """Copy each exercise's file from anywhere under `tree` into `dest` under its standard name,
+    chosen by the rule of `submission.candidates`; returns (staged, notes): what `stage_files`
+    returns, and notes that say which file was graded and which copies were ignored."""
+    staged = stage_files(tree, dest, exercises)
+    notes = []
+    for exercise, (sources, ignored) in staged.items():
+        others = f" (ignored: {', '.join(submitted_name(tree, path) for path in ignored)})" if ignored else ""
+        notes += [f"{exercise.id}: graded {submitted_name(tree, source)}{others}" for source in sources.values()]
+    return staged, notes
+
+
+def stage_files(tree, dest, exercises=catalog.EXERCISES):
+    """Copy each exercise's file, chosen by the rule of `submission.candidates` (the one rule of
+    `lumen-grade all`, `batch` and Gradescope), into `dest` under its standard name; returns
+    {exercise: ({staged name: source}, [candidates not graded])}."""
+    staged = {}
+    for exercise in exercises:
+        found = submission.candidates(exercise, tree, nested=True)
+        if found:
+            name = f"{exercise.stem}{found[0].suffix}"
+            # never blocks on a pipe nor follows a link a classmate's code could have left, bounded
+            data = files.read_regular(found[0], files.MAX_SOURCE_BYTES * 8, follow=False)
+            Path(dest, name).write_bytes(data)
+            staged[exercise] = ({name: found[0]}, found[1:])
+    return staged
+
+
+def submitted_name(tree, path):
+    """A file of a student's upload as they know it: its path relative to the upload's folder."""
+    return clean_text(Path(path).relative_to(tree).as_posix())
+
+
+def graded_notes(folder, staged, verdict):
+    """A line per exercise naming exactly the file the grader reports it graded, and the uploaded
+    copies it did not grade (a second copy deeper down, a notebook beside the .py, a -Copy1)."""
+    notes = []
+    for result in verdict.exercises:
+        exercise = catalog.find(result.id)
+        if exercise not in staged:
+            continue
+        sources, ignored = staged[exercise]
+        graded = sources.get(Path(result.file).name)
+        others = [source for name, source in sources.items() if source is not graded] + ignored
+        line = f"{exercise.id}: graded {submitted_name(folder, graded)}" if graded else f"{exercise.id}: nothing graded"
+        if others:
+            line += f" (not graded: {', '.join(submitted_name(folder, path) for path in others)})"
+        notes.append(line)
+    return notes
+
+
+def as_submitted(folder, staged, exercise):
+    """The fields (`file`, `ignored`, and `error` for a missing file) by which a report names an
+    exercise's file to the student whose `folder` was staged (`stage_files`): the file graded and
+    the copies not graded, relative to that folder, never the grader's staging copy; for an
+    exercise with no file there, its standard name and what to hand in."""
+    if exercise not in staged:
+        return {"file": exercise.file_name, "ignored": [],
+                "error": f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
+                         "upload it under exactly this name"}
+    sources, ignored = staged[exercise]
+    graded, *others = sources.values()
+    return {"file": submitted_name(folder, graded),
+            "ignored": [submitted_name(folder, path) for path in [*others, *ignored]]}
+
+
+# -- grading inside the container ------------------------------------------------------------------
+
+def run(root, *, hidden_visibility="after_published", printed_visibility="visible", timeout=60.0, suites=(),
+        exercises=(), no_perf=False, seed=0):
+    """Grade <root>/submission into <root>/results/results.json, which is always written: a
+    failure of the grader itself becomes a result that says so. Returns the results dict."""
+    started = time.monotonic()
+    root = Path(root)
+    try:
+        options = {"seed": seed, "time_limit": timeout, "suites": list(suites), "perf": not no_perf}
+        results = _grade(root / "submission", list(exercises) or list(catalog.EXERCISES), hidden_visibility,
+                         options)
+        results["stdout_visibility"] = printed_visibility
+    except Exception as error:  # the student must get a result whatever went wrong in here
+        traceback.print_exc()  # Gradescope keeps stdout and stderr for the instructor
+        results = {"score": 0.0, "output": f"The autograder itself failed ({type(error).__name__}: "
+                   f"{error}). This is not your fault: please tell the course staff.", "tests": []}
+    results["execution_time"] = round(time.monotonic() - started, 2)
+    path = root / "results" / "results.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir() and not path.is_symlink():  # left by a submission: the judge's results replace it
+        files.remove_tree(path)
+    files.write_replacing(path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    return results
+
+
+def _grade(folder, exercises, hidden_visibility, options):
+    """The results of grading the exercise files found under `folder`, with runner options. Every
+    exercise is graded, so that its maximum is the same for every student: one with no file is not
+    run, and says what to upload. What the student's code printed goes to stdout, which Gradescope
+    shows as `stdout_visibility` says."""
+    from grader.grading import runner  # imports torch
+
+    with tempfile.TemporaryDirectory(prefix="lumen-submission-") as staging:
+        staged = stage_files(folder, staging, exercises) if folder.is_dir() else {}
+        verdict = runner.grade(exercises, Settings(submission=Path(staging), **options))
+        notes = graded_notes(folder, staged, verdict)
+    verdict = dataclasses.replace(verdict, exercises=[
+        dataclasses.replace(result, **as_submitted(folder, staged, exercise))
+        for result, exercise in zip(verdict.exercises, exercises)])
+    print("\n".join(notes or ["No exercise files were found in the submission."]))
+    for exercise in verdict.exercises:
+        if exercise.output:
+            print(f"\n{exercise.id}: your code printed:\n{exercise.output}")
+    results = json.loads(report.render_gradescope(verdict, hidden_visibility=hidden_visibility))
+    results["output"] += "\n\n" + "\n".join(notes or ["No exercise files were found in your submission."])
+    if verdict.containment_level != containment.KERNEL:
+        print(PROCESS_WARNING)
+        results["output"] = PROCESS_WARNING + "\n\n" + results["output"]
+    return results
+
+
+PROCESS_WARNING = ("WARNING (for the course staff): containment level 'process' — the autograder could not "
+                   "confine the submission's code by the kernel (no Landlock, no mount namespace), so a "
+                   "submission could tamper with this run's files. See docs/security.md.")

@@ -1,0 +1,175 @@
+"""The student notebooks: one per exercise, built with nbformat from the stub and its introduction.
+
+Each notebook has four cells, in this order:
+  1. markdown: the exercise, how to work in the notebook, and the step's introduction, written for
+     the kit (its declaration's `introduction`: what the step computes, its maths in LaTeX, the
+     shapes, a worked example, the chapter section to read).
+  2. code: the student file itself, the stub exactly as in `exercises/`.
+  3. code: the check cell, `%run -m grader.course.notebooks exercise3` (`... exercise3 -v` lists every test).
+  4. code: a scratch cell whose body sits under `if __name__ == "__main__":`.
+
+Why the check cell is a `%run` line. A kernel cannot reliably tell which notebook file it runs
+(Colab has no path at all, and a saved file may be older than the cells on screen), so the check
+grades what the kernel ran: from IPython's input history it takes, for each name the exercise
+defines, the last cell run that defined it, writes those cells to a temporary .py file and runs
+`lumen-grade` on it in a fresh process (the kernel may already have set up CUDA, which a forked
+sandbox could not use). And because the cell is a magic line, grading the notebook file skips it,
+like every `%` line, so the check never runs inside the grader's sandbox.
+
+Why the scratch guard: graded, a notebook is all its code cells in order, imported as a module, so
+`__name__` is not "__main__" there and a failing experiment under the guard costs nothing.
+"""
+
+import ast
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+from grader import catalog
+from grader.grading import submission
+
+CHECK = "%run -m grader.course.notebooks {exercise}"  # the check cell's line
+VERBOSE = ("-v", "--verbose")  # after it: list every test, with its points, as `lumen-grade -v` does
+# The check cell's grading process (a fresh one: see the top): `lumen-grade` with its arguments, its
+# report naming the check cell's own way to list every test. A program of its own, as `lumen-grade` is.
+_GRADE = ("import sys; from grader.reports import text; from grader.cli.main import main; "
+          f"text.EVERY_TEST = {CHECK + ' ' + VERBOSE[0]!r}; main(sys.argv[1:], prog_name='lumen-grade')")
+
+
+def intro_markdown(exercise, introduction):
+    """The first cell: the exercise, how to work in the notebook, then its introduction (Markdown)."""
+    names = ", ".join(f"`{name}`" for name in exercise.names)
+    return "\n".join([
+        f"# Exercise {exercise.number} — {exercise.title}",
+        "",
+        f"You write {names} in the code cell below: replace each `raise NotImplementedError(...)` "
+        "with your code, then run the cell.",
+        "",
+        f"- **Check**: run the cell under it. It grades the code you ran with the same tests as "
+        f"`lumen-grade {exercise.id}` (the Lumen kit must be installed where this notebook runs).",
+        "- **Experiment** in the scratch cell at the end.",
+        "- **Hand in** the notebook: every code cell is your answer, in order (`!` and `%` lines "
+        "aside), so keep experiments under `if __name__ == \"__main__\":` as the scratch cell does.",
+        "",
+        introduction.strip(),
+    ])
+
+
+def check_cell(exercise):
+    return "\n".join([
+        "# Check: run the code cell above, then this one. It grades the code you last ran in this",
+        f"# notebook with the tests of `lumen-grade {exercise.id}`. It is not part of your answer.",
+        CHECK.format(exercise=exercise.id),
+    ])
+
+
+def scratch_cell(exercise):
+    return "\n".join([
+        "# Scratch: try your code here. What runs under this `if` runs in the notebook, but not when",
+        "# the notebook is graded, so an experiment that fails never costs you points.",
+        'if __name__ == "__main__":',
+        f"    help({exercise.names[0]})",
+    ])
+
+
+def build_notebook(exercise, code, introduction):
+    """The exercise's notebook (an nbformat v4 node, validated, no outputs) around `code`, the
+    step's `introduction` (Markdown) in its first cell."""
+    new = nbformat.v4
+    notebook = new.new_notebook(metadata={
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "lumen": {"exercise": exercise.id},
+    })
+    notebook.cells = [  # fixed ids, so a release is byte for byte the same every time
+        new.new_markdown_cell(intro_markdown(exercise, introduction), id=f"{exercise.id}-intro"),
+        new.new_code_cell(code.rstrip("\r\n"), id=f"{exercise.id}-code"),
+        new.new_code_cell(check_cell(exercise), id=f"{exercise.id}-check"),
+        new.new_code_cell(scratch_cell(exercise), id=f"{exercise.id}-scratch"),
+    ]
+    nbformat.validate(notebook)
+    return notebook
+
+
+def notebook_text(notebook):
+    """A notebook as the text of its .ipynb file."""
+    return nbformat.writes(notebook, version=4) + "\n"
+
+
+# -- the check cell, run inside the student's kernel ------------------------------------------
+
+
+def _defined_names(tree):
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+    return names
+
+
+def code_from_history(exercise, inputs):
+    """The code behind the exercise's names in a kernel, from its input history (raw cell texts,
+    in the order they ran): for each name, the last input that defined it; those inputs in the
+    order they ran, as Python. None when no input defined any of them."""
+    last, codes = {}, {}
+    for index, raw in enumerate(inputs):
+        codes[index] = submission.python_source(raw or "")
+        try:
+            defined = _defined_names(ast.parse(codes[index])) if codes[index] is not None else set()
+        except (SyntaxError, ValueError):
+            continue
+        for name in defined & set(exercise.names):
+            last[name] = index
+    if not last:
+        return None
+    return "\n\n".join(codes[index] for index in sorted(set(last.values()))) + "\n"
+
+
+def check_in_kernel(exercise_name, shell, verbose=False):
+    """What the check cell prints: the report of `lumen-grade` on the code the kernel ran."""
+    exercise = catalog.find(exercise_name)
+    code = code_from_history(exercise, shell.history_manager.input_hist_raw)
+    if code is None:
+        names = ", ".join(exercise.names)
+        return f"Nothing to check yet: run the code cell that defines {names} first, then this cell."
+    with tempfile.TemporaryDirectory(prefix="lumen-check-") as folder:
+        path = Path(folder) / exercise.file_name
+        path.write_text(code, encoding="utf-8")
+        done = subprocess.run([sys.executable, "-c", _GRADE, exercise.id, "--submission", folder,
+                               *([VERBOSE[0]] if verbose else [])],
+                              capture_output=True, text=True, encoding="utf-8")
+    return (done.stdout + done.stderr).replace(str(path), "(the code you ran in this notebook)")
+
+
+def _ipython():
+    """The running IPython shell, or None outside IPython (or where it is not installed)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def main(argv):
+    """`%run -m grader.course.notebooks exercise3 [-v]` in a notebook. Returns an exit status."""
+    shell = _ipython()
+    verbose = len(argv) == 2 and argv[1] in VERBOSE
+    if shell is None or len(argv) != 1 + verbose:
+        print(f"Run this from a notebook cell: {CHECK.format(exercise='exercise3')} (add {VERBOSE[0]} to list "
+              "every test). To grade a notebook file, use: lumen-grade exercise3 --notebook FILE", file=sys.stderr)
+        return 2
+    try:
+        print(check_in_kernel(argv[0], shell, verbose), end="")
+    except catalog.UnknownExercise:
+        print(f"unknown exercise {argv[0]!r}", file=sys.stderr)
+        return 2
+    return None
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

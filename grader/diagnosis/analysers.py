@@ -1,0 +1,772 @@
+"""What a wrong answer shows, without a catalogue entry: the structural analysers.
+
+Given one failing call (its inputs, the student's value and the reference's float64 one), each
+analyser tries one kind of relation between the two and, when it holds exactly (within the
+tolerance the diagnosis uses), says what the student's code did, in the call's own quantities:
+
+  * a constant factor, named by the quantity it equals ("√8: 8 is n_heads here");
+  * axes permuted or transposed, or a reshape that mixed two axes (heads and positions);
+  * weights normalised over another axis, or not normalised at all;
+  * a mask that differs by its diagonal, its triangle, its corner (a cache offset) or its width
+    (padding), or masked scores filled with a number instead of -inf;
+  * heads taken in another order (tiled, interleaved, modulo), as the mapping the student built;
+  * two returned values swapped; a value that another input gives (V made with W_K, K for V);
+  * a missing output projection; a KV cache whose state did not advance or was overwritten;
+  * scores divided by another quantity than the reference's (seen through a softmax too).
+
+Every analyser returns `Finding`s: a `key` (the same for every call the same mistake explains,
+whatever the sizes, so that a diagnosis can require all the evidence to agree) and a `message`.
+They run only on failures (`grader.diagnosis.matcher` calls them), so a passing submission pays nothing.
+"""
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import torch
+
+from grader.diagnosis import traits
+from grader.diagnosis.reference import Reference
+from grader.grading.compare import MASKED_BELOW, TOLERANCES
+
+# A value matches within 10x the tolerance of the student's dtype, the absolute part scaled by the
+# largest value (a float32 sum of many products rounds in proportion to its terms): rounding, not a
+# mistake, since the mistakes change values by whole factors. grader.diagnosis.matcher matches the same way.
+SLACK = 10
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: str  # what the mistake is, independent of the call's sizes
+    message: str
+
+
+# -- matching ------------------------------------------------------------------------------------
+
+
+def close(got, value, dtype):
+    """got (the student's) equals value (float64) within SLACK times dtype's tolerance; NaN = NaN."""
+    if not isinstance(got, torch.Tensor) or not isinstance(value, torch.Tensor):
+        return False
+    if tuple(got.shape) != tuple(value.shape):
+        return False
+    if torch.bool in (got.dtype, value.dtype):
+        return got.dtype == value.dtype and bool((got.cpu() == value.cpu()).all())
+    rtol, atol = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
+    value = value.detach().to("cpu", torch.float64)
+    finite = value[torch.isfinite(value)]
+    scale = max(1.0, float(finite.abs().max())) if finite.numel() else 1.0
+    return bool(torch.isclose(got.detach().to("cpu", torch.float64), value, rtol=SLACK * rtol,
+                              atol=SLACK * atol * scale, equal_nan=True).all())
+
+
+def _f64(t):
+    return t.detach().to("cpu", torch.float64)
+
+
+# -- the quantities of a call -----------------------------------------------------------------------
+
+
+def quantities(call):
+    """{name: size} of a call, in the chapter's names: what a wrong factor or divisor is made of."""
+    target, args, kwargs = call["target"], call["args"], call["kwargs"]
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    named = {}
+    made = call.get("object")
+    if made is not None and not traits.has(made.target, "stores"):
+        d_model, n_heads, *rest = made.args
+        n_kv = rest[0] if rest else n_heads
+        x = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        named.update({"d_model": d_model, "n_heads": n_heads, "d_head": d_model // n_heads})
+        if rest:
+            named.update({"n_kv_heads": n_kv, "n_rep": n_heads // n_kv})
+        if x is not None and x.dim() == 3:
+            named.update({"L": x.shape[1], "B": x.shape[0]})
+        return named
+    if traits.has(target, "qk") and len(tensors) >= 2:
+        q, k = tensors[:2]
+        named.update({"d_k": q.shape[-1], "L_q": q.shape[-2], "L_k": k.shape[-2]})
+        if len(tensors) >= 3 and tensors[2].is_floating_point():
+            named["d_v"] = tensors[2].shape[-1]
+    elif traits.has(target, "scores-width") and tensors:
+        named.update({"d_k": args[1] if len(args) > 1 else kwargs.get("d_k"),
+                      "L_q": tensors[0].shape[-2] if tensors[0].dim() >= 2 else None,
+                      "L_k": tensors[0].shape[-1]})
+    elif traits.has(target, "counts"):
+        names = traits.of(target).quantities
+        named.update(dict(zip(names, args)))
+        named.update({k: v for k, v in kwargs.items() if k in names})
+        for name, value in traits.of(target).defaults.items():
+            named.setdefault(name, value)
+    elif traits.has(target, "projects") and tensors:
+        named.update({"d_model": tensors[0].shape[-1], "L": tensors[0].shape[-2] if tensors[0].dim() > 1 else None})
+    return {name: int(value) for name, value in named.items() if isinstance(value, int) and not isinstance(value, bool)}
+
+
+QUANTITY_WORDS = {"d_k": "the width of q and k", "L_q": "the number of queries", "L_k": "the number of keys",
+                  "d_v": "the width of v", "n_heads": "the number of heads", "d_model": "the model width",
+                  "d_head": "each head's width", "L": "the sequence length", "n_kv_heads": "the number of KV heads",
+                  "n_rep": "query heads per KV head", "B": "the batch size"}
+EXTRA = {"2": (2, "2 (keys and values)"), "8": (8, "8 (bits in a byte)")}
+
+
+def expressions(named, with_constants=False, halves=False):
+    """[(value, name, text)] for every q, √q and q² of the call's quantities (q > 1); with `halves`
+    also q/2 and 2·q (d_k ** 1/2 is d_k / 2)."""
+    found = []
+    for name, n in named.items():
+        if n <= 1:
+            continue
+        found += [(float(n), name, f"{name} = {n}"), (math.sqrt(n), f"√{name}", f"√{name} = √{n} ≈ {math.sqrt(n):.3g}"),
+                  (float(n * n), f"{name}²", f"{name}² = {n * n}")]
+        if halves:
+            found += [(n / 2, f"{name}/2", f"{name}/2 = {n / 2:g}"), (2.0 * n, f"2·{name}", f"2·{name} = {2 * n}")]
+    if with_constants:
+        found += [(float(v), key, text) for key, (v, text) in EXTRA.items()]
+    return found
+
+
+def _named(value, named, with_constants=False, halves=False, rel=1e-6):
+    """The expressions of the call's quantities equal to `value` (names, texts)."""
+    return [(name, text) for v, name, text in expressions(named, with_constants, halves) if abs(v - value) <= rel * v]
+
+
+def _ratio_text(c):
+    return f"{c:.3g}" if abs(c - round(c)) > 1e-9 else f"{int(round(c))}"
+
+
+# -- direct analysers: the student's value against the expected one ----------------------------------
+
+
+def constant_factor(got, want, dtype):
+    """c when got = c · want everywhere (c clearly not 1), else None."""
+    if got.shape != want.shape or not got.is_floating_point() and got.dtype != want.dtype:
+        return None
+    g, w = _f64(got), _f64(want)
+    ok = torch.isfinite(w) & (w.abs() > 1e-6 * max(1.0, float(w[torch.isfinite(w)].abs().max()) if
+                                                   torch.isfinite(w).any() else 1.0))
+    if not bool(ok.any()) or not bool(torch.isfinite(g[torch.isfinite(w)]).all()):
+        return None
+    c = float((g[ok] * w[ok]).sum() / (w[ok] * w[ok]).sum())
+    if not math.isfinite(c) or c == 0 or abs(c - 1) < 1e-3:
+        return None
+    return c if close(g, w * c, dtype) and bool((~torch.isfinite(w) <= (g == w)).all()) else None
+
+
+def factor_findings(call, got, want, dtype, what):
+    c = constant_factor(got, want, dtype) if isinstance(got, torch.Tensor) else None
+    if c is None and isinstance(got, (int, float)) and not isinstance(got, bool) and isinstance(want, (int, float)):
+        c = got / want if want and got and got != want else None
+    if c is None:
+        return []
+    named = quantities(call)
+    big = c > 0 and c > 1
+    size = abs(c) if big else 1 / abs(c)
+    sign = "" if c > 0 else " and of the opposite sign"
+    how = f"{_ratio_text(size)} times too {'large' if big else 'small'}{sign}"
+    options = _named(size, named, with_constants=traits.has(call["target"], "counts"))  # a count: 2 keys and values, 8 bits
+    findings = []
+    for name, text in options:
+        extra = (f"a factor of {name} too many (or a division by {name} missing)" if big else
+                 f"a factor of {name} missing (or a division by {name} too many)")
+        message = f"{what}: your result is {how} everywhere, and {text} here: {extra}"
+        findings.append(Finding(f"factor:{'x' if big else '/'}{name}{':neg' if c < 0 else ''}", message))
+    divisor = _divisor_findings(call, c, named, what)
+    return divisor or findings
+
+
+def _divisor_findings(call, c, named, what):
+    """For a function whose job is a division of the scores: what the student divided by instead."""
+    if traits.of(call["target"]).divisor is None or c <= 0 or "d_k" not in named:
+        return []
+    name, divisor = traits.of(call["target"]).divisor  # what the function divides its scores by
+    theirs = divisor(named) / c
+    must = (f" where they must be divided by √d_k = √{named['d_k']} (d_k = q.size(-1), the width of a query)"
+            if name != "1" else " where attention_scores is the raw Q Kᵀ: no scaling in this step")
+    if abs(theirs - 1) < 1e-6:  # not divided, or divided by a size that is 1 here
+        ones = [name for name, n in {**named, **_dims(call)}.items() if n == 1]
+        return [Finding("divisor:1", f"{what}: your scores are not divided by anything{must}"),
+                *(Finding(f"divisor:√{name}", f"{what}: your scores are divided by √{name}{_words(name)}{must}")
+                  for name in ones)]
+    findings = []
+    for text_name, text in _named(theirs, {**named, **_dims(call)}, halves=True):
+        if text_name != name:
+            findings.append(Finding(f"divisor:{text_name}", f"{what}: your scores are divided by {text}"
+                                    f"{_words(text_name)}{must}"))
+    for text_name, text in _named(1 / theirs, named):
+        findings.append(Finding(f"divisor:1/{text_name}", f"{what}: your scores are multiplied by {text}{must}"))
+    return findings
+
+
+def _words(expression):
+    """', the number of keys,' for √L_k; '' for a quantity without words."""
+    for name, words in QUANTITY_WORDS.items():
+        if expression.strip("√²2·").removesuffix("/2") == name:
+            return f", {words},"
+    if ".size(" in expression:
+        return ", a size of the input that is not its last dim,"
+    return ""
+
+
+def _dims(call):
+    """{"q.size(1)": 5, ...}: the sizes of a score function's inputs by position, in the student's
+    words when a size is read from the wrong dim."""
+    names = traits.of(call["target"]).args or ("scores",)
+    sizes = {}
+    for name, arg in zip(names, call["args"]):
+        if isinstance(arg, torch.Tensor) and arg.is_floating_point():
+            for i in range(arg.dim() - 1):
+                sizes[f"{name}.size({i})"] = int(arg.shape[i])
+    return sizes
+
+
+def permutation_findings(got, want, dtype, what, axis_names=None):
+    """got is want with its axes permuted (a transpose). (A reshape that mixed two axes is found by
+    replaying the reshapes a student writes: `probes`.)"""
+    if got.dim() != want.dim() or got.dim() < 2 or got.numel() != want.numel():
+        return []
+    findings = []
+    n = want.dim()
+    names = axis_names or [f"axis {i - n}" for i in range(n)]
+    for perm in itertools.permutations(range(n)):
+        if perm == tuple(range(n)):
+            continue
+        moved = want.permute(perm)
+        if tuple(moved.shape) == tuple(got.shape) and close(got, moved, dtype):
+            swapped = [i for i in range(n) if perm[i] != i]
+            if len(swapped) == 2:
+                a, b = swapped
+                text = (f"{what} has {names[a]} and {names[b]} swapped: it is the expected result transposed "
+                        f"(transpose({a - n}, {b - n}))")
+            else:
+                text = f"{what} has its axes in the order {[names[p] for p in perm]}: a permute or transpose too many"
+            findings.append(Finding(f"axes:{'-'.join(str(p - n) for p in perm)}", text))
+            return findings
+    return findings
+
+
+def normalisation_findings(got, want, dtype, what):
+    """Weights (want sums to 1 along one axis) that sum to 1 along another axis, over everything, or
+    along none while each slice is right up to its own factor (not divided by its sum)."""
+    if got.shape != want.shape or got.dim() < 2 or not got.is_floating_point():
+        return []
+    g, w = _f64(got), _f64(want)
+    if not torch.isfinite(g).all():
+        return []
+    axis = next((a for a in range(w.dim() - 1, -1, -1) if w.shape[a] > 1 and _sums_to_one(w, a, 1e-6)), None)
+    if axis is None:
+        return []
+    rtol, _ = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
+    tol = max(1e-3, SLACK * rtol)
+    if _sums_to_one(g, axis, tol):
+        return []
+    n = got.dim()
+    along = "the keys" if axis == n - 1 else f"dim {axis - n}"
+    if abs(float(g.sum()) - 1) < tol and got.numel() > got.shape[axis]:
+        return [Finding("normalised-over:all", f"{what}: your weights sum to 1 over the whole tensor, not along "
+                        f"{along}: the sum runs over everything; divide by the sum along dim (keepdim=True)")]
+    for other in range(n):
+        if other != axis and got.shape[other] > 1 and _sums_to_one(g, other, tol):
+            return [Finding(f"normalised-over:{other - n}", f"{what}: your weights sum to 1 over dim {other - n}"
+                            f"{' (the queries)' if other == n - 2 and axis == n - 1 else ''}, not over {along}: "
+                            f"each slice along dim {axis - n} must sum to 1")]
+    ok = w > 1e-12
+    ratio = torch.where(ok, g / torch.where(ok, w, 1.0), torch.nan)
+    high = torch.nan_to_num(ratio, nan=-math.inf).amax(axis)
+    low = torch.nan_to_num(ratio, nan=math.inf).amin(axis)
+    same = ((high - low).abs() <= tol * high.abs()) | ~ok.any(axis)
+    if bool(ok.any()) and bool(same.all()):
+        return [Finding("not-normalised", f"{what}: your weights do not sum to 1 along {along} but are otherwise "
+                        "right, each slice off by its own factor: divide e^x by its sum along dim (keepdim=True)")]
+    return []
+
+
+def _sums_to_one(t, axis, tol):
+    """Every slice of t along `axis` sums to 1 (or to 0: a fully masked row)."""
+    sums = t.sum(axis)
+    return bool((((sums - 1).abs() < tol) | (sums.abs() < tol)).all()) and bool(((sums - 1).abs() < tol).any())
+
+
+def _mask_of(value):
+    """A mask's 'may attend' pattern: a bool mask itself, or masked scores (-inf or a large finite negative
+    number count as masked)."""
+    if value.dtype == torch.bool:
+        return value.cpu()
+    v = _f64(value)
+    return ~(v <= MASKED_BELOW)  # -inf, or a large finite negative number: its weight is 0 either way
+
+
+def mask_findings(call, got, want, dtype, what):
+    """A mask (bool, or scores with -inf) whose pattern differs by diagonal, triangle, corner or width."""
+    if not isinstance(got, torch.Tensor) or got.dim() < 1:
+        return []
+    is_bool = want.dtype == torch.bool
+    if not is_bool and not bool((want == -math.inf).any()):
+        return []
+    if (got.dtype == torch.bool) != is_bool:
+        return []  # a mask of another dtype, or a bool where scores belong: the dtype message says it
+    findings = []
+    if not is_bool and got.shape == want.shape and got.is_floating_point():
+        findings += _fill_findings(got, want, what)
+        if findings:
+            return findings
+    if got.dim() != want.dim():
+        return []
+    try:
+        mine, theirs = torch.broadcast_tensors(_mask_of(got), _mask_of(want))
+    except RuntimeError:
+        return []
+    if bool((mine == theirs).all()):
+        return []
+    if not is_bool:  # the kept scores must be the scores themselves, or the pattern is not the story
+        g, w = _f64(got), _f64(want)
+        both = mine & theirs
+        if not close(g[both], w[both], dtype):
+            return []
+    if bool((mine == ~theirs).all()):
+        return [Finding("mask:inverted", f"{what}: your mask is the wrong way round: True must mean 'may attend' and "
+                        "-inf goes where the mask is False (~mask); yours keeps exactly what must be hidden")]
+    if bool(mine.all()):
+        return [Finding("mask:nothing-masked", f"{what}: nothing is masked in yours: every query may see every key")]
+    L_q, L_k = theirs.shape[-2:] if theirs.dim() >= 2 else (1, theirs.shape[-1])
+    if theirs.dim() >= 2 and L_q > 1:
+        rows = torch.arange(L_q)[:, None]
+        cols = torch.arange(L_k)[None, :]
+        for offset in range(-L_k, L_k + 1):
+            lower = cols <= rows + offset
+            if bool((theirs == lower).all()):
+                expected_offset = offset
+                break
+        else:
+            expected_offset = None
+        if expected_offset is not None:
+            for offset in range(-L_k, L_k + 1):
+                if offset != expected_offset and bool((mine == (cols <= rows + offset)).all()):
+                    shift = offset - expected_offset
+                    if expected_offset:
+                        text = (f"{what}: your mask's diagonal is at offset {offset}, not {expected_offset}: "
+                                f"with {expected_offset} tokens before the new ones, new token i is at position "
+                                f"{expected_offset} + i and sees keys 0 .. {expected_offset} + i "
+                                f"(tril(diagonal={expected_offset}), the bottom-right corner)")
+                        key = "mask:corner"
+                    elif shift == -1:
+                        text = (f"{what}: your causal mask leaves out the diagonal: query i may not see key i "
+                                "(itself); torch.tril keeps it with diagonal=0")
+                        key = "mask:no-diagonal"
+                    elif shift > 0:
+                        text = (f"{what}: your causal mask lets query i see keys up to i + {shift}: "
+                                f"{shift} future token{'s leak' if shift > 1 else ' leaks'}; torch.tril with diagonal=0 "
+                                "stops at key i")
+                        key = f"mask:diagonal+{shift}"
+                    else:
+                        text = (f"{what}: your causal mask stops at key i - {-shift}, hiding tokens query i may see; "
+                                "torch.tril with diagonal=0 keeps keys 0..i")
+                        key = f"mask:diagonal{shift}"
+                    return [Finding(key, text)]
+                upper = cols >= rows + offset
+                if bool((mine == upper).all()):
+                    return [Finding("mask:upper-triangle", f"{what}: your mask is the upper triangle (torch.triu): "
+                                    "query i (row i) must see keys 0..i, on and below the diagonal, torch.tril")]
+    if theirs.dim() >= 2 and bool((mine == theirs.flip(-1)).all()) and bool((theirs == theirs[..., :1, :]).all()):
+        return [Finding("mask:reversed", f"{what}: your padding mask keeps the last lengths[b] keys of each sequence, "
+                        "not the first: the real tokens come first and the padding after them, so key j is real "
+                        "when j < lengths[b]")]
+    if theirs.dim() >= 2 and mine.dim() >= 2 and bool((theirs == theirs[..., :1, :]).all()) and \
+            bool((mine == mine[..., :1, :]).all()):
+        want_len, got_len = theirs[..., 0, :].sum(-1), mine[..., 0, :].sum(-1)
+        prefix = bool((theirs == (torch.arange(L_k) < want_len[..., None, None])).all())
+        widths = [d for d in (1, -1, 2, -2) if bool((got_len == (want_len + d).clamp(0, L_k)).all())]
+        if prefix and widths and bool((mine == (torch.arange(L_k) < got_len[..., None, None])).all()):
+            d = widths[0]
+            return [Finding(f"mask:width{d:+d}", f"{what}: your padding mask keeps {abs(d)} key{'s' if abs(d) > 1 else ''} "
+                            f"too {'many' if d > 0 else 'few'} in each sequence: key j is real when j < lengths[b] (a "
+                            "length of 3 means keys 0, 1 and 2)")]
+    return []
+
+
+def _fill_findings(got, want, what):
+    """Masked scores filled with a number instead of -inf (the kept ones right)."""
+    g, w = _f64(got), _f64(want)
+    masked = w == -math.inf
+    if not bool(masked.any()) or not bool(torch.isfinite(w[~masked]).all()):
+        return []
+    if bool(torch.isnan(g[~masked]).all()) and bool((g[masked] == -math.inf).all()):
+        return [Finding("mask:nan-kept", f"{what}: every score the mask keeps came out NaN, and the masked ones -inf: "
+                        "0 × -inf is NaN, so adding (~mask) * -inf (or multiplying by a mask of 0 and -inf) poisons "
+                        "the scores it should keep; masked_fill(~mask, float('-inf')) sets only the masked ones")]
+    if not bool(torch.isclose(g[~masked], w[~masked], rtol=1e-4, atol=1e-5).all()):
+        return []
+    filled = g[masked]
+    if bool((filled == math.inf).all()):
+        return [Finding("mask:plus-inf", f"{what}: your masked scores are +inf, not -inf: e^+inf is inf, so a masked "
+                        "key takes all the weight (and inf / inf is NaN); fill with float('-inf'), minus infinity")]
+    if not bool(torch.isfinite(filled).all()):
+        return []
+    value = float(filled[0])
+    if bool((filled == value).all()) and value <= -1e4:
+        return [Finding("mask:finite-fill", f"{what}: your masked scores are {value:g}, a large finite number, not "
+                        "-inf: e^x of it is 0 in float32, so most rows come out right, but a row whose every key is "
+                        "masked then gets equal weights over keys it must not see; fill with float('-inf')")]
+    if bool((filled == value).all()):
+        return [Finding("mask:fill-value", f"{what}: your masked scores are {value:g}, not -inf: e^{value:g} is not "
+                        "0, so a masked key still gets weight; fill with float('-inf')")]
+    return []
+
+
+def head_mapping_findings(call, got, want, dtype, what):
+    """repeat_kv-like results: every output head is one input head; say which."""
+    if not traits.has(call["target"], "repeats-heads") or not isinstance(got, torch.Tensor) or got.shape != want.shape:
+        return []
+    x = _f64(call["args"][0])
+    n_rep = call["args"][1] if len(call["args"]) > 1 else call["kwargs"].get("n_rep")
+    mapping = []
+    for j in range(got.shape[1]):
+        source = next((i for i in range(x.shape[1]) if close(got[:, j], x[:, i], dtype)), None)
+        if source is None:
+            return []
+        mapping.append(source)
+    right = [j // n_rep for j in range(got.shape[1])]
+    if mapping == right:
+        return []
+    H_kv = x.shape[1]
+    if mapping == [j % H_kv for j in range(len(mapping))]:
+        how = "tiled: query head j reads KV head j mod n_kv_heads (what .repeat does)"
+        key = "heads:tiled"
+    else:
+        how = "in an order of your own"
+        key = "heads:other"
+    return [Finding(key, f"{what}: your output heads read KV heads {mapping}, {how}; query head j must read KV "
+                    f"head j // n_rep, {right}, so neighbouring query heads share a KV head (repeat_interleave "
+                    "along dim 1)")]
+
+
+# -- findings by replaying the reference with one structural change ------------------------------------
+
+
+def _variant(**steps):
+    return type("Probe", (Reference,), steps)
+
+
+def probes(call):
+    """(key, message, Reference variant) for the structural changes worth trying on this call."""
+    target = call["target"]
+    named = quantities(call)
+    found = []
+    if traits.has(target, "attends"):
+        found += _scale_probes(named)
+        found.append(("mask:softmax-dim-2", "your weights are normalised over the queries (dim=-2), not over the "
+                      "keys: each query's row must sum to 1, softmax(scores, dim=-1)",
+                      _variant(attention_weights=lambda self, s, m: self.softmax(
+                          s if m is None else self.apply_mask(s, m), dim=-2))))
+        found.append(("not-normalised", "your attention weights are e^score without dividing by the row's sum: "
+                      "softmax divides each row by its sum over the keys, so that it sums to 1",
+                      _variant(softmax=lambda self, x, dim=-1: torch.exp(x - x.amax(dim=dim, keepdim=True)
+                                                                         .clamp(min=-1e300)))))
+    if traits.has(target, "module"):
+        found.append(("no-output-projection", "your output is the heads merged side by side, without the output "
+                      "projection: the last step is W_O (self.out / self.o_proj) applied to merge_heads(y)",
+                      _variant(out_projection=lambda self, y, w, b=None: y)))
+        found.append(("mask:inverted", "your attention uses its mask the wrong way round: it hides what the mask "
+                      "allows and attends to what it hides (the future, the padding); True means 'may attend', and "
+                      "-inf goes where the mask is False", _variant(attention_weights=lambda self, s, m: self.softmax(
+                          s if m is None else self.apply_mask(s, ~m), dim=-1))))
+        for offset in (1, -1):
+            found.append((f"mask:diagonal{offset:+d}", (
+                f"your causal mask is torch.tril(..., diagonal={offset}): "
+                + ("query i also sees key i + 1, one token of the future" if offset > 0 else
+                   "query i may not see itself (key i)") + "; the causal mask is tril with diagonal=0"),
+                _variant(causal_mask=lambda self, L, device=None, o=offset: torch.ones(L, L, dtype=torch.bool).tril(o))))
+    if traits.has(target, "gqa") and named.get("n_rep", 1) > 1:
+        found.append(("heads:tiled", "query head j of yours reads KV head j mod n_kv_heads (the KV heads tiled, "
+                      "[0, 1, 0, 1, …], what .repeat or .expand-then-reshape on the wrong axis gives); it must read "
+                      "KV head j // n_rep, [0, 0, 1, 1, …]: repeat_interleave(n_rep, dim=1)",
+                      _variant(repeat_kv=lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1))))
+    if traits.has(target, "splits"):
+        found.append(("split:no-transpose", "your split into heads (split_heads) reshapes (B, L, D) straight into (B, H, L, d_head), "
+                      "which mixes positions and heads (a reshape keeps the numbers in their order); view it as "
+                      "(B, L, H, d_head), then transpose(1, 2)", _variant(split_heads=_split_no_transpose)))
+        found.append(("split:strided", "your split into heads (split_heads) gives head h every H-th column (columns h, h + H, h + 2H, …: "
+                      "D viewed as (d_head, H)); head h must hold the contiguous chunk of columns h*d_head .. "
+                      "(h+1)*d_head - 1: view (B, L, D) as (B, L, H, d_head), then transpose(1, 2)",
+                      _variant(split_heads=_split_strided)))
+    if traits.has(target, "merges"):
+        found.append(("merge:no-transpose", "your merge of the heads (merge_heads) reshapes (B, H, L, d_head) straight into (B, L, D), "
+                      "which mixes positions and heads; transpose(1, 2) back to (B, L, H, d_head) first, then "
+                      ".contiguous().view(B, L, D)", _variant(merge_heads=lambda self, x: x.reshape(x.size(0), x.size(2), -1))))
+        found.append(("merge:strided", "your merge of the heads (merge_heads) puts the heads' numbers interleaved (head 0's first number, "
+                      "head 1's first, …) instead of side by side: after transpose(1, 2) to (B, L, H, d_head), "
+                      "view it as (B, L, H * d_head) so that head 0's d_head numbers come first",
+                      _variant(merge_heads=lambda self, x: x.permute(0, 2, 3, 1).reshape(x.size(0), x.size(2), -1))))
+    if traits.has(target, "fused"):
+        found.append(("fused:interleaved", "your code reads q, k and v from interleaved columns of the fused output "
+                      "(q from columns 0, 3, 6, …); the fused weights hold W_Q, W_K and W_V side by side as three "
+                      "blocks, so q is the first block of columns: split(d, dim=-1)",
+                      _variant(cut_fused=lambda self, qkv, d, d_model: list(qkv.unflatten(-1, (-1, 3)).unbind(-1)))))
+    if traits.has(target, "fused-per-head") and named.get("n_heads", 1) > 1:
+        H = named["n_heads"]
+        found.append(("fused:per-head", "your forward cuts the fused qkv output per head (each head's q | k | v "
+                      "together) instead of as three D-wide blocks W_Q | W_K | W_V: self.qkv(x).split(D, dim=-1) "
+                      "first, then split_heads on each",
+                      _variant(cut_fused=lambda self, qkv, d, d_model: [
+                          t.flatten(-2) for t in qkv.unflatten(-1, (H, -1)).chunk(3, dim=-1)])))
+    if traits.has(target, "scores"):
+        found.append(("diagonal-only", DIAGONAL, _variant(attention_scores=lambda self, q, k: (q * k).sum(-1))))
+    if traits.has(target, "view-scores"):
+        found.append(("scores:view-not-transpose", "your k is reshaped (view or reshape) to (…, d_k, L_k) instead of "
+                      "transposed: a view keeps the numbers in their memory order, so they land in the wrong places; "
+                      "swap the last two dims with k.transpose(-2, -1)",
+                      _variant(attention_scores=lambda self, q, k: q @ k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]))))
+    if traits.has(target, "decodes"):
+        for offset in (1, -1):
+            found.append((f"mask:decode{offset:+d}", (
+                f"the causal mask of your new tokens is tril(diagonal=past {'+' if offset > 0 else '-'} 1): new token i "
+                + ("also sees the next new token, one of the future" if offset > 0 else "may not see itself (key "
+                   "past + i)") + "; new token i sits at position past + i and sees keys 0 .. past + i, "
+                "tril(diagonal=past)"),
+                _variant(decode_mask=lambda self, T, past, o=offset: torch.ones(T, past + T, dtype=torch.bool)
+                         .tril(diagonal=past + o))))
+        found.append(("cache:no-mask", "when a cache is given, each of your new tokens sees all the new tokens, the "
+                      "later ones too (no causal mask among them, or one shifted by T_new, as when past is read after "
+                      "cache.update): fine for one new token, but with several in one call token i must not see the "
+                      "ones after it; use a (T_new, past + T_new) mask, tril(diagonal=past), with past = len(cache) "
+                      "before the update", _variant(cached_attention=_unmasked_with_cache)))
+    if traits.has(target, "decodes"):
+        found.append(("cache:overwritten", "your cache writes every update at position 0, over the tokens before "
+                      "it, so the past it returns is overwritten; write at [len(cache) : len(cache) + T_new], "
+                      "where the cache's state has advanced to",
+                      _variant(cache_update=_overwriting_update)))
+        found.append(("mask:corner", "the causal mask of your new tokens starts at the top-left corner: new token i "
+                      "sits at position past + i and sees keys 0 .. past + i, tril(diagonal=past) of a (T_new, past + "
+                      "T_new) mask", _variant(decode_mask=lambda self, T, past: torch.ones(T, past + T, dtype=torch.bool)
+                                              .tril())))
+    if traits.has(target, "caches") and call.get("method") in ("update", "__call__"):
+        found.append(("cache:not-advancing", "your cache does not advance its state: every update writes at "
+                      "position 0 and sets the length to the new tokens alone, so it forgets what it held; write at "
+                      "[len : len + T_new] and add T_new to the length", _variant(cache_update=_forgetting_update)))
+    if traits.has(target, "stores") and call.get("method") == "update":
+        found.append(("cache:overwritten", "your cache.update writes the new tokens at position 0 every time, over "
+                      "the ones before: write them where the cache's state has advanced to, at [len : len + T_new], "
+                      "and return everything up to the new length", _variant(cache_update=_overwriting_update)))
+    return found
+
+
+def _split_no_transpose(self, x, n_heads):
+    return x.reshape(x.size(0), n_heads, x.size(1), -1)
+
+
+def _split_strided(self, x, n_heads):
+    B, L, D = x.shape
+    return x.view(B, L, D // n_heads, n_heads).permute(0, 3, 1, 2)
+
+
+def _unmasked_with_cache(self, p, n_heads, n_kv_heads, x, cache=None):
+    """The cached forward attending without any mask when a cache is given."""
+    if cache is None:
+        return Reference.cached_attention(self, p, n_heads, n_kv_heads, x, cache)
+    q, k, v = self._gqa_projections(p, n_heads, n_kv_heads, x)
+    k, v = self.decode_keys(cache, k, v)
+    return self._gqa_attend(p, n_heads, n_kv_heads, q, k, v, None, x.size(-1))
+
+
+def _forgetting_update(self, cache, k, v):
+    """update that writes at position 0 and keeps only the new tokens: its state never advances."""
+    T = k.size(2)
+    cache.k[:, :, :T], cache.v[:, :, :T] = k, v
+    cache.length = T
+    return cache.k[:, :, :T], cache.v[:, :, :T]
+
+
+def _overwriting_update(self, cache, k, v):
+    """update writing the new tokens at position 0 (self.k[:, :, :T] = k) while its length advances."""
+    T = k.size(2)
+    cache.k[:, :, :T], cache.v[:, :, :T] = k, v
+    cache.length += T
+    return cache.k[:, :, :cache.length], cache.v[:, :, :cache.length]
+
+
+def _scale_probes(named):
+    """Scores divided by another quantity (or not at all) than the reference's √d_k (√d_head). Two
+    quantities of one size give two probes of one value: the other calls decide between them."""
+    width = "d_head" if "d_head" in named else "d_k"
+    if width not in named:
+        return []
+    must = f" where they must be divided by √{width} = √{named[width]}" + (
+        " (each head's own width)" if width == "d_head" else " (d_k = q.size(-1))")
+    found = [("divisor:1", f"your scores are not divided by anything before the softmax{must}",
+              _variant(scale_scores=lambda self, s, d_k: s))]
+    for value, name, text in expressions(named):
+        if name.endswith("²") or abs(value - math.sqrt(named[width])) < 1e-9:
+            continue
+        found.append((f"divisor:{name}", f"your scores are divided by {text}{_words(name)}{must}",
+                      _variant(scale_scores=lambda self, s, d_k, v=value: s / v)))
+    found.append((f"divisor:1/√{width}", f"your scores are multiplied by √{width}{must}",
+                  _variant(scale_scores=lambda self, s, d_k: s * math.sqrt(d_k))))
+    return found
+
+
+def substitution_probes(call):
+    """A value equal to what another input gives: each tensor input in the place of another of its shape
+    (for a module, each weight in the place of another of its shape)."""
+    found = []
+    args = list(call["args"])
+    names = traits.of(call["target"]).args
+    if call.get("object") is None and names:
+        for i, j in itertools.permutations(range(min(len(args), len(names))), 2):
+            a, b = args[i], args[j]
+            if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.is_floating_point() and \
+                    b.is_floating_point() and a.dim() == b.dim() and (a.shape != b.shape or not torch.equal(a, b)):
+                swapped = list(args)
+                swapped[i] = b
+                found.append((f"input:{names[j]}-for-{names[i]}", f"your result is what {call['target']} gives "
+                              f"with `{names[j]}` passed in the place of `{names[i]}`: somewhere you use {names[j]} "
+                              f"where {names[i]} belongs", {"args": tuple(swapped)}))
+    return found
+
+
+def axis_names(target, n):
+    names = traits.of(target).axes
+    if names is None:
+        return None
+    names = names[-n:] if len(names) >= n else None
+    if names and (traits.has(target, "splits") or traits.has(target, "merges")):
+        return list(names)
+    return [f"the {name} axis" if name != "batch" else f"batch axis {i}" for i, name in enumerate(names)] if names else None
+
+
+# -- one call --------------------------------------------------------------------------------------------
+
+
+def length_findings(call, got, expected):
+    """len(cache) that counts something else than the tokens cached."""
+    made = call.get("object")
+    if call.get("method") != "__len__" or made is None or not isinstance(got, int) or got == expected:
+        return []
+    args = dict(zip(("batch_size", "n_kv_heads", "d_head", "max_len"), made.args), **made.kwargs)
+    updates = [event for event in call.get("history", ()) if event[0] is made and event[1] == "update"]
+    if got == args.get("max_len"):
+        return [Finding("len:max_len", "len(cache) is the storage's size, max_len: it must count the tokens cached so "
+                        "far (0 for a new cache, + T_new = k.size(2) with each update)")]
+    last = updates[-1][2][0] if updates and updates[-1][2] and isinstance(updates[-1][2][0], torch.Tensor) else None
+    if last is not None and last.dim() == 4 and got == last.shape[2] and len(updates) > 1:
+        return [Finding("cache:not-advancing", "len(cache) is the newest update's token count only: the cache's "
+                        "state does not advance; each update must add T_new = k.size(2) to the length")]
+    if updates and got == len(updates) and expected != len(updates):
+        return [Finding("len:updates", "len(cache) counts the calls to update, not the tokens: each update adds "
+                        "T_new = k.size(2) tokens")]
+    return []
+
+
+def _storage_findings(call, got, expected, dtype, what):
+    """cache.update returning its whole storage (max_len tokens), not the tokens cached so far."""
+    if call.get("method") != "update" or not all(isinstance(t, torch.Tensor) for t in (*got, *expected)):
+        return []
+    T = expected[0].shape[2]
+    if all(t.dim() == 4 and t.shape[2] > T and close(t[:, :, :T], e, dtype) for t, e in zip(got, expected)):
+        return [Finding("cache:whole-storage", f"{what} returned the whole storage, {got[0].shape[2]} positions "
+                        f"(max_len), not the {T} tokens cached so far: return the slices [:, :, :len(cache)]")]
+    return []
+
+
+def direct(call, expected, dtype):
+    """Findings that need no replay: None returned, swapped values, a factor, axes, normalisation, masks."""
+    got, target = call["got"], call["target"]
+    what = call_name(call)
+    if call.get("method") == "__len__":
+        return length_findings(call, got, expected)
+    if got is None and expected is not None:
+        return [Finding("returned-none", f"{what} returned None: did you forget `return`?")]
+    if isinstance(expected, (tuple, list)):
+        if not isinstance(got, (tuple, list)) or len(got) != len(expected):
+            return []
+        if any(item is None for item in got):
+            return [Finding("returned-none", f"{what} returned a None in its tuple: did you forget to return one value?")]
+        labels = (traits.of(target).method_labels.get(call.get("method")) if call.get("object") is not None
+                  else traits.of(target).labels) or \
+            [f"item {i}" for i in range(len(expected))]
+        wrong = [i for i in range(len(expected)) if not close(got[i], expected[i], dtype)]
+        if not wrong:
+            return []
+        for perm in itertools.permutations(range(len(expected))):
+            if perm != tuple(range(len(expected))) and all(close(got[i], expected[perm[i]], dtype) for i in range(len(got))):
+                order = ", ".join(labels[p] for p in perm)
+                return [Finding("swapped:" + "-".join(labels[p] for p in perm),
+                                f"{what} returned ({order}): the right values in the wrong order; return "
+                                f"({', '.join(labels)})")]
+        storage = _storage_findings(call, got, expected, dtype, what)
+        if storage:
+            return storage
+        first = traits.of(target).explains_first
+        for i in sorted(wrong, key=lambda i: first.index(i) if i in first else i):
+            if isinstance(got[i], torch.Tensor) and isinstance(expected[i], torch.Tensor):
+                item_what = f"the {labels[i]} from {what}"
+                findings = _tensor_findings(call, got[i], expected[i], dtype, item_what, key_prefix=f"{labels[i]}:")
+                if findings:
+                    return findings  # the first item that shows something, in the order items explain each other
+        return []
+    if isinstance(expected, torch.Tensor) and isinstance(got, torch.Tensor):
+        return _tensor_findings(call, got, expected, dtype, what)
+    if isinstance(expected, (int, float)) and isinstance(got, (int, float)) and not isinstance(got, bool):
+        return factor_findings(call, got, expected, dtype, what)
+    return []
+
+
+def later_step_findings(call, got, want, dtype, what):
+    """Scores that came out already softmaxed (a later step done here)."""
+    if not traits.has(call["target"], "scores") or got.shape != want.shape or not torch.isfinite(want).all():
+        return []
+    named = quantities(call)
+    for extra, how in ((1.0, ""), (math.sqrt(named.get("d_k", 1)), " of the scaled scores")):
+        if close(got, torch.softmax(_f64(want) / extra, dim=-1), dtype):
+            return [Finding("softmax-applied", f"{what}: your scores are already softmaxed (each row sums to 1: "
+                            f"they are the weights{how}); this step returns the raw scores, and the softmax into "
+                            "weights comes later (step 4)")]
+    return []
+
+
+def diagonal_findings(call, got, want, dtype, what):
+    """One score per query (query i with key i only) instead of every query with every key."""
+    if not traits.has(call["target"], "scores") or want.dim() < 2 or tuple(got.shape) != tuple(want.shape[:-1]):
+        return []
+    if want.shape[-1] != want.shape[-2] or want.shape[-1] < 2:
+        return []
+    if close(got, torch.diagonal(_f64(want), dim1=-2, dim2=-1), dtype):
+        return [Finding("diagonal-only", f"{what}: {DIAGONAL}")]
+    return []
+
+
+DIAGONAL = ("your scores pair query i with key i only (an element-wise q * k summed over the width: the diagonal "
+            "of Q Kᵀ); every query must be scored against every key, the matrix product q @ k.transpose(-2, -1) "
+            "of shape (…, L_q, L_k)")
+
+
+def flatten_findings(got, want, dtype, what):
+    """The right numbers in the right order, in more dims than expected: the final reshape is missing."""
+    if got.dim() <= want.dim() or got.numel() != want.numel() or not got.is_floating_point():
+        return []
+    if not close(got.reshape(want.shape), _f64(want), dtype):
+        return []
+    return [Finding("shape:not-flattened", f"{what}: your result has the right numbers in the right order, but the "
+                    f"shape {tuple(got.shape)} instead of {tuple(want.shape)}: the last reshape (a view to "
+                    f"{tuple(want.shape)}, putting the last dims side by side) is missing")]
+
+
+def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
+    findings = (mask_findings(call, got, want, dtype, what) or head_mapping_findings(call, got, want, dtype, what)
+                or diagonal_findings(call, got, want, dtype, what))
+    if not findings and got.is_floating_point() and want.is_floating_point():
+        # a uniform row off by a factor is also a row not divided by its sum: both, for the other calls to decide
+        findings = (factor_findings(call, got, want, dtype, what) + normalisation_findings(got, want, dtype, what)
+                    or permutation_findings(got, want, dtype, what, axis_names(call["target"], want.dim()))
+                    or later_step_findings(call, got, want, dtype, what)
+                    or flatten_findings(got, want, dtype, what))
+    return [Finding(key_prefix + f.key, f.message) for f in findings]
+
+
+def call_name(call):
+    """How a diagnosis names the function a call showed it in: 'scaled_scores(...)', 'len(cache)'."""
+    if call.get("object") is not None:
+        method = call.get("method")
+        if method == "__len__":
+            return "len(cache)"
+        return f"{call['target']}{'' if method in (None, '__call__') else '.' + method}(...)"
+    return f"{call['target']}(...)"

@@ -1,0 +1,441 @@
+"""Which mistake a wrong answer shows: the evidence of every failed check, weighed together.
+
+A check that fails records its call (`grader.grading.testkit`): what it called, with which inputs, and
+what the student's code gave back, with how any object involved was made and what was done to it
+before; a check that passes records its call too. Once an exercise's tests have run, `conclude`
+weighs all of it:
+
+1. the catalogue (`grader.diagnosis.misconceptions`): each mutant is replayed on every failed call, in
+   float64. A misconception is named only if one of its mutants gives the student's value on
+   every failed call whose computation uses a step the mutant changes, at least one of them, and
+   no passed call that uses only the steps the failures showed wrong contradicts it. Two that fit
+   equally (no call tells them apart) are named as "either ... or ..."; more, nothing.
+2. what the catalogue does not explain goes to the structural analysers (`grader.diagnosis.analysers`), which
+   describe the relation between the student's value and the expected one (a factor, axes, a mask
+   pattern, ...). A finding is shown only if every failed call of that function that shows
+   anything shows the same mistake.
+
+It never guesses: no fit, no diagnosis.
+"""
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import torch
+
+from grader.diagnosis import analysers as analyse, misconceptions
+from grader.diagnosis.reference import Reference
+from grader.grading.compare import TOLERANCES
+from grader.nested import leaves, map_values
+from grader.grading.testkit import Made, as64, one_thread
+
+MATCH, WRONG, UNUSED = "match", "wrong", "unused"
+MAX_PASSING = 12  # passed calls of a function weighed against a candidate, at most (a wrong answer stays cheap)
+
+
+@dataclass
+class Case:
+    """One recorded call: the student's value, the reference's, and the dtype the student computed in."""
+
+    call: dict
+    dtype: torch.dtype
+    expected: object
+    wrong: bool  # the student's value differs from the reference's (not only its dtype or device)
+
+
+@dataclass
+class Diagnosis:
+    """One diagnosis of an exercise: the dict the report shows, and the failed calls it explains."""
+
+    id: str
+    message: str
+    calls: set = field(default_factory=set)
+    ids: tuple = ()  # the misconceptions it names (two for "either ... or ...")
+
+    def as_dict(self):
+        data = {"id": self.id, "message": self.message}
+        if len(self.ids) > 1:
+            data["ids"] = list(self.ids)
+        return data
+
+
+def conclude(number, failed, passed=(), causes=()):
+    """The diagnoses of exercise `number` from the calls of its failed checks and of its passed ones.
+
+    `causes`: (id, message, index into `failed` or None) of failed checks whose message names the
+    mistake itself (a dtype changed, an input changed in place); they are the diagnosis when no other
+    value is wrong, the whole story then.
+    Returns [Diagnosis], each with the indices (into `failed`) of the calls it explains.
+    """
+    caused = {index for _, _, index in causes}
+    with one_thread():
+        cases = [_case(call) for call in failed]
+        evidence = [i for i, case in enumerate(cases) if case is not None and case.wrong and i not in caused]
+        if not evidence:
+            return _causes(causes)
+        found = _catalogue(number, cases, evidence, _Passing(passed))
+        explained = set().union(*(d.calls for d in found)) if found else set()
+        rest = [i for i in evidence if i not in explained]
+        if rest and not any(len(d.ids) == 1 for d in found):
+            found += _structural(cases, rest)
+    return found
+
+
+def _causes(causes):
+    """One diagnosis per kind of cause, the first message of each: at most two."""
+    found = {}
+    for cause, message, index in causes:
+        found.setdefault(cause, Diagnosis(cause, message, set() if index is None else {index}))
+    return list(found.values())[:2]
+
+
+class _Passing:
+    """The passed calls by function, made into cases (the reference's answer replayed) only when asked."""
+
+    def __init__(self, calls):
+        self.calls, self.cases = {}, {}
+        for call in calls:
+            self.calls.setdefault(_target(call), []).append(call)
+
+    def of(self, target):
+        if target not in self.cases:
+            made = map(_case, self.calls.get(target, [])[:MAX_PASSING])
+            self.cases[target] = [case for case in made if case is not None and not case.wrong]
+        return self.cases[target]
+
+
+def _case(call):
+    dtype = _student_dtype(call)
+    try:
+        expected = replay(Reference(), call, dtype)
+    except Exception:  # noqa: BLE001 - inputs the reference itself refuses: nothing to compare with
+        return None
+    return Case(call, dtype, expected, not matches(call["got"], expected, dtype) and not _same_mask(call["got"], expected))
+
+
+def _same_mask(got, expected):
+    """A mask with the right entries in another dtype: the dtype message says all there is to say."""
+    return (isinstance(got, torch.Tensor) and isinstance(expected, torch.Tensor) and expected.dtype == torch.bool
+            and got.shape == expected.shape and bool((got.cpu() == expected.cpu()).all()))
+
+
+def _catalogue(number, cases, evidence, passing):
+    """The misconceptions that explain all the evidence: one named, two as 'either ... or ...'. The
+    diagnosis carries the failed calls that show it: those no other misconception explains."""
+    outcomes = {}
+
+    def outcome(variant, i):
+        if (variant, i) not in outcomes:
+            outcomes[variant, i] = _outcome(variant, cases[i])
+        return outcomes[variant, i]
+
+    fits = {}  # misconception id -> the failed calls it explains
+    candidates = misconceptions.for_exercise(number)
+    for misconception in candidates:
+        for variant in _mutants(misconception.id):
+            explained = _explains_all(variant, evidence, outcome)
+            if explained is None:
+                continue
+            calls, steps = explained
+            targets = {_target(cases[i].call) for i in calls}
+            if not any(_contradicts(variant, case, steps) for target in targets for case in passing.of(target)):
+                fits.setdefault(misconception.id, set()).update(calls)
+    # of two that both fit, one that includes the other claims more than the evidence shows
+    ids = [i for i in fits if not any(other in misconceptions.BY_ID[i].includes for other in fits if other != i)]
+    if len(ids) == 1:
+        others = [variant for m in candidates if m.id != ids[0] for variant in _mutants(m.id)]
+        shown = {i for i in fits[ids[0]] if not any(outcome(variant, i)[0] == MATCH for variant in others)}
+        message = f"{_where(cases, fits[ids[0]])}: {misconceptions.BY_ID[ids[0]].message}"
+        return [Diagnosis(ids[0], message, shown or fits[ids[0]], (ids[0],))]
+    if len(ids) == 2:
+        a, b = (misconceptions.BY_ID[i] for i in ids)
+        both = fits[ids[0]] & fits[ids[1]]
+        message = (f"{_where(cases, both)}: these tests cannot tell two mistakes apart, and your answers fit both. "
+                   f"Either: {a.message}. Or: {b.message}")
+        return [Diagnosis(" | ".join(ids), message, both, tuple(ids))]
+    return []
+
+
+def _where(cases, indices):
+    """The functions whose calls show a diagnosis, as the report names them: 'split_heads(...), ...'."""
+    names = []
+    for i in sorted(indices):
+        name = analyse.call_name(cases[i].call)
+        if name not in names:
+            names.append(name)
+    return ", ".join(names)
+
+
+def _explains_all(variant, evidence, outcome):
+    """(the failed calls it explains, the steps they used) if `variant` gives the student's value on
+    every failed call it touches, and touches one; None otherwise."""
+    calls, steps = set(), set()
+    for i in evidence:
+        result, used = outcome(variant, i)
+        if result == WRONG:
+            return None
+        if result == MATCH:
+            calls.add(i)
+            steps |= used
+    return (calls, steps) if calls else None
+
+
+def _outcome(variant, case):
+    """MATCH: the variant gives the student's value, which is not the reference's; UNUSED: the call
+    never reaches a step the variant changes; WRONG: otherwise."""
+    instance, used = _tracked(variant)
+    try:
+        value = replay(instance, case.call, case.dtype)
+    except Exception:  # noqa: BLE001 - the mistake cannot even run on these inputs
+        return (WRONG if used else UNUSED), used
+    if not used:
+        return UNUSED, used
+    if matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype):
+        return MATCH, used
+    return WRONG, used
+
+
+def _target(call):
+    return call["target"], call.get("method")
+
+
+def _contradicts(variant, case, steps):
+    """A passed call (of a function the failures showed wrong: the student writes each function on its
+    own) that uses only steps the failures showed wrong, where the variant would have failed."""
+    instance, used = _tracked(variant)
+    try:
+        value = replay(instance, case.call, case.dtype)
+    except Exception:  # noqa: BLE001
+        return bool(used) and used <= steps
+    return bool(used) and used <= steps and not matches(case.call["got"], value, case.dtype)
+
+
+def _tracked(variant):
+    """An instance of a Reference variant that notes which of its own (overridden) steps a replay used."""
+    instance, used = variant(), set()
+    for name in _overridden(variant):
+        method = getattr(instance, name)
+
+        def step(*args, _method=method, _name=name, **kwargs):
+            used.add(_name)
+            return _method(*args, **kwargs)
+        setattr(instance, name, step)
+    return instance, used
+
+
+@lru_cache(maxsize=None)
+def _overridden(variant):
+    return tuple(name for name, value in vars(variant).items() if callable(value) and not name.startswith("__"))
+
+
+def _structural(cases, rest):
+    """Findings of the structural analysers, one per function, each found on every failed call of that
+    function whose value has the expected shapes (so a coincidence of sizes on one call is not enough);
+    calls of other shapes (a crash of sizes, None) only add what no comparable call contradicts."""
+    by_target = {}
+    for i in rest:
+        by_target.setdefault(_target(cases[i].call), []).append(i)
+    found = []
+    for indices in by_target.values():
+        comparable = [i for i in indices if _comparable(cases[i].call["got"], cases[i].expected)]
+        agreed, showing = None, []
+        for n, i in enumerate(comparable or indices):
+            if agreed is None:
+                findings = _findings(cases[i])
+                if findings:
+                    agreed, showing = {f.key: f.message for f in findings}, [i]
+                elif comparable:
+                    break  # a wrong value of the expected shapes that no analyser explains
+                continue
+            keys = _confirmed(cases[i], agreed)
+            if comparable or keys:
+                agreed = {key: message for key, message in agreed.items() if key in keys}
+                showing.append(i)
+            if not agreed:
+                break
+        if agreed and len(agreed) > 1:  # a size read from a dim by position says less than its name
+            agreed = {key: message for key, message in agreed.items() if ".size(" not in key} or agreed
+        if agreed and len(agreed) == 1:
+            [(key, message)] = agreed.items()
+            found.append(Diagnosis(key, message, set(showing)))
+    return _merged(found, cases)[:3]
+
+
+def _merged(found, cases):
+    """Findings of one kind in several functions as one diagnosis naming them all (the message of
+    the first, whose sizes it quotes)."""
+    merged = {}
+    for diagnosis in found:
+        if diagnosis.id not in merged:
+            merged[diagnosis.id] = diagnosis
+            continue
+        first = merged[diagnosis.id]
+        names = _where(cases, first.calls)
+        if first.message.startswith(names + ": "):
+            first.message = f"{_where(cases, first.calls | diagnosis.calls)}: {first.message[len(names) + 2:]}"
+        first.calls |= diagnosis.calls
+    return list(merged.values())
+
+
+def _comparable(got, expected):
+    """The student's value has the expected structure (types, lengths, shapes), only other numbers."""
+    if isinstance(expected, (tuple, list)):
+        return isinstance(got, (tuple, list)) and len(got) == len(expected) and all(map(_comparable, got, expected))
+    if isinstance(expected, torch.Tensor):
+        return isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(expected.shape)
+    return type(got) is type(expected)
+
+
+def _findings(case):
+    """What one failed call shows: the direct analysers first, then the replayed probes."""
+    try:
+        findings = analyse.direct(case.call, case.expected, case.dtype)
+    except Exception:  # noqa: BLE001 - an analyser that cannot read this value shows nothing
+        findings = []
+    return findings or [analyse.Finding(key, f"{analyse.call_name(case.call)}: {message}")
+                        for key, message, change in _probes(case.call) if _probe_matches(case, change)]
+
+
+def _confirmed(case, agreed):
+    """The keys of `agreed` this call shows too: by the direct analysers, or by replaying that probe."""
+    try:
+        keys = {f.key for f in analyse.direct(case.call, case.expected, case.dtype)} & set(agreed)
+    except Exception:  # noqa: BLE001
+        keys = set()
+    return keys | {key for key, _, change in _probes(case.call) if key in agreed and _probe_matches(case, change)}
+
+
+def _probes(call):
+    return [*analyse.probes(call), *analyse.substitution_probes(call)]
+
+
+def _probe_matches(case, change):
+    """Does the reference, with this structural change, give the student's value (and not the right one)?"""
+    call = {**case.call, **change} if isinstance(change, dict) else case.call
+    variant = Reference if isinstance(change, dict) else change
+    try:
+        value = replay(variant(), call, case.dtype)
+    except Exception:  # noqa: BLE001
+        return False
+    return matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype)
+
+
+def unseparated(number, calls):
+    """The pairs of misconceptions of exercise `number` that no call of `calls` (the suites' calls on
+    a correct submission) tells apart: for some mutant of each, every call gives the same value."""
+    with one_thread():
+        cases = [case for case in map(_case, calls) if case is not None]
+        values = {}
+        for misconception in misconceptions.for_exercise(number):
+            for variant in _mutants(misconception.id):
+                values[misconception.id, variant] = [_value(variant, case) for case in cases]
+    pairs = []
+    ids = [m.id for m in misconceptions.for_exercise(number)]
+    for n, a in enumerate(ids):
+        for b in ids[n + 1:]:
+            if any(all(_same(x, y, case) for x, y, case in zip(values[a, va], values[b, vb], cases))
+                   for va in _mutants(a) for vb in _mutants(b)):
+                pairs.append((a, b))
+    return pairs
+
+
+_FAILED = object()  # a replay that raised
+
+
+def _value(variant, case):
+    try:
+        return replay(variant(), case.call, case.dtype)
+    except Exception:  # noqa: BLE001
+        return _FAILED
+
+
+def _same(x, y, case):
+    """Two mutants' values on a call that a student's answer could not tell apart."""
+    if x is _FAILED or y is _FAILED:
+        return x is y
+    return matches(x, y, case.dtype) if not isinstance(x, torch.Tensor) or x.dtype != torch.bool else \
+        isinstance(y, torch.Tensor) and matches(x, y, case.dtype)
+
+
+def diagnose(exercise_number, call, known=()):
+    """The id of the misconception that alone explains the student's value in this one call, or None;
+    of two this call cannot tell apart, one already `known` for the exercise."""
+    for found in conclude(exercise_number, [call]):
+        if len(found.ids) == 1 or set(found.ids) & set(known):
+            return found.ids[0] if len(found.ids) == 1 else next(i for i in found.ids if i in known)
+    return None
+
+
+def add(diagnoses, found):
+    """Add misconception `found` to an exercise's diagnoses ({id, message} dicts) unless it is there,
+    or another one there includes it; one it includes gives way to it."""
+    ids = [diagnosis["id"] for diagnosis in diagnoses]
+    if found in ids or any(found in misconceptions.BY_ID[i].includes for i in ids):
+        return
+    includes = misconceptions.BY_ID[found].includes
+    diagnoses[:] = [diagnosis for diagnosis in diagnoses if diagnosis["id"] not in includes]
+    diagnoses.append({"id": found, "message": misconceptions.BY_ID[found].message})
+
+
+@lru_cache(maxsize=None)
+def _mutants(misconception_id):
+    return misconceptions.BY_ID[misconception_id].mutant_classes()
+
+
+def replay(reference, call, dtype=torch.float32):
+    """Redo a recorded call on `reference` (a Reference or a mutant), in float64: the
+    earlier calls of its `history` first, on the reference's own copies of the objects involved."""
+    reference.dtype = dtype
+    objects = {}
+
+    def remade(value):
+        if not isinstance(value, Made):
+            return as64(value)
+        if id(value) not in objects:
+            objects[id(value)] = reference.make(value)
+        return objects[id(value)]
+
+    def resolve(value):
+        return map_values(value, remade)
+
+    with torch.no_grad():
+        for made, method, args, kwargs, _ in call.get("history", ()):
+            _invoke(resolve(made), method, resolve(args), resolve(kwargs))
+        target = resolve(call["object"]) if call.get("object") is not None else getattr(reference, call["target"])
+        return _invoke(target, call.get("method"), resolve(call["args"]), resolve(call["kwargs"]))
+
+
+def _invoke(target, method, args, kwargs):
+    if method == "__len__":
+        return len(target)
+    return (target if method in (None, "__call__") else getattr(target, method))(*args, **kwargs)
+
+
+def matches(got, value, dtype):
+    """Is `got` (the student's) the same as `value` (float64), within analyse.SLACK times dtype's
+    tolerance (`analyse.close`)?"""
+    if isinstance(value, (tuple, list)):
+        return (isinstance(got, (tuple, list)) and len(got) == len(value)
+                and all(matches(g, v, dtype) for g, v in zip(got, value)))
+    if isinstance(value, dict):  # find_heads' lists of heads, by kind
+        return isinstance(got, dict) and set(got) == set(value) and all(matches(got[k], value[k], dtype) for k in value)
+    if isinstance(value, torch.Tensor):
+        return analyse.close(got, value, dtype)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return isinstance(got, (int, float)) and not isinstance(got, bool) and float(got) == float(value)
+    return False
+
+
+def _student_dtype(call):
+    """The dtype the student's code computed in: its first floating-point input's, or the coarser dtype
+    of what it returned (a result cast down was computed down)."""
+    dtype = torch.float32
+    events = [*((args, kwargs) for _, _, args, kwargs, _ in call.get("history", ())), (call["args"], call["kwargs"])]
+    found = next((value.dtype for args, kwargs in reversed(events) for value in [*args, *kwargs.values()]
+                  if isinstance(value, torch.Tensor) and value.is_floating_point()), None)
+    dtype = found or dtype
+    returned = [t.dtype for t in leaves(call.get("got")) if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    coarser = [d for d in returned if TOLERANCES.get(d, (0,))[0] > TOLERANCES.get(dtype, (0,))[0]]
+    return coarser[0] if coarser else dtype
+

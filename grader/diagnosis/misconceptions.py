@@ -1,0 +1,53 @@
+"""The misconceptions catalogue: every exercise's `MISCONCEPTIONS`, gathered in catalogue order.
+
+The order is the exercises' (grader.catalog), then each package's `misconceptions.py` in its file
+order. It matters: where a student's value matches two misconceptions that no test tells apart,
+the diagnosis names both, "either <the first> or <the second>", in this order. The engine names no
+exercise: it finds each package's module by the exercise's stem.
+
+`edits` rewrite the instructor's solution into a whole student file making the mistake: that is
+the seam `lumen-grade check` uses (`mutant_sources`) to prove every mutant fails its exercise.
+"""
+
+import importlib
+from pathlib import Path
+
+from grader import catalog
+
+
+def _gathered():
+    """Every exercise package's misconceptions, in catalogue order (a package may have none)."""
+    found = []
+    for exercise in catalog.EXERCISES:
+        if (exercise.folder / "misconceptions.py").is_file():
+            found += importlib.import_module(f"grader.catalog.{exercise.stem}.misconceptions").MISCONCEPTIONS
+    return tuple(found)
+
+
+MISCONCEPTIONS = _gathered()
+BY_ID = {misconception.id: misconception for misconception in MISCONCEPTIONS}
+
+
+def for_exercise(number):
+    """The misconceptions that apply to exercise `number`, in catalogue order."""
+    return [misconception for misconception in MISCONCEPTIONS if number in misconception.exercises]
+
+
+def mutant_source(misconception, number, solution):
+    """The solution's text with the misconception's edits for exercise `number`; None if an edit does
+    not find its text (the solution changed: tests/diagnosis/test_diagnoses.py catches that)."""
+    for old, new in misconception.edits[number]:
+        if old not in solution:
+            return None
+        solution = solution.replace(old, new, 1)
+    return solution
+
+
+def mutant_sources(solutions_dir):
+    """(misconception id, exercise, a whole student file making that mistake), for `lumen-grade check`."""
+    for misconception in MISCONCEPTIONS:
+        for number in misconception.edits:
+            exercise = catalog.find(str(number))
+            solution = (Path(solutions_dir) / exercise.file_name).read_text(encoding="utf-8")
+            source = mutant_source(misconception, number, solution)
+            yield misconception.id, exercise, solution if source is None else source

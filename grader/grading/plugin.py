@@ -1,0 +1,298 @@
+"""The pytest plugin that turns the hidden suites into what they found, per exercise.
+
+It gives the suites their fixtures (`student`, `rng`, `device`), reads each test's points and
+visibility from its markers, and records every outcome as a `TestResult`; once the suites have run,
+`outcome(exercise_id)` gives the runner an exercise's tests, import error, printed output and
+diagnoses (`SuiteOutcome`), from which the runner assembles the result. The suites are plain pytest
+files; this plugin is the only place that knows about grading.
+
+Every exercise asked for is collected, whether or not its file could be read, so that its maximum
+is always its full points. Before an exercise's first test the student's file is imported once:
+if that fails (or there is no file), the reason is said once, in the exercise's `error`, and each
+of its tests is `not_run` (0 of its points) instead of N copies of one failure. A test marked
+`cuda` runs on CUDA only; its case is skipped for the machine, never for the student.
+"""
+
+import os
+import re
+import zlib
+from dataclasses import dataclass, field
+
+import pytest
+import torch
+
+from grader import catalog
+from grader.diagnosis import matcher as diagnose
+from grader.grading import testkit
+from grader.grading.compare import Mismatch
+from grader.grading.results import TestResult
+from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, StudentError
+from grader.grading.student import Student
+
+DEVICES = ("cpu", "cuda")
+_FRAME_LINE = re.compile(r"[^,]*, line (\d+), in ")  # a frame as the child describes it
+
+
+class NotRun(Exception):
+    """The exercise's file could not be imported (or found): its tests are not run."""
+
+
+@dataclass
+class SuiteOutcome:
+    """What the suites found for one exercise."""
+
+    tests: list  # TestResult, in the order they ran
+    error: str = ""  # why the file could not be graded at all (not found, or failed to import)
+    output: str = ""  # the start of what the student's code printed
+    diagnoses: list = field(default_factory=list)  # {id, message} dicts
+    calls: list = field(default_factory=list)  # the passed checks' calls, for the diagnosis
+
+
+class GradingPlugin:
+    def __init__(self, *, files, errors, launcher, log_dir, devices, seed, time_limit,
+                 memory_limit=DEFAULT_MEMORY_LIMIT, sources=None, run=None):
+        self.files = files  # exercise id -> the student's file to grade
+        self.errors = dict(errors)  # exercise id -> why it cannot be graded (no file; then a failed import)
+        self.sources = sources or {}  # exercise id -> submission.Found: names a line's notebook cell
+        self.tests = {exercise_id: [] for exercise_id in [*files, *errors]}  # every exercise asked for
+        self.passed_calls = {exercise_id: [] for exercise_id in self.tests}
+        self.outputs, self.diagnoses = {}, {}
+        self.launcher, self.log_dir = launcher, log_dir
+        self.devices, self.seed, self.time_limit = devices, seed, time_limit
+        self.memory_limit = memory_limit  # bytes per child, beyond what it holds at its start
+        self.run = run  # the whole run's Deadline (None: none), which no exercise's outlasts
+        self.students = {}  # exercise id -> Student, shared by every suite of that exercise
+        self.imported = set()  # exercise ids whose file has been imported (or failed to be)
+        self.failed_calls = {}  # exercise id -> [(TestResult, the call its failing check recorded)]
+        self.evidence = testkit.Evidence()  # bounds what the failed calls keep of the student's values
+        self.causes = {}  # exercise id -> [(TestResult, cause id)] of failures whose message names the mistake
+        self.broken_suites = []  # "file: error" of the suite files that could not be collected
+
+    # -- collection -------------------------------------------------------------------------
+
+    def pytest_configure(self, config):
+        # The verdict never shows pytest's traceback, and formatting the default long one (with
+        # source) costs about 0.1 s per failing test: a stub's 100 failures took 25 s instead of 4.
+        config.option.tbstyle = "native"
+        config.addinivalue_line("markers", "points(n): what the test is worth (default 1)")
+        config.addinivalue_line("markers", "hidden: the test's name and message are hidden from students")
+        config.addinivalue_line("markers", "cuda: the test runs on CUDA only (its `device` is cuda)")
+
+    def pytest_generate_tests(self, metafunc):
+        if "device" in metafunc.fixturenames:
+            cuda_only = metafunc.definition.get_closest_marker("cuda") is not None
+            metafunc.parametrize("device", ("cuda",) if cuda_only else DEVICES, indirect=True)
+
+    def pytest_collection_modifyitems(self, config, items):
+        selected = [item for item in items if self._exercise_of(item) in self.tests]
+        config.hook.pytest_deselected(items=[item for item in items if item not in selected])
+        items[:] = selected
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            lines = str(report.longrepr).strip().splitlines()
+            error = re.sub(r"^E\s+", "", lines[-1]) if lines else "error"
+            self.broken_suites.append(f"{os.path.basename(str(report.fspath))} ({error})")
+
+    @staticmethod
+    def _exercise_of(item):
+        exercise = catalog.for_suite(os.path.basename(str(item.fspath)))
+        return exercise.id if exercise else None
+
+    # -- fixtures ---------------------------------------------------------------------------
+
+    @pytest.fixture(scope="module")
+    def student(self, request):
+        """The student's file for this suite's exercise, callable through the sandbox."""
+        return self._student(catalog.for_suite(os.path.basename(str(request.module.__file__))))
+
+    def _student(self, exercise):
+        if exercise.id not in self.students:
+            self.students[exercise.id] = Student(
+                exercise, self.files[exercise.id], self.launcher, self.log_dir, self.time_limit,
+                self.memory_limit, run=self.run,
+            )
+        return self.students[exercise.id]
+
+    @pytest.fixture
+    def rng(self, request):
+        """A generator seeded from --seed and the test's name (its suite's file name and the test's, not
+        the folder the suite is in): the same inputs every run, wherever the suite lies."""
+        generator = torch.Generator()
+        suite, _, test = request.node.nodeid.partition("::")
+        generator.manual_seed(zlib.crc32(f"{self.seed}:{os.path.basename(suite)}::{test}".encode()))
+        return generator
+
+    @pytest.fixture
+    def device(self, request):
+        """The device a test runs on; CUDA cases skip where CUDA was not selected or is absent."""
+        if request.param not in self.devices:
+            pytest.skip(f"{request.param} is not available or not selected (--device)")
+        return request.param
+
+    # -- the file, imported once -------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        """Before any fixture: skip a device this machine lacks, then refuse to run the tests of
+        an exercise whose file could not be imported."""
+        device = getattr(item, "callspec", None) and item.callspec.params.get("device")
+        if device and device not in self.devices:
+            pytest.skip(f"{device} is not available or not selected (--device)")
+        exercise = catalog.for_suite(os.path.basename(str(item.fspath)))
+        if exercise.id not in self.imported:
+            self.imported.add(exercise.id)
+            self._import(exercise)
+        if self.errors.get(exercise.id):
+            raise NotRun(self.errors[exercise.id])
+
+    def _import(self, exercise):
+        """Import the student's file once; a failure becomes the exercise's `error`."""
+        if self.errors.get(exercise.id):
+            return
+        try:
+            self._student(exercise).load()
+        except ForbiddenCall as error:
+            reason = f"{self._where(exercise, error)}: importing it used a forbidden shortcut: {error.summary}"
+        except StudentError as error:
+            what = f"{error.type}: {error.message}" if error.message else error.type
+            reason = f"{self._where(exercise, error)}: importing it raised {what}"
+            if error.type == "NotImplementedError":
+                reason += " (top-level code must not call your unfinished functions)"
+        except ChildTimeout as timeout:
+            limit = self.students[exercise.id].limit
+            if timeout.earlier:  # the whole run's time was up before this exercise's turn
+                reason = f"{self._shown(exercise)}: not graded: {limit.limit} ran out before its turn"
+            else:
+                reason = (f"{self._shown(exercise)}: importing it did not finish within {limit.limit}: is there a "
+                          "loop or a long computation outside your functions? Keep experiments under "
+                          "`if __name__ == \"__main__\":`")
+        except ChildCrashed as error:
+            reason = f"{self._shown(exercise)}: the process importing it died: {error}"
+        else:
+            return
+        self.errors[exercise.id] = reason
+
+    def _where(self, exercise, error):
+        """The file and, from the error's last frame in it, the line (a notebook's: the cell and its line)."""
+        found = self.sources.get(exercise.id)
+        lines = [int(match.group(1)) for match in map(_FRAME_LINE.match, error.frames) if match]
+        line = lines[-1] if lines else None
+        if found is not None and line is not None:
+            return found.where(line)
+        return self._shown(exercise) + (f", line {line}" if line is not None else "")
+
+    def _shown(self, exercise):
+        """The name of the file graded, as the student knows it (a notebook's, not its code's)."""
+        found = self.sources.get(exercise.id)
+        return os.path.basename(str(found.shown) if found is not None else self.files[exercise.id])
+
+    # -- outcomes ---------------------------------------------------------------------------
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if call.when == "call" or (call.when == "setup" and not report.passed):
+            self._record(item, call)
+
+    def _record(self, item, call):
+        marker = item.get_closest_marker("points")
+        exercise_id = self._exercise_of(item)
+        student = self.students.get(exercise_id)
+        limit = student.limit if student else Deadline.earliest(self.time_limit, self.run)
+        status, message, details = _outcome(call.excinfo, limit, self.sources.get(exercise_id))
+        if "call" in details:
+            details = {**details, "call": self.evidence.keep(details["call"])}
+        test = TestResult(
+            name=item.name,
+            status=status,
+            max_score=float(marker.args[0]) if marker else 1.0,
+            visibility="hidden" if item.get_closest_marker("hidden") else "visible",
+            message=message,
+            details=details,
+            duration=call.duration,
+        )
+        self.tests[exercise_id].append(test)
+        self.passed_calls[exercise_id].extend(testkit.take_passed_calls())
+        if status == "failed" and "call" in details:
+            self.failed_calls.setdefault(exercise_id, []).append((test, details["call"]))
+        if status == "failed" and "cause" in details:
+            self.causes.setdefault(exercise_id, []).append((test, details["cause"]))
+
+    def pytest_sessionfinish(self, session):
+        for exercise_id, student in self.students.items():
+            student.close()
+            self.outputs[exercise_id] = student.printed()
+        for exercise_id in {*self.failed_calls, *self.causes}:
+            self.diagnoses[exercise_id] = _diagnose(catalog.find(exercise_id).number,
+                                                    self.failed_calls.get(exercise_id, []),
+                                                    self.passed_calls[exercise_id], self.causes.get(exercise_id, []))
+
+    def outcome(self, exercise_id):
+        """What the suites found for an exercise, once they have run."""
+        return SuiteOutcome(list(self.tests[exercise_id]), self.errors.get(exercise_id, ""),
+                            self.outputs.get(exercise_id, ""), self.diagnoses.get(exercise_id, []),
+                            self.passed_calls[exercise_id])
+
+
+def _diagnose(number, failed, passed, causes):
+    """The exercise's diagnoses ({id, message} dicts), from all its failed calls and its passed ones
+    weighed together; each failed test a diagnosis explains gets its id in its details before the
+    plugin hands it over. A diagnosis never turns a wrong answer into a grader error."""
+    try:
+        tests = [test for test, _ in failed]
+        found = diagnose.conclude(number, [call for _, call in failed], passed,
+                                  [(cause, test.message, tests.index(test) if test in tests else None)
+                                   for test, cause in causes])
+    except Exception:  # noqa: BLE001 - no diagnosis is an honest answer, a crash is not
+        return []
+    for diagnosis in found:
+        for index in diagnosis.calls:
+            failed[index][0].details.setdefault("diagnosis", diagnosis.id)
+        for test, cause in causes:
+            if cause == diagnosis.id:
+                test.details.setdefault("diagnosis", diagnosis.id)
+    return [diagnosis.as_dict() for diagnosis in found]
+
+
+def _located(error, found):
+    """A StudentError whose frames name the student's code as they know it: a notebook's cell and
+    line, not the temporary .py file that was graded (`Found.frame`)."""
+    if found is not None:
+        error.frames = [found.frame(frame) for frame in error.frames]
+    return error
+
+
+def _outcome(excinfo, limit, found=None):
+    """(status, one-line message, details) for a test's exception, or a pass; `limit`: the
+    exercise's Deadline, to name the limit that ran out; `found`: the graded code
+    (submission.Found), to name where the student's code raised."""
+    if excinfo is None:
+        return "passed", "", {}
+    error = excinfo.value
+    if isinstance(error, StudentError):
+        error = _located(error, found)
+    if excinfo.errisinstance(pytest.skip.Exception):
+        return "skipped", str(getattr(error, "msg", error)), {}
+    if isinstance(error, NotRun):
+        return "not_run", "not run: the file could not be graded (the reason is given once, for the exercise)", {}
+    if isinstance(error, Mismatch):
+        return "failed", error.message, error.details
+    if isinstance(error, AssertionError):
+        return "failed", str(error) or "assertion failed", {}
+    if isinstance(error, ForbiddenCall):  # scores 0 like a wrong answer, and names the rule
+        return "failed", error.summary, {"rule": error.rule, "frames": error.frames}
+    if isinstance(error, StudentError):
+        if error.type == "NotImplementedError":
+            return "error", f"not implemented yet: {error.message}", {}
+        return "error", error.summary, {"frames": error.frames}
+    if isinstance(error, ChildTimeout) and error.earlier:
+        if limit.whole_run:
+            return "timeout", f"not run: {limit.limit} ran out before this test", {}
+        return "timeout", f"not run: an earlier test used up {limit.limit}", {}
+    if isinstance(error, ChildTimeout):
+        return "timeout", f"{limit.limit} ran out: is there an infinite loop, or a loop over every element?", {}
+    if isinstance(error, ChildCrashed):
+        return "error", str(error), {}
+    return "error", f"grader error (please report it): {type(error).__name__}: {error}", {}

@@ -1,0 +1,154 @@
+"""What the suites hold in their hands: the student's code, callable as if it were local.
+
+`student.scale_scores(s, 16)` sends the call to the student's process and returns the values it
+computed. A crashed or timed-out child is replaced by a fresh one on the next call, so one bad
+test never takes the rest of the exercise down with it; the exercise's deadline is shared (and
+comes no later than the whole run's). The file is imported once: if that fails (an error, a
+forbidden import, a crash), every test reports the same failure.
+"""
+
+import os
+import time
+
+from grader.sandbox import files, wire
+from grader.grading.compare import Mismatch, describe
+from grader.nested import map_values
+from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, SubmissionRefused,
+                                  load_request, printable)
+
+
+class Student:
+    """One student's file for one exercise, behind the sandbox."""
+
+    def __init__(self, exercise, path, launcher, log_dir, time_limit, memory_limit=DEFAULT_MEMORY_LIMIT, run=None):
+        self.exercise, self.path = exercise, path
+        self.launcher = launcher
+        self.log_path = os.path.join(log_dir, f"{exercise.id}.log")
+        self.time_limit, self.memory_limit = time_limit, memory_limit
+        self.limit = Deadline.earliest(time_limit, run)  # the exercise's limit, or the whole run's (`run`)
+        self.deadline = self.limit.at
+        self.child = None
+        self.load_failure = None  # why the file could not be imported, once it failed
+        self.generation = 0  # bumped at every restart, so handles from a dead child are refused
+
+    def _live_child(self):
+        if self.load_failure is not None:
+            raise self.load_failure.with_traceback(None)
+        if time.monotonic() >= self.deadline:
+            raise ChildTimeout(earlier=True)
+        if self.child is None or not self.child.alive:
+            try:
+                load = load_request(self.path, self.exercise.stem, self.exercise.forbidden)
+            except SubmissionRefused as refused:
+                self.load_failure = refused
+                raise
+            self.child = Child(self.launcher, self.log_path, self.deadline, self.memory_limit, (self.path,))
+            self.generation += 1
+            try:
+                self.child.request(load)
+            except ChildTimeout:
+                raise
+            except Exception as failure:  # StudentError or ChildCrashed: it would fail again
+                self.load_failure = failure
+                self.child.stop()
+                raise
+        return self.child
+
+    def load(self):
+        """Import the student's file now, if it is not imported yet; raises what the import raised."""
+        self._live_child()
+
+    def run(self, target, *args, method=None, grad=None, return_args=False, no_grad=False, **kwargs):
+        """Call `target` (a name in the student's file, or a RemoteObject) and return the reply:
+        `value`, plus `args` (the arguments after the call) and `grads`/`param_grads` if asked."""
+        child = self._live_child()
+        if isinstance(target, RemoteObject):
+            if target.generation != self.generation:
+                raise ChildCrashed("an object made before the student's process restarted is gone")
+            target = target.handle
+        request = {
+            "op": "call", "target": target, "method": method, "args": list(args),
+            "kwargs": kwargs, "grad": grad, "return_args": return_args, "no_grad": no_grad,
+        }
+        reply = child.request(_to_wire(request))
+        reply = map_values(reply, self._from_wire)
+        if isinstance(target, str) and target[:1].isupper() and method is None and grad is None \
+                and not isinstance(reply.get("value"), RemoteObject):  # a class of the exercise, called
+            raise Mismatch(f"{target}(...) returned {describe(reply.get('value'))}, not an object: "
+                           f"{target} must stay a class (an nn.Module) that the tests can build and call")
+        return reply
+
+    def backward(self, target, *args, wrt, upstream, method=None, **kwargs):
+        """Run target(*args) with gradients for args[i] (i in wrt), backpropagate `upstream`
+        (one tensor or None per output); returns (value, grads, param_grads)."""
+        upstream = upstream if isinstance(upstream, (tuple, list)) else [upstream]
+        reply = self.run(target, *args, method=method,
+                         grad={"wrt": list(wrt), "upstream": list(upstream)}, **kwargs)
+        return reply["value"], reply["grads"], reply["param_grads"]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self.run(name, *args, **kwargs)["value"]
+
+    def close(self):
+        if self.child is not None:
+            self.child.stop()
+
+    def printed(self, limit=2000):
+        """The start of what the student's code printed (stdout and stderr), for the report,
+        without terminal escapes or carriage returns that could draw over the report's lines."""
+        try:  # a child could have put a pipe or a link there: never block, never follow
+            head = files.read_regular(self.log_path, limit, follow=False, head=True)
+        except OSError:
+            return ""
+        return printable(head.decode(errors="replace"), limit, newlines=True)
+
+    def _from_wire(self, value):
+        """One value of a reply as the suites see it: a handle as a RemoteObject; an integer beyond
+        any count refused."""
+        if type(value) is int and abs(value) >= _HUGE:
+            raise Mismatch(f"your code returned the integer {str(value)[:12]}… ({len(str(value))} digits), far "
+                           "beyond any count of bytes or elements: is a factor multiplied in too often?")
+        if isinstance(value, wire.Handle):
+            return RemoteObject(self, value, self.generation)
+        return value
+
+
+_HUGE = 1 << 63  # an int beyond what any size or count can be (and beyond what a float compares exactly)
+
+
+def _to_wire(value):
+    """A request as it can travel: each RemoteObject in it as its handle."""
+    return map_values(value, lambda item: item.handle if isinstance(item, RemoteObject) else item)
+
+
+class RemoteObject:
+    """An object that lives in the student's process: a module, a KV cache.
+
+    Calling it calls the object (a module's forward); any attribute is a method call.
+    """
+
+    def __init__(self, student, handle, generation):
+        self.student, self.handle, self.generation = student, handle, generation
+
+    @property
+    def kind(self):
+        return self.handle.kind
+
+    def __call__(self, *args, **kwargs):
+        return self.student.run(self, *args, method="__call__", **kwargs)["value"]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self.student.run(self, *args, method=name, **kwargs)["value"]
+
+    def __len__(self):
+        n = self.student.run(self, method="__len__")["value"]
+        if type(n) is not int or n < 0:  # len() would raise a TypeError the report calls a grader bug
+            raise Mismatch(f"len(...) of your {self.kind} returned {describe(n)}, expected an int >= 0")
+        return n
+
+    def __repr__(self):
+        return f"<{self.kind} in the student's process>"

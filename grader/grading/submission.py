@@ -1,0 +1,302 @@
+"""Finding the student's code for an exercise: their .py file, or the code cells of their notebook.
+
+In the folder the grader is pointed at, `candidates` ranks the files that may hold an exercise's
+code and the first is graded: `exercise3_scaling.py`, else the notebook `exercise3_scaling.ipynb`,
+else another `exercise3_*.ipynb` (`--notebook FILE` names one directly). A notebook's code
+is its code cells, in order, with IPython's shell (`!`) and magic (`%`) lines dropped and cell magics
+whose body is not Python (`%%bash`, `%%writefile`, ...) skipped: what the kernel ran as Python. It is
+written to a temporary .py file that the sandbox imports like any student file, while the report
+names the notebook.
+"""
+
+import ast
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.sandbox import files
+
+NOTEBOOK_SUFFIX = ".ipynb"
+MAX_NOTEBOOK_BYTES = 16 << 20  # far more than any exercise's notebook, outputs included
+MAX_NOTEBOOK_DEPTH = 64  # levels of JSON brackets: a notebook has about five
+# Cell magics that run their body as Python in the kernel: the body is kept, the magic line dropped.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
+_ASSIGNED_MAGIC = re.compile(r"[ \t]*[\w.]+[ \t]*=[ \t]*[!%]")  # files = !ls, t = %timeit f()
+
+
+class SubmissionError(ValueError):
+    """The student's code cannot be found or read. `path`: the file looked for or read;
+    `step`: the name of the failed step in the report ("find the file", "read the notebook")."""
+
+    def __init__(self, message, path, step):
+        super().__init__(message)
+        self.path, self.step = Path(path), step
+
+
+@dataclass(frozen=True)
+class Found:
+    shown: Path  # the file the student gave (.py or notebook): the report names it
+    code: Path  # the Python file the sandbox imports
+    cells: tuple = ()  # a notebook's code: (first line in `code`, cell number, code cell number), in order
+    ignored: tuple = ()  # other candidates for the exercise, not graded (see `candidates`)
+
+    def where(self, line):
+        """Where line `line` of `code` came from: "exercise3.py, line 4" or, for a notebook,
+        "exercise3.ipynb, cell 5 (code cell 3), line 2"."""
+        starts = [cell for cell in self.cells if cell[0] <= line]
+        if not starts:
+            return f"{self.shown.name}, line {line}"
+        start, number, code_number = starts[-1]
+        return f"{self.shown.name}, cell {number} (code cell {code_number}), line {line - start + 1}"
+
+    def frame(self, frame):
+        """A frame of the graded code as the child describes it ("exercise3_scaling.py, line 40,
+        in f: ...") with its file and line as `where` names them (a notebook's cell and line)."""
+        return _FRAME_PLACE.sub(lambda match: self.where(int(match.group(1))), frame, count=1)
+
+
+_FRAME_PLACE = re.compile(r"^[^,]*, line (\d+)(?=, in )")  # the file and line of a child's frame
+
+
+class WrongExercise(SubmissionError):
+    """A notebook made for another exercise (its `lumen` metadata says so)."""
+
+
+IGNORED_DIRS = {"__MACOSX", "__pycache__", "node_modules"}  # besides every folder starting with "."
+
+
+def candidates(exercise, folder, nested=False):
+    """Every file under `folder` that may hold the exercise's code, best first. The rule, the same
+    for `lumen-grade all`, `batch` and Gradescope:
+
+    1. the exercise's .py file (`exercise3_scaling.py`) before any notebook;
+    2. (nested: at any depth) the shallowest first;
+    3. the notebook named exactly like the exercise (`exercise3_scaling.ipynb`) before any other
+       `exercise3_*.ipynb` (a Jupyter copy `exercise3_scaling-Copy1.ipynb`, a download
+       `exercise3_scaling (1).ipynb`);
+    4. then by name.
+
+    The first is graded and the report names it, and the others as ignored. Only regular files
+    count (a symlink could point at anything); nested, hidden folders, caches and __MACOSX are
+    skipped."""
+    folder = Path(folder)
+    notebook = re.compile(rf"exercise{exercise.number}_.*{re.escape(NOTEBOOK_SUFFIX)}")
+    found = []
+    for here, dirs, names in os.walk(folder):
+        dirs[:] = sorted(name for name in dirs if not name.startswith(".") and name not in IGNORED_DIRS)
+        for name in names:
+            path = Path(here) / name
+            if (name == exercise.file_name or notebook.fullmatch(name)) and path.is_file() and not path.is_symlink():
+                found.append(path)
+        if not nested:
+            break
+
+    def rank(path):
+        return (path.suffix != ".py", len(path.relative_to(folder).parts), path.stem != exercise.stem, path.name,
+                str(path))
+
+    return sorted(found, key=rank)
+
+
+def find_file(exercise, folder):
+    """The exercise's file directly in `folder` by the rule of `candidates`, or None."""
+    found = candidates(exercise, folder)
+    return found[0] if found else None
+
+
+def prepare(exercise, folder, work_dir, notebook=None):
+    """The code to grade for `exercise` as a Found; a notebook's code is written into work_dir.
+
+    notebook: a notebook file to grade instead of looking in `folder`. Raises SubmissionError
+    (WrongExercise for a notebook made for another exercise)."""
+    found = [Path(notebook)] if notebook is not None else candidates(exercise, folder)
+    if not found:
+        raise SubmissionError(
+            f"no {exercise.file_name} in {folder} (nor an exercise{exercise.number}_*{NOTEBOOK_SUFFIX} "
+            "notebook): pass --submission DIR", Path(folder) / exercise.file_name, "find the file")
+    path, ignored = found[0], tuple(str(other) for other in found[1:])
+    if notebook is None and path.suffix != NOTEBOOK_SUFFIX:
+        return Found(path, path, ignored=ignored)
+    code = Path(work_dir) / exercise.file_name
+    cells = notebook_cells(path, exercise)
+    code.write_text(_module_text(path, cells), encoding="utf-8")
+    starts, line = [], 1
+    for number, code_number, text in cells:
+        starts.append((line + 1, number, code_number))  # after the "# file, cell N" comment
+        line += text.count("\n") + 3  # the comment, the code, and the blank line between cells
+    return Found(path, code, cells=tuple(starts), ignored=ignored)
+
+
+def notebook_owner(path):
+    """The exercise a notebook says it belongs to (`lumen-grade release` writes it), or None."""
+    lumen = read_notebook(path).metadata.get("lumen")
+    return lumen.get("exercise") if isinstance(lumen, dict) else None
+
+
+def read_notebook(path):
+    """The notebook at path as an nbformat v4 node; SubmissionError, naming the file, if it is not one."""
+    path = Path(path)
+    try:
+        text = files.read_regular(path, MAX_NOTEBOOK_BYTES).decode("utf-8")
+        depth = _json_depth(text)
+        if depth > MAX_NOTEBOOK_DEPTH:
+            raise SubmissionError(f"{path.name} is too deeply nested to be a notebook ({depth} levels of "
+                                  f"brackets; a notebook has a few): save it again from Jupyter or Colab",
+                                  path, "read the notebook")
+        json.loads(text)
+    except files.UnsafeFile as error:
+        raise SubmissionError(f"cannot read {path.name}: {error} (a notebook is a regular file of at most "
+                              f"{MAX_NOTEBOOK_BYTES >> 20} MiB)", path, "read the notebook") from None
+    except json.JSONDecodeError as error:
+        message = (f"{path.name} is not a readable notebook: its JSON is broken at line {error.lineno}, "
+                   f"column {error.colno} ({error.msg}); reopen and save it in Jupyter or Colab, or "
+                   "download it again")
+        raise SubmissionError(message, path, "read the notebook") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise SubmissionError(f"cannot read {path}: {error}", path, "read the notebook") from None
+    import nbformat  # a third of a second to import: only when there is a notebook to read
+
+    try:  # the structure is validated: every cell has its type and its source as one string
+        return nbformat.reads(text, as_version=4, capture_validation_error={})
+    except Exception as error:  # nbformat raises many types for JSON that is not a notebook
+        raise SubmissionError(f"{path.name} is JSON but not a Jupyter notebook ({type(error).__name__}: "
+                              f"{error})", path, "read the notebook") from None
+
+
+def notebook_code(path, exercise=None):
+    """The Python code of the notebook's code cells, in order, as one module's text (see
+    `notebook_cells`)."""
+    return _module_text(Path(path), notebook_cells(path, exercise))
+
+
+def _module_text(path, cells):
+    return "\n\n".join(f"# {path.name}, cell {number}\n{code}" for number, _, code in cells) + "\n"
+
+
+def notebook_cells(path, exercise=None):
+    """[(cell number, code cell number, Python code)] of the notebook's code cells that run as
+    Python, in order (numbers from 1: a cell counts every cell, a code cell only the code cells).
+
+    A cell that is not valid Python raises SubmissionError naming the cell. With `exercise`, a
+    notebook whose metadata says it belongs to another exercise raises WrongExercise."""
+    path = Path(path)
+    notebook = read_notebook(path)
+    lumen = notebook.metadata.get("lumen")  # written by `lumen-grade release`
+    owner = lumen.get("exercise") if isinstance(lumen, dict) else None
+    if exercise is not None and owner not in (None, exercise.id):
+        raise WrongExercise(f"{path.name} is the notebook of {owner}, not {exercise.id}: grade it with "
+                            f"lumen-grade {owner}", path, "read the notebook")
+    parts, code_cells = [], 0
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.cell_type != "code":
+            continue
+        code_cells += 1
+        code = python_source(cell.source)
+        if code is None:
+            continue
+        try:
+            ast.parse(code)
+        except (SyntaxError, ValueError) as error:
+            raise SubmissionError(_syntax_message(path, number, code_cells, cell.source, error),
+                                  path, "read the notebook") from None
+        except (RecursionError, MemoryError):
+            raise SubmissionError(f"{path.name}: cell {number} (code cell {code_cells}) is too deeply nested "
+                                  "for Python to read", path, "read the notebook") from None
+        parts.append((number, code_cells, code))
+    return parts
+
+
+def _syntax_message(path, number, code_number, source, error):
+    first = next((line.strip() for line in source.splitlines() if line.strip()), "")
+    where = f", line {error.lineno}" if getattr(error, "lineno", None) else ""
+    return (f"{path.name}: cell {number} (code cell {code_number}, starting {first[:60]!r}) is not "
+            f"valid Python{where}: {getattr(error, 'msg', error)}")
+
+
+def python_source(source):
+    """A cell's source as the Python the kernel runs, or None for a cell magic whose body is not
+    Python. Shell and magic lines become blank lines (`pass` when indented), so line numbers stay
+    those of the cell."""
+    lines = source.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        magic = lines[first].lstrip()[2:].split(maxsplit=1)
+        if not magic or magic[0] not in PYTHON_CELL_MAGICS:
+            return None
+        lines[first] = ""
+    kept, state = [], _Scan()
+    for line in lines:
+        stripped = line.lstrip()
+        ipython_only = stripped.startswith(("!", "%")) and not stripped.startswith("!=")
+        ipython_only = ipython_only or _ASSIGNED_MAGIC.match(line)
+        if ipython_only and not state.inside:
+            indent = line[:len(line) - len(stripped)]
+            line = f"{indent}pass" if indent else ""
+        kept.append(line)
+        state.read(line)
+    return "\n".join(kept)
+
+
+class _Scan:
+    """Where the text read so far ends: inside brackets, a string or a backslash continuation (where a
+    line starting with `%` or `!` is Python, a modulo or a string's text, not IPython syntax), or
+    at a statement's end. One pass over each line: a cell is read in linear time."""
+
+    def __init__(self):
+        self.depth, self.quote, self.continued = 0, None, False
+
+    @property
+    def inside(self):
+        return self.depth > 0 or self.quote is not None or self.continued
+
+    def read(self, line):
+        i, n, self.continued = 0, len(line), False
+        while i < n:
+            char = line[i]
+            if self.quote:
+                if char == "\\":
+                    i += 2
+                elif line.startswith(self.quote, i):
+                    i, self.quote = i + len(self.quote), None
+                else:
+                    i += 1
+                continue
+            if char == "#":
+                break
+            if char in "'\"":
+                self.quote = line[i:i + 3] if line[i:i + 3] in ("'''", '"""') else char
+                i += len(self.quote)
+                continue
+            if char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(self.depth - 1, 0)
+            elif char == "\\" and i == n - 1:
+                self.continued = True
+            i += 1
+        if self.quote in ("'", '"') and not line.endswith("\\"):  # a one-line string left open: an error
+            self.quote = None                                       # Python will report; go on
+
+
+def _json_depth(text):
+    """The deepest nesting of brackets in JSON text (outside its strings), in one pass."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest

@@ -1,0 +1,468 @@
+"""Helpers the hidden suites share: seeded inputs, the reference's float64 answers, checks that
+record what they called.
+
+A suite test reads like the check it makes: make inputs, ask the student, ask the reference in
+float64, compare with `grader.grading.compare`. Inputs are drawn on the CPU from the test's generator and
+then moved, so every device sees the same numbers.
+
+Every failed check carries the call that produced the wrong value (`Mismatch.details["call"]`), so
+that `grader.diagnosis.matcher` can replay it on mutants of the reference: for a function its name, args,
+kwargs and the student's value; for an object (a module, a KV cache) also how it was made (`Made`:
+constructor args and the state dict loaded into it) and every earlier call on it and on the objects
+passed to it (`history`), so that a KV-cache sequence can be redone step by step.
+"""
+
+import contextlib
+from dataclasses import dataclass, field
+
+import torch
+
+from grader.grading.compare import Mismatch, check_close, check_tensor, check_unchanged, describe, dtype_text, shape_text
+from grader.nested import map_values
+from lumen_ref import steps
+
+
+def dims(size, *names):
+    """The shape made of these entries of a suite's SIZES case, in order; "B" may be a tuple of
+    batch dims, or absent (no batch dims)."""
+    shape = []
+    for name in names:
+        value = size.get(name, ()) if name == "B" else size[name]
+        shape.extend(value if isinstance(value, tuple) else (value,))
+    return tuple(shape)
+
+
+def cases(sizes, test):
+    """The parameter ids of `test` in a suite's SIZES: the keys "test[id]"."""
+    return [key[len(test) + 1:-1] for key in sizes if key.startswith(f"{test}[")]
+
+
+def randn(rng, *shape, dtype=torch.float32, device="cpu", scale=1.0):
+    """Standard normal values (times scale) from the test's generator."""
+    return (torch.randn(*shape, generator=rng, dtype=torch.float64) * scale).to(device=device, dtype=dtype)
+
+
+def randint(rng, low, high, *shape, device="cpu"):
+    return torch.randint(low, high, shape, generator=rng).to(device)
+
+
+@contextlib.contextmanager
+def one_thread():
+    """Torch on one thread in this process: the judge's computations (replays, expected values,
+    checks) are many small ones, and waking the intra-op thread pool for each costs more than the
+    computation (8 times the time on a busy 2-core machine)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def as64(value):
+    """Float tensors (anywhere in a tuple, list or dict) as CPU float64 copies, for the oracle."""
+    return map_values(value, _cpu64)
+
+
+def _cpu64(value):
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu", torch.float64) if value.is_floating_point() else value.to("cpu")
+    return value
+
+
+def call_text(name, args, kwargs):
+    """How a call reads in a message: MultiHeadAttention(12, 3, bias=False)."""
+    shown = [repr(a) if isinstance(a, (int, float, str, bool)) else describe(a) for a in args]
+    shown += [f"{key}={value!r}" for key, value in kwargs.items()]
+    return f"{name}({', '.join(shown)})"
+
+
+# -- what a recorded call keeps of the student's values -----------------------------------------
+
+MAX_KEPT_ELEMENTS = 1 << 18  # elements of one recorded value: twice the largest tensor a suite makes
+MAX_KEPT_BYTES = 64 << 20  # bytes of the student's values the failed checks of one run keep, in all
+
+
+@dataclass(frozen=True)
+class Withheld:
+    """A student's tensor too large to keep as evidence: what the diagnosis may still know of it.
+    It matches no value, so no diagnosis rests on it."""
+
+    shape: tuple
+    dtype: torch.dtype
+
+    def __repr__(self):
+        return f"<a {dtype_text(self.dtype)} tensor of shape {shape_text(self.shape)}, not kept>"
+
+
+def bounded(value, limit=MAX_KEPT_ELEMENTS):
+    """`value` with its tensors, in order, while their elements add up to at most `limit`; the
+    others as `Withheld`."""
+    left = [limit]
+
+    def keep(item):
+        if not isinstance(item, torch.Tensor):
+            return item
+        if item.numel() > left[0]:
+            return Withheld(tuple(item.shape), item.dtype)
+        left[0] -= item.numel()
+        return item
+
+    return map_values(value, keep)
+
+
+class Evidence:
+    """What the failed checks of one run keep of the student's values for the diagnosis: at most
+    MAX_KEPT_BYTES in all (at the time it is made), each value bounded; past that, shapes only. A
+    submission answering every test with a huge tensor must not make the judge hold them all."""
+
+    def __init__(self):
+        self.left = MAX_KEPT_BYTES
+
+    def keep(self, call):
+        """`call` (as a failed check recorded it) with the student's values it holds within the budget."""
+        kept = {**call, "got": self._spend(call.get("got"))}
+        if "history" in call:
+            kept["history"] = [(*step[:4], self._spend(step[4])) for step in call["history"]]
+        return kept
+
+    def _spend(self, value):
+        def spend(item):
+            if not isinstance(item, torch.Tensor):
+                return item
+            size = item.numel() * item.element_size()
+            if size > self.left:
+                return Withheld(tuple(item.shape), item.dtype)
+            self.left -= size
+            return item
+
+        return map_values(bounded(value), spend)
+
+
+# -- checking a value ---------------------------------------------------------------------------
+
+
+_passed_calls = []  # the calls of the checks that passed since the plugin last took them
+
+
+def passed(call):
+    """Note the call of a check that passed (a suite's own check; check_result does it itself)."""
+    _passed_calls.append({**call, "got": bounded(call.get("got"))})
+
+
+def take_passed_calls():
+    """The calls of the checks that passed since the last time, for the diagnosis (grader.grading.plugin)."""
+    calls = list(_passed_calls)
+    _passed_calls.clear()
+    return calls
+
+
+def check_result(got, expected, *, what, call=None, like=None, dtype=None, device=None, labels=None,
+                 order=None, nan_hint="", picture=None, magnitude=None):
+    """got against the float64 `expected`: a tensor, or a tuple of them (`labels` name the items,
+    `order` is the order to check their values in). Shapes and types first, then values.
+
+    `like`: a tensor whose dtype and device a float result must keep (or give `dtype`, `device`);
+    a bool `expected` (a mask) must come back bool, on `device`. `picture` ("mask"/"weights", or a
+    dict item index -> kind) lets the report draw a failing matrix. `magnitude`: the problem's
+    conditioning (a tensor, or a tuple of them, one per item; see `grader.grading.compare`). A Mismatch
+    carries `call`, and `subject`: `what`, the call as its message names it.
+    """
+    try:
+        pairs = _items(got, expected, what, labels)
+        dtype = like.dtype if like is not None else dtype
+        device = like.device.type if like is not None else device
+        for item, want, item_what in pairs:
+            float_dtype = None if want.dtype == torch.bool else dtype
+            check_tensor(item, what=item_what, shape=want.shape,
+                         dtype=torch.bool if want.dtype == torch.bool else float_dtype, device=device)
+        for index in order if order is not None else range(len(pairs)):
+            item, want, item_what = pairs[index]
+            kind = picture.get(index) if isinstance(picture, dict) else picture
+            scale = magnitude[index] if isinstance(magnitude, tuple) else magnitude
+            check_close(item, want, what=item_what, nan_hint=nan_hint, picture=kind, magnitude=scale)
+    except Mismatch as mismatch:
+        if call is not None:
+            mismatch.details["call"] = {**call, "got": bounded(call.get("got"))}
+        mismatch.details.setdefault("subject", what)  # the report folds failures that differ only in it
+        raise
+    if call is not None:
+        passed(call)  # evidence too: a mistake that would have failed here is not the one
+    return got
+
+
+def _items(got, expected, what, labels):
+    """[(got item, expected item, what it is called)] for a tensor or a tuple of tensors."""
+    if not isinstance(expected, tuple):
+        return [(got, expected, what)]
+    labels = labels or [f"item {i}" for i in range(len(expected))]
+    if got is None:
+        raise Mismatch(f"{what} returned None: did you forget `return`? Expected a tuple of {len(expected)} "
+                       f"tensors ({', '.join(labels)})")
+    if not isinstance(got, (tuple, list)) or len(got) != len(expected):
+        raise Mismatch(f"{what} returned {describe(got)}, expected a tuple of {len(expected)} tensors "
+                       f"({', '.join(labels)})")
+    return [(item, want, f"{label} from {what}") for item, want, label in zip(got, expected, labels)]
+
+
+def check_call(student, name, *args, ref, what=None, kwargs=None, magnitude=None, **options):
+    """Call the student's `name(*args, **kwargs)` and check it against `ref` run in float64.
+
+    `magnitude(expected, *args, **kwargs)`, given the float64 answer and inputs, returns the
+    problem's conditioning (see `grader.grading.compare`). `options` are check_result's (like, labels,
+    picture, ...). A failure carries the call, for the diagnosis. Returns the student's value.
+    """
+    kwargs = kwargs or {}
+    got = student.run(name, *args, **kwargs)["value"]
+    expected = ref(*as64(args), **as64(kwargs))
+    scale = magnitude(expected, *as64(args), **as64(kwargs)) if magnitude else None
+    call = {"target": name, "args": args, "kwargs": kwargs, "got": got}
+    return check_result(got, expected, what=what or call_text(name, args, kwargs), call=call, magnitude=scale,
+                        **options)
+
+
+def product_conditioning(ref_fn):
+    """A check_call `magnitude` for a function made of products and sums of its inputs (a
+    projection, scores): its value on the inputs' absolute values, |x| @ |w|, bounds the terms
+    each entry sums (`grader.grading.compare.product_magnitude`)."""
+    def magnitude(expected, *args, **kwargs):
+        return ref_fn(*map_values(args, _absolute), **kwargs)
+
+    return magnitude
+
+
+def _absolute(value):
+    return value.abs() if isinstance(value, torch.Tensor) and value.is_floating_point() else value
+
+
+def check_inputs_kept(caller, target, *args, names, **kwargs):
+    """Run `caller.run(target, *args, **kwargs)` (a Student or a Tracked object) and check that each
+    argument named in `names` came back as it was sent: no in-place edits. Returns the reply."""
+    reply = caller.run(target, *args, return_args=True, **kwargs)
+    for before, after, name in zip(args, reply["args"], names):
+        check_unchanged(before, after, what=name)
+    return reply
+
+
+def reference_grads(fn, args, wrt, upstream):
+    """Gradients of fn(*args) w.r.t. args[i] for i in wrt, in float64, for the given upstream."""
+    args = list(as64(args))
+    for index in wrt:
+        args[index] = args[index].clone().requires_grad_(True)
+    outputs = fn(*args)
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    upstream = upstream if isinstance(upstream, (tuple, list)) else [upstream]
+    pairs = [(out, as64(up)) for out, up in zip(outputs, upstream) if up is not None]
+    loss = sum((out * up).sum() for out, up in pairs)  # its gradient w.r.t. each out is `up`
+    return list(torch.autograd.grad(loss, [args[i] for i in wrt]))
+
+
+def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_hint="", upstream=None):
+    """The student's gradients of `name` w.r.t. args[wrt] match the reference's, in the input dtype,
+    for a random upstream gradient (or the given one: see `upstream_through_softmax`)."""
+    expected_out = ref_fn(*as64(args))
+    outputs = expected_out if isinstance(expected_out, tuple) else (expected_out,)
+    if upstream is None:
+        upstream = [randn(rng, *out.shape, dtype=args[wrt[0]].dtype, device=args[wrt[0]].device)
+                    if out.is_floating_point() else None for out in outputs]
+    check_output_shapes(student.run(name, *args)["value"], outputs, what=what)
+    _, grads, _ = student.backward(name, *args, wrt=wrt, upstream=upstream)
+    expected = reference_grads(ref_fn, args, wrt, upstream)
+    check_gradients(grads, expected, names or [f"argument {i}" for i in wrt], what=what,
+                    dtype=args[wrt[0]].dtype, nan_hint=nan_hint)
+
+
+def check_output_shapes(got, expected, *, what):
+    """Before a gradient check: the student's output (a tensor or tuple) has the shapes of the
+    float64 `expected` outputs, for which the upstream gradient is made. Otherwise the judge's own
+    product of the two would fail, and say nothing about the student's code."""
+    expected = expected if isinstance(expected, (tuple, list)) else (expected,)
+    outputs = got if isinstance(got, (tuple, list)) and len(expected) > 1 else (got,)
+    wanted = " and ".join(shape_text(want.shape) for want in expected)
+    shapes = " and ".join(shape_text(out.shape) if isinstance(out, torch.Tensor) else describe(out) for out in outputs)
+    if len(outputs) != len(expected) or any(not isinstance(out, torch.Tensor) or out.shape != want.shape
+                                            for out, want in zip(outputs, expected)):
+        raise Mismatch(f"the gradients of {what} could not be checked: your output has shape {shapes}, "
+                       f"expected {wanted}")
+
+
+def upstream_through_softmax(scores, mask, rng):
+    """The gradient that reaches masked scores from a random loss on softmax(scores masked): what
+    `apply_mask`'s contract defines. It is 0 wherever a score is masked, so -inf by masked_fill and
+    by adding log(mask) (whose own gradients differ there) get the same gradient."""
+    masked = steps.apply_mask(as64(scores), as64(mask)).requires_grad_(True)
+    weights = steps.softmax(masked, dim=-1)
+    loss = (weights * randn(rng, *weights.shape, dtype=torch.float64)).sum()
+    (upstream,) = torch.autograd.grad(loss, [masked])
+    return [upstream.to(device=scores.device, dtype=scores.dtype)]
+
+
+def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint=""):
+    """Each gradient the student's process sent back (None: none reached it) against the reference's."""
+    for got, want, name in zip(grads, expected, names):
+        if got is None:
+            raise Mismatch(f"{what}: no gradient reached `{name}`; is it used, and not detached?")
+        check_close(got, want, what=f"the gradient of {what} w.r.t. {name}", dtype=dtype, nan_hint=nan_hint)
+
+
+# -- objects in the student's process, recorded so that a mutant can redo what they did ---------------
+
+
+@dataclass(eq=False)
+class Made:
+    """How an object in the student's process was made: `target(*args, **kwargs)`, then `state`
+    (float64) loaded into it. A mutant of the reference makes its own from this."""
+
+    target: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    state: dict = None
+
+
+class Tracked:
+    """A student's object (a module, a KV cache) that logs every call on it, in one log shared with
+    the tracked objects passed to it, so that any call can be replayed with all that came before."""
+
+    def __init__(self, remote, made):
+        self.remote, self.made = remote, made
+        self.log = []  # (Made, method, args, kwargs, the student's value), in call order
+
+    def run(self, method, *args, **options):
+        """The student's reply to method(*args, **kwargs); options as Student.run's."""
+        kwargs = {key: options.pop(key) for key in list(options) if key not in _RUN_OPTIONS}
+        self._share_log(list(args) + list(kwargs.values()))
+        reply = self.remote.student.run(self.remote, *map_values(args, _remote), method=method,
+                                        **map_values(kwargs, _remote), **options)
+        self.log.append((self.made, method, map_values(args, _made), map_values(kwargs, _made),
+                         bounded(reply["value"])))
+        return reply
+
+    def backward(self, *args, wrt, upstream):
+        """module(*args) with gradients for args[wrt], as Student.backward: (value, grads, param grads)."""
+        upstream = upstream if isinstance(upstream, (tuple, list)) else [upstream]
+        reply = self.run("__call__", *args, grad={"wrt": list(wrt), "upstream": list(upstream)})
+        return reply["value"], reply["grads"], reply["param_grads"]
+
+    def last_call(self):
+        """The newest call, as the diagnosis replays it."""
+        made, method, args, kwargs, got = self.log[-1]
+        return {"target": made.target, "object": made, "method": method, "args": args, "kwargs": kwargs,
+                "got": got, "history": self.log[:-1]}
+
+    def _share_log(self, values):
+        for value in values:
+            if isinstance(value, Tracked) and value.log is not self.log:
+                self.log.extend(value.log)  # the two were independent until now: any order will do
+                value.log = self.log
+
+    def __call__(self, *args, **kwargs):
+        return self.run("__call__", *args, **kwargs)["value"]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self.run(name, *args, **kwargs)["value"]
+
+
+_RUN_OPTIONS = {"grad", "return_args", "no_grad"}
+
+
+def _remote(value):
+    """What the student's process knows a tracked object by."""
+    return value.remote if isinstance(value, Tracked) else value
+
+
+def _made(value):
+    """What a replay knows a tracked object by."""
+    return value.made if isinstance(value, Tracked) else value
+
+
+def make(student, target, *args, **kwargs):
+    """The student's `target(*args, **kwargs)` (a KV cache), tracked."""
+    return Tracked(student.run(target, *args, **kwargs)["value"], Made(target, args, kwargs))
+
+
+# -- modules ------------------------------------------------------------------------------------
+
+
+def reference_module(rng, cls, *args, dtype=torch.float32, **kwargs):
+    """lumen_ref's `cls(*args, **kwargs)` in float64, its parameters drawn from the test's generator
+    with spread 1/√d_model (d_model = args[0]), as values `dtype` holds exactly: the student's copy
+    in `dtype` holds the very same numbers."""
+    module = cls(*args, **kwargs).double()
+    with torch.no_grad():
+        for parameter in module.parameters():
+            parameter.copy_(randn(rng, *parameter.shape, dtype=dtype, scale=args[0] ** -0.5))
+    return module
+
+
+def check_parameters(state, reference, *, what, layers, bias, exact=False, formulas=None):
+    """The student's state dict holds the reference's parameters, with their shapes, and no bias it
+    lacks; with `exact`, nothing else either. `layers` says which layers to make, `bias` how to
+    leave a bias out, `formulas` (name -> text) what a shape is made of."""
+    expected = {name: tuple(p.shape) for name, p in reference.state_dict().items()}
+    if not isinstance(state, dict):
+        raise Mismatch(f"{what}.state_dict() returned {describe(state)}, expected a dict of parameter names and "
+                       "tensors: leave state_dict to nn.Module")
+    got = {name: tuple(t.shape) for name, t in state.items() if isinstance(t, torch.Tensor)}
+    missing = [name for name in expected if name not in got]
+    if missing:
+        have = ", ".join(sorted(got)) or "no parameters at all"
+        raise Mismatch(f"{what} has no parameter `{missing[0]}` (it has {have}): {layers}")
+    extra = sorted(set(got) - set(expected))
+    biases = [name for name in extra if name.endswith("bias")]
+    if biases:
+        raise Mismatch(f"{what} has a parameter `{biases[0]}` the chapter's layer doesn't have: {bias}")
+    if exact and extra:
+        raise Mismatch(f"{what}'s state_dict also holds {', '.join(extra)}: keep anything else out of the "
+                       "state dict (a causal-mask buffer: register it with persistent=False, or build it in "
+                       "forward with causal_mask(L))")
+    for name, shape in expected.items():
+        if got[name] == shape:
+            continue
+        text = f"{what}: `{name}` has shape {shape_text(got[name])}, expected {shape_text(shape)}"
+        if (formulas or {}).get(name):
+            text += f", that is {formulas[name]}"
+        if got[name] == shape[::-1]:
+            text += ": nn.Linear(in_features, out_features) stores its weight as (out, in)"
+        raise Mismatch(text)
+
+
+def load_module(student, name, reference, *args, dtype=torch.float32, device="cpu", checks, **kwargs):
+    """The student's `name(*args, **kwargs)` with the reference's parameters, in dtype on device, tracked;
+    `checks` are check_parameters' options. Returns (module, how its construction reads)."""
+    remote = student.run(name, *args, **kwargs)["value"]
+    what = call_text(name, args, kwargs)
+    check_parameters(remote.state_dict(), reference, what=what, **checks)
+    remote.to(device=device, dtype=dtype)
+    # not strict: check_parameters has seen the names and shapes, and an extra buffer (a causal mask)
+    # costs only the constructor's own test
+    remote.load_state_dict({key: value.to(device=device, dtype=dtype) for key, value in
+                            reference.state_dict().items()}, strict=False)
+    return Tracked(remote, Made(name, args, kwargs, reference.state_dict())), what
+
+
+def check_forward(module, reference, *args, what, got=None, like=None, nan_hint="", **kwargs):
+    """The tracked module's forward(*args, **kwargs) (or its value `got`, from module.backward)
+    against the reference's in float64; keeps the input's dtype and device."""
+    if got is None:
+        got = module(*args, **kwargs)
+    with torch.no_grad():
+        expected = reference(*as64(args), **as64(kwargs))
+    like = args[0] if like is None else like
+    return check_result(got, expected, what=what, call=module.last_call(), like=like, nan_hint=nan_hint)
+
+
+def check_module_gradients(module, reference, x, upstream, *, what):
+    """The tracked module's forward on x, then its gradients w.r.t. x and every parameter for the
+    upstream gradient, against the reference's: wrong values first, as they explain wrong gradients."""
+    with torch.no_grad():
+        expected_out = reference(as64(x))
+    check_output_shapes(module(x), expected_out, what=what)
+    value, grads, param_grads = module.backward(x, wrt=[0], upstream=[upstream])
+    check_forward(module, reference, x, what=what, got=value)
+    x64 = as64(x).requires_grad_(True)
+    names, parameters = zip(*reference.named_parameters())
+    expected = torch.autograd.grad((reference(x64) * as64(upstream)).sum(), [x64, *parameters])
+    check_gradients([grads[0], *(param_grads.get(name) for name in names)], expected, ("x", *names), what=what,
+                    dtype=x.dtype)

@@ -1,0 +1,1 @@
+"""Report writers: one module per format (text, HTML), each reading the verdict or a saved report."""

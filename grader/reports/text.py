@@ -1,0 +1,538 @@
+"""Renderers of a GradeReport: text and an HTML page for a person; JSON, Gradescope and JUnit for
+machines. One function per format."""
+
+import ast
+import json
+import re
+import textwrap
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path, PurePath
+
+import click
+
+from grader.reports import schema
+
+MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", "red"),
+         "timeout": ("⏱", "red"), "not_run": ("✗", "red"), "skipped": ("-", "yellow")}
+OUTPUT_LINES = 8  # lines of the student's own printing shown under a failed exercise
+PROBLEMS_SHOWN = 3  # distinct problems listed per exercise in the short report (-v lists every test)
+# How the short report says to list every test; the notebook's check cell, which grades another way,
+# sets its own in its grading process (grader.course.notebooks._GRADE).
+EVERY_TEST = "lumen-grade {exercise} -v"
+NOT_IMPLEMENTED = "not implemented yet"  # how the plugin words a stub's NotImplementedError
+SPEED = {"on-par": "on par", "3x": "3× slower", "10x": "10× slower", "30x": "30× slower",
+         "100x": "100× slower", "not-timed": "not timed"}  # a tier, in the one line of a passed exercise
+FINE = {"linear", "preallocated", "tiled"}  # verdicts (the KV cache's, tiled attention's memory) that need
+                                           # no line in the short report
+
+
+def _points(value):
+    return f"{value:g}"
+
+
+def render_text(report, color=False, width=80, verbose=False, device_skips=True):
+    """The report a student reads at a glance: a line per passed exercise; per failed one, a line
+    per distinct problem (identical messages folded), the misconception behind it and a picture;
+    a total. Every line fits in `width` columns (long ones wrap with a hanging indent).
+
+    verbose: every test of every exercise, each with its points. device_skips: count the checks
+    skipped for want of a GPU in the heading (False when the user chose the device: not shown)."""
+    text = _Text(color, width)
+    skipped = Counter(test.message for exercise in report.exercises for test in exercise.tests
+                      if test.status == "skipped")
+    device = sum(count for reason, count in skipped.items() if _for_a_device(reason))
+    heading = f"Lumen attention kit [{report.containment_level}] — graded on {report.device}, seed {report.seed}"
+    if device and device_skips:  # [kernel] or [process]: how the student's code was confined
+        heading += f" ({device} GPU checks skipped)"
+    text.line(heading)
+    text.blank()
+    for exercise in report.exercises:
+        _exercise(text, exercise, verbose)
+    for reason, count in skipped.items():
+        if not _for_a_device(reason):
+            text.line(f"- {count} skipped: {reason}", hang=2, fg="yellow")
+    text.blank()
+    passed = sum(exercise.passed for exercise in report.exercises)
+    text.line(f"Total: {_points(report.score)}/{_points(report.max_score)} — "
+              f"{passed} of {len(report.exercises)} exercise(s) passed", bold=True)
+    return text.render()
+
+
+def _for_a_device(reason):
+    """Whether a skip's reason is a device this run does not use (a CUDA case on a CPU machine)."""
+    return re.search(r"\b(cuda|cpu)\b", reason, re.IGNORECASE) is not None
+
+
+def _exercise(text, exercise, verbose):
+    score = f"{_points(exercise.score)}/{_points(exercise.max_score)}"
+    tier = exercise.tier or {}
+    if exercise.passed:
+        speed = f"  {SPEED.get(tier.get('id'), tier.get('name', ''))}" if tier else ""
+        text.mark("✓", "green", f"{exercise.id}  {exercise.title}  {score}{speed}"
+                  + (f"  {exercise.file}" if verbose else ""), hang=2, bold=True)
+    ran = [test for test in exercise.tests if test.status != "skipped"]
+    untouched = bool(ran) and all(test.message.startswith(NOT_IMPLEMENTED) for test in ran)
+    if not exercise.passed:  # an untouched stub names its file on the next line
+        where = "" if untouched and not verbose else f"  {exercise.file}"
+        text.mark("✗", "red", f"{exercise.id}  {exercise.title}  {score}{where}", hang=2, bold=True)
+    if exercise.ignored:
+        text.line(f"also found, not graded: {', '.join(exercise.ignored)}", indent=4, hang=6)
+    for diagnosis in exercise.diagnoses:  # the misconception first: the failures below are its evidence
+        text.line(f"➜ {diagnosis['message']}", indent=4, hang=6, fg="cyan", bold=True)
+    if exercise.error:
+        not_run = [test for test in exercise.tests if test.status == "not_run"]
+        text.mark("✗", "red", exercise.error, indent=4, hang=6)
+        text.line(f"{len(not_run)} tests not run (0/{_points(sum(test.max_score for test in not_run))})", indent=6)
+    elif verbose:
+        _every_test(text, exercise)
+    elif untouched:
+        names, section = _what_to_write(exercise)
+        text.line(f"{NOT_IMPLEMENTED}: {names} in {exercise.file}" + (f"; read '{section}'" if section else ""),
+                  indent=4, hang=6)
+    elif not exercise.passed:
+        _problems(text, exercise, ran)
+    if tier and (verbose or tier.get("id") not in ("on-par", None) or not exercise.passed):
+        text.line(f"performance: {tier.get('message') or tier.get('name')}", indent=4, hang=6, fg="cyan")
+    for note in [] if not tier else [tier.get("complexity"), tier.get("memory")]:
+        if isinstance(note, dict) and (verbose or note.get("verdict") not in FINE) and note.get("message"):
+            text.line(note["message"], indent=6, hang=8)
+    if exercise.output and not exercise.passed:
+        printed = exercise.output.splitlines()
+        text.line("your code printed:", indent=4)
+        for line in printed[:OUTPUT_LINES]:
+            text.line(f"| {line}", indent=4, hang=6)
+        if len(printed) > OUTPUT_LINES:
+            text.line(f"| … {len(printed) - OUTPUT_LINES} more lines", indent=4)
+    if verbose or not exercise.passed:
+        text.blank()
+
+
+def _every_test(text, exercise):
+    """-v: a line per test with its points, its message and its picture; skips counted."""
+    drawn, skipped, said = _drawn(exercise), Counter(), {}
+    for test in exercise.tests:
+        if test.status == "skipped":
+            skipped[test.message] += 1
+            continue
+        symbol, colour = MARKS.get(test.status, ("✗", "red"))
+        text.mark(symbol, colour, f"{_points(test.score)}/{_points(test.max_score)}  {test.name}", indent=4, hang=8)
+        if test.message:
+            text.line(_without_tolerance(test, said), indent=10, hang=10)
+        if id(test) in drawn:
+            text.picture(test.details["picture"], indent=10)
+    _tolerances(text, said, indent=4)
+    for reason, count in skipped.items():
+        text.line(f"- {count} skipped: {reason}", indent=4, hang=6, fg="yellow")
+
+
+def _problems(text, exercise, ran):
+    """A failed exercise, short: a line per distinct problem (the tests that share a message folded
+    into one), the first PROBLEMS_SHOWN of them, each failing function's picture under its line.
+    A problem of a kind not shown yet (another function, another mistake) comes before a variant of
+    one already shown, so that three sizes of one wrong split_heads never hide a wrong merge_heads."""
+    groups = {}  # problem -> the tests that failed with it, in the order they ran
+    for test in ran:
+        if test.status != "passed":
+            groups.setdefault(_problem(test), []).append(test)
+    kinds = [_kind(tests[0]) for tests in groups.values()]
+    firsts = [index for index, kind in enumerate(kinds) if kind not in kinds[:index]]
+    order = [*firsts, *(index for index in range(len(kinds)) if index not in firsts)]
+    ordered = [list(groups.values())[index] for index in order]
+    drawn, said = _drawn(exercise), {}
+    shown = PROBLEMS_SHOWN if len(ordered) > PROBLEMS_SHOWN + 1 else len(ordered)  # never "1 more"
+    for tests in ordered[:shown]:
+        symbol, colour, message = *MARKS.get(tests[0].status, ("✗", "red")), _without_tolerance(tests[0], said)
+        if len(tests) == 1:
+            what = f"{tests[0].name}: {message}" if message else tests[0].name
+        else:
+            what = f"{'all ' if len(tests) == len(ran) else ''}{len(tests)} tests: {message or tests[0].status}"
+        text.mark(symbol, colour, what, indent=4, hang=6)
+        for test in tests:
+            if id(test) in drawn:
+                text.picture(test.details["picture"], indent=6)
+    _tolerances(text, said, indent=4)
+    if len(ordered) > shown:
+        hidden = ordered[shown:]
+        more = sum(len(tests) for tests in hidden)
+        seen = {_kind(tests[0]) for tests in ordered[:shown]}
+        alike = sum(_kind(tests[0]) in seen for tests in hidden)
+        like = "" if not alike else ", all like those above" if alike == len(hidden) else f", {alike} like those above"
+        text.line(f"… {_count(len(hidden), 'more problem')} in {_count(more, 'test')}{like}: "
+                  f"{EVERY_TEST.format(exercise=exercise.id)} lists every test", indent=4, hang=6)
+
+
+def _problem(test):
+    """What a failure says apart from the call that showed it: its message with the subject (the
+    call as the message names it: `scaled_scores(q, k)`, `scaled_scores with d_k = 10`) cut out,
+    and the function called. Failures that differ only in the call's arguments are one problem;
+    another function, or another thing wrong, is another."""
+    subject = test.details.get("subject")
+    if subject and subject in test.message:
+        target = (test.details.get("call") or {}).get("target")
+        return repr(target), test.message.replace(subject, "\0", 1)
+    return test.message
+
+
+# a number in a message: cut out, what is left says the kind of problem (here and in grader/feedback.py)
+NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
+
+
+def _kind(test):
+    """The kind of a problem, for the order of the short report: the function it showed in, with
+    the misconception it showed, else its status and message with every number cut out (one wrong
+    formula seen at several sizes and dtypes is one kind; a wrong shape, a crash are others)."""
+    target = (test.details.get("call") or {}).get("target")
+    if test.details.get("diagnosis"):
+        return repr(target), test.details["diagnosis"]
+    problem = _problem(test)
+    return repr(target), test.status, NUMBER.sub("#", problem[1] if isinstance(problem, tuple) else problem)
+
+
+def _without_tolerance(test, said):
+    """The test's message without its dtype's tolerance (`(tolerance 1e-05 + 0.0001·|expected|)`),
+    which is noted in `said` ({dtype: tolerance}) for its block to say once (`_tolerances`)."""
+    tolerance = test.details.get("tolerance")
+    phrase = f" (tolerance {tolerance['text']})" if tolerance else None
+    if not phrase or phrase not in test.message:
+        return test.message
+    said[tolerance["dtype"]] = tolerance["text"]
+    return test.message.replace(phrase, "", 1)
+
+
+def _tolerances(text, said, indent):
+    """The tolerances of the mismatches listed above, once for the block."""
+    if said:
+        text.line("(tolerance: " + ", ".join(f"{value} in {dtype}" for dtype, value in said.items()) + ")",
+                  indent=indent, hang=indent + 1)
+
+
+def _count(n, noun):
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _what_to_write(exercise):
+    """The names an exercise's file defines and the chapter section it practises (from the catalogue)."""
+    from grader import catalog
+
+    try:
+        found = catalog.find(exercise.id)
+    except catalog.UnknownExercise:
+        return "every function of the exercise", None
+    return ", ".join(found.names), found.section
+
+
+class _Text:
+    """Lines that fit a width: each wrapped with a hanging indent, then coloured (when asked),
+    so that escape codes never count towards the width."""
+
+    def __init__(self, color, width):
+        self.color, self.width, self.lines = color, max(int(width), 40), []
+
+    def _style(self, text, **style):
+        return click.style(text, **style) if self.color and style else text
+
+    def _wrap(self, text, indent, hang):
+        return textwrap.wrap(text, self.width, initial_indent=" " * indent, subsequent_indent=" " * hang,
+                             break_long_words=False, break_on_hyphens=False, drop_whitespace=True) or [""]
+
+    def line(self, text, indent=0, hang=None, **style):
+        for line in self._wrap(text, indent, indent + 2 if hang is None else hang):
+            self.lines.append(self._style(line, **style))
+
+    def mark(self, symbol, colour, text, indent=0, hang=None, bold=False):
+        """A line that starts with a coloured mark (✓, ✗): only the mark is coloured, the rest
+        bold when asked."""
+        for number, line in enumerate(self._wrap(f"{symbol} {text}", indent, indent + 2 if hang is None else hang)):
+            if number == 0:
+                line = self._style(symbol, fg=colour) + self._style(line[indent + len(symbol):], bold=bold)
+                line = " " * indent + line
+            else:
+                line = self._style(line, bold=bold)
+            self.lines.append(line)
+
+    def picture(self, picture, indent):
+        caption, *grid = picture_lines(picture)
+        self.line(caption, indent=indent, hang=indent + 2)
+        self.lines.extend(" " * indent + row for row in grid)
+        if picture.get("note"):  # how the picture reads what the code did (a finite fill drawn as masked)
+            self.line(f"({picture['note']})", indent=indent, hang=indent + 1)
+
+    def blank(self):
+        if self.lines and self.lines[-1]:
+            self.lines.append("")
+
+    def render(self):
+        return "\n".join(self.lines) + "\n"
+
+
+def _drawn(exercise):
+    """The failed tests whose pictures the text shows: one per function, the first whose call was
+    diagnosed (it shows the mistake), else the first."""
+    chosen = {}
+    for test in exercise.tests:
+        if "picture" in test.details:
+            target = test.details.get("call", {}).get("target")
+            if target not in chosen or ("diagnosis" in test.details and "diagnosis" not in chosen[target].details):
+                chosen[target] = test
+    return {id(test) for test in chosen.values()}
+
+
+SHADES = ((0.005, "·"), (0.25, "░"), (0.5, "▒"), (0.75, "▓"), (float("inf"), "█"))  # weight below: char
+NON_FINITE = {"nan": "N", "inf": "∞", "-inf": "∞"}
+
+
+def picture_lines(picture):
+    """A failing mask or weight matrix drawn beside the expected one (or, with `titles`, the two
+    matrices they name: a head's pattern and the cells its score averages), a character per entry:
+    rows are queries (or sequences), columns keys; a mask is █ (may attend) or ·, a weight is shaded
+    from █ (near 1) to · (0); N marks a NaN."""
+    def cell(value):
+        if isinstance(value, str):
+            return NON_FINITE.get(value, "?")
+        if picture["kind"] == "mask":
+            return "█" if value else "·"
+        return next(char for limit, char in SHADES if value < limit)
+
+    grids = [["".join(cell(value) for value in row) for row in picture[side]] for side in ("expected", "got")]
+    left, right = picture.get("titles", ("expected", "yours"))  # a head beside its cells: not expected/yours
+    width = max(len(left), len(grids[0][0]) if grids[0] else 0)
+    where = f" [{', '.join(map(str, picture['slice']))}]" if picture["slice"] else ""
+    legend = "█ may attend, · masked" if picture["kind"] == "mask" else "█▓▒░ weight 1 to 0, · zero"
+    lines = [f"{picture['rows']} × {picture['columns']}{where} ({legend}, N NaN):",
+             f"{left.ljust(width)}   {right}"]
+    lines += [f"{want.ljust(width)}   {got}" for want, got in zip(*grids)]
+    rows, columns = picture["shape"]
+    if rows > len(grids[0]) or columns > len(grids[0][0]):
+        lines.append(f"(the first {len(grids[0])} × {len(grids[0][0])} of {rows} × {columns})")
+    return lines
+
+
+def render_json(report):
+    """The saved report: the verdict with the version of its schema (grader/reports/report.schema.json)."""
+    return json.dumps({"schema_version": schema.SCHEMA_VERSION, **report.to_dict()}, indent=2, ensure_ascii=False) + "\n"
+
+
+# Gradescope's visibility settings, and how the summary tells a student when hidden checks appear.
+GRADESCOPE_VISIBILITIES = {"hidden": "hidden from students", "after_due_date": "shown after the due date",
+                           "after_published": "shown when grades are published", "visible": ""}
+
+
+def render_gradescope(report, hidden_visibility="after_published"):
+    """Gradescope's results.json (gradescope-autograders.readthedocs.io/en/latest/specs/).
+
+    A test per check, its teaching message as the output (and the misconception it showed, in words),
+    numbered exercise.check (3.1, 3.2, ...) and tagged with the exercise; the misconception's id is
+    in the test's `extra_data`, for machines; hidden checks get `hidden_visibility`.
+    Skipped checks (a GPU case on a CPU machine) are left out, as Gradescope has no 'skipped' and
+    they count towards no score, and are counted in the top-level output instead. The performance
+    tiers become a `leaderboard`, present only when some exercise has a tier."""
+    tests = [
+        {
+            "name": f"{exercise.id}: {test.name}",
+            "number": f"{exercise.id.removeprefix('exercise')}.{number}",  # Gradescope orders tests by it
+            "score": test.score,
+            "max_score": test.max_score,
+            "status": "passed" if test.status == "passed" else "failed",
+            "output": "\n".join([test.message, *_explained(exercise, test)]).strip("\n"),
+            "tags": [exercise.id],
+            "visibility": hidden_visibility if test.visibility == "hidden" else "visible",
+            **({"extra_data": {"diagnosis": test.details["diagnosis"]}} if test.details.get("diagnosis") else {}),
+        }
+        for exercise in report.exercises
+        for number, test in enumerate((test for test in exercise.tests if test.status != "skipped"), start=1)
+    ]
+    results = {
+        "score": report.score,
+        "execution_time": round(report.wall_time, 2),
+        "output": _gradescope_summary(report, hidden_visibility),
+        "output_format": "text",
+        "extra_data": {"max_score": report.max_score, "device": report.device, "seed": report.seed,
+                       "containment": report.containment_level},
+        "tests": tests,
+    }
+    leaderboard = [entry for exercise in report.exercises for entry in _leaderboard(exercise)]
+    if leaderboard:
+        results["leaderboard"] = leaderboard
+    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+
+
+def _explained(exercise, test):
+    """["➜ the misconception's message"] for a test that showed one of the exercise's diagnoses, else []."""
+    shown = test.details.get("diagnosis")
+    return [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses
+            if shown and shown in (diagnosis.get("id"), *diagnosis.get("ids", ()))][:1]
+
+
+def _gradescope_summary(report, hidden_visibility):
+    """The top-level output: per exercise, the checks a student may see now, tier and diagnoses."""
+    when_hidden = GRADESCOPE_VISIBILITIES[hidden_visibility]
+    lines = [f"Lumen attention kit — graded on {report.device}, seed {report.seed}, "
+             f"containment: {report.containment_text}"]
+    skipped = Counter()
+    for exercise in report.exercises:
+        ran = [test for test in exercise.tests if test.status != "skipped"]
+        shown = [test for test in ran if not when_hidden or test.visibility != "hidden"]
+        line = (f"{exercise.id} ({exercise.title}): "
+                f"{sum(test.status == 'passed' for test in shown)} of {len(shown)} checks passed")
+        if len(shown) < len(ran):
+            line += f"; {len(ran) - len(shown)} more {when_hidden}"
+        lines.append(line)
+        if exercise.error:
+            lines.append(f"    not graded: {exercise.error}")
+        if exercise.tier:
+            lines.append(f"    performance: {exercise.tier.get('message') or exercise.tier.get('name')}")
+        lines.extend(f"    ➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses)
+        skipped.update(test.message for test in exercise.tests if test.status == "skipped")
+    lines.extend(f"{count} check(s) skipped and not counted: {reason}" for reason, count in skipped.items())
+    return "\n".join(lines)
+
+
+def _leaderboard(exercise):
+    """Leaderboard entries for an exercise's measured tier: its name, and the time ratio student /
+    reference (lower is better). A tier without a ratio (not timed) makes none."""
+    ratio = (exercise.tier or {}).get("ratio")
+    if not isinstance(ratio, (int, float)) or isinstance(ratio, bool):
+        return []
+    return [{"name": f"{exercise.id} tier", "value": str(exercise.tier.get("name"))},
+            {"name": f"{exercise.id} time vs reference", "value": round(ratio, 3), "order": "asc"}]
+
+
+JUNIT_ELEMENTS = {"failed": "failure", "error": "error", "timeout": "error", "not_run": "error",
+                  "skipped": "skipped"}
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_text(value):
+    """Text XML 1.0 can carry: control characters (ANSI colours, NULs a student printed) -> U+FFFD."""
+    return _NOT_XML.sub("\ufffd", str(value))
+
+
+def render_junit(report):
+    """JUnit XML valid against Jenkins' junit-10.xsd, in pytest's xunit2 conventions: a <testsuite>
+    per exercise (`file`: the student's file), a <testcase> per check (classname: the student's
+    file as a dotted path, name, time). Wrong answers are <failure>s carrying the teaching message,
+    crashes, missing code and timeouts <error>s; both end with `at FILE:LINE (function)`, the line
+    a reporter (GitHub's action-junit-report) annotates. Checks for a device the run did not use
+    (CUDA on a CPU runner) are left out and counted once, in the suite's properties."""
+    root = ET.Element("testsuites", name="lumen-grade")
+    totals = Counter()
+    for exercise in report.exercises:
+        cases = [test for test in exercise.tests if not _other_device(test, report.device)]
+        counts = Counter(JUNIT_ELEMENTS.get(test.status, "passed") for test in cases)
+        counts.update(tests=len(cases), time=sum(test.duration for test in cases))
+        totals.update(counts)
+        suite = ET.SubElement(root, "testsuite", _junit_counts(counts, name=f"{exercise.id}: {exercise.title}"))
+        suite.set("file", _xml_text(exercise.file))
+        facts = {"score": _points(exercise.score), "max_score": _points(exercise.max_score),
+                 "file": exercise.file, "device": report.device, "seed": report.seed}
+        if len(cases) < len(exercise.tests):
+            facts["not_run"] = (f"{len(exercise.tests) - len(cases)} check(s) for a device this run did not "
+                                f"use ({report.device} only)")
+        if exercise.tier:
+            facts["tier"] = exercise.tier.get("name")
+        properties = ET.SubElement(suite, "properties")
+        for name, value in facts.items():
+            ET.SubElement(properties, "property", name=name, value=_xml_text(value))
+        classname = _dotted(exercise.file)
+        lines = _function_lines(exercise.file)
+        for test in cases:
+            case = ET.SubElement(suite, "testcase", classname=classname, name=_xml_text(test.name),
+                                 time=f"{test.duration:.3f}")
+            element = JUNIT_ELEMENTS.get(test.status)
+            if element == "skipped":
+                ET.SubElement(case, element, message=_xml_text(test.message))
+            elif element:
+                outcome = ET.SubElement(case, element, message=_xml_text(test.message), type=test.status)
+                text = [test.message, f"{_points(test.score)}/{_points(test.max_score)} points"]
+                where = _where(test, exercise.file, lines)
+                if where:
+                    text.append(where)
+                outcome.text = _xml_text("\n".join(text))
+        notes = [f"not graded: {exercise.error}"] if exercise.error else []
+        notes += [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses]
+        if exercise.output:
+            notes += ["your code printed:", exercise.output]
+        if notes:
+            ET.SubElement(suite, "system-out").text = _xml_text("\n".join(notes))
+    for name, value in _junit_counts(totals, name="lumen-grade").items():
+        if name != "skipped":  # junit-10.xsd has no `skipped` on <testsuites>
+            root.set(name, value)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _junit_counts(counts, name):
+    """The attributes JUnit readers total: tests, failures, errors, skipped, time."""
+    return {"name": _xml_text(name), "tests": str(counts["tests"]), "failures": str(counts["failure"]),
+            "errors": str(counts["error"]), "skipped": str(counts["skipped"]), "time": f"{counts['time']:.3f}"}
+
+
+def _other_device(test, devices):
+    """A check skipped because it is for a device the run did not use (a CUDA case on a CPU run)."""
+    used = devices.split("+")
+    return test.status == "skipped" and any(
+        device not in used and re.search(rf"(?:^|[\[-]){device}(?:[\]-]|$)", test.name) for device in ("cuda",))
+
+
+def _dotted(file):
+    """pytest's xunit2 classname for a file: exercises/exercise3_scaling.py -> exercises.exercise3_scaling."""
+    path = PurePath(file)
+    parts = [part for part in path.with_suffix("").parts if part not in ("/", "..", ".")]
+    return _xml_text(".".join(parts[-3:]) or path.stem)
+
+
+def _function_lines(file):
+    """{name: line} of the functions and classes (and Class.method) of a student's .py file, read
+    with `ast` (never run); empty for a notebook or a file that does not parse."""
+    path = Path(file)
+    if path.suffix != ".py":
+        return {}
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            lines[node.name] = node.lineno
+        if isinstance(node, ast.ClassDef):
+            lines.update({f"{node.name}.{item.name}": item.lineno for item in node.body
+                          if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))})
+    return lines
+
+
+_FRAME = re.compile(r", line (\d+), in ([\w<>.]+)")
+
+
+def _where(test, file, lines):
+    """`at FILE:LINE (function)` for a failed check in a .py file: the student's own frame where their
+    code raised, else the definition of the function (or method) the failing call went to. None for
+    a notebook: its code's lines are not the notebook's."""
+    if PurePath(file).suffix != ".py":
+        return ""
+    frames = test.details.get("frames") or []
+    found = _FRAME.search(frames[-1]) if frames else None
+    if found:
+        return f"at {file}:{found.group(1)} ({found.group(2)})"
+    call = test.details.get("call") or {}
+    target = call.get("target")
+    if not isinstance(target, str):
+        return ""
+    method = call.get("method")
+    method = "forward" if method in (None, "__call__") and f"{target}.forward" in lines else method
+    for name in (f"{target}.{method}", target):
+        if name in lines:
+            return f"at {file}:{lines[name]} ({name})"
+    return ""
+
+
+def render_html(report):
+    """The self-contained feedback page (grader/reports/html.py): scores, messages, diagnoses, heatmaps."""
+    from grader.reports import html as feedback
+
+    return feedback.render(report.to_dict())
+
+
+RENDERERS = {"text": render_text, "json": render_json, "gradescope": render_gradescope, "junit": render_junit,
+             "html": render_html}

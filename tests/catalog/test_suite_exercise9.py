@@ -1,0 +1,132 @@
+"""The exercise 9 suite (what heads learn) grades right and wrong submissions as it should, on inputs
+that keep every score off the thresholds."""
+
+import json
+import warnings
+
+import pytest
+import torch
+
+import lumen_ref as ref
+from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
+from grader import oracle
+from grader.reports import text as report
+from grader.grading.results import GradeReport
+from grader.sandbox import wire
+from test_diagnoses import diagnosed, graded
+from test_suite_exercise8 import failing, message
+
+with warnings.catch_warnings():  # its marks are the grading plugin's, unknown here
+    warnings.simplefilter("ignore")
+    from grader.catalog.exercise9_head_patterns import test_exercise9 as suite
+
+FOLDER = SUBMISSIONS / "exercise9"
+TOKENS = {"test_repeated_tokens_repeat", "test_repeated_tokens_use_the_generator",
+          "test_repeated_tokens_cover_the_vocabulary"}
+SCORES = {"test_previous_token_score_planted", "test_induction_score_planted", "test_scores_of_the_hand_set_model",
+          "test_scores_leave_the_pattern_unchanged", "test_bad_shapes_raise_value_error"}
+HEADS = {"test_find_heads_planted", "test_find_heads_of_the_hand_set_model", "test_find_heads_threshold",
+         "test_find_heads_float64_on_device"}
+
+
+
+def test_solution_scores_full_marks(grade):
+    result = graded(grade, 9, SOLUTIONS / "exercise9_head_patterns.py")
+    assert failing(result) == set() and result.passed and result.score == result.max_score == 26
+    assert {t.name.split("[")[0] for t in result.tests} == TOKENS | SCORES | HEADS | {"test_scores_half_precision"}
+
+
+def test_stub_fails_every_test(grade):
+    assert failed_tests(graded(grade, 9, EXERCISES / "exercise9_head_patterns.py")) == sorted(TOKENS | SCORES | HEADS)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_suites_scores_stay_off_the_thresholds(seed):
+    """Planted heads score >= 0.55 for their job, every other head <= 0.25, whatever the seed; the
+    hand-set model has exactly its two heads, and the mixed heads of the threshold test score 0.2, 0.5, 0.8."""
+    rng = torch.Generator().manual_seed(seed)
+    for case, kinds in (("previous", suite.PLANTED["previous"]), ("induction", suite.PLANTED["induction"]),
+                        *((f"find[{n}]", layer) for n, layer in enumerate(suite.PLANTED["find"]))):
+        size = suite.SIZES[case.split("[")[0]]
+        assert size["n_heads"] == len(kinds)
+        pattern = suite.planted(rng, size["B"], kinds, size["seq_len"], torch.float64)
+        for kind, score in (("previous", oracle.previous_token_score(pattern)),
+                            ("induction", oracle.induction_score(pattern, size["seq_len"]))):
+            planted = torch.tensor([k == kind for k in kinds])
+            assert (score[planted] >= 0.55).all() and (score[~planted] <= 0.25).all(), (case, kind, score)
+    _, patterns = suite.model_patterns(rng, torch.float64)
+    assert oracle.find_heads(patterns) == {"previous_token": [(0, 1)], "induction": [(1, 2)]}
+    for layer, pattern in enumerate(patterns):
+        scores = [oracle.previous_token_score(pattern), oracle.induction_score(pattern, pattern.shape[-1] // 2)]
+        assert all(abs(s - 0.4) > 0.15 for score in scores for s in score), (layer, scores)
+    seq_len = suite.SIZES["threshold"]["seq_len"]
+    mixed = suite.mixed((0.5, 0.2, 0.8), "previous", 2 * seq_len, seq_len)[None]
+    assert oracle.previous_token_score(mixed).tolist() == pytest.approx([0.5, 0.2, 0.8])
+
+
+def test_a_generator_crosses_the_wire_in_its_state():
+    generator = torch.Generator().manual_seed(4)
+    torch.randn(3, generator=generator)  # not at its seed any more
+    (copy,) = wire.decode(wire.encode([generator]))
+    assert torch.equal(torch.randint(9, (5,), generator=copy), torch.randint(9, (5,), generator=generator))
+
+
+def test_previous_token_off_by_one_draws_the_head(grade):
+    result = graded(grade, 9, FOLDER / "wrong_previous_next_key.py")
+    assert failed_tests(result) == sorted({"test_previous_token_score_planted", "test_scores_of_the_hand_set_model"}
+                                          | HEADS)
+    assert diagnosed(result) == ["previous-token-reads-next"]
+    text = report.render_text(GradeReport([result], "cpu", 0))
+    assert "      head 0's pattern   key i-1 from query i\n      █···········       ············\n" in text
+    assert "      █░··········       █···········\n" in text  # query 1 on key 0, counted
+
+
+def test_a_missed_head_is_named_and_drawn(grade):
+    result = graded(grade, 9, FOLDER / "wrong_find_heads_head_layer.py")
+    assert failed_tests(result) == sorted(HEADS) and diagnosed(result) == ["find-heads-head-layer-swapped"]
+    text = message(result, "test_find_heads_of_the_hand_set_model")
+    assert ("its 'previous_token' list is [(1, 0)], expected [(0, 1)]: (layer 0, head 1) is a previous-token head you missed "
+            "(its previous-token score is 0.99") in text
+    test = next(t for t in json.loads(report.render_json(GradeReport([result], "cpu", 0)))["exercises"][0]["tests"]
+                if t["name"] == "test_find_heads_of_the_hand_set_model")
+    picture = test["picture"]
+    assert picture["titles"] == ["layer 0, head 1", "key i-1 from query i"] and picture["shape"] == [14, 14]
+    assert picture["got"][5][4] == picture["expected"][5][4] > 0.9 and picture["got"][5][5] == 0
+
+
+def test_heads_in_another_order_are_told_so(grade):
+    source = (SOLUTIONS / "exercise9_head_patterns.py").read_text()
+    by_score = source.replace("    return found\n", "    return {kind: found[kind][::-1] for kind in found}\n")
+    assert by_score != source
+    result = grade(9, by_score)
+    assert failed_tests(result) == ["test_find_heads_float64_on_device", "test_find_heads_planted",
+                                    "test_find_heads_threshold"]
+    assert "the right heads, in another order; list them in (layer, head) order" in \
+        message(result, "test_find_heads_planted")
+
+
+def test_tokens_that_never_reach_the_last_id(grade):
+    source = (SOLUTIONS / "exercise9_head_patterns.py").read_text()
+    wrong = source.replace("torch.randint(vocab_size, (batch, seq_len)", "torch.randint(vocab_size - 1, (batch, seq_len)")
+    assert wrong != source
+    result = grade(9, wrong)
+    assert failed_tests(result) == ["test_repeated_tokens_cover_the_vocabulary"]
+    assert "expected every id 0 .. 3" in message(result, "test_repeated_tokens_cover_the_vocabulary")
+
+
+def test_the_reference_passes_its_own_suite_inputs():
+    """The expected values the suite compares with are the oracle's; the reference agrees on them."""
+    rng = torch.Generator().manual_seed(0)
+    _, patterns = suite.model_patterns(rng)
+    assert ref.find_heads(patterns) == oracle.find_heads(patterns)
+
+
+def test_a_heads_picture_keeps_its_titles_in_the_feedback_page():
+    from grader.reports import html as feedback
+
+    pattern = suite.planted(torch.Generator().manual_seed(0), 1, ("previous", "uniform"), 4)
+    picture = suite.head_picture(pattern, 0, "previous_token", "head 0's pattern")
+    html = "\n".join(feedback.heatmaps(picture))
+    assert "<figcaption>head 0&#x27;s pattern</figcaption>" in html
+    assert "<figcaption>key i-1 from query i</figcaption>" in html and "where yours differs" not in html
+    assert "expected" not in report.picture_lines(picture)[1]

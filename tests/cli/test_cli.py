@@ -1,0 +1,267 @@
+"""The `lumen-grade` command line: exit codes, errors a student can act on, the JSON contract."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import EXERCISES, SOLUTIONS, unwrapped
+from grader import catalog
+from grader.cli import main as cli
+from grader.cli.main import main
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_solutions_pass_with_exit_code_0():
+    result = invoke("exercise3", "--submission", SOLUTIONS, "--device", "cpu")
+    assert result.exit_code == 0, result.output
+    assert "✓ exercise3" in result.output
+    assert "Total: 19/19 — 1 of 1 exercise(s) passed" in result.output
+
+
+def test_number_alias_and_stub_fails_with_exit_code_1():
+    result = invoke("3", "--submission", EXERCISES, "--device", "cpu")
+    assert result.exit_code == 1
+    assert "not implemented yet" in result.output
+    assert "Why divide by √d_k?" in " ".join(result.output.split())  # the section to read (wrapped)
+
+
+FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
+
+
+@pytest.mark.parametrize("name", ["exercise99", "softmax", "exercise3_wrong"])
+def test_unknown_exercise_is_a_usage_error_listing_the_valid_ones(name):
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(main, [name])
+    assert result.exit_code == 2
+    assert f"unknown exercise or command {name!r}" in result.output
+    assert f"exercises: {FIRST.id} … {LAST.id} (or just {FIRST.number}–{LAST.number})" in result.output
+    assert "commands: all, " in result.output and "list" in result.output
+
+
+@pytest.mark.parametrize("name, closest", [(f"{LAST.id}0", LAST.id), ("exercse3", "exercise3"),
+                                           ("wacth", "watch")])
+def test_an_unknown_name_suggests_the_closest(name, closest):
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(main, [name])
+    assert f"(did you mean {closest}?)" in result.output
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+@pytest.mark.parametrize("args", [
+    ["exercise99"],
+    ["all", "--submission", "nosuchdir"],
+    ["watch", "exercise42"],
+    ["exercise5", "--notebook", EXERCISES / "notebooks" / "exercise3_scaling.ipynb"],
+])
+def test_usage_errors_wrap_to_the_width_with_a_hanging_indent(args, columns):
+    result = CliRunner(env={"COLUMNS": str(columns)}).invoke(main, [str(a) for a in args])
+    assert result.exit_code == 2
+    lines = result.output.rstrip("\n").split("\n")
+    # every line fits, but one that is a single word (a path longer than the line: never split)
+    assert all(len(line) <= columns or len(line.split()) == 1 for line in lines), result.output
+    # "Error:" stands alone on its line when the word after it (a long path) would not fit there
+    error = next(i for i, line in enumerate(lines) if line.startswith("Error:"))
+    assert len(lines) > error + 1 and all(line.startswith("  ") for line in lines[error + 1:]), result.output
+
+
+LONG = "a-folder-whose-name-alone-is-longer-than-any-terminal-line-" * 3  # 177 characters
+
+
+@pytest.mark.parametrize("columns", [40, 80, 200])
+@pytest.mark.parametrize("command, path", [
+    (lambda folder: ["exercise2", "--submission", folder / "nowhere"], lambda folder: folder / "nowhere"),
+    (lambda folder: ["exercise2", "--submission", folder], lambda folder: folder),
+    (lambda folder: ["release", "--solutions", folder, "--out", folder / "out"],
+     lambda folder: folder / "exercise1_projection.py"),
+    (lambda folder: ["batch", folder, "--out", folder / "grades.txt"], lambda folder: folder / "grades.txt"),
+], ids=["no-folder", "no-file", "release", "batch-out"])
+def test_an_error_never_splits_a_path(tmp_path, command, path, columns):
+    """However long the path and narrow the terminal, the path in an error is on one line, whole
+    (`lumen-grade release` once split `solutions/ex` / `ercise6_multihead.py`)."""
+    folder = tmp_path / LONG / LONG
+    folder.mkdir(parents=True)
+    result = CliRunner(env={"COLUMNS": str(columns)}).invoke(main, [str(a) for a in command(folder)])
+    assert result.exit_code == 2, result.output
+    assert any(str(path(folder)) in line for line in result.output.split("\n")), result.output
+
+
+def test_the_report_never_splits_the_path_of_your_file(tmp_path):
+    folder = tmp_path / LONG
+    folder.mkdir()
+    (folder / "exercise3_scaling.py").write_bytes((EXERCISES / "exercise3_scaling.py").read_bytes())
+    result = CliRunner(env={"COLUMNS": "40"}).invoke(main, ["3", "--submission", str(folder), "--no-perf",
+                                                            "--device", "cpu"])
+    assert result.exit_code == 1 and "not implemented yet" in result.output
+    assert any(str(folder / "exercise3_scaling.py") in line for line in result.output.split("\n")), result.output
+
+
+def test_wrap_error_breaks_only_between_words():
+    text = "Error: no file /a/very/long/path/to/solutions/exercise6_multihead.py (looked in /x/y): pass --solutions"
+    wrapped = cli.wrap_error(text, 40)
+    assert wrapped.split("\n") == ["Error: no file", "  /a/very/long/path/to/solutions/exercise6_multihead.py",
+                                   "  (looked in /x/y): pass --solutions"]
+    assert unwrapped(wrapped) == text
+
+
+def test_every_command_has_a_whole_short_help_on_one_line():
+    result = CliRunner(env={"COLUMNS": "80"}).invoke(main, ["--help"], terminal_width=80)
+    assert max(map(len, result.output.split("\n"))) <= 80, result.output
+    for name, command in main.commands.items():
+        if not command.hidden:
+            assert command.short_help and command.get_short_help_str(60) == command.short_help, name
+            assert any(line.split() and line.split()[0] == name and line.rstrip().endswith(command.short_help)
+                       for line in result.output.split("\n")), name
+
+
+def test_missing_folder_says_where_it_looked(tmp_path):
+    missing = tmp_path / "nowhere"
+    result = CliRunner().invoke(main, ["exercise2", "--submission", str(missing)])
+    assert result.exit_code == 2
+    assert str(missing) in result.output and "--submission DIR" in result.output
+
+
+@pytest.mark.parametrize("command", [["3"], ["all"], ["watch", "3"]])
+def test_inside_exercises_you_are_told_submission_dot_or_cd_up(tmp_path, monkeypatch, command):
+    inside = tmp_path / "exercises"
+    inside.mkdir()
+    (inside / "exercise3_scaling.py").write_bytes((EXERCISES / "exercise3_scaling.py").read_bytes())
+    monkeypatch.chdir(inside)
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code == 2
+    said = unwrapped(result.output)
+    assert "the exercise files are right here (exercise3_scaling.py)" in said, said
+    assert "pass --submission . to grade them, or cd .." in said and "exercises/exercises" not in said
+    graded = CliRunner().invoke(main, ["3", "--submission", ".", "--no-perf", "--device", "cpu"])
+    assert graded.exit_code == 1 and "not implemented yet" in graded.output  # the advice works
+
+
+def test_exercise_files_in_another_folder_are_not_told_to_cd_up(tmp_path, monkeypatch):
+    (tmp_path / "exercise3_scaling.py").write_bytes((EXERCISES / "exercise3_scaling.py").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    said = unwrapped(CliRunner().invoke(main, ["3", "--submission", "mywork"]).output)
+    assert "right here (exercise3_scaling.py): pass --submission . to grade them" in said and "cd .." not in said
+
+
+def test_a_folder_without_exercise_files_is_not_taken_for_exercises(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    said = unwrapped(CliRunner().invoke(main, ["3"]).output)
+    assert f"no folder exercises (looked in {tmp_path / 'exercises'})" in said and "right here" not in said
+
+
+@pytest.mark.parametrize("typed, advice", [
+    ("exercises/exercise3_scaling.py", "lumen-grade exercise3)"),
+    ("exercise3_scaling.py", "lumen-grade exercise3 --submission .)"),
+    ("my work/exercise10_tiled_attention.py", "lumen-grade exercise10 --submission 'my work')"),
+    ("exercises/notebooks/exercise6_multihead.ipynb",
+     "lumen-grade exercise6 --notebook exercises/notebooks/exercise6_multihead.ipynb)"),
+])
+def test_a_path_to_an_exercise_file_suggests_the_command_that_grades_it(typed, advice):
+    """`lumen-grade exercises/exercise3_scaling.py`: the file names its exercise; the advice, typed, grades it."""
+    result = CliRunner().invoke(main, [typed])
+    assert result.exit_code == 2
+    exercise = catalog.find(advice.split()[1].rstrip(")"))
+    assert f"(did you mean {exercise.id}? to grade that file: {advice}" in unwrapped(result.output)
+
+
+def test_missing_file_says_which_file_and_where(tmp_path):
+    result = CliRunner().invoke(main, ["exercise2", "--submission", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "exercise2_scoring.py" in result.output and str(tmp_path) in result.output
+
+
+def test_bad_option_values_are_usage_errors():
+    assert CliRunner().invoke(main, ["3", "--format", "xml"]).exit_code == 2
+    assert CliRunner().invoke(main, ["3", "--timeout", "0"]).exit_code == 2
+    assert CliRunner().invoke(main, ["3", "--device", "tpu"]).exit_code == 2
+
+
+def test_json_report_has_the_promised_fields(tmp_path):
+    out = tmp_path / "report.json"
+    result = invoke("exercise3", "--submission", SOLUTIONS, "--device", "cpu", "--format", "json",
+                    "--output", out, "--seed", 7, "--no-perf")
+    assert result.exit_code == 0
+    assert f"wrote the json report to {out}" in result.output
+    data = json.loads(out.read_text())
+    assert {"score", "max_score", "device", "seed", "exercises"} <= set(data)
+    assert data["seed"] == 7 and data["device"] == "cpu"
+    (exercise,) = data["exercises"]
+    assert {"id", "title", "file", "passed", "score", "max_score", "tier", "diagnoses", "tests"} <= set(exercise)
+    assert exercise["id"] == "exercise3" and exercise["passed"] is True
+    assert exercise["tier"] is None  # --no-perf
+    assert exercise["diagnoses"] == []
+    assert exercise["score"] == exercise["max_score"] == data["score"] > 0
+    for test in exercise["tests"]:
+        assert {"name", "status", "score", "max_score", "visibility", "message"} <= set(test)
+        assert test["status"] in ("passed", "skipped")
+        assert test["visibility"] in ("visible", "hidden")
+
+
+def test_json_to_stdout_is_valid_json_for_a_failing_submission():
+    result = invoke("exercise3", "--submission", EXERCISES, "--device", "cpu", "--format", "json")
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    assert data["score"] == 0 and data["max_score"] > 0
+    statuses = {t["status"] for t in data["exercises"][0]["tests"]}
+    assert statuses <= {"error", "skipped"}
+
+
+def test_all_with_some_files_missing_grades_the_rest(tmp_path):
+    (tmp_path / "exercise3_scaling.py").write_bytes((SOLUTIONS / "exercise3_scaling.py").read_bytes())
+    result = invoke("all", "--submission", tmp_path, "--device", "cpu", "--format", "json")
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    by_id = {e["id"]: e for e in data["exercises"]}
+    assert by_id["exercise3"]["passed"] is True
+    assert by_id["exercise1"]["passed"] is False
+    assert "no exercise1_projection.py in" in by_id["exercise1"]["error"]
+
+
+def test_cuda_requested_without_a_gpu_is_a_usage_error():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    result = CliRunner().invoke(main, ["3", "--submission", str(SOLUTIONS), "--device", "cuda"])
+    assert result.exit_code == 2
+    assert "no CUDA device" in result.output
+
+
+def test_list_shows_every_exercise_and_its_file():
+    result = invoke("list", "--submission", SOLUTIONS)
+    assert result.exit_code == 0
+    assert result.output.count("found") == len(catalog.EXERCISES)
+    assert all(exercise.file_name in result.output for exercise in catalog.EXERCISES)
+    lines = result.output.splitlines()
+    assert len({line.index(" found ") for line in lines}) == 1, "the columns do not line up"
+
+
+def test_help_explains_the_options():
+    result = invoke("exercise3", "--help")
+    for option in ("--submission", "--format", "--output", "--device", "--seed", "--timeout", "--suites"):
+        assert option in result.output
+
+
+def test_private_suites_get_remote_objects_and_len_is_checked(tmp_path):
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "test_exercise8_private.py").write_text(
+        "def test_len_of_a_new_cache(student):\n"
+        "    assert len(student.KVCache(1, 2, 4, 10)) == 0\n"
+    )
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    (submission / "exercise8_kv_cache.py").write_text(
+        "class KVCache:\n"
+        "    def __init__(self, *args, **kwargs):\n"
+        "        pass\n"
+        "    def __len__(self):\n"
+        "        return '0'\n"
+    )
+    args = ["exercise8", "--device", "cpu", "--no-perf", "--no-builtin-suites", "--suites", suites]
+    result = invoke(*args, "--submission", submission, "--format", "json")
+    (test,) = json.loads(result.output)["exercises"][0]["tests"]
+    assert test["status"] == "failed"
+    assert test["message"] == "len(...) of your KVCache returned an object of type str, expected an int >= 0"
+    assert invoke(*args, "--submission", SOLUTIONS).exit_code == 0

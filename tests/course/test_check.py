@@ -1,0 +1,155 @@
+"""`lumen-grade check`: the instructor's one command, and that each of its claims can fail."""
+
+import dataclasses
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import SOLUTIONS, unwrapped
+from grader import catalog
+from grader.course import check
+from grader.cli.main import main
+
+EX3 = catalog.find("exercise3")
+CORRECT = "    return scores / math.sqrt(d_k)  # (..., L_q, L_k)\n"
+BY_D_K = "    return scores / d_k  # (..., L_q, L_k)\n"  # the classic mistake: d_k, not √d_k
+
+
+@pytest.fixture
+def no_mutants(monkeypatch):
+    """As if the exercises' misconceptions had no edits (no mutant files), for check alone: the
+    grading it runs still diagnoses with the real catalogue, and check's mutant row, which grades
+    every mutant, has nothing to grade."""
+    monkeypatch.setattr(check.misconceptions, "mutant_sources", lambda solutions_dir: iter(()))
+
+
+def solutions_copy(tmp_path, old=None, new=None):
+    """A copy of solutions/, with `old` replaced by `new` in exercise 3's solution."""
+    copy = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS, copy)
+    if old is not None:
+        path = copy / EX3.file_name
+        text = path.read_text(encoding="utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new), encoding="utf-8")
+    return copy
+
+
+def by_check(rows):
+    return {row.check: row for row in rows}
+
+
+def test_sound_kit_passes_every_row(launcher, no_mutants):
+    rows = check.run(SOLUTIONS, [EX3], launcher=launcher)
+    assert [row.status for row in rows] == [check.PASS, check.NOT_AVAILABLE, check.PASS, check.PASS,
+                                            check.NOT_AVAILABLE, check.PASS]
+    assert rows[1].detail == "exercise3: no builtin_checks declared"  # torch has no scale_scores to compare
+    assert check.passed(rows)
+    table = check.render(rows, seconds=1.5)
+    assert "misconception mutants are caught  -       - not available  exercise3: no mutants" in table
+    assert table.endswith("all holds: 4 passed, 0 failed, 2 not available in 1.5 s\n")
+
+
+def test_a_check_that_did_not_run_for_an_exercise_is_not_available(launcher, monkeypatch):
+    """A new exercise, with no reference checks, mutants nor misconceptions declared yet: its rows
+    are "not available", never a pass counted from the other exercises' checks (or 0 of 0 pairs)."""
+    new = dataclasses.replace(EX3, oracle_checks=None, builtin_checks=None)
+    monkeypatch.setattr(check.misconceptions, "mutant_sources", lambda solutions_dir: iter(()))
+    monkeypatch.setattr(check.misconceptions, "for_exercise", lambda number: [])
+    rows = check.run(SOLUTIONS, [new], launcher=launcher)
+    assert [(row.check, row.status, row.detail) for row in rows if row.status != check.PASS] == [
+        ("reference = float64 oracle", check.NOT_AVAILABLE, "exercise3: no oracle_checks declared"),
+        ("reference = torch built-ins", check.NOT_AVAILABLE, "exercise3: no builtin_checks declared"),
+        ("misconception mutants are caught", check.NOT_AVAILABLE, "exercise3: no mutants"),
+        ("misconceptions are told apart", check.NOT_AVAILABLE, "exercise3: fewer than two misconceptions")]
+    assert [row.check for row in rows if row.status == check.PASS] == [
+        "solutions/ scores full marks", "untouched stubs score zero"]  # the two that did run for it
+    table = check.render(rows)
+    assert "comparisons" not in table and "0 of 0" not in table
+    both = check.reference_rows(("cpu",), [new, catalog.find("exercise5")])  # one declares checks, one not
+    assert [(row.check, row.status) for row in both] == [
+        ("reference = float64 oracle", check.PASS), ("reference = float64 oracle", check.NOT_AVAILABLE),
+        ("reference = torch built-ins", check.PASS), ("reference = torch built-ins", check.NOT_AVAILABLE)]
+    assert both[1].detail == "exercise3: no oracle_checks declared"
+
+
+def test_every_two_misconceptions_of_an_exercise_are_told_apart(launcher):
+    row = by_check(check.run(SOLUTIONS, [EX3], launcher=launcher))["misconceptions are told apart"]
+    assert row.status == check.PASS and row.detail == "10 of 10 pairs", row.failures
+
+
+def test_broken_solution_fails_check_and_is_named(tmp_path, no_mutants):
+    solutions = solutions_copy(tmp_path, CORRECT, BY_D_K)
+    result = CliRunner().invoke(main, ["check", "exercise3", "--solutions", str(solutions)])
+    assert result.exit_code == 1, result.output
+    failing = [line for line in result.output.splitlines() if "✗ FAIL" in line]
+    # the separation row replays the calls the (broken) solution's tests made: it may fail with it
+    assert failing[0].startswith("solutions/ scores full marks")
+    assert all(line.startswith(("solutions/ scores full marks", "misconceptions are told apart")) for line in failing)
+    assert "    exercise3: " in result.output and "test_scale_scores_values" in result.output
+    assert "untouched stubs score zero" in result.output
+    assert f"NOT all holds: {4 - len(failing)} passed, {len(failing)} failed" in result.output
+
+
+def test_solution_that_leaks_into_the_stub_fails_the_stub_row(launcher, tmp_path, no_mutants):
+    """Code outside the markers ships to students: here the stub of scale_scores would be solved."""
+    solutions = solutions_copy(tmp_path, "    # BEGIN SOLUTION\n    # HINT: Exercise 3: divide",
+                               CORRECT + "    # BEGIN SOLUTION\n    # HINT: Exercise 3: divide")
+    rows = by_check(check.run(solutions, [EX3], launcher=launcher))
+    stubs = rows["untouched stubs score zero"]
+    assert stubs.status == check.FAIL and stubs.failures[0].startswith("exercise3: ")
+    assert "untouched; passed test_scale_scores_values" in stubs.failures[0]
+    assert rows["solutions/ scores full marks"].status == check.PASS
+
+
+def test_unbalanced_markers_fail_the_stub_row_naming_the_file(launcher, tmp_path, no_mutants):
+    solutions = solutions_copy(tmp_path, "    # END SOLUTION\n", "\n")
+    stubs = by_check(check.run(solutions, [EX3], launcher=launcher))["untouched stubs score zero"]
+    assert stubs.status == check.FAIL and "exercise3_scaling.py, line" in stubs.failures[0]
+
+
+def test_a_wrong_reference_fails_its_rows(monkeypatch):
+    import lumen_ref
+
+    monkeypatch.setattr(lumen_ref, "scale_scores", lambda scores, d_k: scores / d_k)
+    monkeypatch.setattr(lumen_ref, "softmax", lambda x, dim=-1: x.exp() / x.exp().sum())  # over everything
+    oracle_row, builtin_row, unavailable = check.reference_rows(("cpu",))
+    assert oracle_row.status == builtin_row.status == check.FAIL
+    assert unavailable.status == check.NOT_AVAILABLE and unavailable.check == builtin_row.check
+    assert [f.split(":")[0] for f in oracle_row.failures] == [
+        "exercise3 scale_scores on cpu", "exercise5 softmax(dim=-1) on cpu", "exercise5 softmax(dim=1) on cpu"]
+    assert [f.split(":")[0] for f in builtin_row.failures] == ["exercise5 softmax on cpu", "exercise5 softmax(dim=1) on cpu"]
+
+
+def fake_mutants(monkeypatch, mutants):
+    """The catalogue's mutant files replaced by (id, exercise, the line replacing exercise 3's)."""
+    def mutant_sources(solutions_dir):
+        solution = (solutions_dir / EX3.file_name).read_text(encoding="utf-8")
+        return [(mutant, exercise, solution.replace(CORRECT, line)) for mutant, exercise, line in mutants]
+
+    monkeypatch.setattr(check.misconceptions, "mutant_sources", mutant_sources)
+
+
+def test_mutants_are_graded_and_one_that_passes_is_named(launcher, monkeypatch):
+    fake_mutants(monkeypatch, [
+        ("scale-by-dk", EX3, BY_D_K),
+        ("not-a-mistake", EX3, "    return scores * d_k ** -0.5\n"),  # correct: the suites must pass it
+    ])
+    rows = check.run(SOLUTIONS, [EX3], launcher=launcher)
+    mutants = by_check(rows)["misconception mutants are caught"]
+    assert mutants.status == check.FAIL and not check.passed(rows)
+    assert mutants.detail == "1 of 2 mutants (2 misconceptions) fail their exercise"
+    assert len(mutants.failures) == 1 and mutants.failures[0].startswith("not-a-mistake (exercise3): passed")
+
+
+def test_not_available_is_neither_a_pass_nor_a_failure():
+    rows = [check.Row("a", "cpu", check.NOT_AVAILABLE)]
+    assert not check.passed(rows)
+    assert check.passed(rows + [check.Row("b", "cpu", check.PASS)])
+    assert not check.passed(rows + [check.Row("b", "cpu", check.PASS), check.Row("c", "cpu", check.FAIL)])
+
+
+def test_unknown_exercise_is_a_usage_error():
+    result = CliRunner().invoke(main, ["check", "exercise99"])
+    assert result.exit_code == 2 and "unknown exercise 'exercise99'" in unwrapped(result.output)

@@ -1,0 +1,410 @@
+"""Notebooks: the chapter's sections, the generated notebooks, and grading a student's notebook."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import nbformat
+import pytest
+from click.testing import CliRunner
+
+from conftest import EXERCISES, SOLUTIONS, STALE_RELEASE, SUBMISSIONS, unwrapped
+from grader import catalog
+from grader.course import notebooks
+from grader.grading import runner
+from grader.cli.main import main
+from grader.grading.submission import SubmissionError, notebook_code, python_source
+from grader.grading.settings import Settings
+
+NOTEBOOKS = EXERCISES / "notebooks"
+EX3 = catalog.find("exercise3")
+
+
+# The introductions, written for the kit
+
+
+def introduction(exercise):
+    return exercise.introduction
+
+
+@pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda e: e.id)
+def test_each_introduction_has_maths_shapes_and_the_section_to_read(exercise):
+    text = introduction(exercise)
+    assert "## What this step computes" in text and "## Shapes" in text
+    assert re.search(r"^\$\$.+\$\$$|^\$\$", text, re.MULTILINE), "display maths in $$ … $$"
+    assert text.count("$$") % 2 == 0, "an unclosed $$"
+    (reading,) = re.findall(r"^\*\*Read in the chapter:\*\* (.+)$", text, re.MULTILINE)
+    sections = re.findall(r'"([^"]+)"', reading)
+    assert sections[0] == exercise.section and set(sections) <= set(catalog.CHAPTER_SECTIONS), sections
+
+
+@pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda e: e.id)
+def test_no_sentence_of_an_introduction_is_left_hanging(exercise):
+    """What the chapter's export lost: "The formula is" followed by nothing. A paragraph that ends
+    with a colon, "is", "are" or "So" goes on in maths, a table or a list."""
+    paragraphs = [p.strip() for p in introduction(exercise).split("\n\n") if p.strip()]
+    for paragraph, following in zip(paragraphs, paragraphs[1:] + [""]):
+        if re.search(r"(:|\b(is|are|So))$", paragraph):
+            assert following.startswith(("$$", "|", "- ", "1. ")), (paragraph, following)
+
+
+def test_introductions_state_the_facts_as_the_stubs_do():
+    texts = {exercise.id: introduction(exercise) for exercise in catalog.EXERCISES}
+    everything = "\n".join(texts.values())
+    assert not re.search(r"\d\s*(GB|MB|KB)\b", everything)  # sizes in GiB, MiB, KiB, as kv_cache_bytes
+    assert "2 \\times n_{layers} \\times h_{kv} \\times d_{head}" in texts["exercise8"]  # KV heads, not all heads
+    assert all("70B" in line for line in everything.splitlines() if "Llama-3" in line)
+    assert "tokens $1" not in everything and "token 0 is the first" in texts["exercise4"]
+    assert "padding" in texts["exercise4"] and "(B, 1, L)" in texts["exercise4"]
+    assert "split_heads" in texts["exercise6"] and "merge_heads" in texts["exercise6"]
+
+
+# Building a notebook
+
+
+def test_built_notebook_is_valid_has_the_four_cells_and_no_outputs():
+    stub = (EXERCISES / EX3.file_name).read_text(encoding="utf-8")
+    notebook = notebooks.build_notebook(EX3, stub, "## What this step computes\n\n$$x$$\n")
+    nbformat.validate(notebook)
+    assert [cell.cell_type for cell in notebook.cells] == ["markdown", "code", "code", "code"]
+    intro, code, check, scratch = (cell.source for cell in notebook.cells)
+    assert intro.startswith("# Exercise 3 — Scale by √d_k")
+    assert intro.endswith("## What this step computes\n\n$$x$$")
+    assert code == stub.rstrip("\n")
+    assert check.splitlines()[-1] == "%run -m grader.course.notebooks exercise3"
+    assert 'if __name__ == "__main__":' in scratch
+    for cell in notebook.cells[1:]:
+        assert cell.outputs == [] and cell.execution_count is None
+    assert notebook.metadata.lumen == {"exercise": "exercise3"}
+    assert notebook.metadata.kernelspec.name == "python3"
+    again = notebooks.build_notebook(EX3, stub, "## What this step computes\n\n$$x$$\n")
+    assert notebooks.notebook_text(again) == notebooks.notebook_text(notebook)  # fixed cell ids
+
+
+@pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda e: e.id)
+def test_committed_notebook_is_valid_and_holds_the_stub(exercise):
+    """Runs without the chapter: the notebooks' code can never drift from exercises/."""
+    path = NOTEBOOKS / f"{exercise.stem}.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    assert notebook.nbformat == 4 and notebook.metadata.lumen.exercise == exercise.id
+    assert all(not cell.get("outputs") and cell.get("execution_count") is None
+               for cell in notebook.cells if cell.cell_type == "code")
+    stub = (EXERCISES / exercise.file_name).read_text(encoding="utf-8")
+    assert notebook.cells[1].source == stub.rstrip("\n"), f"{path.name}: {STALE_RELEASE}"
+    assert introduction(exercise).strip() in notebook.cells[0].source, f"{path.name}: {STALE_RELEASE}"
+    assert notebook_code(path) == (  # graded, the notebook is its stub plus comments and a guarded scratch
+        f"# {path.name}, cell 2\n{stub.rstrip()}\n\n"
+        f"# {path.name}, cell 3\n{python_source(notebook.cells[2].source)}\n\n"
+        f"# {path.name}, cell 4\n{notebook.cells[3].source}\n")
+
+
+def test_notebooks_folder_has_one_notebook_per_exercise():
+    assert sorted(p.name for p in NOTEBOOKS.iterdir()) == sorted(f"{e.stem}.ipynb" for e in catalog.EXERCISES)
+
+
+# Taking the code out of a notebook
+
+
+def test_shell_and_magic_lines_become_blank_keeping_line_numbers():
+    source = textwrap.dedent("""\
+        %matplotlib inline
+        !pip install nothing
+        files = !ls
+        import math
+        if True:
+            !echo inside a block
+        x = (10
+        % 3)
+        y = 1 \\
+        !=2
+        s = '''
+        %not a magic, text in a string
+        '''""")
+    assert python_source(source).split("\n") == [
+        "", "", "", "import math", "if True:", "    pass", "x = (10", "% 3)", "y = 1 \\", "!=2",
+        "s = '''", "%not a magic, text in a string", "'''"]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("%%bash\necho hi\nexit 1", None),
+    ("\n%%writefile notes.py\nx = 1", None),
+    ("%%time\ny = sum(range(3))", "\ny = sum(range(3))"),
+    ("%%capture out\nprint(1)", "\nprint(1)"),
+])
+def test_cell_magics_are_skipped_unless_their_body_runs_as_python(source, expected):
+    assert python_source(source) == expected
+
+
+def write_notebook(path, *sources, metadata=None):
+    """A notebook whose code cells hold the sources (strings), after a markdown cell."""
+    notebook = nbformat.v4.new_notebook(metadata=metadata or {})
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Mine"), *map(nbformat.v4.new_code_cell, sources)]
+    nbformat.write(notebook, path)
+    return path
+
+
+def test_a_cell_that_is_not_python_is_named(tmp_path):
+    path = write_notebook(tmp_path / "exercise3_mine.ipynb", "import math", "x = 1\ndef f(:\n    pass")
+    with pytest.raises(SubmissionError, match=r"exercise3_mine.ipynb: cell 3 \(code cell 2, starting "
+                                              r"'x = 1'\) is not valid Python, line 2: invalid syntax"):
+        notebook_code(path)
+
+
+@pytest.mark.parametrize("text, words", [
+    ('{"cells": [', r"exercise3_x.ipynb is not a readable notebook: its JSON is broken at line 1, column 12"),
+    ('[1, 2]', "exercise3_x.ipynb is JSON but not a Jupyter notebook"),
+    ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}}', "JSON but not a Jupyter notebook"),
+], ids=["broken-json", "a-list", "no-cells"])
+def test_a_file_that_is_not_a_notebook_is_named(tmp_path, text, words):
+    path = tmp_path / "exercise3_x.ipynb"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SubmissionError, match=words):
+        notebook_code(path)
+
+
+def test_older_and_hand_written_notebooks_are_read(tmp_path):
+    """Sources as lists of lines, raw cells, foreign metadata, and the old nbformat 3."""
+    v4 = {"nbformat": 4, "nbformat_minor": 2, "metadata": {"lumen": "not ours"}, "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 3,
+         "source": ["x = 1\n", "!ls\n", "y = 2"]},
+        {"cell_type": "raw", "metadata": {}, "source": "not python at all"}]}
+    v3 = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [
+        {"cell_type": "code", "input": "z = 3", "language": "python", "outputs": []}]}]}
+    for name, data, code in (("v4.ipynb", v4, "x = 1\n\ny = 2"), ("v3.ipynb", v3, "z = 3")):
+        (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
+        assert notebook_code(tmp_path / name, EX3) == f"# {name}, cell 1\n{code}\n"
+
+
+def test_the_notebook_of_another_exercise_is_refused(tmp_path):
+    path = write_notebook(tmp_path / "exercise3_mine.ipynb", "x = 1",
+                          metadata={"lumen": {"exercise": "exercise4"}})
+    with pytest.raises(SubmissionError, match="exercise3_mine.ipynb is the notebook of exercise4, not exerc"):
+        notebook_code(path, EX3)
+    assert notebook_code(path, catalog.find("4")).endswith("x = 1\n")
+
+
+# Grading notebooks
+
+
+def solved_notebook(path, *extra_cells):
+    """The released exercise 3 notebook with the solution pasted into its code cell."""
+    notebook = nbformat.read(NOTEBOOKS / f"{EX3.stem}.ipynb", as_version=4)
+    notebook.cells[1].source = (SOLUTIONS / EX3.file_name).read_text(encoding="utf-8")
+    notebook.cells[2:2] = [nbformat.v4.new_code_cell(source) for source in extra_cells]
+    nbformat.write(notebook, path)
+    return path
+
+
+def grade_folder(launcher, folder, notebook=None):
+    options = Settings(submission=folder, device="cpu", time_limit=20.0, notebook=notebook, perf=False)
+    return runner.grade([EX3], options, launcher=launcher).exercises[0]
+
+
+def test_solved_notebook_scores_full_marks_and_is_named(launcher, tmp_path):
+    path = solved_notebook(tmp_path / "exercise3_scaling.ipynb")
+    result = grade_folder(launcher, tmp_path)
+    assert result.passed and result.score == result.max_score > 0
+    assert result.file == str(path)
+
+
+def test_untouched_notebook_scores_zero(launcher, tmp_path):
+    (tmp_path / "exercise3_scaling.ipynb").write_bytes((NOTEBOOKS / f"{EX3.stem}.ipynb").read_bytes())
+    result = grade_folder(launcher, tmp_path)
+    assert result.score == 0 and result.max_score > 0
+    assert all(t.message.startswith("not implemented yet") for t in result.tests if t.status != "skipped")
+
+
+def test_magics_shell_lines_and_failing_scratch_do_not_change_the_grade(launcher, tmp_path):
+    path = solved_notebook(
+        tmp_path / "my-notebook.ipynb",
+        "%matplotlib inline\n!echo hello\nfiles = !ls\nif True:\n    %time x = 1",
+        "%%bash\nexit 1",
+        "%%time\nscale = 2.0",
+        'if __name__ == "__main__":\n    raise RuntimeError("an experiment that fails")',
+    )
+    result = grade_folder(launcher, tmp_path / "elsewhere", notebook=path)
+    assert result.passed and result.score == result.max_score > 0 and result.file == str(path)
+
+
+def test_a_script_wins_over_a_notebook(launcher, tmp_path):
+    solved_notebook(tmp_path / "exercise3_scaling.ipynb")
+    (tmp_path / EX3.file_name).write_bytes((EXERCISES / EX3.file_name).read_bytes())
+    result = grade_folder(launcher, tmp_path)
+    assert result.file == str(tmp_path / EX3.file_name) and result.score == 0
+
+
+def test_broken_notebook_is_an_error_in_the_report(launcher, tmp_path):
+    (tmp_path / "exercise3_scaling.ipynb").write_text('{"cells": [}', encoding="utf-8")
+    result = grade_folder(launcher, tmp_path)
+    assert {test.status for test in result.tests} == {"not_run", "skipped"} and result.max_score > 1
+    assert "exercise3_scaling.ipynb is not a readable notebook: its JSON is broken at line 1" in result.error
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_cli_grades_a_notebook_and_names_it_in_json(tmp_path):
+    path = solved_notebook(tmp_path / "exercise3_scaling.ipynb")
+    result = invoke("exercise3", "--notebook", path, "--device", "cpu", "--format", "json",
+                    "--submission", tmp_path / "no-such-folder")  # --notebook: the folder is not used
+    assert result.exit_code == 0, result.output
+    (exercise,) = json.loads(result.output)["exercises"]
+    assert exercise["file"] == str(path) and exercise["passed"] is True
+
+
+def test_cli_broken_notebook_exits_1_naming_it(tmp_path):
+    path = tmp_path / "exercise3_scaling.ipynb"
+    path.write_text("not json", encoding="utf-8")
+    result = invoke("3", "--notebook", path, "--device", "cpu")
+    assert result.exit_code == 1
+    assert "exercise3_scaling.ipynb is not a readable notebook" in unwrapped(result.output)
+
+
+def test_cli_usage_errors_for_notebooks(tmp_path):
+    missing = invoke("exercise3", "--notebook", tmp_path / "nope.ipynb")
+    assert missing.exit_code == 2 and "nope.ipynb" in unwrapped(missing.output)
+    wrong = solved_notebook(tmp_path / "exercise3_scaling.ipynb")  # a notebook made for exercise 3 ...
+    refused = invoke("exercise5", "--notebook", wrong)  # ... given for exercise 5
+    assert refused.exit_code == 2 and "is the notebook of exercise3, not exercise5" in unwrapped(refused.output)
+    assert "Traceback" not in unwrapped(refused.output)
+
+
+# The check cell, inside a kernel
+
+
+def test_code_from_history_takes_the_last_run_of_each_definition():
+    history = [
+        "",
+        "import math\ndef scale_scores(s, d):\n    return s\ndef scaled_scores(q, k):\n    return q",
+        "print(1)",
+        "%time\ndef scale_scores(s, d):\n    return s / math.sqrt(d)",
+        "def broken(:",
+        "%run -m grader.course.notebooks exercise3",
+    ]
+    code = notebooks.code_from_history(EX3, history)
+    assert code == python_source(history[1]) + "\n\n" + python_source(history[3]) + "\n"
+    assert notebooks.code_from_history(EX3, ["", "x = 1", "!ls"]) is None
+
+
+def test_check_cell_grades_what_the_kernel_ran(tmp_path):
+    """Runs the notebook's cells in an IPython shell, as Jupyter or Colab would."""
+    pytest.importorskip("IPython")
+    path = solved_notebook(tmp_path / "exercise3_scaling.ipynb")
+    script = textwrap.dedent("""\
+        import sys, nbformat
+        from IPython.core.interactiveshell import InteractiveShell
+        shell = InteractiveShell.instance()
+        for cell in nbformat.read(sys.argv[1], as_version=4).cells:
+            if cell.cell_type == "code":
+                shell.run_cell(cell.source, store_history=True)
+        """)
+    env = {**os.environ, "IPYTHONDIR": str(tmp_path / "ipython")}
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "✓ exercise3" in done.stdout and "lumen-check-" not in done.stdout  # no temporary path shown
+    assert "Total: " in done.stdout and "1 of 1 exercise(s) passed" in done.stdout
+    assert "Help on function scale_scores" in done.stdout  # the scratch cell ran in the kernel
+
+
+def test_the_check_cell_names_its_own_way_to_list_every_test(tmp_path):
+    """The short report points to the check cell with -v (`lumen-grade exercise6 -v` would grade the
+    .py file, not the notebook), and that line lists every test of the code the kernel ran."""
+    pytest.importorskip("IPython")
+    ex6 = catalog.find("exercise6")
+    code = (SUBMISSIONS / "exercise6" / "wrong_split_no_transpose.py").read_text(encoding="utf-8")
+    code = code.replace("    return x.transpose(1, 2).contiguous().view(B, L, H * d_head)\n",
+                        "    return x.view(B, L, H * d_head)\n")  # a wrong merge_heads too: many problems
+    script = textwrap.dedent("""\
+        import sys
+        from IPython.core.interactiveshell import InteractiveShell
+        shell = InteractiveShell.instance()
+        shell.run_cell(open(sys.argv[1]).read(), store_history=True)
+        for line in sys.argv[2:]:
+            print("=== " + line, flush=True)
+            shell.run_cell(line, store_history=True)
+        """)
+    (tmp_path / "code.py").write_text(code, encoding="utf-8")
+    check = notebooks.check_cell(ex6).splitlines()[-1]
+    env = {**os.environ, "IPYTHONDIR": str(tmp_path / "ipython"), "COLUMNS": "400"}
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "code.py"), check, f"{check} -v"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    short, verbose = done.stdout.split(f"=== {check}\n", 1)[1].split(f"=== {check} -v\n")
+    assert f"{check} -v lists every test" in short and "lumen-grade exercise6 -v" not in short, short
+    assert "✗ 0/1  test_merge_heads_values[cpu-float32]" in verbose and "lists every test" not in verbose, verbose
+    assert "lumen-check-" not in short + verbose  # no temporary path shown
+
+
+def test_check_module_outside_a_notebook_says_how_to_use_it():
+    done = subprocess.run([sys.executable, "-m", "grader.course.notebooks", "exercise3"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and "lumen-grade exercise3 --notebook FILE" in done.stderr
+
+
+# One rule for choosing the file: lumen-grade, batch and Gradescope
+
+
+def test_a_notebook_and_its_jupyter_copy_are_chosen_by_one_rule_everywhere(tmp_path):
+    folder = tmp_path / "student"
+    folder.mkdir()
+    solved_notebook(folder / "exercise3_scaling.ipynb")
+    shutil.copyfile(NOTEBOOKS / "exercise3_scaling.ipynb", folder / "exercise3_scaling-Copy1.ipynb")  # a stub
+    from grader.course import gradescope
+    from grader.grading.submission import candidates
+
+    names = [path.name for path in candidates(EX3, folder)]
+    assert names == ["exercise3_scaling.ipynb", "exercise3_scaling-Copy1.ipynb"]
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    chosen, notes = gradescope.stage(folder, staged, [EX3])  # Gradescope's and batch's staging
+    assert [path.name for path in chosen[EX3][0].values()] == ["exercise3_scaling.ipynb"]
+    assert notes == ["exercise3: graded exercise3_scaling.ipynb (ignored: exercise3_scaling-Copy1.ipynb)"]
+    result = invoke("exercise3", "--submission", folder, "--device", "cpu", "--no-perf", "--format", "json")
+    assert result.exit_code == 0, result.output  # the solved one was graded, not the stub
+    (exercise,) = json.loads(result.output)["exercises"]
+    assert exercise["file"] == str(folder / "exercise3_scaling.ipynb")
+    assert exercise["ignored"] == [str(folder / "exercise3_scaling-Copy1.ipynb")]
+    text = invoke("exercise3", "--submission", folder, "--device", "cpu", "--no-perf", "-v")
+    assert "also found, not graded:" in text.output and "exercise3_scaling-Copy1.ipynb" in text.output
+    assert "several" not in invoke("list", "--submission", folder).output
+
+
+def test_a_notebook_for_another_exercise_in_the_folder_is_a_usage_error(tmp_path):
+    solved_notebook(tmp_path / "exercise5_softmax.ipynb")  # exercise 3's notebook, renamed
+    result = invoke("exercise5", "--submission", tmp_path, "--device", "cpu")
+    assert result.exit_code == 2 and "is the notebook of exercise3, not exercise5" in unwrapped(result.output)
+
+
+def test_a_runtime_error_names_the_notebook_cell_not_the_graded_file(tmp_path):
+    """The student's traceback, through the one mapping of the graded .py's lines to the cells."""
+    from grader.grading.plugin import _outcome
+    from grader.sandbox.judge import StudentError
+    from grader.grading.submission import prepare
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Mine"), nbformat.v4.new_code_cell("import torch"),
+                      nbformat.v4.new_markdown_cell("then"),
+                      nbformat.v4.new_code_cell("def scaled_scores(q, k):\n    x = 1\n    raise ValueError('oops')")]
+    path = tmp_path / EX3.stem
+    nbformat.write(notebook, path.with_suffix(".ipynb"))
+    (tmp_path / "code").mkdir()
+    found = prepare(EX3, tmp_path, tmp_path / "code")
+    graded = found.code.read_text(encoding="utf-8").split("\n")
+    line = graded.index("    raise ValueError('oops')") + 1
+    frame = f"{EX3.file_name}, line {line}, in scaled_scores: raise ValueError('oops')"
+    with pytest.raises(StudentError) as raised:
+        raise StudentError("ValueError", "oops", [frame])
+    status, message, details = _outcome(raised, 10.0, found)
+    assert status == "error"
+    assert message == (f"your code raised ValueError: oops ({EX3.stem}.ipynb, cell 4 (code cell 2), line 3, "
+                       "in scaled_scores)")
+    assert details["frames"] == [f"{EX3.stem}.ipynb, cell 4 (code cell 2), line 3, in scaled_scores: "
+                                 "raise ValueError('oops')"]
+    assert found.frame(frame) == found.frame(found.frame(frame))  # a frame already mapped stays as it is

@@ -1,0 +1,94 @@
+"""Fair verdicts on honest code: tolerances from the maths, gradients where the contract defines them.
+
+Every file of tests/honest/exerciseN/ is a correct answer written another way than the reference;
+each is graded through its exercise's suite and must get full marks. The policy itself
+(grader.grading.compare) is checked on the case that motivated it: a backward-stable softmax at scores
+of 1e4 in float32 is further from the float64 answer than a fixed 1e-4 allows, yet within what
+the input's magnitude lets any method promise.
+"""
+
+from pathlib import Path
+
+import pytest
+import torch
+
+import lumen_ref as ref
+from grader import catalog
+from grader.grading.compare import Mismatch, TOLERANCES, check_close, softmax_magnitude
+
+HONEST = Path(__file__).resolve().parents[1] / "honest"
+FILES = sorted(HONEST.glob("exercise*/*.py"))
+
+
+def not_passed(result):
+    return [(test.name, test.message) for test in result.tests if test.status not in ("passed", "skipped")]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: f"{path.parent.name}-{path.stem}")
+def test_an_honest_alternative_gets_full_marks(grade, path):
+    result = grade(path.parent.name, path=path)
+    assert not_passed(result) == [] and result.score == result.max_score > 0
+
+
+def test_the_corpus_covers_the_honest_variants_the_issue_names():
+    sources = {path: path.read_text() for path in FILES}
+    for needle in ("torch.logsumexp", "log_softmax(", "einsum(", "torch.log(mask", ".masked_fill(~mask",
+                   ".expand(", "repeat_interleave", "view(B, L, G, 1, d)"):
+        assert any(needle in text for text in sources.values()), needle
+    assert {path.parent.name for path in FILES} == {exercise.id for exercise in catalog.EXERCISES}
+
+
+def logsumexp_softmax(x):
+    return torch.exp(x - torch.logsumexp(x, dim=-1, keepdim=True))
+
+
+HUGE = torch.tensor([[1e4, 1e4 - 1, 1e4 - 2.5, 0.0], [-1e4, -1e4 + 2, -1e4 - 1, -1e4], [1e4, -1e4, 0.0, 1e4]])
+
+
+def test_a_backward_stable_softmax_at_1e4_needs_the_magnitude_term():
+    x = HUGE.clone()
+    got, want = logsumexp_softmax(x), ref.softmax(x.double())
+    rtol, atol = TOLERANCES[torch.float32]
+    assert not torch.isclose(got.double(), want, rtol=rtol, atol=atol).all()  # a fixed tolerance rejects it
+    check_close(got, want, what="softmax", magnitude=softmax_magnitude(x.double(), want))  # the policy accepts it
+    with pytest.raises(Mismatch):  # and still rejects a wrong answer there
+        check_close(want.flip(-1).float(), want, what="softmax", magnitude=softmax_magnitude(x.double(), want))
+
+
+def test_a_wrong_shape_in_a_gradient_check_is_named_not_blamed_on_the_judge(grade):
+    result = grade(3, source='''
+        import math
+
+        def scale_scores(scores, d_k):
+            return scores / math.sqrt(d_k)
+
+        def scaled_scores(q, k):  # the transpose of the right answer
+            return k @ q.transpose(-2, -1) / math.sqrt(q.size(-1))
+    ''')
+    (test,) = [test for test in result.tests if test.name == "test_gradients[cpu]"]
+    assert test.status == "failed"
+    assert test.message == ("the gradients of scaled_scores(q, k) could not be checked: your output has shape "
+                            "(2, 3, 5), expected (2, 5, 3)")
+
+
+def test_module_gradients_with_a_wrong_shape_are_named_too(grade):
+    source = (Path(__file__).resolve().parents[2] / "solutions" / "exercise6_multihead.py").read_text()
+    source += "\n\nMultiHeadAttention.forward = lambda self, x, mask=None: self.qkv(x)  # (B, L, 3D)\n"
+    result = grade(6, source=source)
+    (test,) = [test for test in result.tests if test.name == "test_gradients[cpu]"]
+    assert test.message.startswith("the gradients of MultiHeadAttention(12, 3)(x) could not be checked: "
+                                   "your output has shape (2, 5, 36), expected (2, 5, 12)")
+
+
+def test_a_float64_result_computed_through_float32_fails_and_is_told_so():
+    """float64's tolerance is far below float32's rounding: a float32 step cannot pass as float64."""
+    gen = torch.Generator().manual_seed(0)
+    a, b = torch.randn(8, 16, generator=gen, dtype=torch.float64), torch.randn(16, 8, generator=gen, dtype=torch.float64)
+    want = a @ b
+    check_close(a.flip(0).flip(0) @ b, want, what="a @ b")  # float64 arithmetic: passes
+    with pytest.raises(Mismatch, match="the size of float32 rounding"):
+        check_close(want.float().double(), want, what="a @ b")  # rounded once to float32: within 6e-8
+    with pytest.raises(Mismatch) as wrong_formula:
+        check_close(want * 1.01, want, what="a @ b")
+    assert "float32" not in wrong_formula.value.message  # a real mistake is not blamed on precision
+

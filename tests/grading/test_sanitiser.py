@@ -1,0 +1,65 @@
+"""One sanitiser for everything student code produces: control characters and lone surrogates
+never reach a report, in any format, and never cost a submission its grade."""
+
+import json
+
+from grader.reports import text as report
+from grader.grading.results import ExerciseResult, GradeReport, clean_text
+from grader.grading.results import TestResult as Check  # not a pytest class
+
+NASTY = "bad \ud800 \x1b[32m✓ passed\x1b[0m \x00\r done \u202e"
+
+
+def test_clean_text_replaces_what_no_format_can_carry():
+    cleaned = clean_text(NASTY)
+    assert "\ud800" not in cleaned and "\x1b" not in cleaned and "\x00" not in cleaned and "\r" not in cleaned
+    assert "\u202e" not in cleaned and cleaned.startswith("bad \ufffd") and "✓ passed" in cleaned
+    cleaned.encode("utf-8")  # a lone surrogate would raise here
+    assert clean_text("line 1\nline 2\tx") == "line 1\nline 2\tx"
+    assert clean_text("line 1\nline 2", newlines=False) == "line 1 line 2"
+
+
+def test_results_clean_text_whenever_it_is_set():
+    test = Check("test_x", "error", 1.0, message=NASTY)
+    exercise = ExerciseResult("exercise3", "Scale", NASTY, tests=[test], output=NASTY, error=NASTY, ignored=[NASTY])
+    exercise.output = NASTY  # set later, as the plugin does
+    for text in (test.message, exercise.file, exercise.output, exercise.error, *exercise.ignored):
+        assert text == clean_text(text) and "\ud800" not in text
+
+
+def test_student_text_with_a_lone_surrogate_is_graded_in_every_format(grade):
+    result = grade(3, source=r'''
+        import math
+
+        print("printed \ud800 \x1b[2J")
+
+        def scale_scores(scores, d_k):
+            raise ValueError("no \ud800 way \x1b[31m")
+
+        def scaled_scores(q, k):
+            return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    ''')
+    messages = [test.message for test in result.tests if test.status == "error"]
+    assert messages and all("no \ufffd way \ufffd[31m" in message for message in messages)
+    assert 0 < result.score < result.max_score
+    verdict = GradeReport([result], device="cpu", seed=0)
+    for fmt, render in report.RENDERERS.items():
+        text = render(verdict)
+        text.encode("utf-8")
+        assert "\ud800" not in text and "\x1b" not in text, fmt
+    assert json.loads(report.render_gradescope(verdict))["score"] == result.score
+
+
+def test_on_gradescope_a_lone_surrogate_costs_nothing_but_its_own_tests(tmp_path):
+    from grader import catalog
+    from grader.course import gradescope
+
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "exercise3_scaling.py").write_text(
+        "import math\n\n"
+        "def scale_scores(scores, d_k):\n    raise ValueError('no \\ud800 way')\n\n"
+        "def scaled_scores(q, k):\n    return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n", encoding="utf-8")
+    results = gradescope.run(tmp_path, exercises=[catalog.find("3")], timeout=20, no_perf=True)
+    written = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
+    assert written == results and results["score"] > 0
+    assert any("no \ufffd way" in test["output"] for test in results["tests"])

@@ -1,0 +1,101 @@
+"""One scoring rule: an exercise's max_score is its full points whatever was handed in, and a file
+that cannot be imported is reported once, at file level, with its tests not run."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import nbformat
+import pytest
+
+from conftest import SOLUTIONS
+from grader import catalog
+from grader.reports import text as report
+from grader.grading import runner
+from test_gradescope_bundle import as_notebook
+from grader.grading.settings import Settings
+
+ALL = list(catalog.EXERCISES)
+
+
+def wrong_exercise_notebook():
+    """A released-style notebook whose metadata says it belongs to exercise 3."""
+    notebook = nbformat.reads(as_notebook((SOLUTIONS / "exercise3_scaling.py").read_text()), as_version=4)
+    notebook.metadata["lumen"] = {"exercise": "exercise3"}
+    return nbformat.writes(notebook)
+
+
+BROKEN = {  # everything but exercise 1, which is correct, is missing or cannot be imported
+    "exercise2_scoring.py": "import torch\n\ndef attention_scores(q, k):\n    return q @ k.mT\n\n"
+                            "raise RuntimeError('left over')\n",
+    "exercise3_scaling.ipynb": '{"cells": [',
+    "exercise4_masking.py": "def causal_mask(L, device=None:\n    pass\n",
+    "exercise5_softmax.ipynb": as_notebook("import torch\n\ndef softmax(x, dim=-1):\n    return x\n\nsoftmax(1 / 0)\n"),
+    "exercise6_multihead.py": "while True:\n    pass\n",
+    "exercise7_gqa.ipynb": wrong_exercise_notebook(),
+    # exercise8: no file at all
+}
+
+
+@pytest.fixture(scope="module")
+def verdicts(launcher, tmp_path_factory):
+    """(the solutions' report, the broken submission's report), graded on the CPU."""
+    folder = tmp_path_factory.mktemp("broken")
+    (folder / "exercise1_projection.py").write_bytes((SOLUTIONS / "exercise1_projection.py").read_bytes())
+    for name, text in BROKEN.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    options = {"device": "cpu", "time_limit": 3.0, "perf": False}
+    solved = runner.grade(ALL, Settings(submission=SOLUTIONS, **options), launcher=launcher)
+    broken = runner.grade(ALL, Settings(submission=folder, **options), launcher=launcher)
+    return solved, broken
+
+
+def test_max_score_is_the_full_points_in_every_case(verdicts):
+    solved, broken = verdicts
+    full = {exercise.id: exercise.max_score for exercise in solved.exercises}
+    assert all(points > 1 for points in full.values())
+    assert {exercise.id: exercise.max_score for exercise in broken.exercises} == full
+    assert broken.max_score == solved.max_score and broken.score == full["exercise1"]
+    for exercise in broken.exercises[1:]:
+        assert exercise.score == 0 and exercise.error, exercise.id
+        assert {test.status for test in exercise.tests} <= {"not_run", "skipped"}, exercise.id
+
+
+def test_every_format_carries_the_same_maximum(verdicts):
+    solved, broken = verdicts
+    full = {exercise.id: exercise.max_score for exercise in solved.exercises}
+    data = json.loads(report.render_json(broken))
+    assert data["max_score"] == sum(full.values())
+    assert {exercise["id"]: exercise["max_score"] for exercise in data["exercises"]} == full
+    gradescope = json.loads(report.render_gradescope(broken))
+    by_exercise = {}
+    for test in gradescope["tests"]:
+        exercise_id = test["name"].split(":")[0]
+        by_exercise[exercise_id] = by_exercise.get(exercise_id, 0) + test["max_score"]
+    assert by_exercise == full and gradescope["extra_data"]["max_score"] == sum(full.values())
+    junit = ET.fromstring(report.render_junit(broken).split("\n", 1)[1])
+    maxima = {suite.get("name").split(":")[0]:
+              float(suite.find("properties/property[@name='max_score']").get("value")) for suite in junit}
+    assert maxima == full
+    text = report.render_text(broken, width=400)
+    lines = {line.split()[1]: line for line in text.splitlines() if line.startswith(("✓ exercise", "✗ exercise"))}
+    assert set(lines) == set(full)
+    for exercise_id, points in full.items():
+        assert f"/{points:g}" in lines[exercise_id].split("  ")[2]
+    assert f"Total: {full['exercise1']:g}/{sum(full.values()):g}" in text
+
+
+def test_an_import_failure_is_said_once_naming_the_line_or_cell(verdicts):
+    _, broken = verdicts
+    errors = {exercise.id: exercise.error for exercise in broken.exercises}
+    assert errors["exercise2"] == "exercise2_scoring.py, line 6: importing it raised RuntimeError: left over"
+    assert "exercise3_scaling.ipynb is not a readable notebook" in errors["exercise3"]
+    assert errors["exercise4"].startswith("exercise4_masking.py: importing it raised SyntaxError")
+    assert errors["exercise5"] == ("exercise5_softmax.ipynb, cell 2 (code cell 1), line 6: importing it raised "
+                                   "ZeroDivisionError: division by zero")
+    assert "did not finish within the exercise's time limit (3 s)" in errors["exercise6"]
+    assert "is the notebook of exercise3, not exercise7" in errors["exercise7"]
+    assert errors["exercise8"].startswith("no exercise8_kv_cache.py in")
+    text = report.render_text(broken)
+    assert text.count("left over") == 1 and "your code raised" not in text
+    not_run = [test for test in broken.exercises[1].tests if test.status == "not_run"]
+    assert len(not_run) > 5 and f"{len(not_run)} tests not run" in text

@@ -1,0 +1,498 @@
+"""Performance tiers: solutions on par, deliberately slow but correct submissions lower, the KV
+cache's growth and memory told apart, and timing that student code can neither fool nor dodge.
+
+Tiers are compared, never times: a tier is a ratio measured against the reference in the same run,
+and each slow submission below sits far beyond the boundary it is checked against (its measured
+ratios are in docs/instructors.md)."""
+
+import json
+import math
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import SOLUTIONS, unwrapped
+from grader import catalog
+from grader.perf import judge as perf, rounds
+from grader.cli.main import main
+from grader.grading.settings import Settings
+from grader.reports.text import SPEED
+
+SLOW = Path(__file__).resolve().parents[1] / "slow_submissions"
+RANK = [tier_id for tier_id, *_ in perf.TIERS]
+BUSY = "not timed: the machine was too busy to time "  # what a machine too loaded to decide a tier gets
+
+
+def rank(tier):
+    """The tier's rank among TIERS (0: on par), or None for "too busy", which a test on a shared
+    machine accepts: whether a machine is busy is no property of the code."""
+    if tier["id"] == "not-timed":
+        assert tier["message"].startswith(BUSY), tier["message"]
+        return None
+    return RANK.index(tier["id"])
+
+
+@pytest.fixture(scope="module")
+def measure(launcher, tmp_path_factory):
+    """measure(exercise, path=None, source=None) -> the tier of that file, timed on the CPU; each
+    file is timed once per module, however many tests look at its tier."""
+    folder, tiers = tmp_path_factory.mktemp("perf"), {}
+
+    def run(exercise, path=None, source=None):
+        exercise = catalog.find(str(exercise))
+        if source is not None:
+            path = folder / f"{len(tiers)}" / exercise.file_name
+            path.parent.mkdir()
+            path.write_text(textwrap.dedent(source))
+        if (exercise.id, str(path)) not in tiers:
+            tiers[exercise.id, str(path)] = perf.measure(exercise, str(path), launcher, "cpu", str(folder))
+        return tiers[exercise.id, str(path)]
+
+    return run
+
+
+# -- the tiers themselves ---------------------------------------------------------------------
+
+
+def test_tiers_are_three_times_apart_and_cover_every_ratio():
+    bounds = [bound for *_, bound, _ in perf.TIERS]
+    assert bounds[-1] == math.inf
+    for lower, upper in zip(bounds, bounds[1:-1]):
+        assert upper / lower == pytest.approx(3.0)
+    assert [perf.tier_for(ratio)[0] for ratio in (0.3, 1.0, 1.7, 1.8, 3.0, 9.0, 27.0, 81.0, 1e6)] == [
+        "on-par", "on-par", "on-par", "3x", "3x", "10x", "30x", "100x", "100x"]
+
+
+def test_ratio_statistics_are_the_median_and_half_the_interquartile_range():
+    reference = [1.0] * 8
+    student = [1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 10.0]  # one disturbed round changes nothing
+    ratio, spread = rounds.ratio_stats(student, reference)
+    assert ratio == pytest.approx(1.35)
+    assert spread == pytest.approx((1.55 - 1.15) / 2 / 1.35)  # quartiles: medians of each half
+
+
+def test_the_median_interval_is_distribution_free_and_the_tier_decided_only_inside_it():
+    assert rounds.median_interval([3.0, 1.0, 2.0], 0.85) is None  # three rounds: never 85% sure
+    assert rounds.median_interval([4.0, 1.0, 3.0, 2.0], 0.85) == (1.0, 4.0)  # 1 - 2/16 = 87.5%
+    assert rounds.median_interval(list(range(9)), 0.95) == (1, 7)  # one round off each end
+    bounds = perf.BOUNDS
+    assert rounds.decided([0.9, 1.1, 1.0, 1.2], bounds, 0.85) == 0
+    assert rounds.decided([1.5, 1.9, 1.6, 1.8], bounds, 0.85) is None  # astride √3: more rounds
+    assert rounds.decided([2.0, 4.0, 3.0, 2.5], bounds, 0.85) == 1
+
+
+def _taken(student, reference, cost=1e-3):
+    """Rounds as the judge records them: the child's readings and the judge's [CPU, wall], the
+    requests costing `cost` seconds beyond the call (reported, true: the student's, the
+    reference's call seconds)."""
+    rounds_ = {"student": [], "reference": []}
+    for name, (reported, true) in (("student", student), ("reference", reference)):
+        for index in range(8):
+            noise = 1e-5 * (index % 3)
+            rounds_[name].append(([reported, reported, reported, 0.0], [true + cost + noise, true + cost + noise]))
+    return rounds_
+
+
+def test_what_a_child_reports_never_counts_for_less_than_the_judge_measured():
+    honest = perf._clocks(_taken((2e-3, 2e-3), (1e-3, 1e-3)))
+    assert honest["time"]["student"] == [2e-3] * 8  # its own clock, as it said
+    lying = perf._clocks(_taken((0.0, 20e-3), (1e-3, 1e-3)))  # says 0, took 20 ms
+    assert min(lying["time"]["student"]) > 19e-3 - 0.5 * 1e-3  # less only the allowance for a fresh child
+    assert perf._readings([float("nan"), -1.0, "1", 2.0]) == [0.0, 0.0, 0.0, 2.0]
+    assert perf._readings(None) == [0.0] * 4
+
+
+def test_a_timed_answer_agrees_only_within_float32_tolerance():
+    import torch
+
+    reference = torch.randn(4, 8)
+    assert perf._agrees(reference * (1 + 1e-6), reference)
+    assert not perf._agrees(torch.zeros(4, 8), reference)
+    assert not perf._agrees(reference.double(), reference)  # dtype kept
+    assert not perf._agrees(reference.tolist(), reference)
+    mask = torch.ones(3, 3, dtype=torch.bool).tril()
+    assert perf._agrees((reference, mask.clone()), (reference, mask)) and not perf._agrees((reference, ~mask), (reference, mask))
+    inf = torch.tensor([float("-inf"), 1.0])
+    assert perf._agrees(inf.clone(), inf) and not perf._agrees(torch.tensor([0.0, 1.0]), inf)
+
+
+@pytest.mark.parametrize("student, verdict", [
+    ([1.0, 1.1, 1.3, 1.7], "linear"),  # a little more per cached token than the reference's 1 + T/3000 ms
+    ([5.0, 9.0, 17.0, 33.0], "recomputes"),  # 1 ms + 31 µs per cached token: 94× the reference's
+    ([2.0, 5.0, 17.0, 65.0], "super-linear"),  # T² on top: the whole sequence again at every step
+])
+def test_complexity_verdicts(student, verdict):
+    lengths = [128, 256, 512, 1024]
+    reference = [1.0 + length / 3000 for length in lengths]
+    assert perf.complexity(lengths, student, reference)["verdict"] == verdict
+
+
+# -- solutions and slow submissions, timed for real -------------------------------------------
+
+
+@pytest.mark.parametrize("exercise", [exercise.id for exercise in catalog.EXERCISES if exercise.timed])
+def test_solutions_are_on_par_with_the_reference(measure, exercise):
+    """The solution is the reference's own code: its tier is within one band of on par, on the CPU
+    clock. One band of slack because a shared machine's noise can cross the √3 boundary (a ratio
+    of 1.74 ±20% was seen); the exact tier is `benchmarks/tiers.py`'s to check, never a test's."""
+    tier = measure(exercise, path=SOLUTIONS / catalog.find(exercise).file_name)
+    if rank(tier) is None:
+        return
+    assert rank(tier) <= RANK.index("3x"), tier["message"]
+    assert {"id", "name", "ratio", "device", "rounds", "spread", "clock"} <= set(tier)
+    assert tier["device"] == "cpu" and tier["clock"] == "thread-cpu", tier  # neither waits nor offloads
+
+
+@pytest.mark.parametrize("exercise, name, lowest, verdict", [
+    ("exercise1", "loop_over_rows", "3x", None),
+    ("exercise2", "loop_over_rows", "3x", None),
+    ("exercise4", "loop_over_entries", "30x", None),
+    ("exercise5", "softmax_loop_over_rows", "3x", None),
+    ("exercise6", "loop_over_heads", "3x", None),
+    ("exercise6", "projection_thrice", "3x", None),
+    ("exercise8", "recompute_past_kv", "3x", "recomputes"),
+    ("exercise8", "rerun_sequence", "10x", "super-linear"),
+])
+def test_slower_correct_submissions_land_in_lower_tiers(measure, exercise, name, lowest, verdict):
+    tier = measure(exercise, path=SLOW / exercise / f"{name}.py")
+    if rank(tier) is None:
+        return
+    assert rank(tier) >= RANK.index(lowest), tier["message"]
+    assert tier["ratio"] > math.sqrt(3)
+    if verdict:  # the KV cache's growth, told apart from the linear cost of reading a cache
+        assert tier["complexity"]["verdict"] == verdict, tier["notes"]
+
+
+def test_kv_cache_memory_report(measure):
+    solution = measure("exercise8", path=SOLUTIONS / "exercise8_kv_cache.py")
+    assert solution["complexity"]["verdict"] == "linear"
+    memory = solution["memory"]
+    assert memory["verdict"] == "preallocated" and memory["reallocations"] == 0
+    assert memory["bytes"] == memory["expected_bytes"]  # exactly kv_cache_bytes for max_len tokens
+    concat = measure("exercise8", path=SLOW / "exercise8" / "concat_cache.py")
+    assert concat["memory"]["verdict"] == "reallocates", concat["notes"]
+    assert concat["memory"]["reallocations"] == concat["memory"]["steps"] > 0
+    assert concat["complexity"]["verdict"] == "linear"
+
+
+def test_the_largest_allocation_counts_what_a_call_makes_not_its_inputs():
+    import torch
+
+    from grader.perf.child import LargestAllocation
+
+    q = torch.randn(2, 40, 8)
+    with torch.no_grad(), LargestAllocation([q]) as largest:
+        q[:, :10].transpose(-2, -1)  # views of the input: nothing allocated
+    assert largest.bytes == 0
+    with torch.no_grad(), LargestAllocation([q]) as largest:
+        scores = q @ q[:, :16].transpose(-2, -1)  # (2, 40, 16)
+        (scores - scores.amax(-1, keepdim=True)).exp().sum()
+    assert largest.bytes == 2 * 40 * 16 * 4 and largest.shape == (2, 40, 16)
+
+
+@pytest.mark.parametrize("sizes, verdict", [
+    ([262144, 524288, 1048576], "tiled"),  # L·block_size
+    ([1048576, 4194304, 16777216], "quadratic"),  # L²
+    ([1048576, 2097152, 6291456], "tiled"),  # L·block_size, then the output (L·d) overtakes: L^1.3
+    ([524288, 2097152, 16777216], "quadratic"),  # one (L, L) matrix of a head at a time, and more: L^2.5
+])
+def test_memory_verdicts(sizes, verdict):
+    from grader.perf.cases import Allocations
+
+    case = Allocations("tiled_attention", (1, 4, 32), (256, 512, 1024), 64)
+    measured = {"student": {"bytes": sizes, "shapes": [[]] * 3}, "reference": {"bytes": [262144, 524288, 1048576]}}
+    report = perf.largest_tensor(case, measured)
+    assert report["verdict"] == verdict and report["full_matrix_bytes"][-1] == 16 * 2 ** 20
+    assert report["message"].startswith(f"memory: {verdict}")
+
+
+def test_tiled_attention_memory_verdict(measure):
+    """The largest tensor a tiled submission allocates grows like L; one that builds the (L, L) scores
+    and passes every test is told apart by it (the figures are in docs/instructors.md)."""
+    solution = measure("exercise10", path=SOLUTIONS / "exercise10_tiled_attention.py")
+    memory = solution["memory"]
+    assert memory["verdict"] == "tiled", solution["notes"]
+    assert memory["bytes"] == memory["reference_bytes"] and memory["exponent"] == pytest.approx(1.0, abs=0.05)
+    full = measure("exercise10", path=SLOW / "exercise10" / "full_matrix.py")
+    assert full["id"] != "not-timed" and full["memory"]["verdict"] == "quadratic", full["notes"]
+    assert full["memory"]["bytes"] == full["memory"]["full_matrix_bytes"]
+    assert full["memory"]["exponent"] == pytest.approx(2.0, abs=0.05)
+
+
+# -- what the timing cannot be fooled by --------------------------------------------------------
+
+SCORES = """
+    import torch
+
+    def attention_scores(q, k):
+        {body}
+"""
+
+
+def test_wrong_output_on_the_performance_case_is_never_timed(measure):
+    tier = measure("exercise2", source=SCORES.format(
+        body="return q @ k.transpose(-2, -1) * (1.0 if q.size(-2) < 100 else 1.01)  # wrong when long"))
+    assert tier["id"] == "not-timed" and tier["ratio"] is None
+    assert "your output on the performance case attention_scores on (4, 8, 128, 32)" in tier["message"]
+
+
+def test_an_error_on_the_performance_case_is_reported(measure):
+    tier = measure("exercise2", source=SCORES.format(
+        body="assert q.size(-2) < 100, 'too long'\n        return q @ k.transpose(-2, -1)"))
+    assert tier["id"] == "not-timed"
+    assert "your code raised AssertionError: too long" in tier["message"]
+
+
+def test_patched_clocks_do_not_change_the_tier(measure):
+    tier = measure("exercise2", source="""
+        import time
+
+        time.thread_time = time.process_time = time.perf_counter = lambda: 0.0
+
+        def attention_scores(q, k):
+            return q @ k.transpose(-2, -1)
+    """)
+    if rank(tier) is not None:
+        assert rank(tier) <= RANK.index("3x"), tier["message"]
+        assert tier["ratio"] > 0.5  # its clocks say 0: were they believed, the ratio would be about 0
+
+
+def test_work_handed_to_another_thread_is_charged(measure):
+    tier = measure("exercise2", source="""
+        import threading
+
+        def attention_scores(q, k):
+            result = []
+            worker = threading.Thread(target=lambda: result.append(q @ k.transpose(-2, -1)))
+            worker.start()
+            worker.join()
+            return result[0]
+    """)
+    if rank(tier) is not None:
+        assert tier["clock"] == "process-cpu", tier["message"]
+        assert tier["ratio"] > 0.5  # its CPU time is counted, on whatever thread it ran
+
+
+def test_waiting_is_charged(measure):
+    # 20 ms of waiting per call: many times what the reference's call costs even on a loaded machine
+    # (2 ms was rated on par at a load of 9), so the verdict does not hang on the load
+    tier = measure("exercise2", source=SCORES.format(
+        body="__import__('time').sleep(0.02)\n        return q @ k.transpose(-2, -1)"))
+    if rank(tier) is not None:
+        assert tier["clock"] == "wall", tier
+        assert tier["id"] != "on-par"
+
+
+# -- forging attempts: a slow file that answers fast, or reports itself fast, when it thinks it is timed.
+# Each must either be caught (its answer checked) or get the tier its slow code earns: never a tier
+# that earns points. The class of attack, not these examples, is what the design closes: every timed
+# call takes the suites' own path on fresh inputs drawn from a secret seed, its answer is checked
+# against the reference's, and the judge measures the child's CPU time from outside.
+
+SLOW_SCORES = """
+    import math, os, sys, threading, time, types
+
+    import torch
+
+    def _slow(q, k):  # correct, and some 30 to 100 times slower than one matmul: a loop over every row
+        rows = [q[b, h, i] @ k[b, h].transpose(-2, -1) for b in range(q.size(0)) for h in range(q.size(1))
+                for i in range(q.size(2))]
+        return torch.stack(rows).reshape(*q.shape[:-1], k.size(-2))
+
+    def _fast_wrong(q, k):
+        return torch.empty(*q.shape[:-1], k.size(-2))
+
+{attack}
+"""
+
+ATTACKS = {
+    "call_counting": """
+    _calls = [0]
+
+    def attention_scores(q, k):  # the first call (the check at the timing size) right, then fast
+        _calls[0] += 1
+        return _slow(q, k) if _calls[0] == 1 else _fast_wrong(q, k)
+    """,
+    "right_once_per_size": """
+    _seen = set()
+
+    def attention_scores(q, k):  # each size answered right once, torch.empty after
+        if tuple(q.shape) in _seen:
+            return _fast_wrong(q, k)
+        _seen.add(tuple(q.shape))
+        return _slow(q, k)
+    """,
+    "memo_by_fingerprint": """
+    _memo = {}
+
+    def attention_scores(q, k):  # a small fingerprint of the inputs: a timing that repeats them is fast
+        key = (tuple(q.shape), float(q.flatten()[0]), float(k.flatten()[-1]))
+        if key not in _memo:
+            _memo[key] = _slow(q, k)
+        return _memo[key].clone()
+    """,
+    "memo_by_shape": """
+    _memo = {}
+
+    def attention_scores(q, k):  # the fingerprint too small: other inputs get a stale answer
+        if tuple(q.shape) not in _memo:
+            _memo[tuple(q.shape)] = _slow(q, k)
+        return _memo[tuple(q.shape)].clone()
+    """,
+    "repeated_input": """
+    _last = []
+
+    def attention_scores(q, k):  # the same inputs as the call before: the same answer, at once
+        if _last and _last[0][0].shape == q.shape and torch.equal(_last[0][0], q) and torch.equal(_last[0][1], k):
+            return _last[0][2].clone()
+        _last[:] = [(q.clone(), k.clone(), _slow(q, k))]
+        return _last[0][2].clone()
+    """,
+    "stack_inspection": """
+    _first = []
+    SUSPECT = ("clock", "bench", "round", "step", "time", "perf", "warm")
+
+    def _stack():
+        frame, seen = sys._getframe(2), []
+        while frame is not None:
+            code = frame.f_code
+            seen.append((code.co_filename, code.co_name, frame.f_lineno, tuple(sorted(frame.f_locals))))
+            frame = frame.f_back
+        return seen
+
+    def attention_scores(q, k):  # any caller unlike the first call's, or named like a timing loop: fast
+        stack = _stack()
+        _first[:] = _first or [stack]
+        named = any(word in name.lower() for _, name, _, _ in stack[:6] for word in SUSPECT)
+        return _fast_wrong(q, k) if stack != _first[0] or named else _slow(q, k)
+    """,
+    "clocks_zeroed_from_the_stack": """
+    def _zero(*args, **kwargs):
+        return (0.0, 0.0, 0.0, 0.0)
+
+    def _silence():  # every clock reachable from the callers' globals, and their modules', says 0
+        frame = sys._getframe(1)
+        while frame is not None:
+            spaces = [frame.f_globals] + [vars(v) for v in frame.f_globals.values() if isinstance(v, types.ModuleType)]
+            for space in spaces:
+                for name in list(space):
+                    if name in ("clocks", "since", "_clock"):
+                        space[name] = _zero if name != "since" else (lambda start: [0.0, 0.0, 0.0, 0.0])
+                    elif name in ("_thread_time", "_process_time", "_perf_counter", "thread_time", "process_time"):
+                        space[name] = lambda: 0.0
+            frame = frame.f_back
+
+    def attention_scores(q, k):
+        _silence()
+        return _slow(q, k)
+    """,
+    "reference_slowed_by_a_spinning_thread": """
+    def _spin():  # shares the CPU the reference's child is pinned to
+        while True:
+            pass
+
+    threading.Thread(target=_spin, daemon=True).start()
+
+    def attention_scores(q, k):
+        return _slow(q, k)
+    """,
+}
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_no_forging_attempt_earns_a_tier_with_points(measure, attack):
+    tier = measure("exercise2", source=SLOW_SCORES.format(attack=ATTACKS[attack]))
+    assert perf.POINTS_SHARE.get(tier["id"], 0.0) == 0.0, tier["message"]  # slow, caught, or busy: no points
+    if tier["id"] == "not-timed" and not tier["message"].startswith(BUSY):
+        assert "your code answered differently while it was timed" in tier["message"], tier["message"]
+
+
+def test_a_timed_call_may_take_a_hundred_times_the_references_not_a_fixed_limit(measure):
+    """A call that never returns once timed is stopped after 100 times what the reference's took
+    (plus a slack), however long the exercise's time limit (60 s here) still runs."""
+    tier = measure("exercise2", source=SLOW_SCORES.format(attack="""
+    _calls = [0]
+
+    def attention_scores(q, k):
+        _calls[0] += 1
+        while _calls[0] > 1:
+            pass
+        return q @ k.transpose(-2, -1)
+    """))
+    assert tier["id"] == "not-timed", tier
+    assert re.fullmatch(r"not timed: one call on the performance case ran past [\d.]+ s, over 100× what the "
+                        r"reference takes for it", tier["message"]), tier["message"]
+
+
+def test_the_timed_calls_take_the_tested_calls_path(measure):
+    """A file that answers wrong the moment its callers differ from those of its first call (the
+    check at the timing size) is never caught out: every timed call's stack is the check's."""
+    tier = measure("exercise2", source=SLOW_SCORES.format(attack=ATTACKS["stack_inspection"]))
+    assert "answered differently" not in tier["message"], tier["message"]
+    assert rank(tier) is None or rank(tier) >= RANK.index("10x"), tier["message"]
+
+
+@pytest.mark.parametrize("attack", ["call_counting", "right_once_per_size", "memo_by_shape"])
+def test_a_wrong_timed_answer_fails_the_tier(measure, attack):
+    tier = measure("exercise2", source=SLOW_SCORES.format(attack=ATTACKS[attack]))
+    assert tier["id"] == "not-timed", tier["message"]
+    assert tier["message"].startswith("not timed: your code answered differently while it was timed: "), tier
+
+
+def test_a_run_times_its_exercises_beside_one_warm_reference_child(launcher):
+    """Each student file in a child of its own (one exercise's code never touches another's verdict),
+    the reference in one child for the whole run."""
+    exercises = [catalog.find("2"), catalog.find("3")]
+    files = {exercise.id: str(SOLUTIONS / exercise.file_name) for exercise in exercises}
+    before = launcher.spawned
+    rated = perf.rate(exercises, set(files), files, launcher, ("cpu",), Settings(submission=SOLUTIONS, perf=True))
+    assert launcher.spawned - before == len(exercises) + 1
+    assert all(rated[exercise.id].tier["device"] == "cpu" for exercise in exercises)
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def invoke(*args):
+    """`lumen-grade ARGS`, its report at the width of an output that is no terminal (80), whatever
+    COLUMNS the tests were started with."""
+    return CliRunner(env={"COLUMNS": None}).invoke(main, [str(arg) for arg in args], catch_exceptions=False)
+
+
+def test_tier_in_the_json_and_text_reports_and_no_perf_skips_it(tmp_path):
+    out = tmp_path / "report.json"
+    result = invoke("exercise2", "--submission", SOLUTIONS, "--device", "cpu", "--format", "json", "--output", out)
+    assert result.exit_code == 0
+    (exercise,) = json.loads(out.read_text())["exercises"]
+    # each run is timed afresh: which tier a run lands in is noise near a boundary, how it is reported is not
+    names = {tier_id: name for tier_id, name, *_ in perf.TIERS}
+    assert exercise["tier"]["name"] == names[exercise["tier"]["id"]] and exercise["tier"]["device"] == "cpu"
+    assert exercise["tier"]["ratio"] > 0
+    text = invoke("exercise2", "--submission", SOLUTIONS, "--device", "cpu").output
+    speeds = "|".join(SPEED[tier_id] for tier_id in names)
+    assert re.search(rf"✓ exercise2  Score every key  15/15  ({speeds})\n", text), text  # short: in the exercise's line
+    verbose = invoke("exercise2", "--submission", SOLUTIONS, "--device", "cpu", "-v").output
+    assert re.search(rf"performance: ({'|'.join(names.values())}) — ", verbose), verbose
+    skipped = invoke("exercise2", "--submission", SOLUTIONS, "--device", "cpu", "--format", "json", "--no-perf")
+    assert json.loads(skipped.output)["exercises"][0]["tier"] is None
+
+
+def test_perf_points_make_the_tier_a_scored_test(tmp_path):
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "exercise6_multihead.py").write_bytes((SLOW / "exercise6" / "projection_thrice.py").read_bytes())
+    result = invoke("exercise6", "--submission", folder, "--device", "cpu", "--format", "json", "--perf-points", 4)
+    (exercise,) = json.loads(result.output)["exercises"]
+    (points,) = [test for test in exercise["tests"] if test["name"] == "performance tier"]
+    assert exercise["tier"]["id"] == "3x"
+    assert points["max_score"] == 4 and points["score"] == 2 and points["status"] == "failed"
+    assert result.exit_code == 1
+
+
+def test_perf_points_without_perf_is_a_usage_error():
+    result = CliRunner().invoke(main, ["exercise2", "--submission", str(SOLUTIONS), "--no-perf", "--perf-points", "1"])
+    assert result.exit_code == 2
+    assert "--perf-points needs the performance tiers" in unwrapped(result.output)

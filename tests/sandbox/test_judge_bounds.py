@@ -1,0 +1,81 @@
+"""The judge's own memory (issue 10, point 4): what it keeps of the student's values for the
+diagnosis is bounded. A recorded value keeps at most MAX_KEPT_ELEMENTS elements, the failed checks
+of a whole run at most MAX_KEPT_BYTES in all; beyond that only a value's shape and dtype are kept
+(`testkit.Withheld`), so a submission that returns a huge tensor to every test cannot make the
+judge hold one per test until the report."""
+
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from grader.grading import testkit
+from grader.grading.compare import Mismatch
+
+
+def _tensors(value):
+    """Every tensor anywhere in a recorded call (its value, its history)."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _tensors(item)]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in _tensors(item)]
+    if isinstance(value, testkit.Made):
+        return _tensors(value.state)
+    return []
+
+
+def test_a_failed_check_keeps_the_shape_of_a_huge_value_not_the_value():
+    huge = torch.zeros(testkit.MAX_KEPT_ELEMENTS + 1)
+    call = {"target": "scale_scores", "args": (torch.ones(2, 3), 4), "kwargs": {}, "got": huge}
+    with pytest.raises(Mismatch) as failure:
+        testkit.check_result(huge, torch.ones(2, 3, dtype=torch.float64), what="scale_scores(scores, 4)", call=call)
+    kept = failure.value.details["call"]["got"]
+    assert isinstance(kept, testkit.Withheld) and not isinstance(kept, torch.Tensor)
+    assert kept.shape == tuple(huge.shape) and kept.dtype == torch.float32
+    assert "shape" in failure.value.message  # the message is made from the value itself
+
+
+def test_a_tuple_keeps_its_items_while_they_fit():
+    small, large = torch.ones(3), torch.zeros(testkit.MAX_KEPT_ELEMENTS)
+    kept = testkit.bounded((small, large))
+    assert kept[0] is small and isinstance(kept[1], testkit.Withheld)  # together over the bound
+
+
+def test_a_tracked_object_logs_the_shape_of_huge_replies():
+    """A KV cache whose every method returns a huge tensor: the log that a failed check's replay
+    reads keeps shapes, however many calls the test makes."""
+    huge = torch.zeros(testkit.MAX_KEPT_ELEMENTS * 4)
+    student = SimpleNamespace(run=lambda *args, **options: {"value": huge})
+    cache = testkit.Tracked(SimpleNamespace(student=student), testkit.Made("KVCache", (2, 3)))
+    for _ in range(5):
+        assert cache.append(torch.ones(2)) is huge  # the suite still gets the reply itself
+    assert all(isinstance(got, testkit.Withheld) for *_, got in cache.log)
+    assert isinstance(cache.last_call()["got"], testkit.Withheld)
+
+
+def test_a_run_keeps_a_bounded_summary_of_failing_values(grade, monkeypatch):
+    """Every test of exercise 3 answered with a tensor of the wrong shape: huge ones (over the bound
+    of one value) are kept as shapes; smaller ones as values until the run's budget is spent, then
+    as shapes. The verdict and its messages are the same as ever."""
+    monkeypatch.setattr(testkit, "MAX_KEPT_BYTES", 1 << 20)
+    over = testkit.MAX_KEPT_ELEMENTS + 1
+    result = grade(3, f"""
+        import torch
+
+        def scale_scores(scores, d_k):
+            return torch.zeros({over})
+
+        def scaled_scores(q, k):
+            return torch.zeros(100_000)  # 400 kB: two of them fit the budget
+    """)
+    failed = [test for test in result.tests if test.status == "failed"]
+    assert len(failed) >= 6
+    assert all("has shape (" in test.message for test in failed if "_values[" in test.name or "_shapes[" in test.name)
+    kept = [t for test in failed for t in _tensors(test.details.get("call", {}).get("got"))]
+    assert sum(t.numel() * t.element_size() for t in kept) <= 1 << 20
+    assert kept, "values within the budget are kept"
+    withheld = [test.details["call"]["got"] for test in failed
+                if isinstance(test.details.get("call", {}).get("got"), testkit.Withheld)]
+    assert {w.shape for w in withheld} == {(over,), (100_000,)}
