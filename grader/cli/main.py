@@ -736,7 +736,7 @@ def _write_class_report(grades, out, *, roster=None, names=False, submissions=No
                         similarity=False):
     """Read the records of `grades` (one folder, or the previous grading then this one), write the
     class report into `out` and say where."""
-    from grader.course import class_report  # imports torch once a misconception is named
+    from grader.course import class_report
 
     if submissions is not None and not stubs.is_dir():
         click.echo(f"warning: no stubs folder {stubs}: the misconceptions are shown without examples "

@@ -7,8 +7,8 @@ records into the summary that `class-report.json` holds and `grader.reports.clas
 - per exercise: who submitted it, a histogram of scores, pass rate, median, the tests failed most
   (by test function, its parameters folded) with the chapter section to reread, tiers where timed;
 - misconceptions ranked by how many students show them (count, share of the graded students, the
-  exercises), each with its cause (the catalogue message's text before its first colon: the cause,
-  not the fix), its section, the smallest failing call seen, and for the top ones an anonymised
+  exercises), each with its cause (the text before the first colon of the catalogue's message, as
+  the report gave it: the cause, not the fix), its section, the smallest failing call seen, and for the top ones an anonymised
   example: the student's lines that differ from the stub, comments and docstrings dropped, every name, email,
   id and folder name of the class replaced;
 - stuck students: 0 points on each of the first `STUCK_FIRST` exercises, or one misconception on
@@ -116,31 +116,24 @@ class Identities:
 
 # -- the misconceptions' texts ---------------------------------------------------------------------
 
-def _catalogue():
-    from grader.diagnosis import misconceptions  # imports torch: only when there are diagnoses
-
-    return misconceptions.BY_ID
-
-
 def cause_of(message):
     """The cause in a diagnosis message: the text before its first colon, without "see '…'"."""
     text = _SEE.sub("", message).rstrip(" :.")
     return text.split(": ", 1)[0].strip()
 
 
-def explain(key, seen_message, exercise):
-    """(cause, section) of a diagnosis id: the catalogue's misconception, an "either … or" pair of
-    them, or an analyser's finding (its message as the report gave it)."""
-    by_id = _catalogue()
-    parts = key.split(" | ")
-    if all(part in by_id for part in parts):
-        causes = [cause_of(by_id[part].message) for part in parts]
-        sections = [_SEE.search(by_id[part].message) for part in parts]
-        cause = causes[0] if len(causes) == 1 else "either: " + "; or: ".join(causes)
-        section = next((found.group(1) for found in sections if found), exercise.section)
-        return cause, section
-    found = _SEE.search(seen_message)
-    return cause_of(_WHERE.sub("", seen_message)), found.group(1) if found else exercise.section
+def explain(key, message, exercise):
+    """(cause, section) of a diagnosis from the message the report gave it (the catalogue's message
+    after the functions that showed it; for an "either … or" pair, both): the cause, not the fix,
+    and the section it sends the student to (else the exercise's)."""
+    text = _WHERE.sub("", message, count=1)
+    if " | " in key and "Either: " in text:
+        parts = text.split("Either: ", 1)[1].split(". Or: ")
+        cause = "either: " + "; or: ".join(cause_of(part) for part in parts)
+    else:
+        cause = cause_of(text)
+    found = _SEE.search(text)
+    return cause, found.group(1) if found else exercise.section
 
 
 # -- one student's exercises -----------------------------------------------------------------------
@@ -220,6 +213,7 @@ def _misconceptions_of(graded):
 
 def _exercise_stats(exercise, graded, who):
     scores, passed, top, failing, tiers, diagnosed = [], 0, 0.0, defaultdict(set), Counter(), defaultdict(Counter)
+    messages = {}
     for name, record in graded.items():
         entry, submitted = exercise_entries(record).get(exercise.id, (None, False))
         if not submitted:
@@ -227,6 +221,7 @@ def _exercise_stats(exercise, graded, who):
         top = max(top, entry["max_score"])
         scores.append(entry["score"])
         passed += entry["passed"]
+        messages.update((d["id"], d["message"]) for d in entry["diagnoses"] if d["id"] not in messages)
         for test in entry["tests"]:
             if test["status"] in FAILED:
                 failing[_test_base(test["name"])].add(name)
@@ -240,8 +235,8 @@ def _exercise_stats(exercise, graded, who):
     for test, students in ranked:
         section = exercise.section
         if diagnosed[test]:
-            cause = diagnosed[test].most_common(1)[0][0]
-            section = explain(cause, "", exercise)[1]
+            key = diagnosed[test].most_common(1)[0][0]
+            section = explain(key, messages.get(key, ""), exercise)[1]
         tests.append({"test": test, "students": len(students), "section": section})
     return {"id": exercise.id, "title": exercise.title, "section": exercise.section, "max_score": top,
             "submitted": len(scores), "missing_file": len(graded) - len(scores), "passed": passed,

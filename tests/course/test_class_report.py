@@ -388,3 +388,18 @@ def test_batch_class_report_writes_it_beside_the_gradebook(tmp_path):
     assert summary["students"]["no_files"] == ["alice"] and summary["students"]["graded"] == 0
     result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--shard", "0/2", "--class-report"])
     assert result.exit_code == 2 and "merge" in result.output
+
+
+def test_each_cause_and_section_is_the_catalogues(klass):
+    from grader.diagnosis.misconceptions import BY_ID
+
+    for m in klass["summary"]["misconceptions"]:
+        message = BY_ID[m["id"]].message
+        assert message.startswith(m["cause"] + ":") or message.startswith(m["cause"] + ";") or m["cause"] in message
+        assert len(m["cause"]) < len(message) and f"see '{m['section']}'" in message
+    both = "qkv-order-swapped | scores-transposed"
+    message = (f"project(...): these tests cannot tell two mistakes apart, and your answers fit both. Either: "
+               f"{BY_ID['qkv-order-swapped'].message}. Or: {BY_ID['scores-transposed'].message}")
+    cause, section = class_report.explain(both, message, catalog.find("1"))
+    assert cause == ("either: Your q, k and v come out in the wrong order; "
+                     "or: You computed K Qᵀ") and section == "Implementation walkthrough in PyTorch"
