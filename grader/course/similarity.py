@@ -5,8 +5,9 @@ Two kinds of lead:
 - code: winnowed fingerprints of each exercise's file by copydetect (the optional extra
   `lumen-attention-kit[similarity]`; its tokenizer renames every variable, so renaming hides
   nothing, and k-grams are local, so reordering lines hides little). The stub's fingerprints are
-  boilerplate, and so are those in more than `COMMON_SHARE` of the class's files (the one obvious
-  answer of a short exercise, as MOSS's -m does): what is left is what a student wrote themselves.
+  boilerplate, and so are those in more than `COMMON_SHARE` of the class's files, and at least
+  `COMMON_FLOOR` + 1 (the obvious answer of a short exercise, a corpus file many handed in, as
+  MOSS's -m does): what is left is what only a few students wrote.
   A pair is listed when the share of their own code that they have in common is at least
   `MIN_SIMILARITY` over at least `MIN_TOKENS` tokens, the most similar first.
 - misconceptions: pairs who share at least `MIN_SHARED_RARE` rare misconceptions (shown by at most
@@ -23,7 +24,8 @@ from grader.course import class_report
 
 NOISE = 12  # tokens: k, the shortest match that counts (copydetect's noise threshold)
 GUARANTEE = 16  # tokens: a match this long is always found (its guarantee threshold)
-COMMON_SHARE = 0.25  # a fingerprint in more of the class's files than this is the class's, not a pair's
+COMMON_SHARE = 0.05  # a fingerprint in more of the class's files than this is the class's, not a pair's
+COMMON_FLOOR = 3  # ... and in more files than this
 MIN_SIMILARITY = 0.6
 MIN_TOKENS = 40
 RARE_SHARE = 0.05
@@ -98,15 +100,14 @@ def code_pairs(folders, who, stubs):
         boilerplate = sorted(_fingerprint(stub, []).hashes) if stub else []
         first = {name: _fingerprint(code, boilerplate) for name, code in sources.items()}
         spread = Counter(h for fingerprint in first.values() for h in fingerprint.hashes)
-        common = {h for h, n in spread.items() if n > max(2, COMMON_SHARE * len(sources))}
+        common = {h for h, n in spread.items() if n > max(COMMON_FLOOR, COMMON_SHARE * len(sources))}
         prints = first if not common else {name: _fingerprint(code, boilerplate + sorted(common))
                                            for name, code in sources.items()}
         holders = defaultdict(set)
         for name, fingerprint in prints.items():
             for h in fingerprint.hashes:
                 holders[h].add(name)
-        candidates = {tuple(sorted(pair)) for names in holders.values() if len(names) <= len(sources) // 2 + 1
-                      for pair in itertools.combinations(names, 2)}
+        candidates = {tuple(sorted(pair)) for names in holders.values() for pair in itertools.combinations(names, 2)}
         for a, b in candidates:
             tokens, _, slices = compare_files(prints[a], prints[b])
             if not tokens:

@@ -29,6 +29,16 @@ svg { display: block; width: 100%; height: auto; }
 .lead { border-left-color: #b36b00; background: #fdf7ee; }
 .side { display: grid; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); gap: .8rem; }
 .fixed { color: #17692c; } .new { color: #b3261e; }
+pre.code { white-space: pre; overflow-x: auto; overflow-wrap: normal; }
+td code { overflow-wrap: anywhere; }
+@media (max-width: 40rem) {  /* a phone: each table row becomes a card of "column: value" lines */
+  .wide table, .wide thead, .wide tbody, .wide tr, .wide td { display: block; }
+  .wide thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0, 0, 0, 0); }
+  .wide tr { border-bottom: 1px solid #ddd; padding: .4rem 0; }
+  .wide td { border: 0; padding: .1rem 0; text-align: left; white-space: normal; }
+  .wide td.n { text-align: left; }
+  .wide td::before { content: attr(data-label) ": "; font-weight: 600; color: #555; }
+}
 .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
            clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
 """
@@ -62,8 +72,8 @@ def _num(value):
 def _table(headers, rows, numeric=(), caption=None, hidden=False):
     """A table (in a scrolling box on a narrow screen); `numeric`: the columns aligned right."""
     head = "".join(f"<th scope=\"col\">{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td class=\"n\">{cell}</td>" if i in numeric else f"<td>{cell}</td>"
-                                    for i, cell in enumerate(row)) + "</tr>" for row in rows)
+    cells = [(' class="n"' if i in numeric else "") + f' data-label="{escape(h)}"' for i, h in enumerate(headers)]
+    body = "".join("<tr>" + "".join(f"<td{cells[i]}>{cell}</td>" for i, cell in enumerate(row)) + "</tr>" for row in rows)
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
     table = f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     return f'<div class="sr-only">{table}</div>' if hidden else f'<div class="wide">{table}</div>'
@@ -91,7 +101,7 @@ def _recap(summary):
         return '<h2 id="recap">Lecture recap</h2><p>No misconception was diagnosed in this class.</p>'
     items = []
     for item in summary["recap"]:
-        example = (f"<p>The smallest failing call seen:</p><pre>{escape(item['example'])}</pre>"
+        example = (f"<p>The shortest failing check seen:</p><pre>{escape(item['example'])}</pre>"
                    if item["example"] else "")
         items.append(f'<li class="card recap"><h3><code>{escape(item["id"])}</code> — would help '
                      f'{item["students"]} student{"s" * (item["students"] != 1)}</h3>'
@@ -141,11 +151,14 @@ def _exercises(summary):
 
 
 def _tests(summary):
-    rows = [(escape(e["id"]), f"<code>{escape(t['test'])}</code>", t["students"], escape(t["section"]))
-            for e in summary["exercises"] for t in e["tests_failed_most"]]
-    return ('<h2 id="tests">Tests failed most</h2>'
-            + (_table(["exercise", "test", "students failing", "chapter section"], rows, numeric=(2,))
-               if rows else "<p>No test failed.</p>"))
+    parts = ['<h2 id="tests">Tests failed most</h2><p class="note">Per exercise, the test functions most students '
+             'failed (all their cases together), and the section the diagnosis behind them points to.</p>']
+    for e in summary["exercises"]:
+        rows = [(f"<code>{escape(t['test'])}</code>", t["students"], escape(t["section"])) for t in e["tests_failed_most"]]
+        if rows:
+            parts.append(f"<h3>{escape(e['id'])}: {escape(e['title'])}</h3>"
+                         + _table(["test", "students failing", "chapter section"], rows, numeric=(1,)))
+    return "".join(parts) if len(parts) > 1 else parts[0] + "<p>No test failed.</p>"
 
 
 def _misconceptions(summary):
@@ -157,16 +170,16 @@ def _misconceptions(summary):
             for i, m in enumerate(ranked, start=1)]
     parts = ['<h2 id="misconceptions">Misconceptions, by how many students show them</h2>',
              '<p class="note">Share: of the students graded. Exercises: where it was diagnosed (students).</p>',
-             _table(["#", "misconception", "students", "share", "exercises", "cause"], rows, numeric=(0, 2, 3))]
+             _table(["rank", "misconception", "students", "share", "exercises", "cause"], rows, numeric=(0, 2, 3))]
     for m in ranked:
         if m["example"] is None and m is not ranked[0]:
             continue
         example = m["example"]
         shown = (f'<p>An anonymised example ({escape(example["exercise"])}: the lines that differ from the stub, '
                  f'comments, docstrings and names removed{", cut" if example["cut"] else ""}):</p>'
-                 f'<pre>{escape(chr(10).join(example["lines"]))}</pre>' if example else
+                 f'<pre class="code">{escape(chr(10).join(example["lines"]))}</pre>' if example else
                  '<p class="note">No example: give --submissions (the class folder) and --stubs to show one.</p>')
-        call = f"<p>Failing call:</p><pre>{escape(m['failing_call'])}</pre>" if m["failing_call"] else ""
+        call = f"<p>The shortest failing check seen:</p><pre>{escape(m['failing_call'])}</pre>" if m["failing_call"] else ""
         parts.append(f'<div class="card"><h3><code>{escape(m["id"])}</code>: {m["students"]} students '
                      f'({_pct(m["share"])})</h3><p>Why it fails: {escape(m["cause"])}.</p>'
                      f'<p>Reread: <em>{escape(m["section"])}</em></p>{shown}{call}</div>')
@@ -177,24 +190,26 @@ def _trend(trend):
     rows = trend["misconceptions"]
     shown = rows[:10]
     label = "; ".join(f"{r['id']}: {r['before']} before, {r['now']} now" for r in shown)
-    width, line = 300, 30
+    width, line = 300, 44
     top = max((max(r["before"], r["now"]) for r in shown), default=1) or 1
     shapes = []
     for i, r in enumerate(shown):
         y = i * line
+        shapes.append(f'<text x="0" y="{y + 12}" font-size="12" font-family="monospace">{escape(r["id"])}</text>')
         for j, (count, colour) in enumerate(((r["before"], MUTED), (r["now"], NOW))):
             w = (width - 40) * count / top
-            shapes.append(f'<rect x="0" y="{y + 3 + 12 * j}" width="{w:.1f}" height="10" fill="{colour}"/>'
-                          f'<text x="{w + 4:.1f}" y="{y + 12 + 12 * j}" font-size="11">{count}</text>')
+            shapes.append(f'<rect x="0" y="{y + 16 + 12 * j}" width="{w:.1f}" height="10" fill="{colour}"/>'
+                          f'<text x="{w + 4:.1f}" y="{y + 25 + 12 * j}" font-size="11">{count}</text>')
     svg = (f'<svg viewBox="0 0 {width} {max(line, line * len(shown))}" role="img" aria-label="{escape(label)}" '
-           'style="max-width:22rem">' + "".join(shapes) + "</svg>")
+           'style="max-width:24rem">' + "".join(shapes) + "</svg>")
     table = _table(["misconception", "before", "now", "fixed", "kept", "new"],
                    [(f"<code>{escape(r['id'])}</code>", r["before"], r["now"],
                      f'<span class="fixed">{r["fixed"]}</span>', r["kept"], f'<span class="new">{r["new"]}</span>')
                     for r in rows], numeric=(1, 2, 3, 4, 5))
     return (f'<h2 id="trend">Since the previous grading</h2><p class="note">Over the {trend["students_in_both"]} '
             'students graded both times: fixed (shown before, not now), kept, new (shown now only). The chart '
-            f'shows the first ten: before in grey, now in red.</p><div class="side"><div>{svg}</div></div>{table}')
+            f'shows the ten most shown now: <span style="color:#8a97ab">before in grey</span>, '
+            f'<span class="new">now in red</span>.</p>{svg}{table}')
 
 
 def _stuck(summary):
@@ -227,7 +242,7 @@ def _tiers(summary):
 
 def _similarity(leads):
     parts = ['<h2 id="similarity">Similarity leads (for review, not verdicts)</h2>',
-             '<p class="note">Pairs whose own code (beyond the stub and the answer most of the class wrote) is '
+             '<p class="note">Pairs whose own code (beyond the stub and what many in the class wrote alike) is '
              'unusually alike, and pairs sharing rare misconceptions. Similar code has innocent causes: look at '
              'the evidence before drawing any conclusion. Shown only here, never in a student\'s page or the '
              'gradebook.</p>']
@@ -237,7 +252,7 @@ def _similarity(leads):
         parts.append("<p>No pair of files is unusually alike.</p>")
     for lead in leads["code"] or []:
         evidence = lead["evidence"]
-        sides = "".join(f'<div><strong>{escape(student)}</strong><pre>{escape(chr(10).join(lines))}</pre></div>'
+        sides = "".join(f'<div><strong>{escape(student)}</strong><pre class="code">{escape(chr(10).join(lines))}</pre></div>'
                         for student, lines in zip(lead["students"], evidence["lines"]))
         parts.append(f'<div class="card lead"><h3>{escape(" and ".join(lead["students"]))}: '
                      f'{100 * lead["similarity"]:.0f}% of their own code in common ({lead["tokens"]} tokens)</h3>'

@@ -8,11 +8,13 @@ from that variant's report, the totals added up again, so every composed record 
 would have written for that student's files (and passes the report schema's loader).
 """
 
+import json
 import random
+import re
 from pathlib import Path
 
 from grader import catalog
-from grader.course import batch
+from grader.course import batch, classbook
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = ROOT / "tests" / "submissions"
@@ -86,3 +88,77 @@ def make_class(variants, count, seed=0):
     rng = random.Random(seed)
     picks = {f"s{i:03d}": random_picks(rng) for i in range(count)}
     return {student: compose(student, chosen, variants) for student, chosen in picks.items()}, picks
+
+
+# -- a class on disk: a roster, the reports folder and the students' files ------------------------
+
+FIRST = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "John", "Margaret", "Niklaus"]
+LAST = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Backus", "Hamilton", "Wirth"]
+CLASS_SIZE = 60  # on the roster: 57 composed students, one with no files, one whose grading failed, one absent
+COMPOSED = 57
+
+
+def roster_entries(count=CLASS_SIZE):
+    return [classbook.Rostered(f"u{1000 + i}", f"{FIRST[i % 10]} {LAST[i // 10 % 10]}", f"student{i}@uni.example")
+            for i in range(count)]
+
+
+def folder_of(entry, i):
+    """Students name their folders by id, email or name, as an LMS export does."""
+    return (entry.student_id, entry.email, entry.name)[i % 3]
+
+
+def write_class(work, variants, picks_by_index, roster):
+    """A graded class on disk: work/grades (the records of the students of `picks_by_index`, then
+    one with no files and one whose grading failed) and work/class (their files, each signed with
+    the student's name, email and id); returns {folder: picks}. The roster's last is absent."""
+    reports, sources = Path(work, "grades"), Path(work, "class")
+    reports.mkdir(parents=True)
+    picks = {}
+    for i, chosen in picks_by_index.items():
+        folder = folder_of(roster[i], i)
+        (reports / f"{folder}.json").write_text(json.dumps(compose(folder, chosen, variants)))
+        picks[folder] = chosen
+        (sources / folder).mkdir(parents=True)
+        for number, variant in chosen.items():
+            source = VARIANTS[variant].get(number) if variant != "missing" else None
+            if source is not None:
+                (sources / folder / catalog.find(str(number)).file_name).write_text(source.read_text() + signature(roster[i]))
+    nothing, broken = folder_of(roster[COMPOSED], COMPOSED), folder_of(roster[COMPOSED + 1], COMPOSED + 1)
+    for folder, status, message in ((nothing, "no files", "no exercise files anywhere in this folder"),
+                                    (broken, "error", "the grader exited with status 1 and no report: boom")):
+        record = classbook.missing_record(folder) | {"student": folder, "status": status, "message": message}
+        (reports / f"{folder}.json").write_text(json.dumps(record))
+    (sources / nothing).mkdir()
+    return picks
+
+
+def signature(entry):
+    """A student signs their file: in a comment, a string and a variable name."""
+    return (f"\n# {entry.name} <{entry.email}>, {entry.student_id}\n"
+            f"{entry.name.split()[0].lower()}_was_here = 'by {entry.name}'\n")
+
+
+def expected_misconceptions(chosen):
+    """What the corpus says a student's files get wrong: {misconception: {exercise numbers}}."""
+    found = {}
+    for number, variant in chosen.items():
+        if (variant, number) in EXPECTED:
+            found.setdefault(EXPECTED[(variant, number)], set()).add(number)
+    return found
+
+
+# -- near-copies, for the similarity leads ---------------------------------------------------------
+
+COPIED = ROOT / "tests" / "honest" / "exercise5" / "max_shift_einsum_additive.py"
+RENAMES = {"top": "row_max", "total": "denominator", "scores": "logits", "weights": "probs", "e": "expd"}
+
+
+def near_copy(source):
+    """`source` with its variables renamed and its two functions (and two lines) in the other order."""
+    for old, new in RENAMES.items():
+        source = re.sub(rf"\b{old}\b", new, source)
+    head, first, second = re.split(r"\n(?=def )", source)
+    lines = first.split("\n")
+    lines[1], lines[2] = lines[2], lines[1]  # two lines of softmax swapped (the code need not run)
+    return head + "\n" + second.rstrip("\n") + "\n\n\n" + "\n".join(lines)

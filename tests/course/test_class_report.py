@@ -18,13 +18,14 @@ from click.testing import CliRunner
 import synthetic_class
 from grader import catalog
 from grader.cli.main import main
-from grader.course import class_report, classbook, similarity
+from grader.course import class_report, similarity
 from grader.reports import class_tables
 
 ROOT = synthetic_class.ROOT
-FIRST = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "John", "Margaret", "Niklaus"]
-LAST = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Backus", "Hamilton", "Wirth"]
-CLASS_SIZE = 60  # on the roster: 57 composed students, one with no files, one whose grading failed, one absent
+CLASS_SIZE = synthetic_class.CLASS_SIZE
+roster_entries, folder_of, write_class = synthetic_class.roster_entries, synthetic_class.folder_of, synthetic_class.write_class
+expected_misconceptions, near_copy = synthetic_class.expected_misconceptions, synthetic_class.near_copy
+COPIED = synthetic_class.COPIED
 
 
 @pytest.fixture(scope="module")
@@ -32,53 +33,6 @@ def variants(tmp_path_factory):
     graded = synthetic_class.grade_variants(tmp_path_factory.mktemp("variants"))
     assert all(record["status"] == "graded" for record in graded.values()), graded
     return graded
-
-
-def roster_entries():
-    return [classbook.Rostered(f"u{1000 + i}", f"{FIRST[i % 10]} {LAST[i // 10]}", f"student{i}@uni.example")
-            for i in range(CLASS_SIZE)]
-
-
-def folder_of(entry, i):
-    """Students name their folders by id, email or name, as an LMS export does."""
-    return (entry.student_id, entry.email, entry.name)[i % 3]
-
-
-def write_class(work, variants, picks_by_index, roster):
-    """The reports folder (and the class folder of sources) of the class; {folder: picks}."""
-    reports, sources = work / "grades", work / "class"
-    reports.mkdir(parents=True)
-    picks = {}
-    for i, chosen in picks_by_index.items():
-        folder = folder_of(roster[i], i)
-        record = synthetic_class.compose(folder, chosen, variants)
-        (reports / f"{folder}.json").write_text(json.dumps(record))
-        picks[folder] = chosen
-        (sources / folder).mkdir(parents=True)
-        for number, variant in chosen.items():
-            source = synthetic_class.VARIANTS[variant].get(number) if variant != "missing" else None
-            if source is not None:
-                text = source.read_text()
-                # a student signs their file: in a comment, a string and a variable name
-                first = roster[i].name.split()[0].lower()
-                text += f"\n# {roster[i].name} <{roster[i].email}>, {roster[i].student_id}\n{first}_was_here = 'by {roster[i].name}'\n"
-                (sources / folder / catalog.find(str(number)).file_name).write_text(text)
-    nothing, broken = folder_of(roster[57], 57), folder_of(roster[58], 58)
-    (reports / f"{nothing}.json").write_text(json.dumps(classbook.missing_record(nothing) | {
-        "student": nothing, "status": "no files", "message": "no exercise files anywhere in this folder"}))
-    (reports / f"{broken}.json").write_text(json.dumps(classbook.missing_record(broken) | {
-        "student": broken, "status": "error", "message": "the grader exited with status 1 and no report: boom"}))
-    (sources / nothing).mkdir()
-    return picks
-
-
-def expected_misconceptions(chosen):
-    """What the corpus says a student's files get wrong: {misconception: {exercise numbers}}."""
-    found = {}
-    for number, variant in chosen.items():
-        if (variant, number) in synthetic_class.EXPECTED:
-            found.setdefault(synthetic_class.EXPECTED[(variant, number)], set()).add(number)
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -285,20 +239,6 @@ def test_the_trend_matches_the_files_changed(variants, tmp_path):
 HONEST5 = ROOT / "tests" / "honest" / "exercise5"
 OWN_WORK = [ROOT / "solutions" / "exercise5_softmax.py", *sorted(HONEST5.glob("*.py")),
             *sorted((ROOT / "tests" / "submissions" / "exercise5").glob("alt_*.py"))]
-COPIED = HONEST5 / "max_shift_einsum_additive.py"
-RENAMES = {"top": "row_max", "total": "denominator", "scores": "logits", "weights": "probs", "e": "expd"}
-
-
-def near_copy(source):
-    """`source` with its variables renamed and its two functions (and two lines) in the other order."""
-    for old, new in RENAMES.items():
-        source = re.sub(rf"\b{old}\b", new, source)
-    head, first, second = re.split(r"\n(?=def )", source)
-    lines = first.split("\n")
-    lines[1], lines[2] = lines[2], lines[1]  # two lines of softmax swapped (the code need not run)
-    return head + "\n" + second.rstrip("\n") + "\n\n\n" + "\n".join(lines)
-
-
 def similarity_class(folder):
     """{student: file text} for exercise 5: own work, two planted near-copies, two bare stubs."""
     students = {f"own{i}": path.read_text() for i, path in enumerate(OWN_WORK) if path != COPIED}
