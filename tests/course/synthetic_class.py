@@ -8,6 +8,7 @@ from that variant's report, the totals added up again, so every composed record 
 would have written for that student's files (and passes the report schema's loader).
 """
 
+import copy
 import json
 import random
 import re
@@ -69,7 +70,7 @@ def compose(student, picks, variants):
         taken = variants[variant]["report"]["exercises"]
         entries[exercise.id] = next(e for e in taken if e["id"] == exercise.id)
     report = dict(variants["missing"]["report"])
-    report["exercises"] = [entries[e.id] for e in catalog.EXERCISES if e.id in entries]
+    report["exercises"] = copy.deepcopy([entries[e.id] for e in catalog.EXERCISES if e.id in entries])
     report["score"] = sum(e["score"] for e in report["exercises"])
     report["max_score"] = sum(e["max_score"] for e in report["exercises"])
     return {"student": student, "status": "graded", "message": "", "seconds": 1.0, "files": notes, "report": report}

@@ -343,3 +343,15 @@ def test_each_cause_and_section_is_the_catalogues(klass):
     cause, section = class_report.explain(both, message, catalog.find("1"))
     assert cause == ("either: Your q, k and v come out in the wrong order; "
                      "or: You computed K Qᵀ") and section == "Implementation walkthrough in PyTorch"
+
+
+def test_tiers_are_counted_where_the_grading_timed_them(variants):
+    records = {f"s{i}": synthetic_class.compose(f"s{i}", {n: "solution" for n in (1, 2, 3, 4, 5)}, variants)
+               for i in range(3)}
+    for i, name in enumerate(records):
+        entry = next(e for e in records[name]["report"]["exercises"] if e["id"] == "exercise5")
+        entry["tier"] = {"id": "on-par", "name": "on par", "ratio": 1.0 + i, "device": "cpu"} if i < 2 else \
+            {"id": "not-timed", "name": "not timed", "ratio": None, "device": "cpu"}
+    stats = {e["id"]: e["tiers"] for e in class_report.build(records)["exercises"]}
+    assert stats["exercise5"] == {"on par": 2} and stats["exercise4"] == {}
+    assert "on par" in class_report_page(class_report.build(records))
