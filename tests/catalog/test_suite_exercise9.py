@@ -18,7 +18,7 @@ from test_suite_exercise8 import failing, message
 
 with warnings.catch_warnings():  # its marks are the grading plugin's, unknown here
     warnings.simplefilter("ignore")
-    from grader.suites import test_exercise9 as suite
+    from grader.catalog.exercise9_head_patterns import test_exercise9 as suite
 
 FOLDER = SUBMISSIONS / "exercise9"
 TOKENS = {"test_repeated_tokens_repeat", "test_repeated_tokens_use_the_generator",
