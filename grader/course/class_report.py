@@ -46,6 +46,9 @@ FAILED = ("failed", "error", "timeout")
 _SEE = re.compile(r"see '([^']+)'")
 _WHERE = re.compile(r"^(?:(?:[\w.]+\(\.\.\.\)|len\(cache\))(?:, )?)+: ")  # "split_heads(...), merge_heads(...): "
 REDACTED = "[name]"
+# an email, not code: `q@k.transpose(-2, -1)` and `x@w.T` are products (a call or attribute follows, or no
+# lower-case top-level domain ends it)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b(?![(\[.])")
 
 
 class ClassReportError(ValueError):
@@ -110,7 +113,7 @@ class Identities:
 
     def scrub(self, text):
         """`text` with every name, email, id and folder name of the class (and any email) replaced."""
-        text = re.sub(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", REDACTED, text)
+        text = _EMAIL.sub(REDACTED, text)
         return self._pattern.sub(REDACTED, text) if self._pattern else text
 
 
@@ -169,7 +172,7 @@ def _histogram(scores, top):
 def build(records, *, roster=None, names=False, unreadable=(), submissions=None, stubs=None,
           previous=None, similarity=False):
     """The class report's summary (what class-report.json holds) of {student: record}."""
-    who = Identities(list(records), roster, names)
+    who = Identities([*records, *(name for name, _ in unreadable)], roster, names)
     graded = {name: record for name, record in records.items() if record["status"] == "graded"}
     exercises = [e for e in catalog.EXERCISES
                  if any(exercise_entries(r).get(e.id, (None, False))[1] for r in graded.values())]
@@ -264,7 +267,7 @@ def _ranked(shows, graded, who, submissions, stubs):
                        "exercises": [{"id": e, "students": n} for e, n in
                                      sorted(entry["exercises"].items(), key=lambda i: catalog.find(i[0]).number)],
                        "failing_call": calls[0] if calls else None,
-                       "who": [who.label[name] for name in entry["students"]], "example": None})
+                       "students_with_it": [who.label[name] for name in entry["students"]], "example": None})
     for item in ranked[:TOP_EXAMPLES]:
         if submissions is not None and stubs is not None:
             item["example"] = _example(item["id"], shows, who, submissions, stubs)
@@ -288,7 +291,7 @@ def _stuck(graded, shows, who):
 
 
 def _errors(records, unreadable, who):
-    errors = [{"student": who.label.get(name, name), "reason": why} for name, why in unreadable]
+    errors = [{"student": who.label[name], "reason": why} for name, why in unreadable]
     for name, record in records.items():
         if record["status"] in ("error", "timeout"):
             errors.append({"student": who.label[name], "reason": f"{record['status']}: {record['message']}"})

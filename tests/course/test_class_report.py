@@ -18,7 +18,7 @@ from click.testing import CliRunner
 import synthetic_class
 from grader import catalog
 from grader.cli.main import main
-from grader.course import class_report, similarity
+from grader.course import class_report, classbook, similarity
 from grader.reports import class_tables
 
 ROOT = synthetic_class.ROOT
@@ -355,3 +355,10 @@ def test_tiers_are_counted_where_the_grading_timed_them(variants):
     stats = {e["id"]: e["tiers"] for e in class_report.build(records)["exercises"]}
     assert stats["exercise5"] == {"on par": 2} and stats["exercise4"] == {}
     assert "on par" in class_report_page(class_report.build(records))
+
+
+def test_scrubbing_replaces_names_and_emails_but_not_matrix_products():
+    who = class_report.Identities(["ada_l"], [classbook.Rostered("u7", "Ada Lovelace", "ada@uni.example")])
+    assert who.scrub("scores = q@k.transpose(-2, -1)  # x@w.T") == "scores = q@k.transpose(-2, -1)  # x@w.T"
+    assert who.scrub("ADA_L = 'Lovelace, mail me: a.l@other.org'") == "[name] = '[name], mail me: [name]'"
+    assert who.label == {"ada_l": "ada_l"}  # a folder not matched to the roster keeps its name
