@@ -31,7 +31,9 @@ from pathlib import Path
 
 from grader import catalog
 from grader.course import classbook
+from grader.course import similarity as leads
 from grader.grading import submission
+from grader.reports import class_page, class_tables
 from grader.sandbox import files
 
 SUMMARY_VERSION = 1  # of class-report.json
@@ -196,9 +198,10 @@ def build(records, *, roster=None, names=False, unreadable=(), submissions=None,
     if previous is not None:
         summary["trend"] = trend(previous, records)
     if similarity:
-        from grader.course import similarity as leads
-
-        summary["similarity"] = leads.find(graded, shows, who, submissions, stubs)
+        sources = None if submissions is None else (
+            class_files({name: Path(submissions, name) for name in graded}),
+            {} if stubs is None else {e.id: text for e in catalog.EXERCISES if (text := stub_source(stubs, e)) is not None})
+        summary["similarity"] = leads.find(graded, shows, who, sources)
     return summary
 
 
@@ -351,6 +354,13 @@ def student_source(folder, exercise):
         return None
 
 
+def class_files(folders):
+    """{exercise id: {student: the text of the file batch would grade}} of the students' folders."""
+    return {exercise.id: {name: text for name, folder in folders.items()
+                          if (text := student_source(folder, exercise)) is not None}
+            for exercise in catalog.EXERCISES}
+
+
 def stub_source(stubs, exercise):
     try:
         return Path(stubs, exercise.file_name).read_text(encoding="utf-8")
@@ -416,8 +426,6 @@ OUTPUTS = ("class-report.html", "class-report.json", "misconceptions.csv")
 
 def write(summary, folder):
     """Write class-report.html, class-report.json and misconceptions.csv into `folder`; their paths."""
-    from grader.reports import class_page, class_tables
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     texts = (class_page.render(summary), class_tables.summary_json(summary), class_tables.misconceptions_csv(summary))

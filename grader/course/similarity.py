@@ -17,10 +17,6 @@ Two kinds of lead:
 import io
 import itertools
 from collections import Counter, defaultdict
-from pathlib import Path
-
-from grader import catalog
-from grader.course import class_report
 
 NOISE = 12  # tokens: k, the shortest match that counts (copydetect's noise threshold)
 GUARANTEE = 16  # tokens: a match this long is always found (its guarantee threshold)
@@ -43,16 +39,17 @@ def available():
     return True
 
 
-def find(graded, shows, who, submissions, stubs):
-    """{"code": [...] or None, "code_note": why not, "misconceptions": [...]} for the graded students."""
+def find(graded, shows, who, sources):
+    """{"code": [...] or None, "code_note": why not, "misconceptions": [...]} for the graded students;
+    `sources`: (their files {exercise id: {student: text}}, the stubs {exercise id: text}), or None."""
     leads = {"code": None, "code_note": None, "misconceptions": rare_pairs(shows, who, len(graded))}
-    if submissions is None:
+    if sources is None:
         leads["code_note"] = "no --submissions folder given: the code was not compared"
     elif not available():
         leads["code_note"] = ("copydetect is not installed: pip install 'lumen-attention-kit[similarity]' to "
                               "compare the code")
     else:
-        leads["code"] = code_pairs({name: Path(submissions, name) for name in graded}, who, stubs)
+        leads["code"] = code_pairs(*sources, who)
     return leads
 
 
@@ -82,21 +79,18 @@ def _fingerprint(code, boilerplate):
                            fp=io.StringIO(code))
 
 
-def code_pairs(folders, who, stubs):
-    """Pairs of students whose own code (beyond the stub and the class's common answer) is alike,
-    most similar first, with the lines they share side by side."""
+def code_pairs(files, stubs, who):
+    """Pairs of students whose own code (beyond the stub and what many in the class wrote alike) is
+    alike, most similar first, with the lines they share side by side. `files`: {exercise id:
+    {student: text}}; `stubs`: {exercise id: the stub's text}."""
     from copydetect import compare_files
 
     shared = defaultdict(lambda: {"tokens": 0, "own": [0, 0], "evidence": None})
-    for exercise in catalog.EXERCISES:
-        sources = {}
-        for name, folder in folders.items():
-            source = class_report.student_source(folder, exercise)
-            if source is not None and source.strip():
-                sources[name] = source
+    for exercise_id, sources in files.items():
+        sources = {name: code for name, code in sources.items() if code.strip()}
         if len(sources) < 2:
             continue
-        stub = class_report.stub_source(stubs, exercise) if stubs is not None else None
+        stub = stubs.get(exercise_id)
         boilerplate = sorted(_fingerprint(stub, []).hashes) if stub else []
         first = {name: _fingerprint(code, boilerplate) for name, code in sources.items()}
         spread = Counter(h for fingerprint in first.values() for h in fingerprint.hashes)
@@ -117,7 +111,7 @@ def code_pairs(folders, who, stubs):
             pair["own"][0] += prints[a].token_coverage
             pair["own"][1] += prints[b].token_coverage
             if pair["evidence"] is None or tokens > pair["evidence"]["tokens"]:
-                pair["evidence"] = {"exercise": exercise.id, "tokens": int(tokens),
+                pair["evidence"] = {"exercise": exercise_id, "tokens": int(tokens),
                                     "lines": [_lines(sources[a], slices[0], who), _lines(sources[b], slices[1], who)]}
     leads = []
     for (a, b), pair in shared.items():

@@ -257,7 +257,9 @@ def test_similarity_lists_the_near_copies_first_and_not_a_pair_sharing_only_the_
     students = similarity_class(tmp_path / "class")
     assert near_copy(COPIED.read_text()) != COPIED.read_text()
     who = class_report.Identities(list(students))
-    leads = similarity.code_pairs({name: tmp_path / "class" / name for name in students}, who, ROOT / "exercises")
+    files = class_report.class_files({name: tmp_path / "class" / name for name in students})
+    stub = (ROOT / "exercises" / "exercise5_softmax.py").read_text()
+    leads = similarity.code_pairs(files, {"exercise5": stub}, who)
     assert leads and leads[0]["students"] == ["copy_a", "copy_b"], leads
     assert not any({"stub_a", "stub_b"} & set(lead["students"]) for lead in leads), leads
     evidence = leads[0]["evidence"]
