@@ -732,7 +732,10 @@ def merge_command(shard_outputs, out, roster, feedback):
 
 # -- instructors: the class report -----------------------------------------------------------------
 
-def _write_class_report(grades, out, *, roster=None, names=False, submissions=None, stubs=Path("exercises"),
+RELEASED_STUBS = Path("exercises")  # what `release` writes: the stubs an anonymised example is diffed against
+
+
+def _write_class_report(grades, out, *, roster=None, names=False, submissions=None, stubs=RELEASED_STUBS,
                         similarity=False):
     """Read the records of `grades` (one folder, or the previous grading then this one), write the
     class report into `out` and say where."""
@@ -755,12 +758,12 @@ def _write_class_report(grades, out, *, roster=None, names=False, submissions=No
         raise click.ClickException(f"cannot write the class report into {out}: {error}") from None
     if similarity and summary["similarity"]["code_note"]:
         click.echo(f"warning: {summary['similarity']['code_note']}", err=True)
-    click.echo(f"class report of {summary['students']['graded']} graded students "
-               f"({len(summary['misconceptions'])} misconceptions): wrote {', '.join(str(p) for p in written)}", err=True)
+    click.echo(f"class report of {summary['students']['graded']} graded students ({len(summary['misconceptions'])} "
+               f"misconceptions): wrote {', '.join(str(path) for path in written)}", err=True)
 
 
 @main.command(cls=InstructorCommand, name="class-report",
-              short_help="What the class got wrong: a page, JSON and CSV from batch's records.")
+              short_help="What the class got wrong: a page, a JSON and a CSV.")
 @click.argument("grades", nargs=-1, required=True, metavar="GRADES_DIR...",
                 type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
@@ -771,7 +774,7 @@ def _write_class_report(grades, out, *, roster=None, names=False, submissions=No
 @click.option("--submissions", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="The class folder (a sub-folder per student, as given to batch): for the anonymised examples "
                    "and --similarity's code comparison.")
-@click.option("--stubs", type=click.Path(file_okay=False, path_type=Path), default=Path("exercises"),
+@click.option("--stubs", type=click.Path(file_okay=False, path_type=Path), default=RELEASED_STUBS,
               show_default=True, help="The released stubs: an example shows the student's lines that differ from "
                                       "them, and --similarity does not count them.")
 @click.option("--similarity", is_flag=True,
@@ -783,7 +786,7 @@ def class_report_command(grades, out, roster, names, submissions, stubs, similar
     self-contained page), class-report.json and misconceptions.csv (a row per student and
     misconception). Give two, OLD NEW, to see per misconception who fixed it, kept it or newly shows it.
 
-    Exit codes: 0 written, 2 a usage error (nothing written)."""
+    Exit codes: 0 written, 1 it could not be written, 2 a usage error (nothing written)."""
     if names and not roster:
         raise click.UsageError("--names shows the roster's names: give --roster too")
     if len(grades) > 2:

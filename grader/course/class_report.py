@@ -7,10 +7,10 @@ records into the summary that `class-report.json` holds and `grader.reports.clas
 - per exercise: who submitted it, a histogram of scores, pass rate, median, the tests failed most
   (by test function, its parameters folded) with the chapter section to reread, tiers where timed;
 - misconceptions ranked by how many students show them (count, share of the graded students, the
-  exercises), each with its cause (the text before the first colon of the catalogue's message, as
-  the report gave it: the cause, not the fix), its section, the smallest failing call seen, and for the top ones an anonymised
-  example: the student's lines that differ from the stub, comments and docstrings dropped, every name, email,
-  id and folder name of the class replaced;
+  exercises), each with its cause (the text before the first colon of the catalogue's message as
+  the report gave it: the cause, not the fix), its section, the shortest failing check seen, and
+  for the top ones an anonymised example: the student's lines that differ from the stub, comments
+  and docstrings dropped, every name, email, id and folder name of the class replaced;
 - stuck students: 0 points on each of the first `STUCK_FIRST` exercises, or one misconception on
   several exercises; students whose grading failed (with the reason); containment levels;
 - a lecture recap (the `RECAP` misconceptions that would help most students);
@@ -178,7 +178,7 @@ def build(records, *, roster=None, names=False, unreadable=(), submissions=None,
     graded = {name: record for name, record in records.items() if record["status"] == "graded"}
     exercises = [e for e in catalog.EXERCISES
                  if any(exercise_entries(r).get(e.id, (None, False))[1] for r in graded.values())]
-    shows = _misconceptions_of(graded)  # {student: {id: {exercise id: [tests]}}}
+    shows = _misconceptions_of(graded)  # {student: {id: {exercise id: {"message", "tests" failed}}}}
     summary = {
         "summary_version": SUMMARY_VERSION,
         "students": {"records": len(records), "graded": len(graded),
