@@ -634,10 +634,11 @@ def _roster(ctx, param, value):
         raise click.BadParameter(str(error)) from None
 
 
-ROSTER_OPTION = click.option(
+ROSTER = SharedOption(
     "--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path), callback=_roster,
     help="CSV of the class (student_id, name, email): a row per rostered student, `missing` for one "
          "without a submission; folders are matched by id, email or name.")
+ROSTER_OPTION = ROSTER()
 FEEDBACK_OPTION = click.option(
     "--feedback", type=click.Path(file_okay=False, path_type=Path),
     help="Also write a feedback page per student into this folder (STUDENT.html, self-contained).")
@@ -664,7 +665,10 @@ FEEDBACK_OPTION = click.option(
                    "folder name); combine the shards' outputs with `lumen-grade merge`.")
 @ROSTER_OPTION
 @FEEDBACK_OPTION
-def batch_command(submissions_dir, out, feedback, **settings):
+@click.option("--class-report", is_flag=True,
+              help="Also write the class report beside the CSV (class-report.html, class-report.json, "
+                   "misconceptions.csv; see `lumen-grade class-report --help`).")
+def batch_command(submissions_dir, out, feedback, class_report, **settings):
     """Grade every student folder in SUBMISSIONS_DIR (.py files or notebooks, at any depth), in
     parallel, into a CSV gradebook. Run it again to resume where it stopped.
 
@@ -676,6 +680,9 @@ def batch_command(submissions_dir, out, feedback, **settings):
     if settings["shard"] and settings["roster"]:
         raise click.UsageError("--roster applies to the whole class: give it to `lumen-grade merge`, "
                                "not to one --shard")
+    if settings["shard"] and class_report:
+        raise click.UsageError("--class-report is about the whole class: run `lumen-grade class-report` on "
+                               "the output of `lumen-grade merge`, not on one --shard")
     if settings["device"] == "cuda":
         from grader.grading import runner  # imports torch
 
@@ -698,6 +705,9 @@ def batch_command(submissions_dir, out, feedback, **settings):
         click.get_current_context().exit(130)
     if feedback:
         _write_feedback(feedback, records)
+    if class_report:
+        _write_class_report([batch.reports_folder(out)], out.parent, roster=settings["roster"],
+                            submissions=submissions_dir)
     statuses = Counter(record["status"] for record in records.values())
     shard = f" (shard {settings['shard'][0]}/{settings['shard'][1]})" if settings["shard"] else ""
     click.echo(f"{len(records)} students in {out}{shard} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}); "
@@ -764,6 +774,72 @@ def merge_command(shard_outputs, out, roster, feedback):
     click.echo(f"merged {len(merged.shards)} shard(s): {len(merged.records)} students in {out}"
                + (f"; {len(merged.missing)} missing (listed above)" if merged.missing else ""))
     click.get_current_context().exit(1 if merged.missing else 0)
+
+
+# -- instructors: the class report -----------------------------------------------------------------
+
+RELEASED_STUBS = Path("exercises")  # what `release` writes: the stubs an anonymised example is diffed against
+
+
+def _write_class_report(grades, out, *, roster=None, names=False, submissions=None, stubs=RELEASED_STUBS,
+                        similarity=False):
+    """Read the records of `grades` (one folder, or the previous grading then this one), write the
+    class report into `out` and say where."""
+    from grader.course import class_report
+
+    if submissions is not None and not stubs.is_dir():
+        click.echo(f"warning: no stubs folder {stubs}: the misconceptions are shown without examples "
+                   "(pass --stubs, the released exercises/)", err=True)
+        stubs = None
+    try:
+        readings = [class_report.read_grades(folder) for folder in grades]
+        records, unreadable = readings[-1]
+        summary = class_report.build(records, roster=roster, names=names, unreadable=unreadable,
+                                     submissions=submissions, stubs=stubs,
+                                     previous=readings[0][0] if len(readings) == 2 else None, similarity=similarity)
+        written = class_report.write(summary, out)
+    except (class_report.ClassReportError, classbook.ClassbookError) as error:
+        raise click.UsageError(str(error)) from None
+    except OSError as error:
+        raise click.ClickException(f"cannot write the class report into {out}: {error}") from None
+    if similarity and summary["similarity"]["code_note"]:
+        click.echo(f"warning: {summary['similarity']['code_note']}", err=True)
+    click.echo(f"class report of {summary['students']['graded']} graded students ({len(summary['misconceptions'])} "
+               f"misconceptions): wrote {', '.join(str(path) for path in written)}", err=True)
+
+
+@main.command(cls=InstructorCommand, name="class-report",
+              short_help="What the class got wrong: a page, a JSON and a CSV.")
+@click.argument("grades", nargs=-1, required=True, metavar="GRADES_DIR...",
+                type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder to write the report into  [default: the folder holding GRADES_DIR, beside grades.csv].")
+@ROSTER(help="CSV of the class (student_id, name, email): students are shown by their id, and rostered "
+             "students who never submitted are listed.")
+@click.option("--names", is_flag=True, help="Show each student's name beside their roster id (default: ids only).")
+@click.option("--submissions", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The class folder (a sub-folder per student, as given to batch): for the anonymised examples "
+                   "and --similarity's code comparison.")
+@click.option("--stubs", type=click.Path(file_okay=False, path_type=Path), default=RELEASED_STUBS,
+              show_default=True, help="The released stubs: an example shows the student's lines that differ from "
+                                      "them, and --similarity does not count them.")
+@click.option("--similarity", is_flag=True,
+              help="Also list pairs of students for review (never a verdict): code unusually alike beyond the stub "
+                   "(needs the extra lumen-attention-kit[similarity]) and rare misconceptions shared.")
+def class_report_command(grades, out, roster, names, submissions, stubs, similarity):
+    """Instructors: what did the class get wrong? From the records `batch` (or `merge`) wrote,
+    GRADES_DIR (the grades/ folder, or grades.csv beside it), write class-report.html (one
+    self-contained page), class-report.json and misconceptions.csv (a row per student and
+    misconception). Give two, OLD NEW, to see per misconception who fixed it, kept it or newly shows it.
+
+    Exit codes: 0 written, 1 it could not be written, 2 a usage error (nothing written)."""
+    if names and not roster:
+        raise click.UsageError("--names shows the roster's names: give --roster too")
+    if len(grades) > 2:
+        raise click.UsageError("give one GRADES_DIR, or two (the previous grading, then this one) for the trend")
+    last = grades[-1]
+    _write_class_report(list(grades), out or (last.parent if last.suffix.lower() == ".csv" else last.resolve().parent),
+                        roster=roster, names=names, submissions=submissions, stubs=stubs, similarity=similarity)
 
 
 # -- instructors: release and check ----------------------------------------------------------------

@@ -68,25 +68,58 @@ def _is(value, kind):
 
 
 def _validate(value, schema, where):
+    _compiled(schema)(value, None, where)
+
+
+def _where(parent, step):
+    """The place a check names: the report's `where`, then ': key' or '[i]' per level."""
+    if parent is None:
+        return step
+    return _where(*parent) + (f"[{step}]" if isinstance(step, int) else f": {step}")
+
+
+_CHECKS = {}  # id(schema node) -> (its check, the node): built once, for the millions of a class's nodes
+
+
+def _compiled(schema):
+    """The check of one schema node, (value, parent, step) -> None or ReportError; the place it
+    names (`_where`) is spelt out only for an error."""
+    if id(schema) in _CHECKS:
+        return _CHECKS[id(schema)][0]
     kinds = schema.get("type")
-    if kinds is not None and not any(_is(value, kind) for kind in ([kinds] if isinstance(kinds, str) else kinds)):
-        raise ReportError(f"{where}: not of type {kinds}")
-    if "const" in schema and value != schema["const"]:
-        raise ReportError(f"{where}: must be {schema['const']!r}")
-    if "enum" in schema and value not in schema["enum"]:
-        raise ReportError(f"{where}: {str(value)[:40]!r} is not one of {schema['enum']}")
-    if "minimum" in schema and value < schema["minimum"]:
-        raise ReportError(f"{where}: below {schema['minimum']}")
-    if isinstance(value, dict):
-        missing = [key for key in schema.get("required", ()) if key not in value]
-        if missing:
-            raise ReportError(f"{where}: no {', '.join(missing)}")
-        for key, sub in schema.get("properties", {}).items():
-            if key in value:
-                _validate(value[key], sub, f"{where}: {key}")
-    if isinstance(value, list) and "items" in schema:
-        for i, item in enumerate(value):
-            _validate(item, schema["items"], f"{where}[{i}]")
+    kinds = None if kinds is None else [kinds] if isinstance(kinds, str) else kinds
+    plain = tuple(_TYPES[kind] for kind in kinds or () if kind in _TYPES)
+    numeric = [kind for kind in kinds or () if kind not in _TYPES]
+    limits = [key for key in ("const", "enum", "minimum") if key in schema]
+    required = schema.get("required", ())
+    properties = [(name, _compiled(sub)) for name, sub in schema.get("properties", {}).items()]
+    items = _compiled(schema["items"]) if "items" in schema else None
+
+    def check(value, parent, step):
+        if kinds is not None and not isinstance(value, plain) and not any(_is(value, kind) for kind in numeric):
+            raise ReportError(f"{_where(parent, step)}: not of type {schema['type']}")
+        if limits:
+            if "const" in schema and value != schema["const"]:
+                raise ReportError(f"{_where(parent, step)}: must be {schema['const']!r}")
+            if "enum" in schema and value not in schema["enum"]:
+                raise ReportError(f"{_where(parent, step)}: {str(value)[:40]!r} is not one of {schema['enum']}")
+            if "minimum" in schema and value < schema["minimum"]:
+                raise ReportError(f"{_where(parent, step)}: below {schema['minimum']}")
+        if isinstance(value, dict):
+            missing = [name for name in required if name not in value]
+            if missing:
+                raise ReportError(f"{_where(parent, step)}: no {', '.join(missing)}")
+            here = (parent, step)
+            for name, sub in properties:
+                if name in value:
+                    sub(value[name], here, name)
+        elif items is not None and isinstance(value, list):
+            here = (parent, step)
+            for i, item in enumerate(value):
+                items(item, here, i)
+
+    _CHECKS[id(schema)] = (check, schema)  # the node kept alive, so that its id is never reused
+    return check
 
 
 def _close_to(a, b):

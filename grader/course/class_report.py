@@ -1,0 +1,434 @@
+"""`lumen-grade class-report`: what a class got wrong, from the per-student records `batch` wrote.
+
+`read_grades` reads a reports folder (or the gradebook CSV beside it) record by record through
+`classbook.read_record`, so every report passes the report schema's loader. `build` turns the
+records into the summary that `class-report.json` holds and `grader.reports.class_page` draws:
+
+- per exercise: who submitted it, a histogram of scores, pass rate, median, the tests failed most
+  (by test function, its parameters folded) with the chapter section to reread, tiers where timed;
+- misconceptions ranked by how many students show them (count, share of the graded students, the
+  exercises), each with its cause (the text before the first colon of the catalogue's message as
+  the report gave it: the cause, not the fix), its section, the shortest failing check seen, and
+  for the top ones an anonymised example: the student's lines that differ from the stub, comments
+  and docstrings dropped, every name, email, id and folder name of the class replaced;
+- stuck students: 0 points on each of the first `STUCK_FIRST` exercises, or one misconception on
+  several exercises; students whose grading failed (with the reason); containment levels;
+- a lecture recap (the `RECAP` misconceptions that would help most students);
+- with a previous grading: per misconception, students who fixed it, kept it or newly show it;
+- with `similarity`: leads for review from `grader.course.similarity` (never verdicts).
+
+Students are shown by their roster id (`names`: id and name); without a roster, by folder name.
+"""
+
+import ast
+import difflib
+import io
+import re
+import statistics
+import tokenize
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from grader import catalog
+from grader.course import classbook
+from grader.course import similarity as leads
+from grader.grading import submission
+from grader.reports import class_page, class_tables
+from grader.sandbox import files
+
+SUMMARY_VERSION = 1  # of class-report.json
+STUCK_FIRST = 2  # stuck: 0 points on each of the catalogue's first STUCK_FIRST exercises
+STUCK_REPEATS = 2  # or the same misconception on this many exercises
+TOP_EXAMPLES = 5  # misconceptions shown with an anonymised example
+RECAP = 3  # misconceptions in the lecture recap
+TOP_TESTS = 5  # tests listed per exercise
+BINS = 10  # histogram bins of the score, as a share of the exercise's points
+EXAMPLE_LINES = 12  # at most this many lines in an anonymised example
+FAILED = ("failed", "error", "timeout")
+_SEE = re.compile(r"see '([^']+)'")
+_WHERE = re.compile(r"^(?:(?:[\w.]+\(\.\.\.\)|len\(cache\))(?:, )?)+: ")  # "split_heads(...), merge_heads(...): "
+REDACTED = "[name]"
+# an email, not code: `q@k.transpose(-2, -1)` and `x@w.T` are products (a call or attribute follows, or no
+# lower-case top-level domain ends it)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b(?![(\[.])")
+
+
+class ClassReportError(ValueError):
+    """Grades that cannot make a class report (the message says why)."""
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+def reports_folder(path):
+    """The reports folder of GRADES_DIR: the folder itself, or the one beside a gradebook CSV."""
+    path = Path(path)
+    if path.suffix.lower() == ".csv":
+        path = path.with_suffix("")
+    if not path.is_dir():
+        raise ClassReportError(f"{path}: no such reports folder (give the folder of STUDENT.json records "
+                               "that `lumen-grade batch` wrote, or its grades.csv)")
+    return path
+
+
+def read_grades(path):
+    """({student: record}, [(student, why unreadable)]) of a reports folder, every record read and
+    validated as `batch` reads its own (regular files only, bounded, the report schema's loader)."""
+    folder = reports_folder(path)
+    records, unreadable = {}, []
+    for entry in sorted(folder.glob("*.json")):
+        if entry.name == classbook.MANIFEST or not classbook.is_student_name(entry.stem):
+            continue
+        record, problem = classbook.read_record(folder, entry.stem)
+        if record is None:
+            unreadable.append((entry.stem, problem.lstrip(": ").strip()))
+        else:
+            records[entry.stem] = record
+    if not records and not unreadable:
+        raise ClassReportError(f"{folder}: no student records in it (STUDENT.json, as `lumen-grade batch` "
+                               "writes them)")
+    return records, unreadable
+
+
+# -- who is who ------------------------------------------------------------------------------------
+
+class Identities:
+    """How students are shown (roster id, or id and name with `names`; the folder name without a
+    roster), the rostered students who never submitted, and every string that names someone."""
+
+    def __init__(self, folders, roster=None, names=False):
+        self.label, self.never_submitted, secrets = {}, [], set(folders)
+        matched = {}
+        if roster:
+            matched, _ = classbook.match_roster(roster, folders)
+            for entry in roster:
+                shown = f"{entry.student_id} {entry.name}".strip() if names else entry.student_id
+                if entry.student_id in matched:
+                    self.label[matched[entry.student_id]] = shown
+                else:
+                    self.never_submitted.append(shown)
+                secrets |= {entry.student_id, entry.email, *entry.email.split("@")[:1], entry.name,
+                            *entry.name.split()}
+        for folder in folders:
+            self.label.setdefault(folder, folder)
+        self.secrets = sorted((s for s in secrets if len(s) >= 3), key=len, reverse=True)
+        self._pattern = re.compile("|".join(re.escape(s) for s in self.secrets), re.IGNORECASE) if self.secrets else None
+
+    def scrub(self, text):
+        """`text` with every name, email, id and folder name of the class (and any email) replaced."""
+        text = _EMAIL.sub(REDACTED, text)
+        return self._pattern.sub(REDACTED, text) if self._pattern else text
+
+
+# -- the misconceptions' texts ---------------------------------------------------------------------
+
+def cause_of(message):
+    """The cause in a diagnosis message: the text before its first colon, without "see '…'"."""
+    text = _SEE.sub("", message).rstrip(" :.")
+    return text.split(": ", 1)[0].strip()
+
+
+def explain(key, message, exercise):
+    """(cause, section) of a diagnosis from the message the report gave it (the catalogue's message
+    after the functions that showed it; for an "either … or" pair, both): the cause, not the fix,
+    and the section it sends the student to (else the exercise's)."""
+    text = _WHERE.sub("", message, count=1)
+    if " | " in key and "Either: " in text:
+        parts = text.split("Either: ", 1)[1].split(". Or: ")
+        cause = "either: " + "; or: ".join(cause_of(part) for part in parts)
+    else:
+        cause = cause_of(text)
+    found = _SEE.search(text)
+    return cause, found.group(1) if found else exercise.section
+
+
+# -- one student's exercises -----------------------------------------------------------------------
+
+def _graded_files(record):
+    """The exercise ids whose file batch found and graded (its notes: 'exercise3: graded …')."""
+    return {note.split(":", 1)[0] for note in record.get("files", []) if ": graded " in note}
+
+
+def exercise_entries(record):
+    """{exercise id: (entry, submitted)} of a graded record; submitted: its file was there."""
+    graded = _graded_files(record)
+    return {entry["id"]: (entry, entry["id"] in graded) for entry in record["report"]["exercises"]}
+
+
+def _test_base(name):
+    return name.split("[", 1)[0]
+
+
+def _median(values):
+    return statistics.median(values) if values else None
+
+
+def _histogram(scores, top):
+    counts = [0] * BINS
+    for score in scores:
+        counts[min(BINS - 1, int(BINS * score / top)) if top else 0] += 1
+    return counts
+
+
+# -- the summary -----------------------------------------------------------------------------------
+
+def build(records, *, roster=None, names=False, unreadable=(), submissions=None, stubs=None,
+          previous=None, similarity=False):
+    """The class report's summary (what class-report.json holds) of {student: record}."""
+    who = Identities([*records, *(name for name, _ in unreadable)], roster, names)
+    graded = {name: record for name, record in records.items() if record["status"] == "graded"}
+    exercises = [e for e in catalog.EXERCISES
+                 if any(exercise_entries(r).get(e.id, (None, False))[1] for r in graded.values())]
+    shows = _misconceptions_of(graded)  # {student: {id: {exercise id: {"message", "tests" failed}}}}
+    summary = {
+        "summary_version": SUMMARY_VERSION,
+        "students": {"records": len(records), "graded": len(graded),
+                     "rostered": len(roster) if roster else None,
+                     "never_submitted": who.never_submitted,
+                     "no_files": sorted(who.label[n] for n, r in records.items() if r["status"] == "no files")},
+        "shown_as": "roster id and name" if roster and names else "roster id" if roster else "folder name",
+        "exercises": [_exercise_stats(exercise, graded, who) for exercise in exercises],
+        "misconceptions": _ranked(shows, graded, who, submissions, stubs),
+        "stuck": _stuck(graded, shows, who),
+        "errors": _errors(records, unreadable, who),
+        "containment": dict(Counter(r["report"]["containment"] for r in graded.values()).most_common()),
+        "by_student": _by_student(shows, who),
+    }
+    summary["recap"] = [{"id": m["id"], "cause": m["cause"], "section": m["section"], "example": m["failing_call"],
+                         "students": m["students"]} for m in summary["misconceptions"][:RECAP]]
+    if previous is not None:
+        summary["trend"] = trend(previous, records)
+    if similarity:
+        sources = None if submissions is None else (
+            class_files({name: Path(submissions, name) for name in graded}),
+            {} if stubs is None else {e.id: text for e in catalog.EXERCISES if (text := stub_source(stubs, e)) is not None})
+        summary["similarity"] = leads.find(graded, shows, who, sources)
+    return summary
+
+
+def _misconceptions_of(graded):
+    shows = {}
+    for name, record in graded.items():
+        found = defaultdict(dict)
+        for entry, submitted in exercise_entries(record).values():
+            for diagnosis in entry["diagnoses"] if submitted else []:
+                tests = [t for t in entry["tests"] if t.get("diagnosis") == diagnosis["id"] and t["status"] in FAILED]
+                found[diagnosis["id"]][entry["id"]] = {"message": diagnosis["message"], "tests": tests}
+        shows[name] = dict(found)
+    return shows
+
+
+def _exercise_stats(exercise, graded, who):
+    scores, passed, top, failing, tiers, diagnosed = [], 0, 0.0, defaultdict(set), Counter(), defaultdict(Counter)
+    messages = {}
+    for name, record in graded.items():
+        entry, submitted = exercise_entries(record).get(exercise.id, (None, False))
+        if not submitted:
+            continue
+        top = max(top, entry["max_score"])
+        scores.append(entry["score"])
+        passed += entry["passed"]
+        messages.update((d["id"], d["message"]) for d in entry["diagnoses"] if d["id"] not in messages)
+        for test in entry["tests"]:
+            if test["status"] in FAILED:
+                failing[_test_base(test["name"])].add(name)
+                if test.get("diagnosis"):
+                    diagnosed[_test_base(test["name"])][test["diagnosis"]] += 1
+        tier = entry.get("tier") or {}
+        if tier.get("ratio") is not None:
+            tiers[tier.get("name", tier.get("id", "?"))] += 1
+    ranked = sorted(failing.items(), key=lambda item: (-len(item[1]), item[0]))[:TOP_TESTS]
+    tests = []
+    for test, students in ranked:
+        section = exercise.section
+        if diagnosed[test]:
+            key = diagnosed[test].most_common(1)[0][0]
+            section = explain(key, messages.get(key, ""), exercise)[1]
+        tests.append({"test": test, "students": len(students), "section": section})
+    return {"id": exercise.id, "title": exercise.title, "section": exercise.section, "max_score": top,
+            "submitted": len(scores), "missing_file": len(graded) - len(scores), "passed": passed,
+            "pass_rate": passed / len(scores) if scores else None, "median": _median(scores),
+            "histogram": _histogram(scores, top), "tests_failed_most": tests, "tiers": dict(tiers.most_common())}
+
+
+def _ranked(shows, graded, who, submissions, stubs):
+    by_key = defaultdict(lambda: {"students": [], "exercises": Counter(), "message": "", "calls": []})
+    for name in sorted(shows, key=lambda n: who.label[n]):
+        for key, where in shows[name].items():
+            entry = by_key[key]
+            entry["students"].append(name)
+            for exercise_id, seen in where.items():
+                entry["exercises"][exercise_id] += 1
+                entry["message"] = entry["message"] or seen["message"]
+                entry["calls"] += [test["message"] for test in seen["tests"] if test["message"]]
+    ranked = []
+    for key, entry in sorted(by_key.items(), key=lambda item: (-len(item[1]["students"]), item[0])):
+        first = catalog.find(min(entry["exercises"], key=lambda e: catalog.find(e).number))
+        cause, section = explain(key, entry["message"], first)
+        calls = sorted(set(entry["calls"]), key=lambda text: (len(text), text))
+        ranked.append({"id": key, "cause": cause, "section": section, "students": len(entry["students"]),
+                       "share": len(entry["students"]) / len(graded) if graded else 0.0,
+                       "exercises": [{"id": e, "students": n} for e, n in
+                                     sorted(entry["exercises"].items(), key=lambda i: catalog.find(i[0]).number)],
+                       "failing_call": calls[0] if calls else None,
+                       "students_with_it": [who.label[name] for name in entry["students"]], "example": None})
+    for item in ranked[:TOP_EXAMPLES]:
+        if submissions is not None and stubs is not None:
+            item["example"] = _example(item["id"], shows, who, submissions, stubs)
+    return ranked
+
+
+def _stuck(graded, shows, who):
+    first = [exercise.id for exercise in catalog.EXERCISES[:STUCK_FIRST]]
+    stuck = []
+    for name, record in graded.items():
+        entries = exercise_entries(record)
+        reasons = []
+        if all(entries.get(e, ({"score": 0},))[0]["score"] == 0 for e in first):
+            reasons.append(f"0 points on {' and '.join(first)}")
+        for key, where in sorted(shows[name].items()):
+            if len(where) >= STUCK_REPEATS:
+                reasons.append(f"{key} on {', '.join(sorted(where, key=lambda e: catalog.find(e).number))}")
+        if reasons:
+            stuck.append({"student": who.label[name], "reasons": reasons})
+    return sorted(stuck, key=lambda s: s["student"])
+
+
+def _errors(records, unreadable, who):
+    errors = [{"student": who.label[name], "reason": why} for name, why in unreadable]
+    for name, record in records.items():
+        if record["status"] in ("error", "timeout"):
+            errors.append({"student": who.label[name], "reason": f"{record['status']}: {record['message']}"})
+        elif record["status"] == "graded":
+            for entry, submitted in exercise_entries(record).values():
+                if submitted and entry["error"]:
+                    errors.append({"student": who.label[name], "reason": f"{entry['id']}: {entry['error']}"})
+    return sorted(errors, key=lambda e: (e["student"], e["reason"]))
+
+
+def _by_student(shows, who):
+    """The rows of misconceptions.csv: one per student × misconception."""
+    rows = []
+    for name, shown in sorted(shows.items(), key=lambda item: who.label[item[0]]):
+        for key, where in sorted(shown.items()):
+            numbers = sorted(where, key=lambda e: catalog.find(e).number)
+            cause, section = explain(key, where[numbers[0]]["message"], catalog.find(numbers[0]))
+            rows.append({"student": who.label[name], "misconception": key, "exercises": " ".join(numbers),
+                         "failed_tests": sum(len(seen["tests"]) for seen in where.values()),
+                         "cause": cause, "section": section})
+    return rows
+
+
+# -- trends ----------------------------------------------------------------------------------------
+
+def trend(old_records, new_records):
+    """Per misconception, over the students graded both times: how many fixed it (shown before, not
+    now), kept it, or newly show it; ranked by how many show it now."""
+    old = {n: r for n, r in old_records.items() if r["status"] == "graded"}
+    new = {n: r for n, r in new_records.items() if r["status"] == "graded"}
+    both = sorted(set(old) & set(new))
+    before, after = _misconceptions_of({n: old[n] for n in both}), _misconceptions_of({n: new[n] for n in both})
+    keys = {key for shown in (*before.values(), *after.values()) for key in shown}
+    rows = []
+    for key in keys:
+        was = {n for n in both if key in before[n]}
+        now = {n for n in both if key in after[n]}
+        rows.append({"id": key, "before": len(was), "now": len(now), "fixed": len(was - now), "kept": len(was & now),
+                     "new": len(now - was)})
+    rows.sort(key=lambda row: (-row["now"], -row["before"], row["id"]))
+    return {"students_in_both": len(both), "misconceptions": rows}
+
+
+# -- anonymised examples ---------------------------------------------------------------------------
+
+def student_source(folder, exercise):
+    """The text of the file batch would grade for `exercise` in a student's folder (a notebook's
+    code cells), or None."""
+    found = submission.candidates(exercise, folder, nested=True)
+    if not found:
+        return None
+    try:
+        if found[0].suffix == submission.NOTEBOOK_SUFFIX:
+            return submission.notebook_code(found[0], exercise)
+        return files.read_regular(found[0], files.MAX_SOURCE_BYTES, follow=False).decode("utf-8", "replace")
+    except (OSError, ValueError, submission.SubmissionError):
+        return None
+
+
+def class_files(folders):
+    """{exercise id: {student: the text of the file batch would grade}} of the students' folders."""
+    return {exercise.id: {name: text for name, folder in folders.items()
+                          if (text := student_source(folder, exercise)) is not None}
+            for exercise in catalog.EXERCISES}
+
+
+def stub_source(stubs, exercise):
+    try:
+        return Path(stubs, exercise.file_name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def code_only(source):
+    """`source` without its comments and docstrings (where a name is most often written, and prose
+    rather than code); as it is where it does not parse."""
+    lines = source.splitlines(keepends=True)
+    try:
+        for node in ast.walk(ast.parse(source)):
+            body = getattr(node, "body", None)
+            if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                    and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+                for row in range(body[0].lineno - 1, body[0].end_lineno):
+                    lines[row] = "\n"
+        source = "".join(lines)
+        for token in reversed(list(tokenize.generate_tokens(io.StringIO(source).readline))):
+            if token.type == tokenize.COMMENT:
+                row, col = token.start
+                lines[row - 1] = lines[row - 1][:col].rstrip() + "\n"
+    except (SyntaxError, ValueError, tokenize.TokenError):
+        pass
+    return "".join(lines)
+
+
+def changed_lines(source, stub):
+    """The lines of `source` that are not in `stub` (inserted or replaced), blank lines left out."""
+    theirs, ours = source.splitlines(), stub.splitlines()
+    changed = []
+    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, ours, theirs, autojunk=False).get_opcodes():
+        if tag in ("replace", "insert"):
+            changed += [line for line in theirs[j1:j2] if line.strip()]
+    return changed
+
+
+def anonymised_example(source, stub, who):
+    """The student's lines that differ from the stub, without comments and docstrings, every name replaced."""
+    return [who.scrub(line) for line in changed_lines(code_only(source), code_only(stub))]
+
+
+def _example(key, shows, who, submissions, stubs):
+    """The smallest anonymised example of misconception `key` in the class: {exercise, lines}."""
+    best = None
+    for name in sorted(shows, key=lambda n: who.label[n]):
+        for exercise_id in shows[name].get(key, {}):
+            exercise = catalog.find(exercise_id)
+            source, stub = student_source(Path(submissions, name), exercise), stub_source(stubs, exercise)
+            if source is None or stub is None:
+                continue
+            lines = anonymised_example(source, stub, who)
+            if lines and (best is None or len(lines) < len(best["lines"])):
+                best = {"exercise": exercise_id, "lines": lines[:EXAMPLE_LINES], "cut": len(lines) > EXAMPLE_LINES}
+    return best
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+OUTPUTS = ("class-report.html", "class-report.json", "misconceptions.csv")
+
+
+def write(summary, folder):
+    """Write class-report.html, class-report.json and misconceptions.csv into `folder`; their paths."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    texts = (class_page.render(summary), class_tables.summary_json(summary), class_tables.misconceptions_csv(summary))
+    for name, text in zip(OUTPUTS, texts):
+        files.write_replacing(folder / name, text)
+    return [folder / name for name in OUTPUTS]
