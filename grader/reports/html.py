@@ -11,7 +11,7 @@ student's printing or messages can never become markup.
 
 from html import escape
 
-from grader.reports.text import NUMBER
+from grader.reports import NUMBER
 
 CELL = (12, 28, 224)  # pixels per matrix entry: at least, at most, and the size a whole matrix aims at
 STYLE = """

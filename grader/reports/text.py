@@ -11,7 +11,7 @@ from pathlib import Path, PurePath
 
 import click
 
-from grader.reports import schema
+from grader.reports import NUMBER, schema
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", "red"),
          "timeout": ("⏱", "red"), "not_run": ("✗", "red"), "skipped": ("-", "yellow")}
@@ -174,8 +174,6 @@ def _problem(test):
     return test.message
 
 
-# a number in a message: cut out, what is left says the kind of problem (here and in grader/feedback.py)
-NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
 
 
 def _kind(test):

@@ -175,7 +175,10 @@ def test_kv_cache_memory_report(measure):
     concat = measure("exercise8", path=SLOW / "exercise8" / "concat_cache.py")
     assert concat["memory"]["verdict"] == "reallocates", concat["notes"]
     assert concat["memory"]["reallocations"] == concat["memory"]["steps"] > 0
-    assert concat["complexity"]["verdict"] == "linear"
+    # its copy of the cache at every step costs per cached token, as reading it does: linear in the
+    # tokens cached, never super-linear; whether the copy outweighs the read (the "recomputes" band)
+    # depends on the machine's memory bandwidth, so either linear verdict is right here
+    assert concat["complexity"]["verdict"] in ("linear", "recomputes"), concat["complexity"]
 
 
 def test_the_largest_allocation_counts_what_a_call_makes_not_its_inputs():
