@@ -8,7 +8,6 @@ itself survives crashes, fork bombs and memory bombs.
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -206,9 +205,14 @@ def test_attacks_on_the_judge_are_all_refused(tmp_path):
 # -- through a real process -----------------------------------------------------------------------
 
 
+# The lumen-grade script installed beside the Python running these tests (its environment's, not one
+# that comes first on PATH: the root pass of .ci/run runs the venv's Python without activating it).
+LUMEN_GRADE = str(Path(sys.executable).with_name("lumen-grade"))
+
+
 def lumen_grade(folder, *args, python_m=False):
     """Run the grader as its own process from inside `folder`; returns (exit code, report, stderr)."""
-    command = [sys.executable, "-m", "grader"] if python_m else [shutil.which("lumen-grade")]
+    command = [sys.executable, "-m", "grader"] if python_m else [LUMEN_GRADE]
     env = {**os.environ, "TMPDIR": str(folder)}
     done = subprocess.run([*command, "exercise3", "--submission", ".", "--device", "cpu", "--format", "json",
                            "--memory-limit", MEMORY_LIMIT, "--timeout", "30", "--no-perf", *args],
