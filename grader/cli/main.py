@@ -708,11 +708,24 @@ def batch_command(submissions_dir, out, feedback, class_report, **settings):
     if class_report:
         _write_class_report([batch.reports_folder(out)], out.parent, roster=settings["roster"],
                             submissions=submissions_dir)
-    statuses = Counter(record["status"] for record in records.values())
     shard = f" (shard {settings['shard'][0]}/{settings['shard'][1]})" if settings["shard"] else ""
-    click.echo(f"{len(records)} students in {out}{shard} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}); "
-               f"reports in {batch.reports_folder(out)}/")
-    click.get_current_context().exit(1 if statuses["error"] else 0)
+    click.echo(f"{_gradebook_counts(records, settings['roster'])} in {out}{shard}; "
+               f"reports in {batch.reports_folder(out)}/" + _not_on_roster(records, settings["roster"], out))
+    click.get_current_context().exit(1 if any(r["status"] == "error" for r in records.values()) else 0)
+
+
+def _gradebook_counts(records, roster):
+    """"3 students (2 graded, 1 missing)": the rows of the gradebook `records` make, by status."""
+    rows = classbook.gradebook_records(records, roster)
+    statuses = Counter(record["status"] for _, record in rows)
+    return f"{len(rows)} students ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))})"
+
+
+def _not_on_roster(records, roster, out):
+    """What became of the folders on no roster row: graded, their reports kept, no row in the CSV."""
+    unknown = classbook.match_roster(roster, records)[1] if roster else []
+    return (f"; {len(unknown)} folder(s) not on the roster graded but not in the CSV (reports kept in "
+            f"{batch.reports_folder(out)}/): {', '.join(unknown)}") if unknown else ""
 
 
 def _check_roster(roster, names):
@@ -771,8 +784,9 @@ def merge_command(shard_outputs, out, roster, feedback):
         _write_feedback(feedback, merged.records)
     for line in merged.missing:
         click.echo(f"missing: {line}", err=True)
-    click.echo(f"merged {len(merged.shards)} shard(s): {len(merged.records)} students in {out}"
-               + (f"; {len(merged.missing)} missing (listed above)" if merged.missing else ""))
+    click.echo(f"merged {len(merged.shards)} shard(s): {_gradebook_counts(merged.records, roster)} in {out}"
+               + (f"; {len(merged.missing)} missing (listed above)" if merged.missing else "")
+               + _not_on_roster(merged.records, roster, out))
     click.get_current_context().exit(1 if merged.missing else 0)
 
 
@@ -804,8 +818,10 @@ def _write_class_report(grades, out, *, roster=None, names=False, submissions=No
         raise click.ClickException(f"cannot write the class report into {out}: {error}") from None
     if similarity and summary["similarity"]["code_note"]:
         click.echo(f"warning: {summary['similarity']['code_note']}", err=True)
+    outside = classbook.match_roster(roster, [*records, *(name for name, _ in unreadable)])[1] if roster else []
     click.echo(f"class report of {summary['students']['graded']} graded students ({len(summary['misconceptions'])} "
-               f"misconceptions): wrote {', '.join(str(path) for path in written)}", err=True)
+               f"misconceptions): wrote {', '.join(str(path) for path in written)}"
+               + (f"; left out, not on the roster: {', '.join(outside)}" if outside else ""), err=True)
 
 
 @main.command(cls=InstructorCommand, name="class-report",
