@@ -258,7 +258,13 @@ def grading_run(exercises, **given):
 
 def _no_folder(submission):
     """Why there is no `submission` folder, and what to type: a student inside exercises/ (its
-    exercise files are in the current folder) is told --submission . or cd .."""
+    exercise files are in the current folder) is told --submission . or cd ..; a file given as the
+    folder, to pass its folder."""
+    if submission.is_file():
+        owner = _file_owner(submission)
+        how = (f"to grade it: {_grade_file_command(owner, submission)}" if owner is not None
+               else f"pass its folder: --submission {shlex.quote(str(submission.parent))}")
+        return f"--submission {submission} is a file, not a folder: {how}"
     here = [exercise.file_name for exercise in catalog.EXERCISES if find_file(exercise, Path.cwd())]
     if here:
         more = f" and {len(here) - 1} more" if len(here) > 1 else ""
@@ -361,10 +367,11 @@ def unknown_exercise(name, commands=()):
     close = difflib.get_close_matches(str(name).lower(), valid, n=1, cutoff=0.5)
     message = f"unknown exercise{' or command' if commands else ''} {name!r}"
     owner = _file_owner(name)
-    if owner is not None:
-        message += f" (did you mean {owner.id}? to grade that file: {_grade_file_command(owner, Path(name))})"
-    elif close:
-        message += f" (did you mean {close[0]}?)"
+    command = owner and _grade_file_command(owner, Path(name))
+    if command:
+        message += f" (did you mean {owner.id}? to grade that file: {command})"
+    elif owner is not None or close:
+        message += f" (did you mean {owner.id if owner else close[0]}?)"
     message += f"; exercises: {EXERCISE_NAMES}"
     return message + (f"; commands: {', '.join(commands)}" if commands else "")
 
@@ -387,12 +394,19 @@ def _file_owner(name):
 
 def _grade_file_command(exercise, path):
     """The command that grades the file at `path`: `lumen-grade exercise3` for
-    exercises/exercise3_scaling.py, with --submission (or --notebook) for a file elsewhere."""
+    exercises/exercise3_scaling.py, and for a bare exercise3_scaling.py that is not in the current
+    folder but in exercises/; with --submission (or --notebook) for a file elsewhere; None where
+    there is no such file."""
+    default = Path(SUBMISSION.settings["default"])
+    if not path.is_file() and (default / path.name).is_file():
+        path = default / path.name
+    if not path.is_file():
+        return None
     if path.suffix == NOTEBOOK_SUFFIX:
         return f"lumen-grade {exercise.id} --notebook {shlex.quote(str(path))}"
     folder = path.parent
-    default = SUBMISSION.settings["default"]
-    return f"lumen-grade {exercise.id}" + ("" if folder == default else f" --submission {shlex.quote(str(folder))}")
+    in_default = folder == default or (folder.is_dir() and default.is_dir() and folder.samefile(default))
+    return f"lumen-grade {exercise.id}" + ("" if in_default else f" --submission {shlex.quote(str(folder))}")
 
 
 def show_error(error, file=None):

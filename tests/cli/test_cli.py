@@ -1,6 +1,8 @@
 """The `lumen-grade` command line: exit codes, errors a student can act on, the JSON contract."""
 
 import json
+import shlex
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -150,19 +152,51 @@ def test_a_folder_without_exercise_files_is_not_taken_for_exercises(tmp_path, mo
     assert f"no folder exercises (looked in {tmp_path / 'exercises'})" in said and "right here" not in said
 
 
-@pytest.mark.parametrize("typed, advice", [
-    ("exercises/exercise3_scaling.py", "lumen-grade exercise3)"),
-    ("exercise3_scaling.py", "lumen-grade exercise3 --submission .)"),
-    ("my work/exercise10_tiled_attention.py", "lumen-grade exercise10 --submission 'my work')"),
-    ("exercises/notebooks/exercise6_multihead.ipynb",
-     "lumen-grade exercise6 --notebook exercises/notebooks/exercise6_multihead.ipynb)"),
+@pytest.mark.parametrize("typed, present, advice", [
+    ("exercises/exercise3_scaling.py", [], "lumen-grade exercise3"),
+    ("exercise3_scaling.py", [], "lumen-grade exercise3"),  # not here, but in exercises/: the default
+    ("exercise3_scaling.py", ["exercise3_scaling.py"], "lumen-grade exercise3 --submission ."),
+    ("my work/exercise10_tiled_attention.py", ["my work/exercise10_tiled_attention.py"],
+     "lumen-grade exercise10 --submission 'my work'"),
+    ("exercises/notebooks/exercise6_multihead.ipynb", ["exercises/notebooks/exercise6_multihead.ipynb"],
+     "lumen-grade exercise6 --notebook exercises/notebooks/exercise6_multihead.ipynb"),
 ])
-def test_a_path_to_an_exercise_file_suggests_the_command_that_grades_it(typed, advice):
-    """`lumen-grade exercises/exercise3_scaling.py`: the file names its exercise; the advice, typed, grades it."""
+def test_a_path_to_an_exercise_file_suggests_the_command_that_grades_it(tmp_path, monkeypatch, typed, present, advice):
+    """`lumen-grade exercises/exercise3_scaling.py`: the file names its exercise; the advice, typed
+    in that folder, grades that very file (a course folder: exercises/ and the files `present`)."""
+    for name in ["exercises/exercise3_scaling.py", *present]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, [typed])
     assert result.exit_code == 2
-    exercise = catalog.find(advice.split()[1].rstrip(")"))
-    assert f"(did you mean {exercise.id}? to grade that file: {advice}" in unwrapped(result.output)
+    exercise = catalog.find(advice.split()[1])
+    assert f"(did you mean {exercise.id}? to grade that file: {advice})" in unwrapped(result.output)
+    options = dict(zip(*[iter(shlex.split(advice)[2:])] * 2))
+    graded = (Path(options["--notebook"]) if "--notebook" in options
+              else Path(options.get("--submission", "exercises")) / exercise.file_name)
+    assert graded.resolve() == (tmp_path / (present or ["exercises/exercise3_scaling.py"])[0]).resolve()
+
+
+def test_a_file_named_after_an_exercise_but_nowhere_gets_no_command(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    said = unwrapped(CliRunner().invoke(main, ["exercise3_scaling.py"]).output)
+    assert "(did you mean exercise3?)" in said and "to grade that file" not in said
+
+
+@pytest.mark.parametrize("given, advice", [
+    ("exercises/exercise3_scaling.py", "to grade it: lumen-grade exercise3"),
+    ("mine/exercise3_scaling.py", "to grade it: lumen-grade exercise3 --submission mine"),
+    ("mine/notes.txt", "pass its folder: --submission mine"),
+])
+def test_a_file_given_as_the_submission_folder_is_told_to_pass_its_folder(tmp_path, monkeypatch, given, advice):
+    for name in ("exercises/exercise3_scaling.py", given):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["3", "--submission", given])
+    assert result.exit_code == 2
+    assert f"--submission {given} is a file, not a folder: {advice}" in unwrapped(result.output)
 
 
 def test_missing_file_says_which_file_and_where(tmp_path):
