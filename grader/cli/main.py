@@ -237,6 +237,8 @@ def grading_run(exercises, **given):
     sense (else a usage error); the submission's folder is taken off this process's sys.path."""
     settings = Settings(**{**given, "suites": list(given.get("suites", ()))})
     submission, notebook, suites = settings.submission, settings.notebook, settings.suites
+    if notebook is not None and notebook.suffix.lower() != NOTEBOOK_SUFFIX:
+        raise click.UsageError(_not_a_notebook(notebook, exercises))
     if notebook is None and not submission.is_dir():
         raise click.UsageError(_no_folder(submission))
     if not settings.builtin_suites and not suites:
@@ -254,6 +256,19 @@ def grading_run(exercises, **given):
     folder = os.path.realpath(submission if notebook is None else notebook.parent)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != folder]
     return settings
+
+
+def _not_a_notebook(path, exercises):
+    """Why `path` given as --notebook is refused, and how its file is graded: a .py file is found
+    by its exercise's file name in the --submission folder."""
+    owner = _file_owner(path)
+    command = owner and _grade_file_command(owner, path)
+    if command:
+        how = f"to grade that .py file: {command}"
+    else:  # --notebook is an option of one exercise's command
+        how = (f"a .py file is graded under its exercise's file name, {exercises[0].file_name}, in the "
+               f"--submission folder: lumen-grade {exercises[0].id} --submission DIR")
+    return f"--notebook {path} is not a notebook (a {NOTEBOOK_SUFFIX} file): {how}"
 
 
 def _no_folder(submission):

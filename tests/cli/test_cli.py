@@ -299,3 +299,20 @@ def test_private_suites_get_remote_objects_and_len_is_checked(tmp_path):
     assert test["status"] == "failed"
     assert test["message"] == "len(...) of your KVCache returned an object of type str, expected an int >= 0"
     assert invoke(*args, "--submission", SOLUTIONS).exit_code == 0
+
+
+@pytest.mark.parametrize("command", [["3"], ["watch", "3"]])
+@pytest.mark.parametrize("given, advice", [
+    ("exercises/exercise3_scaling.py", "to grade that .py file: lumen-grade exercise3"),
+    ("mine/exercise3_scaling.py", "to grade that .py file: lumen-grade exercise3 --submission mine"),
+    ("mine/attention.py", "a .py file is graded under its exercise's file name, exercise3_scaling.py, in the "
+                          "--submission folder"),
+])
+def test_a_py_file_given_as_the_notebook_is_a_usage_error_that_says_how_to_grade_it(tmp_path, monkeypatch, command,
+                                                                                   given, advice):
+    (tmp_path / given).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / given).write_text("")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, [*command, "--notebook", given])
+    assert result.exit_code == 2, result.output
+    assert f"--notebook {given} is not a notebook (a .ipynb file): {advice}" in unwrapped(result.output)
