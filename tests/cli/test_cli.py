@@ -1,7 +1,11 @@
 """The `lumen-grade` command line: exit codes, errors a student can act on, the JSON contract."""
 
 import json
+import os
 import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -316,3 +320,51 @@ def test_a_py_file_given_as_the_notebook_is_a_usage_error_that_says_how_to_grade
     result = CliRunner().invoke(main, [*command, "--notebook", given])
     assert result.exit_code == 2, result.output
     assert f"--notebook {given} is not a notebook (a .ipynb file): {advice}" in unwrapped(result.output)
+
+
+def _never_graded(*args, **kwargs):
+    raise AssertionError("graded, although the report could not have been written")
+
+
+@pytest.mark.parametrize("output, says", [
+    ("no such folder/report.json", "there is no folder"),
+    ("a file/report.json", "there is no folder"),  # a file where its folder should be
+    ("a folder", "is a directory"),  # Click's own check
+])
+def test_an_output_that_cannot_be_written_is_a_usage_error_before_grading(tmp_path, monkeypatch, output, says):
+    from grader.grading import runner
+
+    (tmp_path / "a file").write_text("")
+    (tmp_path / "a folder").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "grade", _never_graded)
+    result = CliRunner().invoke(main, ["3", "--submission", str(SOLUTIONS), "--output", output])
+    assert result.exit_code == 2, result.output
+    assert "--output" in result.output and says in unwrapped(result.output)
+
+
+@pytest.mark.privileges
+def test_a_folder_the_user_cannot_write_in_is_refused_before_grading(request):
+    """A read-only folder: root may write in it (the probe agrees); an unprivileged user gets a usage
+    error (exit 2) before anything is graded, not a lost result after it (exit 1)."""
+    import tempfile
+
+    from grader.sandbox import files
+    from test_containment import _as_nobody
+
+    folder = Path(tempfile.mkdtemp(prefix="lumen-output-"))  # a folder 65534 can reach
+    request.addfinalizer(lambda: (folder.chmod(0o755), shutil.rmtree(folder, ignore_errors=True)))
+    folder.chmod(0o555)
+    if os.geteuid() == 0:
+        files.check_destination(folder / "report.json")  # root can: no refusal
+        assert list(folder.iterdir()) == []  # and the probe leaves nothing behind
+    prefix, reason = _as_nobody()
+    if prefix is None:
+        pytest.skip(reason)
+    done = subprocess.run([*prefix, sys.executable, "-m", "grader", "exercise3", "--submission", str(SOLUTIONS),
+                           "--device", "cpu", "--no-perf", "--output", str(folder / "report.json")],
+                          capture_output=True, text=True, timeout=120, cwd=folder,
+                          env={**os.environ, "PYTHONPATH": str(SOLUTIONS.parent)})
+    assert done.returncode == 2, done.stderr
+    assert f"--output {folder / 'report.json'} cannot be written: Permission denied" in unwrapped(done.stderr)
+    assert "wrote" not in done.stdout and list(folder.iterdir()) == []
