@@ -144,8 +144,8 @@ def run_options():
         instructor_option("--total-timeout", "total_time_limit", type=click.FloatRange(min=0, min_open=True),
                           default=DEFAULTS.total_time_limit,
                           help="Seconds the whole run may take, every exercise's import, tests and timing "
-                               f"together; what is left then is reported as out of time  [default: {RUN_MARGIN:g} + "
-                               "--timeout per exercise]."),
+                               "together; what is left then is reported as out of time.  [default: "
+                               f"{RUN_MARGIN:g} + --timeout per exercise]"),
         instructor_option("--memory-limit", type=MemorySize(), default=MemorySize.text(DEFAULTS.memory_limit),
                           show_default=True,
                           help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
@@ -564,7 +564,8 @@ def watch_command(exercise, verbose, no_color, interval, **given):
 
     try:  # Ctrl-C (even in a script's background job, started with SIGINT ignored), SIGTERM or a
         # closed terminal (SIGHUP) stop the watch, its children and its temporary folders
-        with ending_on_signals(), watch.Watcher(exercise, options, show, interval=interval) as watcher:
+        with ending_on_signals(), watch.Watcher(exercise, options, show, interval=interval,
+                                                        drafts=terminal) as watcher:
             watcher.run()
     except Stopped as stop:
         click.echo("\nstopped watching.")
@@ -617,7 +618,7 @@ def gradescope_options(command):
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
               show_default=True, help="The zip to write.")
 @click.option("--torch", metavar="VERSION",
-              help="The torch release setup.sh installs  [default: the one installed here].")
+              help="The torch release setup.sh installs.  [default: the one installed here]")
 @gradescope_options
 def gradescope_bundle(out, **settings):
     """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit), after grading the
@@ -683,8 +684,8 @@ FEEDBACK_OPTION = click.option(
               help="Students graded at the same time.")
 @CLASS_TIMEOUT
 @click.option("--student-timeout", type=click.FloatRange(min=0, min_open=True),
-              help=f"Seconds one student's whole grading may take  [default: {len(catalog.EXERCISES)} × --timeout "
-                   "+ 60, one --timeout per exercise].")
+              help=f"Seconds one student's whole grading may take.  [default: {len(catalog.EXERCISES)} × --timeout "
+                   "+ 60, one --timeout per exercise]")
 @DEVICE()
 @SEED(help="Seed of the random test inputs.")
 @NO_PERF(help="Skip the performance tiers (faster; no tier column).")
@@ -858,7 +859,7 @@ def _write_class_report(grades, out, *, roster=None, names=False, submissions=No
 @click.argument("grades", nargs=-1, required=True, metavar="GRADES_DIR...",
                 type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder to write the report into  [default: the folder holding GRADES_DIR, beside grades.csv].")
+              help="Folder to write the report into.  [default: the folder holding GRADES_DIR, beside grades.csv]")
 @ROSTER(help="CSV of the class (student_id, name, email): students are shown by their id, and rostered "
              "students who never submitted are listed.")
 @click.option("--names", is_flag=True, help="Show each student's name beside their roster id (default: ids only).")

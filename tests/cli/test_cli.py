@@ -368,3 +368,17 @@ def test_a_folder_the_user_cannot_write_in_is_refused_before_grading(request):
     assert done.returncode == 2, done.stderr
     assert f"--output {folder / 'report.json'} cannot be written: Permission denied" in unwrapped(done.stderr)
     assert "wrote" not in done.stdout and list(folder.iterdir()) == []
+
+
+def test_every_options_help_is_a_sentence_ending_in_a_full_stop():
+    """Before the bracket that gives the default, if any: `--total-timeout`'s and every other's."""
+    import click
+
+    context = click.Context(main)
+    unfinished = []
+    for name in [None, *main.list_commands(context)]:
+        command = main if name is None else main.get_command(context, name)
+        for option in (p for p in command.params if isinstance(p, click.Option) and p.help):
+            if not option.help.split("  [")[0].strip().endswith("."):
+                unfinished.append(f"{name} {option.opts[0]}")
+    assert unfinished == []
