@@ -565,7 +565,7 @@ def watch_command(exercise, verbose, no_color, interval, **given):
     try:  # Ctrl-C (even in a script's background job, started with SIGINT ignored), SIGTERM or a
         # closed terminal (SIGHUP) stop the watch, its children and its temporary folders
         with ending_on_signals(), watch.Watcher(exercise, options, show, interval=interval,
-                                                        drafts=terminal) as watcher:
+                                                drafts=terminal) as watcher:
             watcher.run()
     except Stopped as stop:
         click.echo("\nstopped watching.")

@@ -69,7 +69,8 @@ def grade(exercises, options, launcher=None, on_verdict=None):
 
 def _grade(exercises, options, launcher, devices, run, on_verdict=None):
     """Every exercise asked for is run through the suites: one whose file cannot be found or read
-    carries the reason as its `error`, and its tests count as not run (see `results`). Each result
+    carries the reason as its `error` (one not found, `handed_in` False too), and its tests count
+    as not run (see `results`). Each result
     is assembled here, once, from what the submission's files, the suites (with their diagnoses)
     and the performance phase returned."""
     shown, ignored, errors, files, sources, absent = {}, {}, {}, {}, {}, set()

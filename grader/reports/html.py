@@ -5,8 +5,8 @@ the pictures of a failing mask or attention-weight matrix are inline SVG heatmap
 matrix beside the student's (and, for weights, their difference on a diverging scale). A block
 per problem (the cases of one mistake together), in words a student reads: the misconceptions'
 ids stay in the JSON. A file that could not be graded has its reason once, and one never handed
-in is named as such, not as a file graded. Everything comes from the JSON report (GradeReport.to_dict()), so a page
-can be made again later from a batch's grades/ folder. Every piece of text is escaped: a
+in is named as such, not as a file graded. Everything comes from the JSON report
+(GradeReport.to_dict()), so a page can be made again later from a batch's grades/ folder. Every piece of text is escaped: a
 student's printing or messages can never become markup.
 """
 
@@ -106,14 +106,8 @@ def _exercise(exercise):
         lines.append(f'<div class="diagnosis" id="{escape(anchor)}">➜ {escape(diagnosis["message"])}</div>')
     failed = [test for test in ran if test["status"] != "passed"]
     if exercise.get("error"):  # the reason once, for every check it kept from running
-        not_run = [test for test in failed if test["status"] == "not_run"]
+        lines += _not_graded(exercise, [test for test in failed if test["status"] == "not_run"])
         failed = [test for test in failed if test["status"] != "not_run"]
-        lines += ['<div class="test" data-status="not_run">',
-                  f"<h3>✗ {'not handed in' if not exercise.get('handed_in', True) else 'could not be graded'}</h3>",
-                  f'<p class="message">{escape(exercise["error"])}</p>',
-                  f'<p class="legend">{len(not_run)} checks not run '
-                  f"({_points(sum(t['score'] for t in not_run))} / {_points(sum(t['max_score'] for t in not_run))})."
-                  "</p>", "</div>"]
     said = {}  # dtype -> its tolerance, said once under the failures
     for group in _groups(failed):
         lines += _failure(group, anchors, said)
@@ -129,6 +123,16 @@ def _exercise(exercise):
                      + "".join(f"<li>✓ {escape(test['name'])}</li>" for test in passed) + "</ul></details>")
     lines.append("</section>")
     return lines
+
+
+def _not_graded(exercise, not_run):
+    """The block that says why the exercise's file could not be graded (or was never handed in),
+    and how many checks that kept from running: their messages only point here."""
+    heading = "could not be graded" if exercise.get("handed_in", True) else "not handed in"
+    worth = _points(sum(test["max_score"] for test in not_run))
+    return ['<div class="test" data-status="not_run">', f"<h3>✗ {heading}</h3>",
+            f'<p class="message">{escape(exercise["error"])}</p>',
+            f'<p class="legend">{len(not_run)} checks not run (0 / {worth}).</p>', "</div>"]
 
 
 def _groups(failed):
@@ -184,8 +188,8 @@ def _failure(group, anchors, said):
     shown = next((anchors[test["diagnosis"]] for test in group if test.get("diagnosis") in anchors), None)
     if shown:
         # the whole sentence is the link: no text beside it that a reader could space apart from it
-        lines.append(f'<p class="legend"><a href="#{escape(shown)}">'
-                     f'{"This check shows" if len(group) == 1 else "These checks show"} the mistake explained above.</a></p>')
+        these = "This check shows" if len(group) == 1 else "These checks show"
+        lines.append(f'<p class="legend"><a href="#{escape(shown)}">{these} the mistake explained above.</a></p>')
     if drawn:
         lines += heatmaps(drawn["picture"])
     lines.append("</div>")
