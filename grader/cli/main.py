@@ -144,8 +144,8 @@ def run_options():
         instructor_option("--total-timeout", "total_time_limit", type=click.FloatRange(min=0, min_open=True),
                           default=DEFAULTS.total_time_limit,
                           help="Seconds the whole run may take, every exercise's import, tests and timing "
-                               f"together; what is left then is reported as out of time  [default: {RUN_MARGIN:g} + "
-                               "--timeout per exercise]."),
+                               "together; what is left then is reported as out of time.  [default: "
+                               f"{RUN_MARGIN:g} + --timeout per exercise]"),
         instructor_option("--memory-limit", type=MemorySize(), default=MemorySize.text(DEFAULTS.memory_limit),
                           show_default=True,
                           help="Memory your code may use beyond the grader's own: 512M, 4G (a bare number: MiB)."),
@@ -237,6 +237,8 @@ def grading_run(exercises, **given):
     sense (else a usage error); the submission's folder is taken off this process's sys.path."""
     settings = Settings(**{**given, "suites": list(given.get("suites", ()))})
     submission, notebook, suites = settings.submission, settings.notebook, settings.suites
+    if notebook is not None and notebook.suffix.lower() != NOTEBOOK_SUFFIX:
+        raise click.UsageError(_not_a_notebook(notebook, exercises))
     if notebook is None and not submission.is_dir():
         raise click.UsageError(_no_folder(submission))
     if not settings.builtin_suites and not suites:
@@ -256,9 +258,28 @@ def grading_run(exercises, **given):
     return settings
 
 
+def _not_a_notebook(path, exercises):
+    """Why `path` given as --notebook is refused, and how its file is graded: a .py file is found
+    by its exercise's file name in the --submission folder."""
+    owner = _file_owner(path)
+    command = owner and _grade_file_command(owner, path)
+    if command:
+        how = f"to grade that .py file: {command}"
+    else:  # --notebook is an option of one exercise's command
+        how = (f"a .py file is graded under its exercise's file name, {exercises[0].file_name}, in the "
+               f"--submission folder: lumen-grade {exercises[0].id} --submission DIR")
+    return f"--notebook {path} is not a notebook (a {NOTEBOOK_SUFFIX} file): {how}"
+
+
 def _no_folder(submission):
     """Why there is no `submission` folder, and what to type: a student inside exercises/ (its
-    exercise files are in the current folder) is told --submission . or cd .."""
+    exercise files are in the current folder) is told --submission . or cd ..; a file given as the
+    folder, to pass its folder."""
+    if submission.is_file():
+        owner = _file_owner(submission)
+        how = (f"to grade it: {_grade_file_command(owner, submission)}" if owner is not None
+               else f"pass its folder: --submission {shlex.quote(str(submission.parent))}")
+        return f"--submission {submission} is a file, not a folder: {how}"
     here = [exercise.file_name for exercise in catalog.EXERCISES if find_file(exercise, Path.cwd())]
     if here:
         more = f" and {len(here) - 1} more" if len(here) > 1 else ""
@@ -361,10 +382,11 @@ def unknown_exercise(name, commands=()):
     close = difflib.get_close_matches(str(name).lower(), valid, n=1, cutoff=0.5)
     message = f"unknown exercise{' or command' if commands else ''} {name!r}"
     owner = _file_owner(name)
-    if owner is not None:
-        message += f" (did you mean {owner.id}? to grade that file: {_grade_file_command(owner, Path(name))})"
-    elif close:
-        message += f" (did you mean {close[0]}?)"
+    command = owner and _grade_file_command(owner, Path(name))
+    if command:
+        message += f" (did you mean {owner.id}? to grade that file: {command})"
+    elif owner is not None or close:
+        message += f" (did you mean {owner.id if owner else close[0]}?)"
     message += f"; exercises: {EXERCISE_NAMES}"
     return message + (f"; commands: {', '.join(commands)}" if commands else "")
 
@@ -387,12 +409,19 @@ def _file_owner(name):
 
 def _grade_file_command(exercise, path):
     """The command that grades the file at `path`: `lumen-grade exercise3` for
-    exercises/exercise3_scaling.py, with --submission (or --notebook) for a file elsewhere."""
+    exercises/exercise3_scaling.py, and for a bare exercise3_scaling.py that is not in the current
+    folder but in exercises/; with --submission (or --notebook) for a file elsewhere; None where
+    there is no such file."""
+    default = Path(SUBMISSION.settings["default"])
+    if not path.is_file() and (default / path.name).is_file():
+        path = default / path.name
+    if not path.is_file():
+        return None
     if path.suffix == NOTEBOOK_SUFFIX:
         return f"lumen-grade {exercise.id} --notebook {shlex.quote(str(path))}"
     folder = path.parent
-    default = SUBMISSION.settings["default"]
-    return f"lumen-grade {exercise.id}" + ("" if folder == default else f" --submission {shlex.quote(str(folder))}")
+    in_default = folder == default or (folder.is_dir() and default.is_dir() and folder.samefile(default))
+    return f"lumen-grade {exercise.id}" + ("" if in_default else f" --submission {shlex.quote(str(folder))}")
 
 
 def show_error(error, file=None):
@@ -535,7 +564,8 @@ def watch_command(exercise, verbose, no_color, interval, **given):
 
     try:  # Ctrl-C (even in a script's background job, started with SIGINT ignored), SIGTERM or a
         # closed terminal (SIGHUP) stop the watch, its children and its temporary folders
-        with ending_on_signals(), watch.Watcher(exercise, options, show, interval=interval) as watcher:
+        with ending_on_signals(), watch.Watcher(exercise, options, show, interval=interval,
+                                                drafts=terminal) as watcher:
             watcher.run()
     except Stopped as stop:
         click.echo("\nstopped watching.")
@@ -588,7 +618,7 @@ def gradescope_options(command):
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
               show_default=True, help="The zip to write.")
 @click.option("--torch", metavar="VERSION",
-              help="The torch release setup.sh installs  [default: the one installed here].")
+              help="The torch release setup.sh installs.  [default: the one installed here]")
 @gradescope_options
 def gradescope_bundle(out, **settings):
     """Write a Gradescope autograder zip (setup.sh, run_autograder, the kit), after grading the
@@ -654,8 +684,8 @@ FEEDBACK_OPTION = click.option(
               help="Students graded at the same time.")
 @CLASS_TIMEOUT
 @click.option("--student-timeout", type=click.FloatRange(min=0, min_open=True),
-              help=f"Seconds one student's whole grading may take  [default: {len(catalog.EXERCISES)} × --timeout "
-                   "+ 60, one --timeout per exercise].")
+              help=f"Seconds one student's whole grading may take.  [default: {len(catalog.EXERCISES)} × --timeout "
+                   "+ 60, one --timeout per exercise]")
 @DEVICE()
 @SEED(help="Seed of the random test inputs.")
 @NO_PERF(help="Skip the performance tiers (faster; no tier column).")
@@ -708,11 +738,24 @@ def batch_command(submissions_dir, out, feedback, class_report, **settings):
     if class_report:
         _write_class_report([batch.reports_folder(out)], out.parent, roster=settings["roster"],
                             submissions=submissions_dir)
-    statuses = Counter(record["status"] for record in records.values())
     shard = f" (shard {settings['shard'][0]}/{settings['shard'][1]})" if settings["shard"] else ""
-    click.echo(f"{len(records)} students in {out}{shard} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}); "
-               f"reports in {batch.reports_folder(out)}/")
-    click.get_current_context().exit(1 if statuses["error"] else 0)
+    click.echo(f"{_gradebook_counts(records, settings['roster'])} in {out}{shard}; "
+               f"reports in {batch.reports_folder(out)}/" + _not_on_roster(records, settings["roster"], out))
+    click.get_current_context().exit(1 if any(r["status"] == "error" for r in records.values()) else 0)
+
+
+def _gradebook_counts(records, roster):
+    """"3 students (2 graded, 1 missing)": the rows of the gradebook `records` make, by status."""
+    rows = classbook.gradebook_records(records, roster)
+    statuses = Counter(record["status"] for _, record in rows)
+    return f"{len(rows)} students ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))})"
+
+
+def _not_on_roster(records, roster, out):
+    """What became of the folders on no roster row: graded, their reports kept, no row in the CSV."""
+    unknown = classbook.match_roster(roster, records)[1] if roster else []
+    return (f"; {len(unknown)} folder(s) not on the roster graded but not in the CSV (reports kept in "
+            f"{batch.reports_folder(out)}/): {', '.join(unknown)}") if unknown else ""
 
 
 def _check_roster(roster, names):
@@ -771,8 +814,9 @@ def merge_command(shard_outputs, out, roster, feedback):
         _write_feedback(feedback, merged.records)
     for line in merged.missing:
         click.echo(f"missing: {line}", err=True)
-    click.echo(f"merged {len(merged.shards)} shard(s): {len(merged.records)} students in {out}"
-               + (f"; {len(merged.missing)} missing (listed above)" if merged.missing else ""))
+    click.echo(f"merged {len(merged.shards)} shard(s): {_gradebook_counts(merged.records, roster)} in {out}"
+               + (f"; {len(merged.missing)} missing (listed above)" if merged.missing else "")
+               + _not_on_roster(merged.records, roster, out))
     click.get_current_context().exit(1 if merged.missing else 0)
 
 
@@ -804,8 +848,10 @@ def _write_class_report(grades, out, *, roster=None, names=False, submissions=No
         raise click.ClickException(f"cannot write the class report into {out}: {error}") from None
     if similarity and summary["similarity"]["code_note"]:
         click.echo(f"warning: {summary['similarity']['code_note']}", err=True)
+    outside = classbook.match_roster(roster, [*records, *(name for name, _ in unreadable)])[1] if roster else []
     click.echo(f"class report of {summary['students']['graded']} graded students ({len(summary['misconceptions'])} "
-               f"misconceptions): wrote {', '.join(str(path) for path in written)}", err=True)
+               f"misconceptions): wrote {', '.join(str(path) for path in written)}"
+               + (f"; left out, not on the roster: {', '.join(outside)}" if outside else ""), err=True)
 
 
 @main.command(cls=InstructorCommand, name="class-report",
@@ -813,7 +859,7 @@ def _write_class_report(grades, out, *, roster=None, names=False, submissions=No
 @click.argument("grades", nargs=-1, required=True, metavar="GRADES_DIR...",
                 type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder to write the report into  [default: the folder holding GRADES_DIR, beside grades.csv].")
+              help="Folder to write the report into.  [default: the folder holding GRADES_DIR, beside grades.csv]")
 @ROSTER(help="CSV of the class (student_id, name, email): students are shown by their id, and rostered "
              "students who never submitted are listed.")
 @click.option("--names", is_flag=True, help="Show each student's name beside their roster id (default: ids only).")

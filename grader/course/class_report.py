@@ -18,6 +18,8 @@ records into the summary that `class-report.json` holds and `grader.reports.clas
 - with `similarity`: leads for review from `grader.course.similarity` (never verdicts).
 
 Students are shown by their roster id (`names`: id and name); without a roster, by folder name.
+With a roster the class is the roster's students, as in the gradebook: a folder on no roster row
+is only counted, never shown by its name (it may be a real name).
 """
 
 import ast
@@ -173,8 +175,13 @@ def _histogram(scores, top):
 
 def build(records, *, roster=None, names=False, unreadable=(), submissions=None, stubs=None,
           previous=None, similarity=False):
-    """The class report's summary (what class-report.json holds) of {student: record}."""
+    """The class report's summary (what class-report.json holds) of {student: record}. With a
+    roster, the class is the roster, as in the gradebook: a folder on no roster row is counted
+    (`not_on_roster`) but neither shown nor in any figure, since it has no roster id to be shown by."""
     who = Identities([*records, *(name for name, _ in unreadable)], roster, names)
+    outside = set(classbook.match_roster(roster, who.label)[1]) if roster else set()
+    records = {name: record for name, record in records.items() if name not in outside}
+    unreadable = [(name, why) for name, why in unreadable if name not in outside]
     graded = {name: record for name, record in records.items() if record["status"] == "graded"}
     exercises = [e for e in catalog.EXERCISES
                  if any(exercise_entries(r).get(e.id, (None, False))[1] for r in graded.values())]
@@ -183,6 +190,7 @@ def build(records, *, roster=None, names=False, unreadable=(), submissions=None,
         "summary_version": SUMMARY_VERSION,
         "students": {"records": len(records), "graded": len(graded),
                      "rostered": len(roster) if roster else None,
+                     "not_on_roster": len(outside) if roster else None,
                      "never_submitted": who.never_submitted,
                      "no_files": sorted(who.label[n] for n, r in records.items() if r["status"] == "no files")},
         "shown_as": "roster id and name" if roster and names else "roster id" if roster else "folder name",

@@ -226,17 +226,23 @@ def gradebook_csv(records, roster=None):
     def write(values):
         writer.writerow({column: spreadsheet_safe(value) for column, value in values.items()})
 
-    if roster is None:
-        for name in sorted(records):
-            write(row(records[name], full))
-        return text.getvalue()
-    matched, _ = match_roster(roster, records)
-    for entry in roster:
-        name = matched.get(entry.student_id)
-        values = row(records[name] if name else missing_record(""), full)
-        values.update(student_id=entry.student_id, name=entry.name, email=entry.email, student=name or "")
+    for entry, record in gradebook_records(records, roster):
+        values = row(record, full)
+        if entry is not None:
+            values.update(student_id=entry.student_id, name=entry.name, email=entry.email, student=record["student"])
         write(values)
     return text.getvalue()
+
+
+def gradebook_records(records, roster=None):
+    """[(roster entry or None, record)]: the gradebook's rows in its order. Without a roster, every
+    record, by name; with one, a row per rostered student (a `missing_record` for one without a
+    folder), and no row for a folder on no roster row."""
+    if roster is None:
+        return [(None, records[name]) for name in sorted(records)]
+    matched, _ = match_roster(roster, records)
+    return [(entry, records[matched[entry.student_id]] if entry.student_id in matched else missing_record(""))
+            for entry in roster]
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may read as a formula

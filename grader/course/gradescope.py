@@ -232,12 +232,12 @@ def graded_notes(folder, staged, verdict):
 
 
 def as_submitted(folder, staged, exercise):
-    """The fields (`file`, `ignored`, and `error` for a missing file) by which a report names an
-    exercise's file to the student whose `folder` was staged (`stage_files`): the file graded and
-    the copies not graded, relative to that folder, never the grader's staging copy; for an
-    exercise with no file there, its standard name and what to hand in."""
+    """The fields (`file`, `ignored`; for a missing file `error` and `handed_in`) by which a report
+    names an exercise's file to the student whose `folder` was staged (`stage_files`): the file
+    graded and the copies not graded, relative to that folder, never the grader's staging copy; for
+    an exercise with no file there, its standard name and what to hand in."""
     if exercise not in staged:
-        return {"file": exercise.file_name, "ignored": [],
+        return {"file": exercise.file_name, "ignored": [], "handed_in": False,
                 "error": f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
                          "upload it under exactly this name"}
     sources, ignored = staged[exercise]

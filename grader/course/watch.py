@@ -53,14 +53,16 @@ TIMING = {"id": "timing", "name": "timing…", "ratio": None,
 class Watcher:
     """Grades `exercises` once, then again whenever one of their files changes; `show(report,
     graded, seconds)` draws each report (every exercise's latest verdict, `graded` the ones just
-    re-graded). With the tiers on, a re-grade is drawn twice: the tests' verdict as soon as it is
-    known, each passed timed exercise's tier "timing…", then again with the tiers measured; an
-    old tier never stands beside a new verdict."""
+    re-graded). With the tiers on and `drafts`, a re-grade is drawn twice: the tests' verdict as
+    soon as it is known, each passed timed exercise's tier "timing…", then again with the tiers
+    measured; an old tier never stands beside a new verdict. Without `drafts` (output that is
+    not a terminal, where a report is not redrawn but added), only the finished report is drawn."""
 
-    def __init__(self, exercises, options, show, interval=0.3):
+    def __init__(self, exercises, options, show, interval=0.3, drafts=True):
         from grader.grading.runner import confidential
 
         self.exercises, self.options, self.show, self.interval = list(exercises), options, show, interval
+        self.drafts = drafts
         self.latest = {}  # exercise id -> its latest ExerciseResult
         self.launcher = Launcher(forbidden=confidential(options))  # confined as `lumen-grade` confines
 
@@ -87,7 +89,8 @@ class Watcher:
         def tests_done(verdict):  # the verdict first; the tiers once they are measured
             draw(dataclasses.replace(verdict, exercises=[_timing(result) for result in verdict.exercises]))
 
-        return draw(runner.grade(exercises, self.options, launcher=self.launcher, on_verdict=tests_done))
+        return draw(runner.grade(exercises, self.options, launcher=self.launcher,
+                                 on_verdict=tests_done if self.drafts else None))
 
     def changed(self, before):
         """(the exercises whose files changed since `before`, the new snapshot), waiting until the

@@ -96,6 +96,7 @@ class ExerciseResult(_CleanFields):
     diagnoses: list = field(default_factory=list)
     output: str = ""  # the start of what the student's code printed
     error: str = ""  # why the file could not be graded at all (missing, unreadable, failed to import)
+    handed_in: bool = True  # False: no file for the exercise was found (`file` is the name looked for)
     ignored: list = field(default_factory=list)  # other candidate files found and not graded
     calls: list = field(default_factory=list, repr=False)  # the passed checks' calls, for the diagnosis
 
@@ -124,6 +125,7 @@ class ExerciseResult(_CleanFields):
             "file": self.file,
             "ignored": list(self.ignored),
             "error": self.error or None,
+            "handed_in": self.handed_in,
             "passed": self.passed,
             "score": self.score,
             "max_score": self.max_score,

@@ -69,16 +69,19 @@ def grade(exercises, options, launcher=None, on_verdict=None):
 
 def _grade(exercises, options, launcher, devices, run, on_verdict=None):
     """Every exercise asked for is run through the suites: one whose file cannot be found or read
-    carries the reason as its `error`, and its tests count as not run (see `results`). Each result
+    carries the reason as its `error` (one not found, `handed_in` False too), and its tests count
+    as not run (see `results`). Each result
     is assembled here, once, from what the submission's files, the suites (with their diagnoses)
     and the performance phase returned."""
-    shown, ignored, errors, files, sources = {}, {}, {}, {}, {}
+    shown, ignored, errors, files, sources, absent = {}, {}, {}, {}, {}, set()
     with tempfile.TemporaryDirectory(prefix="lumen-code-") as code_dir:  # notebooks' code, as .py
         for exercise in exercises:
             try:
                 found = submission.prepare(exercise, options.submission, code_dir, options.notebook)
             except submission.SubmissionError as error:
                 shown[exercise.id], errors[exercise.id] = str(error.path), str(error)
+                if error.step == submission.FIND_STEP:
+                    absent.add(exercise.id)
                 continue
             shown[exercise.id], ignored[exercise.id] = str(found.shown), list(found.ignored)
             files[exercise.id], sources[exercise.id] = str(found.code.resolve()), found
@@ -88,7 +91,8 @@ def _grade(exercises, options, launcher, devices, run, on_verdict=None):
 
         suites = _run_suites(exercises, files, errors, sources, launcher, options, devices, run)
         results = {exercise.id: ExerciseResult(exercise.id, exercise.title, shown[exercise.id],
-                                               ignored=ignored.get(exercise.id, []), **vars(suites[exercise.id]))
+                                               ignored=ignored.get(exercise.id, []),
+                                               handed_in=exercise.id not in absent, **vars(suites[exercise.id]))
                    for exercise in exercises}
         passed = {exercise_id for exercise_id, result in results.items() if result.passed}
         if on_verdict is not None and options.perf:

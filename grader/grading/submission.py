@@ -26,6 +26,9 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _ASSIGNED_MAGIC = re.compile(r"[ \t]*[\w.]+[ \t]*=[ \t]*[!%]")  # files = !ls, t = %timeit f()
 
 
+FIND_STEP = "find the file"  # the step of a SubmissionError for a file that is not there at all
+
+
 class SubmissionError(ValueError):
     """The student's code cannot be found or read. `path`: the file looked for or read;
     `step`: the name of the failed step in the report ("find the file", "read the notebook")."""
@@ -115,7 +118,7 @@ def prepare(exercise, folder, work_dir, notebook=None):
     if not found:
         raise SubmissionError(
             f"no {exercise.file_name} in {folder} (nor an exercise{exercise.number}_*{NOTEBOOK_SUFFIX} "
-            "notebook): pass --submission DIR", Path(folder) / exercise.file_name, "find the file")
+            "notebook): pass --submission DIR", Path(folder) / exercise.file_name, FIND_STEP)
     path, ignored = found[0], tuple(str(other) for other in found[1:])
     if notebook is None and path.suffix != NOTEBOOK_SUFFIX:
         return Found(path, path, ignored=ignored)

@@ -88,6 +88,8 @@ def _meta(summary):
         parts.append(f"{len(students['never_submitted'])} never submitted")
     if students["no_files"]:
         parts.append(f"{len(students['no_files'])} handed in no exercise file")
+    if students.get("not_on_roster"):
+        parts.append(f"{students['not_on_roster']} folder(s) not on the roster left out")
     text = f'<p class="meta">{escape("; ".join(parts))}. Students are shown by {escape(summary["shown_as"])}.</p>'
     if students["never_submitted"]:
         text += (f'<p class="note">Never submitted: {escape(", ".join(students["never_submitted"]))}.'

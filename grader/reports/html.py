@@ -4,8 +4,9 @@ Readable offline and as an upload to an LMS: no JavaScript, no external styleshe
 the pictures of a failing mask or attention-weight matrix are inline SVG heatmaps, the expected
 matrix beside the student's (and, for weights, their difference on a diverging scale). A block
 per problem (the cases of one mistake together), in words a student reads: the misconceptions'
-ids stay in the JSON. Everything comes from the JSON report (GradeReport.to_dict()), so a page
-can be made again later from a batch's grades/ folder. Every piece of text is escaped: a
+ids stay in the JSON. A file that could not be graded has its reason once, and one never handed
+in is named as such, not as a file graded. Everything comes from the JSON report
+(GradeReport.to_dict()), so a page can be made again later from a batch's grades/ folder. Every piece of text is escaped: a
 student's printing or messages can never become markup.
 """
 
@@ -77,8 +78,10 @@ def _summary(report):
         verdict = ('<span class="passed">✓ passed</span>' if exercise["passed"]
                    else '<span class="failed">✗ not yet</span>')
         tier = (exercise.get("tier") or {}).get("name") or ""
+        file = (f"<code>{escape(exercise['file'])}</code>" if exercise.get("handed_in", True)
+                else '<span class="failed">not handed in</span>')
         lines.append(f'<tr><td><a href="#{escape(exercise["id"])}">{escape(exercise["id"])}</a></td>'
-                     f"<td>{escape(exercise['title'])}</td><td><code>{escape(exercise['file'])}</code></td>"
+                     f"<td>{escape(exercise['title'])}</td><td>{file}</td>"
                      f'<td class="points">{_points(exercise["score"])} / {_points(exercise["max_score"])}</td>'
                      f"<td>{verdict}</td><td>{escape(str(tier))}</td></tr>")
     lines += ["</tbody>", "</table>"]
@@ -101,8 +104,12 @@ def _exercise(exercise):
         for shown in (diagnosis.get("id"), *diagnosis.get("ids", ())):
             anchors.setdefault(shown, anchor)
         lines.append(f'<div class="diagnosis" id="{escape(anchor)}">➜ {escape(diagnosis["message"])}</div>')
+    failed = [test for test in ran if test["status"] != "passed"]
+    if exercise.get("error"):  # the reason once, for every check it kept from running
+        lines += _not_graded(exercise, [test for test in failed if test["status"] == "not_run"])
+        failed = [test for test in failed if test["status"] != "not_run"]
     said = {}  # dtype -> its tolerance, said once under the failures
-    for group in _groups([test for test in ran if test["status"] != "passed"]):
+    for group in _groups(failed):
         lines += _failure(group, anchors, said)
     if said:
         lines.append('<p class="legend">tolerance: '
@@ -116,6 +123,16 @@ def _exercise(exercise):
                      + "".join(f"<li>✓ {escape(test['name'])}</li>" for test in passed) + "</ul></details>")
     lines.append("</section>")
     return lines
+
+
+def _not_graded(exercise, not_run):
+    """The block that says why the exercise's file could not be graded (or was never handed in),
+    and how many checks that kept from running: their messages only point here."""
+    heading = "could not be graded" if exercise.get("handed_in", True) else "not handed in"
+    worth = _points(sum(test["max_score"] for test in not_run))
+    return ['<div class="test" data-status="not_run">', f"<h3>✗ {heading}</h3>",
+            f'<p class="message">{escape(exercise["error"])}</p>',
+            f'<p class="legend">{len(not_run)} checks not run (0 / {worth}).</p>', "</div>"]
 
 
 def _groups(failed):
@@ -170,8 +187,9 @@ def _failure(group, anchors, said):
         _message(test, said)
     shown = next((anchors[test["diagnosis"]] for test in group if test.get("diagnosis") in anchors), None)
     if shown:
-        lines.append(f'<p class="legend">{"This check shows" if len(group) == 1 else "These checks show"} '
-                     f'<a href="#{escape(shown)}">the mistake explained above</a>.</p>')
+        # the whole sentence is the link: no text beside it that a reader could space apart from it
+        these = "This check shows" if len(group) == 1 else "These checks show"
+        lines.append(f'<p class="legend"><a href="#{escape(shown)}">{these} the mistake explained above.</a></p>')
     if drawn:
         lines += heatmaps(drawn["picture"])
     lines.append("</div>")

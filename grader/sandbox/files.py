@@ -12,6 +12,7 @@ import os
 import secrets
 import shutil
 import stat
+import tempfile
 from functools import lru_cache
 
 from grader.sandbox import containment
@@ -72,15 +73,26 @@ def remove_tree(path):
 
 
 def check_destination(path):
-    """Refuse (UnsafeFile) a report destination that is a link or anything but a regular file."""
+    """Refuse (UnsafeFile) a report destination that is a link or anything but a regular file, or
+    that `write_replacing` could not write: its folder missing, or one where no file can be made
+    (tried, with a file created and removed at once: permissions, a read-only disk, root or not)."""
     try:
         info = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if stat.S_ISLNK(info.st_mode):
+    except (FileNotFoundError, NotADirectoryError):
+        info = None
+    if info is not None and stat.S_ISLNK(info.st_mode):
         raise UnsafeFile(f"{path} is a link: name a regular file, or a path that does not exist yet")
-    if not stat.S_ISREG(info.st_mode):
+    if info is not None and not stat.S_ISREG(info.st_mode):
         raise UnsafeFile(f"{path} is not a regular file")
+    folder, name = os.path.split(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UnsafeFile(f"{path}: there is no folder {folder} to write it in")
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    except OSError as error:
+        raise UnsafeFile(f"{path} cannot be written: {error.strerror or error} in {folder}") from None
+    os.close(fd)
+    os.unlink(temporary)
 
 
 def write_replacing(path, data):

@@ -1,6 +1,12 @@
 """The `lumen-grade` command line: exit codes, errors a student can act on, the JSON contract."""
 
 import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -150,19 +156,51 @@ def test_a_folder_without_exercise_files_is_not_taken_for_exercises(tmp_path, mo
     assert f"no folder exercises (looked in {tmp_path / 'exercises'})" in said and "right here" not in said
 
 
-@pytest.mark.parametrize("typed, advice", [
-    ("exercises/exercise3_scaling.py", "lumen-grade exercise3)"),
-    ("exercise3_scaling.py", "lumen-grade exercise3 --submission .)"),
-    ("my work/exercise10_tiled_attention.py", "lumen-grade exercise10 --submission 'my work')"),
-    ("exercises/notebooks/exercise6_multihead.ipynb",
-     "lumen-grade exercise6 --notebook exercises/notebooks/exercise6_multihead.ipynb)"),
+@pytest.mark.parametrize("typed, present, advice", [
+    ("exercises/exercise3_scaling.py", [], "lumen-grade exercise3"),
+    ("exercise3_scaling.py", [], "lumen-grade exercise3"),  # not here, but in exercises/: the default
+    ("exercise3_scaling.py", ["exercise3_scaling.py"], "lumen-grade exercise3 --submission ."),
+    ("my work/exercise10_tiled_attention.py", ["my work/exercise10_tiled_attention.py"],
+     "lumen-grade exercise10 --submission 'my work'"),
+    ("exercises/notebooks/exercise6_multihead.ipynb", ["exercises/notebooks/exercise6_multihead.ipynb"],
+     "lumen-grade exercise6 --notebook exercises/notebooks/exercise6_multihead.ipynb"),
 ])
-def test_a_path_to_an_exercise_file_suggests_the_command_that_grades_it(typed, advice):
-    """`lumen-grade exercises/exercise3_scaling.py`: the file names its exercise; the advice, typed, grades it."""
+def test_a_path_to_an_exercise_file_suggests_the_command_that_grades_it(tmp_path, monkeypatch, typed, present, advice):
+    """`lumen-grade exercises/exercise3_scaling.py`: the file names its exercise; the advice, typed
+    in that folder, grades that very file (a course folder: exercises/ and the files `present`)."""
+    for name in ["exercises/exercise3_scaling.py", *present]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, [typed])
     assert result.exit_code == 2
-    exercise = catalog.find(advice.split()[1].rstrip(")"))
-    assert f"(did you mean {exercise.id}? to grade that file: {advice}" in unwrapped(result.output)
+    exercise = catalog.find(advice.split()[1])
+    assert f"(did you mean {exercise.id}? to grade that file: {advice})" in unwrapped(result.output)
+    options = dict(zip(*[iter(shlex.split(advice)[2:])] * 2))
+    graded = (Path(options["--notebook"]) if "--notebook" in options
+              else Path(options.get("--submission", "exercises")) / exercise.file_name)
+    assert graded.resolve() == (tmp_path / (present or ["exercises/exercise3_scaling.py"])[0]).resolve()
+
+
+def test_a_file_named_after_an_exercise_but_nowhere_gets_no_command(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    said = unwrapped(CliRunner().invoke(main, ["exercise3_scaling.py"]).output)
+    assert "(did you mean exercise3?)" in said and "to grade that file" not in said
+
+
+@pytest.mark.parametrize("given, advice", [
+    ("exercises/exercise3_scaling.py", "to grade it: lumen-grade exercise3"),
+    ("mine/exercise3_scaling.py", "to grade it: lumen-grade exercise3 --submission mine"),
+    ("mine/notes.txt", "pass its folder: --submission mine"),
+])
+def test_a_file_given_as_the_submission_folder_is_told_to_pass_its_folder(tmp_path, monkeypatch, given, advice):
+    for name in ("exercises/exercise3_scaling.py", given):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["3", "--submission", given])
+    assert result.exit_code == 2
+    assert f"--submission {given} is a file, not a folder: {advice}" in unwrapped(result.output)
 
 
 def test_missing_file_says_which_file_and_where(tmp_path):
@@ -265,3 +303,82 @@ def test_private_suites_get_remote_objects_and_len_is_checked(tmp_path):
     assert test["status"] == "failed"
     assert test["message"] == "len(...) of your KVCache returned an object of type str, expected an int >= 0"
     assert invoke(*args, "--submission", SOLUTIONS).exit_code == 0
+
+
+@pytest.mark.parametrize("command", [["3"], ["watch", "3"]])
+@pytest.mark.parametrize("given, advice", [
+    ("exercises/exercise3_scaling.py", "to grade that .py file: lumen-grade exercise3"),
+    ("mine/exercise3_scaling.py", "to grade that .py file: lumen-grade exercise3 --submission mine"),
+    ("mine/attention.py", "a .py file is graded under its exercise's file name, exercise3_scaling.py, in the "
+                          "--submission folder"),
+])
+def test_a_py_file_given_as_the_notebook_is_a_usage_error_that_says_how_to_grade_it(tmp_path, monkeypatch, command,
+                                                                                   given, advice):
+    (tmp_path / given).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / given).write_text("")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, [*command, "--notebook", given])
+    assert result.exit_code == 2, result.output
+    assert f"--notebook {given} is not a notebook (a .ipynb file): {advice}" in unwrapped(result.output)
+
+
+def _never_graded(*args, **kwargs):
+    raise AssertionError("graded, although the report could not have been written")
+
+
+@pytest.mark.parametrize("output, says", [
+    ("no such folder/report.json", "there is no folder"),
+    ("a file/report.json", "there is no folder"),  # a file where its folder should be
+    ("a folder", "is a directory"),  # Click's own check
+])
+def test_an_output_that_cannot_be_written_is_a_usage_error_before_grading(tmp_path, monkeypatch, output, says):
+    from grader.grading import runner
+
+    (tmp_path / "a file").write_text("")
+    (tmp_path / "a folder").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "grade", _never_graded)
+    result = CliRunner().invoke(main, ["3", "--submission", str(SOLUTIONS), "--output", output])
+    assert result.exit_code == 2, result.output
+    assert "--output" in result.output and says in unwrapped(result.output)
+
+
+@pytest.mark.privileges
+def test_a_folder_the_user_cannot_write_in_is_refused_before_grading(request):
+    """A read-only folder: root may write in it (the probe agrees); an unprivileged user gets a usage
+    error (exit 2) before anything is graded, not a lost result after it (exit 1)."""
+    import tempfile
+
+    from grader.sandbox import files
+    from test_containment import _as_nobody
+
+    folder = Path(tempfile.mkdtemp(prefix="lumen-output-"))  # a folder 65534 can reach
+    request.addfinalizer(lambda: (folder.chmod(0o755), shutil.rmtree(folder, ignore_errors=True)))
+    folder.chmod(0o555)
+    if os.geteuid() == 0:
+        files.check_destination(folder / "report.json")  # root can: no refusal
+        assert list(folder.iterdir()) == []  # and the probe leaves nothing behind
+    prefix, reason = _as_nobody()
+    if prefix is None:
+        pytest.skip(reason)
+    done = subprocess.run([*prefix, sys.executable, "-m", "grader", "exercise3", "--submission", str(SOLUTIONS),
+                           "--device", "cpu", "--no-perf", "--output", str(folder / "report.json")],
+                          capture_output=True, text=True, timeout=120, cwd=folder,
+                          env={**os.environ, "PYTHONPATH": str(SOLUTIONS.parent)})
+    assert done.returncode == 2, done.stderr
+    assert f"--output {folder / 'report.json'} cannot be written: Permission denied" in unwrapped(done.stderr)
+    assert "wrote" not in done.stdout and list(folder.iterdir()) == []
+
+
+def test_every_options_help_is_a_sentence_ending_in_a_full_stop():
+    """Before the bracket that gives the default, if any: `--total-timeout`'s and every other's."""
+    import click
+
+    context = click.Context(main)
+    unfinished = []
+    for name in [None, *main.list_commands(context)]:
+        command = main if name is None else main.get_command(context, name)
+        for option in (p for p in command.params if isinstance(p, click.Option) and p.help):
+            if not option.help.split("  [")[0].strip().endswith("."):
+                unfinished.append(f"{name} {option.opts[0]}")
+    assert unfinished == []

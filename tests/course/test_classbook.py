@@ -243,3 +243,40 @@ def test_three_shards_and_a_merge_equal_one_batch_row_for_row(tmp_path):
     lms = list(read_csv(tmp_path / "lms.csv").values())
     assert [(r["student_id"], r["status"]) for r in lms] == [("alice", "graded"), ("bob", "graded"), ("kim", "missing")]
     assert lms[2]["max_score"] == table["alice"]["max_score"] and lms[2]["total"] == "0"
+
+
+def test_the_closing_counts_are_the_gradebooks_rows_and_a_folder_off_the_roster_is_named(tmp_path):
+    """Roster a1, b2, c3; folders a1, bob@x.edu (b2's email) and dave (on no row). A resumed batch
+    (the records already there: nothing is graded again) and a merge count the CSV's rows (2
+    graded, c3 missing), not the folders, and say what became of dave; the class report counts
+    the roster's graded students and never shows dave, who has no roster id to be shown by."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student_id,name,email\na1,Ann One,ann@x.edu\nb2,Bob Two,bob@x.edu\nc3,Cy Three,cy@x.edu\n")
+    folders = ["a1", "bob@x.edu", "dave"]
+    make_class(tmp_path / "class", {name: {"exercise3_scaling.py": CORRECT} for name in folders})
+    out = shard_output(tmp_path / "graded", (0, 1), folders, {name: record(name, 0.0) for name in folders}) / "grades.csv"
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(out), "--roster", str(roster),
+                                       "--no-perf", "--device", "cpu"])
+    assert result.exit_code == 0, result.output
+    assert "skipping 3 student(s) already graded" in result.stderr
+    table = read_csv(out)
+    assert {r["student_id"]: r["status"] for r in table.values()} == {"a1": "graded", "b2": "graded", "c3": "missing"}
+    said = unwrapped(result.stdout)
+    assert f"3 students (2 graded, 1 missing) in {out}" in said
+    assert "1 folder(s) not on the roster graded but not in the CSV" in said and said.endswith(": dave")
+
+    merged = CliRunner().invoke(main, ["merge", str(out.parent), "--out", str(tmp_path / "all.csv"), "--roster", str(roster)])
+    assert merged.exit_code == 0, merged.output
+    assert "3 students (2 graded, 1 missing)" in unwrapped(merged.stdout) and unwrapped(merged.stdout).endswith(": dave")
+
+    reported = CliRunner().invoke(main, ["class-report", str(out.parent / "grades"), "--roster", str(roster),
+                                         "--out", str(tmp_path / "report")])
+    assert reported.exit_code == 0, reported.output
+    assert "class report of 2 graded students" in unwrapped(reported.stderr)
+    assert "left out, not on the roster: dave" in unwrapped(reported.stderr)
+    summary = json.loads((tmp_path / "report" / "class-report.json").read_text())
+    assert summary["students"]["graded"] == 2 and summary["students"]["not_on_roster"] == 1
+    assert summary["students"]["never_submitted"] == ["c3"]
+    assert sorted(s["student"] for s in summary["stuck"]) == ["a1", "b2"]  # roster ids; dave is not shown
+    for written in ("class-report.json", "class-report.html", "misconceptions.csv"):
+        assert "dave" not in (tmp_path / "report" / written).read_text()

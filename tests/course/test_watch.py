@@ -209,3 +209,31 @@ def test_watch_confines_the_code_as_grading_does(user, request):
     assert runs["watch"][0] == runs["grade"][0], runs
     for level, output in runs.values():
         assert "refused" in output and "the-answer-key" not in output, runs
+
+
+def test_watch_piped_to_a_file_writes_each_report_once(tmp_path, monkeypatch):
+    """Output that is not a terminal is not redrawn but added to: with the tiers on (the default),
+    the first grading is written once, finished, not first as a draft and then again."""
+    (tmp_path / EX3.file_name).write_bytes((EXERCISES / EX3.file_name).read_bytes())
+
+    def grade_once(self, rounds=None):
+        self.grade(self.exercises)
+        raise KeyboardInterrupt  # as Ctrl-C after the first report
+
+    monkeypatch.setattr(watch.Watcher, "run", grade_once)
+    result = CliRunner().invoke(main, ["watch", "3", "--submission", str(tmp_path), "--device", "cpu"])
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.output.splitlines() if line.startswith("Total: ")] == [
+        "Total: 0/19 — 0 of 1 exercise(s) passed"]
+    assert result.output.count("Ctrl-C to stop.") == 1 and result.output.endswith("stopped watching.\n")
+
+
+def test_a_watcher_without_drafts_draws_only_the_finished_report(launcher, tmp_path):
+    (tmp_path / EX3.file_name).write_bytes((SOLUTIONS / EX3.file_name).read_bytes())
+    options = Settings(submission=tmp_path, device="cpu", time_limit=20.0, perf=True)
+    shown = []
+    watcher = watch.Watcher([EX3], options, lambda report, graded, seconds: shown.append(report), drafts=False)
+    watcher.launcher = launcher
+    watcher.grade([EX3])
+    (only,) = shown
+    assert only.exercises[0].passed and only.exercises[0].tier["id"] != "timing"

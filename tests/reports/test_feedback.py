@@ -6,14 +6,18 @@ shaded per row, their difference on a diverging scale. (benchmarks/feedback_page
 in Chromium.)"""
 
 import json
+from html import escape
 from html.parser import HTMLParser
 
 from click.testing import CliRunner
 
 from conftest import SUBMISSIONS
 from grader.reports import html as feedback, text as report
+from grader import catalog
 from grader.cli.main import main
+from grader.grading import runner
 from grader.grading.results import ExerciseResult, GradeReport
+from grader.grading.settings import Settings
 from grader.grading.results import TestResult as Check  # not a pytest class
 
 VOID = {"meta", "br", "img", "input", "link", "hr"}
@@ -211,10 +215,54 @@ def test_a_student_without_a_report_gets_a_page_that_says_why():
     assert "no files" in root.all_text() and "no exercise files anywhere" in root.all_text()
 
 
+def reasons_shown(section):
+    """The texts of the section's block that says why its file could not be graded (None: no such block)."""
+    block = next((b for b in blocks_of(section) if b.attrs.get("data-status") == "not_run"), None)
+    return block and [p.all_text() for p in block.iter("p")]
+
+
+def test_the_page_says_once_why_a_file_could_not_be_graded_and_which_were_not_handed_in(launcher, tmp_path):
+    """A file that does not import, and one never handed in: each exercise's reason is on the page
+    once (as in the JSON), the checks it kept from running are counted, not listed with a message
+    that sends the student elsewhere, and the file column names no file the student never gave."""
+    (tmp_path / "exercise3_scaling.py").write_text("print(1\n")
+    verdict = runner.grade([catalog.find("1"), catalog.find("3")],
+                           Settings(submission=tmp_path, device="cpu", perf=False), launcher=launcher)
+    data = json.loads(report.render_json(verdict))
+    projection, scaling = data["exercises"]
+    assert (projection["handed_in"], scaling["handed_in"]) == (False, True)
+    assert "SyntaxError" in scaling["error"] and "exercise1_projection.py" in projection["error"]
+    page = report.render_html(verdict)
+    root = parse(page)
+    assert_self_contained(root)
+    files = {row.children[0].all_text(): row.children[2].all_text() for row in root.find("tbody").children}
+    assert files == {"exercise1": "not handed in", "exercise3": str(tmp_path / "exercise3_scaling.py")}
+    for exercise in (projection, scaling):
+        section = root.find("section", id=exercise["id"])
+        shown = reasons_shown(section)
+        not_run = [t for t in exercise["tests"] if t["status"] == "not_run"]
+        assert shown == [exercise["error"], f"{len(not_run)} checks not run (0 / {exercise['max_score']:g})."]
+        assert blocks_of(section)[1:] == []  # nothing else: the not-run checks are counted above
+        assert page.count(escape(exercise["error"])) == 1
+    assert "the reason is given once" not in page
+
+
+def test_a_diagnosed_block_links_to_its_explanation_in_one_sentence():
+    """The sentence, full stop included, is the link: no text beside it for a reader or a text
+    dump to space apart from it ("the mistake explained above .")."""
+    wrong = Check("test_mask", "failed", 1.0, message="wrong", details={"diagnosis": "mask-inverted"})
+    masking = ExerciseResult("exercise4", "Masks", "exercise4_masking.py", tests=[wrong],
+                             diagnoses=[{"id": "mask-inverted", "message": "the wrong way round"}])
+    root = parse(report.render_html(GradeReport([masking], "cpu", 0)))
+    legend = next(p for p in blocks_of(root)[0].iter("p") if p.attrs.get("class") == "legend")
+    assert legend.all_text() == "This check shows the mistake explained above."
+
+
 def test_batch_writes_a_page_per_student(tmp_path):
     from test_batch import CORRECT, make_class
 
-    folder = make_class(tmp_path / "class", {"amy": {"exercise3_scaling.py": CORRECT}, "eve": {"a.txt": "x"}})
+    folder = make_class(tmp_path / "class", {"amy": {"exercise3_scaling.py": CORRECT, "exercise1_projection.py": "print(1"},
+                                             "eve": {"a.txt": "x"}})
     result = CliRunner().invoke(main, ["batch", str(folder), "--out", str(tmp_path / "grades.csv"), "--no-perf",
                                        "--device", "cpu", "--feedback", str(tmp_path / "pages")])
     assert result.exit_code == 0, result.output
@@ -224,3 +272,10 @@ def test_batch_writes_a_page_per_student(tmp_path):
     score = next(e for e in record["report"]["exercises"] if e["id"] == "exercise3")
     row = next(r for r in amy.find("tbody").children if r.children[0].all_text() == "exercise3")
     assert row.children[3].all_text() == f"{score['score']:g} / {score['max_score']:g}"
+    files = {r.children[0].all_text(): r.children[2].all_text() for r in amy.find("tbody").children}
+    assert (files["exercise1"], files["exercise3"], files["exercise2"]) == (
+        "exercise1_projection.py", "exercise3_scaling.py", "not handed in")
+    exercises = {e["id"]: e for e in record["report"]["exercises"]}
+    for exercise_id, says in (("exercise1", "SyntaxError"), ("exercise2", "upload it under exactly this name")):
+        assert says in exercises[exercise_id]["error"]
+        assert reasons_shown(amy.find("section", id=exercise_id))[0] == exercises[exercise_id]["error"]
