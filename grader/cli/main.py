@@ -854,18 +854,31 @@ SOLUTIONS_OPTION = click.option(
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("exercises"),
               show_default=True, help="Folder to write the student files and notebooks/ into.")
 @SOLUTIONS_OPTION
+@click.option("--readme", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The README whose exercise table (between its two marker lines) is rewritten from the "
+                   "catalogue  [default: README.md beside --out, where there is one].")
 @click.option("--force", is_flag=True,
               help="Overwrite files that are not an earlier release (this can destroy a student's work).")
-def release_command(out, solutions, force):
+def release_command(out, solutions, readme, force):
     """Instructors: write the student files and notebooks from the solutions (the code between the
     BEGIN/END SOLUTION markers becomes a stub; each exercise's declaration in grader/catalog/ has
-    its notebook's introduction).
+    its notebook's introduction), and the README's table of exercises from the catalogue.
 
     Refuses to overwrite a folder that is not an earlier release, or files changed since it."""
     from grader.course import release  # imports nbformat: not needed by the other commands
 
+    given = readme is not None
+    readme = readme or Path(os.path.normpath(out / os.pardir / "README.md"))
+    try:
+        release.check_exercise_table(readme)
+        no_table = None
+    except release.NoExerciseTable as error:
+        if given:
+            raise click.UsageError(str(error)) from None
+        no_table = error
     try:
         done = release.release(solutions, out, force=force)
+        table_changed = no_table is None and release.write_exercise_table(readme)
     except release.ReleaseRefused as error:
         raise click.UsageError(f"{error}. Keep a copy elsewhere if it matters, then pass --force to "
                                "overwrite.") from None
@@ -873,6 +886,10 @@ def release_command(out, solutions, force):
         raise click.UsageError(str(error)) from None
     changed = ", ".join(path.relative_to(out).as_posix() for path in done.changed) or "nothing"
     click.echo(f"released {len(done.paths)} files into {out} (changed: {changed})")
+    if no_table is not None:
+        click.echo(f"no exercise table written: {no_table} (pass --readme FILE to name the README)")
+    else:
+        click.echo(f"{readme}: its exercise table {'rewritten from' if table_changed else 'already is'} the catalogue")
 
 
 @main.command(cls=InstructorCommand, name="check",
