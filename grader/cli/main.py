@@ -506,10 +506,11 @@ def list_exercises(submission):
 @click.argument("exercise", required=False, callback=lambda ctx, param, name: _exercises(name))
 @student_options
 @NOTEBOOK(help="Watch and grade this notebook (give the EXERCISE too).")
-@instructor_option("--interval", type=click.FloatRange(min=0.05), default=0.3, show_default=True,
+@instructor_option("--interval", "watch_interval", type=click.FloatRange(min=0.05), default=DEFAULTS.watch_interval,
+                   show_default=True,
                    help="Seconds between two looks at the files.")
 @_apply_options(run_options())
-def watch_command(exercise, verbose, no_color, interval, **given):
+def watch_command(exercise, verbose, no_color, **given):
     """Grade EXERCISE now and again each time you save its file or notebook, until Ctrl-C. Each
     re-grade clears the terminal and shows the short report again.
 
@@ -535,7 +536,7 @@ def watch_command(exercise, verbose, no_color, interval, **given):
 
     try:  # Ctrl-C (even in a script's background job, started with SIGINT ignored), SIGTERM or a
         # closed terminal (SIGHUP) stop the watch, its children and its temporary folders
-        with ending_on_signals(), watch.Watcher(exercise, options, show, interval=interval) as watcher:
+        with ending_on_signals(), watch.Watcher(exercise, options, show) as watcher:
             watcher.run()
     except Stopped as stop:
         click.echo("\nstopped watching.")

@@ -57,10 +57,10 @@ class Watcher:
     known, each passed timed exercise's tier "timing…", then again with the tiers measured; an
     old tier never stands beside a new verdict."""
 
-    def __init__(self, exercises, options, show, interval=0.3):
+    def __init__(self, exercises, options, show):
         from grader.grading.runner import confidential
 
-        self.exercises, self.options, self.show, self.interval = list(exercises), options, show, interval
+        self.exercises, self.options, self.show = list(exercises), options, show
         self.latest = {}  # exercise id -> its latest ExerciseResult
         self.launcher = Launcher(forbidden=confidential(options))  # confined as `lumen-grade` confines
 
@@ -110,7 +110,7 @@ class Watcher:
         self.grade(self.exercises)
         done = 0
         while rounds is None or done < rounds:
-            time.sleep(self.interval)
+            time.sleep(self.options.watch_interval)
             exercises, seen = self.changed(seen)
             if exercises:
                 self.grade(exercises)
