@@ -25,7 +25,8 @@ from grader import catalog
 from grader.course import batch, classbook
 from grader.sandbox import files
 from grader.course import gradescope
-from grader.reports import text as report
+from grader.reports import formats, text as report
+from grader.reports.gradescope import VISIBILITIES as GRADESCOPE_VISIBILITIES
 from grader.grading.settings import DEFAULTS, RUN_MARGIN, Settings
 from grader.grading.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
@@ -92,7 +93,7 @@ TIMEOUT = SharedOption("--timeout", type=click.FloatRange(min=0, min_open=True),
                        help="Seconds your code may run, per exercise.")
 SUITES = SharedOption("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path), multiple=True,
                       help="A folder of extra test_exerciseN*.py suites (repeatable).")
-HIDDEN_VISIBILITY = SharedOption("--hidden-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
+HIDDEN_VISIBILITY = SharedOption("--hidden-visibility", type=click.Choice(list(GRADESCOPE_VISIBILITIES)),
                                  default="after_published", show_default=True,
                                  help="Gradescope: when students see the hidden checks.")
 CLASS_TIMEOUT = TIMEOUT(help="Seconds a student's code may run, per exercise.")
@@ -125,7 +126,7 @@ def grading_options(command):
     """The options every grading command shares: the student's, then the instructors'."""
     return _apply([
         student_options,
-        instructor_option("--format", "fmt", type=click.Choice(list(report.RENDERERS)), default="text",
+        instructor_option("--format", "fmt", type=click.Choice(list(formats.RENDERERS)), default="text",
                           show_default=True,
                           help="Report for a person (text; html: a self-contained feedback page) or a machine "
                                "(json, gradescope, junit)."),
@@ -223,7 +224,7 @@ def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color,
     color, width = text_style(no_color) if output is None else (False, 80)
     render_options = {"text": {"color": color, "width": width, "verbose": verbose, "device_skips": options.device == "auto"},
                       "gradescope": {"hidden_visibility": hidden_visibility}}
-    rendered = report.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
+    rendered = formats.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
     if output is None:
         click.echo(rendered, nl=False, color=color)
     else:
@@ -575,7 +576,7 @@ def gradescope_options(command):
                      help=f"Grade only this exercise (repeatable; default: {ALL_EXERCISES})."),
         SUITES(help="A folder of private test_exerciseN*.py suites (repeatable)."),
         NO_PERF(help="Skip the performance tiers (and the leaderboard)."),
-        click.option("--printed-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
+        click.option("--printed-visibility", type=click.Choice(list(GRADESCOPE_VISIBILITIES)),
                      default="visible", show_default=True,
                      help="When students see what their code printed (Gradescope's stdout_visibility)."),
     ]

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from grader import catalog
 from grader.sandbox import files
-from grader.reports import text as report
+from grader.reports import gradescope as results_json
 from grader.grading import submission
 from grader.sandbox import containment
 from grader.grading.results import clean_text
@@ -290,7 +290,7 @@ def _grade(folder, exercises, hidden_visibility, options):
     for exercise in verdict.exercises:
         if exercise.output:
             print(f"\n{exercise.id}: your code printed:\n{exercise.output}")
-    results = json.loads(report.render_gradescope(verdict, hidden_visibility=hidden_visibility))
+    results = json.loads(results_json.render(verdict, hidden_visibility=hidden_visibility))
     results["output"] += "\n\n" + "\n".join(notes or ["No exercise files were found in your submission."])
     if verdict.containment_level != containment.KERNEL:
         print(PROCESS_WARNING)

@@ -18,7 +18,7 @@ from conftest import ROOT, SOLUTIONS, SUBMISSIONS, wrong_corpus
 from grader import catalog
 from grader.diagnosis import matcher as diagnose, misconceptions
 from grader.diagnosis.reference import Reference
-from grader.reports import text as report
+from grader.reports import json_report, text as report
 from grader.grading.compare import Mismatch, check_close, check_tensor, check_unchanged, summarise
 from grader.grading import runner
 from grader.grading.results import GradeReport
@@ -406,7 +406,7 @@ def test_a_failing_mask_is_drawn_beside_the_expected_one(grade):
             "      ████       ····\n") in text
     assert text.count("expected   yours") == 1  # one picture per function: the first failing test's
     assert misconceptions.BY_ID['mask-inverted'].message in " ".join(text.split("\n      "))
-    test = json.loads(report.render_json(GradeReport([result], "cpu", 0)))["exercises"][0]["tests"]
+    test = json.loads(json_report.render(GradeReport([result], "cpu", 0)))["exercises"][0]["tests"]
     four = next(t for t in test if t["name"] == "test_causal_mask[cpu-L=4]")
     assert four["diagnosis"] == "mask-inverted"
     assert four["picture"] == {"kind": "mask", "slice": [], "rows": "queries", "columns": "keys", "shape": [4, 4],

@@ -11,7 +11,8 @@ from html.parser import HTMLParser
 from click.testing import CliRunner
 
 from conftest import SUBMISSIONS
-from grader.reports import html as feedback, text as report
+from grader.reports import html as feedback
+from grader.reports.formats import render_html
 from grader.cli.main import main
 from grader.grading.results import ExerciseResult, GradeReport
 from grader.grading.results import TestResult as Check  # not a pytest class
@@ -89,7 +90,7 @@ def blocks_of(section):
 
 def test_the_page_of_a_wrong_mask_shows_both_heatmaps_side_by_side(grade):
     result = grade(4, path=SUBMISSIONS / "exercise4" / "wrong_inverted_causal.py")
-    page = report.render_html(GradeReport([result], "cpu", 0))
+    page = render_html(GradeReport([result], "cpu", 0))
     root = parse(page)
     assert_self_contained(root)
     rows = root.find("table").find("tbody").children
@@ -146,7 +147,7 @@ def test_student_text_is_escaped_and_weights_and_nan_are_drawn():
         Check("test_sum", "passed", 1.0),
         Check("test_rows[cuda]", "skipped", 2.0, message="cuda is not available"),
     ], diagnoses=[{"id": "softmax-unstable", "message": "subtract the max"}], output=hostile)
-    root = parse(report.render_html(GradeReport([softmax], "cpu", 3)))
+    root = parse(render_html(GradeReport([softmax], "cpu", 3)))
     assert_self_contained(root)
     assert root.find("img") is None
     text = root.all_text()
@@ -194,7 +195,7 @@ def test_identical_failures_are_one_block_and_the_tolerance_is_said_once():
     scaling = ExerciseResult("exercise3", "Scale", "exercise3_scaling.py", tests=[
         mismatch("test_values[cpu-float32]", 2), mismatch("test_values[cpu-L=1]", 3), *stub],
         diagnoses=[{"id": "divisor:√q.size(1)", "message": "you divided by the length, not √d_k"}])
-    page = report.render_html(GradeReport([scaling], "cpu", 0))
+    page = render_html(GradeReport([scaling], "cpu", 0))
     root = parse(page)
     titles = [b.find("h3").all_text() for b in blocks_of(root.find("section", id="exercise3"))]
     assert titles == ["✗ test_values — 2 cases — 0 / 2", "✗ 3 checks — 0 / 3"]  # one mistake; one message
