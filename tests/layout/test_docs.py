@@ -85,7 +85,7 @@ def test_the_readmes_sample_report_is_what_lumen_grade_prints(monkeypatch):
     level where the kernel cannot confine, the GPU checks skipped where there is no GPU)."""
     from click.testing import CliRunner
 
-    from grader.cli import main
+    from grader.cli.main import main
     from grader.sandbox import containment
 
     readme = text("README.md")
