@@ -26,7 +26,7 @@ from grader.course import batch, classbook
 from grader.sandbox import files
 from grader.course import gradescope
 from grader.reports import formats, text as report
-from grader.reports.gradescope import VISIBILITIES as GRADESCOPE_VISIBILITIES
+from grader.reports import gradescope as gradescope_results
 from grader.grading.settings import DEFAULTS, RUN_MARGIN, Settings
 from grader.grading.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
@@ -93,8 +93,8 @@ TIMEOUT = SharedOption("--timeout", type=click.FloatRange(min=0, min_open=True),
                        help="Seconds your code may run, per exercise.")
 SUITES = SharedOption("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path), multiple=True,
                       help="A folder of extra test_exerciseN*.py suites (repeatable).")
-HIDDEN_VISIBILITY = SharedOption("--hidden-visibility", type=click.Choice(list(GRADESCOPE_VISIBILITIES)),
-                                 default="after_published", show_default=True,
+HIDDEN_VISIBILITY = SharedOption("--hidden-visibility", type=click.Choice(list(gradescope_results.VISIBILITIES)),
+                                 default=gradescope_results.HIDDEN_VISIBILITY, show_default=True,
                                  help="Gradescope: when students see the hidden checks.")
 CLASS_TIMEOUT = TIMEOUT(help="Seconds a student's code may run, per exercise.")
 
@@ -576,8 +576,8 @@ def gradescope_options(command):
                      help=f"Grade only this exercise (repeatable; default: {ALL_EXERCISES})."),
         SUITES(help="A folder of private test_exerciseN*.py suites (repeatable)."),
         NO_PERF(help="Skip the performance tiers (and the leaderboard)."),
-        click.option("--printed-visibility", type=click.Choice(list(GRADESCOPE_VISIBILITIES)),
-                     default="visible", show_default=True,
+        click.option("--printed-visibility", type=click.Choice(list(gradescope_results.VISIBILITIES)),
+                     default=gradescope_results.PRINTED_VISIBILITY, show_default=True,
                      help="When students see what their code printed (Gradescope's stdout_visibility)."),
     ]
     for option in reversed(options):

@@ -101,8 +101,9 @@ def release_version(version):
     return found.group(1)
 
 
-def build_bundle(out, *, hidden_visibility="after_published", printed_visibility="visible",
-                 timeout=DEFAULTS.time_limit, suites=(), exercises=(), no_perf=False, torch=None):
+def build_bundle(out, *, hidden_visibility=results_json.HIDDEN_VISIBILITY,
+                 printed_visibility=results_json.PRINTED_VISIBILITY, timeout=DEFAULTS.time_limit, suites=(),
+                 exercises=(), no_perf=False, torch=None):
     """Write Gradescope's autograder zip to `out`; returns its member names.
 
     The run options (visibility of hidden checks and of the student's printing, time limit,
@@ -248,8 +249,8 @@ def as_submitted(folder, staged, exercise):
 
 # -- grading inside the container ------------------------------------------------------------------
 
-def run(root, *, hidden_visibility="after_published", printed_visibility="visible", timeout=DEFAULTS.time_limit,
-        suites=(), exercises=(), no_perf=False, seed=DEFAULTS.seed):
+def run(root, *, hidden_visibility=results_json.HIDDEN_VISIBILITY, printed_visibility=results_json.PRINTED_VISIBILITY,
+        timeout=DEFAULTS.time_limit, suites=(), exercises=(), no_perf=False, seed=DEFAULTS.seed):
     """Grade <root>/submission into <root>/results/results.json, which is always written: a
     failure of the grader itself becomes a result that says so. Returns the results dict."""
     started = time.monotonic()

@@ -7,10 +7,12 @@ from collections import Counter
 
 # Gradescope's visibility settings, and how the summary tells a student when hidden checks appear.
 VISIBILITIES = {"hidden": "hidden from students", "after_due_date": "shown after the due date",
-                           "after_published": "shown when grades are published", "visible": ""}
+                "after_published": "shown when grades are published", "visible": ""}
+HIDDEN_VISIBILITY = "after_published"  # of the hidden checks, unless the instructor chooses another
+PRINTED_VISIBILITY = "visible"  # of what the student's code printed (Gradescope's stdout_visibility)
 
 
-def render(report, hidden_visibility="after_published"):
+def render(report, hidden_visibility=HIDDEN_VISIBILITY):
     """Gradescope's results.json (gradescope-autograders.readthedocs.io/en/latest/specs/).
 
     A test per check, its teaching message as the output (and the misconception it showed, in words),
