@@ -16,6 +16,7 @@ import click
 @click.command()
 @click.option("--children", type=click.IntRange(min=1), default=40, show_default=True, help="Children per setting.")
 def main(children):
+    from grader.grading.settings import DEFAULTS
     from grader.sandbox.judge import Launcher, Child
 
     launchers = {}
@@ -30,7 +31,7 @@ def main(children):
         for _ in range(children):
             for name, launcher in launchers.items():
                 started = time.perf_counter()
-                child = Child(launcher, os.path.join(folder, "child.log"), time.monotonic() + 30)
+                child = Child(launcher, os.path.join(folder, "child.log"), time.monotonic() + 30, DEFAULTS.memory_limit)
                 times[name].append(time.perf_counter() - started)
                 child.stop()
     for name, launcher in launchers.items():

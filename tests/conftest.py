@@ -4,6 +4,7 @@ import hashlib
 import json
 import shutil
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,11 +17,65 @@ from grader.grading.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
-SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+SUBMISSIONS = Path(__file__).resolve().parent / "submissions"  # wrong answers, written as students write
+HONEST = Path(__file__).resolve().parent / "honest"  # right answers, written another way than the solution
 STALE_RELEASE = ("exercises/ is not what `lumen-grade release` makes from solutions/. Students: this suite checks "
                  "the kit itself and expects the untouched stubs; grade your work with `lumen-grade` "
                  "(lumen-grade all, lumen-grade exercise3). Instructors: regenerate the release with "
                  "`lumen-grade release` (from the repository root)")
+
+
+@dataclass(frozen=True)
+class CorpusFile:
+    """One file of a corpus, graded as its exercise's student file.
+
+    Written: a file of the exercise's own folder of tests/submissions/ or tests/honest/. An exercise
+    added without such a folder is held to the corpus rules by what it has instead (`stand_in`):
+    its solution as its honest answer, and each of its misconceptions' mutant sources (the solution
+    with the misconception's edits, as `lumen-grade check` grades them) as a wrong answer that must
+    get that diagnosis. A stand-in is named so in the test's id; it is graded, never skipped."""
+
+    exercise: object  # a catalog.Exercise
+    name: str
+    path: Path = None  # the file graded, or None for a text made here (`source`)
+    source: str = None
+    diagnosis: str = None  # a stand-in mutant's misconception id
+    stand_in: bool = False
+
+    @property
+    def id(self):
+        return f"{self.exercise.id}/{self.name}"
+
+
+def _corpus(folder, stand_ins):
+    """Every folder/exerciseN/*.py of the catalogue's exercises; for an exercise without its folder,
+    the stand-ins `stand_ins(exercise)` gives."""
+    for exercise in catalog.EXERCISES:
+        own = folder / exercise.id
+        if own.is_dir():
+            yield from (CorpusFile(exercise, path.stem, path=path) for path in sorted(own.glob("*.py")))
+        else:
+            yield from stand_ins(exercise)
+
+
+def _mutants(exercise):
+    from grader.diagnosis import misconceptions
+
+    for misconception_id, owner, source in misconceptions.mutant_sources(SOLUTIONS):
+        if owner == exercise:
+            yield CorpusFile(exercise, f"mutant-{misconception_id}", source=source, diagnosis=misconception_id,
+                             stand_in=True)
+
+
+def wrong_corpus():
+    """tests/submissions/: what a student gets wrong (and `alt_` files: right in a way a matcher could mistake)."""
+    return list(_corpus(SUBMISSIONS, _mutants))
+
+
+def honest_corpus():
+    """tests/honest/: right answers, each of which must get full marks."""
+    return list(_corpus(HONEST, lambda exercise: [CorpusFile(exercise, "solution", path=SOLUTIONS / exercise.file_name,
+                                                               stand_in=True)]))
 
 
 @pytest.fixture(scope="session")

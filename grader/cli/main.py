@@ -25,7 +25,8 @@ from grader import catalog
 from grader.course import batch, classbook
 from grader.sandbox import files
 from grader.course import gradescope
-from grader.reports import text as report
+from grader.reports import formats, text as report
+from grader.reports import gradescope as gradescope_results
 from grader.grading.settings import DEFAULTS, RUN_MARGIN, Settings
 from grader.grading.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
@@ -92,8 +93,8 @@ TIMEOUT = SharedOption("--timeout", type=click.FloatRange(min=0, min_open=True),
                        help="Seconds your code may run, per exercise.")
 SUITES = SharedOption("--suites", type=click.Path(exists=True, file_okay=False, path_type=Path), multiple=True,
                       help="A folder of extra test_exerciseN*.py suites (repeatable).")
-HIDDEN_VISIBILITY = SharedOption("--hidden-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
-                                 default="after_published", show_default=True,
+HIDDEN_VISIBILITY = SharedOption("--hidden-visibility", type=click.Choice(list(gradescope_results.VISIBILITIES)),
+                                 default=gradescope_results.HIDDEN_VISIBILITY, show_default=True,
                                  help="Gradescope: when students see the hidden checks.")
 CLASS_TIMEOUT = TIMEOUT(help="Seconds a student's code may run, per exercise.")
 
@@ -125,7 +126,7 @@ def grading_options(command):
     """The options every grading command shares: the student's, then the instructors'."""
     return _apply([
         student_options,
-        instructor_option("--format", "fmt", type=click.Choice(list(report.RENDERERS)), default="text",
+        instructor_option("--format", "fmt", type=click.Choice(list(formats.RENDERERS)), default="text",
                           show_default=True,
                           help="Report for a person (text; html: a self-contained feedback page) or a machine "
                                "(json, gradescope, junit)."),
@@ -223,7 +224,7 @@ def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color,
     color, width = text_style(no_color) if output is None else (False, 80)
     render_options = {"text": {"color": color, "width": width, "verbose": verbose, "device_skips": options.device == "auto"},
                       "gradescope": {"hidden_visibility": hidden_visibility}}
-    rendered = report.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
+    rendered = formats.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
     if output is None:
         click.echo(rendered, nl=False, color=color)
     else:
@@ -535,10 +536,11 @@ def list_exercises(submission):
 @click.argument("exercise", required=False, callback=lambda ctx, param, name: _exercises(name))
 @student_options
 @NOTEBOOK(help="Watch and grade this notebook (give the EXERCISE too).")
-@instructor_option("--interval", type=click.FloatRange(min=0.05), default=0.3, show_default=True,
+@instructor_option("--interval", "watch_interval", type=click.FloatRange(min=0.05), default=DEFAULTS.watch_interval,
+                   show_default=True,
                    help="Seconds between two looks at the files.")
 @_apply_options(run_options())
-def watch_command(exercise, verbose, no_color, interval, **given):
+def watch_command(exercise, verbose, no_color, **given):
     """Grade EXERCISE now and again each time you save its file or notebook, until Ctrl-C. Each
     re-grade clears the terminal and shows the short report again.
 
@@ -564,8 +566,7 @@ def watch_command(exercise, verbose, no_color, interval, **given):
 
     try:  # Ctrl-C (even in a script's background job, started with SIGINT ignored), SIGTERM or a
         # closed terminal (SIGHUP) stop the watch, its children and its temporary folders
-        with ending_on_signals(), watch.Watcher(exercise, options, show, interval=interval,
-                                                drafts=terminal) as watcher:
+        with ending_on_signals(), watch.Watcher(exercise, options, show, drafts=terminal) as watcher:
             watcher.run()
     except Stopped as stop:
         click.echo("\nstopped watching.")
@@ -604,8 +605,8 @@ def gradescope_options(command):
                      help=f"Grade only this exercise (repeatable; default: {ALL_EXERCISES})."),
         SUITES(help="A folder of private test_exerciseN*.py suites (repeatable)."),
         NO_PERF(help="Skip the performance tiers (and the leaderboard)."),
-        click.option("--printed-visibility", type=click.Choice(list(report.GRADESCOPE_VISIBILITIES)),
-                     default="visible", show_default=True,
+        click.option("--printed-visibility", type=click.Choice(list(gradescope_results.VISIBILITIES)),
+                     default=gradescope_results.PRINTED_VISIBILITY, show_default=True,
                      help="When students see what their code printed (Gradescope's stdout_visibility)."),
     ]
     for option in reversed(options):
@@ -900,18 +901,31 @@ SOLUTIONS_OPTION = click.option(
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("exercises"),
               show_default=True, help="Folder to write the student files and notebooks/ into.")
 @SOLUTIONS_OPTION
+@click.option("--readme", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The README whose exercise table (between its two marker lines) is rewritten from the "
+                   "catalogue  [default: README.md beside --out, where there is one].")
 @click.option("--force", is_flag=True,
               help="Overwrite files that are not an earlier release (this can destroy a student's work).")
-def release_command(out, solutions, force):
+def release_command(out, solutions, readme, force):
     """Instructors: write the student files and notebooks from the solutions (the code between the
     BEGIN/END SOLUTION markers becomes a stub; each exercise's declaration in grader/catalog/ has
-    its notebook's introduction).
+    its notebook's introduction), and the README's table of exercises from the catalogue.
 
     Refuses to overwrite a folder that is not an earlier release, or files changed since it."""
     from grader.course import release  # imports nbformat: not needed by the other commands
 
+    given = readme is not None
+    readme = readme or Path(os.path.normpath(out / os.pardir / "README.md"))
+    try:
+        release.check_exercise_table(readme)
+        no_table = None
+    except release.NoExerciseTable as error:
+        if given:
+            raise click.UsageError(str(error)) from None
+        no_table = error
     try:
         done = release.release(solutions, out, force=force)
+        table_changed = no_table is None and release.write_exercise_table(readme)
     except release.ReleaseRefused as error:
         raise click.UsageError(f"{error}. Keep a copy elsewhere if it matters, then pass --force to "
                                "overwrite.") from None
@@ -919,6 +933,10 @@ def release_command(out, solutions, force):
         raise click.UsageError(str(error)) from None
     changed = ", ".join(path.relative_to(out).as_posix() for path in done.changed) or "nothing"
     click.echo(f"released {len(done.paths)} files into {out} (changed: {changed})")
+    if no_table is not None:
+        click.echo(f"no exercise table written: {no_table} (pass --readme FILE to name the README)")
+    else:
+        click.echo(f"{readme}: its exercise table {'rewritten from' if table_changed else 'already is'} the catalogue")
 
 
 @main.command(cls=InstructorCommand, name="check",

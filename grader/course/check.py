@@ -25,7 +25,7 @@ from grader import catalog
 from grader.course import release
 from grader.diagnosis import matcher, misconceptions
 from grader.grading import runner
-from grader.grading.settings import Settings
+from grader.grading.settings import DEFAULTS, Settings
 from grader.sandbox.judge import Launcher
 
 PASS, FAIL, NOT_AVAILABLE = "pass", "FAIL", "not available"
@@ -51,7 +51,7 @@ def _unavailable(check, exercises, why):
     return Row(check, "-", NOT_AVAILABLE, f"{', '.join(exercises)}: {why}")
 
 
-def run(solutions_dir, exercises=None, *, seed=0, time_limit=60.0, launcher=None):
+def run(solutions_dir, exercises=None, *, seed=DEFAULTS.seed, time_limit=DEFAULTS.time_limit, launcher=None):
     """Check the kit on every available device; returns the rows of the summary table."""
     own_launcher = launcher is None
     if own_launcher:

@@ -25,11 +25,11 @@ from pathlib import Path
 
 from grader import catalog
 from grader.sandbox import files
-from grader.reports import text as report
+from grader.reports import gradescope as results_json
 from grader.grading import submission
 from grader.sandbox import containment
 from grader.grading.results import clean_text
-from grader.grading.settings import Settings
+from grader.grading.settings import DEFAULTS, Settings
 
 ROOT_ENV = "LUMEN_AUTOGRADER_ROOT"
 DEFAULT_ROOT = Path("/autograder")
@@ -101,8 +101,9 @@ def release_version(version):
     return found.group(1)
 
 
-def build_bundle(out, *, hidden_visibility="after_published", printed_visibility="visible", timeout=60.0,
-                 suites=(), exercises=(), no_perf=False, torch=None):
+def build_bundle(out, *, hidden_visibility=results_json.HIDDEN_VISIBILITY,
+                 printed_visibility=results_json.PRINTED_VISIBILITY, timeout=DEFAULTS.time_limit, suites=(),
+                 exercises=(), no_perf=False, torch=None):
     """Write Gradescope's autograder zip to `out`; returns its member names.
 
     The run options (visibility of hidden checks and of the student's printing, time limit,
@@ -152,7 +153,7 @@ def torch_pin(version=None):
     return "torch==" + release_version(version or importlib.metadata.version("torch"))
 
 
-def solutions_points(exercises=(), suites=(), timeout=60.0):
+def solutions_points(exercises=(), suites=(), timeout=DEFAULTS.time_limit):
     """(score, max_score) of the kit's solutions graded as the bundle will grade on Gradescope's CPU:
     the total points of the assignment, and a check that the bundle gives the solutions all of them."""
     from grader.grading import runner  # imports torch
@@ -248,8 +249,8 @@ def as_submitted(folder, staged, exercise):
 
 # -- grading inside the container ------------------------------------------------------------------
 
-def run(root, *, hidden_visibility="after_published", printed_visibility="visible", timeout=60.0, suites=(),
-        exercises=(), no_perf=False, seed=0):
+def run(root, *, hidden_visibility=results_json.HIDDEN_VISIBILITY, printed_visibility=results_json.PRINTED_VISIBILITY,
+        timeout=DEFAULTS.time_limit, suites=(), exercises=(), no_perf=False, seed=DEFAULTS.seed):
     """Grade <root>/submission into <root>/results/results.json, which is always written: a
     failure of the grader itself becomes a result that says so. Returns the results dict."""
     started = time.monotonic()
@@ -290,7 +291,7 @@ def _grade(folder, exercises, hidden_visibility, options):
     for exercise in verdict.exercises:
         if exercise.output:
             print(f"\n{exercise.id}: your code printed:\n{exercise.output}")
-    results = json.loads(report.render_gradescope(verdict, hidden_visibility=hidden_visibility))
+    results = json.loads(results_json.render(verdict, hidden_visibility=hidden_visibility))
     results["output"] += "\n\n" + "\n".join(notes or ["No exercise files were found in your submission."])
     if verdict.containment_level != containment.KERNEL:
         print(PROCESS_WARNING)

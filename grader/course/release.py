@@ -22,7 +22,8 @@ release twice gives identical files. A marker is a line holding only the marker 
 notebook per exercise (`notebooks/<stem>.ipynb`, see `grader.course.notebooks`) that opens with the
 introduction of the exercise's declaration (`grader.catalog`), and a manifest
 (`.lumen-release.json`: each file's SHA-256). `release` writes them. A release needs the solutions
-folder and the catalogue.
+folder and the catalogue. `write_exercise_table` rewrites the README's table of exercises, between
+its two marker lines, from the catalogue, so that a new exercise's row is never written by hand.
 
 The manifest is what keeps a release from destroying a student's work: `release` overwrites a file
 only if it is missing, already the new content, or exactly what the last release wrote; anything
@@ -54,6 +55,10 @@ _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|)")  # one line: its text, then its l
 class ReleaseError(ValueError):
     """A solution file that cannot be turned into a student file (bad markers, broken stub), or an
     exercise declared without a notebook introduction."""
+
+
+class NoExerciseTable(ReleaseError):
+    """A README without the exercise table's two marker lines (TABLE_START, then TABLE_END)."""
 
 
 class ReleaseRefused(ReleaseError):
@@ -263,3 +268,50 @@ def release(solutions_dir, out_dir, force=False, exercises=EXERCISES):
             changed.append(path)
         paths.append(path)
     return Released(paths, changed)
+
+
+TABLE_START = "<!-- the exercise table: written by `lumen-grade release` from grader/catalog/ -->"
+TABLE_END = "<!-- end of the exercise table -->"
+
+
+def exercise_table(exercises=EXERCISES):
+    """The README's Markdown table of the exercises: each one's file, what the student writes and
+    the chapter section to read, in the catalogue's order."""
+    rows = ["| exercise | file | you write | read in the chapter |", "|---|---|---|---|"]
+    rows += [f"| {exercise.id} | `{exercise.file_name}` | {', '.join(f'`{name}`' for name in exercise.names)} "
+             f"| {exercise.section} |" for exercise in exercises]
+    return "\n".join(rows) + "\n"
+
+
+def table_span(text, source="README.md"):
+    """(start, end) of what lies between the table's marker lines in text; NoExerciseTable without them."""
+    found = re.search(f"^{re.escape(TABLE_START)}[ \\t]*\\r?\\n(.*?)^{re.escape(TABLE_END)}[ \\t\\r]*$", text, re.M | re.S)
+    if found is None:
+        raise NoExerciseTable(f"{source} has no exercise table: put the line {TABLE_START!r}, then the "
+                              f"line {TABLE_END!r} where it belongs")
+    return found.span(1)
+
+
+def check_exercise_table(readme):
+    """NoExerciseTable unless `readme` is a file with the table's marker lines."""
+    try:
+        text = _read(readme)
+    except OSError as error:
+        raise NoExerciseTable(f"{readme}: no README to write the exercise table into ({error.strerror})") from None
+    table_span(text, source=str(readme))
+
+
+def write_exercise_table(readme, exercises=EXERCISES):
+    """Rewrite the table between the markers of `readme` from the catalogue (in the file's own line
+    endings), leaving every other byte as it is; whether the file changed. NoExerciseTable (nothing
+    written) without the markers."""
+    text = _read(readme)
+    start, end = table_span(text, source=str(readme))
+    table = exercise_table(exercises)
+    if "\r\n" in text[:start]:
+        table = table.replace("\n", "\r\n")
+    new = text[:start] + table + text[end:]
+    if new == text:
+        return False
+    files.write_replacing(readme, new.encode("utf-8"))
+    return True

@@ -58,11 +58,10 @@ class Watcher:
     measured; an old tier never stands beside a new verdict. Without `drafts` (output that is
     not a terminal, where a report is not redrawn but added), only the finished report is drawn."""
 
-    def __init__(self, exercises, options, show, interval=0.3, drafts=True):
+    def __init__(self, exercises, options, show, drafts=True):
         from grader.grading.runner import confidential
 
-        self.exercises, self.options, self.show, self.interval = list(exercises), options, show, interval
-        self.drafts = drafts
+        self.exercises, self.options, self.show, self.drafts = list(exercises), options, show, drafts
         self.latest = {}  # exercise id -> its latest ExerciseResult
         self.launcher = Launcher(forbidden=confidential(options))  # confined as `lumen-grade` confines
 
@@ -113,7 +112,7 @@ class Watcher:
         self.grade(self.exercises)
         done = 0
         while rounds is None or done < rounds:
-            time.sleep(self.interval)
+            time.sleep(self.options.watch_interval)
             exercises, seen = self.changed(seen)
             if exercises:
                 self.grade(exercises)

@@ -15,13 +15,16 @@ from pathlib import Path
 from grader import catalog
 
 
+def first_seen_in(exercise):
+    """The misconceptions `exercise`'s package declares (the mistakes first seen in it), in file order."""
+    if not (exercise.folder / "misconceptions.py").is_file():  # a package may have none
+        return ()
+    return tuple(importlib.import_module(f"grader.catalog.{exercise.stem}.misconceptions").MISCONCEPTIONS)
+
+
 def _gathered():
-    """Every exercise package's misconceptions, in catalogue order (a package may have none)."""
-    found = []
-    for exercise in catalog.EXERCISES:
-        if (exercise.folder / "misconceptions.py").is_file():
-            found += importlib.import_module(f"grader.catalog.{exercise.stem}.misconceptions").MISCONCEPTIONS
-    return tuple(found)
+    """Every exercise package's misconceptions, in catalogue order."""
+    return tuple(misconception for exercise in catalog.EXERCISES for misconception in first_seen_in(exercise))
 
 
 MISCONCEPTIONS = _gathered()

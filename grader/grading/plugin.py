@@ -26,7 +26,7 @@ from grader.diagnosis import matcher as diagnose
 from grader.grading import testkit
 from grader.grading.compare import Mismatch
 from grader.grading.results import TestResult
-from grader.sandbox.judge import DEFAULT_MEMORY_LIMIT, ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, StudentError
+from grader.sandbox.judge import ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, StudentError
 from grader.grading.student import Student
 
 DEVICES = ("cpu", "cuda")
@@ -50,7 +50,7 @@ class SuiteOutcome:
 
 class GradingPlugin:
     def __init__(self, *, files, errors, launcher, log_dir, devices, seed, time_limit,
-                 memory_limit=DEFAULT_MEMORY_LIMIT, sources=None, run=None):
+                 memory_limit, sources=None, run=None):
         self.files = files  # exercise id -> the student's file to grade
         self.errors = dict(errors)  # exercise id -> why it cannot be graded (no file; then a failed import)
         self.sources = sources or {}  # exercise id -> submission.Found: names a line's notebook cell

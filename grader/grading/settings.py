@@ -1,4 +1,4 @@
-"""One grading run's settings: the only copy of each default. The CLI's options take their defaults
+"""One grading run's settings (and a `watch`'s): the only copy of each default. The CLI's options take their defaults
 from `DEFAULTS`, and their destinations are these fields' names, so a command hands what it was
 given to `Settings(**given)` unrenamed.
 
@@ -24,6 +24,7 @@ class Settings:
     builtin_suites: bool = True  # run the exercises' own hidden suites too
     perf: bool = True  # time the passed exercises for their performance tier
     perf_points: float = 0.0  # points the tier is worth per exercise; 0: informative only
+    watch_interval: float = 0.3  # seconds between two looks at the files (lumen-grade watch --interval)
 
     def run_limit(self, count):
         """Seconds a run of `count` exercises may take in all: importing, tests and timing."""

@@ -13,14 +13,14 @@ import time
 from grader.sandbox import files, wire
 from grader.grading.compare import Mismatch, describe
 from grader.nested import map_values
-from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, SubmissionRefused,
+from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, SubmissionRefused,
                                   load_request, printable)
 
 
 class Student:
     """One student's file for one exercise, behind the sandbox."""
 
-    def __init__(self, exercise, path, launcher, log_dir, time_limit, memory_limit=DEFAULT_MEMORY_LIMIT, run=None):
+    def __init__(self, exercise, path, launcher, log_dir, time_limit, memory_limit, run=None):
         self.exercise, self.path = exercise, path
         self.launcher = launcher
         self.log_path = os.path.join(log_dir, f"{exercise.id}.log")

@@ -44,8 +44,9 @@ from grader.perf.cases import Allocations, Decode, Randn, build, decode_program,
 from grader.perf.rounds import CLOCKS, MAX_ROUNDS, decided, median_interval, median, ratio_stats
 from grader.grading.compare import TOLERANCES, Mismatch, describe
 from grader.grading.results import TestResult
+from grader.grading.settings import DEFAULTS
 from grader.sandbox import wire
-from grader.sandbox.judge import (DEFAULT_MEMORY_LIMIT, Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
+from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
                                   load_request)
 from grader.grading.testkit import as64, check_result, one_thread
 
@@ -129,8 +130,8 @@ def points_test(tier, points):
                       message=message, earned=share * points)
 
 
-def measure(exercise, path, launcher, device, log_dir, *, seed=0, time_limit=60.0,
-            memory_limit=DEFAULT_MEMORY_LIMIT, run=None, reference=None):
+def measure(exercise, path, launcher, device, log_dir, *, seed=DEFAULTS.seed, time_limit=DEFAULTS.time_limit,
+            memory_limit=DEFAULTS.memory_limit, run=None, reference=None):
     """The tier of one student file: verify, then time every case of the exercise's declaration.
     The student's code runs in a fresh confined child, under the exercise's rules as everywhere,
     and is called exactly as the suites call it; the reference in a child that never holds student

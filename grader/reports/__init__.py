@@ -1,4 +1,6 @@
-"""Report writers: one module per format (text, HTML), each reading the verdict or a saved report."""
+"""Report writers: one module per format (text, html, json_report, gradescope, junit; formats.py
+lists those --format offers, class_page.py the class report), each reading the verdict or a saved
+report checked by schema.py."""
 
 import re
 

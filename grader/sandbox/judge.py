@@ -26,7 +26,6 @@ from typing import NamedTuple
 
 from grader.sandbox import child, containment, files, rules, wire
 
-DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes a child may allocate beyond what it holds at its start
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
 
@@ -330,7 +329,7 @@ def _kill_group(pgid):
 class Child:
     """One child running one student file, with the exercise's deadline."""
 
-    def __init__(self, launcher, log_path, deadline, memory_limit=DEFAULT_MEMORY_LIMIT, readable=(), trusted=False):
+    def __init__(self, launcher, log_path, deadline, memory_limit, readable=(), trusted=False):
         self.launcher, self.deadline = launcher, deadline
         self.sock, self.pid = launcher.spawn(log_path, memory_limit, readable, trusted)
         self.exit_code = None

@@ -1,16 +1,18 @@
 """Adding an exercise as docs/instructors.md says: a toy exercise 11 added to a copy of the kit.
 
 The copy gets a copy of one exercise's folder (grader/catalog/exercise3_scaling/, the four files
-the page lists, rewritten for the toy), the toy's solution and its lumen_ref module, and the three
-extra files the page names (a README row, a wrong and an honest corpus file), and nothing else of
-the kit changes. Then, as the page says, `lumen-grade release` writes its stub and notebook, and:
-the real CLI grades the solution to full marks with its tier, the released stub to 0 and a wrong
-answer with the misconception named; `lumen-grade check exercise11` holds; and the kit's own
-exercise-wide tests, run in the copy, pass for the toy (the README table, release, notebooks, the
-diagnoses and the corpora's rules, the suites' sizes).
+the page lists, rewritten for the toy), the toy's solution and its lumen_ref module, and nothing
+else. Then, as the page says, `lumen-grade release` writes its stub, its notebook and the README's
+exercise table, and nothing else of the kit changes. The real CLI grades the solution to full
+marks with its tier, the released stub to 0 and a wrong answer with the misconception named;
+`lumen-grade check exercise11` holds; and the kit's own exercise-wide tests, run in the copy, pass
+for the toy (the README table, release, notebooks, the diagnoses and the corpora's rules, which
+grade its solution as its honest answer and its misconception's mutant as a wrong one, the
+suites' sizes).
 """
 
 import dataclasses
+import filecmp
 import json
 import os
 import re
@@ -124,10 +126,7 @@ MISCONCEPTIONS = (
 )
 '''
 
-WRONG = '''"""A student's toy answer that triples.
-
-Diagnosis: toy-triples.
-"""
+WRONG = '''"""A student's toy answer that triples."""
 
 
 def double(x):
@@ -139,14 +138,10 @@ PROBES = '''"""Exercise 11: what the generic analysers know of its functions: no
 TRAITS = {}
 '''
 
-HONEST = '''"""An honest toy answer: a product, not a sum."""
-
-
-def double(x):
-    return x * 2
-'''
-
-README_ROW = "| exercise11 | `exercise11_doubling.py` | `double` | The matrix form |\n"
+PARTS = ("grader", "lumen_ref", "solutions", "exercises", "tests", "docs", "README.md", "pyproject.toml")
+ADDED = {f"grader/catalog/{TOY}/{name}" for name in FOLDER_FILES} | {f"solutions/{TOY}.py", "lumen_ref/toy.py"}
+RELEASED = {f"exercises/{TOY}.py", f"exercises/notebooks/{TOY}.ipynb"}  # new files the release writes
+REWRITTEN = {"README.md", "exercises/.lumen-release.json"}  # its exercise table; the manifest
 
 # the kit's exercise-wide tests, run in the copy for the toy (-k picks the toy's cases of
 # parametrised ones); each must pass there
@@ -154,8 +149,8 @@ EXERCISE_WIDE = {
     "tests/cli/test_readme.py": "test_the_exercise_table_is_the_catalogue",
     "tests/course/test_release.py": "exercise11 or round_trip or into_a_new_folder",
     "tests/course/test_notebooks.py": "exercise11 or state_the_facts or one_notebook_per_exercise",
-    "tests/diagnosis/test_diagnoses.py": ("toy or exercise11 or student_written_submission or "
-                                          "unmutated_reference or seam_check"),
+    "tests/diagnosis/test_diagnoses.py": ("toy or exercise11 or in_the_corpus or unmutated_reference or "
+                                          "seam_check"),
     "tests/diagnosis/test_honest.py": "exercise11 or covers_the_honest_variants",
     "tests/catalog/test_sizes.py": "exercise11",
 }
@@ -177,16 +172,32 @@ def graded(kit, folder, *args):
     return result, done.returncode
 
 
+def _files(top):
+    """Every file under `top` of the kit's PARTS, relative to it (caches and the attacks aside)."""
+    found = set()
+    for part in PARTS:
+        path = top / part
+        if path.is_file():
+            found.add(part)
+        for file in path.rglob("*") if path.is_dir() else ():
+            relative = file.relative_to(top)
+            if file.is_file() and not {"__pycache__", "attacks", ".pytest_cache"} & set(relative.parts) \
+                    and file.suffix != ".pyc":
+                found.add(relative.as_posix())
+    return found
+
+
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory):
     """A copy of the kit with the toy added as docs/instructors.md says, and released."""
     # (the numbers are the page's steps)
     kit = tmp_path_factory.mktemp("kit")
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "attacks")
-    for part in ("grader", "lumen_ref", "solutions", "exercises", "tests", "docs"):
-        shutil.copytree(ROOT / part, kit / part, ignore=ignore)
-    for part in ("README.md", "pyproject.toml"):
-        shutil.copyfile(ROOT / part, kit / part)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "attacks", ".pytest_cache")
+    for part in PARTS:
+        if (ROOT / part).is_dir():
+            shutil.copytree(ROOT / part, kit / part, ignore=ignore)
+        else:
+            shutil.copyfile(ROOT / part, kit / part)
     # 1-4: a copy of one exercise's folder, its files rewritten for the toy
     folder = kit / "grader" / "catalog" / TOY
     shutil.copytree(kit / "grader" / "catalog" / TEMPLATE, folder, ignore=ignore)
@@ -198,16 +209,22 @@ def kit(tmp_path_factory):
     # 5-6: the solution, and the maths in lumen_ref
     (kit / "solutions" / f"{TOY}.py").write_text(SOLUTION, encoding="utf-8")
     (kit / "lumen_ref" / "toy.py").write_text(REFERENCE, encoding="utf-8")
-    # 7-9: what the kit's exercise-wide tests ask of every exercise
-    readme = (kit / "README.md").read_text(encoding="utf-8")
-    last = re.search(r"^\| exercise10 \|.*\n", readme, re.M)
-    (kit / "README.md").write_text(readme[:last.end()] + README_ROW + readme[last.end():], encoding="utf-8")
-    for corpus, name, text in (("submissions", "wrong_triples.py", WRONG), ("honest", "times_two.py", HONEST)):
-        (kit / "tests" / corpus / "exercise11").mkdir()
-        (kit / "tests" / corpus / "exercise11" / name).write_text(text, encoding="utf-8")
-    released = run_kit(kit, "release", "--solutions", "solutions", "--out", "exercises")
+    # then the release: the stub, the notebook, the README's exercise table
+    released = run_kit(kit, "release")
     assert released.returncode == 0, released.stderr
+    assert "README.md: its exercise table rewritten from the catalogue" in " ".join(released.stdout.split())
     return kit
+
+
+def test_adding_the_toy_changed_nothing_else_of_the_kit(kit):
+    """The folder, the solution, the lumen_ref module, and what the release writes: nothing else."""
+    before, after = _files(ROOT), _files(kit)
+    assert after - before == ADDED | RELEASED, sorted(after ^ before)
+    assert before - after == set()
+    changed = {path for path in before if not filecmp.cmp(ROOT / path, kit / path, shallow=False)}
+    assert changed == REWRITTEN, sorted(changed)
+    assert "| exercise11 | `exercise11_doubling.py` | `double` | The matrix form |\n" in (
+        kit / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_page_lists_every_file_of_an_exercise_folder():
@@ -242,7 +259,7 @@ def test_the_released_stub_scores_zero(kit):
 
 def test_a_wrong_submission_is_diagnosed_with_its_misconception(kit):
     (kit / "wrong").mkdir()
-    shutil.copyfile(kit / "tests" / "submissions" / "exercise11" / "wrong_triples.py", kit / "wrong" / f"{TOY}.py")
+    (kit / "wrong" / f"{TOY}.py").write_text(WRONG, encoding="utf-8")
     result, code = graded(kit, "wrong", "--no-perf")
     assert code == 1 and result["score"] == 0, result
     assert [diagnosis["id"] for diagnosis in result["diagnoses"]] == ["toy-triples"], result["diagnoses"]

@@ -10,7 +10,7 @@ import torch
 import lumen_ref as ref
 from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
 from grader import oracle
-from grader.reports import text as report
+from grader.reports import json_report, text as report
 from grader.grading.results import GradeReport
 from grader.sandbox import wire
 from test_diagnoses import diagnosed, graded
@@ -87,7 +87,7 @@ def test_a_missed_head_is_named_and_drawn(grade):
     text = message(result, "test_find_heads_of_the_hand_set_model")
     assert ("its 'previous_token' list is [(1, 0)], expected [(0, 1)]: (layer 0, head 1) is a previous-token head you missed "
             "(its previous-token score is 0.99") in text
-    test = next(t for t in json.loads(report.render_json(GradeReport([result], "cpu", 0)))["exercises"][0]["tests"]
+    test = next(t for t in json.loads(json_report.render(GradeReport([result], "cpu", 0)))["exercises"][0]["tests"]
                 if t["name"] == "test_find_heads_of_the_hand_set_model")
     picture = test["picture"]
     assert picture["titles"] == ["layer 0, head 1", "key i-1 from query i"] and picture["shape"] == [14, 14]

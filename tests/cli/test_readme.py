@@ -5,6 +5,7 @@ import re
 
 from conftest import ROOT
 from grader import catalog
+from grader.course import release
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -41,12 +42,16 @@ def test_instructor_material_is_in_docs_and_linked():
 
 
 def test_the_exercise_table_is_the_catalogue():
-    """The README's table of exercises says what each declaration says: its file and what the
-    student writes, in the catalogue's order (the section to read is the README's short name)."""
-    rows = [line.split("|")[1:-1] for line in section("Students: quick start").splitlines()
-            if line.startswith("| exercise") and not line.startswith("| exercise |")]
+    """The README's table of exercises is what `lumen-grade release` writes from the catalogue
+    (run it after adding an exercise), and says what each declaration says: its file, what the
+    student writes and the section to read, in the catalogue's order."""
+    start, end = release.table_span(README)
+    assert README[start:end] == release.exercise_table(), "the README's exercise table is stale: run `lumen-grade release`"
+    assert start > README.index("\n## Students: quick start\n") and end < README.find("\n## ", start)
+    rows = [line.split("|")[1:-1] for line in README[start:end].splitlines()[2:]]
     assert [cells[0].strip() for cells in rows] == [exercise.id for exercise in catalog.EXERCISES]
     for cells, exercise in zip(rows, catalog.EXERCISES):
-        _, file, names, _ = (cell.strip() for cell in cells)
+        _, file, names, section = (cell.strip() for cell in cells)
         assert file == f"`{exercise.file_name}`", (exercise.id, file)
         assert names == ", ".join(f"`{name}`" for name in exercise.names), (exercise.id, names)
+        assert section == exercise.section and section in catalog.CHAPTER_SECTIONS, (exercise.id, section)

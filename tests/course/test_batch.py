@@ -17,7 +17,7 @@ from conftest import SOLUTIONS, unwrapped
 from grader import catalog
 from grader.cli.main import main
 from grader.grading import results
-from grader.reports.text import render_json
+from grader.reports.json_report import render as render_json
 from test_formats import WRONG_SCALING
 from test_gradescope_bundle import as_notebook
 

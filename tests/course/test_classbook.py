@@ -18,7 +18,7 @@ from grader import catalog
 from grader.course import classbook
 from grader.cli.main import main
 from grader.grading import results
-from grader.reports.text import render_json
+from grader.reports.json_report import render as render_json
 from test_batch import CORRECT, make_class, read_csv
 from test_formats import WRONG_SCALING
 

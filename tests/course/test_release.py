@@ -19,10 +19,14 @@ from grader.course.release import (
     MANIFEST,
     ReleaseError,
     ReleaseRefused,
+    TABLE_END,
+    TABLE_START,
     build_stubs,
     default_hint,
+    exercise_table,
     release,
     strip_solutions,
+    write_exercise_table,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -491,3 +495,36 @@ def test_solutions_are_self_contained(exercise):
         elif isinstance(node, ast.ImportFrom):
             imported.add(node.module)
     assert imported <= {"torch", "torch.nn", "math"}, imported
+
+
+def test_cli_release_rewrites_the_readmes_exercise_table_and_nothing_else(tmp_path):
+    """The README beside --out gets the catalogue's table between its markers; every other byte stays."""
+    before, after = "# A course\n\nThe exercises:\n\n", "\nThe end.\n"
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{before}{TABLE_START}\n| exercise | a stale row |\n{TABLE_END}\n{after}", encoding="utf-8")
+    first = invoke("--out", tmp_path / "exercises", "--solutions", SOLUTIONS)
+    assert first.exit_code == 0 and "its exercise table rewritten from the catalogue" in unwrapped(first.output), first.output
+    text = readme.read_text(encoding="utf-8")
+    assert text == f"{before}{TABLE_START}\n{exercise_table()}{TABLE_END}\n{after}"
+    for exercise in EXERCISES:
+        assert f"| {exercise.id} | `{exercise.file_name}` | " in text and f" | {exercise.section} |\n" in text
+    again = invoke("--out", tmp_path / "exercises", "--solutions", SOLUTIONS)
+    assert again.exit_code == 0 and "its exercise table already is the catalogue" in unwrapped(again.output)
+
+
+def test_cli_release_without_a_table_says_so_and_a_named_readme_needs_one(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# A course without a table\n", encoding="utf-8")
+    plain = invoke("--out", tmp_path / "exercises", "--solutions", SOLUTIONS)
+    assert plain.exit_code == 0 and "no exercise table written" in plain.output and "--readme" in plain.output
+    named = invoke("--out", tmp_path / "exercises", "--solutions", SOLUTIONS, "--readme", readme)
+    assert named.exit_code == 2 and "has no exercise table" in unwrapped(named.output)
+    assert readme.read_text(encoding="utf-8") == "# A course without a table\n"
+
+
+def test_the_table_keeps_a_crlf_readmes_line_endings(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_bytes(f"top\r\n{TABLE_START}\r\n{TABLE_END}\r\nend\r\n".encode())
+    assert write_exercise_table(readme) and not write_exercise_table(readme)
+    data = readme.read_bytes()
+    assert data.count(b"\n") == data.count(b"\r\n") == len(EXERCISES) + 6 and data.endswith(b"end\r\n")

@@ -2,8 +2,10 @@
 
 Every submission in tests/submissions/ says in its docstring which diagnosis it must get
 ("Diagnosis: scale-by-dk." or "Diagnosis: none."): wrong ones were written as students write, not
-by calling a mutant, and correct-but-different ones must get none and full marks. Each is graded
-once per session (`graded`), and tests/catalog/test_suite_exercise*.py read the same results.
+by calling a mutant, and correct-but-different ones must get none and full marks. An exercise
+without its own folder there is held to the same rule by its misconceptions' mutant sources
+(conftest.wrong_corpus). Each is graded once per session (`graded`), and
+tests/catalog/test_suite_exercise*.py read the same results.
 """
 
 import json
@@ -12,11 +14,11 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from conftest import ROOT, SOLUTIONS, SUBMISSIONS
+from conftest import ROOT, SOLUTIONS, SUBMISSIONS, wrong_corpus
 from grader import catalog
 from grader.diagnosis import matcher as diagnose, misconceptions
 from grader.diagnosis.reference import Reference
-from grader.reports import text as report
+from grader.reports import json_report, text as report
 from grader.grading.compare import Mismatch, check_close, check_tensor, check_unchanged, summarise
 from grader.grading import runner
 from grader.grading.results import GradeReport
@@ -30,16 +32,16 @@ ISSUE_IDS = (
     "split-heads-without-transpose", "merge-heads-without-transpose", "gqa-repeat-tiles", "kv-cache-ignores-past",
     "kv-cache-causal-offset", "kv-cache-bytes-missing-factor-2",
 )
-CORPUS = sorted(SUBMISSIONS.glob("exercise*/*.py"))
+CORPUS = wrong_corpus()
 _GRADED = {}
 
 
-def graded(grade, exercise, path):
-    """grade(exercise, path=path), once per session: grading is deterministic for a seed, and the
-    corpus tests here and in tests/catalog/test_suite_exercise*.py look at the same results."""
-    key = (catalog.find(str(exercise)).id, str(path))
+def graded(grade, exercise, path=None, source=None):
+    """grade(exercise, path=path) (or source=source), once per session: grading is deterministic for a
+    seed, and the corpus tests here and in tests/catalog/test_suite_exercise*.py look at the same results."""
+    key = (catalog.find(str(exercise)).id, str(path) if source is None else source)
     if key not in _GRADED:
-        _GRADED[key] = grade(exercise, path=path)
+        _GRADED[key] = grade(exercise, path=path, source=source)
     return _GRADED[key]
 
 
@@ -348,19 +350,28 @@ def test_a_kv_cache_sequence_is_replayed_step_by_step():
 # -- the corpus: every wrong submission gets exactly its diagnosis -------------------------------
 
 
-def test_every_misconception_has_a_student_written_submission():
-    claimed = {declared(path) for path in CORPUS}
-    assert set(misconceptions.BY_ID) <= claimed, set(misconceptions.BY_ID) - claimed
+def test_every_misconception_is_in_the_corpus():
+    """A student-written file for each misconception of an exercise with its own corpus folder (every
+    exercise of the kit); an exercise added without one has its mutant sources there instead."""
+    written = {declared(entry.path) for entry in CORPUS if not entry.stand_in}
+    standing_in = {entry.diagnosis for entry in CORPUS if entry.stand_in}
+    for exercise in catalog.EXERCISES:
+        own = {misconception.id for misconception in misconceptions.first_seen_in(exercise)}
+        if (SUBMISSIONS / exercise.id).is_dir():
+            assert own <= written, (exercise.id, "no student-written file for", own - written)
+        else:
+            assert own <= standing_in | written, (exercise.id, "no mutant source for", own - standing_in - written)
+    assert set(misconceptions.BY_ID) <= written | standing_in
     # the others are what a failing check's message names itself (grader.grading.compare's causes)
-    assert claimed - {None} - set(misconceptions.BY_ID) == {"input-changed-in-place", "cache-capacity"}
+    assert written - {None} - set(misconceptions.BY_ID) == {"input-changed-in-place", "cache-capacity"}
 
 
-@pytest.mark.parametrize("path", CORPUS, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_each_submission_gets_exactly_its_diagnosis(grade, path):
-    result = graded(grade, path.parent.name, path)
-    expected = declared(path)
+@pytest.mark.parametrize("entry", CORPUS, ids=lambda entry: entry.id)
+def test_each_submission_gets_exactly_its_diagnosis(grade, entry):
+    result = graded(grade, entry.exercise.id, entry.path, entry.source)
+    expected = entry.diagnosis if entry.stand_in else declared(entry.path)
     assert diagnosed(result) == ([expected] if expected else []), [(t.name, t.message) for t in result.tests]
-    if path.name.startswith("alt_"):
+    if entry.name.startswith("alt_"):
         assert result.passed and result.score == result.max_score, [(t.name, t.message) for t in result.tests
                                                                     if t.status != "passed"]
     else:
@@ -395,7 +406,7 @@ def test_a_failing_mask_is_drawn_beside_the_expected_one(grade):
             "      ████       ····\n") in text
     assert text.count("expected   yours") == 1  # one picture per function: the first failing test's
     assert misconceptions.BY_ID['mask-inverted'].message in " ".join(text.split("\n      "))
-    test = json.loads(report.render_json(GradeReport([result], "cpu", 0)))["exercises"][0]["tests"]
+    test = json.loads(json_report.render(GradeReport([result], "cpu", 0)))["exercises"][0]["tests"]
     four = next(t for t in test if t["name"] == "test_causal_mask[cpu-L=4]")
     assert four["diagnosis"] == "mask-inverted"
     assert four["picture"] == {"kind": "mask", "slice": [], "rows": "queries", "columns": "keys", "shape": [4, 4],

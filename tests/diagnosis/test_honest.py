@@ -1,7 +1,8 @@
 """Fair verdicts on honest code: tolerances from the maths, gradients where the contract defines them.
 
 Every file of tests/honest/exerciseN/ is a correct answer written another way than the reference;
-each is graded through its exercise's suite and must get full marks. The policy itself
+each is graded through its exercise's suite and must get full marks (an exercise without its own
+folder there is graded on its solution instead, conftest.honest_corpus). The policy itself
 (grader.grading.compare) is checked on the case that motivated it: a backward-stable softmax at scores
 of 1e4 in float32 is further from the float64 answer than a fixed 1e-4 allows, yet within what
 the input's magnitude lets any method promise.
@@ -13,29 +14,32 @@ import pytest
 import torch
 
 import lumen_ref as ref
+from conftest import HONEST, SUBMISSIONS, honest_corpus
 from grader import catalog
 from grader.grading.compare import Mismatch, TOLERANCES, check_close, softmax_magnitude
 
-HONEST = Path(__file__).resolve().parents[1] / "honest"
-FILES = sorted(HONEST.glob("exercise*/*.py"))
+CORPUS = honest_corpus()
 
 
 def not_passed(result):
     return [(test.name, test.message) for test in result.tests if test.status not in ("passed", "skipped")]
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda path: f"{path.parent.name}-{path.stem}")
-def test_an_honest_alternative_gets_full_marks(grade, path):
-    result = grade(path.parent.name, path=path)
+@pytest.mark.parametrize("entry", CORPUS, ids=lambda entry: entry.id)
+def test_an_honest_alternative_gets_full_marks(grade, entry):
+    result = grade(entry.exercise.id, path=entry.path)
     assert not_passed(result) == [] and result.score == result.max_score > 0
 
 
 def test_the_corpus_covers_the_honest_variants_the_issue_names():
-    sources = {path: path.read_text() for path in FILES}
+    sources = [entry.path.read_text() for entry in CORPUS if not entry.stand_in]
     for needle in ("torch.logsumexp", "log_softmax(", "einsum(", "torch.log(mask", ".masked_fill(~mask",
                    ".expand(", "repeat_interleave", "view(B, L, G, 1, d)"):
-        assert any(needle in text for text in sources.values()), needle
-    assert {path.parent.name for path in FILES} == {exercise.id for exercise in catalog.EXERCISES}
+        assert any(needle in text for text in sources), needle
+    assert {entry.exercise for entry in CORPUS} == set(catalog.EXERCISES)
+    folders = {path.name for path in HONEST.iterdir() if path.is_dir()} | {
+        path.name for path in SUBMISSIONS.iterdir() if path.is_dir()}
+    assert folders <= {exercise.id for exercise in catalog.EXERCISES}, "a corpus folder of no exercise"
 
 
 def logsumexp_softmax(x):

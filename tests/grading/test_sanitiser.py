@@ -3,7 +3,7 @@ never reach a report, in any format, and never cost a submission its grade."""
 
 import json
 
-from grader.reports import text as report
+from grader.reports import formats, gradescope
 from grader.grading.results import ExerciseResult, GradeReport, clean_text
 from grader.grading.results import TestResult as Check  # not a pytest class
 
@@ -43,11 +43,11 @@ def test_student_text_with_a_lone_surrogate_is_graded_in_every_format(grade):
     assert messages and all("no \ufffd way \ufffd[31m" in message for message in messages)
     assert 0 < result.score < result.max_score
     verdict = GradeReport([result], device="cpu", seed=0)
-    for fmt, render in report.RENDERERS.items():
+    for fmt, render in formats.RENDERERS.items():
         text = render(verdict)
         text.encode("utf-8")
         assert "\ud800" not in text and "\x1b" not in text, fmt
-    assert json.loads(report.render_gradescope(verdict))["score"] == result.score
+    assert json.loads(gradescope.render(verdict))["score"] == result.score
 
 
 def test_on_gradescope_a_lone_surrogate_costs_nothing_but_its_own_tests(tmp_path):

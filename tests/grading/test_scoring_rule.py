@@ -9,7 +9,7 @@ import pytest
 
 from conftest import SOLUTIONS
 from grader import catalog
-from grader.reports import text as report
+from grader.reports import gradescope as gradescope_report, json_report, junit as junit_report, text as report
 from grader.grading import runner
 from test_gradescope_bundle import as_notebook
 from grader.grading.settings import Settings
@@ -63,16 +63,16 @@ def test_max_score_is_the_full_points_in_every_case(verdicts):
 def test_every_format_carries_the_same_maximum(verdicts):
     solved, broken = verdicts
     full = {exercise.id: exercise.max_score for exercise in solved.exercises}
-    data = json.loads(report.render_json(broken))
+    data = json.loads(json_report.render(broken))
     assert data["max_score"] == sum(full.values())
     assert {exercise["id"]: exercise["max_score"] for exercise in data["exercises"]} == full
-    gradescope = json.loads(report.render_gradescope(broken))
+    gradescope = json.loads(gradescope_report.render(broken))
     by_exercise = {}
     for test in gradescope["tests"]:
         exercise_id = test["name"].split(":")[0]
         by_exercise[exercise_id] = by_exercise.get(exercise_id, 0) + test["max_score"]
     assert by_exercise == full and gradescope["extra_data"]["max_score"] == sum(full.values())
-    junit = ET.fromstring(report.render_junit(broken).split("\n", 1)[1])
+    junit = ET.fromstring(junit_report.render(broken).split("\n", 1)[1])
     maxima = {suite.get("name").split(":")[0]:
               float(suite.find("properties/property[@name='max_score']").get("value")) for suite in junit}
     assert maxima == full

@@ -12,7 +12,8 @@ from html.parser import HTMLParser
 from click.testing import CliRunner
 
 from conftest import SUBMISSIONS
-from grader.reports import html as feedback, text as report
+from grader.reports import html as feedback, json_report
+from grader.reports.formats import render_html
 from grader import catalog
 from grader.cli.main import main
 from grader.grading import runner
@@ -93,7 +94,7 @@ def blocks_of(section):
 
 def test_the_page_of_a_wrong_mask_shows_both_heatmaps_side_by_side(grade):
     result = grade(4, path=SUBMISSIONS / "exercise4" / "wrong_inverted_causal.py")
-    page = report.render_html(GradeReport([result], "cpu", 0))
+    page = render_html(GradeReport([result], "cpu", 0))
     root = parse(page)
     assert_self_contained(root)
     rows = root.find("table").find("tbody").children
@@ -150,7 +151,7 @@ def test_student_text_is_escaped_and_weights_and_nan_are_drawn():
         Check("test_sum", "passed", 1.0),
         Check("test_rows[cuda]", "skipped", 2.0, message="cuda is not available"),
     ], diagnoses=[{"id": "softmax-unstable", "message": "subtract the max"}], output=hostile)
-    root = parse(report.render_html(GradeReport([softmax], "cpu", 3)))
+    root = parse(render_html(GradeReport([softmax], "cpu", 3)))
     assert_self_contained(root)
     assert root.find("img") is None
     text = root.all_text()
@@ -198,7 +199,7 @@ def test_identical_failures_are_one_block_and_the_tolerance_is_said_once():
     scaling = ExerciseResult("exercise3", "Scale", "exercise3_scaling.py", tests=[
         mismatch("test_values[cpu-float32]", 2), mismatch("test_values[cpu-L=1]", 3), *stub],
         diagnoses=[{"id": "divisor:√q.size(1)", "message": "you divided by the length, not √d_k"}])
-    page = report.render_html(GradeReport([scaling], "cpu", 0))
+    page = render_html(GradeReport([scaling], "cpu", 0))
     root = parse(page)
     titles = [b.find("h3").all_text() for b in blocks_of(root.find("section", id="exercise3"))]
     assert titles == ["✗ test_values — 2 cases — 0 / 2", "✗ 3 checks — 0 / 3"]  # one mistake; one message
@@ -228,11 +229,11 @@ def test_the_page_says_once_why_a_file_could_not_be_graded_and_which_were_not_ha
     (tmp_path / "exercise3_scaling.py").write_text("print(1\n")
     verdict = runner.grade([catalog.find("1"), catalog.find("3")],
                            Settings(submission=tmp_path, device="cpu", perf=False), launcher=launcher)
-    data = json.loads(report.render_json(verdict))
+    data = json.loads(json_report.render(verdict))
     projection, scaling = data["exercises"]
     assert (projection["handed_in"], scaling["handed_in"]) == (False, True)
     assert "SyntaxError" in scaling["error"] and "exercise1_projection.py" in projection["error"]
-    page = report.render_html(verdict)
+    page = render_html(verdict)
     root = parse(page)
     assert_self_contained(root)
     files = {row.children[0].all_text(): row.children[2].all_text() for row in root.find("tbody").children}
@@ -253,7 +254,7 @@ def test_a_diagnosed_block_links_to_its_explanation_in_one_sentence():
     wrong = Check("test_mask", "failed", 1.0, message="wrong", details={"diagnosis": "mask-inverted"})
     masking = ExerciseResult("exercise4", "Masks", "exercise4_masking.py", tests=[wrong],
                              diagnoses=[{"id": "mask-inverted", "message": "the wrong way round"}])
-    root = parse(report.render_html(GradeReport([masking], "cpu", 0)))
+    root = parse(render_html(GradeReport([masking], "cpu", 0)))
     legend = next(p for p in blocks_of(root)[0].iter("p") if p.attrs.get("class") == "legend")
     assert legend.all_text() == "This check shows the mistake explained above."
 

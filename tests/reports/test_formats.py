@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from conftest import ROOT, SOLUTIONS
 from grader import catalog
-from grader.reports import text as report
+from grader.reports import gradescope, junit
 from grader.cli.main import main
 from grader.grading.results import ExerciseResult, GradeReport
 from grader.grading.results import TestResult as Check  # not a pytest class
@@ -76,7 +76,7 @@ def fabricated_report(tier=None):
 # -- Gradescope ----------------------------------------------------------------------------------
 
 def test_gradescope_results_follow_the_specification():
-    data = json.loads(report.render_gradescope(fabricated_report()))
+    data = json.loads(gradescope.render(fabricated_report()))
     check_gradescope_results(data)
     assert data["score"] == 2.0 and data["execution_time"] == 12.35
     by_name = {test["name"]: test for test in data["tests"]}
@@ -102,7 +102,7 @@ def test_gradescope_results_follow_the_specification():
 
 @pytest.mark.parametrize("visibility", ["hidden", "after_due_date", "visible"])
 def test_hidden_checks_take_the_configured_visibility(visibility):
-    data = json.loads(report.render_gradescope(fabricated_report(), hidden_visibility=visibility))
+    data = json.loads(gradescope.render(fabricated_report(), hidden_visibility=visibility))
     check_gradescope_results(data)
     visibilities = {test["name"]: test["visibility"] for test in data["tests"]}
     assert visibilities.pop("exercise3: test_zero_and_huge[cpu]") == visibility
@@ -117,7 +117,7 @@ def test_hidden_checks_take_the_configured_visibility(visibility):
 def test_a_measured_tier_becomes_leaderboard_entries():
     tier = {"id": "on-par", "name": "on par with the reference", "ratio": 1.07, "device": "cpu",
             "message": "on par with the reference: 1.07× the reference's time"}
-    data = json.loads(report.render_gradescope(fabricated_report(tier=tier)))
+    data = json.loads(gradescope.render(fabricated_report(tier=tier)))
     check_gradescope_results(data)
     assert data["leaderboard"] == [
         {"name": "exercise3 tier", "value": "on par with the reference"},
@@ -125,7 +125,7 @@ def test_a_measured_tier_becomes_leaderboard_entries():
     ]
     assert "    performance: on par with the reference: 1.07× the reference's time" in data["output"]
     not_timed = {"id": "not-timed", "name": "not timed", "ratio": None, "device": "cpu", "message": "not timed"}
-    assert "leaderboard" not in json.loads(report.render_gradescope(fabricated_report(tier=not_timed)))
+    assert "leaderboard" not in json.loads(gradescope.render(fabricated_report(tier=not_timed)))
 
 
 # -- JUnit -----------------------------------------------------------------------------------------
@@ -224,7 +224,7 @@ def parse_junit(text):
 
 
 def test_junit_has_a_suite_per_exercise_and_an_outcome_per_check():
-    root = parse_junit(report.render_junit(fabricated_report()))
+    root = parse_junit(junit.render(fabricated_report()))
     assert [suite.get("name") for suite in root] == ["exercise3: Scale by √d_k", "exercise5: Softmax"]
     scaling, softmax = root
     # the CUDA check of a CPU run is left out, and counted once in the properties
@@ -255,7 +255,7 @@ def test_junit_has_a_suite_per_exercise_and_an_outcome_per_check():
 def test_junit_keeps_a_skip_of_a_device_the_run_used():
     verdict = fabricated_report()
     verdict.device = "cpu+cuda"
-    (scaling, _) = parse_junit(report.render_junit(verdict))
+    (scaling, _) = parse_junit(junit.render(verdict))
     cases = {case.get("name"): case for case in scaling.iter("testcase")}
     assert cases["test_values[cuda]"].find("skipped").get("message") == "cuda is not available"
     assert scaling.get("skipped") == "1" and scaling.find("properties/property[@name='not_run']") is None
@@ -281,7 +281,7 @@ def test_junit_points_at_the_line_of_the_students_function(tmp_path, monkeypatch
     ]
     verdict = GradeReport([ExerciseResult("exercise6", "Multi-head", "exercises/exercise6_multihead.py", tests)],
                           device="cpu", seed=0)
-    (suite,) = parse_junit(report.render_junit(verdict))
+    (suite,) = parse_junit(junit.render(verdict))
     ends = {case.get("name"): case[0].text.splitlines()[-1] for case in suite.iter("testcase")}
     assert ends == {"test_split": "at exercises/exercise6_multihead.py:4 (split_heads)",
                     "test_layer": "at exercises/exercise6_multihead.py:12 (MultiHeadAttention.forward)",
@@ -289,7 +289,7 @@ def test_junit_points_at_the_line_of_the_students_function(tmp_path, monkeypatch
                     "test_unknown": "0/1 points"}
     notebook = GradeReport([ExerciseResult("exercise6", "Multi-head", "exercises/exercise6_multihead.ipynb",
                                            tests[2:3])], device="cpu", seed=0)
-    (notebook_suite,) = parse_junit(report.render_junit(notebook))
+    (notebook_suite,) = parse_junit(junit.render(notebook))
     assert " at " not in notebook_suite.find("testcase/error").text  # its lines are not the notebook's
     # action-junit-report's rule: the last ` <path containing the suite's file>:<digits>` in the text
     found = re.findall(rf" [^ ]*{re.escape(suite.get('file'))}.*?:(\d+)", " " + suite[1][0].text)

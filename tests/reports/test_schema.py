@@ -14,7 +14,7 @@ from grader.cli.main import main
 from grader.course import classbook
 from grader.grading import runner
 from grader.reports import schema
-from grader.reports.text import render_json
+from grader.reports.json_report import render as render_json
 from test_batch import read_csv
 from test_classbook import record, shard_output
 from grader.grading.settings import Settings

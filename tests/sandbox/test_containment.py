@@ -19,6 +19,7 @@ import pytest
 
 from conftest import ROOT
 from grader.sandbox import containment, rules
+from grader.grading.settings import DEFAULTS
 from grader.sandbox.judge import Launcher, Child, load_request
 from test_batch import marked
 
@@ -57,7 +58,8 @@ def escape_attempts(folder):
     launcher.start()  # the zygote, and so every child, is forked with the rules' hook switched off
     rules.Guard._audit = audit
     try:
-        child = Child(launcher, str(folder / "child.log"), time.monotonic() + 60, readable=(str(path),))
+        child = Child(launcher, str(folder / "child.log"), time.monotonic() + 60, DEFAULTS.memory_limit,
+                      readable=(str(path),))
         try:
             child.request(load_request(str(path), "exercise3_scaling"))
             outcomes = child.request({"op": "call", "target": "probe", "args": [], "kwargs": {}})["value"]
