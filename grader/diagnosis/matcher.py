@@ -18,7 +18,6 @@ weighs all of it:
 It never guesses: no fit, no diagnosis.
 """
 
-import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 

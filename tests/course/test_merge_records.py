@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import unwrapped
-from grader.course import batch, classbook
+from grader.course import classbook
 from grader.cli.main import main
 from test_batch import read_csv
 from test_classbook import record, shard_output

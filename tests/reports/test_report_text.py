@@ -9,7 +9,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from conftest import EXERCISES, ROOT, SOLUTIONS, SUBMISSIONS
+from conftest import ROOT, SOLUTIONS, SUBMISSIONS
 from grader import catalog
 from grader.reports import text as report
 from grader.cli.main import main, text_style
