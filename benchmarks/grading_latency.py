@@ -3,7 +3,7 @@
 Runs, interleaved in a random order each round, `python -c "import torch, pytest"` (the floor),
 `lumen-grade exercise3` and `lumen-grade all` on the instructor solutions, each with `--no-perf`
 and with the performance tiers, and prints each command's median wall time and its ratio to the
-floor's median. Goals (--no-perf): one exercise <= 1.5x the floor, all eight <= 3x. With
+floor's median. Goals (--no-perf): one exercise <= 1.5x the floor, all of them <= 3x. With
 --confinement-cost, the --no-perf commands also run without the kernel's layers of confinement
 (LUMEN_NO_KERNEL_CONTAINMENT=1: no mount namespace, uid drop or Landlock), in the same rounds, so
 that what confinement costs is measured side by side. With --against TREE, the grading commands

@@ -903,7 +903,7 @@ SOLUTIONS_OPTION = click.option(
 @SOLUTIONS_OPTION
 @click.option("--readme", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="The README whose exercise table (between its two marker lines) is rewritten from the "
-                   "catalogue  [default: README.md beside --out, where there is one].")
+                   "catalogue; by default the README.md beside --out, where there is one.")
 @click.option("--force", is_flag=True,
               help="Overwrite files that are not an earlier release (this can destroy a student's work).")
 def release_command(out, solutions, readme, force):

@@ -409,8 +409,9 @@ ATTACKS = {
 def test_no_forging_attempt_earns_a_tier_with_points(measure, attack):
     tier = measure("exercise2", source=SLOW_SCORES.format(attack=ATTACKS[attack]))
     assert perf.POINTS_SHARE.get(tier["id"], 0.0) == 0.0, tier["message"]  # slow, caught, or busy: no points
-    if tier["id"] == "not-timed" and not tier["message"].startswith(BUSY):
-        assert "your code answered differently while it was timed" in tier["message"], tier["message"]
+    if tier["id"] == "not-timed" and not tier["message"].startswith(BUSY):  # caught, or its slow code ran too long
+        assert ("your code answered differently while it was timed" in tier["message"]
+                or re.search(r"ran past [\d.]+ s, over 100× what the reference takes", tier["message"])), tier["message"]
 
 
 def test_a_timed_call_may_take_a_hundred_times_the_references_not_a_fixed_limit(measure):
