@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import catalog
-from grader.reports import schema
+from grader.reports import safe_cell, schema
 from grader.sandbox import files
 
 MANIFEST = "_shard.json"  # in a shard's reports folder (not a student: those are STUDENT.json)
@@ -216,7 +216,7 @@ def missing_record(student):
 def gradebook_csv(records, roster=None):
     """The CSV text of the gradebook: a row per student, sorted by name, or with a roster, a row per
     rostered student in the roster's order (a missing one: status missing, 0 of the full points).
-    Every cell is `spreadsheet_safe`."""
+    Every cell is `safe_cell`."""
     full = full_points(records)
     text = io.StringIO()
     columns = COLUMNS if roster is None else ROSTER_COLUMNS + COLUMNS
@@ -224,7 +224,7 @@ def gradebook_csv(records, roster=None):
     writer.writeheader()
 
     def write(values):
-        writer.writerow({column: spreadsheet_safe(value) for column, value in values.items()})
+        writer.writerow({column: safe_cell(value) for column, value in values.items()})
 
     for entry, record in gradebook_records(records, roster):
         values = row(record, full)
@@ -243,16 +243,6 @@ def gradebook_records(records, roster=None):
     matched, _ = match_roster(roster, records)
     return [(entry, records[matched[entry.student_id]] if entry.student_id in matched else missing_record(""))
             for entry in roster]
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may read as a formula
-
-
-def spreadsheet_safe(cell):
-    """`cell` as a spreadsheet shows it as text, never runs it (OWASP's CSV injection advice): a
-    value starting with = + - @, a tab or a carriage return (a student folder named `=cmd|...`, a
-    roster's name) gets a leading single quote; the csv module quotes separators and quotes."""
-    return f"'{cell}" if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
 
 
 # -- merging shard outputs -------------------------------------------------------------------------

@@ -10,14 +10,9 @@ import csv
 import io
 import json
 
+from grader.reports import safe_cell
+
 CSV_COLUMNS = ["student", "misconception", "exercises", "failed_tests", "cause", "section"]
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def safe_cell(value):
-    """A CSV cell that no spreadsheet runs as a formula."""
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def misconceptions_csv(summary):

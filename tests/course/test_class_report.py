@@ -19,7 +19,7 @@ import synthetic_class
 from grader import catalog
 from grader.cli.main import main
 from grader.course import class_report, classbook, similarity
-from grader.reports import class_tables
+from grader.reports import class_tables, safe_cell
 
 ROOT = synthetic_class.ROOT
 CLASS_SIZE = synthetic_class.CLASS_SIZE
@@ -109,8 +109,8 @@ def test_the_csv_has_a_row_per_student_and_misconception(klass):
 
 
 def test_a_cell_that_a_spreadsheet_would_run_is_defused():
-    assert class_tables.safe_cell("=HYPERLINK(\"http://x\")") == "'=HYPERLINK(\"http://x\")"
-    assert [class_tables.safe_cell(text) for text in ("+1", "-1", "@x", "\tx", "ok")] == ["'+1", "'-1", "'@x", "'\tx", "ok"]
+    assert safe_cell("=HYPERLINK(\"http://x\")") == "'=HYPERLINK(\"http://x\")"
+    assert [safe_cell(text) for text in ("+1", "-1", "@x", "\tx", "ok")] == ["'+1", "'-1", "'@x", "'\tx", "ok"]
     summary = {"by_student": [{"student": "=cmd|' /C calc'!A0", "misconception": "m", "exercises": "exercise1",
                                "failed_tests": 1, "cause": "c", "section": "s"}]}
     (row,) = csv.DictReader(io.StringIO(class_tables.misconceptions_csv(summary)))

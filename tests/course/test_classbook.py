@@ -18,6 +18,7 @@ from grader import catalog
 from grader.course import classbook
 from grader.cli.main import main
 from grader.grading import results
+from grader.reports import FORMULA_STARTS
 from grader.reports.json_report import render as render_json
 from test_batch import CORRECT, make_class, read_csv
 from test_formats import WRONG_SCALING
@@ -119,7 +120,7 @@ def test_no_gradebook_cell_is_read_as_a_spreadsheet_formula(tmp_path, start):
     roster = write_roster(tmp_path / "roster.csv", f'id,name,email\n"{evil}","{evil}","{evil}"\ns2,"Bob, Jr.",b@x\n')
     by_roster = rows(classbook.gradebook_csv(records, roster))
     for table in (table, by_roster):
-        assert all(not cell.startswith(classbook.FORMULA_STARTS) for r in table for cell in r.values()), table
+        assert all(not cell.startswith(FORMULA_STARTS) for r in table for cell in r.values()), table
     if start.strip():
         assert by_roster[0]["student_id"] == by_roster[0]["name"] == by_roster[0]["email"] == f"'{evil}"
     # everything else is as it was: numbers, a comma inside a cell (the csv module quotes it)
