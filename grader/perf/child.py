@@ -24,7 +24,6 @@ import importlib.util
 import os
 import random
 import sys
-import time
 import types
 
 import torch
@@ -36,15 +35,10 @@ from grader.perf.cases import Allocations, build, decode_program, generator, rea
 from grader.perf.rounds import Rounds, calls_per_timing
 from grader.sandbox import child as sandbox_child, clock, rules
 
-_thread_time = time.thread_time
-_process_time = time.process_time
-_perf_counter = time.perf_counter
 _Random = random.Random
 _no_grad = torch.no_grad
 _set_num_threads = torch.set_num_threads
 _cuda_event = torch.cuda.Event
-_cuda_synchronize = torch.cuda.synchronize
-_cuda_initialized = torch.cuda.is_initialized
 _fused_sdpa = torch.nn.functional.scaled_dot_product_attention
 real_torch()  # the inputs' torch functions, captured now too
 
@@ -105,24 +99,22 @@ def reference(fused=False):
 
 
 def _clock(device, fn, arg_sets):
-    """(time, process CPU time, wall time, waits) of fn over every argument set. `time` is the CPU
-    time of this thread, or on CUDA the time between CUDA events around the calls."""
-    if device == "cuda":
-        start, end = _cuda_event(enable_timing=True), _cuda_event(enable_timing=True)
-        _cuda_synchronize()
-        waits, wall, process = clock.waits(), _perf_counter(), _process_time()
-        start.record()
+    """(time, process CPU time, wall time, waits) of fn over every argument set, read as the sandbox
+    reads them around a call (`grader.sandbox.clock`); on CUDA `time` is the time between CUDA
+    events around the calls."""
+    if device != "cuda":
+        start = clock.read()
         for args in arg_sets:
             fn(*args)
-        end.record()
-        _cuda_synchronize()
-        return (start.elapsed_time(end) / 1e3, _process_time() - process, _perf_counter() - wall,
-                clock.waits() - waits)
-    waits, wall, process, cpu = clock.waits(), _perf_counter(), _process_time(), _thread_time()
+        return tuple(clock.since(start))
+    events = _cuda_event(enable_timing=True), _cuda_event(enable_timing=True)
+    start = clock.read()  # after synchronising the device
+    events[0].record()
     for args in arg_sets:
         fn(*args)
-    return _thread_time() - cpu, _process_time() - process, _perf_counter() - wall, clock.waits() - waits
-
+    events[1].record()
+    _, process, wall, waits = clock.since(start)  # synchronises again
+    return events[0].elapsed_time(events[1]) / 1e3, process, wall, waits
 
 
 def _fresh(arg_sets):
