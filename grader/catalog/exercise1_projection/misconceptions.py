@@ -3,7 +3,6 @@
 In catalogue order: the first one named decides an "either … or" diagnosis. `edits` turn the
 instructor's solution of each exercise into a student file making the mistake."""
 
-import torch.nn.functional as F
 
 from grader.diagnosis.mutants import Misconception, WALKTHROUGH, qkv_order
 

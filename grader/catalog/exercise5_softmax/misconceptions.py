@@ -3,8 +3,6 @@
 In catalogue order: the first one named decides an "either … or" diagnosis. `edits` turn the
 instructor's solution of each exercise into a student file making the mistake."""
 
-import torch
-
 import lumen_ref as ref
 from grader.diagnosis.mutants import Misconception, MASKING, SOFTMAX, softmax_dividing
 from grader.catalog.exercise4_masking.misconceptions import SOLUTION_SDPA_MASK

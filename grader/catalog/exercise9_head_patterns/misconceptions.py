@@ -3,7 +3,6 @@
 In catalogue order: the first one named decides an "either … or" diagnosis. `edits` turn the
 instructor's solution of each exercise into a student file making the mistake."""
 
-import torch
 import torch.nn.functional as F
 
 from grader.diagnosis.mutants import Misconception, HEADS, INDUCTION, PICTURES, PREVIOUS, in_one_or_both
