@@ -4,7 +4,8 @@ Stability: every timed exercise's solution and every file of tests/slow_submissi
 times each (in turns, so that the machine's load falls on all of them), on the machine as it is
 and, with --hog, beside a CPU hog on every core. Done when every solution is on par in every run
 (or "not timed: the machine was too busy", never slower and never a note about its timings) and
-every slow file lands a tier lower or more in every run (a file about memory: its memory verdict).
+every slow file lands a tier lower or more in every run (a file about memory: its memory verdict),
+and the KV cache's growth verdict is GROWTH's for each exercise 8 file.
 
 Cost (--cost): `lumen-grade all` with its tiers, without them, and `lumen-grade exercise3` with its
 tier, against the floor (`python -c "import torch, pytest"`), measured in turns, ROUNDS of each, as
@@ -56,6 +57,8 @@ def hog(on):
             spinner.wait()
 
 
+GROWTH = {"solution": {"linear"}, "concat_cache": {"linear", "recomputes"},  # the KV cache's verdicts
+          "recompute_past_kv": {"recomputes"}, "rerun_sequence": {"super-linear"}}  # a copy costs per token
 FLAGGED = {"reallocates", "oversized", "quadratic", "super-linear", "recomputes"}  # verdicts that tell a file apart
 
 
@@ -67,11 +70,11 @@ def told_apart(tier):
 
 def stability(runs, only, hogged):
     from grader import catalog
+    from grader.perf import judge as perf  # registers the children's "bench" op: before the zygote forks
     from grader.sandbox.judge import Launcher
 
     launcher = Launcher()
-    launcher.start()  # before the reference is imported, as lumen-grade does
-    from grader.perf import judge as perf
+    launcher.start()
 
     rank = {tier_id: index for index, (tier_id, *_) in enumerate(perf.TIERS)}
     wanted = {catalog.find(name).id for name in only}
@@ -96,6 +99,9 @@ def stability(runs, only, hogged):
             good = all(tier["id"] == "on-par" or "too busy" in tier["message"] for tier, _ in results)
         else:  # a tier lower than the solution's, or more, or (a file about memory) its memory verdict
             good = all(rank.get(tier["id"], 0) >= rank["3x"] or told_apart(tier) for tier, _ in results)
+        if exercise_id == "exercise8":  # and its growth as each file's code grows
+            good = good and all(tier.get("complexity", {}).get("verdict") in GROWTH[label]
+                                for tier, _ in results if tier["id"] != "not-timed")
         failures += not good
         ratios = [tier["ratio"] for tier, _ in results if tier["ratio"] is not None]
         median_ratio = f"{statistics.median(ratios):6.2f}×" if ratios else "      -"

@@ -733,21 +733,25 @@ def _decode(case, timing, ref):
     """The growth verdict and memory report of a Decode case, from its median step times."""
     steps = {name: [median(at_length) for at_length in per_length]
              for name, per_length in timing["time"].items()}
+    memory = memory_report(case, timing["memory"], ref)
     return {"lengths": timing["lengths"],
             "reference_step_ms": [_ms(t) for t in steps["reference"]],
             "student_step_ms": [_ms(t) for t in steps["student"]],
-            "complexity": complexity(timing["lengths"], steps["student"], steps["reference"]),
-            "memory": memory_report(case, timing["memory"], ref)}
+            "complexity": complexity(timing["lengths"], steps["student"], steps["reference"],
+                                     copies=memory["verdict"] == "reallocates"),
+            "memory": memory}
 
 
-def complexity(lengths, student, reference):
+def complexity(lengths, student, reference, copies=False):
     """How a decode step's time grows with the tokens cached, from the median step times at each
     length: the growth exponent of the student's extra time over the reference's (over the three
-    longest lengths, once that extra time is substantial), and the student's cost per cached
-    token (slope of a line through all lengths) over the reference's."""
+    longest lengths, where that extra time is substantial at both ends: a small one is mostly
+    noise, and a cache that outgrows the CPU's caches on the way would read as steep), and the
+    student's cost per cached token (slope of a line through all lengths) over the reference's.
+    `copies`: the cache is reallocated at every step, which explains a high cost per token."""
     excess = [s - r for s, r in zip(student, reference)]
     exponent = None
-    if excess[-1] > SUBSTANTIAL * reference[-1] and excess[-3] > 0:
+    if excess[-1] > SUBSTANTIAL * reference[-1] and excess[-3] > SUBSTANTIAL * reference[-3]:
         exponent = math.log(excess[-1] / excess[-3]) / math.log(lengths[-1] / lengths[-3])
     per_token = _slope(lengths, student) / max(_slope(lengths, reference), 1e-12)
     result = {"excess_exponent": None if exponent is None else round(exponent, 3),
@@ -757,6 +761,10 @@ def complexity(lengths, student, reference):
             f"KV cache: super-linear — what a decode step takes beyond the reference's time grows like "
             f"T^{exponent:.1f} with the T tokens cached: each step re-runs the whole sequence; project "
             "only the new tokens and attend to the cache"))
+    elif per_token >= RECOMPUTES and copies:
+        result.update(verdict="recomputes", message=(
+            f"KV cache: linear, but each cached token costs {per_token:.0f}× what it costs the reference "
+            "per step: the whole cache is copied at every step (see the memory line)"))
     elif per_token >= RECOMPUTES:
         result.update(verdict="recomputes", message=(
             f"KV cache: linear, but each cached token costs {per_token:.0f}× what it costs the reference "

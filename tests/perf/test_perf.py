@@ -123,11 +123,21 @@ def test_a_timed_answer_agrees_only_within_float32_tolerance():
     ([1.0, 1.1, 1.3, 1.7], "linear"),  # a little more per cached token than the reference's 1 + T/3000 ms
     ([5.0, 9.0, 17.0, 33.0], "recomputes"),  # 1 ms + 31 µs per cached token: 94× the reference's
     ([2.0, 5.0, 17.0, 65.0], "super-linear"),  # T² on top: the whole sequence again at every step
+    # steep only once the extra time is already small beside the reference's (1.5% at 256 tokens): a
+    # cache that outgrows the CPU's caches, as a copied one does on some machines, never super-linear
+    ([1.05, 1.1, 1.3, 3.0], "recomputes"),
 ])
 def test_complexity_verdicts(student, verdict):
     lengths = [128, 256, 512, 1024]
     reference = [1.0 + length / 3000 for length in lengths]
     assert perf.complexity(lengths, student, reference)["verdict"] == verdict
+
+
+def test_a_cache_copied_at_every_step_is_told_so_not_that_it_recomputes():
+    lengths = [128, 256, 512, 1024]
+    reference = [1.0 + length / 3000 for length in lengths]
+    message = perf.complexity(lengths, [5.0, 9.0, 17.0, 33.0], reference, copies=True)["message"]
+    assert "the whole cache is copied at every step" in message and "recomputed" not in message
 
 
 # -- solutions and slow submissions, timed for real -------------------------------------------
@@ -146,39 +156,34 @@ def test_solutions_are_on_par_with_the_reference(measure, exercise):
     assert tier["device"] == "cpu" and tier["clock"] == "thread-cpu", tier  # neither waits nor offloads
 
 
-@pytest.mark.parametrize("exercise, name, lowest, verdict", [
-    ("exercise1", "loop_over_rows", "3x", None),
-    ("exercise2", "loop_over_rows", "3x", None),
-    ("exercise4", "loop_over_entries", "30x", None),
-    ("exercise5", "softmax_loop_over_rows", "3x", None),
-    ("exercise6", "loop_over_heads", "3x", None),
-    ("exercise6", "projection_thrice", "3x", None),
-    ("exercise8", "recompute_past_kv", "3x", "recomputes"),
-    ("exercise8", "rerun_sequence", "10x", "super-linear"),
+@pytest.mark.parametrize("exercise, name, lowest", [
+    ("exercise1", "loop_over_rows", "3x"),
+    ("exercise2", "loop_over_rows", "3x"),
+    ("exercise4", "loop_over_entries", "30x"),
+    ("exercise5", "softmax_loop_over_rows", "3x"),
+    ("exercise8", "recompute_past_kv", "3x"),
+    ("exercise8", "rerun_sequence", "10x"),
 ])
-def test_slower_correct_submissions_land_in_lower_tiers(measure, exercise, name, lowest, verdict):
+def test_slower_correct_submissions_land_in_lower_tiers(measure, exercise, name, lowest):
+    """Only files five times or more past the boundary they are checked against; the closer ones
+    (exercise 6's, about 2×) and the KV cache's growth verdicts, which a machine's caches and memory
+    bandwidth move, are `benchmarks/tiers.py`'s to check."""
     tier = measure(exercise, path=SLOW / exercise / f"{name}.py")
     if rank(tier) is None:
         return
     assert rank(tier) >= RANK.index(lowest), tier["message"]
     assert tier["ratio"] > math.sqrt(3)
-    if verdict:  # the KV cache's growth, told apart from the linear cost of reading a cache
-        assert tier["complexity"]["verdict"] == verdict, tier["notes"]
 
 
 def test_kv_cache_memory_report(measure):
+    """The storage verdicts count bytes and replaced buffers, never time: the same on every machine."""
     solution = measure("exercise8", path=SOLUTIONS / "exercise8_kv_cache.py")
-    assert solution["complexity"]["verdict"] == "linear"
     memory = solution["memory"]
     assert memory["verdict"] == "preallocated" and memory["reallocations"] == 0
     assert memory["bytes"] == memory["expected_bytes"]  # exactly kv_cache_bytes for max_len tokens
     concat = measure("exercise8", path=SLOW / "exercise8" / "concat_cache.py")
     assert concat["memory"]["verdict"] == "reallocates", concat["notes"]
     assert concat["memory"]["reallocations"] == concat["memory"]["steps"] > 0
-    # its copy of the cache at every step costs per cached token, as reading it does: linear in the
-    # tokens cached, never super-linear; whether the copy outweighs the read (the "recomputes" band)
-    # depends on the machine's memory bandwidth, so either linear verdict is right here
-    assert concat["complexity"]["verdict"] in ("linear", "recomputes"), concat["complexity"]
 
 
 def test_the_largest_allocation_counts_what_a_call_makes_not_its_inputs():
