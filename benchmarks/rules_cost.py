@@ -14,31 +14,41 @@ import time
 import click
 
 
+def _loaded(launcher, log, request):
+    """Seconds from asking for a child to the reply to its load request."""
+    from grader.grading.settings import DEFAULTS
+    from grader.sandbox.judge import Child
+
+    started = time.perf_counter()
+    child = Child(launcher, log, time.monotonic() + 30, DEFAULTS.memory_limit)
+    try:
+        child.request(request)
+        return time.perf_counter() - started
+    finally:
+        child.stop()
+
+
 @click.command()
 @click.option("--children", type=click.IntRange(min=1), default=40, show_default=True, help="Children per exercise.")
 def main(children):
-    from grader.grading.settings import DEFAULTS
-    from grader.sandbox.judge import Child, Launcher, load_request
+    from grader.sandbox.judge import Launcher, load_request
 
     launcher = Launcher()
     launcher.start()
-    times = {"exercise5": [], "exercise1": []}
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "submission.py")
         with open(path, "w") as file:
             file.write("import torch\n")
         requests = {"exercise5": load_request(path, "submission", ("softmax", "fused-attention", "multihead-attention")),
                     "exercise1": load_request(path, "submission")}
-        for _ in range(children):
+        log = os.path.join(folder, "child.log")
+        times = {name: [] for name in requests}
+        for _ in range(children):  # interleaved
             for name, request in requests.items():
-                started = time.perf_counter()
-                child = Child(launcher, os.path.join(folder, "child.log"), time.monotonic() + 30, DEFAULTS.memory_limit)
-                child.request(request)
-                times[name].append(time.perf_counter() - started)
-                child.stop()
+                times[name].append(_loaded(launcher, log, request))
+    launcher.close()
     for name, measured in times.items():
         click.echo(f"{name:<10} {1e3 * statistics.median(measured):7.1f} ms per child, loaded")
-    launcher.close()
 
 
 if __name__ == "__main__":

@@ -172,8 +172,11 @@ def storages(obj):
 
 
 def allocations(case, impl, device, seed):
-    """{"bytes": [...], "shapes": [...]}: the largest tensor `impl`'s case.target allocates, per length."""
+    """{"bytes": [...], "shapes": [...], "disabled"}: the largest tensor `impl`'s case.target allocates, per
+    length, and why the probe was disabled in any of the calls (None if never)."""
     fn, found = getattr(impl, case.target), {"bytes": [], "shapes": [], "disabled": None}
+    with _no_grad():  # unmeasured: what starts lazily (a thread pool, a CUDA handle) starts here, not in the probe
+        fn(*case.args(case.lengths[0], generator(seed + 10), device))
     for index, length in enumerate(case.lengths):
         measured = probe.measure(fn, case.args(length, generator(seed + 11 + index), device))
         found["bytes"].append(measured["bytes"])
