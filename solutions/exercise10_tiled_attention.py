@@ -28,7 +28,8 @@ block's own terms are added:
     o <- o · e^(m - m_new) + e^(s_b - m_new) @ v_b
 
 After the last block, the output is o / l. The largest tensor is one block of scores,
-(L_q, block_size): memory grows like L·block_size, not L². The grader measures it.
+(L_q, block_size): memory grows like L·block_size, not L². The grader measures it: a largest
+tensor that grows like L² fails a test.
 
 Conventions of this kit:
 - Causal, with L_q queries and L_k keys: the queries are the LAST L_q positions, as in the KV

@@ -15,7 +15,8 @@ What a child does for the timing:
   time) to the code that does it; on CUDA, after synchronising the device;
 - the reference's child (one that never loaded a student file) `adopt`s an exercise's reference
   and then answers the same calls as a student's child, watched by the same rules;
-- exercise 10's memory verdict (`allocations`), the decode and allocation cases' verification, and
+- exercise 10's memory verdict (`allocations`, and the suites' `largest_allocation` op), measured
+  by a probe that reads as disabled when the student's code switches it off (`grader.perf.probe`); the decode and allocation cases' verification, and
   a KV cache's storage (`storages`) are requests of their own (`handle`);
 - `time_case`: the in-process timing loop of `benchmarks/reference_vs_fused.py`, which never
   holds student code.
@@ -27,10 +28,9 @@ import sys
 import types
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
-
 from grader import catalog
 from grader.nested import leaves
+from grader.perf import probe
 from grader.perf.cases import Allocations, build, decode_program, generator, real_torch
 from grader.perf.rounds import Rounds, calls_per_timing
 from grader.sandbox import child as sandbox_child, clock, rules
@@ -168,47 +168,28 @@ def storages(obj):
 # call by call (`grader.perf.judge`).
 
 
-# -- memory: the largest tensor a call allocates (exercise 10) ---------------------------------------
-
-
-class LargestAllocation(TorchDispatchMode):
-    """While it is on, notes the largest storage any operation creates (not an input's, nor a view
-    of one): its bytes, and the shape of the tensor that made it."""
-
-    @classmethod
-    def _should_skip_dynamo(cls):
-        """Nothing is compiled in the child: leave __torch_dispatch__ unwrapped, which spares the
-        import of torch._dynamo (seconds) that wrapping it costs on its first call."""
-        return False
-
-    def __init__(self, inputs=()):
-        super().__init__()
-        self.inputs = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
-        self.bytes, self.shape = 0, ()
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for tensor in leaves(out):
-            if isinstance(tensor, torch.Tensor):
-                try:
-                    storage = tensor.untyped_storage()
-                except (RuntimeError, NotImplementedError):  # a tensor without storage of its own
-                    continue
-                if storage.data_ptr() not in self.inputs and storage.nbytes() > self.bytes:
-                    self.bytes, self.shape = storage.nbytes(), tuple(tensor.shape)
-        return out
+# -- memory: the largest tensor a call allocates (exercise 10; the probe: grader.perf.probe) ----------
 
 
 def allocations(case, impl, device, seed):
-    """{"bytes": [...], "shapes": [...]}: the largest tensor `impl`'s case.target allocates, per length."""
-    fn, found = getattr(impl, case.target), {"bytes": [], "shapes": []}
+    """{"bytes": [...], "shapes": [...], "disabled"}: the largest tensor `impl`'s case.target allocates, per
+    length, and why the probe was disabled in any of the calls (None if never)."""
+    fn, found = getattr(impl, case.target), {"bytes": [], "shapes": [], "disabled": None}
+    with _no_grad():  # unmeasured: what starts lazily (a thread pool, a CUDA handle) starts here, not in the probe
+        fn(*case.args(case.lengths[0], generator(seed + 10), device))
     for index, length in enumerate(case.lengths):
-        args = case.args(length, generator(seed + 11 + index), device)
-        with _no_grad(), LargestAllocation(args) as largest:
-            fn(*args)
-        found["bytes"].append(largest.bytes)
-        found["shapes"].append(list(largest.shape))
+        measured = probe.measure(fn, case.args(length, generator(seed + 11 + index), device))
+        found["bytes"].append(measured["bytes"])
+        found["shapes"].append(measured["shape"])
+        found["disabled"] = found["disabled"] or measured["disabled"]
     return found
+
+
+def largest_allocation(session, request):
+    """The child's "largest_allocation" op: one call of the student's code, as a "call" request
+    names it, measured by the probe (`grader.perf.probe.measure`): {"bytes", "shape", "disabled"}."""
+    _, fn = session.target(request)
+    return {"value": probe.measure(fn, session.resolve(request["args"]), session.resolve(request["kwargs"]))}
 
 
 def adopt(session, exercise):
@@ -267,3 +248,4 @@ def _serve_bench(session, request):
 
 
 sandbox_child.OPS["bench"] = _serve_bench
+sandbox_child.OPS["largest_allocation"] = largest_allocation

@@ -812,7 +812,8 @@ QUADRATIC = 1.5  # growth exponent of the largest tensor with L (midway between 
 
 def largest_tensor(case, measured):
     """Exercise 10's memory verdict: how the largest tensor the student's call allocates grows with
-    L, beside the reference's (one block of scores) and the (L, L) matrix it must never hold."""
+    L, beside the reference's (one block of scores) and the (L, L) matrix it must never hold; or
+    "disabled" where the student's code switched the probe off (`grader.perf.probe`)."""
     student, reference = measured["student"], measured["reference"]
     lengths, sizes = list(case.lengths), student["bytes"]
     exponent = math.log(max(sizes[-1], 1) / max(sizes[0], 1)) / math.log(lengths[-1] / lengths[0])
@@ -822,7 +823,10 @@ def largest_tensor(case, measured):
               "full_matrix_bytes": full, "exponent": round(exponent, 3), "block_size": case.block}
     at = (f"{_mib(sizes[-1])} at L = {lengths[-1]} ({_mib(sizes[0])} at L = {lengths[0]}); the reference's largest "
           f"is {_mib(reference['bytes'][-1])}, the whole (L, L) matrix of scores {_mib(full[-1])}")
-    if exponent >= QUADRATIC:
+    if student.get("disabled"):  # switched off by the student's code: no size can be trusted
+        report["verdict"] = "disabled"
+        report["message"] = f"memory: not measured — {student['disabled']}"
+    elif exponent >= QUADRATIC:
         report["verdict"] = "quadratic"
         report["message"] = (f"memory: quadratic — the largest tensor your {case.target} allocates grows like "
                              f"L^{exponent:.1f}: {at}. Read K and V a block at a time and keep only a block of "

@@ -8,9 +8,13 @@ a Tensor method (`x.softmax`), `getattr` or a module such as `nn.Softmax` is cau
 installed in the child before the student's file is loaded:
 
 - a TorchFunctionMode around the student's code sees every torch function for what it is;
-- torch's own kernels of the forbidden operations are replaced by ones that refuse, which catches
-  the calls that never reach the mode (`torch.ops.aten`, torch function handling switched off,
-  another thread);
+- torch's own kernels of the forbidden operations are replaced by ones that refuse, in the
+  dispatcher itself: every overload, on every dispatch key torch registers a kernel for (each
+  backend's, MKLDNN, sparse, nested, quantized, meta, autograd, the composite ones), as torch's own
+  registry lists them. This catches the calls that never reach the mode (`torch.ops.aten`, torch
+  function handling or the modes switched off, a popped mode, another thread); torch's Python
+  functions that compose a forbidden operation out of allowed ones (`F.multi_head_attention_forward`)
+  have their code replaced by a refusal, so that no reference to them computes anything;
 - an audit hook, which cannot be removed, sees imports, and the answer key's files being opened or
   run by path (`importlib` by path, `runpy`, `exec(open(...).read())`).
 
@@ -66,6 +70,8 @@ class Rule:
     everywhere: bool = False  # in every exercise, whatever its declaration says
     calls: tuple = ()  # parts of torch function names: "softmax" is also log_softmax, aten._softmax
     kernels: str = None  # a pattern of aten operator names: every overload's kernels refuse to run
+    functions: tuple = ()  # torch's Python functions ("module:qualname") that build the forbidden maths
+                           # from allowed operations: their code refuses
     private: tuple = ()  # torch's private modules that hold whole implementations of the forbidden maths
     modules: tuple = ()  # top-level modules the student's code may not import
     paths: tuple = ()  # files and folders whose code the student's may not run (nor open, if secret)
@@ -87,7 +93,10 @@ RULES = (
     Rule("multihead-attention", "nn.MultiheadAttention",
          "build the heads yourself: project, split the heads, attend, merge the heads, project out",
          calls=("multi_head_attention", "transformer_encoder_layer"),
-         kernels=r"multi_head_attention|transformer_encoder_layer"),
+         kernels=r"multi_head_attention|transformer_encoder_layer",
+         functions=("torch.nn.functional:multi_head_attention_forward",
+                    "torch.ao.nn.quantizable.modules.activation:MultiheadAttention.forward",
+                    "torch.ao.nn.quantizable.modules.activation:MultiheadAttention._forward_impl")),
     Rule("answer-key", "the answer key (lumen_ref, solutions)",
          "the grader compares your code with it: write the code yourself", everywhere=True,
          modules=("lumen_ref", "solutions"), paths=tuple(_ANSWER_KEY)),
@@ -163,27 +172,36 @@ class Guard:
         forget_modules()
         sys.addaudithook(self._audit)
         self._refuse_kernels()
+        self._refuse_functions()
         self._guard_private_modules()
 
     def _refuse_kernels(self):
         """Every overload (.out forms included) of every aten operator a rule names, on every
-        dispatch key where it has a kernel (each backend's, and the composite ones), is replaced by
-        a refusal. The registrations are kept alive by a reference that no Python object holds (the
-        library object is not tracked by the garbage collector), so that nothing the student's code
-        can reach undoes them: they last as long as this child."""
-        targets = [(rule, name.split("::", 1)[1]) for rule in self.rules if rule.kernels
-                   for name in _aten_ops() if re.search(rule.kernels, name.split("::", 1)[1])]
+        dispatch key where torch registers a kernel for it (`KERNELS`, read from the dispatcher at
+        import), is replaced by a refusal. The registrations are kept alive by a reference that no
+        Python object holds (the library object is not tracked by the garbage collector), so that
+        nothing the student's code can reach undoes them: they last as long as this child."""
+        targets = [(rule, op, keys) for rule in self.rules for op, keys in KERNELS.get(rule.id, ())]
         if not targets:
             return
         library = torch._C._dispatch_library("IMPL", "aten", "", __file__, 0)
         with warnings.catch_warnings():  # "overriding a previously registered kernel": we mean it
             warnings.simplefilter("ignore")
-            for rule, op in targets:
-                for key in _DISPATCH_KEYS:
-                    if torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{op}", key):
-                        library.impl(op, key, self._refusal(rule, f"torch.ops.aten.{op}"), False)
+            for rule, op, keys in targets:
+                for key in keys:
+                    library.impl(op, key, self._refusal(rule, f"torch.ops.aten.{op}"), False)
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(library))  # never released: see above
         self.library = True
+
+    def _refuse_functions(self):
+        """torch's Python functions that compute a forbidden operation out of allowed ones get the
+        code of a refusal: every reference to them (a module's attribute, a method, one the
+        student's code kept) refuses, with torch function handling on or off."""
+        for rule in self.rules:
+            for name, function, template in FUNCTIONS.get(rule.id, ()):
+                refuse = self._refusal(rule, name.replace(":", "."))
+                function.__code__ = template.replace(
+                    co_consts=tuple(refuse if const == _PLACEHOLDER else const for const in template.co_consts))
 
     def _guard_private_modules(self):
         """The private modules of a rule answer the student's code with a refusal for any name
@@ -196,8 +214,11 @@ class Guard:
                         _PRIVATE[module_name] = (self, rule)
 
     def _refusal(self, rule, called):
+        message = f"your code called {called} (directly or through another function)"
+
         def refuse(*args, **kwargs):
-            self.flag(rule, f"your code called {called} (directly or through another function)")
+            self.flag(rule, message)
+            raise Violation(rule, message)  # even if the student's code replaced `flag`
 
         return refuse
 
@@ -297,9 +318,6 @@ def forget_modules():
     _forgotten = True
 
 
-_DISPATCH_KEYS = ("CPU", "CUDA", "HIP", "MPS", "XPU", "SparseCPU", "SparseCUDA", "SparseCsrCPU", "SparseCsrCUDA",
-                  "NestedTensorCPU", "NestedTensorCUDA", "QuantizedCPU", "QuantizedCUDA", "CompositeImplicitAutograd",
-                  "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")
 _TORCH = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 _PRIVATE = {}  # guarded module name -> (guard, rule)
 
@@ -312,8 +330,62 @@ def _torch_asked(frame):
     return frame is not None and frame.f_code.co_filename.startswith(_TORCH)
 
 
-def _aten_ops():
-    return [name for name in torch._C._dispatch_get_all_op_names() if name.startswith("aten::")]
+# a kernel's line in torch._C._dispatch_dump: "CPU: registered at ...", "Autograd[alias]: registered at ..."
+# (an "(inactive)" one, shadowed by another on its key, does not match; "debug:" is where the schema was defined)
+_REGISTERED = re.compile(r"^(?!debug:)(?P<key>\w+)(?:\[alias\])?: registered at ", re.MULTILINE)
+
+
+def kernel_keys(op):
+    """The dispatch keys where torch registers a kernel for `op` ("aten::name.overload"), as the
+    dispatcher's own table lists them: backends (CPU, CUDA, MkldnnCPU, SparseCPU, NestedTensorCPU,
+    QuantizedCPU, Meta...), the autograd, tracing, batching and autocast layers, and the composite
+    alias keys (which stand for every backend without a kernel of its own)."""
+    return list(dict.fromkeys(_REGISTERED.findall(torch._C._dispatch_dump(op))))
+
+
+def _forbidden_kernels():
+    """{rule id: [(operator, its dispatch keys)]}: every aten operator and overload each rule's
+    pattern names, with the keys its kernels are registered for. Read once, when this module is
+    imported (in the judge, before the zygote forks), so that every child only registers."""
+    names = [name for name in torch._C._dispatch_get_all_op_names() if name.startswith("aten::")]
+    return {rule.id: [(name.split("::", 1)[1], kernel_keys(name)) for name in names
+                      if re.search(rule.kernels, name.split("::", 1)[1])]
+            for rule in RULES if rule.kernels}
+
+
+KERNELS = _forbidden_kernels()
+
+
+def _python_function(name):
+    """The function "module:qualname" names, if its module is loaded (torch imports them all)."""
+    module_name, _, qualname = name.partition(":")
+    value = sys.modules.get(module_name)
+    for part in qualname.split("."):
+        value = getattr(value, part, None)
+    return value if isinstance(value, types.FunctionType) else None
+
+
+def _refusing_code(code):
+    """A code object that calls a placeholder constant with its arguments, to be replaced by the
+    refusal (so that it needs no name the student's code could rebind), named as `code` and with
+    as many free variables (a function's code can only be replaced by one with the same number).
+    Compiled at import, before any audit hook would see it as code run from the grader's files."""
+    free = [f"_free{i}" for i in range(len(code.co_freevars))]
+    source = ("def outer():\n" + "".join(f"    {name} = None\n" for name in free)
+              + "    def refused(*args, **kwargs):\n" + "".join(f"        {name}\n" for name in free)
+              + f"        return {_PLACEHOLDER!r}(*args, **kwargs)\n    return refused\n")
+    namespace = {}
+    with warnings.catch_warnings():  # "'str' object is not callable": it will not be a str
+        warnings.simplefilter("ignore")
+        exec(compile(source, __file__, "exec"), namespace)
+    return namespace["outer"]().__code__.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+
+
+_PLACEHOLDER = "lumen: the refusal"
+# {rule id: [(name, function, the refusing code it gets)]}
+FUNCTIONS = {rule.id: [(name, function, _refusing_code(function.__code__)) for name in rule.functions
+                       if (function := _python_function(name)) is not None]
+             for rule in RULES if rule.functions}
 
 
 class _PrivateModule(types.ModuleType):

@@ -189,7 +189,7 @@ def test_kv_cache_memory_report(measure):
 def test_the_largest_allocation_counts_what_a_call_makes_not_its_inputs():
     import torch
 
-    from grader.perf.child import LargestAllocation
+    from grader.perf.probe import LargestAllocation
 
     q = torch.randn(2, 40, 8)
     with torch.no_grad(), LargestAllocation([q]) as largest:

@@ -116,7 +116,8 @@ very negative) and shift by 0 while it is still $-\infty$.
 | its largest intermediate | | a block of scores, $(\dots, L_q, \text{block\_size})$ |
 
 The grader checks the values against float64 attention, and measures the largest tensor your
-`tiled_attention` allocates at several lengths: it should grow like $L$, not like $L^2$.
+`tiled_attention` allocates at several lengths: it must grow like $L$, not like $L^2$ (a test
+worth 4 points).
 
 **Read in the chapter:** "The cost: attention is quadratic in sequence length", then, in the
 further reading, Dao et al. (2022), *FlashAttention*.

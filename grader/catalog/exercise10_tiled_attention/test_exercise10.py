@@ -7,6 +7,8 @@ every step, so every missing rescale shows), and one block larger than the whole
 that needs a full block runs zero times). The memory the submission allocates is measured apart,
 in the performance phase."""
 
+import math
+
 import pytest
 import torch
 
@@ -42,6 +44,7 @@ SIZES = {
     "attention_no_batch": dict(L_q=7, L_k=10, d_k=5, d_v=3, block=4),
     "attention_inputs": dict(B=2, L=8, d_k=5, d_v=3, block=6),
     "attention_half": dict(B=(2, 3), L=10, d_k=8, d_v=6, block=4),
+    "memory": dict(B=1, n_heads=4, L=1024, d_k=32, block=64, shorter=(256, 512)),  # L: the longest measured
 }
 TILED = "tiled_attention"
 EMPTY_ROW_HINT = ("a row with no finite score must give zeros, not NaN: e^(-inf - (-inf)) and 0/0 are NaN, so shift "
@@ -259,3 +262,41 @@ def test_half_precision(student, rng, device):
         q, k, v = qkv(rng, "attention_half", dtype=dtype, device=device)
         _check_tiled(student, q, k, v, size["block"], True,
                      what=f"tiled_attention(q, k, v, block_size={size['block']}, causal=True) in {dtype_text(dtype)}")
+
+
+# -- the rule: never the (L, L) matrix -------------------------------------------------------------
+
+QUADRATIC = 1.5  # growth exponent of the largest tensor with L: L·block_size is 1, the (L, L) matrix 2
+
+
+def _mib(n):
+    return f"{n / 2 ** 20:.2f} MiB"
+
+
+@pytest.mark.points(4)
+def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
+    """The largest tensor one causal call allocates, at L = 256, 512 and 1024 (on the CPU, whatever
+    the device: sizes are what is measured, not time). It must grow like L (one block of scores,
+    (L, block_size)), and stay below half the (L, L) scores of every head at the longest L (so a
+    buffer of a fixed huge size does not pass for tiled)."""
+    size = SIZES["memory"]
+    B, H, d_k, block = size["B"], size["n_heads"], size["d_k"], size["block"]
+    found = []
+    for L in (*size["shorter"], size["L"]):
+        q, k, v = (randn(rng, B, H, L, d_k) for _ in "qkv")
+        measured = student.largest_allocation(TILED, q, k, v, block, causal=True)
+        if measured["disabled"]:
+            raise Mismatch(f"tiled_attention's memory could not be measured: {measured['disabled']}. The grader "
+                           "measures the largest tensor your code allocates; leave torch's modes, dispatch and "
+                           "profiling as they are")
+        found.append((L, measured["bytes"], measured["shape"]))
+    (short, first, _), (long, last, shape) = found[0], found[-1]
+    exponent = math.log(max(last, 1) / max(first, 1)) / math.log(long / short)
+    whole = B * H * long * long * 4  # the float32 (L, L) scores of every head
+    sizes = ", ".join(f"{_mib(n)} at L = {L}" for L, n, _ in found)
+    if exponent >= QUADRATIC or last >= whole / 2:
+        raise Mismatch(f"tiled_attention(q, k, v of shape ({B}, {H}, L, {d_k}), block_size={block}, causal=True) "
+                       f"holds the whole matrix: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
+                       f"largest, of shape {tuple(shape)}, at L = {long}), and the (L, L) scores of every head are "
+                       f"{_mib(whole)} there. Read K and V one block at a time and keep only a block of scores, "
+                       f"(L_q, block_size): {_mib(B * H * long * block * 4)} at L = {long}")

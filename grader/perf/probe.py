@@ -1,0 +1,163 @@
+"""The allocation probe, in the child: the largest tensor one call of the student's code allocates
+(exercise 10's memory rule), measured so that switching the probe off reads as switched off, never
+as "small".
+
+The probe is a TorchDispatchMode (`LargestAllocation`): it sees every aten operation and notes the
+largest storage one creates. The student's code runs in the same process and could blind it (pop
+the mode, `_disable_current_modes`, exclude the Python dispatch key, patch the class, replace
+torch's functions, or compute in a thread the mode does not watch), so `measure` checks, while the
+call runs and after it, that the probe was in force:
+
+- at every Python-level event of the call (a profile function: each call and return, each call of
+  a builtin such as a torch function), the probe is still where it was on torch's dispatch-mode
+  stack, the Python dispatch keys are not excluded, no thread was added, and the profile function
+  itself was not swapped (`sys.setprofile` is the one way to do that, and the call shows);
+- canaries: the grader allocates a tensor itself just before and just after the call, through
+  torch's own function captured when this module was imported; a probe that did not see both, or
+  whose class or method is not the grader's, was disabled;
+- after the call, the profile function is still the grader's.
+
+Any failure makes the measurement `disabled` (with the reason), which the suites and the
+performance verdict report as "the grader's probe was disabled", never as a size. What remains out
+of reach of any in-process check (code that edits the probe's own memory through `gc` or `ctypes`)
+is listed in docs/security.md.
+"""
+
+import os
+import sys
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from grader.nested import leaves
+
+_empty = torch.empty
+_uint8 = torch.uint8
+_no_grad = torch.no_grad
+_setprofile, _getprofile = sys.setprofile, sys.getprofile
+_stack_length = torch._C._len_torch_dispatch_stack
+_stack_at = torch._C._get_dispatch_stack_at
+_pop_mode = torch._C._pop_torch_dispatch_stack
+_exclude_set = torch._C._dispatch_tls_local_exclude_set
+_PYTHON_KEYS = (torch._C.DispatchKey.Python, torch._C.DispatchKey.PythonTLSSnapshot)
+CANARY_BYTES = 4099  # an odd size no tensor of the student's is likely to have; it only has to be seen
+DISABLED = "the grader's probe was disabled"
+_OURS = (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, os.path.abspath(__file__),
+         os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep + "nested.py")
+
+
+class LargestAllocation(TorchDispatchMode):
+    """While it is on, notes the largest storage any operation creates (not an input's, nor a view
+    of one): its bytes, and the shape of the tensor that made it; and the last storage created (for
+    the canaries)."""
+
+    @classmethod
+    def _should_skip_dynamo(cls):
+        """Nothing is compiled in the child: leave __torch_dispatch__ unwrapped, which spares the
+        import of torch._dynamo (seconds) that wrapping it costs on its first call."""
+        return False
+
+    def __init__(self, inputs=()):
+        super().__init__()
+        self.inputs = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
+        self.bytes, self.shape, self.last = 0, (), None
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for tensor in leaves(out):
+            if isinstance(tensor, torch.Tensor):
+                try:
+                    storage = tensor.untyped_storage()
+                except (RuntimeError, NotImplementedError):  # a tensor without storage of its own
+                    continue
+                self.last = storage.data_ptr()
+                if self.last not in self.inputs and storage.nbytes() > self.bytes:
+                    self.bytes, self.shape = storage.nbytes(), tuple(tensor.shape)
+        return out
+
+
+_DISPATCH = LargestAllocation.__dict__["__torch_dispatch__"]
+_DISPATCH_CODE = _DISPATCH.__code__
+
+
+def _threads():
+    """The number of threads of this process (the links of /proc/self/task: one per thread, plus
+    two), or None where it cannot be read."""
+    try:
+        return os.stat("/proc/self/task").st_nlink
+    except OSError:
+        return None
+
+
+class _Watch:
+    """The profile function of a measured call: at every event in code that is not torch's or the
+    grader's (torch takes a mode off its stack while the mode's own code runs), whether the probe is
+    in force. Keeps the first reason it was not."""
+
+    def __init__(self, probe, depth):
+        self.probe, self.depth, self.threads = probe, depth, _threads()
+        self.reason = None
+        self.armed = False  # whether it saw an event yet
+
+    def in_force(self):
+        """Why the probe is not watching now, or None."""
+        if _stack_length() <= self.depth or _stack_at(self.depth) is not self.probe:
+            return "torch's dispatch-mode stack was changed (a mode popped or the modes disabled)"
+        excluded = _exclude_set()
+        if any(excluded.has(key) for key in _PYTHON_KEYS):
+            return "torch's Python dispatch was switched off (_DisableTorchDispatch or an excluded key)"
+        if type(self.probe) is not LargestAllocation or LargestAllocation.__dict__.get("__torch_dispatch__") is not \
+                _DISPATCH or _DISPATCH.__code__ is not _DISPATCH_CODE or "__torch_dispatch__" in vars(self.probe):
+            return "the probe's class was changed"
+        if self.threads is not None and _threads() != self.threads:
+            return "your code started a thread, where the probe cannot see what it allocates"
+        return None
+
+    def __call__(self, frame, event, arg):
+        if not self.armed:  # the first event may be the return of the grader's own sys.setprofile
+            self.armed = True
+            if event == "c_return" and arg is _setprofile:
+                return
+        if self.reason is None and not frame.f_code.co_filename.startswith(_OURS):
+            if arg is _setprofile and event in ("c_call", "c_return"):
+                self.reason = "your code replaced the grader's profile function (sys.setprofile)"
+            else:
+                self.reason = self.in_force()
+
+
+def _canary(probe):
+    """A tensor the grader allocates under the probe: whether the probe saw it."""
+    canary = _empty(CANARY_BYTES, dtype=_uint8)
+    return probe.last == canary.untyped_storage().data_ptr()
+
+
+def measure(fn, args, kwargs=None):
+    """{"bytes", "shape", "disabled"}: the largest tensor fn(*args, **kwargs) allocates (without
+    gradients), and why the probe was disabled during the call (None if it never was). The
+    dispatch-mode stack is left as it was found, whatever the call did to it."""
+    tensors = [arg for arg in leaves(list(args) + list((kwargs or {}).values())) if isinstance(arg, torch.Tensor)]
+    probe = LargestAllocation(tensors)
+    previous, depth = _getprofile(), _stack_length()
+    with _no_grad():
+        probe.__enter__()
+        try:
+            watch = _Watch(probe, depth)
+            seen_before = _canary(probe)
+            probe.bytes, probe.shape = 0, ()
+            _setprofile(watch)
+            try:
+                fn(*args, **(kwargs or {}))
+            finally:
+                profiled = _getprofile() is watch
+                reason = watch.reason
+                _setprofile(previous)
+            reason = reason or watch.in_force()
+            found = {"bytes": probe.bytes, "shape": list(probe.shape)}
+            if not profiled:
+                reason = reason or "your code removed the grader's profile function (sys.setprofile)"
+            if not (seen_before and _canary(probe)):
+                reason = reason or "the probe did not see the grader's own allocation"
+        finally:
+            while _stack_length() > depth:
+                _pop_mode(None)
+    return {**found, "disabled": None if reason is None else f"{DISABLED}: {reason}"}

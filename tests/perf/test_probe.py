@@ -1,0 +1,191 @@
+"""The allocation probe (grader.perf.probe) cannot be switched off unnoticed: each way student code
+can blind a TorchDispatchMode makes the measurement `disabled`, never small; an honest call is
+measured exactly and never reads as disabled. Then exercise 10's memory rule end to end: the
+solution keeps its points, the full (L, L) matrix loses them with the sizes in the message, and a
+file that switches the probe off loses them as "the grader's probe was disabled"."""
+
+import sys
+import textwrap
+import threading
+import types
+
+import pytest
+import torch
+from torch.utils._python_dispatch import _disable_current_modes
+
+from conftest import SOLUTIONS
+from grader import catalog
+from grader.perf import probe
+
+SLOW = SOLUTIONS.parent / "tests" / "slow_submissions"
+B, H, D, BLOCK = 1, 4, 32, 64
+
+
+def full_matrix(q, k, v):
+    """Every score at once: the (L, L) matrix of each head."""
+    return (q @ k.transpose(-2, -1)).exp() @ v
+
+
+def tiled(q, k, v):
+    """One block of keys at a time (no softmax: only the allocations matter here)."""
+    return sum((q @ k[..., start:start + BLOCK, :].transpose(-2, -1)).exp() @ v[..., start:start + BLOCK, :]
+               for start in range(0, k.size(-2), BLOCK))
+
+
+def inputs(L):
+    gen = torch.Generator().manual_seed(L)
+    return [torch.randn(B, H, L, D, generator=gen) for _ in "qkv"]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """The child runs torch on one thread; so does this process while it measures (torch's pool,
+    started on a first parallel call, would be a thread started during the call)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    torch.randn(64, 64) @ torch.randn(64, 64)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_an_honest_call_is_measured_exactly_and_never_reads_as_disabled():
+    for L in (256, 512):
+        measured = probe.measure(full_matrix, inputs(L))
+        assert measured["disabled"] is None and measured["bytes"] == B * H * L * L * 4
+        measured = probe.measure(tiled, inputs(L))
+        assert measured["disabled"] is None and measured["bytes"] == B * H * L * BLOCK * 4
+
+
+def _modes_disabled(q, k, v):
+    with _disable_current_modes():
+        return full_matrix(q, k, v)
+
+
+def _dispatch_disabled(q, k, v):
+    with torch._C._DisableTorchDispatch():
+        return full_matrix(q, k, v)
+
+
+def _key_excluded(q, k, v):
+    with torch._C._ExcludeDispatchKeyGuard(torch._C.DispatchKeySet(torch._C.DispatchKey.Python)):
+        return full_matrix(q, k, v)
+
+
+def _mode_popped(q, k, v):
+    torch._C._pop_torch_dispatch_stack(None)
+    return full_matrix(q, k, v)
+
+
+def _in_a_thread(q, k, v):
+    out = []
+    worker = threading.Thread(target=lambda: out.append(full_matrix(q, k, v)))
+    worker.start()
+    worker.join()
+    return out[0]
+
+
+def _profile_removed(q, k, v):
+    sys.setprofile(None)
+    with _disable_current_modes():
+        return full_matrix(q, k, v)
+
+
+def _profile_removed_and_restored(q, k, v):
+    watch = sys.getprofile()
+    sys.setprofile(None)
+    with _disable_current_modes():
+        out = full_matrix(q, k, v)
+    sys.setprofile(watch)
+    return out
+
+
+def _own_dispatch_on_the_instance(q, k, v):
+    mode = torch._C._get_dispatch_stack_at(torch._C._len_torch_dispatch_stack() - 1)
+    mode.__torch_dispatch__ = types.MethodType(lambda self, func, kinds, args=(), kwargs=None:
+                                               func(*args, **(kwargs or {})), mode)
+    return full_matrix(q, k, v)
+
+
+DISABLING = {"modes-disabled": _modes_disabled, "dispatch-disabled": _dispatch_disabled,
+             "python-key-excluded": _key_excluded, "mode-popped": _mode_popped, "thread": _in_a_thread,
+             "profile-removed": _profile_removed, "profile-removed-and-restored": _profile_removed_and_restored,
+             "instance-patched": _own_dispatch_on_the_instance}
+
+
+@pytest.mark.parametrize("attack", DISABLING)
+def test_a_disabled_probe_reads_as_disabled(attack):
+    depth = torch._C._len_torch_dispatch_stack()
+    measured = probe.measure(DISABLING[attack], inputs(256))
+    assert measured["disabled"] and measured["disabled"].startswith(probe.DISABLED), measured
+    assert torch._C._len_torch_dispatch_stack() == depth and sys.getprofile() is None  # left as found
+
+
+def test_a_patched_probe_class_reads_as_disabled(monkeypatch):
+    def patch(q, k, v):
+        monkeypatch.setattr(probe.LargestAllocation, "__torch_dispatch__",
+                            lambda self, func, types, args=(), kwargs=None: func(*args, **(kwargs or {})))
+        return full_matrix(q, k, v)
+
+    measured = probe.measure(patch, inputs(256))
+    assert measured["disabled"] == f"{probe.DISABLED}: the probe's class was changed", measured
+
+
+def test_torch_functions_replaced_by_the_student_do_not_blind_the_canary(monkeypatch):
+    """The canaries are allocated through torch's function captured at import: a submission that
+    replaces torch.empty changes nothing (and its own allocations are still seen)."""
+    def patch(q, k, v):
+        monkeypatch.setattr(torch, "empty", lambda *args, **kwargs: None)
+        return full_matrix(q, k, v)
+
+    measured = probe.measure(patch, inputs(256))
+    assert measured["disabled"] is None and measured["bytes"] == B * H * 256 * 256 * 4
+
+
+# -- exercise 10's rule, graded ---------------------------------------------------------------------
+
+MEMORY_TEST = "test_tiled_attention_never_holds_the_whole_matrix"
+
+
+def _memory_test(result):
+    (test,) = [test for test in result.tests if test.name == MEMORY_TEST]
+    return test
+
+
+@pytest.mark.privileges
+def test_the_solution_keeps_the_memory_points_and_the_full_matrix_loses_them(grade):
+    solution = grade("exercise10", path=SOLUTIONS / "exercise10_tiled_attention.py")
+    assert solution.score == solution.max_score and _memory_test(solution).status == "passed"
+    full = grade("exercise10", path=SLOW / "exercise10" / "full_matrix.py")
+    test = _memory_test(full)
+    assert test.status == "failed" and full.score == full.max_score - test.max_score > 0
+    assert "grows like L^2.0" in test.message and "16.00 MiB at L = 1024" in test.message, test.message
+
+
+@pytest.mark.privileges
+def test_switching_the_probe_off_loses_the_memory_points(grade):
+    exercise = catalog.find("exercise10")
+    source = (SLOW / "exercise10" / "full_matrix.py").read_text() + textwrap.dedent("""
+        from torch.utils._python_dispatch import _disable_current_modes
+
+        _full = tiled_attention
+
+        def tiled_attention(q, k, v, block_size, causal=False):
+            with _disable_current_modes():
+                return _full(q, k, v, block_size, causal)
+    """)
+    result = grade(exercise.id, source)
+    test = _memory_test(result)
+    assert test.status == "failed" and probe.DISABLED in test.message, test.message
+    assert result.score == result.max_score - test.max_score
+
+
+def test_the_performance_phase_says_disabled_rather_than_a_size():
+    from grader.perf import judge as perf
+    from grader.perf.cases import Allocations
+
+    case = Allocations("tiled_attention", (B, H, D), (256, 512, 1024), BLOCK)
+    reason = f"{probe.DISABLED}: torch's dispatch-mode stack was changed (a mode popped or the modes disabled)"
+    measured = {"student": {"bytes": [0, 0, 0], "shapes": [[]] * 3, "disabled": reason},
+                "reference": {"bytes": [262144, 524288, 1048576]}}
+    report = perf.largest_tensor(case, measured)
+    assert report["verdict"] == "disabled" and report["message"] == f"memory: not measured — {reason}"

@@ -1,0 +1,167 @@
+"""Forbidden shortcuts are refused on every path to the kernel: the operator called on a tensor of
+another layout or backend (MKLDNN, sparse), with torch function handling or the modes switched off,
+a mode popped, from another thread, and torch's Python functions that build the forbidden maths
+out of allowed operations. Each case is the instructor's solution with one function replaced by
+the shortcut: every test of that function must fail, naming the rule; the refusals are checked
+against torch's own registry of kernels too."""
+
+import json
+import os
+import re
+import textwrap
+
+import pytest
+import torch
+
+from conftest import SOLUTIONS
+from grader import catalog
+from grader.sandbox import rules
+
+SOFTMAX, FUSED, MULTIHEAD = "torch's softmax", "torch's fused attention", "nn.MultiheadAttention"
+
+SOFTMAX_SHORTCUTS = {  # exercise 5's softmax(x, dim=-1)
+    "mkldnn": """
+        def softmax(x, dim=-1):
+            with torch._C.DisableTorchFunction():
+                y = torch.ops.aten._softmax.default(x.float().to_mkldnn(), dim % x.dim(), False).to_dense()
+            return torch.nan_to_num(y, nan=0.0).to(x.dtype)
+    """,
+    "sparse": """
+        def softmax(x, dim=-1):
+            return torch.sparse.softmax(x.to_sparse(), dim).to_dense().nan_to_num(0.0)
+    """,
+    "torch-function-disabled": """
+        def softmax(x, dim=-1):
+            with torch._C.DisableTorchFunction():
+                return torch.softmax(x, dim).nan_to_num(0.0)
+    """,
+    "modes-disabled": """
+        from torch.utils._python_dispatch import _disable_current_modes
+        from torch.overrides import _pop_mode_temporarily
+
+        def softmax(x, dim=-1):
+            with _disable_current_modes(), torch._C._DisableTorchDispatch():
+                return torch.ops.aten._softmax.default(x, dim % x.dim(), False).nan_to_num(0.0)
+    """,
+    "mode-popped": """
+        def softmax(x, dim=-1):
+            while torch._C._len_torch_function_stack():
+                torch._C._pop_torch_function_stack()
+            return x.softmax(dim).nan_to_num(0.0)
+    """,
+    "other-thread": """
+        import threading
+
+        def softmax(x, dim=-1):
+            out = []
+            worker = threading.Thread(target=lambda: out.append(torch.softmax(x, dim).nan_to_num(0.0)))
+            worker.start()
+            worker.join()
+            return out[0] if out else torch.exp(x)
+    """,
+}
+
+ATTENTION_SHORTCUTS = {  # exercise 6's scaled_dot_product_attention(q, k, v, mask=None) and the module
+    "multi-head-function-disabled": ("MultiHeadAttention", MULTIHEAD, """
+        import torch.nn.functional as F
+
+        class MultiHeadAttention(MultiHeadAttention):
+            def forward(self, x, mask=None):
+                D = x.size(-1)
+                if mask is None:
+                    mask = causal_mask(x.size(1), x.device)
+                with torch._C.DisableTorchFunction():
+                    y, _ = F.multi_head_attention_forward(
+                        x.transpose(0, 1), x.transpose(0, 1), x.transpose(0, 1), D, self.n_heads,
+                        self.qkv.weight, self.qkv.bias, None, None, False, 0.0, self.out.weight, self.out.bias,
+                        attn_mask=~mask.reshape(-1, *mask.shape[-2:])[0], need_weights=True)
+                return y.transpose(0, 1)
+    """),
+    "quantizable-module": ("MultiHeadAttention", MULTIHEAD, """
+        import torch.ao.nn.quantizable as quantizable
+
+        class MultiHeadAttention(MultiHeadAttention):
+            def forward(self, x, mask=None):
+                D = x.size(-1)
+                mha = quantizable.MultiheadAttention(D, self.n_heads, batch_first=True).to(x.dtype)
+                return mha(x, x, x, need_weights=False)[0]
+    """),
+    "flash-for-cpu-modes-disabled": ("scaled_dot_product_attention", FUSED, """
+        from torch.utils._python_dispatch import _disable_current_modes
+
+        def scaled_dot_product_attention(q, k, v, mask=None):
+            with _disable_current_modes(), torch._C.DisableTorchFunction():
+                out = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=mask)[0]
+            return out, None
+    """),
+}
+
+
+def _tests_of(result, target):
+    return [test for test in result.tests if test.status != "skipped" and target in test.name]
+
+
+@pytest.mark.privileges
+@pytest.mark.parametrize("shortcut", SOFTMAX_SHORTCUTS)
+def test_a_softmax_shortcut_is_refused_on_every_path(grade, shortcut):
+    exercise = catalog.find("exercise5")
+    source = (SOLUTIONS / exercise.file_name).read_text() + textwrap.dedent(SOFTMAX_SHORTCUTS[shortcut])
+    result = grade("exercise5", source)
+    softmax_tests = [test for test in _tests_of(result, "softmax") if "attention" not in test.name]
+    assert softmax_tests and not any(test.status == "passed" for test in softmax_tests), \
+        [(test.name, test.status) for test in softmax_tests]
+    assert all(SOFTMAX in test.message for test in softmax_tests), [test.message for test in softmax_tests]
+    assert result.score < result.max_score
+
+
+@pytest.mark.privileges
+@pytest.mark.parametrize("shortcut", ATTENTION_SHORTCUTS)
+def test_an_attention_shortcut_is_refused_on_every_path(grade, shortcut):
+    target, rule, code = ATTENTION_SHORTCUTS[shortcut]
+    exercise = catalog.find("exercise6")
+    result = grade("exercise6", (SOLUTIONS / exercise.file_name).read_text() + textwrap.dedent(code))
+    hit = [test for test in result.tests if test.status != "skipped" and rule in (test.message or "")]
+    assert hit, [(test.name, test.status, test.message[:80]) for test in result.tests]
+    assert result.score < result.max_score
+
+
+def _unrefused_kernels():
+    """In this process: install every rule's kernels, then list each (operator, key) of torch's
+    registry whose active kernel is not the one registered from rules.py."""
+    patterns = {rule.id: rule.kernels for rule in rules.RULES if rule.kernels}
+    listed = {rule_id: dict(ops) for rule_id, ops in rules.KERNELS.items()}
+    rules.Guard(tuple(patterns), os.devnull)._refuse_kernels()
+    missing = []
+    for name in torch._C._dispatch_get_all_op_names():
+        op = name.partition("::")[2]
+        for rule_id, pattern in patterns.items():
+            if not name.startswith("aten::") or not re.search(pattern, op):
+                continue
+            if op not in listed[rule_id]:
+                missing.append(f"{name}: not listed")
+                continue
+            for line in torch._C._dispatch_dump(name).splitlines():
+                key = re.match(r"^(\w+)(?:\[alias\])?: registered at (\S+)", line)
+                if key and key[1] != "debug" and key[2].rpartition(":")[0] != rules.__file__:
+                    missing.append(f"{name} on {key[1]}: {key[2]}")
+    return sum(len(ops) for ops in listed.values()), missing
+
+
+def test_every_kernel_torch_registers_for_a_forbidden_operator_refuses():
+    """After the refusals are installed, every dispatch key torch's registry lists for every
+    overload of every forbidden operator runs the refusal (the key's active kernel is the one
+    registered from rules.py). Checked in a forked process: the refusals last as long as it."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never back into pytest
+        try:
+            os.close(read)
+            os.write(write, json.dumps(_unrefused_kernels()).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        reply = pipe.read()
+    os.waitpid(pid, 0)
+    count, missing = json.loads(reply)
+    assert count > 50 and missing == [], missing[:20]
