@@ -31,6 +31,7 @@ from grader.course.gradescope import as_submitted, stage, submitted_name
 from grader.reports import schema
 
 POLL = 0.05  # seconds between looks at the running graders
+STARTUP = 60.0  # seconds a grader may take to start (Python, torch) on a loaded machine
 STDERR_TAIL = 600  # characters of a failed grader's stderr kept as the row's message
 PROCESS_WARNING = ("WARNING: containment level 'process': this machine could not confine the students' code "
                    "by the kernel (no Landlock, not root), so a submission could read or change other "
@@ -60,8 +61,8 @@ class Settings:
     @property
     def kill_after(self):
         """Seconds after which a student's grader that has not ended is killed: past its own forced
-        stop (`overrun` after its limit) by as much again, for its start and its report."""
-        return self.student_limit + 2 * overrun(self.student_limit)
+        stop (`overrun` after its limit, counted from when it has imported torch) by STARTUP."""
+        return self.student_limit + overrun(self.student_limit) + STARTUP
 
 
 @dataclass(frozen=True)

@@ -193,9 +193,14 @@ def stage(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS):
         sources, ignored = staged.get(exercise, ({}, []))
         others = f" (ignored: {', '.join(submitted_name(tree, path) for path in ignored)})" if ignored else ""
         notes += [f"{exercise.id}: graded {submitted_name(tree, source)}{others}" for source in sources.values()]
-        notes += [f"{exercise.id}: not graded {submitted_name(tree, path)}: it is {submission.kind_of(path)}, "
-                  "not a file" for path in submission.not_files(exercise, found)]
-    return staged, notes
+    return staged, notes + not_file_notes(tree, found, exercises)
+
+
+def not_file_notes(tree, found, exercises):
+    """A line for each entry of the `listing` of `tree` that bears an exercise's name but is not a
+    file (a link, a pipe, a device), so was not graded: the student learns why."""
+    return [f"{exercise.id}: not graded {submitted_name(tree, path)}: it is {submission.kind_of(path)}, not a file"
+            for exercise in exercises for path in submission.not_files(exercise, found)]
 
 
 def stage_files(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS, found=None):
@@ -305,12 +310,13 @@ def _grade(folder, exercises, hidden_visibility, options):
 
     with tempfile.TemporaryDirectory(prefix="lumen-submission-") as staging:
         try:
-            staged = stage_files(folder, staging, exercises) if folder.is_dir() else {}
+            found = submission.listing(folder, nested=True)
+            staged = stage_files(folder, staging, exercises, found=found) if folder.is_dir() else {}
         except submission.SubmissionError as error:  # the student's upload: a result that says why
             print(error)
             return {"score": 0.0, "output": f"Your submission could not be graded: {error}", "tests": []}
         verdict = runner.grade(exercises, Settings(submission=Path(staging), **options))
-        notes = graded_notes(folder, staged, verdict)
+        notes = graded_notes(folder, staged, verdict) + not_file_notes(folder, found, exercises)
     verdict = dataclasses.replace(verdict, exercises=[
         dataclasses.replace(result, **as_submitted(folder, staged, exercise))
         for result, exercise in zip(verdict.exercises, exercises)])

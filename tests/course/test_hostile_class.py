@@ -254,3 +254,11 @@ def test_merge_still_reads_a_shard_written_with_the_old_manifest_name(tmp_path):
     os.rename(reports / classbook.MANIFEST, reports / classbook.OLD_MANIFEST)
     merged = CliRunner().invoke(main, ["merge", str(out), "--out", str(tmp_path / "merged.csv")])
     assert merged.exit_code == 0 and "1 students (1 no files)" in merged.output, merged.output
+
+
+def test_gradescope_says_which_upload_is_a_link_not_a_file(tmp_path):
+    (tmp_path / "submission" / "hw").mkdir(parents=True)
+    os.symlink(SOLUTION, tmp_path / "submission" / "hw" / "exercise3_scaling.py")
+    results = gradescope.run(tmp_path, exercises=[EXERCISE3], no_perf=True)
+    assert results["score"] == 0
+    assert "exercise3: not graded hw/exercise3_scaling.py: it is a link, not a file" in results["output"]
