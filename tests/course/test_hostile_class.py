@@ -262,3 +262,12 @@ def test_gradescope_says_which_upload_is_a_link_not_a_file(tmp_path):
     results = gradescope.run(tmp_path, exercises=[EXERCISE3], no_perf=True)
     assert results["score"] == 0
     assert "exercise3: not graded hw/exercise3_scaling.py: it is a link, not a file" in results["output"]
+
+
+def test_the_class_report_finds_a_folder_by_its_printable_name(tmp_path):
+    from grader.course import class_report
+
+    (tmp_path / os.fsdecode(b"Jos\xe9")).mkdir()
+    (tmp_path / "amy").mkdir()
+    assert class_report.student_folder(tmp_path, "Jos%E9") == tmp_path / os.fsdecode(b"Jos\xe9")
+    assert class_report.student_folder(tmp_path, "amy") == tmp_path / "amy"
