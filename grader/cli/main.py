@@ -27,7 +27,7 @@ from grader.sandbox import files
 from grader.course import gradescope
 from grader.reports import formats, text as report
 from grader.reports import gradescope as gradescope_results
-from grader.grading.settings import DEFAULTS, RUN_MARGIN, Settings
+from grader.grading.settings import DEFAULTS, RUN_MARGIN, Settings, overrun
 from grader.grading.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
 FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
@@ -316,12 +316,6 @@ class Stopped(Exception):
 
 
 OVERRUN_SIGNAL = getattr(signal, "SIGALRM", None)
-
-
-def overrun(limit):
-    """Seconds past the whole run's time limit (`limit`) after which the run is stopped by force:
-    the grader ends a run at its limit itself, and then only has its report to write."""
-    return min(30.0, max(5.0, limit / 10))
 
 
 @contextlib.contextmanager
@@ -685,8 +679,9 @@ FEEDBACK_OPTION = click.option(
               help="Students graded at the same time.")
 @CLASS_TIMEOUT
 @click.option("--student-timeout", type=click.FloatRange(min=0, min_open=True),
-              help=f"Seconds one student's whole grading may take.  [default: {len(catalog.EXERCISES)} × --timeout "
-                   "+ 60, one --timeout per exercise]")
+              help="Seconds one student's whole grading may take: their grader's --total-timeout, so that it "
+                   "reports what it graded by then and the rest as out of time.  "
+                   f"[default: {len(catalog.EXERCISES)} × --timeout + 60, one --timeout per exercise]")
 @DEVICE()
 @SEED(help="Seed of the random test inputs.")
 @NO_PERF(help="Skip the performance tiers (faster; no tier column).")

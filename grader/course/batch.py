@@ -23,12 +23,15 @@ from pathlib import Path
 
 from grader import catalog
 from grader.course import classbook
-from grader.grading.settings import DEFAULTS, RUN_MARGIN
+from grader.grading import submission
+from grader.grading.results import clean_text
+from grader.grading.settings import DEFAULTS, RUN_MARGIN, overrun
 from grader.sandbox import containment, files
 from grader.course.gradescope import as_submitted, stage, submitted_name
 from grader.reports import schema
 
 POLL = 0.05  # seconds between looks at the running graders
+STARTUP = 60.0  # seconds a grader may take to start (Python, torch) on a loaded machine
 STDERR_TAIL = 600  # characters of a failed grader's stderr kept as the row's message
 PROCESS_WARNING = ("WARNING: containment level 'process': this machine could not confine the students' code "
                    "by the kernel (no Landlock, not root), so a submission could read or change other "
@@ -51,7 +54,24 @@ class Settings:
 
     @property
     def student_limit(self):
+        """Seconds for one student's run, which their grader is given as its --total-timeout: it
+        ends the run itself then and reports what it graded, the rest as out of time."""
         return self.student_timeout or len(catalog.EXERCISES) * self.timeout + RUN_MARGIN
+
+    @property
+    def kill_after(self):
+        """Seconds after which a student's grader that has not ended is killed: past its own forced
+        stop (`overrun` after its limit, counted from when it has imported torch) by STARTUP."""
+        return self.student_limit + overrun(self.student_limit) + STARTUP
+
+
+@dataclass(frozen=True)
+class Student:
+    """A student's folder in the class folder, and the name the gradebook knows it by
+    (`classbook.student_name`: the folder's name, printable)."""
+
+    name: str
+    folder: Path
 
 
 class Interrupted(Exception):
@@ -68,11 +88,11 @@ def reports_folder(out):
 
 
 def students(submissions, out):
-    """The student folders of a class folder, by name; hidden folders and our reports left out."""
+    """The Students of a class folder, by name; hidden folders and our reports left out."""
     reports = reports_folder(out).resolve()
-    return sorted((path for path in Path(submissions).iterdir()
+    return sorted((Student(classbook.student_name(path.name), path) for path in Path(submissions).iterdir()
                    if path.is_dir() and not path.name.startswith(".") and path.resolve() != reports),
-                  key=lambda path: path.name)
+                  key=lambda student: student.name)
 
 
 def run(submissions, out, settings, progress=lambda line: None):
@@ -127,9 +147,12 @@ def run(submissions, out, settings, progress=lambda line: None):
     except KeyboardInterrupt:
         for job in running:
             job.stop()
+        running = []
         _write_gradebook(out, records, settings.roster)
         raise Interrupted(len(records), len(everyone)) from None
     finally:
+        for job in running:  # the batch itself failed (a gradebook it cannot write): no grader outlives it
+            job.stop()
         for signum, previous in saved.items():
             signal.signal(signum, previous)
     return records
@@ -151,21 +174,32 @@ class _Job:
         self.reader, self.stdout, self.overflow = None, bytearray(), False
 
     def start(self):
-        """Stage the student's files and start their grader; a student with no files needs none."""
+        """Stage the student's files and start their grader; a student with no files needs none.
+        Whatever their folder holds, a student whose files cannot be staged, or whose grader cannot
+        start, gets an error with a line that says why, and the batch goes on."""
+        try:
+            self._start()
+        except Exception as error:  # the class must finish: this student's row says what went wrong
+            self.outcome = ("error", f"the batch could not grade this folder ({type(error).__name__}: {error})")
+
+    def _start(self):
         staging = self.folder / "submission"
         staging.mkdir()
         try:
-            self.staged, self.notes = stage(self.student, staging)
-        except OSError as error:
-            self.outcome = ("error", f"could not read the submission: {error}")
+            self.staged, self.notes = stage(self.student.folder, staging)
+        except submission.SubmissionError as error:  # the walk's bounds, a file refused: said for the student
+            self.outcome = ("error", str(error))
             return
-        if not self.staged:
-            self.outcome = ("no files", "no exercise files anywhere in this folder")
+        except OSError as error:
+            self.outcome = ("error", f"could not read the submission: {error.strerror or error}")
+            return
+        if not self.staged:  # the notes name what bears an exercise's name but is no file (a link, a pipe)
+            self.outcome = ("no files", "; ".join(["no exercise files anywhere in this folder", *self.notes]))
             return
         settings = self.settings
         command = [sys.executable, "-m", "grader", "all", "--submission", str(staging), "--format", "json",
                    "--device", settings.device, "--seed", str(settings.seed), "--timeout", str(settings.timeout),
-                   *(["--no-perf"] if settings.no_perf else [])]
+                   "--total-timeout", str(settings.student_limit), *(["--no-perf"] if settings.no_perf else [])]
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // settings.jobs)))
         env["LUMEN_PARENT_PID"] = str(os.getpid())  # the grader dies with this batch
@@ -190,9 +224,10 @@ class _Job:
         """True once the grader has exited, or was stopped for running past the student's limit."""
         if self.process is None or self.process.poll() is not None:
             return True
-        if time.monotonic() - self.started > self.settings.student_limit:
-            self.outcome = ("timeout", f"grading took longer than the limit of {self.settings.student_limit:g} s "
-                                       "per student (--student-timeout)")
+        if time.monotonic() - self.started > self.settings.kill_after:
+            self.outcome = ("timeout", f"the grader had not ended {self.settings.kill_after:g} s after it started, "
+                                       f"past the limit of {self.settings.student_limit:g} s per student "
+                                       "(--student-timeout), and was stopped")
             _kill_tree(self.process.pid)
             return True
         return False
@@ -207,7 +242,7 @@ class _Job:
         """What became of the student, once the grader is done; removes the job's files."""
         status, message, report = (*self.outcome, None) if self.outcome else self._read_report()
         self._close()
-        return {"student": self.student.name, "status": status, "message": message,
+        return {"student": self.student.name, "status": status, "message": clean_text(message, newlines=False),
                 "seconds": round(time.monotonic() - self.started, 2), "files": self.notes, "report": report}
 
     def _read_report(self):
@@ -217,7 +252,8 @@ class _Job:
         if failure is None:
             try:
                 report = schema.load(bytes(self.stdout), "its report")
-                return "graded", "", as_in_folder(report, self.student, self.folder / "submission", self.staged)
+                return "graded", "", as_in_folder(report, self.student.folder, self.folder / "submission",
+                                                  self.staged)
             except (ValueError, UnicodeDecodeError) as error:
                 failure = f"no valid report ({error})" if self.stdout else "no report"
         self.stderr.flush()

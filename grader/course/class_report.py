@@ -78,9 +78,11 @@ def read_grades(path):
     folder = reports_folder(path)
     records, unreadable = {}, []
     for entry in sorted(folder.glob("*.json")):
-        if entry.name == classbook.MANIFEST or not classbook.is_student_name(entry.stem):
+        if not classbook.is_student_name(entry.stem):
             continue
         record, problem = classbook.read_record(folder, entry.stem)
+        if record is None and entry.name == classbook.OLD_MANIFEST:  # an older shard's manifest
+            continue
         if record is None:
             unreadable.append((entry.stem, problem.lstrip(": ").strip()))
         else:
@@ -207,7 +209,7 @@ def build(records, *, roster=None, names=False, unreadable=(), submissions=None,
         summary["trend"] = trend(previous, records)
     if similarity:
         sources = None if submissions is None else (
-            class_files({name: Path(submissions, name) for name in graded}),
+            class_files({name: student_folder(submissions, name) for name in graded}),
             {} if stubs is None else {e.id: text for e in catalog.EXERCISES if (text := stub_source(stubs, e)) is not None})
         summary["similarity"] = leads.find(graded, shows, who, sources)
     return summary
@@ -348,6 +350,15 @@ def trend(old_records, new_records):
 
 # -- anonymised examples ---------------------------------------------------------------------------
 
+def student_folder(submissions, name):
+    """The folder of the class folder `submissions` whose gradebook name (`classbook.student_name`)
+    is `name`: the folder of that name, almost always; else the one whose name was made printable."""
+    folder = Path(submissions, name)
+    if folder.is_dir():
+        return folder
+    return next((path for path in Path(submissions).iterdir() if classbook.student_name(path.name) == name), folder)
+
+
 def student_source(folder, exercise):
     """The text of the file batch would grade for `exercise` in a student's folder (a notebook's
     code cells), or None."""
@@ -418,7 +429,7 @@ def _example(key, shows, who, submissions, stubs):
     for name in sorted(shows, key=lambda n: who.label[n]):
         for exercise_id in shows[name].get(key, {}):
             exercise = catalog.find(exercise_id)
-            source, stub = student_source(Path(submissions, name), exercise), stub_source(stubs, exercise)
+            source, stub = student_source(student_folder(submissions, name), exercise), stub_source(stubs, exercise)
             if source is None or stub is None:
                 continue
             lines = anonymised_example(source, stub, who)

@@ -5,8 +5,9 @@ the CSV an LMS imports, and spreads a class over machines:
 
 - `--shard K/N` grades the students whose name hashes to K (SHA-256 of the folder name, mod N):
   a student's shard never depends on who else is in the class, so adding a late student moves
-  nobody. Each shard writes its own CSV, reports folder and a manifest (`_shard.json` in the
-  reports folder: K, N, the students it was given, the grading settings).
+  nobody. Each shard writes its own CSV, reports folder and a manifest (`_shard.manifest` in the
+  reports folder, a name no student's STUDENT.json can take: K, N, the students it was given,
+  the grading settings).
 - `merge` reads shard outputs, refuses a student graded twice or shards graded with different
   settings, and reports students (and whole shards) that are missing. It reads what a shard's
   machine wrote as `batch` reads its resume records: regular files only, never through a link or
@@ -25,10 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import catalog
+from grader.grading.results import clean_text
 from grader.reports import safe_cell, schema
 from grader.sandbox import files
 
-MANIFEST = "_shard.json"  # in a shard's reports folder (not a student: those are STUDENT.json)
+# In a shard's reports folder, where every STUDENT.json is a record: the manifest (JSON) is named so
+# that no student's record can be it. Shards written before it was kept as _shard.json, which
+# `read_manifest` still reads when there is no MANIFEST (and which a student `_shard` overwrote).
+MANIFEST = "_shard.manifest"
+OLD_MANIFEST = "_shard.json"
 MAX_MANIFEST_BYTES = 16 << 20  # a class of 100 000 students, settings and all
 MAX_REPORT_BYTES = 32 << 20  # a grader's JSON report: far more than ten exercises' need
 MAX_RECORD_BYTES = MAX_REPORT_BYTES + (1 << 20)  # a student's record: the report and what batch adds
@@ -82,7 +88,7 @@ def write_manifest(reports, shard, students, settings):
 
 def read_manifest(reports):
     """The manifest of a shard's reports folder, checked (ClassbookError if it is not one)."""
-    path = Path(reports, MANIFEST)
+    path = manifest_path(reports)
     try:
         manifest = json.loads(files.read_regular(path, MAX_MANIFEST_BYTES, follow=False).decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError) as error:
@@ -96,6 +102,32 @@ def read_manifest(reports):
         if not is_student_name(student):
             raise ClassbookError(f"{path}: {str(student)[:80]!r} is not a student's folder name")
     return manifest
+
+
+MAX_NAME_BYTES = 200  # of a student's name, so that STUDENT.json and its temporary name fit NAME_MAX
+
+
+def student_name(folder):
+    """The name a student's folder is known by in the gradebook, its records and its shard: the
+    folder's name where it is printable UTF-8 (almost always), else with each byte that is not
+    (bad UTF-8 from an old zip, a newline or tab, a character `clean_text` would replace), each `%`
+    and each backslash written %XX, so that two folders never share a name and every name is a
+    file name, a CSV cell and a JSON string; a name past MAX_NAME_BYTES is cut and ends in a hash
+    of the whole."""
+    raw = os.fsencode(folder)
+    text = raw.decode("utf-8", "surrogateescape")
+    name = "".join("".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogateescape"))
+                   if char in "%\\\t\n" or clean_text(char) != char else char for char in text)
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        cut = name.encode("utf-8")[:MAX_NAME_BYTES - 17].decode("utf-8", "ignore")
+        name = f"{cut}~{hashlib.sha256(raw).hexdigest()[:16]}"
+    return name
+
+
+def manifest_path(reports):
+    """Where a shard's manifest is: MANIFEST, or OLD_MANIFEST in a shard written before it."""
+    path, old = Path(reports, MANIFEST), Path(reports, OLD_MANIFEST)
+    return old if os.path.lexists(old) and not os.path.lexists(path) else path
 
 
 def is_student_name(name):
@@ -299,7 +331,7 @@ def shard_output(path):
     if path.suffix.lower() != ".csv" or not path.is_file():
         raise ClassbookError(f"{path}: not a shard's gradebook (give the .csv a batch --shard wrote, or its folder)")
     reports = path.with_suffix("")
-    if not os.path.lexists(reports / MANIFEST):  # what is there is checked when it is read
+    if not os.path.lexists(manifest_path(reports)):  # what is there is checked when it is read
         raise ClassbookError(f"{path}: no {reports.name}/{MANIFEST} beside it: was it written by "
                              "`lumen-grade batch --shard K/N`?")
     return path, reports

@@ -181,31 +181,59 @@ def _tree(folder, inside):
 
 # -- finding a student's files -------------------------------------------------------------------
 
-def stage(tree, dest, exercises=catalog.EXERCISES):
+def stage(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS):
     """Copy each exercise's file from anywhere under `tree` into `dest` under its standard name,
     chosen by the rule of `submission.candidates`; returns (staged, notes): what `stage_files`
-    returns, and notes that say which file was graded and which copies were ignored."""
-    staged = stage_files(tree, dest, exercises)
+    returns, and notes that say which file was graded, which copies were ignored, and which
+    entries bear an exercise's name but are not files (a link, a pipe), so were not graded."""
+    found = submission.listing(tree, nested=True, limits=limits)
+    staged = stage_files(tree, dest, exercises, limits, found)
     notes = []
-    for exercise, (sources, ignored) in staged.items():
+    for exercise in exercises:
+        sources, ignored = staged.get(exercise, ({}, []))
         others = f" (ignored: {', '.join(submitted_name(tree, path) for path in ignored)})" if ignored else ""
         notes += [f"{exercise.id}: graded {submitted_name(tree, source)}{others}" for source in sources.values()]
-    return staged, notes
+    return staged, notes + not_file_notes(tree, found, exercises)
 
 
-def stage_files(tree, dest, exercises=catalog.EXERCISES):
+def not_file_notes(tree, found, exercises):
+    """A line for each entry of the `listing` of `tree` that bears an exercise's name but is not a
+    file (a link, a pipe, a device), so was not graded: the student learns why."""
+    return [f"{exercise.id}: not graded {submitted_name(tree, path)}: it is {submission.kind_of(path)}, not a file"
+            for exercise in exercises for path in submission.not_files(exercise, found)]
+
+
+def stage_files(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS, found=None):
     """Copy each exercise's file, chosen by the rule of `submission.candidates` (the one rule of
     `lumen-grade all`, `batch` and Gradescope), into `dest` under its standard name; returns
-    {exercise: ({staged name: source}, [candidates not graded])}."""
-    staged = {}
+    {exercise: ({staged name: source}, [candidates not graded])}.
+
+    Each file is read as the judge reads a student's file (`files.read_submission`: a regular
+    file, bounded, never the kit's own file by a hard link), before it is copied: the copy would
+    hide what the original is. Raises SubmissionError (one line, for the student's row) for a
+    file refused, or past `limits` (the tree's depth and size, the bytes staged)."""
+    found = submission.listing(tree, nested=True, limits=limits) if found is None else found
+    staged, total = {}, 0
     for exercise in exercises:
-        found = submission.candidates(exercise, tree, nested=True)
-        if found:
-            name = f"{exercise.stem}{found[0].suffix}"
-            # never blocks on a pipe nor follows a link a classmate's code could have left, bounded
-            data = files.read_regular(found[0], files.MAX_SOURCE_BYTES * 8, follow=False)
-            Path(dest, name).write_bytes(data)
-            staged[exercise] = ({name: found[0]}, found[1:])
+        chosen = submission.candidates(exercise, tree, nested=True, found=found)
+        if not chosen:
+            continue
+        name = f"{exercise.stem}{chosen[0].suffix}"
+        limit = submission.MAX_NOTEBOOK_BYTES if chosen[0].suffix == submission.NOTEBOOK_SUFFIX else files.MAX_SOURCE_BYTES
+        try:
+            data = files.read_submission(chosen[0], limit)
+        except OSError as error:
+            reason = str(error) if isinstance(error, files.UnsafeFile) else error.strerror or str(error)
+            reason = reason.replace(str(chosen[0]), submitted_name(tree, chosen[0]))
+            raise submission.SubmissionError(clean_text(f"cannot grade {submitted_name(tree, chosen[0])}: {reason}",
+                                                        newlines=False), chosen[0], "read the file") from None
+        total += len(data)
+        if total > limits.tree_bytes:
+            raise submission.TreeTooLarge(f"your exercise files come to more than {limits.tree_bytes >> 20} MiB "
+                                          "together: hand in each exercise's file once, without its outputs",
+                                          chosen[0], "read the file")
+        Path(dest, name).write_bytes(data)
+        staged[exercise] = ({name: chosen[0]}, chosen[1:])
     return staged
 
 
@@ -281,9 +309,14 @@ def _grade(folder, exercises, hidden_visibility, options):
     from grader.grading import runner  # imports torch
 
     with tempfile.TemporaryDirectory(prefix="lumen-submission-") as staging:
-        staged = stage_files(folder, staging, exercises) if folder.is_dir() else {}
+        try:
+            found = submission.listing(folder, nested=True)
+            staged = stage_files(folder, staging, exercises, found=found) if folder.is_dir() else {}
+        except submission.SubmissionError as error:  # the student's upload: a result that says why
+            print(error)
+            return {"score": 0.0, "output": f"Your submission could not be graded: {error}", "tests": []}
         verdict = runner.grade(exercises, Settings(submission=Path(staging), **options))
-        notes = graded_notes(folder, staged, verdict)
+        notes = graded_notes(folder, staged, verdict) + not_file_notes(folder, found, exercises)
     verdict = dataclasses.replace(verdict, exercises=[
         dataclasses.replace(result, **as_submitted(folder, staged, exercise))
         for result, exercise in zip(verdict.exercises, exercises)])

@@ -11,6 +11,12 @@ from pathlib import Path
 RUN_MARGIN = 60.0  # seconds a whole run may take beyond its exercises' time limits, by default
 
 
+def overrun(limit):
+    """Seconds past the whole run's time limit (`limit`) after which the run is stopped by force:
+    the grader ends a run at its limit itself, and then only has its report to write."""
+    return min(30.0, max(5.0, limit / 10))
+
+
 @dataclass
 class Settings:
     submission: Path = Path("exercises")  # the folder of the student's files
@@ -25,6 +31,11 @@ class Settings:
     perf: bool = True  # time the passed exercises for their performance tier
     perf_points: float = 0.0  # points the tier is worth per exercise; 0: informative only
     watch_interval: float = 0.3  # seconds between two looks at the files (lumen-grade watch --interval)
+    # How much of a student's folder is looked at to find their files (batch, Gradescope and
+    # lumen-grade alike): beyond any of these, the student's row is an error that says which.
+    tree_depth: int = 32  # folder levels below the submission's folder (a virtual environment needs ~12)
+    tree_entries: int = 100_000  # files and folders listed in all
+    tree_bytes: int = 64 << 20  # bytes of the exercise files staged for one student, together
 
     def run_limit(self, count):
         """Seconds a run of `count` exercises may take in all: importing, tests and timing."""

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.grading.settings import DEFAULTS
 from grader.sandbox import files
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -70,7 +71,64 @@ class WrongExercise(SubmissionError):
 IGNORED_DIRS = {"__MACOSX", "__pycache__", "node_modules"}  # besides every folder starting with "."
 
 
-def candidates(exercise, folder, nested=False):
+class TreeTooLarge(SubmissionError):
+    """A submission's folder past the bounds of the search (Settings.tree_depth, tree_entries,
+    tree_bytes): a row marked error that says which, never a search without end."""
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What the search for exercise files saw in a submission's folder: `files`, every regular file;
+    `others`, every entry that is neither a regular file nor a folder (a link, a pipe, a socket, a
+    device), which is never graded: each is reported by its kind if it bears an exercise's name."""
+
+    folder: Path
+    files: tuple
+    others: tuple
+
+
+def listing(folder, nested=False, limits=DEFAULTS):
+    """The Listing of `folder` (nested: of its whole tree, hidden folders, caches and __MACOSX left
+    out), walked without recursion and never through a link; TreeTooLarge past `limits.tree_depth`
+    folder levels or `limits.tree_entries` entries. A folder that cannot be read is skipped."""
+    folder = Path(folder)
+    regular, others, seen, todo = [], [], 0, [(folder, 0)]
+    while todo:
+        here, depth = todo.pop()
+        try:
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > limits.tree_entries:
+                        raise TreeTooLarge(f"your submission holds more than {limits.tree_entries} files and folders: "
+                                           "hand in your exercise files, without a virtual environment or data",
+                                           folder, FIND_STEP)
+                    path = Path(entry.path)
+                    if _is(entry.is_dir):
+                        if nested and not entry.name.startswith(".") and entry.name not in IGNORED_DIRS:
+                            if depth >= limits.tree_depth:
+                                raise TreeTooLarge(f"your submission has folders more than {limits.tree_depth} levels "
+                                                   "deep: hand in your exercise files in a shallower folder",
+                                                   folder, FIND_STEP)
+                            todo.append((path, depth + 1))
+                    elif _is(entry.is_file):
+                        regular.append(path)
+                    else:
+                        others.append(path)
+        except OSError:  # gone, unreadable, or a path too long to open
+            continue
+    return Listing(folder, tuple(regular), tuple(others))
+
+
+def _is(test):
+    """A DirEntry's is_dir/is_file without following a link; False where the entry cannot be read."""
+    try:
+        return test(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def candidates(exercise, folder, nested=False, found=None):
     """Every file under `folder` that may hold the exercise's code, best first. The rule, the same
     for `lumen-grade all`, `batch` and Gradescope:
 
@@ -82,25 +140,36 @@ def candidates(exercise, folder, nested=False):
     4. then by name.
 
     The first is graded and the report names it, and the others as ignored. Only regular files
-    count (a symlink could point at anything); nested, hidden folders, caches and __MACOSX are
-    skipped."""
-    folder = Path(folder)
-    notebook = re.compile(rf"exercise{exercise.number}_.*{re.escape(NOTEBOOK_SUFFIX)}")
-    found = []
-    for here, dirs, names in os.walk(folder):
-        dirs[:] = sorted(name for name in dirs if not name.startswith(".") and name not in IGNORED_DIRS)
-        for name in names:
-            path = Path(here) / name
-            if (name == exercise.file_name or notebook.fullmatch(name)) and path.is_file() and not path.is_symlink():
-                found.append(path)
-        if not nested:
-            break
+    count (a link could point at anything; see `not_files`). `found`: the folder's `listing`, when
+    the caller has it (one walk for every exercise)."""
+    found = listing(folder, nested) if found is None else found
+    folder = found.folder
 
     def rank(path):
         return (path.suffix != ".py", len(path.relative_to(folder).parts), path.stem != exercise.stem, path.name,
                 str(path))
 
-    return sorted(found, key=rank)
+    return sorted((path for path in found.files if _names(exercise, path.name)), key=rank)
+
+
+def not_files(exercise, found):
+    """The entries of a `listing` that bear the exercise's names but are not regular files (a link,
+    a pipe, a device): never graded, and worth telling the student about."""
+    return [path for path in found.others if _names(exercise, path.name)]
+
+
+def kind_of(path):
+    """What the entry at `path` is, in words ("a link", "a pipe", ...)."""
+    try:
+        return files.kind(os.lstat(path).st_mode)
+    except OSError:
+        return "gone"
+
+
+def _names(exercise, name):
+    """Whether a file named `name` may hold the exercise's code (see `candidates`)."""
+    notebook = rf"exercise{exercise.number}_.*{re.escape(NOTEBOOK_SUFFIX)}"
+    return name == exercise.file_name or re.fullmatch(notebook, name) is not None
 
 
 def find_file(exercise, folder):
@@ -114,7 +183,11 @@ def prepare(exercise, folder, work_dir, notebook=None):
 
     notebook: a notebook file to grade instead of looking in `folder`. Raises SubmissionError
     (WrongExercise for a notebook made for another exercise)."""
-    found = [Path(notebook)] if notebook is not None else candidates(exercise, folder)
+    tree = listing(folder) if notebook is None else None
+    found = [Path(notebook)] if notebook is not None else candidates(exercise, folder, found=tree)
+    if not found and tree is not None and (others := not_files(exercise, tree)):
+        raise SubmissionError(f"{others[0].name} in {folder} is {kind_of(others[0])}, not a file: the grader "
+                              "reads only regular files (copy the file itself there)", others[0], FIND_STEP)
     if not found:
         raise SubmissionError(
             f"no {exercise.file_name} in {folder} (nor an exercise{exercise.number}_*{NOTEBOOK_SUFFIX} "

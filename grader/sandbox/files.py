@@ -10,7 +10,6 @@ left at the destination or at a temporary name is replaced or refused, never wri
 
 import os
 import secrets
-import shutil
 import stat
 import tempfile
 from functools import lru_cache
@@ -22,10 +21,11 @@ class UnsafeFile(OSError):
     """A file the judge refuses to read or write: a link, a pipe, a device, a folder, too large."""
 
 
-def read_regular(path, limit, follow=True, head=False):
+def read_regular(path, limit, follow=True, head=False, refuse=None):
     """The bytes of the regular file at `path`, at most `limit` of them (UnsafeFile beyond that,
     or for anything but a regular file; with follow=False, also for a link). With `head`, a
-    longer file is not refused: its first `limit` bytes are returned."""
+    longer file is not refused: its first `limit` bytes are returned. `refuse(info)`, given the
+    open file's fstat, may raise UnsafeFile before anything is read: a check of the very file read."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
         fd = os.open(path, flags)
@@ -36,9 +36,11 @@ def read_regular(path, limit, follow=True, head=False):
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise UnsafeFile(f"{path} is not a regular file")
+            raise UnsafeFile(f"{path} is {kind(info.st_mode)}, not a regular file")
         if info.st_size > limit and not head:
             raise UnsafeFile(f"{path} is too large ({info.st_size} bytes; the limit is {limit})")
+        if refuse is not None:
+            refuse(info)
         chunks, left = [], limit + 1
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
@@ -56,20 +58,89 @@ def read_regular(path, limit, follow=True, head=False):
         os.close(fd)
 
 
+_KINDS = ((stat.S_ISLNK, "a link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a pipe"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+def kind(mode):
+    """What a file of this st_mode is, in words: "a link", "a pipe", ..., "a regular file"."""
+    return next((name for test, name in _KINDS if test(mode)), "a regular file" if stat.S_ISREG(mode) else "a special file")
+
+
 def remove_tree(path):
     """Remove a folder a child could write into, whatever it did there: the folders it made
     unreadable or unwritable (chmod 0) are opened up first, so that a user's (non-root) grader
-    leaves nothing behind; links are removed, never followed."""
-    stack = [os.fspath(path)]
-    while stack:
-        folder = stack.pop()
-        try:
-            os.chmod(folder, stat.S_IRWXU)
-            with os.scandir(folder) as entries:
-                stack += [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
-        except OSError:
-            continue
-    shutil.rmtree(path, ignore_errors=True)
+    leaves nothing behind; links are removed, never followed. No recursion and no long paths: each
+    folder is opened relative to its parent, so a tree of any depth goes (shutil.rmtree recurses
+    and, past Python's recursion limit, raises)."""
+    path = os.fspath(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        os.unlink(path)
+        return
+    parent, name = os.path.split(os.path.abspath(path))
+    stack = [(os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC), [name])]
+    try:  # stack: (an open folder, the names of its sub-folders still to remove), top to bottom
+        while stack:
+            fd, pending = stack[-1]
+            if not pending:
+                os.close(stack.pop()[0])
+                if stack:
+                    _quietly(os.rmdir, stack[-1][1].pop(), dir_fd=stack[-1][0])
+                continue
+            child = _open_emptied(pending[-1], fd)
+            if child is None:  # not a folder after all, or gone
+                pending.pop()
+            else:
+                stack.append(child)
+    finally:
+        for fd, _ in stack:
+            os.close(fd)
+
+
+def _open_emptied(name, parent):
+    """(fd, its sub-folders' names) of the folder `name` in `parent`, made ours and emptied of all
+    but its sub-folders; None, the entry removed, if it is not a folder."""
+    _make_ours(name, parent)
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    except OSError:
+        _quietly(os.unlink, name, dir_fd=parent)
+        return None
+    folders = []
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(entry.name)
+            else:
+                _quietly(os.unlink, entry.name, dir_fd=fd)
+    return fd, folders
+
+
+def _make_ours(name, parent):
+    """chmod 0700 the folder `name` in `parent`, never what a link there points at: on Linux through
+    an O_PATH handle of the folder itself (Linux's chmod cannot refuse to follow a link)."""
+    if not hasattr(os, "O_PATH"):
+        _quietly(os.chmod, name, stat.S_IRWXU, dir_fd=parent, follow_symlinks=False)
+        return
+    try:
+        handle = os.open(name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    except OSError:
+        return
+    try:
+        _quietly(os.chmod, f"/proc/self/fd/{handle}", stat.S_IRWXU)
+    finally:
+        os.close(handle)
+
+
+def _quietly(call, *args, **kwargs):
+    try:
+        call(*args, **kwargs)
+    except OSError:
+        pass
 
 
 def check_destination(path):
@@ -88,7 +159,7 @@ def check_destination(path):
     if not os.path.isdir(folder):
         raise UnsafeFile(f"{path}: there is no folder {folder} to write it in")
     try:
-        fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+        fd, temporary = tempfile.mkstemp(prefix=f".{name[:48]}.", suffix=".tmp", dir=folder)
     except OSError as error:
         raise UnsafeFile(f"{path} cannot be written: {error.strerror or error} in {folder}") from None
     os.close(fd)
@@ -105,7 +176,7 @@ def write_replacing(path, data):
     data = data.encode("utf-8") if isinstance(data, str) else data
     folder, name = os.path.split(os.path.abspath(path))
     for _ in range(100):
-        temporary = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
+        temporary = os.path.join(folder, f".{name[:48]}.{secrets.token_hex(8)}.tmp")  # never past NAME_MAX
         try:
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
             break
@@ -143,15 +214,17 @@ def _secret_inodes():
 MAX_SOURCE_BYTES = 2 << 20  # a student's file: far more than any exercise needs
 
 
-def read_submission(path):
-    """A student's file as the judge sends it to the child: a regular file (never a link, a pipe or
-    a device), at most MAX_SOURCE_BYTES, and not one of the kit's own files (a hard link to the
-    answer key is the answer key). Raises UnsafeFile with a message for the student."""
-    data = read_regular(path, MAX_SOURCE_BYTES, follow=False)
-    info = os.stat(path, follow_symlinks=False)
+def read_submission(path, limit=MAX_SOURCE_BYTES):
+    """A student's file as the judge sends it to the child, and as `batch` and Gradescope stage it
+    (one rule for all three): a regular file (never a link, a pipe, a socket or a device), at most
+    `limit` bytes, and not one of the kit's own files (a hard link to the answer key is the answer
+    key), judged by the very file read. Raises UnsafeFile with a message for the student."""
     real = os.path.realpath(path)
     own = any(real.startswith(os.path.realpath(tree) + os.sep) for tree in containment.kit_secrets())
-    if (info.st_dev, info.st_ino) in _secret_inodes() and not own:  # grading solutions/ itself is fine
-        raise UnsafeFile(f"{os.path.basename(path)} is a link to one of the grader's own files, "
-                         "not your code: submit the file you wrote")
-    return data
+
+    def refuse(info):
+        if not own and (info.st_dev, info.st_ino) in _secret_inodes():  # grading solutions/ itself is fine
+            raise UnsafeFile(f"{os.path.basename(path)} is a link to one of the grader's own files, "
+                             "not your code: submit the file you wrote")
+
+    return read_regular(path, limit, follow=False, refuse=refuse)

@@ -186,16 +186,35 @@ def test_a_second_run_resumes_and_force_regrades(graded_class, tmp_path):
     assert "[1/1] zoe" in batch(empty, "--out", late_out, "--force").stderr
 
 
-@pytest.mark.privileges
-def test_a_student_past_the_time_limit_is_stopped_with_everything_it_started(tmp_path):
+def grade_a_hanging_student(tmp_path):
+    """(the batch's result, the student's marker) of a student whose import never ends, graded with
+    --timeout 60 and --student-timeout 10."""
     marker = unique_marker()
     folder = make_class(tmp_path / "class", {"hang": {"exercise3_scaling.py": hangs_at_import(marker)}})
     result = batch(folder, "--out", tmp_path / "grades.csv", "--device", "cpu", "--timeout", 60,
                    "--student-timeout", 10)
     assert result.exit_code == 0, result.output
-    row = read_csv(tmp_path / "grades.csv")["hang"]
-    assert row["status"] == "timeout" and row["total"] == "0" and "--student-timeout" in row["message"]
+    return read_csv(tmp_path / "grades.csv")["hang"], marker
+
+
+@pytest.mark.privileges
+def test_a_student_past_the_time_limit_is_stopped_by_their_graders_total_timeout(tmp_path):
+    row, marker = grade_a_hanging_student(tmp_path)
+    assert row["status"] == "graded" and row["total"] == "0"  # the grader ended its run at the limit itself
+    report = json.loads((tmp_path / "grades" / "hang.json").read_text())["report"]
+    (scaling,) = [exercise for exercise in report["exercises"] if exercise["id"] == "exercise3"]
+    assert "importing it did not finish" in scaling["error"] and "--total-timeout 10 s" in scaling["error"]
     assert gone_all(marker)  # the student's process, in a session of its own, too
+
+
+@pytest.mark.privileges
+def test_a_grader_that_does_not_end_at_its_limit_is_stopped_with_everything_it_started(tmp_path, monkeypatch):
+    from grader.course import batch as batch_module
+
+    monkeypatch.setattr(batch_module.Settings, "kill_after", property(lambda settings: 3.0))  # before its own 10 s
+    row, marker = grade_a_hanging_student(tmp_path)
+    assert row["status"] == "timeout" and row["total"] == "0" and "--student-timeout" in row["message"]
+    assert gone_all(marker)
 
 
 @pytest.mark.privileges

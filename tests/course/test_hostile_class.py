@@ -1,0 +1,273 @@
+"""A class that always finishes: whatever a student's folder holds (a tree too deep or too large, a
+link, a pipe, a socket, a device, a hard link onto the answer key, names that are not UTF-8 or hold
+newlines, a folder named like the kit's own files), that student gets a row with a one-line reason,
+the others are graded, the shard still merges, and nothing is left in TMPDIR. The same rule reads a
+student's file in `lumen-grade`, `batch` and Gradescope."""
+
+import json
+import os
+import socket
+import stat
+import tempfile
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import SOLUTIONS
+from grader import catalog
+from grader.cli.main import main
+from grader.course import batch, classbook, gradescope
+from grader.grading import submission
+from grader.grading.settings import DEFAULTS
+from grader.sandbox import files
+
+SOLUTION = SOLUTIONS / "exercise3_scaling.py"
+EXERCISE3 = catalog.find("exercise3")
+
+
+_NESTED = []  # the deep trees made by `nest`, removed after each test (see `remove_deep_trees`)
+
+
+@pytest.fixture(autouse=True)
+def remove_deep_trees():
+    """pytest's own clean-up of old temporary folders (shutil.rmtree) recurses, and a tree past
+    Python's recursion limit would make every later pytest run on this machine fail at exit."""
+    yield
+    while _NESTED:
+        files.remove_tree(_NESTED.pop())
+
+
+def nest(folder, depth):
+    """`depth` folders one in another under `folder`, made relative to each other (no long paths)."""
+    os.makedirs(folder, exist_ok=True)
+    _NESTED.append(folder)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+
+
+def hard_link_to_solution(path):
+    """A hard link at `path` onto the kit's solution, or a skip where this user may not make one
+    (fs.protected_hardlinks: an ordinary user cannot link a root-owned file it cannot write)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        os.link(SOLUTION, path)
+    except PermissionError:
+        pytest.skip("this user may not hard-link the kit's files here (fs.protected_hardlinks): there is "
+                    "nothing for the grader to refuse")
+
+
+@pytest.fixture
+def fresh_tmpdir(tmp_path, monkeypatch):
+    """TMPDIR set to an empty folder, for this process (tempfile reads it again) and its graders."""
+    folder = tmp_path / "tmpdir"
+    folder.mkdir()
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    return folder
+
+
+def hostile_class(folder):
+    """{student folder name (bytes): the row's expected status} of a class made under `folder`."""
+    os.makedirs(folder)
+    code = SOLUTION.read_bytes()
+    expected = {}
+
+    def student(name, status):
+        path = os.path.join(os.fsencode(folder), name)
+        os.makedirs(path)
+        expected[name] = status
+        return path
+
+    nest(os.fsdecode(student(b"deep", "error")), 1100)  # once a RecursionError that ended the batch
+    sym = student(b"symlink", "no files")
+    os.symlink(SOLUTION, os.path.join(sym, b"exercise3_scaling.py"))
+    os.mkfifo(os.path.join(student(b"fifo", "no files"), b"exercise3_scaling.py"))
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(os.path.join(student(b"socket", "no files"), b"exercise3_scaling.py"))
+    if os.geteuid() == 0:
+        os.mknod(os.path.join(student(b"device", "no files"), b"exercise3_scaling.py"),
+                 stat.S_IFCHR | 0o600, os.makedev(1, 3))  # /dev/null's numbers
+    # graded: a folder named like the shard's manifest, and names that are not UTF-8 or hold newlines
+    with open(os.path.join(student(b"_shard", "graded"), b"exercise3_scaling.py"), "wb") as file:
+        file.write(code)
+    inside = os.path.join(student(b"Jos\xe9\nline", "graded"), b"a\nb", b"\xff\xfe")
+    os.makedirs(inside)
+    with open(os.path.join(inside, b"exercise3_scaling.py"), "wb") as file:
+        file.write(code)
+    return expected
+
+
+def grade_class(folder, out, *args):
+    return CliRunner().invoke(main, ["batch", str(folder), "--out", str(out), "--device", "cpu", "--no-perf",
+                                     "--jobs", "2", *map(str, args)])
+
+
+def records_of(out):
+    return {path.stem: json.loads(path.read_text(encoding="utf-8"))
+            for path in batch.reports_folder(out).glob("*.json")}
+
+
+@pytest.mark.privileges
+def test_a_hostile_class_finishes_a_row_each_and_leaves_nothing_in_tmpdir(tmp_path, fresh_tmpdir):
+    expected = hostile_class(tmp_path / "class")
+    out = tmp_path / "out" / "grades.csv"
+    result = grade_class(tmp_path / "class", out, "--shard", "0/1")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code == 1, result.output  # the students marked error
+    records = records_of(out)
+    assert {name: record["status"] for name, record in records.items()} == {
+        classbook.student_name(os.fsdecode(name)): status for name, status in expected.items()}
+    assert "more than 32 levels deep" in records["deep"]["message"]
+    for name in ("symlink", "fifo", "socket", "device"):
+        if name in records:
+            kind = {"symlink": "a link", "fifo": "a pipe", "socket": "a socket", "device": "a device"}[name]
+            assert f"exercise3_scaling.py: it is {kind}, not a file" in records[name]["message"]
+    assert all("\n" not in record["message"] for record in records.values())
+    odd = records["Jos%E9%0Aline"]
+    assert odd["report"]["score"] == odd["report"]["exercises"][2]["max_score"] > 0
+    assert odd["report"]["exercises"][2]["file"] == "a\nb/\ufffd\ufffd/exercise3_scaling.py"
+    assert records["_shard"]["report"]["score"] > 0
+    assert os.listdir(fresh_tmpdir) == []
+    merged = CliRunner().invoke(main, ["merge", str(out), "--out", str(tmp_path / "merged.csv")])
+    assert merged.exit_code == 0, merged.output  # the student _shard did not overwrite the manifest
+    assert f"{len(expected)} students" in merged.output
+
+
+@pytest.mark.privileges
+def test_a_hard_link_onto_the_answer_key_is_refused_by_lumen_grade_batch_and_gradescope(tmp_path, fresh_tmpdir):
+    hard_link_to_solution(tmp_path / "class" / "mallory" / "sub" / "exercise3_scaling.py")
+    refusal = "is a link to one of the grader's own files, not your code"
+    alone = CliRunner().invoke(main, ["exercise3", "--submission", str(tmp_path / "class" / "mallory" / "sub"),
+                                      "--device", "cpu", "--no-perf", "--format", "json"])
+    assert alone.exit_code == 1 and refusal in alone.output
+    assert json.loads(alone.output)["score"] == 0
+    out = tmp_path / "grades.csv"
+    assert grade_class(tmp_path / "class", out).exit_code == 1
+    record = records_of(out)["mallory"]
+    assert record["status"] == "error" and record["report"] is None
+    assert record["message"] == f"cannot grade sub/exercise3_scaling.py: exercise3_scaling.py {refusal}: submit the file you wrote"
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    os.link(tmp_path / "class" / "mallory" / "sub" / "exercise3_scaling.py", root / "submission" / "exercise3_scaling.py")
+    results = gradescope.run(root, exercises=[EXERCISE3], no_perf=True)
+    assert results["score"] == 0 and refusal in results["output"] and "not your fault" not in results["output"]
+    assert os.listdir(fresh_tmpdir) == []
+
+
+def test_gradescope_tells_the_student_when_their_upload_is_too_deep(tmp_path, fresh_tmpdir):
+    nest(tmp_path / "submission", 40)
+    (tmp_path / "submission" / "exercise3_scaling.py").write_bytes(SOLUTION.read_bytes())
+    results = gradescope.run(tmp_path, exercises=[EXERCISE3], no_perf=True)
+    assert results["score"] == 0 and "more than 32 levels deep" in results["output"]
+    assert "not your fault" not in results["output"]
+    assert os.listdir(fresh_tmpdir) == []
+
+
+# -- the walk --------------------------------------------------------------------------------------
+
+def test_the_walk_is_bounded_in_depth_entries_and_bytes_and_never_recurses(tmp_path, monkeypatch):
+    nest(tmp_path / "deep", 5000)  # far past Python's recursion limit
+    with pytest.raises(submission.TreeTooLarge, match="more than 32 levels deep"):
+        submission.listing(tmp_path / "deep", nested=True)
+    assert submission.listing(tmp_path / "deep").files == ()  # one level only: no bound reached
+    wide = tmp_path / "wide"
+    wide.mkdir()
+    for number in range(30):
+        (wide / f"notes{number}.txt").write_text("")
+    monkeypatch.setattr(DEFAULTS, "tree_entries", 20)
+    with pytest.raises(submission.TreeTooLarge, match="more than 20 files and folders"):
+        submission.listing(wide, nested=True)
+    monkeypatch.setattr(DEFAULTS, "tree_entries", 100)
+    (wide / "exercise3_scaling.py").write_bytes(SOLUTION.read_bytes())
+    (wide / "exercise4_masking.py").write_bytes(SOLUTION.read_bytes())
+    monkeypatch.setattr(DEFAULTS, "tree_bytes", SOLUTION.stat().st_size + 1)
+    (tmp_path / "staged").mkdir()
+    with pytest.raises(submission.TreeTooLarge, match="together"):
+        gradescope.stage_files(wide, tmp_path / "staged")
+
+
+def test_ignored_folders_do_not_count_against_the_depth(tmp_path):
+    nest(tmp_path / "student" / "node_modules", 100)
+    nest(tmp_path / "student" / ".git", 100)
+    (tmp_path / "student" / "exercise3_scaling.py").write_text("x = 1\n")
+    assert submission.candidates(EXERCISE3, tmp_path / "student", nested=True) == [
+        tmp_path / "student" / "exercise3_scaling.py"]
+
+
+def test_lumen_grade_says_what_an_exercise_file_that_is_not_a_file_is(tmp_path):
+    os.symlink(SOLUTION, tmp_path / "exercise3_scaling.py")
+    os.mkfifo(tmp_path / "exercise4_masking.py")
+    for exercise, kind in (("exercise3", "a link"), ("exercise4", "a pipe")):
+        with pytest.raises(submission.SubmissionError, match=f"is {kind}, not a file"):
+            submission.prepare(catalog.find(exercise), tmp_path, tmp_path)
+
+
+@pytest.mark.privileges
+def test_remove_tree_removes_any_tree_a_child_left_and_follows_no_link(tmp_path):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("mine")
+    tree = tmp_path / "scratch"
+    nest(tree, 3000)
+    (tree / "locked").mkdir()
+    (tree / "locked" / "inner").mkdir()
+    os.symlink(victim, tree / "link")
+    os.symlink(victim, tree / "locked" / "link")
+    os.mkfifo(tree / "pipe")
+    os.chmod(tree / "locked" / "inner", 0)
+    os.chmod(tree / "locked", 0)
+    os.chmod(victim, 0o751)
+    files.remove_tree(tree)
+    assert not os.path.lexists(tree)
+    assert (victim / "keep.txt").read_text() == "mine" and stat.S_IMODE(victim.stat().st_mode) == 0o751
+
+
+# -- names and the shard's own files ---------------------------------------------------------------
+
+@pytest.mark.parametrize("folder, name", [
+    ("alice", "alice"), ("Zoë Ñ", "Zoë Ñ"), ("_shard", "_shard"),
+    (os.fsdecode(b"Jos\xe9"), "Jos%E9"), ("a\nb\tc", "a%0Ab%09c"), ("50%", "50%25"), ("a\\b", "a%5Cb"),
+    ("\u202eevil", "%E2%80%AEevil"),
+])
+def test_a_student_is_known_by_a_printable_name_no_other_folder_has(folder, name):
+    assert classbook.student_name(folder) == name
+    assert classbook.is_student_name(name)
+
+
+def test_a_long_folder_name_is_cut_and_stays_unique():
+    one, other = classbook.student_name("x" * 300), classbook.student_name("x" * 299)
+    assert one != other and len(one.encode()) <= classbook.MAX_NAME_BYTES
+    assert one.startswith("x" * 100)
+
+
+def test_merge_still_reads_a_shard_written_with_the_old_manifest_name(tmp_path):
+    out = tmp_path / "shard" / "grades.csv"
+    (tmp_path / "class" / "amy").mkdir(parents=True)
+    assert grade_class(tmp_path / "class", out, "--shard", "0/1").exit_code == 0
+    reports = batch.reports_folder(out)
+    assert sorted(os.listdir(reports)) == ["_shard.manifest", "amy.json"]
+    os.rename(reports / classbook.MANIFEST, reports / classbook.OLD_MANIFEST)
+    merged = CliRunner().invoke(main, ["merge", str(out), "--out", str(tmp_path / "merged.csv")])
+    assert merged.exit_code == 0 and "1 students (1 no files)" in merged.output, merged.output
+
+
+def test_gradescope_says_which_upload_is_a_link_not_a_file(tmp_path):
+    (tmp_path / "submission" / "hw").mkdir(parents=True)
+    os.symlink(SOLUTION, tmp_path / "submission" / "hw" / "exercise3_scaling.py")
+    results = gradescope.run(tmp_path, exercises=[EXERCISE3], no_perf=True)
+    assert results["score"] == 0
+    assert "exercise3: not graded hw/exercise3_scaling.py: it is a link, not a file" in results["output"]
+
+
+def test_the_class_report_finds_a_folder_by_its_printable_name(tmp_path):
+    from grader.course import class_report
+
+    (tmp_path / os.fsdecode(b"Jos\xe9")).mkdir()
+    (tmp_path / "amy").mkdir()
+    assert class_report.student_folder(tmp_path, "Jos%E9") == tmp_path / os.fsdecode(b"Jos\xe9")
+    assert class_report.student_folder(tmp_path, "amy") == tmp_path / "amy"
