@@ -13,6 +13,7 @@ others (EPERM). The exercise's forbidden shortcuts are watched by `grader.sandbo
 import contextlib
 import ctypes
 import errno
+import glob
 import importlib.util
 import io
 import linecache
@@ -213,8 +214,10 @@ def child_main(fd, log_path, memory_limit=None, plan=None, scratch=None, readabl
         _redirect_output(log_path, keep=fd)
         _set_limits(memory_limit)
         layers = containment.confine(plan, scratch, readable)
-        gpu = plan is not None and any(device.startswith("/dev/nvidia") for device in plan.devices)
-        layers += confine(gpu=gpu)
+        # CUDA's allowance where the plan lets the child use NVIDIA devices; the reference's timing
+        # child (no plan: it never holds student code) gets it wherever there are some
+        devices = plan.devices if plan is not None else glob.glob("/dev/nvidia*")
+        layers += confine(gpu=any(device.startswith("/dev/nvidia") for device in devices))
         torch.set_num_threads(1)
         sock = socket.socket(fileno=fd)
         _refuse_in_python()
@@ -366,9 +369,10 @@ def _refuse_in_python():
 
 THREAD_CAP = 64  # tasks per child, its main thread included (a graded solution uses 1; torch at 4 threads, 6)
 _REFUSED_EVENTS = {  # Python's audit events of calls the filter refuses -> the name the student reads
+    # (os.mkfifo and os.mknod raise none: they get the kernel's EPERM)
     "os.chmod": "chmod", "os.chown": "chown", "os.utime": "utime", "os.setxattr": "setxattr",
     "os.removexattr": "removexattr", "os.link": "link", "os.symlink": "symlink", "os.rename": "rename",
-    "os.mknod": "mknod", "os.mkfifo": "mkfifo", "os.fork": "fork", "os.forkpty": "forkpty",
+    "os.fork": "fork", "os.forkpty": "forkpty",
     "os.posix_spawn": "posix_spawn", "os.spawn": "spawn", "os.exec": "exec", "os.system": "os.system",
     "subprocess.Popen": "subprocess", "socket.__new__": "socket",
 }
@@ -439,12 +443,12 @@ _CUDA = ("memfd_create", "shmget", "shmat", "shmdt", "shmctl", "mlock", "munlock
          "poll", "ppoll", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "get_mempolicy", "mbind",
          "uname", "sysinfo", "sched_setaffinity")
 MAP_SHARED = 0x01  # MAP_SHARED_VALIDATE (0x03) has the MAP_SHARED bit too
-# fcntl: a descriptor's flags, duplicates and locks (not F_SETOWN/F_SETSIG: signals to others; not
-# F_SETPIPE_SZ: pipe buffers beyond their default size; not leases or notifications)
-_FCNTL = (0, 1, 2, 3, 4, 5, 6, 7, 1030)  # F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_*LK, F_DUPFD_CLOEXEC
-# ioctl on CPU: whether a descriptor is a terminal (its log file is not), close-on-exec, blocking, bytes
-# waiting (not TIOCSTI nor any device's requests)
-_IOCTL = (0x5401, 0x5413, 0x5451, 0x5450, 0x5421, 0x541B)  # TCGETS, TIOCGWINSZ, FIOCLEX, FIONCLEX, FIONBIO, FIONREAD
+# fcntl: a descriptor's flags and close-on-exec duplicates (not F_SETOWN/F_SETSIG: signals to others;
+# not F_SETPIPE_SZ: a pipe's buffer beyond its default size; not leases, notifications or locks)
+_FCNTL = (1, 2, 3, 4, 1030)  # F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC
+# ioctl on CPU: whether a descriptor is a terminal and its size (the log file is not one), close-on-exec,
+# blocking (not TIOCSTI, nor any device's requests)
+_IOCTL = (0x5401, 0x5413, 0x5451, 0x5450, 0x5421)  # TCGETS, TIOCGWINSZ, FIOCLEX, FIONCLEX, FIONBIO
 _PRCTL = (15, 16)  # PR_SET_NAME, PR_GET_NAME: a thread's name
 
 # classic BPF, as seccomp runs it on struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}
