@@ -417,7 +417,8 @@ _NUMBERS = {
     "mlock": (149, 228), "munlock": (150, 229), "eventfd2": (290, 19), "pipe2": (293, 59), "poll": (7, None),
     "ppoll": (271, 73), "epoll_create1": (291, 20), "epoll_ctl": (233, 21), "epoll_wait": (232, None),
     "epoll_pwait": (281, 22), "get_mempolicy": (239, 236), "mbind": (237, 235), "uname": (63, 160),
-    "sysinfo": (99, 179), "sched_setaffinity": (203, 122), "capset": (126, 91),
+    "sysinfo": (99, 179), "sched_setaffinity": (203, 122), "capset": (126, 91), "getppid": (110, 173),
+    "getuid": (102, 174), "geteuid": (107, 175), "getgid": (104, 176), "getegid": (108, 177),
 }
 # The calls a confined child may make whatever their arguments, by what needs them (docs/security.md
 # says why each is there). Recorded, not recalled: `strace -f` of confined children grading the
@@ -436,12 +437,14 @@ _ALLOWED = {
         "exit_group", "rt_sigprocmask", "rt_sigaction", "rt_sigreturn", "clock_gettime", "clock_nanosleep",
         "getrusage", "getrandom"),
     "the judge's socket, inherited (no socket can be made)": ("recvfrom", "sendto", "getsockname", "getsockopt"),
+    "who and where it is (these cannot fail in C: a refusal would read as a wrong value)": (
+        "getppid", "getuid", "geteuid", "getgid", "getegid", "uname"),
 }
 # What CUDA's driver and runtime need beyond the CPU's list, allowed only on a machine with NVIDIA
 # devices: not recorded here (no GPU), to be checked with benchmarks/gpu_check.py on one.
 _CUDA = ("memfd_create", "shmget", "shmat", "shmdt", "shmctl", "mlock", "munlock", "eventfd2", "pipe2",
          "poll", "ppoll", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "get_mempolicy", "mbind",
-         "uname", "sysinfo", "sched_setaffinity")
+         "sysinfo", "sched_setaffinity")
 MAP_SHARED = 0x01  # MAP_SHARED_VALIDATE (0x03) has the MAP_SHARED bit too
 # fcntl: a descriptor's flags and close-on-exec duplicates (not F_SETOWN/F_SETSIG: signals to others;
 # not F_SETPIPE_SZ: a pipe's buffer beyond its default size; not leases, notifications or locks)

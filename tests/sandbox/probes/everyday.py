@@ -1,11 +1,13 @@
 """Exercise 3, correct, written by a student who also does what ordinary code does: prints, writes
 and reads files in its temporary folder, saves a tensor, starts threads and a thread pool, raises
-torch's own thread count, allocates a large tensor, sleeps, draws random numbers, formats a caught
-exception. Every one of these must keep working in a confined child (the seccomp allowlist)."""
+torch's own thread count, allocates a large tensor, sleeps, draws random numbers, asks who and
+where it is, formats a caught exception. Every one of these must keep working in a confined child
+(the seccomp allowlist)."""
 
 import concurrent.futures
 import math
 import os
+import platform
 import random
 import resource
 import sys
@@ -53,6 +55,7 @@ def _ordinary_things():
     time.sleep(0.01)
     random.seed(os.urandom(8))
     assert resource.getrlimit(resource.RLIMIT_NOFILE) and os.cpu_count() and os.sched_getaffinity(0)
+    assert os.getppid() > 0 and os.getuid() >= 0 and os.getegid() >= 0 and platform.machine()
     try:
         {}["missing"]
     except KeyError:
