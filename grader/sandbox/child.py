@@ -367,14 +367,15 @@ def _refuse_in_python():
     sys.addaudithook(hook)
 
 
-THREAD_CAP = 64  # tasks per child, its main thread included (a graded solution uses 1; torch at 4 threads, 6)
+# tasks per child, its main thread included: torch's own pools fit under it (a graded solution's child
+# runs one task, torch at set_num_threads(n) runs n; docs/security.md has the measures)
+THREAD_CAP = 64
 _REFUSED_EVENTS = {  # Python's audit events of calls the filter refuses -> the name the student reads
     # (os.mkfifo and os.mknod raise none: they get the kernel's EPERM)
     "os.chmod": "chmod", "os.chown": "chown", "os.utime": "utime", "os.setxattr": "setxattr",
     "os.removexattr": "removexattr", "os.link": "link", "os.symlink": "symlink", "os.rename": "rename",
-    "os.fork": "fork", "os.forkpty": "forkpty",
-    "os.posix_spawn": "posix_spawn", "os.spawn": "spawn", "os.exec": "exec", "os.system": "os.system",
-    "subprocess.Popen": "subprocess", "socket.__new__": "socket",
+    "os.fork": "fork", "os.forkpty": "forkpty", "os.posix_spawn": "posix_spawn", "os.spawn": "spawn",
+    "os.exec": "exec", "os.system": "os.system", "subprocess.Popen": "subprocess", "socket.__new__": "socket",
 }
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None  # loaded once, in the judge
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
@@ -463,50 +464,55 @@ def _errno(code):
     return 0x00050000 | code
 
 
+_PASS, _DENY = (_RET, 0, 0, _ALLOW), (_RET, 0, 0, _errno(errno.EPERM))
+
+
 def _arg(index, high=False):
     return 16 + 8 * index + 4 * high  # offset of the low (or high) 32 bits of args[index]
 
 
 def _seccomp_program(arch, pid, gpu=False):
-    """The filter, as (code, jt, jf, k) tuples: a default-deny allowlist. Allowed as they come:
-    `_ALLOWED` (and `_CUDA` with `gpu`). Allowed for some arguments only: clone for a thread
-    (CLONE_THREAD, no CLONE_NEW*), kill/tgkill/rt_sigqueueinfo/rt_tgsigqueueinfo aimed at itself,
-    mmap of private memory (shared too with `gpu`), prlimit64 that reads, and the `_FCNTL`,
-    `_IOCTL` (any with `gpu`) and `_PRCTL` requests. clone3 answers ENOSYS, so that the C library
-    falls back to clone, whose flags a filter can read; every other call, and every call of
-    another ABI (32-bit x86, x32), answers EPERM, never a kill."""
-    deny, allow = (_RET, 0, 0, _errno(errno.EPERM)), (_RET, 0, 0, _ALLOW)
+    """The filter, as (code, jt, jf, k) tuples: a default-deny allowlist of `_rules`' calls;
+    every other call, and every call of another ABI (32-bit x86, x32), answers EPERM, never a kill."""
+    program = [(_LD, 0, 0, 4), (_JEQ, 1, 0, arch.audit), _DENY, (_LD, 0, 0, 0)]
+    if arch is _ARCHES["x86_64"]:
+        program += [(_JGE, 0, 1, 0x40000000), _DENY]  # the x32 ABI
+    for name, body in _rules(pid, gpu):
+        if arch.number(name) is not None:
+            program += [(_JEQ, 0, len(body), arch.number(name)), *body]
+    return program + [_DENY]
+
+
+def _rules(pid, gpu=False):
+    """(call, the filter's code once the call is known) for every call the filter lets through,
+    as they come or for some arguments. Allowed as they come: `_ALLOWED` (and `_CUDA` with `gpu`).
+    For some arguments only: clone for a thread (CLONE_THREAD, no CLONE_NEW*),
+    kill/tgkill/rt_sigqueueinfo/rt_tgsigqueueinfo aimed at itself, mmap of private memory (shared
+    too with `gpu`), prlimit64 that reads, and the `_FCNTL`, `_IOCTL` (any with `gpu`) and
+    `_PRCTL` requests. clone3 answers ENOSYS, so that the C library falls back to clone, whose
+    flags a filter can read."""
 
     def only(index, values):
         body = [(_LD, 0, 0, _arg(index))]
         body += [(_JEQ, len(values) - i, 0, value & 0xFFFFFFFF) for i, value in enumerate(values)]
-        return body + [deny, allow]
+        return body + [_DENY, _PASS]
 
-    blocks = [
+    rules = [
         ("clone3", [(_RET, 0, 0, _errno(errno.ENOSYS))]),
-        ("clone", [(_LD, 0, 0, _arg(0)), (_JSET, 0, 2, CLONE_THREAD), (_JSET, 1, 0, CLONE_NEW_ANY), allow, deny]),
+        ("clone", [(_LD, 0, 0, _arg(0)), (_JSET, 0, 2, CLONE_THREAD), (_JSET, 1, 0, CLONE_NEW_ANY), _PASS, _DENY]),
         ("kill", only(0, [pid, 0, -pid])),  # itself, or its own process group
         *((name, only(0, [pid])) for name in ("tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")),
-        ("prlimit64", [(_LD, 0, 0, _arg(2)), (_JEQ, 1, 0, 0), deny,  # reading a limit (new_limit == NULL)
-                       (_LD, 0, 0, _arg(2, high=True)), (_JEQ, 1, 0, 0), deny, allow]),
+        ("prlimit64", [(_LD, 0, 0, _arg(2)), (_JEQ, 1, 0, 0), _DENY,  # reading a limit (new_limit == NULL)
+                       (_LD, 0, 0, _arg(2, high=True)), (_JEQ, 1, 0, 0), _DENY, _PASS]),
         ("fcntl", only(1, _FCNTL)),
         ("prctl", only(0, _PRCTL)),
     ]
     if not gpu:  # every shared mapping: one of /dev/zero or of a file is shared memory too
-        blocks += [("mmap", [(_LD, 0, 0, _arg(3)), (_JSET, 0, 1, MAP_SHARED), deny, allow]),
-                   ("ioctl", only(1, _IOCTL))]
+        rules += [("mmap", [(_LD, 0, 0, _arg(3)), (_JSET, 0, 1, MAP_SHARED), _DENY, _PASS]),
+                  ("ioctl", only(1, _IOCTL))]
     plain = [name for names in _ALLOWED.values() for name in names]
     plain += [*_CUDA, "mmap", "ioctl"] if gpu else []
-    program = [(_LD, 0, 0, 4), (_JEQ, 1, 0, arch.audit), deny, (_LD, 0, 0, 0)]
-    if arch is _ARCHES["x86_64"]:
-        program += [(_JGE, 0, 1, 0x40000000), deny]  # the x32 ABI
-    for name, body in blocks:
-        if arch.number(name) is not None:
-            program += [(_JEQ, 0, len(body), arch.number(name)), *body]
-    for name in plain:
-        if arch.number(name) is not None:
-            program += [(_JEQ, 0, 1, arch.number(name)), allow]
-    return program + [deny]
+    return rules + [(name, [_PASS]) for name in plain]
 
 
 class _SockFilter(ctypes.Structure):
