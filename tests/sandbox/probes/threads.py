@@ -1,6 +1,7 @@
 """Exercise 3's functions, plus `hold(n)`: start up to n threads that stay alive (small stacks, so
-that memory is never what stops them), and return how many started; they are held until the
-process ends. What a student would do to use up a user's process limit."""
+that memory is never what stops them), and return how many started and how many tasks this process
+runs then; they are held until the process ends. What a student would do to use up a user's
+process limit."""
 
 import math
 import threading
@@ -17,7 +18,9 @@ def hold(n):
         except RuntimeError:  # "can't start new thread": the cap
             break
         started += 1
-    return started
+    with open("/proc/self/status") as status:
+        tasks = int(next(line for line in status if line.startswith("Threads:")).split()[1])
+    return {"started": started, "tasks": tasks}
 
 
 def scale_scores(scores, d_k):
