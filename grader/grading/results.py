@@ -150,7 +150,7 @@ class GradeReport:
 
     @property
     def containment_text(self):
-        """"kernel (mount-namespace, uid 65534, landlock ABI 7, seccomp)", for a report's header."""
+        """"kernel (mount-namespace, uid 65534, landlock ABI 7, thread cap 64, seccomp allowlist)", for a report's header."""
         layers = (self.containment or {}).get("layers") or []
         return self.containment_level + (f" ({', '.join(layers)})" if layers else "")
 

@@ -157,8 +157,9 @@ def test_a_batch_told_to_stop_ends_every_child_and_removes_its_folders(tmp_path)
 @pytest.mark.skipif(sys.platform != "linux", reason="Landlock and setpriv: Linux")
 def test_a_users_grader_removes_the_folders_its_children_locked(request):
     """Graded by a user (uid 65534, where the children run as that same user), a submission that
-    makes folders in its scratch folder and takes every right on them away (chmod 0): the grader
-    still removes everything it made (as root, removing ignores the modes anyway)."""
+    makes folders in its scratch folder and tries to take every right on them away (chmod 0): the
+    child's allowlist refuses it, and the grader removes everything it made (as root, removing
+    ignores the modes anyway; `files.remove_tree` restores them where a child could chmod)."""
     prefix, reason = _as_nobody()
     if prefix is None:
         pytest.skip(reason)
@@ -169,7 +170,8 @@ def test_a_users_grader_removes_the_folders_its_children_locked(request):
     (folder / "submission" / "exercise3_scaling.py").write_text(
         "import os, tempfile\n\nlocked = os.path.join(tempfile.gettempdir(), 'locked', 'inner')\n"
         "os.makedirs(locked)\nopen(os.path.join(locked, 'notes'), 'w').close()\n"
-        "os.chmod(locked, 0)\nos.chmod(os.path.dirname(locked), 0)\nprint('locked', locked)\n")
+        "try:\n    os.chmod(locked, 0)\n    os.chmod(os.path.dirname(locked), 0)\nexcept PermissionError as error:\n"
+        "    print('refused', error)\nprint('made', locked)\n")
     (folder / "tmp").mkdir()
     (folder / "tmp").chmod(0o777)
     done = subprocess.run([*prefix, sys.executable, "-m", "grader", "exercise3", "--submission",
@@ -178,7 +180,8 @@ def test_a_users_grader_removes_the_folders_its_children_locked(request):
                           env={**os.environ, "TMPDIR": str(folder / "tmp"), "PYTHONPATH": str(ROOT)})
     assert done.returncode == 1, done.stderr
     graded = json.loads(done.stdout)["exercises"][0]
-    assert f"locked {folder / 'tmp'}/" in graded["output"], graded  # it did, in the folder looked at below
+    assert "refused [Errno 1] not allowed in the grader: chmod" in graded["output"], graded
+    assert f"made {folder / 'tmp'}/" in graded["output"], graded  # in the folder looked at below
     assert not list((folder / "tmp").iterdir())
 
 
