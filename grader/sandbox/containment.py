@@ -234,9 +234,9 @@ def namespaces(plan):
 
 
 def _own_user_namespace():
-    """Enter a user namespace that maps this user's uid and gid to themselves; whether it did
-    (a kernel or a policy that refuses leaves this process where it was, or in a namespace
-    without a map, where it is still this user to the kernel but makes no namespace more)."""
+    """Enter a user namespace that maps this user's uid and gid to themselves; whether it did. If
+    the kernel refuses the map, this process is left in a namespace without one, where it is still
+    this user to the kernel and makes no further namespace."""
     uid, gid = os.getuid(), os.getgid()
     if _LIBC.unshare(CLONE_NEWUSER) != 0:
         return False
@@ -314,10 +314,7 @@ def _private_root(plan, scratch, readable, owner):
     new = scratch  # an empty folder made for this child: the new root is mounted on it
     _mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
     for tree in plan.mounts:
-        if tree == "/proc" and plan.pid_ns:  # mounted while the host's /proc is still in view (as a
-            os.makedirs(new + tree)          # user, the kernel asks for a fully visible one)
-            _mount("proc", new + tree, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        else:
+        if tree != "/proc" or not plan.pid_ns or not _own_proc(new + tree):
             _bind(tree, new + tree, read_only=True)
     for file in (*readable, *plan.devices):
         if os.path.exists(file):
@@ -342,6 +339,19 @@ def _private_root(plan, scratch, readable, owner):
     else:
         os.chroot(new)  # no pivot_root: a chroot, which the child, without capabilities, cannot leave
     os.chdir("/")
+
+
+def _own_proc(target):
+    """Mount a /proc of this process's PID namespace at `target`, while the host's is still in view
+    (a user namespace may mount one only then, and only where the host's is not partly covered, as
+    some containers cover it); whether it did (if not, the host's is bound instead, and the layer
+    `pid-namespace` does not hold)."""
+    os.makedirs(target, exist_ok=True)
+    try:
+        _mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        return True
+    except OSError:
+        return False
 
 
 def _bind(source, target, read_only, devices=False):

@@ -9,9 +9,9 @@ current folder, user site-packages or PYTHON* variables).
 While a launcher runs, this process is not "dumpable" (Linux): a child of the same user can no
 longer open its /proc files (its memory, its environment, its terminal) or trace it. The zygote and
 its children live in a PID namespace of their own where the kernel allows one
-(`containment.namespaces`), so a child sees no other process at all; no path is ever passed to a
-child on a command line (the children's is the judge's; the paths travel on the sockets). Everything a child says is
-data: errors are rebuilt here from plain strings, cleaned of control characters.
+(`containment.namespaces`), so a child sees no process outside it; on Linux no path reaches a child
+on a command line (a forked child's is the judge's; paths travel on the sockets). Everything a
+child says is data: errors are rebuilt here from plain strings, cleaned of control characters.
 """
 
 import array

@@ -79,7 +79,9 @@ PROBE = textwrap.dedent('''
                 changed[folder] = "changed"
             except OSError as error:
                 changed[folder] = error.strerror
-        return {"texts": texts, "kit": sorted(kit), "kit in view": [os.path.exists(os.path.join(k, "grader")) for k in kit],
+        with open("/proc/self/status") as status:
+            capabilities = [line.split()[1] for line in status if line.startswith(("CapEff", "CapPrm"))]
+        return {"texts": texts, "kit": sorted(kit), "capabilities": capabilities, "kit in view": [os.path.exists(os.path.join(k, "grader")) for k in kit],
                 "chmod": changed, "pid": os.getpid()}
 ''')
 
@@ -113,6 +115,7 @@ def _check(found, level, secrets):
     assert level["level"] == containment.KERNEL and "pid-namespace" in level["layers"], level
     leaks = [secret for secret in secrets if any(secret in text for text in found["texts"])]
     assert not leaks, leaks
+    assert found["capabilities"] == ["0" * 16] * 2  # none, even in its own user namespace
     assert found["kit"] == [str(ROOT)]  # its stack does name the kit's folder ...
     assert found["kit in view"] == [False]  # ... whose files are not there in its root
     assert found["chmod"][str(ROOT)] != "changed"
