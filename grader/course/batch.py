@@ -33,8 +33,9 @@ STAGING = "submission"  # a job's copy of the student's files, in the job's fold
 _KIT_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
 STDERR_TAIL = 600  # characters of a failed grader's stderr kept as the row's message
 PROCESS_WARNING = ("WARNING: containment level 'process': this machine could not confine the students' code "
-                   "by the kernel (no Landlock, not root), so a submission could read or change other "
-                   "students' files and the gradebook. Grade on Linux >= 5.13, or as root (see docs/security.md).")
+                   "by the kernel (not root, and no Landlock or no user namespace for this user), so a submission "
+                   "could read or change other students' files and the gradebook. Grade on Linux >= 5.13 as a "
+                   "user who may make user namespaces, or as root (see docs/security.md).")
 
 
 @dataclass
