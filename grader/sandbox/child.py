@@ -406,7 +406,8 @@ def _seccomp_program(arch, pid, shared_memory=False):
     blocks = [(calls[name], [deny]) for name in denied if name in calls]
     blocks.append((calls["clone3"], [(_RET, 0, 0, _errno(errno.ENOSYS))]))
     blocks.append((calls["clone"], [(_LD, 0, 0, _arg(0)), (_JSET, 0, 1, CLONE_THREAD), (_RET, 0, 0, _ALLOW), deny]))
-    blocks.append((calls["kill"], only(0, [pid, 0, -pid])))  # itself, or its own process group
+    blocks.append((calls["kill"], only(0, [pid, -pid])))  # itself, or its own process group by its id (not 0:
+    # in a PID namespace a process outside it reads as pid 0, and kill(0) must not look like reaching it)
     if not shared_memory:  # every shared mapping: one of /dev/zero or of a file is shared memory too
         blocks.append((calls["mmap"], [(_LD, 0, 0, _arg(3)), (_JSET, 0, 1, MAP_SHARED), deny, (_RET, 0, 0, _ALLOW)]))
     blocks.append((calls["socket"], [(_LD, 0, 0, _arg(0)), (_JEQ, 1, 0, AF_UNIX), deny, (_RET, 0, 0, _ALLOW)]))
