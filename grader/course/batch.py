@@ -32,10 +32,13 @@ from grader.reports import schema
 
 POLL = 0.05  # seconds between looks at the running graders
 STARTUP = 60.0  # seconds a grader may take to start (Python, torch) on a loaded machine
+STAGING = "submission"  # a job's copy of the student's files, in the job's folder (the grader's working folder)
+_KIT_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
 STDERR_TAIL = 600  # characters of a failed grader's stderr kept as the row's message
 PROCESS_WARNING = ("WARNING: containment level 'process': this machine could not confine the students' code "
-                   "by the kernel (no Landlock, not root), so a submission could read or change other "
-                   "students' files and the gradebook. Grade on Linux >= 5.13, or as root (see docs/security.md).")
+                   "by the kernel (not root, and no Landlock or no user namespace for this user), so a submission "
+                   "could read or change other students' files and the gradebook. Grade on Linux >= 5.13 as a "
+                   "user who may make user namespaces, or as root (see docs/security.md).")
 
 
 @dataclass
@@ -120,6 +123,7 @@ def run(submissions, out, settings, progress=lambda line: None):
     stops = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
     saved = {signum: signal.signal(signum, _interrupt) for signum in stops}
     running, total, finished = [], len(queue), 0
+    jobs = tempfile.mkdtemp(prefix="lumen-batch-")  # 0700: the students' job folders, each named at random
 
     def finish(job):
         """Record a student: their JSON first (the resume marker), then the whole CSV."""
@@ -138,7 +142,7 @@ def run(submissions, out, settings, progress=lambda line: None):
     try:
         while queue or running:
             while queue and len(running) < settings.jobs:
-                running.append(_Job(queue.popleft(), settings))
+                running.append(_Job(queue.popleft(), settings, jobs))
                 running[-1].start()  # once listed, so Ctrl-C finds it
             for job in [job for job in running if job.done()]:
                 running.remove(job)
@@ -155,6 +159,7 @@ def run(submissions, out, settings, progress=lambda line: None):
             job.stop()
         for signum, previous in saved.items():
             signal.signal(signum, previous)
+        files.remove_tree(jobs)
     return records
 
 
@@ -164,12 +169,17 @@ def _interrupt(signum, frame):
 
 class _Job:
     """One student's grading process, from staging their files to reading its verdict, which
-    arrives over a pipe (the grader's stdout), never through a file a child could reach."""
+    arrives over a pipe (the grader's stdout), never through a file a child could reach.
 
-    def __init__(self, student, settings):
+    The job's folder has a random name in the batch's `jobs` folder (0700), and its grader's
+    command line names no path (its working folder is the job's): another student's code that
+    reads command lines in /proc learns neither where this student's copies are nor the class
+    folder's name from it (see docs/security.md, "What a child can learn")."""
+
+    def __init__(self, student, settings, jobs):
         self.student, self.settings = student, settings
         self.started = time.monotonic()
-        self.folder = Path(tempfile.mkdtemp(prefix="lumen-batch-"))
+        self.folder = Path(tempfile.mkdtemp(dir=jobs, prefix=""))
         self.process, self.stderr, self.outcome, self.notes, self.staged = None, None, None, [], {}
         self.reader, self.stdout, self.overflow = None, bytearray(), False
 
@@ -183,7 +193,7 @@ class _Job:
             self.outcome = ("error", f"the batch could not grade this folder ({type(error).__name__}: {error})")
 
     def _start(self):
-        staging = self.folder / "submission"
+        staging = self.folder / STAGING
         staging.mkdir()
         try:
             self.staged, self.notes = stage(self.student.folder, staging)
@@ -197,17 +207,19 @@ class _Job:
             self.outcome = ("no files", "; ".join(["no exercise files anywhere in this folder", *self.notes]))
             return
         settings = self.settings
-        command = [sys.executable, "-m", "grader", "all", "--submission", str(staging), "--format", "json",
+        command = [sys.executable, "-m", "grader", "all", "--submission", STAGING, "--format", "json",
                    "--device", settings.device, "--seed", str(settings.seed), "--timeout", str(settings.timeout),
                    "--total-timeout", str(settings.student_limit), *(["--no-perf"] if settings.no_perf else [])]
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // settings.jobs)))
         env["LUMEN_PARENT_PID"] = str(os.getpid())  # the grader dies with this batch
         env["TMPDIR"] = str(self.folder / "tmp")  # its temporary folders go with the job's, even once killed
+        # the job's folder is the grader's working folder, not the batch's: found where it is installed
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_KIT_ROOT, env.get("PYTHONPATH")]))
         (self.folder / "tmp").mkdir()
         self.stderr = open(self.folder / "stderr.txt", "wb")
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=self.stderr, start_new_session=True, env=env)
+                                        stderr=self.stderr, start_new_session=True, env=env, cwd=self.folder)
         self.reader = threading.Thread(target=self._read_stdout, daemon=True)
         self.reader.start()
 
@@ -252,7 +264,7 @@ class _Job:
         if failure is None:
             try:
                 report = schema.load(bytes(self.stdout), "its report")
-                return "graded", "", as_in_folder(report, self.student.folder, self.folder / "submission",
+                return "graded", "", as_in_folder(report, self.student.folder, self.folder / STAGING,
                                                   self.staged)
             except (ValueError, UnicodeDecodeError) as error:
                 failure = f"no valid report ({error})" if self.stdout else "no report"
@@ -280,7 +292,7 @@ def as_in_folder(report, student, staging, staged):
     follow `gradescope.as_submitted`; a staged path left in any other text is replaced too."""
     for exercise in report["exercises"]:
         exercise.update(as_submitted(student, staged, catalog.find(exercise["id"])))
-    names = {str(Path(staging, name)): submitted_name(student, source)
+    names = {str(Path(folder, name)): submitted_name(student, source) for folder in (staging, STAGING)
              for sources, _ in staged.values() for name, source in sources.items()}
     return _replaced(report, {**names, str(staging): "your submission"})
 

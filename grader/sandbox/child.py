@@ -500,7 +500,9 @@ def _rules(pid, gpu=False):
     rules = [
         ("clone3", [(_RET, 0, 0, _errno(errno.ENOSYS))]),
         ("clone", [(_LD, 0, 0, _arg(0)), (_JSET, 0, 2, CLONE_THREAD), (_JSET, 1, 0, CLONE_NEW_ANY), _PASS, _DENY]),
-        ("kill", only(0, [pid, 0, -pid])),  # itself, or its own process group
+        # itself, or its own process group by its id (not 0: in a PID namespace a process outside it
+        # reads as pid 0, and kill(0) must not look like reaching it)
+        ("kill", only(0, [pid, -pid])),
         *((name, only(0, [pid])) for name in ("tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")),
         ("prlimit64", [(_LD, 0, 0, _arg(2)), (_JEQ, 1, 0, 0), _DENY,  # reading a limit (new_limit == NULL)
                        (_LD, 0, 0, _arg(2, high=True)), (_JEQ, 1, 0, 0), _DENY, _PASS]),

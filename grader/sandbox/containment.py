@@ -13,14 +13,21 @@ strongest mechanisms the machine offers are used, each decided at run time:
 - Landlock (Linux >= 5.13, any user): the same allow-list as access rights, with no REFER right
   (hard links and renames out of a tree fail), no TCP, and on ABI 6 no signals or abstract
   sockets out of the child;
+- a PID namespace for the zygote and its children (`namespaces`: as root, or as a user in a user
+  namespace of its own where the kernel lets users make one), and in each child's private root a
+  /proc of that namespace: the grader, the batch, the classmates' graders and children are not
+  there to read command lines or environments from; as a user the user namespace also lets each
+  child build the same private root as root does (then it gives up every capability);
 - always: PR_SET_NO_NEW_PRIVS and PR_SET_PDEATHSIG (the child dies with its parent), then the
   seccomp filter of `grader.sandbox.child` as a second layer.
 
 `plan` runs once, in the judge; `confine` runs in each child and returns its `Layer`s, each
 saying whether it held and whether it confines the child's files by the kernel. `level_of`
-computes the level from them: "kernel" when a layer that confines files by the kernel held
-(Landlock, the private mount namespace), "process" when only the rules and limits of the child's
-own process remain (macOS, Windows, old kernels, or a container that refuses both).
+computes the level from them: "kernel" when every layer tried held and one of them confines files
+by the kernel (Landlock, the private mount namespace); "process" otherwise: only the rules and limits
+of the child's own process remain (macOS, Windows, old kernels), or a layer this machine should have
+given failed (a container that refuses namespaces, users barred from user namespaces), and the child
+might learn or reach what that layer hides.
 """
 
 import ctypes
@@ -46,7 +53,8 @@ class Layer(NamedTuple):
 
 def level_of(layers):
     """The confinement level of a child with these layers: computed from them, never from their names."""
-    return KERNEL if any(layer.held and layer.files_by_kernel for layer in layers) else PROCESS
+    every = all(layer.held for layer in layers)
+    return KERNEL if every and any(layer.files_by_kernel for layer in layers) else PROCESS
 
 
 def held(layers):
@@ -79,11 +87,12 @@ _WRITE = (_FS["read_file"] | _FS["read_dir"] | _FS["write_file"] | _FS["remove_d
 _FILE_RIGHTS = _FS["execute"] | _FS["write_file"] | _FS["read_file"] | _FS["truncate"] | _FS["ioctl_dev"]
 
 # mounts, namespaces, prctl
-CLONE_NEWNS = 0x00020000
+CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER = 0x00020000, 0x20000000, 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 1, 38, 24
+PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
 _PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
@@ -101,6 +110,8 @@ class Plan(NamedTuple):
     root: bool  # the judge runs as root: the child can build a private root and drop its uid
     drop_uid: bool  # ... and drops to UNPRIVILEGED in its private root (the trees are readable to it)
     drop_uid_host: bool  # ... or without one (the trees and the folders above them are)
+    pid_ns: bool = False  # the zygote and its children live in a PID namespace of their own (`namespaces`)
+    user_ns: bool = False  # ... and, not root, in a user namespace where a child can build a private root
 
 
 def _inside(path, root):
@@ -172,9 +183,74 @@ def landlock_abi():
     return max(int(version), 0)
 
 
+def user_namespaces():
+    """Whether this user may make a user namespace that holds capabilities (Linux's own switch,
+    Debian's, and Ubuntu's AppArmor restriction, which leaves such namespaces without any)."""
+    if sys.platform != "linux":
+        return False
+    if os.geteuid() == 0:
+        return True
+    switches = {"/proc/sys/user/max_user_namespaces": lambda v: int(v) > 0,
+                "/proc/sys/kernel/unprivileged_userns_clone": lambda v: v != "0",
+                "/proc/sys/kernel/apparmor_restrict_unprivileged_userns": lambda v: v != "1"}
+    for path, allows in switches.items():
+        try:
+            with open(path) as switch:
+                if not allows(switch.read().strip()):
+                    return False
+        except (OSError, ValueError):
+            continue
+    return True
+
+
 def expected_level():
-    """The level children will get here, as far as can be told without starting one."""
-    return KERNEL if landlock_abi() or (sys.platform == "linux" and os.geteuid() == 0) else PROCESS
+    """The level children will get here, as far as can be told without starting one: root's private
+    root and PID namespace, or a user's Landlock and user namespace."""
+    if sys.platform == "linux" and os.geteuid() == 0:
+        return KERNEL
+    return KERNEL if landlock_abi() and user_namespaces() else PROCESS
+
+
+def namespaces(plan):
+    """In the zygote, before its first child: move its children into a PID namespace of their own
+    (and, not root, a user namespace mapping this user to itself, where they may mount). This
+    process stays outside as a waiter that ends with the zygote's exit status; the zygote goes on
+    in a new process, PID 1 of the namespace (when it ends, so does every process in it), and gets
+    the plan its children follow. Where the kernel refuses, this process stays the zygote and the
+    plan says so (the children's layers then report the PID namespace as not held)."""
+    if _LIBC is None or os.environ.get(OFF_ENV) == "1":
+        return plan
+    if not plan.root and not _own_user_namespace():
+        return plan
+    if _LIBC.unshare(CLONE_NEWPID) != 0:
+        return plan
+    pid = os.fork()
+    if pid:  # the waiter: it holds nothing of the judge's (its socket to the zygote least of all)
+        os.closerange(3, 1 << 16)
+        _, status = os.waitpid(pid, 0)
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the zygote dies with the waiter
+    return plan._replace(pid_ns=True, user_ns=not plan.root)
+
+
+def _own_user_namespace():
+    """Enter a user namespace that maps this user's uid and gid to themselves; whether it did. If
+    the kernel refuses the map, this process is left in a namespace without one, where it is still
+    this user to the kernel and makes no further namespace."""
+    uid, gid = os.getuid(), os.getgid()
+    if _LIBC.unshare(CLONE_NEWUSER) != 0:
+        return False
+    dumpable = _LIBC.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0)
+    _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # a process writes its own maps only while it is dumpable
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as file:
+                file.write(text)
+        return True
+    except OSError:
+        return False
+    finally:
+        _LIBC.prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0)
 
 
 def _traversable(path, uid, from_top=True):
@@ -229,15 +305,17 @@ def _mount(source, target, fstype=None, flags=0, data=None):
                        ctypes.c_ulong(flags), data and data.encode()), f"mount {target}")
 
 
-def _private_root(plan, scratch, readable):
+def _private_root(plan, scratch, readable, owner):
     """A mount namespace whose root holds only the allowed trees (read-only), the readable files,
-    the devices and a tmpfs scratch at `scratch`; the forbidden trees inside them covered."""
+    the devices and a tmpfs scratch at `scratch` owned by `owner`; the forbidden trees inside them
+    covered; in a PID namespace (plan.pid_ns), a /proc of its own that shows no process outside it."""
     _check(_LIBC.unshare(CLONE_NEWNS), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     new = scratch  # an empty folder made for this child: the new root is mounted on it
     _mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
     for tree in plan.mounts:
-        _bind(tree, new + tree, read_only=True)
+        if tree != "/proc" or not plan.pid_ns or not _own_proc(new + tree):
+            _bind(tree, new + tree, read_only=True)
     for file in (*readable, *plan.devices):
         if os.path.exists(file):
             _bind(file, new + file, read_only=file in readable, devices=file in plan.devices)
@@ -250,7 +328,6 @@ def _private_root(plan, scratch, readable):
         if os.path.islink(link) and not os.path.lexists(new + link):
             os.symlink(os.readlink(link), new + link)
     os.makedirs(new + scratch, exist_ok=True)
-    owner = UNPRIVILEGED if plan.drop_uid else 0
     _mount("tmpfs", new + scratch, "tmpfs", MS_NOSUID | MS_NODEV,
            f"mode=0700,uid={owner},gid={owner},size={SCRATCH_BYTES}")
     os.makedirs(new + "/.old")
@@ -264,6 +341,19 @@ def _private_root(plan, scratch, readable):
     os.chdir("/")
 
 
+def _own_proc(target):
+    """Mount a /proc of this process's PID namespace at `target`, while the host's is still in view
+    (a user namespace may mount one only then, and only where the host's is not partly covered, as
+    some containers cover it); whether it did (if not, the host's is bound instead, and the layer
+    `pid-namespace` does not hold)."""
+    os.makedirs(target, exist_ok=True)
+    try:
+        _mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        return True
+    except OSError:
+        return False
+
+
 def _bind(source, target, read_only, devices=False):
     if os.path.isdir(source):
         os.makedirs(target, exist_ok=True)
@@ -272,13 +362,17 @@ def _bind(source, target, read_only, devices=False):
         if not os.path.exists(target):
             open(target, "w").close()
     _mount(source, target, None, MS_BIND | MS_REC)
-    flags = MS_REMOUNT | MS_BIND | MS_NOSUID | (MS_RDONLY if read_only else 0) | (0 if devices else MS_NODEV)
+    kept = MS_NOEXEC if os.statvfs(source).f_flag & os.ST_NOEXEC else 0  # in a user namespace the kernel
+    flags = (MS_REMOUNT | MS_BIND | MS_NOSUID | kept  # refuses a remount that drops a flag of the source
+             | (MS_RDONLY if read_only else 0) | (0 if devices else MS_NODEV))
     _mount(None, target, None, flags)
 
 
-def _drop_privileges(drop_uid):
+def _drop_privileges(drop_uid, user_ns=False):
     """Empty the bounding set, then (drop_uid) become UNPRIVILEGED: no groups, gid, uid (all three
-    ids); otherwise stay uid 0 without a capability (the seccomp layer drops the rest)."""
+    ids); otherwise stay uid 0 without a capability (the seccomp layer drops the rest); in a user
+    namespace (`user_ns`: this user's own uid, every capability there) give up every capability
+    now, or the child could undo its private root."""
     cap = 0
     while _LIBC.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
         cap += 1
@@ -286,6 +380,21 @@ def _drop_privileges(drop_uid):
         os.setgroups([])
         os.setresgid(UNPRIVILEGED, UNPRIVILEGED, UNPRIVILEGED)
         os.setresuid(UNPRIVILEGED, UNPRIVILEGED, UNPRIVILEGED)
+    if user_ns:
+        header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+        _check(_LIBC.capset(header, (ctypes.c_uint32 * 6)()), "capset")  # effective, permitted, inheritable
+
+
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+def _own_processes_only(plan):
+    """Whether this child's /proc shows its PID namespace's processes only: it is in one
+    (plan.pid_ns) and /proc/self names it by its pid there, not by the host's."""
+    try:
+        return plan.pid_ns and os.readlink("/proc/self") == str(os.getpid())
+    except OSError:
+        return False
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -345,17 +454,20 @@ def confine(plan, scratch, readable=()):
     parent = os.getppid()
     if os.environ.get(OFF_ENV) == "1":  # measuring what the kernel layers cost: the level says so
         plan = plan._replace(root=False, landlock=0)
-    if plan.root:
+    if plan.root or plan.user_ns:
         try:
-            _private_root(plan, scratch, readable)
+            _private_root(plan, scratch, readable, owner=os.getuid() if plan.user_ns else
+                          UNPRIVILEGED if plan.drop_uid else 0)
             layers.append(Layer("mount-namespace", True, files_by_kernel=True))
             drop_uid = plan.drop_uid
         except OSError:  # a container that refuses namespaces: the other layers remain
             layers.append(Layer("mount-namespace", False, files_by_kernel=True))
             os.chdir("/")
             drop_uid = plan.drop_uid_host
-        _drop_privileges(drop_uid)
+        drop_uid = drop_uid and plan.root
+        _drop_privileges(drop_uid, user_ns=plan.user_ns)
         layers.append(Layer(f"uid {UNPRIVILEGED}" if drop_uid else "no capabilities", True))
+    layers.append(Layer("pid-namespace", _own_processes_only(plan)))
     _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after the uid change, which clears it
     if os.getppid() != parent:  # the parent died before that: follow it

@@ -7,16 +7,21 @@ holds no secret. Elsewhere each child is a fresh interpreter, started in isolate
 current folder, user site-packages or PYTHON* variables).
 
 While a launcher runs, this process is not "dumpable" (Linux): a child of the same user can no
-longer open its /proc files (its memory, its terminal) or trace it. Everything a child says is
-data: errors are rebuilt here from plain strings, cleaned of control characters.
+longer open its /proc files (its memory, its environment, its terminal) or trace it. The zygote and
+its children live in a PID namespace of their own where the kernel allows one
+(`containment.namespaces`), so a child sees no process outside it; on Linux no path reaches a child
+on a command line (a forked child's is the judge's; paths travel on the sockets). Everything a
+child says is data: errors are rebuilt here from plain strings, cleaned of control characters.
 """
 
+import array
 import ctypes
 import json
 import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -158,13 +163,14 @@ class Launcher:
         self.containment = None  # {"level", "layers"} of the least confined child so far
         self.spawned = 0
         self.plan = None  # what the zygote's children are confined to (Linux)
+        self.zygote_pids = {}  # a child's pid here -> its pid in the zygote's PID namespace
 
     @property
     def level(self):
         """{"level", "layers"}: what the children reported, or before any did, what the plan promises."""
         if self.containment is not None:
             return self.containment
-        kernel = self.plan is not None and (self.plan.landlock or self.plan.root)
+        kernel = self.plan is not None and containment.expected_level() == containment.KERNEL
         return {"level": containment.KERNEL if kernel else containment.PROCESS, "layers": []}
 
     def start(self):
@@ -176,6 +182,7 @@ class Launcher:
         plan = self.plan = containment.plan(self.forbidden)
         self.was_dumpable = _set_dumpable(False)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)  # children's pids, as seen here
         pid = os.fork()
         if pid == 0:
             ours.close()
@@ -198,8 +205,9 @@ class Launcher:
         scratch = os.path.join(self.scratch, str(self.spawned))
         if self.control is not None:
             self.control.send(("spawn " + json.dumps([log_path, memory_limit, scratch, list(readable), trusted])).encode())
-            message, fds, _, _ = socket.recv_fds(self.control, 64, 1)
-            return socket.socket(fileno=fds[0]), int(message)
+            theirs, fds, pid = _receive_child(self.control)
+            self.zygote_pids[pid] = theirs
+            return socket.socket(fileno=fds[0]), pid
         os.mkdir(scratch, 0o700)
         ours, theirs = socket.socketpair()
         boot = "import sys; sys.path.insert(0, sys.argv[1]); from grader.sandbox import child; child.main(sys.argv[2:])"
@@ -217,7 +225,7 @@ class Launcher:
         group (everything it started) and remove its scratch folder. Returns its exit code
         (negative: the signal)."""
         if self.control is not None:
-            self.control.send(f"stop {pid} {grace}".encode())
+            self.control.send(f"stop {self.zygote_pids.pop(pid, pid)} {grace}".encode())
             return int(self.control.recv(64))
         popen, scratch = self.popens.pop(pid)
         try:
@@ -258,6 +266,24 @@ _KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 _LIVE = weakref.WeakSet()  # launchers whose zygote runs
 
 
+_CREDENTIALS = struct.Struct("iII")  # struct ucred: pid, uid, gid
+
+
+def _receive_child(control):
+    """(the child's pid in the zygote's PID namespace, its socket, its pid in this process's): the
+    kernel translates the pid the zygote sent in its credentials (SO_PASSCRED) from the zygote's
+    namespace; a zygote in none sends no credentials of the child's, and its pids are ours."""
+    message, ancillary, _, _ = control.recvmsg(64, socket.CMSG_SPACE(4) + socket.CMSG_SPACE(_CREDENTIALS.size))
+    theirs, in_namespace = (int(word) for word in message.split())
+    fds, pid = [], theirs
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds += array.array("i", data[:len(data) - len(data) % 4])
+        elif level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and in_namespace:
+            pid = _CREDENTIALS.unpack(data[:_CREDENTIALS.size])[0]
+    return theirs, fds, pid
+
+
 def _set_dumpable(dumpable):
     """Set this process's dumpable flag (Linux); returns the previous one."""
     libc = ctypes.CDLL(None, use_errno=True)
@@ -274,6 +300,7 @@ def _zygote(control, plan):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
         ctypes.CDLL(None).prctl(containment.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         rules.forget_modules()  # for every child to come, while the judge goes on
+        plan = containment.namespaces(plan)
         while True:
             request = control.recv(1 << 16).decode()
             if not request:
@@ -291,7 +318,7 @@ def _zygote(control, plan):
                                       readable)
                 theirs.close()
                 children[pid] = scratch
-                socket.send_fds(control, [str(pid).encode()], [ours.fileno()])
+                _send_child(control, pid, ours, plan.pid_ns)
                 ours.close()
             elif command == "stop":
                 pid, grace = argument.split()
@@ -303,6 +330,15 @@ def _zygote(control, plan):
             _kill_group(pid)
             files.remove_tree(scratch)
         os._exit(0)
+
+
+def _send_child(control, pid, sock, in_namespace):
+    """In the zygote: the new child's pid (in this namespace) and its socket; in a PID namespace
+    also as credentials, which the kernel translates to the judge's namespace (see _receive_child)."""
+    ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [sock.fileno()]))]
+    if in_namespace:
+        ancillary.append((socket.SOL_SOCKET, socket.SCM_CREDENTIALS, _CREDENTIALS.pack(pid, os.getuid(), os.getgid())))
+    control.sendmsg([f"{pid} {int(in_namespace)}".encode()], ancillary)
 
 
 def _stop_child(pid, grace):
