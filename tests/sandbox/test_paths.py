@@ -169,7 +169,7 @@ def test_a_batch_starts_its_graders_with_no_path_on_their_command_lines(tmp_path
     jobs = Path(batch.tempfile.mkdtemp(prefix="lumen-batch-"))
     monkeypatch.setattr(batch.subprocess, "Popen", Recorded)
     monkeypatch.setattr(batch.threading, "Thread", lambda **options: type("T", (), {"start": lambda self: None})())
-    job = batch._Job(student, batch.Settings(), str(jobs))
+    job = batch._Job(batch.Student("alice", student), batch.Settings(), str(jobs))
     try:
         job.start()
         (command, options), = started
@@ -177,5 +177,6 @@ def test_a_batch_starts_its_graders_with_no_path_on_their_command_lines(tmp_path
         assert Path(options["cwd"]).parent == jobs and (jobs.stat().st_mode & 0o777) == 0o700
         assert (Path(options["cwd"]) / command[command.index("--submission") + 1] / "exercise3_scaling.py").is_file()
     finally:
-        job.stderr.close()
+        if job.stderr is not None:
+            job.stderr.close()
         batch.files.remove_tree(jobs)
