@@ -61,7 +61,9 @@ def held(layers):
     """The names of the layers that held, as every report lists them."""
     return [layer.name for layer in layers if layer.held]
 UNPRIVILEGED = 65534  # the uid and gid a root child drops to ("nobody"/"nogroup" on most systems)
-SCRATCH_BYTES = 64 << 20  # the root child's scratch tmpfs
+SCRATCH_BYTES = 64 << 20  # the child's scratch tmpfs
+SCRATCH_FILES = 4096  # files and folders it may hold: each costs kernel memory no size counts
+ROOT_FILES = 1024  # the private root's own entries (mount points, links): it is read-only once built
 _KIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the folder holding grader/
 _SYSTEM = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc")
 # read-only too: the C library, OpenMP and torch's kernels look things up there (without /proc every
@@ -312,7 +314,7 @@ def _private_root(plan, scratch, readable, owner):
     _check(_LIBC.unshare(CLONE_NEWNS), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     new = scratch  # an empty folder made for this child: the new root is mounted on it
-    _mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+    _mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0755,size=1m,nr_inodes={ROOT_FILES}")
     for tree in plan.mounts:
         if tree != "/proc" or not plan.pid_ns or not _own_proc(new + tree):
             _bind(tree, new + tree, read_only=True)
@@ -329,7 +331,7 @@ def _private_root(plan, scratch, readable, owner):
             os.symlink(os.readlink(link), new + link)
     os.makedirs(new + scratch, exist_ok=True)
     _mount("tmpfs", new + scratch, "tmpfs", MS_NOSUID | MS_NODEV,
-           f"mode=0700,uid={owner},gid={owner},size={SCRATCH_BYTES}")
+           f"mode=0700,uid={owner},gid={owner},size={SCRATCH_BYTES},nr_inodes={SCRATCH_FILES}")
     os.makedirs(new + "/.old")
     os.chdir(new)
     arch = _PIVOT_ROOT.get(platform.machine())
@@ -339,6 +341,8 @@ def _private_root(plan, scratch, readable, owner):
     else:
         os.chroot(new)  # no pivot_root: a chroot, which the child, without capabilities, cannot leave
     os.chdir("/")
+    # the root itself read-only (a user's child owns it in its user namespace); the scratch stays writable
+    _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 def _own_proc(target):

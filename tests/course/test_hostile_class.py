@@ -71,6 +71,18 @@ def fresh_tmpdir(tmp_path, monkeypatch):
     return folder
 
 
+def bind_socket(folder, name):
+    """A Unix socket file `name` in `folder`, bound from inside it: a socket's address holds at most
+    108 bytes, fewer than a temporary folder's path may have."""
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        with socket.socket(socket.AF_UNIX) as server:
+            server.bind(name)
+    finally:
+        os.chdir(here)
+
+
 def hostile_class(folder):
     """{student folder name (bytes): the row's expected status} of a class made under `folder`."""
     os.makedirs(folder)
@@ -87,8 +99,7 @@ def hostile_class(folder):
     sym = student(b"symlink", "no files")
     os.symlink(SOLUTION, os.path.join(sym, b"exercise3_scaling.py"))
     os.mkfifo(os.path.join(student(b"fifo", "no files"), b"exercise3_scaling.py"))
-    with socket.socket(socket.AF_UNIX) as server:
-        server.bind(os.path.join(student(b"socket", "no files"), b"exercise3_scaling.py"))
+    bind_socket(student(b"socket", "no files"), b"exercise3_scaling.py")
     if os.geteuid() == 0:
         os.mknod(os.path.join(student(b"device", "no files"), b"exercise3_scaling.py"),
                  stat.S_IFCHR | 0o600, os.makedev(1, 3))  # /dev/null's numbers

@@ -2,7 +2,9 @@
 the answer key read by path, through a folder's file descriptor (dir_fd), through a hard link and a
 symbolic link made in its scratch folder; the kit's suites and solutions; writing beside its own
 file, in /tmp, in the kit and in its scratch folder; reading its own file; memory shared through
-/dev/zero or a file of its scratch folder, which --memory-limit (RLIMIT_DATA) would not count.
+/dev/zero or a file of its scratch folder, which --memory-limit (RLIMIT_DATA) would not count;
+files at the root of its file system, and more empty files in its scratch folder than a child may
+make (each costs kernel memory that no size limit counts).
 @KIT@ is the kit's folder, written in by the test."""
 
 import mmap
@@ -55,6 +57,12 @@ def _share(path, size=1 << 20):
         os.close(fd)
 
 
+def _many(folder, count=20000):
+    os.mkdir(folder)
+    for index in range(count):
+        open(os.path.join(folder, str(index)), "w").close()
+
+
 def probe():
     scratch = tempfile.gettempdir()
     return {
@@ -72,4 +80,6 @@ def probe():
         "read its own file": _attempt(lambda: _read(__file__)),
         "share memory through /dev/zero": _attempt(lambda: _share("/dev/zero")),
         "share memory through a file": _attempt(lambda: _share(os.path.join(scratch, "shared"))),
+        "write at the root of its file system": _attempt(lambda: _write(f"/lumen-escape-{os.getpid()}")),
+        "make 20000 empty files in its scratch folder": _attempt(lambda: _many(os.path.join(scratch, "many"))),
     }

@@ -40,6 +40,8 @@ OUTCOMES = {  # attempt -> what a confined child gets
     "read its own file": "allowed",
     "share memory through /dev/zero": "denied",  # not counted by --memory-limit (RLIMIT_DATA)
     "share memory through a file": "denied",
+    "write at the root of its file system": "denied",
+    "make 20000 empty files in its scratch folder": "denied",  # containment.SCRATCH_FILES
 }
 NEEDS_KERNEL = pytest.mark.skipif(
     sys.platform != "linux" or containment.expected_level() != containment.KERNEL,
