@@ -78,11 +78,13 @@ class Student:
                            f"{target} must stay a class (an nn.Module) that the tests can build and call")
         return reply
 
-    def largest_allocation(self, target, *args, **kwargs):
-        """The largest tensor one call of `target(*args, **kwargs)` allocates in the student's
+    def largest_allocation(self, target, *args, method=None, **kwargs):
+        """The largest tensor one call of `target(*args, **kwargs)` (or of the method `method` of a
+        RemoteObject `target`, whose storages are its own, not new) allocates in the student's
         process, measured by the grader's probe: {"bytes", "shape", "disabled"} ("disabled": why the
         student's code switched the probe off, or None; see grader.perf.probe)."""
-        request = {"op": "largest_allocation", "target": target, "args": list(args), "kwargs": kwargs}
+        request = {"op": "largest_allocation", "target": target, "method": method, "args": list(args),
+                   "kwargs": kwargs}
         return self._live_child().request(_to_wire(request))["value"]
 
     def backward(self, target, *args, wrt, upstream, method=None, **kwargs):

@@ -187,9 +187,12 @@ def allocations(case, impl, device, seed):
 
 def largest_allocation(session, request):
     """The child's "largest_allocation" op: one call of the student's code, as a "call" request
-    names it, measured by the probe (`grader.perf.probe.measure`): {"bytes", "shape", "disabled"}."""
-    _, fn = session.target(request)
-    return {"value": probe.measure(fn, session.resolve(request["args"]), session.resolve(request["kwargs"]))}
+    names it, measured by the probe (`grader.perf.probe.measure`): {"bytes", "shape", "disabled"}. Of
+    an object's method, the storages the object holds before the call are not new (a KV cache's)."""
+    obj, fn = session.target(request)
+    held = storages(obj) if request.get("method") else {}
+    return {"value": probe.measure(fn, session.resolve(request["args"]), session.resolve(request["kwargs"]),
+                                   held=held)}
 
 
 def adopt(session, exercise):

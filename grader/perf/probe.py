@@ -131,12 +131,14 @@ def _canary(probe):
     return probe.last == canary.untyped_storage().data_ptr()
 
 
-def measure(fn, args, kwargs=None):
+def measure(fn, args, kwargs=None, held=()):
     """{"bytes", "shape", "disabled"}: the largest tensor fn(*args, **kwargs) allocates (without
-    gradients), and why the probe was disabled during the call (None if it never was). The
-    dispatch-mode stack is left as it was found, whatever the call did to it."""
+    gradients), and why the probe was disabled during the call (None if it never was); `held`: the
+    data pointers of storages that exist already (an object's, whose method fn is), as the inputs'.
+    The dispatch-mode stack is left as it was found, whatever the call did to it."""
     tensors = [arg for arg in leaves(list(args) + list((kwargs or {}).values())) if isinstance(arg, torch.Tensor)]
     probe = LargestAllocation(tensors)
+    probe.inputs |= set(held)
     previous, depth = _getprofile(), _stack_length()
     with _no_grad():
         probe.__enter__()

@@ -7,7 +7,8 @@ FOLDER = SUBMISSIONS / "exercise8"
 
 BYTES = {"test_kv_cache_bytes_llama2_7b", "test_kv_cache_bytes_cases"}
 CACHE = {"test_kvcache_update_returns_everything", "test_kvcache_len", "test_kvcache_reset",
-         "test_kvcache_full_raises_value_error"}
+         "test_kvcache_full_raises_value_error", "test_kvcache_len_counts_tokens_whatever_their_values",
+         "test_kvcache_update_writes_into_its_storage"}
 MODULE = {"test_cached_gqa_without_cache", "test_cached_gqa_chunked", "test_cached_gqa_other_head_counts",
           "test_cached_gqa_float64", "test_cached_gqa_reset_between_sequences", "test_cached_gqa_input_not_modified",
           "test_cached_gqa_gradients"}
@@ -33,7 +34,7 @@ def test_solution_scores_full_marks(grade):
     result = graded(grade, 8, SOLUTIONS / "exercise8_kv_cache.py")
     assert failing(result) == set()
     assert result.passed and result.score == result.max_score
-    assert 15 <= result.max_score <= 30
+    assert 15 <= result.max_score <= 35
     assert {t.name.split("[")[0] for t in result.tests} == BYTES | CACHE | MODULE | {
         "test_kvcache_half_precision", "test_cached_gqa_half_precision"}
 
@@ -101,6 +102,34 @@ def test_full_cache_changed_before_raising(grade):
     assert failing(result) == {"test_kvcache_full_raises_value_error"}
     assert "len(cache) is 6, expected 3: raise the ValueError before changing anything" in message(
         result, "test_kvcache_full_raises_value_error")
+
+
+def test_len_that_counts_non_zero_slots(grade):
+    result = graded(grade, 8, FOLDER / "wrong_len_counts_nonzero_keys.py")
+    assert failing(result) == {"test_kvcache_len_counts_tokens_whatever_their_values"}
+    assert ("after updates of 0 and then 3 tokens (3 of all-zero keys and values) len(cache) is 0, expected 3: a token "
+            "whose key is all zeros is cached all the same") in message(
+        result, "test_kvcache_len_counts_tokens_whatever_their_values")
+
+
+def test_update_that_concatenates(grade):
+    result = graded(grade, 8, FOLDER / "wrong_update_concatenates.py")
+    assert failing(result) == {"test_kvcache_update_writes_into_its_storage"}
+    assert ("cache.update(k, v) with 1 new token after 24 (a KVCache(2, 3, 4, max_len=32)) allocated a tensor of shape "
+            "(2, 3, 25, 4) (2,400 bytes; the 24 cached keys take 2,304): it copies the cache on every update") in \
+        message(result, "test_kvcache_update_writes_into_its_storage")
+    assert diagnosed(result) == ["cache-reallocated"]
+
+
+def test_a_cache_that_returns_a_copy_is_caught_too(grade):
+    """Storage kept, but update returns torch.cat of the past and the new tokens: still a copy per update."""
+    source = (SOLUTIONS / "exercise8_kv_cache.py").read_text()
+    copied = source.replace("        return self.k[:, :, :end], self.v[:, :, :end]  # views, (B, Hkv, T, dh)",
+                            "        return (torch.cat([self.k[:, :, :start], k], 2),\n"
+                            "                torch.cat([self.v[:, :, :start], v], 2))")
+    assert copied != source
+    result = grade(8, copied)
+    assert failing(result) == {"test_kvcache_update_writes_into_its_storage"}
 
 
 def test_full_cache_must_raise_value_error(grade):

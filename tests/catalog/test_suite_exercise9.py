@@ -32,7 +32,7 @@ HEADS = {"test_find_heads_planted", "test_find_heads_of_the_hand_set_model", "te
 
 def test_solution_scores_full_marks(grade):
     result = graded(grade, 9, SOLUTIONS / "exercise9_head_patterns.py")
-    assert failing(result) == set() and result.passed and result.score == result.max_score == 26
+    assert failing(result) == set() and result.passed and result.score == result.max_score == 27
     assert {t.name.split("[")[0] for t in result.tests} == TOKENS | SCORES | HEADS | {"test_scores_half_precision"}
 
 
@@ -43,7 +43,8 @@ def test_stub_fails_every_test(grade):
 @pytest.mark.parametrize("seed", range(6))
 def test_the_suites_scores_stay_off_the_thresholds(seed):
     """Planted heads score >= 0.55 for their job, every other head <= 0.25, whatever the seed; the
-    hand-set model has exactly its two heads, and the mixed heads of the threshold test score 0.2, 0.5, 0.8."""
+    hand-set model has exactly its two heads, and the mixed heads of the threshold test score 0.5, 0.25,
+    0.875 exactly, in float32 too."""
     rng = torch.Generator().manual_seed(seed)
     for case, kinds in (("previous", suite.PLANTED["previous"]), ("induction", suite.PLANTED["induction"]),
                         *((f"find[{n}]", layer) for n, layer in enumerate(suite.PLANTED["find"]))):
@@ -60,8 +61,10 @@ def test_the_suites_scores_stay_off_the_thresholds(seed):
         scores = [oracle.previous_token_score(pattern), oracle.induction_score(pattern, pattern.shape[-1] // 2)]
         assert all(abs(s - 0.4) > 0.15 for score in scores for s in score), (layer, scores)
     seq_len = suite.SIZES["threshold"]["seq_len"]
-    mixed = suite.mixed((0.5, 0.2, 0.8), "previous", 2 * seq_len, seq_len)[None]
-    assert oracle.previous_token_score(mixed).tolist() == pytest.approx([0.5, 0.2, 0.8])
+    for kind in ("previous", "induction"):
+        mixed = suite.mixed(suite.SHARES, kind, 2 * seq_len, seq_len)[None].float()
+        score = ref.previous_token_score(mixed) if kind == "previous" else ref.induction_score(mixed, seq_len)
+        assert score.tolist() == list(suite.SHARES)
 
 
 def test_a_generator_crosses_the_wire_in_its_state():
@@ -92,6 +95,14 @@ def test_a_missed_head_is_named_and_drawn(grade):
     picture = test["picture"]
     assert picture["titles"] == ["layer 0, head 1", "key i-1 from query i"] and picture["shape"] == [14, 14]
     assert picture["got"][5][4] == picture["expected"][5][4] > 0.9 and picture["got"][5][5] == 0
+
+
+def test_a_head_on_the_threshold_is_not_kept(grade):
+    result = graded(grade, 9, FOLDER / "wrong_find_heads_at_threshold.py")
+    assert failed_tests(result) == ["test_find_heads_threshold"]
+    assert [t.name for t in result.tests if t.status == "failed"] == ["test_find_heads_threshold[0.5-equal-to-a-score]"]
+    assert ("(its previous-token score is 0.5, threshold 0.5): a head counts only when its score is strictly above "
+            "the threshold, score > threshold") in message(result, "test_find_heads_threshold[0.5-equal-to-a-score]")
 
 
 def test_heads_in_another_order_are_told_so(grade):

@@ -40,6 +40,8 @@ SIZES = {
     "cache_len": dict(B=1, n_kv_heads=2, d_head=4, max_len=10),
     "cache_reset": dict(B=3, n_kv_heads=2, d_head=4, max_len=8),
     "cache_full": dict(B=3, n_kv_heads=2, d_head=4, max_len=5),
+    "cache_zero": dict(B=3, n_kv_heads=2, d_head=4, max_len=8),
+    "cache_storage": dict(B=2, n_kv_heads=3, d_head=4, max_len=32, past=24),
     "cache_half": dict(B=3, n_kv_heads=2, d_head=8, max_len=6),
     "module": dict(B=4, L=7, **_GQA),
     "module_chunked": dict(B=4, L=9, max_len=12, **_GQA),
@@ -220,24 +222,32 @@ def test_kvcache_reset(student, rng):
 CAPACITY = "cache-capacity"  # the diagnosis of these messages, which name the mistake themselves
 
 
-@pytest.mark.points(2)
-def test_kvcache_full_raises_value_error(student, rng):
-    cache = make(student, "KVCache", *dims(SIZES["cache_full"], "B", "n_kv_heads", "d_head", "max_len"))
-    k1, v1 = kv_of(rng, "cache_full", 3)
-    cache.update(k1, v1)
+def expect_refused(cache, T, cached, max_len, rng):
+    """Appending T tokens to the cache holding `cached` of max_len raises ValueError and changes nothing."""
+    what = f"appending {plural(T, 'token')} to a KVCache(max_len={max_len}) holding {cached}"
     try:
-        cache.update(*kv_of(rng, "cache_full", 3))
+        cache.update(*kv_of(rng, "cache_full", T))
     except StudentError as error:
         if type(error) is not StudentError or error.type == "NotImplementedError":
             raise  # a forbidden call, the memory limit, a stub: the plugin reports those itself
         if error.type != "ValueError":
-            raise Mismatch(f"appending 3 tokens to a KVCache(max_len=5) holding 3 raised {error.type}, expected "
-                           "ValueError: check len(cache) + T_new <= max_len before writing", cause=CAPACITY) from None
+            raise Mismatch(f"{what} raised {error.type}, expected ValueError: check len(cache) + T_new <= max_len "
+                           "before writing", cause=CAPACITY) from None
     else:
-        raise Mismatch("appending 3 tokens to a KVCache(max_len=5) holding 3 did not raise ValueError: check "
-                       "len(cache) + T_new <= max_len before writing anything", cause=CAPACITY)
-    expect_len(cache, 3, "after the refused update len(cache) is {n}, expected {expected}: raise the ValueError "
-               "before changing anything", cause=CAPACITY)
+        raise Mismatch(f"{what} did not raise ValueError: check len(cache) + T_new <= max_len before writing "
+                       "anything", cause=CAPACITY)
+    expect_len(cache, cached, "after the refused update len(cache) is {n}, expected {expected}: raise the "
+               "ValueError before changing anything", cause=CAPACITY)
+
+
+@pytest.mark.points(2)
+def test_kvcache_full_raises_value_error(student, rng):
+    """3 tokens, 3 more refused, 2 that fill max_len = 5 exactly, then 1 more refused."""
+    max_len = SIZES["cache_full"]["max_len"]
+    cache = make(student, "KVCache", *dims(SIZES["cache_full"], "B", "n_kv_heads", "d_head", "max_len"))
+    k1, v1 = kv_of(rng, "cache_full", 3)
+    cache.update(k1, v1)
+    expect_refused(cache, 3, 3, max_len, rng)
     k2, v2 = kv_of(rng, "cache_full", 2)
     try:
         got = cache.update(k2, v2)
@@ -248,6 +258,53 @@ def test_kvcache_full_raises_value_error(student, rng):
                        "when len(cache) + T_new > max_len", cause=CAPACITY) from None
     check_pair(cache, got, torch.cat([as64(k1), as64(k2)], 2), torch.cat([as64(v1), as64(v2)], 2),
                what="cache.update(k, v) with 2 tokens after 3 and a refused update")
+    expect_refused(cache, 1, max_len, max_len, rng)
+
+
+# -- rules of the KVCache docstring that no value shows ------------------------------------------
+
+
+def test_kvcache_len_counts_tokens_whatever_their_values(student, rng):
+    """Keys and values of zeros are tokens too: len counts what update appended, not non-zero slots."""
+    size = SIZES["cache_zero"]
+    cache = make(student, "KVCache", *dims(size, "B", "n_kv_heads", "d_head", "max_len"))
+    total = 0
+    for T, zeros in ((3, True), (2, False), (1, True)):
+        k, v = kv_of(rng, "cache_zero", T)
+        if zeros:
+            k, v = torch.zeros_like(k), torch.zeros_like(v)
+        cache.update(k, v)
+        total += T
+        kind = "all-zero keys and values" if zeros else "random keys and values"
+        expect_len(cache, total, f"after updates of {total - T} and then {T} tokens ({T} of {kind}) len(cache) is "
+                   "{n}, expected {expected}: a token whose key is all zeros is cached all the same; count the "
+                   "tokens update appended (keep a counter), not the non-zero slots of the storage")
+
+
+def test_kvcache_update_writes_into_its_storage(student, rng):
+    """After `past` tokens, one update of 1 token allocates no tensor as large as the past keys: the cache
+    writes into the storage __init__ allocated and returns views of it, as the docstring says (no
+    torch.cat, no clone). Measured by the grader's allocation probe (sizes, not time)."""
+    size = SIZES["cache_storage"]
+    B, H_kv, d_head, max_len, past = dims(size, "B", "n_kv_heads", "d_head", "max_len", "past")
+    cache = make(student, "KVCache", B, H_kv, d_head, max_len)  # float32
+    for T in (past // 2, past - past // 2):
+        cache.update(*kv_of(rng, "cache_storage", T))
+    expect_len(cache, past, f"after updates of {past // 2} and {past - past // 2} tokens len(cache) is {{n}}, "
+               "expected {expected}")
+    k, v = kv_of(rng, "cache_storage", 1)
+    measured = student.largest_allocation(cache.remote, k, v, method="update")  # the last call: nothing replays it
+    if measured["disabled"]:
+        raise Mismatch(f"cache.update's memory could not be measured: {measured['disabled']}. The grader measures "
+                       "the largest tensor your code allocates; leave torch's modes, dispatch and profiling as they are")
+    past_bytes = B * H_kv * past * d_head * 4  # the float32 keys already cached
+    if measured["bytes"] >= past_bytes:
+        raise Mismatch(f"cache.update(k, v) with 1 new token after {past} (a KVCache({B}, {H_kv}, {d_head}, "
+                       f"max_len={max_len})) allocated a tensor of shape {tuple(measured['shape'])} "
+                       f"({measured['bytes']:,} bytes; the {past} cached keys take {past_bytes:,}): it copies the "
+                       "cache on every update. Allocate the storage once in __init__, write the new tokens into "
+                       "its slice [:, :, start:end] and return the views [:, :, :end] (no torch.cat, no clone)",
+                       cause="cache-reallocated")
 
 
 @pytest.mark.hidden

@@ -6,7 +6,8 @@ attention so no two sequences of the batch are alike) and on the patterns of lum
 two-layer attention-only transformer, whose weights are set by hand: a previous-token head at
 (layer 0, head 1), an induction head at (1, 2). Expected values come from the NumPy float64
 oracle. Every planted score is at least 0.15 away from the thresholds used, so `>` and `>=`
-give the same heads.
+give the same heads, but for the threshold test's heads scoring exactly 0.5 against a threshold
+of 0.5 (a float holds 0.5 exactly): the stub says a head counts when its score is strictly above.
 """
 
 import pytest
@@ -307,6 +308,8 @@ def check_heads(student, patterns, *, what, **kwargs):
             value = (oracle.previous_token_score(pattern) if kind == "previous_token"
                      else oracle.induction_score(pattern, pattern.size(-1) // 2))[head]
             score = f" (its {kind.replace('_', '-')} score is {value:.3g}, threshold {threshold:g})"
+            if value == threshold:
+                score += ": a head counts only when its score is strictly above the threshold, score > threshold"
         if (layer, head) in missed:
             message += f": (layer {layer}, head {head}) is {kind_name} head you missed{score}"
         else:
@@ -329,16 +332,22 @@ def test_find_heads_of_the_hand_set_model(student, rng):
                                         "(0, 1), an induction head at (1, 2))")
 
 
-@pytest.mark.parametrize("threshold", [0.65, None], ids=["0.65", "default-0.4"])
+SHARES = (0.5, 0.25, 0.875)  # the scores of the threshold test's heads
+
+
+@pytest.mark.parametrize("threshold", [0.65, None, 0.5], ids=["0.65", "default-0.4", "0.5-equal-to-a-score"])
 def test_find_heads_threshold(student, rng, threshold):
-    """Heads whose scores are exactly 0.2, 0.5, 0.8: 0.65 keeps one per layer, the default 0.4 two."""
+    """Heads whose scores are exactly 0.25, 0.5, 0.875 (floats hold them exactly): 0.65 keeps one per layer,
+    the default 0.4 two, and 0.5 one, since a score equal to the threshold is not above it. No average
+    of them over other axes is 0.5 (theirs is 0.54), so a score of the wrong shape is not on it too."""
     B, seq_len = dims(SIZES["threshold"], "B", "seq_len")
     L = 2 * seq_len
-    patterns = [mixed((0.5, 0.2, 0.8), "previous", L, seq_len), mixed((0.8, 0.5, 0.2), "induction", L, seq_len)]
+    patterns = [mixed(SHARES, "previous", L, seq_len), mixed(SHARES[::-1], "induction", L, seq_len)]
     patterns = [pattern.expand(B, -1, -1, -1).float() for pattern in patterns]
     kwargs = {} if threshold is None else {"threshold": threshold}
     shown = "" if threshold is None else f", threshold={threshold}"
-    check_heads(student, patterns, what=f"find_heads(patterns{shown}) on heads scoring 0.2, 0.5 and 0.8", **kwargs)
+    check_heads(student, patterns, what=f"find_heads(patterns{shown}) on heads scoring 0.5, 0.25 and 0.875",
+                **kwargs)
 
 
 @pytest.mark.hidden

@@ -1,4 +1,4 @@
-"""Exercise 8 — The KV cache (a growing cache that checks max_len only after appending).
+"""Exercise 8 — The KV cache (a cache that checks max_len only after appending).
 
 Diagnosis: cache-capacity.
 """
@@ -29,22 +29,25 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, seq_len, batch_size=1, bytes_pe
 
 class KVCache:
     def __init__(self, batch_size, n_kv_heads, d_head, max_len, dtype=torch.float32, device=None):
-        self.empty = torch.zeros(batch_size, n_kv_heads, 0, d_head, dtype=dtype, device=device)
-        self.k, self.v = self.empty, self.empty
-        self.max_len = max_len
+        shape = (batch_size, n_kv_heads, max_len, d_head)
+        self.keys = torch.zeros(shape, dtype=dtype, device=device)
+        self.values = torch.zeros(shape, dtype=dtype, device=device)
+        self.max_len, self.n = max_len, 0
 
     def __len__(self):
-        return self.k.shape[2]
+        return self.n
 
     def reset(self):
-        self.k, self.v = self.empty, self.empty
+        self.n = 0
 
     def update(self, k, v):
-        self.k = torch.cat([self.k, k], dim=2)
-        self.v = torch.cat([self.v, v], dim=2)
-        if len(self) > self.max_len:
+        T = k.shape[2]
+        self.keys[:, :, self.n:self.n + T] = k[:, :, :self.max_len - self.n]
+        self.values[:, :, self.n:self.n + T] = v[:, :, :self.max_len - self.n]
+        self.n += T
+        if self.n > self.max_len:
             raise ValueError("the KV cache is full")
-        return self.k, self.v
+        return self.keys[:, :, :self.n], self.values[:, :, :self.n]
 
 
 class CachedGroupedQueryAttention(nn.Module):

@@ -1,4 +1,4 @@
-"""Exercise 9 — every weight added in Python loops, heads kept with >= and sorted at the end.
+"""Exercise 9 — every weight added in Python loops, heads kept with > and sorted at the end.
 
 Diagnosis: none.
 """
@@ -59,6 +59,6 @@ def find_heads(patterns, threshold=0.4):
         if L % 2 == 1:
             raise ValueError("odd length: not a repeated sequence")
         p, s = previous_token_score(pattern).tolist(), induction_score(pattern, L // 2).tolist()
-        prev += [(layer, h) for h, value in enumerate(p) if value >= threshold]
-        ind += [(layer, h) for h, value in enumerate(s) if value >= threshold]
+        prev += [(layer, h) for h, value in enumerate(p) if value > threshold]
+        ind += [(layer, h) for h, value in enumerate(s) if value > threshold]
     return {"induction": sorted(ind), "previous_token": sorted(prev)}
