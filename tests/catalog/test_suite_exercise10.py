@@ -44,6 +44,7 @@ WRONG = {
     "wrong_block_uses_old_max": (SOFTMAX | TILED, ("test_tiled_attention_negative_scores", "float32")),
     "wrong_causal_excludes_diagonal": (CAUSAL_WITH_BLOCKS | {"test_tiled_attention_huge_scores"},
                                        ("test_tiled_attention", "causal=True")),
+    "wrong_squeeze_drops_query_axis": ({"test_tiled_attention"}, ("test_tiled_attention", "(2, 3, 1, 7)")),
 }
 
 

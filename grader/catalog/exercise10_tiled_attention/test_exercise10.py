@@ -4,8 +4,9 @@
 Block sizes are chosen so that the usual mistakes of a block loop show: one that divides the
 length, one that leaves a shorter last block, blocks of one entry (the running max grows at almost
 every step, so every missing rescale shows), and one block larger than the whole sequence (a loop
-that needs a full block runs zero times). The memory the submission allocates is measured apart,
-in the performance phase."""
+that needs a full block runs zero times), down to one query and one key (L_q = L_k = 1, where a
+bare .squeeze() takes the query axis too). The memory rule, that no tensor grows like L², is
+graded by the allocation probe (test_tiled_attention_never_holds_the_whole_matrix)."""
 
 import math
 
@@ -35,6 +36,8 @@ SIZES = {
     "attention[partial]": dict(B=(2, 3), L=11, d_k=5, d_v=7, block=4),
     "attention[block-1]": dict(B=(2, 3), L=6, d_k=5, d_v=7, block=1),
     "attention[one-block]": dict(B=(2, 3), L=6, d_k=5, d_v=7, block=9),
+    "attention[one-token]": dict(B=(2, 3), L=1, d_k=5, d_v=7, block=4,
+                                 edge="L_q = L_k = 1: one query, one key, a block longer than both"),
     "attention_float64": dict(B=2, L=13, d_k=6, d_v=3, block=5),
     "lengths[decode]": dict(B=(2, 3), L_q=4, L_k=10, d_k=5, d_v=7, block=6),
     "lengths[more-queries]": dict(B=(2, 3), L_q=9, L_k=6, d_k=5, d_v=4, block=4),
