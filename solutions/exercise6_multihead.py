@@ -91,6 +91,7 @@ class MultiHeadAttention(nn.Module):
       qkv: nn.Linear(d_model, 3 * d_model, bias=bias)  W_Q, W_K, W_V fused side by side
       out: nn.Linear(d_model, d_model, bias=bias)      W_O, mixes the heads
     (the grader loads a state dict with the keys qkv.weight, qkv.bias, out.weight, out.bias).
+    A query that may see no key reads nothing, never NaN (see forward).
     """
 
     def __init__(self, d_model, n_heads, bias=True):
@@ -109,7 +110,9 @@ class MultiHeadAttention(nn.Module):
 
         mask: None for causal attention (token i sees tokens 0..i), or a bool tensor broadcastable
         to the scores (B, H, L, L); True = may attend. A given mask replaces the causal one (it is
-        not combined with it).
+        not combined with it). A query whose mask row is all False (a sequence that is all padding)
+        reads nothing: its heads give zeros, not NaN, as the given scaled_dot_product_attention
+        makes them, so its output is out's bias (zeros with bias=False).
         Steps: qkv, split into q, k, v, split_heads each, attention, merge_heads, out.
         """
         # BEGIN SOLUTION

@@ -79,7 +79,8 @@ class GroupedQueryAttention(nn.Module):
       v_proj: nn.Linear(d_model, n_kv_heads * d_head, bias=False)  W_V, only H_kv heads: smaller!
       o_proj: nn.Linear(n_heads * d_head, d_model, bias=False)     W_O
     (the grader loads a state dict with the keys q_proj.weight, k_proj.weight, v_proj.weight,
-    o_proj.weight). n_heads must be a multiple of n_kv_heads.
+    o_proj.weight). n_heads must be a multiple of n_kv_heads. A query that may see no key gets a
+    zero output, never NaN (see forward).
     """
 
     def __init__(self, d_model, n_heads, n_kv_heads):
@@ -101,6 +102,8 @@ class GroupedQueryAttention(nn.Module):
 
         mask: None for causal attention (token i sees tokens 0..i), or a bool tensor broadcastable
         to the scores (B, H, L, L); True = may attend. A given mask replaces the causal one.
+        A query whose mask row is all False (a sequence that is all padding) reads nothing: its
+        output is zeros, not NaN, as the given scaled_dot_product_attention makes it.
         Steps: project q (H heads) and k, v (H_kv heads), split into heads, repeat_kv on k and v,
         attention, concatenate the heads, o_proj.
         """

@@ -16,28 +16,34 @@ FORWARD = {"test_forward_values", "test_forward_shapes", "test_gradients"}
 WRONG = {
     "wrong_split_no_transpose": (
         FORWARD | {"test_split_heads_values", "test_split_heads_shapes", "test_merge_undoes_split",
-                   "test_split_merge_gradients", "test_no_peeking_at_the_future", "test_explicit_mask"},
+                   "test_split_merge_gradients", "test_no_peeking_at_the_future", "test_explicit_mask",
+                   "test_fully_masked_rows"},
         ("test_split_heads_values", "split_heads(x of shape (2, 5, 12), 3) is wrong at [0, 0, 1, 0]"),
     ),
     "wrong_merge_no_transpose": (
         FORWARD | {"test_merge_heads_values", "test_merge_heads_shapes", "test_merge_undoes_split",
-                   "test_split_merge_gradients", "test_no_peeking_at_the_future", "test_explicit_mask"},
+                   "test_split_merge_gradients", "test_no_peeking_at_the_future", "test_explicit_mask",
+                   "test_fully_masked_rows"},
         ("test_merge_heads_values", "merge_heads(x of shape (2, 3, 5, 4)) is wrong at [0, 0, 4]"),
+    ),
+    "wrong_nan_on_fully_masked_rows": (
+        {"test_fully_masked_rows"},
+        ("test_fully_masked_rows", "must read nothing (zeros from attention, so out's bias after W_O), not NaN"),
     ),
     "wrong_no_causal_mask": (
         FORWARD | {"test_no_peeking_at_the_future"},
         ("test_no_peeking_at_the_future", "changing tokens 4 and 5 changed the output at position 0"),
     ),
     "wrong_qkv_order": (
-        FORWARD | {"test_explicit_mask"},
+        FORWARD | {"test_explicit_mask", "test_fully_masked_rows"},
         ("test_forward_values", "MultiHeadAttention(12, 3)(x) is wrong at [0, 1, 0]"),
     ),
     "wrong_scale_d_model": (
-        FORWARD | {"test_explicit_mask"},
+        FORWARD | {"test_explicit_mask", "test_fully_masked_rows"},
         ("test_explicit_mask", "MultiHeadAttention(12, 3)(x, mask) with "),
     ),
     "wrong_mask_buffer_ignores_mask": (
-        {"test_constructor_parameters", "test_explicit_mask"},
+        {"test_constructor_parameters", "test_explicit_mask", "test_fully_masked_rows"},
         ("test_constructor_parameters", "persistent=False"),
     ),
 }

@@ -224,3 +224,20 @@ def test_half_precision(student, rng, device):
         module, what = _load(student, reference, device=device, dtype=dtype)
         x = _x(rng, "module", dtype=dtype, device=device, scale=0.5)  # small: bf16 rounds every step
         check_forward(module, reference, x, what=f"{what}(x) in {dtype_text(dtype)}")
+
+
+# -- a query that may see no key (as exercise 7's test_gqa_fully_masked_rows) -----------------------
+
+
+@pytest.mark.hidden
+def test_fully_masked_rows(student, rng):
+    reference = _reference(rng, "explicit_mask")
+    module, what = _load(student, reference, dtype=torch.float64)
+    x = _x(rng, "explicit_mask", dtype=torch.float64)
+    B, L, _ = x.shape
+    mask = torch.ones(B, 1, L, L, dtype=torch.bool)
+    mask[1] = False  # the second sequence is all padding: its queries see no key at all
+    check_forward(module, reference, x, mask, what=f"{what}(x, mask) where every key of a query is masked",
+                  nan_hint="a query whose every key is masked must read nothing (zeros from attention, so out's "
+                           "bias after W_O), not NaN: use the given scaled_dot_product_attention, which zeroes such "
+                           "rows")

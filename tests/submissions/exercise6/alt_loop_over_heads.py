@@ -64,6 +64,6 @@ class MultiHeadAttention(nn.Module):
             cols = slice(h * self.d_head, (h + 1) * self.d_head)
             scores = torch.einsum("bqd,bkd->bqk", q[..., cols], k[..., cols]) / math.sqrt(self.d_head)
             scores = torch.where(mask[:, h], scores, torch.tensor(float("-inf"), dtype=x.dtype, device=x.device))
-            weights = torch.softmax(scores, dim=-1)
+            weights = torch.softmax(scores, dim=-1).masked_fill(~mask[:, h], 0.0)  # a query that sees no key: 0
             outputs.append(torch.einsum("bqk,bkd->bqd", weights, v[..., cols]))
         return self.out(torch.cat(outputs, dim=-1))

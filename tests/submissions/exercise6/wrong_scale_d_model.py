@@ -61,5 +61,5 @@ class MultiHeadAttention(nn.Module):
         if mask is None:
             mask = causal_mask(L, x.device)
         scores = scores.masked_fill(~mask, float("-inf"))
-        weights = torch.softmax(scores, dim=-1)
+        weights = torch.softmax(scores, dim=-1).masked_fill(~mask, 0.0)  # a fully masked query reads nothing
         return self.out(merge_heads(weights @ v))
