@@ -453,6 +453,16 @@ def check_forward(module, reference, *args, what, got=None, like=None, nan_hint=
     return check_result(got, expected, what=what, call=module.last_call(), like=like, nan_hint=nan_hint)
 
 
+def check_fully_masked_queries(module, reference, x, *, what, nan_hint):
+    """The tracked module's forward(x, mask) where the second sequence's mask is all False (all padding:
+    its queries see no key, and read nothing), against the reference's in float64."""
+    B, L, _ = x.shape
+    mask = torch.ones(B, 1, L, L, dtype=torch.bool, device=x.device)
+    mask[1] = False
+    return check_forward(module, reference, x, mask, what=f"{what}(x, mask) where every key of a query is masked",
+                         nan_hint=nan_hint)
+
+
 def check_module_gradients(module, reference, x, upstream, *, what):
     """The tracked module's forward on x, then its gradients w.r.t. x and every parameter for the
     upstream gradient, against the reference's: wrong values first, as they explain wrong gradients."""

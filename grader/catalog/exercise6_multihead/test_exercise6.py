@@ -12,6 +12,7 @@ from grader.grading.testkit import (
     cases,
     check_call,
     check_forward,
+    check_fully_masked_queries,
     check_grads,
     check_inputs_kept,
     check_module_gradients,
@@ -234,10 +235,7 @@ def test_fully_masked_rows(student, rng):
     reference = _reference(rng, "explicit_mask")
     module, what = _load(student, reference, dtype=torch.float64)
     x = _x(rng, "explicit_mask", dtype=torch.float64)
-    B, L, _ = x.shape
-    mask = torch.ones(B, 1, L, L, dtype=torch.bool)
-    mask[1] = False  # the second sequence is all padding: its queries see no key at all
-    check_forward(module, reference, x, mask, what=f"{what}(x, mask) where every key of a query is masked",
-                  nan_hint="a query whose every key is masked must read nothing (zeros from attention, so out's "
-                           "bias after W_O), not NaN: use the given scaled_dot_product_attention, which zeroes such "
-                           "rows")
+    check_fully_masked_queries(module, reference, x, what=what,
+                               nan_hint="a query whose every key is masked must read nothing (zeros from attention, "
+                                        "so out's bias after W_O), not NaN: use the given "
+                                        "scaled_dot_product_attention, which zeroes such rows")

@@ -10,6 +10,7 @@ from grader.grading.testkit import (
     cases,
     check_call,
     check_forward,
+    check_fully_masked_queries,
     check_gradients,
     check_inputs_kept,
     check_module_gradients,
@@ -223,12 +224,9 @@ def test_gqa_fully_masked_rows(student, rng):
     reference = reference_gqa(rng, GQA, torch.float64)
     module, what = load_gqa(student, reference, dtype=torch.float64)
     x = x_of(rng, "module_other", dtype=torch.float64)
-    B, L, _ = x.shape
-    mask = torch.ones(B, 1, L, L, dtype=torch.bool)
-    mask[1] = False  # the second sequence is all padding: its queries see no key at all
-    check_forward(module, reference, x, mask, what=f"{what}(x, mask) where every key of a query is masked",
-                  nan_hint="a query whose every key is masked must get zeros, not NaN: use the given "
-                           "scaled_dot_product_attention, which zeroes such rows")
+    check_fully_masked_queries(module, reference, x, what=what,
+                               nan_hint="a query whose every key is masked must get zeros, not NaN: use the given "
+                                        "scaled_dot_product_attention, which zeroes such rows")
 
 
 def test_gqa_input_not_modified(student, rng, device):
