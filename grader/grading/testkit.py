@@ -469,16 +469,18 @@ def check_forward(module, reference, *args, what, got=None, like=None, nan_hint=
     return check_result(got, expected, what=what, call=module.last_call(), like=like, nan_hint=nan_hint)
 
 
-def check_module_gradients(module, reference, x, upstream, *, what):
-    """The tracked module's forward on x, then its gradients w.r.t. x and every parameter for the
-    upstream gradient, against the reference's: wrong values first, as they explain wrong gradients."""
+def check_module_gradients(module, reference, x, upstream, *, what, mask=None, nan_hint="", cause=None):
+    """The tracked module's forward on x (and `mask`, if given), then its gradients w.r.t. x and every
+    parameter for the upstream gradient, against the reference's: wrong values first, as they explain
+    wrong gradients. `nan_hint`, `cause`: as check_gradients'."""
+    args = (x,) if mask is None else (x, mask)
     with torch.no_grad():
-        expected_out = reference(as64(x))
-    check_output_shapes(module(x), expected_out, what=what)
-    value, grads, param_grads = module.backward(x, wrt=[0], upstream=[upstream])
-    check_forward(module, reference, x, what=what, got=value)
+        expected_out = reference(*as64(args))
+    check_output_shapes(module(*args), expected_out, what=what)
+    value, grads, param_grads = module.backward(*args, wrt=[0], upstream=[upstream])
+    check_forward(module, reference, *args, what=what, got=value, nan_hint=nan_hint)
     x64 = as64(x).requires_grad_(True)
     names, parameters = zip(*reference.named_parameters())
-    expected = torch.autograd.grad((reference(x64) * as64(upstream)).sum(), [x64, *parameters])
+    expected = torch.autograd.grad((reference(x64, *as64(args[1:])) * as64(upstream)).sum(), [x64, *parameters])
     check_gradients([grads[0], *(param_grads.get(name) for name in names)], expected, ("x", *names), what=what,
-                    dtype=x.dtype)
+                    dtype=x.dtype, nan_hint=nan_hint, cause=cause)

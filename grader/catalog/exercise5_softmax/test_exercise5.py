@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
+from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
 from grader.grading.compare import attention_magnitude, dtype_text, softmax_magnitude
 from grader.grading.testkit import (
     as64,
@@ -253,7 +254,6 @@ def test_half_precision(student, rng, device):
 # (torch.where on the result, nan_to_num, a sum clamped to a tiny number) still flows backwards,
 # 0 * NaN = NaN. Training on padded batches then turns every weight into NaN.
 
-NAN_GRADIENT = "nan-gradient-on-masked-row"  # the diagnosis of these messages, which name the mistake themselves
 NAN_GRADIENT_HINT = (
     "{where}: its gradients must be finite too (zeros), but a NaN made and then dropped still flows backwards: "
     "torch.where(total == 0, 0, e / total) still differentiates e / total = 0/0, torch.logsumexp of an all -inf "
