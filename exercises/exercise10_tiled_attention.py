@@ -94,5 +94,7 @@ def tiled_attention(q, k, v, block_size, causal=False):
             that may see no key gets a zero output.
     Returns the output (..., L_q, d_v) (no weights: they are never formed). Never build a tensor of
     shape (..., L_q, L_k): the largest one should be a block of scores, (..., L_q, block_size).
+    It must train like whole-matrix attention: its gradients (autograd through your loop) are
+    those of softmax(Q Kᵀ / √d_k) V, and finite for a query that sees no key.
     """
     raise NotImplementedError("Exercise 10: per query keep m = -inf, l = 0 and o = 0; for each block of keys, scores s (masked if causal, key position > query position), m_new = max(m, max s), rescale l and o by e^(m - m_new), add Σ e^(s - m_new) and e^(s - m_new) @ v; return o / l — see 'The cost: attention is quadratic in sequence length' in the chapter")

@@ -257,9 +257,10 @@ def reference_grads(fn, args, wrt, upstream):
     return list(torch.autograd.grad(loss, [args[i] for i in wrt]))
 
 
-def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_hint="", upstream=None):
+def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_hint="", upstream=None, cause=None):
     """The student's gradients of `name` w.r.t. args[wrt] match the reference's, in the input dtype,
-    for a random upstream gradient (or the given one: see `upstream_through_softmax`)."""
+    for a random upstream gradient (or the given one: see `upstream_through_softmax`); `cause`: as
+    check_gradients'."""
     expected_out = ref_fn(*as64(args))
     outputs = expected_out if isinstance(expected_out, tuple) else (expected_out,)
     if upstream is None:
@@ -269,7 +270,7 @@ def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_
     _, grads, _ = student.backward(name, *args, wrt=wrt, upstream=upstream)
     expected = reference_grads(ref_fn, args, wrt, upstream)
     check_gradients(grads, expected, names or [f"argument {i}" for i in wrt], what=what,
-                    dtype=args[wrt[0]].dtype, nan_hint=nan_hint)
+                    dtype=args[wrt[0]].dtype, nan_hint=nan_hint, cause=cause)
 
 
 def check_output_shapes(got, expected, *, what):
@@ -297,12 +298,27 @@ def upstream_through_softmax(scores, mask, rng):
     return [upstream.to(device=scores.device, dtype=scores.dtype)]
 
 
-def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint=""):
-    """Each gradient the student's process sent back (None: none reached it) against the reference's."""
+def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", cause=None):
+    """Each gradient the student's process sent back (None: none reached it) against the reference's.
+
+    `cause`: the diagnosis id of a NaN or inf gradient where the reference's is finite, for a check
+    whose `nan_hint` names that mistake itself (the diagnosis replays values forward only, and a
+    forward pass that is right tells it nothing)."""
     for got, want, name in zip(grads, expected, names):
         if got is None:
             raise Mismatch(f"{what}: no gradient reached `{name}`; is it used, and not detached?")
-        check_close(got, want, what=f"the gradient of {what} w.r.t. {name}", dtype=dtype, nan_hint=nan_hint)
+        try:
+            check_close(got, want, what=f"the gradient of {what} w.r.t. {name}", dtype=dtype, nan_hint=nan_hint)
+        except Mismatch as mismatch:
+            if cause and _not_finite_where_finite(got, want):
+                mismatch.details["cause"] = cause
+            raise
+
+
+def _not_finite_where_finite(got, want):
+    """got (a tensor of want's shape) is NaN or inf somewhere `want` is finite."""
+    return (isinstance(got, torch.Tensor) and got.shape == want.shape
+            and bool((~torch.isfinite(got.detach().cpu()) & torch.isfinite(want.cpu())).any()))
 
 
 # -- objects in the student's process, recorded so that a mutant can redo what they did ---------------
@@ -463,16 +479,18 @@ def check_fully_masked_queries(module, reference, x, *, what, nan_hint):
                          nan_hint=nan_hint)
 
 
-def check_module_gradients(module, reference, x, upstream, *, what):
-    """The tracked module's forward on x, then its gradients w.r.t. x and every parameter for the
-    upstream gradient, against the reference's: wrong values first, as they explain wrong gradients."""
+def check_module_gradients(module, reference, x, upstream, *, what, mask=None, nan_hint="", cause=None):
+    """The tracked module's forward on x (and `mask`, if given), then its gradients w.r.t. x and every
+    parameter for the upstream gradient, against the reference's: wrong values first, as they explain
+    wrong gradients. `nan_hint`, `cause`: as check_gradients'."""
+    args = (x,) if mask is None else (x, mask)
     with torch.no_grad():
-        expected_out = reference(as64(x))
-    check_output_shapes(module(x), expected_out, what=what)
-    value, grads, param_grads = module.backward(x, wrt=[0], upstream=[upstream])
-    check_forward(module, reference, x, what=what, got=value)
+        expected_out = reference(*as64(args))
+    check_output_shapes(module(*args), expected_out, what=what)
+    value, grads, param_grads = module.backward(*args, wrt=[0], upstream=[upstream])
+    check_forward(module, reference, *args, what=what, got=value, nan_hint=nan_hint)
     x64 = as64(x).requires_grad_(True)
     names, parameters = zip(*reference.named_parameters())
-    expected = torch.autograd.grad((reference(x64) * as64(upstream)).sum(), [x64, *parameters])
+    expected = torch.autograd.grad((reference(x64, *as64(args[1:])) * as64(upstream)).sum(), [x64, *parameters])
     check_gradients([grads[0], *(param_grads.get(name) for name in names)], expected, ("x", *names), what=what,
-                    dtype=x.dtype)
+                    dtype=x.dtype, nan_hint=nan_hint, cause=cause)

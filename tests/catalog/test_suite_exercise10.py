@@ -15,10 +15,10 @@ COST = {"test_attention_cost", "test_crossover_length"}
 SOFTMAX = {"test_online_softmax", "test_online_softmax_huge_scores", "test_online_softmax_masked_entries"}
 TILED = {"test_tiled_attention", "test_tiled_attention_float64", "test_tiled_attention_queries_and_keys",
          "test_tiled_attention_huge_scores", "test_tiled_attention_negative_scores",
-         "test_tiled_attention_without_batch_dims"}
+         "test_tiled_attention_without_batch_dims", "test_tiled_attention_gradients"}
 MEMORY = {"test_tiled_attention_never_holds_the_whole_matrix"}  # also tests/perf/test_probe.py
 CAUSAL_WITH_BLOCKS = {"test_tiled_attention", "test_tiled_attention_float64", "test_tiled_attention_queries_and_keys",
-                      "test_tiled_attention_without_batch_dims"}
+                      "test_tiled_attention_without_batch_dims", "test_tiled_attention_gradients"}
 
 # submission -> (the tests it must fail, (a test, a phrase its message must contain))
 WRONG = {
@@ -34,17 +34,22 @@ WRONG = {
     "wrong_divides_inside_loop": (CAUSAL_WITH_BLOCKS, ("test_tiled_attention_float64", "is wrong at")),
     "wrong_causal_block_positions": (CAUSAL_WITH_BLOCKS | {"test_tiled_attention_huge_scores"},
                                      ("test_tiled_attention_float64", "causal=True")),
-    "wrong_causal_top_left": ({"test_tiled_attention_queries_and_keys", "test_tiled_attention_without_batch_dims"},
+    "wrong_causal_top_left": ({"test_tiled_attention_queries_and_keys", "test_tiled_attention_without_batch_dims",
+                               "test_tiled_attention_gradients"},
                               ("test_tiled_attention_queries_and_keys", "k of shape (2, 3, 10, 5)")),
-    "wrong_nan_on_empty_rows": ({"test_online_softmax_masked_entries", "test_tiled_attention_queries_and_keys"},
+    "wrong_nan_on_empty_rows": ({"test_online_softmax_masked_entries", "test_tiled_attention_queries_and_keys",
+                                 "test_tiled_attention_gradients"},
                                 ("test_online_softmax_masked_entries", "shift by 0 while the running max is -inf")),
     "wrong_stale_normaliser": (SOFTMAX, ("test_online_softmax", "is wrong at")),
-    "wrong_max_not_kept": (TILED - {"test_tiled_attention_queries_and_keys"} | {"test_online_softmax_huge_scores"},
+    "wrong_max_not_kept": (TILED - {"test_tiled_attention_queries_and_keys", "test_tiled_attention_gradients"}
+                           | {"test_online_softmax_huge_scores"},
                            ("test_online_softmax_huge_scores", "has NaN")),
     "wrong_block_uses_old_max": (SOFTMAX | TILED, ("test_tiled_attention_negative_scores", "float32")),
     "wrong_causal_excludes_diagonal": (CAUSAL_WITH_BLOCKS | {"test_tiled_attention_huge_scores"},
                                        ("test_tiled_attention", "causal=True")),
     "wrong_squeeze_drops_query_axis": ({"test_tiled_attention"}, ("test_tiled_attention", "(2, 3, 1, 7)")),
+    "wrong_where_after_division": ({"test_tiled_attention_gradients"},
+                                   ("test_tiled_attention_gradients", "and their gradients must be finite too")),
 }
 
 

@@ -12,8 +12,11 @@ FILE = "exercise5_softmax.py"
 
 ATTENTION_WITH_MASK = {
     "test_causal_mask_broadcasts", "test_padding_mask_broadcasts", "test_fully_masked_rows",
-    "test_attention_gradients", "test_gradients_with_fully_masked_row",
+    "test_attention_gradients", "test_gradients_with_fully_masked_row", "test_gradients_with_padding",
 }
+# a NaN gradient through a fully masked row, through softmax itself and through attention
+NAN_GRADIENT = {"test_softmax_gradients_fully_masked_slice", "test_gradients_with_fully_masked_row",
+                "test_gradients_with_padding"}
 
 # submission -> (the tests it must fail, (a test, a phrase its message must contain))
 WRONG = {
@@ -23,12 +26,12 @@ WRONG = {
         ("test_attention_values", "weights from scaled_dot_product_attention(q, k, v) are wrong at"),
     ),
     "wrong_naive_exp": (
-        {"test_softmax_huge_scores", "test_softmax_fully_masked_slice", "test_fully_masked_rows",
-         "test_attention_huge_scores", "test_gradients_with_fully_masked_row"},
+        NAN_GRADIENT | {"test_softmax_huge_scores", "test_softmax_fully_masked_slice", "test_fully_masked_rows",
+                        "test_attention_huge_scores"},
         ("test_softmax_huge_scores", "subtract each slice's max"),
     ),
     "wrong_nan_on_masked_rows": (
-        {"test_softmax_fully_masked_slice", "test_fully_masked_rows", "test_gradients_with_fully_masked_row"},
+        NAN_GRADIENT | {"test_softmax_fully_masked_slice", "test_fully_masked_rows"},
         ("test_fully_masked_rows", "a fully masked row must give zero weights"),
     ),
     "wrong_mask_after_softmax": (
@@ -48,12 +51,20 @@ WRONG = {
         ("test_softmax_any_dim", "is wrong at [0, 0, 0]"),
     ),
     "wrong_clamp_tiny": (
-        {"test_gradients_with_fully_masked_row"},
+        NAN_GRADIENT,
         ("test_gradients_with_fully_masked_row", "a sum clamped to a tiny number"),
     ),
     "wrong_nan_to_num": (
-        {"test_gradients_with_fully_masked_row"},
+        NAN_GRADIENT,
         ("test_gradients_with_fully_masked_row", "its gradients must be finite too"),
+    ),
+    "wrong_logsumexp_guard_after": (
+        {"test_softmax_gradients_fully_masked_slice"},
+        ("test_softmax_gradients_fully_masked_slice", "torch.logsumexp of an all -inf slice differentiates"),
+    ),
+    "wrong_where_after_division": (
+        {"test_softmax_gradients_fully_masked_slice"},
+        ("test_softmax_gradients_fully_masked_slice", "torch.where(total == 0, 0, e / total) still differentiates"),
     ),
 }
 

@@ -9,7 +9,7 @@ REPEAT_KV = {"test_repeat_kv_values", "test_repeat_kv_group_sizes", "test_repeat
              "test_repeat_kv_gradients"}
 GQA = {"test_gqa_parameters", "test_gqa_matches_reference", "test_gqa_float64", "test_gqa_no_peeking",
        "test_gqa_explicit_mask", "test_gqa_single_token", "test_gqa_large_scores", "test_gqa_fully_masked_rows",
-       "test_gqa_input_not_modified", "test_gqa_gradients"}
+       "test_gqa_input_not_modified", "test_gqa_gradients", "test_gqa_gradients_fully_masked_rows"}
 
 
 def failing(result):
@@ -25,7 +25,7 @@ def test_solution_scores_full_marks(grade):
     result = graded(grade, 7, SOLUTIONS / "exercise7_gqa.py")
     assert failing(result) == set()
     assert result.passed and result.score == result.max_score
-    assert 15 <= result.max_score <= 30
+    assert 15 <= result.max_score <= 35
     assert {t.name.split("[")[0] for t in result.tests} == REPEAT_KV | GQA | {
         "test_repeat_kv_half_precision", "test_gqa_half_precision"}
     assert len(result.tests) < 40 + 18  # the CUDA cases are collected (and skipped) on a CPU run too
@@ -44,6 +44,7 @@ def test_repeat_instead_of_repeat_interleave(grade):
         "test_gqa_matches_reference[cpu-GQA-6q-2kv]", "test_gqa_matches_reference[cpu-GQA-6q-3kv]",
         "test_gqa_float64[cpu]", "test_gqa_explicit_mask[cpu]", "test_gqa_single_token[cpu]",
         "test_gqa_large_scores", "test_gqa_fully_masked_rows", "test_gqa_gradients[cpu]",
+        "test_gqa_gradients_fully_masked_rows[cpu]",
     }
     # head 1 of 6 is KV head 1 (tiled), not KV head 0 (interleaved)
     assert message(result, "test_repeat_kv_values[cpu-float32]").startswith(
@@ -62,6 +63,7 @@ def test_repeat_along_the_sequence_dim(grade):
         "test_gqa_matches_reference[cpu-MQA-4q-1kv]", "test_gqa_float64[cpu]", "test_gqa_no_peeking[cpu]",
         "test_gqa_explicit_mask[cpu]", "test_gqa_single_token[cpu]", "test_gqa_large_scores",
         "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]",
+        "test_gqa_gradients_fully_masked_rows[cpu]",
     }
     text = message(result, "test_repeat_kv_values[cpu-float64]")
     assert "(4, 2, 15, 7), expected (4, 6, 5, 7) (axis -3 is 2 not 6, axis -2 is 15 not 5)" in text
@@ -93,7 +95,8 @@ def test_kv_projections_sized_like_q_proj(grade):
          "test_gqa_matches_reference[cpu-GQA-6q-2kv]", "test_gqa_matches_reference[cpu-GQA-6q-3kv]",
          "test_gqa_matches_reference[cpu-MQA-4q-1kv]", "test_gqa_float64[cpu]", "test_gqa_no_peeking[cpu]",
          "test_gqa_explicit_mask[cpu]", "test_gqa_single_token[cpu]", "test_gqa_large_scores",
-         "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]"}
+         "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]",
+         "test_gqa_gradients_fully_masked_rows[cpu]"}
     )
     text = message(result, "test_gqa_parameters[GQA-6q-2kv]")
     assert "`k_proj.weight` has shape (18, 18), expected (6, 18)" in text
@@ -124,6 +127,16 @@ def test_nan_for_a_fully_masked_query_is_explained(grade):
     careless = source.replace("        weights = weights.masked_fill(~mask, 0.0)", "        pass")
     assert careless != source
     result = grade(7, careless)
-    assert failing(result) == {"test_gqa_fully_masked_rows"}
+    assert failing(result) == {"test_gqa_fully_masked_rows", "test_gqa_gradients_fully_masked_rows[cpu]"}
     assert "must get zeros, not NaN" in message(result, "test_gqa_fully_masked_rows")
     assert diagnosed(result) == ["softmax-nan-on-masked-row"]
+
+
+def test_nan_gradient_through_an_added_mask_is_explained(grade):
+    """Right values, but torch.softmax's NaN on a fully masked row patched with nan_to_num: only the
+    gradients show it, and their message names it."""
+    result = graded(grade, 7, FOLDER / "wrong_additive_mask_nan_to_num.py")
+    assert failing(result) == {"test_gqa_gradients_fully_masked_rows[cpu]"}
+    text = message(result, "test_gqa_gradients_fully_masked_rows[cpu]")
+    assert " has NaN " in text and "with finite gradients" in text and "masked_fill stops it" in text
+    assert diagnosed(result) == ["nan-gradient-on-masked-row"]

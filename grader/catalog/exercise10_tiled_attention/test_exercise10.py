@@ -15,7 +15,8 @@ import torch
 
 import lumen_ref as ref
 from grader.grading.compare import Mismatch, attention_magnitude, describe, dtype_text, softmax_magnitude, summarise
-from grader.grading.testkit import cases, check_call, check_inputs_kept, dims, randn
+from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
+from grader.grading.testkit import cases, check_call, check_grads, check_inputs_kept, dims, randn
 
 DTYPES = [torch.float32, torch.float64]
 
@@ -47,6 +48,7 @@ SIZES = {
     "attention_no_batch": dict(L_q=7, L_k=10, d_k=5, d_v=3, block=4),
     "attention_inputs": dict(B=2, L=8, d_k=5, d_v=3, block=6),
     "attention_half": dict(B=(2, 3), L=10, d_k=8, d_v=6, block=4),
+    "gradients": dict(B=(2, 3), L_q=11, L_k=7, d_k=5, d_v=6, block=4),
     "memory": dict(B=1, n_heads=4, L=1024, d_k=32, block=64, shorter=(256, 512)),  # L: the longest measured
 }
 TILED = "tiled_attention"
@@ -303,3 +305,25 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
                        f"largest, of shape {tuple(shape)}, at L = {long}), and the (L, L) scores of every head are "
                        f"{_mib(whole)} there. Read K and V one block at a time and keep only a block of scores, "
                        f"(L_q, block_size): {_mib(B * H * long * block * 4)} at L = {long}")
+
+
+# -- gradients -----------------------------------------------------------------------------------
+
+
+@pytest.mark.points(2)
+def test_tiled_attention_gradients(student, rng, device):
+    """Through the loop, autograd must give whole-matrix attention's gradients: the queries that see no
+    key (causal, L_q > L_k) get zeros, and a NaN made there and dropped would still flow backwards."""
+    size = SIZES["gradients"]
+    q, k, v = qkv(rng, "gradients", dtype=torch.float64, device=device)
+    block, unseen = size["block"], size["L_q"] - size["L_k"]
+    what = f"tiled_attention(q, k, v, block_size={block}, causal=True) with {size['L_q']} queries and {size['L_k']} keys"
+    _check_tiled(student, q, k, v, block, True, what=what, nan_hint=NO_KEY_HINT)  # wrong values explain wrong gradients
+    # large upstream gradients: a sum clamped to the smallest float gives 0 * (g / tiny) = 0 * inf = NaN
+    upstream = [randn(rng, *q.shape[:-1], size["d_v"], dtype=torch.float64, device=device, scale=10.0)]
+    check_grads(student, TILED, ref.tiled_attention, [q, k, v, block, True], [0, 1, 2], rng, what=what,
+                names=["q", "k", "v"], upstream=upstream, cause=NAN_GRADIENT,
+                nan_hint=f"the first {unseen} queries see no key, and their gradients must be finite too (zeros): "
+                         "a NaN made and then dropped (torch.where(l == 0, 0, o / l), nan_to_num, a sum clamped to "
+                         "a tiny number) still flows backwards; shift by 0 while the running max is -inf and divide "
+                         "by 1 where the sum is 0")

@@ -7,6 +7,11 @@ import lumen_ref as ref
 from grader.diagnosis.mutants import Misconception, MASKING, SOFTMAX, softmax_dividing
 from grader.catalog.exercise4_masking.misconceptions import SOLUTION_SDPA_MASK
 
+# a NaN gradient where the float64 oracle's is finite, through a fully masked row: a cause the failing
+# message names itself (grader.grading.testkit.check_gradients), not a catalogue entry, since the
+# mutants are replayed forward only and the forward values of this mistake are right
+NAN_GRADIENT = "nan-gradient-on-masked-row"
+
 MISCONCEPTIONS = (
     Misconception(
         "mask-after-softmax", (5,),

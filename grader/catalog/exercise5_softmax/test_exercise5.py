@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
+from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
 from grader.grading.compare import attention_magnitude, dtype_text, softmax_magnitude
 from grader.grading.testkit import (
     as64,
@@ -43,6 +44,8 @@ SIZES = {
     "attention_gradients": dict(B=(2, 3), L_q=5, L_k=6, d_k=4, d_v=7),
     "gradients_fully_masked": dict(B=2, L=5, d_k=4, d_v=3),
     "attention_half": dict(B=(2, 3), L=5, d_k=8, d_v=6),
+    "softmax_gradients_fully_masked": dict(B=3, L_q=4, L_k=6),
+    "gradients_padding": dict(B=(3, 2), L_q=4, L_k=6, d_k=5, d_v=7, lengths=[5, 0, 3]),
 }
 SDPA = "scaled_dot_product_attention"
 STABLE_HINT = "e^x overflowed to inf and inf / inf is NaN: subtract each slice's max before torch.exp"
@@ -213,18 +216,24 @@ def test_gradients_with_fully_masked_row(student, rng, device):
     q, k, v = qkv(rng, "gradients_fully_masked", dtype=torch.float64, device=device)
     mask = ref.causal_mask(size["L"], device=device)
     mask[3] = False  # query 3 may see no key at all
-    args = [q, k, v, mask]
-    # large upstream gradients: a sum clamped to the smallest float gives 0 * (g / tiny) = 0 * inf = NaN
-    upstream = [randn(rng, *dims(size, "B", "L", "d_v"), dtype=torch.float64, device=device, scale=10.0),
-                randn(rng, *dims(size, "B", "L", "L"), dtype=torch.float64, device=device, scale=10.0)]
-    what = "scaled_dot_product_attention with a fully masked row"
-    check_output_shapes(student.run(SDPA, *args)["value"], ref.scaled_dot_product_attention(*as64(args)), what=what)
-    _, grads, _ = student.backward(SDPA, *args, wrt=[0, 1, 2], upstream=upstream)
-    expected = reference_grads(ref.scaled_dot_product_attention, args, [0, 1, 2], upstream)
     hint = ("query 3 has every key masked, and its gradients must be finite too: a NaN or inf made and then "
             "patched (nan_to_num, torch.where on the result, a sum clamped to a tiny number) still flows "
             "backwards; shift by 0 where the max is -inf and divide by 1 where the sum is 0")
-    check_gradients(grads, expected, ("q", "k", "v"), what=what, nan_hint=hint)
+    _check_masked_gradients(student, rng, q, k, v, mask, what="scaled_dot_product_attention with a fully masked row",
+                            hint=hint, cause=NAN_GRADIENT)
+
+
+def _check_masked_gradients(student, rng, q, k, v, mask, *, what, hint, cause):
+    """The student's gradients of attention w.r.t. q, k and v, for large random upstream gradients
+    on both outputs, against the float64 reference's; a mask with fully masked rows."""
+    args = [q, k, v, mask]
+    # large upstream gradients: a sum clamped to the smallest float gives 0 * (g / tiny) = 0 * inf = NaN
+    upstream = [randn(rng, *out.shape, dtype=q.dtype, device=q.device, scale=10.0)
+                for out in ref.scaled_dot_product_attention(*as64(args))]
+    check_output_shapes(student.run(SDPA, *args)["value"], ref.scaled_dot_product_attention(*as64(args)), what=what)
+    _, grads, _ = student.backward(SDPA, *args, wrt=[0, 1, 2], upstream=upstream)
+    expected = reference_grads(ref.scaled_dot_product_attention, args, [0, 1, 2], upstream)
+    check_gradients(grads, expected, ("q", "k", "v"), what=what, nan_hint=hint, cause=cause)
 
 
 @pytest.mark.points(2)
@@ -238,3 +247,44 @@ def test_half_precision(student, rng, device):
         _, _, v = qkv(rng, "attention_half", dtype=dtype, device=device)
         _check_attention(student, q, k, v, ref.causal_mask(SIZES["attention_half"]["L"], device=device),
                          what=f"scaled_dot_product_attention in {name}")
+
+
+# -- gradients through fully masked slices and padding ---------------------------------------
+# A softmax may be right forward and still NaN backward: a 0/0 or -inf - -inf made and then dropped
+# (torch.where on the result, nan_to_num, a sum clamped to a tiny number) still flows backwards,
+# 0 * NaN = NaN. Training on padded batches then turns every weight into NaN.
+
+NAN_GRADIENT_HINT = (
+    "{where}: its gradients must be finite too (zeros), but a NaN made and then dropped still flows backwards: "
+    "torch.where(total == 0, 0, e / total) still differentiates e / total = 0/0, torch.logsumexp of an all -inf "
+    "slice differentiates e^(-inf - -inf) = NaN, and torch.where, nan_to_num and clamp pass on 0 * NaN = NaN. Guard "
+    "the inputs instead: shift by 0 where the max is -inf and divide by 1 where the sum is 0 (or take the "
+    "logsumexp of zeros in an all -inf slice)")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
+def test_softmax_gradients_fully_masked_slice(student, rng, device, dtype):
+    x = randn(rng, *dims(SIZES["softmax_gradients_fully_masked"], "B", "L_q", "L_k"), dtype=dtype, device=device,
+              scale=2.0)
+    x[0, 1] = float("-inf")  # a query that may see no key at all
+    x[2, 3, 1:] = float("-inf")  # one key left
+    x[1, 0, :4] = float("-inf")  # partly masked
+    what = "softmax(x) with a slice of only -inf"
+    _check_softmax(student, x, what=what, nan_hint=EMPTY_SLICE_HINT)  # wrong values explain wrong gradients
+    # large upstream gradients: a sum clamped to the smallest float gives 0 * (g / tiny) = 0 * inf = NaN
+    upstream = [randn(rng, *x.shape, dtype=dtype, device=device, scale=10.0)]
+    check_grads(student, "softmax", ref.softmax, [x], [0], rng, what=what, names=["x"], upstream=upstream,
+                nan_hint=NAN_GRADIENT_HINT.format(where="slice [0, 1] of x is entirely -inf"), cause=NAN_GRADIENT)
+
+
+@pytest.mark.points(2)
+def test_gradients_with_padding(student, rng, device):
+    size = SIZES["gradients_padding"]
+    q, k, v = qkv(rng, "gradients_padding", dtype=torch.float64, device=device)
+    mask = ref.padding_mask(torch.tensor(size["lengths"], device=device), size["L_k"])[:, None]  # (B, 1, 1, L_k)
+    what = "scaled_dot_product_attention with a (B, 1, 1, L_k) padding mask"
+    _check_attention(student, q, k, v, mask, what=what, nan_hint=(
+        "sequence 1 has length 0, so every key is masked for its queries: a fully masked row must give zero "
+        "weights and a zero output, not 0/0 = NaN (use your stable softmax)"))
+    hint = NAN_GRADIENT_HINT.format(where="sequence 1 has length 0, so every key is masked for its queries")
+    _check_masked_gradients(student, rng, q, k, v, mask, what=what, hint=hint, cause=NAN_GRADIENT)

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
+from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
 from grader.grading.compare import Mismatch, check_tensor, dtype_text, plural, shape_text
 from grader.grading.testkit import (
     call_text,
@@ -45,6 +46,7 @@ SIZES = {
     "explicit_mask": dict(B=4, L=7, d_model=18, n_heads=6, n_kv_heads=2, d_head=3, lengths=[6, 4, 2, 5]),
     "single_token": dict(B=4, L=1, d_model=18, n_heads=6, n_kv_heads=2, d_head=3, edge="one token"),
     "module_other": dict(B=4, L=5, d_model=18, n_heads=6, n_kv_heads=2, d_head=3),
+    "gradients_padding": dict(B=4, L=7, d_model=18, n_heads=6, n_kv_heads=2, d_head=3, lengths=[6, 0, 4, 5]),
 }
 CONFIGS = {name[len("module["):-1]: dims(SIZES[name], "d_model", "n_heads", "n_kv_heads") for name in SIZES
            if name.startswith("module[")}  # (d_model, n_heads, n_kv_heads)
@@ -254,3 +256,24 @@ def test_gqa_half_precision(student, rng, device):
         module, what = load_gqa(student, reference, dtype=dtype, device=device)
         x = x_of(rng, "module_other", dtype=dtype, device=device, scale=0.5)  # outputs ~0.25: well above atol
         check_forward(module, reference, x, what=f"{what}(x) in {dtype_text(dtype)}")
+
+
+# -- gradients through fully masked rows -----------------------------------------------------
+
+
+@pytest.mark.points(2)
+@pytest.mark.hidden
+def test_gqa_gradients_fully_masked_rows(student, rng, device):
+    reference = reference_gqa(rng, GQA, torch.float64)
+    module, what = load_gqa(student, reference, dtype=torch.float64, device=device)
+    size = SIZES["gradients_padding"]
+    x = x_of(rng, "gradients_padding", dtype=torch.float64, device=device)
+    upstream = x_of(rng, "gradients_padding", dtype=torch.float64, device=device, scale=10.0)
+    padding = (torch.arange(size["L"]) < torch.tensor(size["lengths"])[:, None])[:, None, None, :]  # (B, 1, 1, L)
+    mask = (padding & ref.causal_mask(size["L"])).to(device)  # (B, 1, L, L): sequence 1 is all padding
+    check_module_gradients(
+        module, reference, x, upstream, mask=mask, what=f"{what}(x, mask) with a sequence of length 0",
+        nan_hint="sequence 1 has length 0, so its queries see no key: they must get zeros, with finite gradients "
+                 "(zeros through them) too. A NaN made and then dropped (torch.softmax of a row of -inf, then "
+                 "nan_to_num or torch.where) still flows backwards through a mask added to the scores: use the "
+                 "given scaled_dot_product_attention, whose masked_fill stops it", cause=NAN_GRADIENT)

@@ -1,7 +1,7 @@
 """Exercise 5: right values, but the sum is clamped to the smallest float, so on a fully masked row the
 backward pass computes 0 * (g / tiny) = 0 * inf = NaN (with an additive mask it reaches q and k).
 
-Diagnosis: none.
+Diagnosis: nan-gradient-on-masked-row.
 """
 
 import torch

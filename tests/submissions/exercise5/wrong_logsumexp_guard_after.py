@@ -1,3 +1,11 @@
+"""Exercise 5: e^(x - logsumexp(x)), its logsumexp of -inf replaced by 0 after the fact: the values are
+right, but torch.logsumexp's own backward on an all -inf slice is e^(-inf - -inf) = NaN, so the
+softmax's gradient is NaN there, against the stub's "finite gradients too" (attention's masked_fill
+stops it before q and k; an additive mask would not). Once in tests/honest/, when only values were graded.
+
+Diagnosis: nan-gradient-on-masked-row.
+"""
+
 import math
 
 import torch
