@@ -1,5 +1,7 @@
-# lumen-unseen: exercise=5 kind=honest
-# method: softmax as exp(x - logsumexp(x)), fully masked slices fixed up with torch.where; attention via einsum
+# lumen-unseen: exercise=5 kind=wrong
+# mistake: softmax as exp(x - logsumexp(x)), fully masked slices fixed up with torch.where afterwards: the values are right, but logsumexp of an all -inf slice differentiates e^(-inf - -inf), so the gradients of a fully masked row are NaN (the stub asks for finite gradients too). Written as honest by the corpus's author; reclassified by the lead once gradients were graded (issue 20).
+# expect: grad|backward
+# expect: nan|inf
 """Exercise 5 — Softmax and scaled dot-product attention.
 
 Chapter section: "Step 4 — Softmax: turn scores into weights".
