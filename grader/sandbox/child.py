@@ -212,12 +212,13 @@ def child_main(fd, log_path, memory_limit=None, plan=None, scratch=None, readabl
             os.setsid()  # its own process group, which the judge kills as a whole
         sys.dont_write_bytecode = True
         _redirect_output(log_path, keep=fd)
-        _set_limits(memory_limit)
-        layers = containment.confine(plan, scratch, readable)
         # CUDA's allowance where the plan lets the child use NVIDIA devices; the reference's timing
         # child (no plan: it never holds student code) gets it wherever there are some
         devices = plan.devices if plan is not None else glob.glob("/dev/nvidia*")
-        layers += confine(gpu=any(device.startswith("/dev/nvidia") for device in devices))
+        gpu = any(device.startswith("/dev/nvidia") for device in devices)
+        _set_limits(memory_limit, gpu)
+        layers = containment.confine(plan, scratch, readable)
+        layers += confine(gpu=gpu)
         torch.set_num_threads(1)
         sock = socket.socket(fileno=fd)
         _refuse_in_python()
@@ -281,15 +282,21 @@ def _capped_text(fd):
                             errors="backslashreplace", line_buffering=True)
 
 
-def _set_limits(memory_limit):
-    """No core files, OUTPUT_LIMIT bytes per file written, and memory_limit bytes of memory on top
-    of what the child holds at its start (RLIMIT_DATA: private writable memory, which tensors
-    and Python objects use; unlike RLIMIT_AS it leaves CUDA's large address reservations alone)."""
+def _set_limits(memory_limit, gpu=False):
+    """No core files, OUTPUT_LIMIT bytes per file written, OPEN_FILES descriptors, and memory_limit
+    bytes of memory on top of what the child holds at its start: RLIMIT_DATA (private writable
+    memory, which tensors and Python objects use) and, without a GPU, RLIMIT_AS too, with room for
+    every thread's stack and malloc arena, so that the kernel memory a mapping costs (its page
+    tables: a huge read-only mapping touched sparsely) is bounded as well. CUDA reserves far more
+    address space than it uses, so a GPU child has RLIMIT_DATA only."""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the size limit a write fails, it does not kill
     _lower(resource.RLIMIT_CORE, 0)
     _lower(resource.RLIMIT_FSIZE, OUTPUT_LIMIT)
+    _lower(resource.RLIMIT_NOFILE, OPEN_FILES)
     if memory_limit and sys.platform == "linux":  # elsewhere RLIMIT_DATA does not bound mmap
         _lower(resource.RLIMIT_DATA, _status_bytes("VmData") + memory_limit)
+        if not gpu:
+            _lower(resource.RLIMIT_AS, _status_bytes("VmSize") + memory_limit + THREAD_CAP * PER_THREAD + (1 << 30))
 
 
 def _lower(limit, value):
@@ -370,6 +377,8 @@ def _refuse_in_python():
 # tasks per child, its main thread included: torch's own pools fit under it (a graded solution's child
 # runs one task, torch at set_num_threads(n) runs n; docs/security.md has the measures)
 THREAD_CAP = 64
+PER_THREAD = 72 << 20  # the address space a thread may reserve: its stack (8 MiB) and a malloc arena (64 MiB)
+OPEN_FILES = 1024  # descriptors a child may hold (each open file is kernel memory too)
 _REFUSED_EVENTS = {  # Python's audit events of calls the filter refuses -> the name the student reads
     # (os.mkfifo and os.mknod raise none: they get the kernel's EPERM)
     "os.chmod": "chmod", "os.chown": "chown", "os.utime": "utime", "os.setxattr": "setxattr",
@@ -447,6 +456,7 @@ _CUDA = ("memfd_create", "shmget", "shmat", "shmdt", "shmctl", "mlock", "munlock
          "poll", "ppoll", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "get_mempolicy", "mbind",
          "sysinfo", "sched_setaffinity")
 MAP_SHARED = 0x01  # MAP_SHARED_VALIDATE (0x03) has the MAP_SHARED bit too
+MAP_GROWSDOWN = 0x0100
 # fcntl: a descriptor's flags and close-on-exec duplicates (not F_SETOWN/F_SETSIG: signals to others;
 # not F_SETPIPE_SZ: a pipe's buffer beyond its default size; not leases, notifications or locks)
 _FCNTL = (1, 2, 3, 4, 1030)  # F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC
@@ -509,11 +519,14 @@ def _rules(pid, gpu=False):
         ("fcntl", only(1, _FCNTL)),
         ("prctl", only(0, _PRCTL)),
     ]
-    if not gpu:  # every shared mapping: one of /dev/zero or of a file is shared memory too
-        rules += [("mmap", [(_LD, 0, 0, _arg(3)), (_JSET, 0, 1, MAP_SHARED), _DENY, _PASS]),
-                  ("ioctl", only(1, _IOCTL))]
+    # no MAP_GROWSDOWN: a "stack" mapping, which RLIMIT_DATA does not count; and without a GPU no
+    # shared mapping either (one of /dev/zero or of a file is shared memory too)
+    refused = MAP_GROWSDOWN | (0 if gpu else MAP_SHARED)
+    rules.append(("mmap", [(_LD, 0, 0, _arg(3)), (_JSET, 0, 1, refused), _DENY, _PASS]))
+    if not gpu:
+        rules.append(("ioctl", only(1, _IOCTL)))
     plain = [name for names in _ALLOWED.values() for name in names]
-    plain += [*_CUDA, "mmap", "ioctl"] if gpu else []
+    plain += [*_CUDA, "ioctl"] if gpu else []
     return rules + [(name, [_PASS]) for name in plain]
 
 

@@ -36,7 +36,7 @@ NUMBERS = {
 CLONE_THREAD, CLONE_NEWNS, CLONE_FS, SIGCHLD = 0x10000, 0x20000, 0x200, 17
 F_GETFD, F_SETOWN, F_SETPIPE_SZ, TCGETS, TIOCSTI = 1, 8, 1031, 0x5401, 0x5412
 NOFILE, PR_SET_DUMPABLE = 7, 4
-PROT_RW, MAP_SHARED_ANONYMOUS, MAP_PRIVATE_ANONYMOUS = 3, 0x21, 0x22
+PROT_RW, MAP_SHARED_ANONYMOUS, MAP_PRIVATE_ANONYMOUS, MAP_GROWSDOWN = 3, 0x21, 0x22, 0x0100
 NOBODY = 999_999_999  # no such process
 # attempt -> (call, arguments): what the kernel alone would answer is in the comment
 REFUSED = {
@@ -78,6 +78,8 @@ REFUSED = {
     "fcntl F_SETPIPE_SZ": ("fcntl", -1, F_SETPIPE_SZ, 1 << 20), "fcntl F_SETOWN": ("fcntl", -1, F_SETOWN, 1),  # EBADF
     "ioctl TIOCSTI": ("ioctl", -1, TIOCSTI, NULL),  # EBADF
     "a shared mapping": ("mmap", NULL, 4096, PROT_RW, MAP_SHARED_ANONYMOUS, -1, 0),  # an address
+    # a "stack" mapping, which RLIMIT_DATA does not count (an independent attacker held 1.2 GiB so)
+    "a growsdown mapping": ("mmap", NULL, 4096, PROT_RW, MAP_PRIVATE_ANONYMOUS | MAP_GROWSDOWN, -1, 0),
     "setresuid": ("setresuid", -1, -1, -1),  # 0 (no change)
 }
 ALLOWED = {  # controls: the kernel's own answer comes back
