@@ -3,8 +3,9 @@ the answer key read by path, through a folder's file descriptor (dir_fd), throug
 symbolic link made in its scratch folder; the kit's suites and solutions; writing beside its own
 file, in /tmp, in the kit and in its scratch folder; reading its own file; memory shared through
 /dev/zero or a file of its scratch folder, which --memory-limit (RLIMIT_DATA) would not count;
-files at the root of its file system, and more empty files in its scratch folder than a child may
-make (each costs kernel memory that no size limit counts).
+files at the root of its file system, more empty files in its scratch folder than a child may
+make, 64 GiB of address space and 2000 open files (each costs kernel memory that no size limit
+counts).
 @KIT@ is the kit's folder, written in by the test."""
 
 import mmap
@@ -63,6 +64,20 @@ def _many(folder, count=20000):
         open(os.path.join(folder, str(index)), "w").close()
 
 
+def _reserve(size=64 << 30):
+    mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ).close()  # costs page tables once touched
+
+
+def _open_many(count=2000):
+    files = []
+    try:
+        for _ in range(count):
+            files.append(open(__file__, "rb"))
+    finally:
+        for file in files:
+            file.close()
+
+
 def probe():
     scratch = tempfile.gettempdir()
     return {
@@ -82,4 +97,6 @@ def probe():
         "share memory through a file": _attempt(lambda: _share(os.path.join(scratch, "shared"))),
         "write at the root of its file system": _attempt(lambda: _write(f"/lumen-escape-{os.getpid()}")),
         "make 20000 empty files in its scratch folder": _attempt(lambda: _many(os.path.join(scratch, "many"))),
+        "reserve 64 GiB of address space": _attempt(_reserve),
+        "hold 2000 open files": _attempt(_open_many),
     }

@@ -42,6 +42,8 @@ OUTCOMES = {  # attempt -> what a confined child gets
     "share memory through a file": "denied",
     "write at the root of its file system": "denied",
     "make 20000 empty files in its scratch folder": "denied",  # containment.SCRATCH_FILES
+    "reserve 64 GiB of address space": "denied",  # RLIMIT_AS on CPU: page tables are kernel memory
+    "hold 2000 open files": "denied",  # child.OPEN_FILES
 }
 NEEDS_KERNEL = pytest.mark.skipif(
     sys.platform != "linux" or containment.expected_level() != containment.KERNEL,
