@@ -14,7 +14,7 @@ import torch
 
 import lumen_ref as ref
 from grader.grading.compare import Mismatch, attention_magnitude, describe, dtype_text, softmax_magnitude, summarise
-from grader.grading.testkit import cases, check_call, check_inputs_kept, dims, randn
+from grader.grading.testkit import cases, check_call, check_device_kept, check_inputs_kept, dims, randn
 
 DTYPES = [torch.float32, torch.float64]
 
@@ -300,3 +300,21 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
                        f"largest, of shape {tuple(shape)}, at L = {long}), and the (L, L) scores of every head are "
                        f"{_mib(whole)} there. Read K and V one block at a time and keep only a block of scores, "
                        f"(L_q, block_size): {_mib(B * H * long * block * 4)} at L = {long}")
+
+
+# -- devices: the running max, sum and positions are made on the inputs' device -------------------
+
+
+@pytest.mark.parametrize("call", ["online_softmax", TILED])
+def test_stays_on_the_inputs_device(student, rng, device, call):
+    """Nothing made on the CPU: on CUDA itself, and on the CPU with the inputs on a stand-in device."""
+    if call == TILED:
+        size = SIZES["lengths[decode]"]
+        q, k, v = (randn(rng, *dims(size, "B", length, width)) for length, width in
+                   (("L_q", "d_k"), ("L_k", "d_k"), ("L_k", "d_v")))
+        check_device_kept(student, TILED, q, k, v, size["block"], device=device, causal=True,
+                          what=f"tiled_attention(q, k, v, {size['block']}, causal=True)")
+    else:
+        size = SIZES["softmax[partial]"]
+        x = randn(rng, *dims(size, "B", "L_q", "L_k"))
+        check_device_kept(student, call, x, size["block"], device=device, what=f"online_softmax(x, {size['block']})")

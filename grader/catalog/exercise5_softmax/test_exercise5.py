@@ -10,6 +10,7 @@ from grader.grading.testkit import (
     as64,
     cases,
     check_call,
+    check_device_kept,
     check_gradients,
     check_grads,
     check_inputs_kept,
@@ -238,3 +239,22 @@ def test_half_precision(student, rng, device):
         _, _, v = qkv(rng, "attention_half", dtype=dtype, device=device)
         _check_attention(student, q, k, v, ref.causal_mask(SIZES["attention_half"]["L"], device=device),
                          what=f"scaled_dot_product_attention in {name}")
+
+
+# -- devices: nothing is made on the CPU ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("call", ["softmax", SDPA])
+def test_stays_on_the_inputs_device(student, rng, device, call):
+    """Nothing made on the CPU: on CUDA itself, and on the CPU with the inputs on a stand-in device;
+    with a fully masked row, where a hand-made softmax builds its zeros."""
+    size = SIZES["fully_masked_rows"]
+    L, lengths = size["L"], torch.tensor(size["lengths"])
+    mask = ref.padding_mask(lengths, L)[:, None] & ref.causal_mask(L)  # (2, 1, L, L): sequence 1 sees no key
+    if call == "softmax":
+        x = ref.apply_mask(randn(rng, *dims(size, "B", "L", "L")), mask)
+        check_device_kept(student, call, x, device=device, what="softmax(x) with a row of only -inf")
+    else:
+        q, k, v = (randn(rng, *dims(size, "B", "L", width)) for width in ("d_k", "d_k", "d_v"))
+        check_device_kept(student, SDPA, q, k, v, mask, device=device,
+                          what="scaled_dot_product_attention(q, k, v, mask) with a fully masked row")

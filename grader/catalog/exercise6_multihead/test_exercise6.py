@@ -11,6 +11,7 @@ from grader.grading.testkit import (
     call_text,
     cases,
     check_call,
+    check_device_kept,
     check_forward,
     check_grads,
     check_inputs_kept,
@@ -224,3 +225,12 @@ def test_half_precision(student, rng, device):
         module, what = _load(student, reference, device=device, dtype=dtype)
         x = _x(rng, "module", dtype=dtype, device=device, scale=0.5)  # small: bf16 rounds every step
         check_forward(module, reference, x, what=f"{what}(x) in {dtype_text(dtype)}")
+
+
+# -- devices: the causal mask is made on x's device ----------------------------------------------
+
+
+def test_forward_stays_on_the_inputs_device(student, rng, device):
+    """Nothing made on the CPU: on CUDA itself, and on the CPU with x and the module on a stand-in device."""
+    module, what = _load(student, _reference(rng, "module"), device=device)
+    check_device_kept(module, "__call__", _x(rng, "module"), device=device, what=f"{what}(x) with mask=None")

@@ -9,6 +9,7 @@ from grader.grading.testkit import (
     call_text,
     cases,
     check_call,
+    check_device_kept,
     check_forward,
     check_gradients,
     check_inputs_kept,
@@ -256,3 +257,13 @@ def test_gqa_half_precision(student, rng, device):
         module, what = load_gqa(student, reference, dtype=dtype, device=device)
         x = x_of(rng, "module_other", dtype=dtype, device=device, scale=0.5)  # outputs ~0.25: well above atol
         check_forward(module, reference, x, what=f"{what}(x) in {dtype_text(dtype)}")
+
+
+# -- devices: the causal mask is made on x's device ----------------------------------------------
+
+
+def test_forward_stays_on_the_inputs_device(student, rng, device):
+    """Nothing made on the CPU: on CUDA itself, and on the CPU with x and the module on a stand-in device."""
+    module, what = load_gqa(student, reference_gqa(rng, GQA), device=device)
+    check_device_kept(module, "__call__", x_of(rng, "module[GQA-6q-2kv]"), device=device,
+                      what=f"{what}(x) with mask=None")
