@@ -253,6 +253,11 @@ BUILT_ON_THE_CPU = ("built on the CPU: pass `device=x.device` (an input's device
 _MIXED_ON_CUDA = "Expected all tensors to be on the same device"  # CUDA's error when a call mixes devices
 
 
+def placed_on(device):
+    """The device a check_device_kept call asks the student's code for: CUDA itself, or the stand-in."""
+    return "cuda" if device == "cuda" else STAND_IN.type
+
+
 def check_device_kept(caller, target, *args, device, what, device_arg=None, **kwargs):
     """`caller.run(target, *args, **kwargs)` (a Student or a Tracked object) with every tensor
     argument on a device other than the CPU: nothing it makes may stay on the CPU, and every tensor
@@ -262,7 +267,7 @@ def check_device_kept(caller, target, *args, device, what, device_arg=None, **kw
     the reply's value."""
     on_cuda = device == "cuda"
     if device_arg:
-        kwargs[device_arg] = "cuda" if on_cuda else STAND_IN.type
+        kwargs[device_arg] = placed_on(device)
     if on_cuda:
         args, kwargs = map_values((args, kwargs), lambda t: t.to("cuda") if isinstance(t, torch.Tensor) else t)
     try:

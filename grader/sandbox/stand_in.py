@@ -6,8 +6,8 @@ a crash on a GPU, which most students and graders lack. Here the call's tensors 
 computes what it always does; a tensor the code makes with `device=x.device` (or `.to(x.device)`,
 `zeros_like(x)`, `x.new_ones(...)`) joins them, and one made without a device stays on the CPU.
 An operation that mixes the two raises `DeviceMismatch`, as CUDA would, naming the line that made
-the CPU tensor. What CUDA accepts from the CPU is accepted here too: 0-dim tensors, and the
-indices of indexing.
+the CPU tensor. What CUDA accepts from the CPU is accepted here too: 0-dim tensors, the indices
+of indexing, and copies from one device into the other.
 """
 
 import contextlib
@@ -24,6 +24,10 @@ from grader.nested import leaves, map_values
 DEVICE = torch.device("meta")  # what the stand-in tensors say they are on
 _INDEXING = {torch.ops.aten.index.Tensor, torch.ops.aten.index_put.default, torch.ops.aten.index_put_.default,
              torch.ops.aten._index_put_impl_.default}
+
+
+MADE_AT = WeakTensorKeyDictionary()  # a CPU tensor the student's code made -> its line, over every call
+# (a KV cache's storage is made in one call and met in the next)
 
 
 class DeviceMismatch(RuntimeError):
@@ -60,7 +64,7 @@ class Device(TorchDispatchMode):
     def __init__(self, path=None):
         super().__init__()
         self.path = path
-        self.made_at = WeakTensorKeyDictionary()  # a CPU tensor the student's code made -> its line
+        self.made_at = MADE_AT
 
     @classmethod
     def _should_skip_dynamo(cls):  # True would import torch._dynamo (1.5 s) at the first operation
@@ -76,6 +80,9 @@ class Device(TorchDispatchMode):
         elif wanted is not None and any(isinstance(t, StandIn) for t in flat):
             to_stand_in = False  # .to("cpu") and friends: the result is a plain CPU tensor
         on_stand_in = any(isinstance(t, StandIn) for t in flat)
+        if func is torch.ops.aten.copy_.default:  # a copy between devices is allowed: dst stays where it is
+            func(*tree_map(_inner, args), **tree_map(_inner, kwargs))
+            return args[0]
         if on_stand_in:
             self._refuse_mixing(func, args)
         out = func(*tree_map(_inner, args), **tree_map(_inner, kwargs))

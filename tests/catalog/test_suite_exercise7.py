@@ -9,7 +9,7 @@ REPEAT_KV = {"test_repeat_kv_values", "test_repeat_kv_group_sizes", "test_repeat
              "test_repeat_kv_gradients"}
 GQA = {"test_gqa_parameters", "test_gqa_matches_reference", "test_gqa_float64", "test_gqa_no_peeking",
        "test_gqa_explicit_mask", "test_gqa_single_token", "test_gqa_large_scores", "test_gqa_fully_masked_rows",
-       "test_gqa_input_not_modified", "test_gqa_gradients"}
+       "test_gqa_input_not_modified", "test_gqa_gradients", "test_gqa_on_the_inputs_device"}
 
 
 def failing(result):
@@ -25,7 +25,7 @@ def test_solution_scores_full_marks(grade):
     result = graded(grade, 7, SOLUTIONS / "exercise7_gqa.py")
     assert failing(result) == set()
     assert result.passed and result.score == result.max_score
-    assert 15 <= result.max_score <= 30
+    assert 15 <= result.max_score <= 32
     assert {t.name.split("[")[0] for t in result.tests} == REPEAT_KV | GQA | {
         "test_repeat_kv_half_precision", "test_gqa_half_precision"}
     assert len(result.tests) < 40 + 18  # the CUDA cases are collected (and skipped) on a CPU run too
@@ -62,6 +62,7 @@ def test_repeat_along_the_sequence_dim(grade):
         "test_gqa_matches_reference[cpu-MQA-4q-1kv]", "test_gqa_float64[cpu]", "test_gqa_no_peeking[cpu]",
         "test_gqa_explicit_mask[cpu]", "test_gqa_single_token[cpu]", "test_gqa_large_scores",
         "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]",
+        "test_gqa_on_the_inputs_device[cpu]",
     }
     text = message(result, "test_repeat_kv_values[cpu-float64]")
     assert "(4, 2, 15, 7), expected (4, 6, 5, 7) (axis -3 is 2 not 6, axis -2 is 15 not 5)" in text
@@ -93,7 +94,8 @@ def test_kv_projections_sized_like_q_proj(grade):
          "test_gqa_matches_reference[cpu-GQA-6q-2kv]", "test_gqa_matches_reference[cpu-GQA-6q-3kv]",
          "test_gqa_matches_reference[cpu-MQA-4q-1kv]", "test_gqa_float64[cpu]", "test_gqa_no_peeking[cpu]",
          "test_gqa_explicit_mask[cpu]", "test_gqa_single_token[cpu]", "test_gqa_large_scores",
-         "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]"}
+         "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]",
+         "test_gqa_on_the_inputs_device[cpu]"}
     )
     text = message(result, "test_gqa_parameters[GQA-6q-2kv]")
     assert "`k_proj.weight` has shape (18, 18), expected (6, 18)" in text

@@ -363,7 +363,8 @@ def test_every_misconception_is_in_the_corpus():
             assert own <= standing_in | written, (exercise.id, "no mutant source for", own - standing_in - written)
     assert set(misconceptions.BY_ID) <= written | standing_in
     # the others are what a failing check's message names itself (grader.grading.compare's causes)
-    assert written - {None} - set(misconceptions.BY_ID) == {"input-changed-in-place", "cache-capacity", "built-on-cpu"}
+    assert written - {None} - set(misconceptions.BY_ID) == {"input-changed-in-place", "cache-capacity",
+                                                             "built-on-cpu"}
 
 
 @pytest.mark.parametrize("entry", CORPUS, ids=lambda entry: entry.id)

@@ -262,7 +262,7 @@ def test_gqa_half_precision(student, rng, device):
 # -- devices: the causal mask is made on x's device ----------------------------------------------
 
 
-def test_forward_stays_on_the_inputs_device(student, rng, device):
+def test_gqa_on_the_inputs_device(student, rng, device):
     """Nothing made on the CPU: on CUDA itself, and on the CPU with x and the module on a stand-in device."""
     module, what = load_gqa(student, reference_gqa(rng, GQA), device=device)
     check_device_kept(module, "__call__", x_of(rng, "module[GQA-6q-2kv]"), device=device,
