@@ -15,6 +15,7 @@ import os
 import traceback
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_map
 from torch.utils.weak import WeakTensorKeyDictionary
@@ -66,9 +67,21 @@ class Device(TorchDispatchMode):
         self.path = path
         self.made_at = MADE_AT
 
+        self.from_data = _FromData()
+
     @classmethod
     def _should_skip_dynamo(cls):  # True would import torch._dynamo (1.5 s) at the first operation
         return False
+
+    def __enter__(self):
+        self.from_data.__enter__()
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        try:
+            super().__exit__(*exc)
+        finally:
+            self.from_data.__exit__(*exc)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = dict(kwargs or {})
@@ -124,6 +137,26 @@ class Device(TorchDispatchMode):
             return None
         where = [f"line {frame.lineno} (`{(frame.line or '').strip()}`)" for frame in frames[-2:]]
         return " called from ".join(reversed(where))
+
+
+class _FromData(TorchFunctionMode):
+    """torch.tensor(data, device=...) and its kin move their CPU copy of the data to the device out
+    of the dispatcher's sight (a real meta tensor, without values): here they make it on the CPU,
+    and a stand-in of it where the stand-in device was asked for (or, for x.new_tensor, x is on it)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if func in _FROM_DATA:
+            device = kwargs.get("device")
+            if func is torch.Tensor.new_tensor and device is None and isinstance(args[0], StandIn):
+                device = DEVICE
+            if device is not None and torch.device(device).type == DEVICE.type:
+                kwargs["device"] = torch.device("cpu")
+                return StandIn(func(*tree_map(_inner, args), **kwargs))
+        return func(*args, **kwargs)
+
+
+_FROM_DATA = {torch.tensor, torch.as_tensor, torch.asarray, torch.Tensor.new_tensor}
 
 
 def _inner(value):

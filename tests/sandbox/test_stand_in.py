@@ -27,6 +27,9 @@ HONEST = {  # code that runs on CUDA, each way of making a tensor on the inputs'
     "new_ones": lambda x: x.new_ones(x.shape) * x,
     ".to(x.device)": lambda x: torch.ones(x.shape).to(x.device) * x,
     "a 0-dim CPU tensor": lambda x: torch.where(x > 0, x, torch.tensor(0.0)),
+    "torch.tensor on the device": lambda x: torch.where(x > 0, x, torch.tensor(-1.5, device=x.device)),
+    "new_tensor and as_tensor": lambda x: x * x.new_tensor([1.0, 2.0, 3.0, 4.0]) + torch.as_tensor(
+        [0.5] * 4, device=x.device),
     "CPU indices": lambda x: x[:, torch.tensor([0, 2])],
     "values read back (.item, .tolist)": lambda x: x * float(x.amax().item()) * len(x.tolist()),
     "in place on a copy": lambda x: x.clone().masked_fill_(x < 0, 0.0),
