@@ -273,6 +273,8 @@ def check_device_kept(caller, target, *args, device, what, device_arg=None, **kw
     try:
         reply = caller.run(target, *args, stand_in=not on_cuda, **kwargs)
     except StudentError as error:
+        if error.type == "StandInDisabled":
+            raise Mismatch(f"{what}: {error.message}") from None
         if error.type == "DeviceMismatch" or (on_cuda and _MIXED_ON_CUDA in error.message):
             where = f" ({error.location})" if error.frames else ""
             raise Mismatch(f"on a GPU, {what} fails{where}: {error.message}: {BUILT_ON_THE_CPU}",

@@ -35,6 +35,10 @@ class DeviceMismatch(RuntimeError):
     """An operation met a tensor on the stand-in device and one the code built on the CPU."""
 
 
+class StandInDisabled(RuntimeError):
+    """An operation met a stand-in tensor with the stand-in device's mode switched off."""
+
+
 class StandIn(torch.Tensor):
     """A CPU tensor (`inner`) that says it is on the stand-in device."""
 
@@ -52,9 +56,10 @@ class StandIn(torch.Tensor):
         return self.inner.tolist()
 
     @classmethod
-    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):  # only reached outside `Device`
-        with Device():
-            return func(*args, **(kwargs or {}))
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        """Reached only where `Device` is not on torch's dispatch-mode stack: the student's code took it off."""
+        raise StandInDisabled("your code switched off the grader's stand-in device (it disabled or popped torch's "
+                              "dispatch modes), so its devices could not be checked: leave torch's modes as they are")
 
 
 class Device(TorchDispatchMode):

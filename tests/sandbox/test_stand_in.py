@@ -87,3 +87,14 @@ def test_a_copy_into_a_cpu_tensor_is_allowed_and_leaves_it_on_the_cpu():
 
     value, [where] = on_stand_in(store, torch.ones(2, 3))
     assert value[:, :3].eq(1).all() and value[:, 3:].eq(0).all() and "torch.zeros(2, 5)" in where
+
+
+def test_code_that_switches_the_device_off_is_told_so():
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    def hidden(x):
+        with _disable_current_modes():
+            return x + 1
+
+    with pytest.raises(stand_in.StandInDisabled, match="switched off the grader's stand-in device"):
+        on_stand_in(hidden, torch.ones(3))
