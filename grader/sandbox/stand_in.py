@@ -7,7 +7,8 @@ computes what it always does; a tensor the code makes with `device=x.device` (or
 `zeros_like(x)`, `x.new_ones(...)`) joins them, and one made without a device stays on the CPU.
 An operation that mixes the two raises `DeviceMismatch`, as CUDA would, naming the line that made
 the CPU tensor. What CUDA accepts from the CPU is accepted here too: 0-dim tensors, the indices
-of indexing, and copies from one device into the other.
+of indexing, and copies from one device into the other. Code that takes the mode off torch's
+stack (to hide from it) gets `StandInDisabled` at its next operation on a stand-in tensor.
 """
 
 import contextlib
@@ -25,8 +26,6 @@ from grader.nested import leaves, map_values
 DEVICE = torch.device("meta")  # what the stand-in tensors say they are on
 _INDEXING = {torch.ops.aten.index.Tensor, torch.ops.aten.index_put.default, torch.ops.aten.index_put_.default,
              torch.ops.aten._index_put_impl_.default}
-
-
 MADE_AT = WeakTensorKeyDictionary()  # a CPU tensor the student's code made -> its line, over every call
 # (a KV cache's storage is made in one call and met in the next)
 
@@ -71,8 +70,7 @@ class Device(TorchDispatchMode):
         super().__init__()
         self.path = path
         self.made_at = MADE_AT
-
-        self.from_data = _FromData()
+        self.from_data = _FromData()  # torch.tensor(data, device=...) and its kin
 
     @classmethod
     def _should_skip_dynamo(cls):  # True would import torch._dynamo (1.5 s) at the first operation
