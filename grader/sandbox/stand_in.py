@@ -122,7 +122,7 @@ class Device(TorchDispatchMode):
     def _wrap(self, out, args, kwargs):
         """The operation's result as stand-in tensors; an input returned (in place, out=) as itself."""
         given = {id(_inner(t)): t for t in leaves((args, kwargs)) if isinstance(t, StandIn)}
-        return tree_map(lambda t: (given[id(t)] if id(t) in given else StandIn(t)) if isinstance(t, torch.Tensor)
+        return tree_map(lambda t: (given[id(t)] if id(t) in given else _stand_in(t)) if isinstance(t, torch.Tensor)
                         else t, out)
 
     def _note_made(self, out, origins):
@@ -160,6 +160,13 @@ class _FromData(TorchFunctionMode):
 
 
 _FROM_DATA = {torch.tensor, torch.as_tensor, torch.asarray, torch.Tensor.new_tensor}
+
+
+def _stand_in(tensor):
+    """A stand-in for `tensor`; the tensor itself for a layout no device but the CPU has (mkldnn)."""
+    if tensor.layout == torch._mkldnn:
+        return tensor
+    return StandIn(tensor)
 
 
 def _inner(value):
