@@ -98,4 +98,4 @@ class MultiHeadAttention(nn.Module):
         makes them, so its output is out's bias (zeros with bias=False).
         Steps: qkv, split into q, k, v, split_heads each, attention, merge_heads, out.
         """
-        raise NotImplementedError("Exercise 6: self.qkv(x).split(D, dim=-1), split_heads on q, k and v, causal_mask(L) when mask is None, scaled_dot_product_attention, merge_heads, self.out — see 'Multi-head attention' in the chapter")
+        raise NotImplementedError("Exercise 6: self.qkv(x).split(D, dim=-1), split_heads on q, k and v, causal_mask(L, x.device) when mask is None, scaled_dot_product_attention, merge_heads, self.out — see 'Multi-head attention' in the chapter")

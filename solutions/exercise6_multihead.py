@@ -116,7 +116,7 @@ class MultiHeadAttention(nn.Module):
         Steps: qkv, split into q, k, v, split_heads each, attention, merge_heads, out.
         """
         # BEGIN SOLUTION
-        # HINT: Exercise 6: self.qkv(x).split(D, dim=-1), split_heads on q, k and v, causal_mask(L) when mask is None, scaled_dot_product_attention, merge_heads, self.out — see 'Multi-head attention' in the chapter
+        # HINT: Exercise 6: self.qkv(x).split(D, dim=-1), split_heads on q, k and v, causal_mask(L, x.device) when mask is None, scaled_dot_product_attention, merge_heads, self.out — see 'Multi-head attention' in the chapter
         B, L, D = x.shape  # batch, seq len, d_model
         q, k, v = self.qkv(x).split(D, dim=-1)  # three (B, L, D)
         q = split_heads(q, self.n_heads)  # (B, H, L, d_head)

@@ -58,9 +58,12 @@ class Student:
         """Import the student's file now, if it is not imported yet; raises what the import raised."""
         self._live_child()
 
-    def run(self, target, *args, method=None, grad=None, return_args=False, no_grad=False, **kwargs):
+    def run(self, target, *args, method=None, grad=None, return_args=False, no_grad=False, stand_in=False,
+            **kwargs):
         """Call `target` (a name in the student's file, or a RemoteObject) and return the reply:
-        `value`, plus `args` (the arguments after the call) and `grads`/`param_grads` if asked."""
+        `value`, plus `args` (the arguments after the call) and `grads`/`param_grads` if asked.
+        `stand_in`: with its tensors on the child's stand-in for a second device (see
+        grader.sandbox.stand_in); the reply's `placed` says which tensors of `value` were there."""
         child = self._live_child()
         if isinstance(target, RemoteObject):
             if target.generation != self.generation:
@@ -69,6 +72,7 @@ class Student:
         request = {
             "op": "call", "target": target, "method": method, "args": list(args),
             "kwargs": kwargs, "grad": grad, "return_args": return_args, "no_grad": no_grad,
+            "stand_in": stand_in,
         }
         reply = child.request(_to_wire(request))
         reply = map_values(reply, self._from_wire)

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 import torch
 
 from grader.grading.compare import Mismatch, check_close, check_tensor, check_unchanged, describe, dtype_text, shape_text
-from grader.nested import map_values
+from grader.nested import leaves, map_values
+from grader.sandbox.judge import StudentError, printable
+from grader.sandbox.stand_in import DEVICE as STAND_IN
 from lumen_ref import steps
 
 
@@ -244,6 +246,54 @@ def check_inputs_kept(caller, target, *args, names, **kwargs):
     return reply
 
 
+# -- devices ------------------------------------------------------------------------------------
+
+BUILT_ON_THE_CPU = ("built on the CPU: pass `device=x.device` (an input's device, or the function's `device` "
+                    "argument) where you make it, or make it from an input (torch.zeros_like(x), x.new_ones(...))")
+_MIXED_ON_CUDA = "Expected all tensors to be on the same device"  # CUDA's error when a call mixes devices
+
+
+def placed_on(device):
+    """The device a check_device_kept call asks the student's code for: CUDA itself, or the stand-in."""
+    return "cuda" if device == "cuda" else STAND_IN.type
+
+
+def check_device_kept(caller, target, *args, device, what, device_arg=None, **kwargs):
+    """`caller.run(target, *args, **kwargs)` (a Student or a Tracked object) with every tensor
+    argument on a device other than the CPU: nothing it makes may stay on the CPU, and every tensor
+    it returns is on that device. On "cuda" that is CUDA itself (`args` are moved there); on the
+    CPU it is the child's stand-in (grader.sandbox.stand_in), so that a CPU-only machine sees what a
+    GPU would. `device_arg`: the keyword that takes the device (causal_mask's `device`). Returns
+    the reply's value."""
+    on_cuda = device == "cuda"
+    if device_arg:
+        kwargs[device_arg] = placed_on(device)
+    if on_cuda:
+        args, kwargs = map_values((args, kwargs), lambda t: t.to("cuda") if isinstance(t, torch.Tensor) else t)
+    try:
+        reply = caller.run(target, *args, stand_in=not on_cuda, **kwargs)
+    except StudentError as error:
+        if error.type == "StandInDisabled":
+            raise Mismatch(f"{what}: {error.message}") from None
+        if error.type == "DeviceMismatch" or (on_cuda and _MIXED_ON_CUDA in error.message):
+            where = f" ({error.location})" if error.frames else ""
+            raise Mismatch(f"on a GPU, {what} fails{where}: {error.message}: {BUILT_ON_THE_CPU}",
+                           cause="built-on-cpu") from None
+        raise
+    value = reply["value"]
+    tensors = [item for item in leaves(value) if isinstance(item, torch.Tensor)]
+    placed = [item.device.type == "cuda" or None for item in tensors] if on_cuda else reply.get("placed")
+    if not isinstance(placed, list) or len(placed) != len(tensors):  # only a child that was tampered with
+        raise Mismatch(f"the devices of what {what} returned could not be checked: did your code change the grader?")
+    astray = [(tensor, where) for tensor, where in zip(tensors, placed) if where is not True]
+    if astray:
+        tensor, where = astray[0]
+        made = f", made at {printable(where, 300)}," if isinstance(where, str) else ""
+        raise Mismatch(f"{what} returned a tensor {shape_text(tensor.shape)}{made} on the CPU, not on the device of "
+                       f"its inputs (or the device it was given): {BUILT_ON_THE_CPU}", cause="built-on-cpu")
+    return value
+
+
 def reference_grads(fn, args, wrt, upstream):
     """Gradients of fn(*args) w.r.t. args[i] for i in wrt, in float64, for the given upstream."""
     args = list(as64(args))
@@ -380,7 +430,7 @@ class Tracked:
         return lambda *args, **kwargs: self.run(name, *args, **kwargs)["value"]
 
 
-_RUN_OPTIONS = {"grad", "return_args", "no_grad"}
+_RUN_OPTIONS = {"grad", "return_args", "no_grad", "stand_in"}
 
 
 def _remote(value):

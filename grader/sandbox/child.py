@@ -29,7 +29,7 @@ import traceback
 import torch
 
 from grader.nested import map_values
-from grader.sandbox import clock, containment, rules, wire
+from grader.sandbox import clock, containment, rules, stand_in, wire
 
 # The requests a child serves beyond "load" and "call", by op: handler(session, request) -> the reply's
 # value. A later stage registers its own (grader.perf.child: "bench") when it is imported, in the
@@ -107,6 +107,8 @@ class Session:
         args = list(self.resolve(request["args"]))
         kwargs = self.resolve(request["kwargs"])
         grad = request.get("grad")
+        if request.get("stand_in"):
+            return self.call_on_stand_in(obj, fn, args, kwargs)
         if grad is None:
             with torch.no_grad() if request.get("no_grad") else contextlib.nullcontext():
                 start = clock.read()
@@ -118,6 +120,16 @@ class Session:
         if request.get("return_args"):
             reply["args"] = args
         return reply
+
+    def call_on_stand_in(self, obj, fn, args, kwargs):
+        """fn with every tensor argument (and a module's parameters and buffers) on the stand-in
+        device (grader.sandbox.stand_in): its value,
+        and for each of its tensors whether it is there too (`placed`: see stand_in.back)."""
+        args, kwargs = stand_in.move(args), stand_in.move(kwargs)
+        with stand_in.Device(self.path) as device, stand_in.holding(obj):
+            value = fn(*args, **kwargs)
+        value, placed = stand_in.back(value, device)
+        return {"value": self.sendable(value), "placed": placed}
 
     def call_with_grad(self, obj, fn, args, kwargs, grad):
         """Run fn with gradients on, backpropagate the judge's upstream gradient, return grads."""

@@ -17,6 +17,7 @@ TILED = {"test_tiled_attention", "test_tiled_attention_float64", "test_tiled_att
          "test_tiled_attention_huge_scores", "test_tiled_attention_negative_scores",
          "test_tiled_attention_without_batch_dims", "test_tiled_attention_gradients"}
 MEMORY = {"test_tiled_attention_never_holds_the_whole_matrix"}  # also tests/perf/test_probe.py
+DEVICE = {"test_stays_on_the_inputs_device"}
 CAUSAL_WITH_BLOCKS = {"test_tiled_attention", "test_tiled_attention_float64", "test_tiled_attention_queries_and_keys",
                       "test_tiled_attention_without_batch_dims", "test_tiled_attention_gradients"}
 
@@ -50,18 +51,20 @@ WRONG = {
     "wrong_squeeze_drops_query_axis": ({"test_tiled_attention"}, ("test_tiled_attention", "(2, 3, 1, 7)")),
     "wrong_where_after_division": ({"test_tiled_attention_gradients"},
                                    ("test_tiled_attention_gradients", "and their gradients must be finite too")),
+    "wrong_positions_on_cpu": (DEVICE, ("test_stays_on_the_inputs_device", "made at line")),
+    "wrong_running_max_on_cpu": (DEVICE, ("test_stays_on_the_inputs_device", "torch.full((*x.shape[:-1], 1)")),
 }
 
 
 def test_solution_scores_full_marks(grade):
     result = graded(grade, 10, SOLUTIONS / FILE)
     assert result.passed and result.score == result.max_score
-    assert {t.name.split("[")[0] for t in result.tests} == COST | SOFTMAX | TILED | MEMORY | {
+    assert {t.name.split("[")[0] for t in result.tests} == COST | SOFTMAX | TILED | MEMORY | DEVICE | {
         "test_inputs_not_modified", "test_half_precision"}
 
 
 def test_stub_fails_every_test(grade):
-    assert set(failed_tests(graded(grade, 10, EXERCISES / FILE))) == COST | SOFTMAX | TILED | MEMORY | {
+    assert set(failed_tests(graded(grade, 10, EXERCISES / FILE))) == COST | SOFTMAX | TILED | MEMORY | DEVICE | {
         "test_inputs_not_modified"}
 
 

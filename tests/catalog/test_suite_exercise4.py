@@ -121,7 +121,8 @@ def test_other_apply_mask_mistakes(grade, apply, expected, diagnosis):
 @pytest.mark.parametrize("padding, expected, diagnosis", [
     ("return (torch.arange(L, device=lengths.device) >= lengths[:, None])[:, None, :]",
      "is wrong at [0, 0, 0]: got False, expected True", ["mask-inverted"]),
-    ("return (torch.arange(L) < lengths[:, None]).float()[:, None, :]", "is float32, expected bool", ["mask-not-bool"]),
+    ("return (torch.arange(L, device=lengths.device) < lengths[:, None]).float()[:, None, :]",
+     "is float32, expected bool", ["mask-not-bool"]),
 ], ids=["inverted", "float-mask"])
 def test_other_padding_mistakes(grade, padding, expected, diagnosis):
     right = "return (torch.arange(L, device=lengths.device) < lengths[:, None])[:, None, :]"

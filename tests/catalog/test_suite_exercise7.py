@@ -9,7 +9,8 @@ REPEAT_KV = {"test_repeat_kv_values", "test_repeat_kv_group_sizes", "test_repeat
              "test_repeat_kv_gradients"}
 GQA = {"test_gqa_parameters", "test_gqa_matches_reference", "test_gqa_float64", "test_gqa_no_peeking",
        "test_gqa_explicit_mask", "test_gqa_single_token", "test_gqa_large_scores", "test_gqa_fully_masked_rows",
-       "test_gqa_input_not_modified", "test_gqa_gradients", "test_gqa_gradients_fully_masked_rows"}
+       "test_gqa_input_not_modified", "test_gqa_gradients", "test_gqa_gradients_fully_masked_rows",
+       "test_gqa_on_the_inputs_device"}
 
 
 def failing(result):
@@ -64,6 +65,7 @@ def test_repeat_along_the_sequence_dim(grade):
         "test_gqa_explicit_mask[cpu]", "test_gqa_single_token[cpu]", "test_gqa_large_scores",
         "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]",
         "test_gqa_gradients_fully_masked_rows[cpu]",
+        "test_gqa_on_the_inputs_device[cpu]",
     }
     text = message(result, "test_repeat_kv_values[cpu-float64]")
     assert "(4, 2, 15, 7), expected (4, 6, 5, 7) (axis -3 is 2 not 6, axis -2 is 15 not 5)" in text
@@ -96,7 +98,8 @@ def test_kv_projections_sized_like_q_proj(grade):
          "test_gqa_matches_reference[cpu-MQA-4q-1kv]", "test_gqa_float64[cpu]", "test_gqa_no_peeking[cpu]",
          "test_gqa_explicit_mask[cpu]", "test_gqa_single_token[cpu]", "test_gqa_large_scores",
          "test_gqa_fully_masked_rows", "test_gqa_input_not_modified[cpu]", "test_gqa_gradients[cpu]",
-         "test_gqa_gradients_fully_masked_rows[cpu]"}
+         "test_gqa_gradients_fully_masked_rows[cpu]",
+         "test_gqa_on_the_inputs_device[cpu]"}
     )
     text = message(result, "test_gqa_parameters[GQA-6q-2kv]")
     assert "`k_proj.weight` has shape (18, 18), expected (6, 18)" in text

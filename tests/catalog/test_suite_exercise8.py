@@ -11,7 +11,7 @@ CACHE = {"test_kvcache_update_returns_everything", "test_kvcache_len", "test_kvc
          "test_kvcache_update_writes_into_its_storage"}
 MODULE = {"test_cached_gqa_without_cache", "test_cached_gqa_chunked", "test_cached_gqa_other_head_counts",
           "test_cached_gqa_float64", "test_cached_gqa_reset_between_sequences", "test_cached_gqa_input_not_modified",
-          "test_cached_gqa_gradients"}
+          "test_cached_gqa_gradients", "test_cached_gqa_on_the_inputs_device"}
 # every test that feeds a sequence in several calls through one cache
 AFTER_A_CACHED_TOKEN = {
     "test_cached_gqa_chunked[cpu-token-by-token]", "test_cached_gqa_chunked[cpu-3+1+5]",
@@ -83,7 +83,8 @@ def test_update_that_returns_only_the_new_tokens(grade):
     result = graded(grade, 8, FOLDER / "wrong_update_returns_new.py")
     assert failing(result) == (
         {"test_kvcache_update_returns_everything[cpu-float32]", "test_kvcache_update_returns_everything[cpu-float64]",
-         "test_kvcache_full_raises_value_error", "test_cached_gqa_input_not_modified"} | AFTER_A_CACHED_TOKEN
+         "test_kvcache_full_raises_value_error", "test_cached_gqa_input_not_modified",
+         "test_cached_gqa_on_the_inputs_device[cpu]"} | AFTER_A_CACHED_TOKEN  # its 1 token after 3 crashes
     )
     text = message(result, "test_kvcache_update_returns_everything[cpu-float32]")
     assert text == ("keys from cache.update(k, v) with 1 new token after 3 (a KVCache of float32) have shape "

@@ -24,7 +24,8 @@ FOLDER = SUBMISSIONS / "exercise9"
 TOKENS = {"test_repeated_tokens_repeat", "test_repeated_tokens_use_the_generator",
           "test_repeated_tokens_cover_the_vocabulary"}
 SCORES = {"test_previous_token_score_planted", "test_induction_score_planted", "test_scores_of_the_hand_set_model",
-          "test_scores_leave_the_pattern_unchanged", "test_bad_shapes_raise_value_error"}
+          "test_scores_leave_the_pattern_unchanged", "test_bad_shapes_raise_value_error",
+          "test_scores_on_the_inputs_device"}
 HEADS = {"test_find_heads_planted", "test_find_heads_of_the_hand_set_model", "test_find_heads_threshold",
          "test_find_heads_float64_on_device"}
 
@@ -32,7 +33,7 @@ HEADS = {"test_find_heads_planted", "test_find_heads_of_the_hand_set_model", "te
 
 def test_solution_scores_full_marks(grade):
     result = graded(grade, 9, SOLUTIONS / "exercise9_head_patterns.py")
-    assert failing(result) == set() and result.passed and result.score == result.max_score == 27
+    assert failing(result) == set() and result.passed and result.score == result.max_score == 29
     assert {t.name.split("[")[0] for t in result.tests} == TOKENS | SCORES | HEADS | {"test_scores_half_precision"}
 
 

@@ -16,7 +16,8 @@ import torch
 import lumen_ref as ref
 from grader.grading.compare import Mismatch, attention_magnitude, describe, dtype_text, softmax_magnitude, summarise
 from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
-from grader.grading.testkit import cases, check_call, check_grads, check_inputs_kept, dims, randn
+from grader.grading.testkit import (cases, check_call, check_device_kept, check_grads, check_inputs_kept, dims,
+                                    randn)
 
 DTYPES = [torch.float32, torch.float64]
 
@@ -327,3 +328,21 @@ def test_tiled_attention_gradients(student, rng, device):
                          "a NaN made and then dropped (torch.where(l == 0, 0, o / l), nan_to_num, a sum clamped to "
                          "a tiny number) still flows backwards; shift by 0 while the running max is -inf and divide "
                          "by 1 where the sum is 0")
+
+
+# -- devices: the running max, sum and positions are made on the inputs' device -------------------
+
+
+@pytest.mark.parametrize("call", ["online_softmax", TILED])
+def test_stays_on_the_inputs_device(student, rng, device, call):
+    """Nothing made on the CPU: on CUDA itself, and on the CPU with the inputs on a stand-in device."""
+    if call == TILED:
+        size = SIZES["lengths[decode]"]
+        q, k, v = (randn(rng, *dims(size, "B", length, width)) for length, width in
+                   (("L_q", "d_k"), ("L_k", "d_k"), ("L_k", "d_v")))
+        check_device_kept(student, TILED, q, k, v, size["block"], device=device, causal=True,
+                          what=f"tiled_attention(q, k, v, {size['block']}, causal=True)")
+    else:
+        size = SIZES["softmax[partial]"]
+        x = randn(rng, *dims(size, "B", "L_q", "L_k"))
+        check_device_kept(student, call, x, size["block"], device=device, what=f"online_softmax(x, {size['block']})")

@@ -6,7 +6,8 @@ import torch
 
 import lumen_ref as ref
 from grader.grading.compare import Mismatch, check_tensor, dtype_text, shape_text
-from grader.grading.testkit import check_call, check_grads, check_inputs_kept, dims, randn, upstream_through_softmax
+from grader.grading.testkit import (check_call, check_device_kept, check_grads, check_inputs_kept, dims, randn,
+                                    upstream_through_softmax)
 
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
@@ -29,6 +30,7 @@ SIZES = {
     "padding_mask[mixed]": dict(B=4, L=6, lengths=[3, 5, 1, 2]),
     "padding_mask[empty]": dict(B=2, L=5, lengths=[0, 3]),
     "padding_mask[L=1]": dict(B=3, L=1, lengths=[1, 0, 1], edge="one key"),
+    "on_the_inputs_device": dict(B=2, L=5, lengths=[3, 0]),
 }
 
 
@@ -160,3 +162,19 @@ def test_padding_mask(student, device, case):
     lengths, L = torch.tensor(size["lengths"], device=device), size["L"]
     check_mask(student, "padding_mask", lengths, L, what=f"padding_mask(lengths={lengths.tolist()}, L={L})",
                device=device)
+
+
+# -- devices: a mask is made on its inputs' device ------------------------------------------------
+
+
+@pytest.mark.parametrize("call", ["causal_mask", "apply_mask", "padding_mask"])
+def test_masks_stay_on_the_inputs_device(student, rng, device, call):
+    """Nothing made on the CPU: on CUDA itself, and on the CPU with the inputs on a stand-in device."""
+    size = SIZES["on_the_inputs_device"]
+    L, lengths = size["L"], size["lengths"]
+    scores, mask = randn(rng, *dims(size, "B", "L", "L")), ref.causal_mask(L)
+    calls = {"causal_mask": ((L,), "device", f"causal_mask({L}, device)"),
+             "apply_mask": ((scores, mask), None, "apply_mask(scores, mask)"),
+             "padding_mask": ((torch.tensor(lengths), L), None, f"padding_mask(lengths, {L})")}
+    args, device_arg, what = calls[call]
+    check_device_kept(student, call, *args, device=device, what=what, device_arg=device_arg)

@@ -11,6 +11,7 @@ from grader.grading.testkit import (
     as64,
     cases,
     check_call,
+    check_device_kept,
     check_gradients,
     check_grads,
     check_inputs_kept,
@@ -288,3 +289,22 @@ def test_gradients_with_padding(student, rng, device):
         "weights and a zero output, not 0/0 = NaN (use your stable softmax)"))
     hint = NAN_GRADIENT_HINT.format(where="sequence 1 has length 0, so every key is masked for its queries")
     _check_masked_gradients(student, rng, q, k, v, mask, what=what, hint=hint, cause=NAN_GRADIENT)
+
+
+# -- devices: nothing is made on the CPU ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("call", ["softmax", SDPA])
+def test_stays_on_the_inputs_device(student, rng, device, call):
+    """Nothing made on the CPU: on CUDA itself, and on the CPU with the inputs on a stand-in device;
+    with a fully masked row, where a hand-made softmax builds its zeros."""
+    size = SIZES["fully_masked_rows"]
+    L, lengths = size["L"], torch.tensor(size["lengths"])
+    mask = ref.padding_mask(lengths, L)[:, None] & ref.causal_mask(L)  # (2, 1, L, L): sequence 1 sees no key
+    if call == "softmax":
+        x = ref.apply_mask(randn(rng, *dims(size, "B", "L", "L")), mask)
+        check_device_kept(student, call, x, device=device, what="softmax(x) with a row of only -inf")
+    else:
+        q, k, v = (randn(rng, *dims(size, "B", "L", width)) for width in ("d_k", "d_k", "d_v"))
+        check_device_kept(student, SDPA, q, k, v, mask, device=device,
+                          what="scaled_dot_product_attention(q, k, v, mask) with a fully masked row")

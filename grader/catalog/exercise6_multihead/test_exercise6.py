@@ -11,6 +11,7 @@ from grader.grading.testkit import (
     call_text,
     cases,
     check_call,
+    check_device_kept,
     check_forward,
     check_fully_masked_queries,
     check_grads,
@@ -239,3 +240,12 @@ def test_fully_masked_rows(student, rng):
                                nan_hint="a query whose every key is masked must read nothing (zeros from attention, "
                                         "so out's bias after W_O), not NaN: use the given "
                                         "scaled_dot_product_attention, which zeroes such rows")
+
+
+# -- devices: the causal mask is made on x's device ----------------------------------------------
+
+
+def test_forward_stays_on_the_inputs_device(student, rng, device):
+    """Nothing made on the CPU: on CUDA itself, and on the CPU with x and the module on a stand-in device."""
+    module, what = _load(student, _reference(rng, "module"), device=device)
+    check_device_kept(module, "__call__", _x(rng, "module"), device=device, what=f"{what}(x) with mask=None")

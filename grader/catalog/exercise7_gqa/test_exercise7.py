@@ -10,6 +10,7 @@ from grader.grading.testkit import (
     call_text,
     cases,
     check_call,
+    check_device_kept,
     check_forward,
     check_fully_masked_queries,
     check_gradients,
@@ -277,3 +278,13 @@ def test_gqa_gradients_fully_masked_rows(student, rng, device):
                  "(zeros through them) too. A NaN made and then dropped (torch.softmax of a row of -inf, then "
                  "nan_to_num or torch.where) still flows backwards through a mask added to the scores: use the "
                  "given scaled_dot_product_attention, whose masked_fill stops it", cause=NAN_GRADIENT)
+
+
+# -- devices: the causal mask is made on x's device ----------------------------------------------
+
+
+def test_gqa_on_the_inputs_device(student, rng, device):
+    """Nothing made on the CPU: on CUDA itself, and on the CPU with x and the module on a stand-in device."""
+    module, what = load_gqa(student, reference_gqa(rng, GQA), device=device)
+    check_device_kept(module, "__call__", x_of(rng, "module[GQA-6q-2kv]"), device=device,
+                      what=f"{what}(x) with mask=None")

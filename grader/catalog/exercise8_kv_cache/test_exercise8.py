@@ -7,7 +7,11 @@ import lumen_ref as ref
 from grader.grading.compare import Mismatch, describe, dtype_text, plural, summarise
 from grader.sandbox.judge import StudentError
 from grader.grading.testkit import (
+    Made,
+    Tracked,
     as64,
+    call_text,
+    check_device_kept,
     dims,
     check_forward,
     check_inputs_kept,
@@ -16,6 +20,7 @@ from grader.grading.testkit import (
     load_module,
     make,
     passed,
+    placed_on,
     randn,
     reference_module,
 )
@@ -411,3 +416,21 @@ def test_cached_gqa_half_precision(student, rng, device):
         x = x_of(rng, "module_float64", dtype=dtype, device=device, scale=0.5)  # outputs ~0.25: well above atol
         cache = new_cache(student, reference, x.shape[0], x.shape[1], dtype=dtype, device=device)
         feed(module, cache, x, [3, 1, 3], reference, what=f"{what} in {dtype_text(dtype)}")
+
+
+# -- devices: the storage and the decode mask are made on the inputs' device ----------------------
+
+
+def test_cached_gqa_on_the_inputs_device(student, rng, device):
+    """Nothing made on the CPU: on CUDA itself, and on the CPU with x, the module and the cache on a
+    stand-in device: a prompt of 3 tokens, then one more (a mask with past > 0)."""
+    reference = reference_gqa(rng, GQA)
+    module, what = load_cached(student, reference, device=device)
+    x = x_of(rng, "module_chunked")
+    config = (x.shape[0], reference.n_kv_heads, reference.d_head, SIZES["module_chunked"]["max_len"])
+    cache = check_device_kept(student, "KVCache", *config, device=device, device_arg="device",
+                              what=call_text("KVCache", config, {"device": placed_on(device)}))
+    cache = Tracked(cache, Made("KVCache", config, {"device": placed_on(device)}))
+    for start, stop in ((0, 3), (3, 4)):
+        check_device_kept(module, "__call__", x[:, start:stop], cache, device=device,
+                          what=f"{what}(x[:, {start}:{stop}], cache) after {start} tokens")

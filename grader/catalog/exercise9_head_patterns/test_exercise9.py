@@ -17,7 +17,7 @@ import lumen_ref as ref
 from grader import oracle
 from grader.grading.compare import Mismatch, describe, picture_cells, shape_text
 from grader.sandbox.judge import StudentError
-from grader.grading.testkit import as64, check_call, check_inputs_kept, dims, passed
+from grader.grading.testkit import as64, check_call, check_device_kept, check_inputs_kept, dims, passed
 
 KINDS = ("previous_token", "induction")
 
@@ -355,3 +355,15 @@ def test_find_heads_float64_on_device(student, rng, device):
     B, seq_len = dims(SIZES["find"], "B", "seq_len")
     patterns = [planted(rng, B, kinds, seq_len, torch.float64, device) for kinds in PLANTED["find"][::-1]]
     check_heads(student, patterns, what=f"find_heads(patterns) on {device} in float64")
+
+
+# -- devices: a score is computed on the pattern's device -------------------------------------------
+
+
+@pytest.mark.parametrize("call", ["previous_token_score", "induction_score"])
+def test_scores_on_the_inputs_device(student, rng, device, call):
+    """Nothing made on the CPU: on CUDA itself, and on the CPU with the pattern on a stand-in device."""
+    B, seq_len = dims(SIZES["previous"], "B", "seq_len")
+    pattern = planted(rng, B, PLANTED["previous"], seq_len, torch.float32, "cpu")
+    args = (pattern,) if call == "previous_token_score" else (pattern, seq_len)
+    check_device_kept(student, call, *args, device=device, what=f"{call}(pattern{', seq_len' * (len(args) - 1)})")
