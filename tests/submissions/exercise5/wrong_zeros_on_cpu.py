@@ -22,6 +22,7 @@ def softmax(x, dim=-1):
     x_max = x_max.masked_fill(x_max == float("-inf"), 0.0)  # (..., 1, ...) an all -inf slice: shift by 0
     e = torch.exp(x - x_max)  # (x's shape) every entry <= 1: no overflow; e^-inf = 0
     total = e.sum(dim=dim, keepdim=True)  # (..., 1, ...) > 0 unless the slice was all -inf
+    total = total.masked_fill(total == 0, 1.0)  # (..., 1, ...) an all -inf slice: divide by 1 (finite gradients)
     zeros = torch.zeros(e.shape, dtype=e.dtype)  # what an all -inf slice gives
     return torch.where(total > 0, e / total, zeros)  # (x's shape)
 
