@@ -108,6 +108,8 @@ class Session:
         kwargs = self.resolve(request["kwargs"])
         grad = request.get("grad")
         if request.get("stand_in"):
+            if grad is not None or request.get("return_args"):
+                raise ValueError("a call on the stand-in device takes neither grad nor return_args")
             return self.call_on_stand_in(obj, fn, args, kwargs)
         if grad is None:
             with torch.no_grad() if request.get("no_grad") else contextlib.nullcontext():
@@ -123,8 +125,8 @@ class Session:
 
     def call_on_stand_in(self, obj, fn, args, kwargs):
         """fn with every tensor argument (and a module's parameters and buffers) on the stand-in
-        device (grader.sandbox.stand_in): its value,
-        and for each of its tensors whether it is there too (`placed`: see stand_in.back)."""
+        device (grader.sandbox.stand_in): its value, and for each of its tensors whether it is there
+        too (`placed`: see stand_in.back)."""
         args, kwargs = stand_in.move(args), stand_in.move(kwargs)
         with stand_in.Device(self.path) as device, stand_in.holding(obj):
             value = fn(*args, **kwargs)
