@@ -35,6 +35,8 @@ class Misconception:
     `includes`: ids whose wrong outputs this mistake also produces (a softmax without the max
     subtraction also gives NaN on a fully masked row): when both are found, only this one is named.
     `edits`: per exercise number, (old, new) replacements that turn the solution into this mistake.
+    `principle` and `cause`: the hint ladder's first and third levels (grader.diagnosis.hints); the
+    `message` is its last, the remedy.
     """
 
     id: str
@@ -43,6 +45,8 @@ class Misconception:
     mutants: tuple
     edits: dict = field(default_factory=dict)
     includes: tuple = ()
+    principle: str = ""  # what is violated, in the chapter's terms, and the section to reread: no code, no fix
+    cause: str = ""  # the mistake named, without the remedy
 
     def mutant_classes(self):
         """The mutants, as subclasses of Reference."""
