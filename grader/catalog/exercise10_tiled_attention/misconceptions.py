@@ -22,6 +22,11 @@ MISCONCEPTIONS = (
         ({"running_sum": lambda self, l, rescale, p: l + p.sum(dim=-1, keepdim=True)},),
         {10: [(SOLUTION_ONLINE_SUM, "        l = l + torch.exp(block - shift).sum(dim=-1, keepdim=True)"),
               (SOLUTION_TILED_SUM, "        l = l + p.sum(dim=-1, keepdim=True)")]},
+        principle="A running sum of e^(s - m) is a sum only while all its terms share one m, the running max: when a "
+                  "block raises the max, the earlier terms still count with the old one, and weigh too much. Yours "
+                  "lets them. Reread " + COST + ".",
+        cause="When a block raises the running max, you add its terms to the running sum without rescaling what the "
+              "sum already holds.",
     ),
     Misconception(
         "online-output-not-rescaled", (10,),
@@ -30,6 +35,11 @@ MISCONCEPTIONS = (
         "@ v: see " + COST,
         ({"running_output": lambda self, o, rescale, p, v_block, l_old, l_new: o + p @ v_block},),
         {10: [(SOLUTION_TILED_OUTPUT, "        o = o + p @ v_block")]},
+        principle="The running output is a sum of values weighted by e^(s - m), and it is divided by the running sum "
+                  "at the end: both must count every key with the same, current running max. In yours, the output "
+                  "keeps the earlier keys weighted with an old max. Reread " + COST + ".",
+        cause="When a block raises the running max, you rescale the running sum but add the block's part to an "
+              "output still weighted with the old max.",
     ),
     Misconception(
         "online-nothing-rescaled", (10,),
@@ -41,6 +51,10 @@ MISCONCEPTIONS = (
         {10: [(SOLUTION_TILED_SUM, "        l = l + p.sum(dim=-1, keepdim=True)"),
               (SOLUTION_TILED_OUTPUT, "        o = o + p @ v_block")]},
         includes=("online-sum-not-rescaled", "online-output-not-rescaled"),
+        principle="Both running values, the sum and the output, count every earlier key with e^(s - m) for the max "
+                  "of its time; when the max rises, all of that is counted with a shift that no longer holds. In "
+                  "yours, the earlier blocks weigh too much. Reread " + COST + ".",
+        cause="When a block raises the running max, you rescale neither the running sum nor the running output.",
     ),
     Misconception(
         "online-max-not-kept", (10,),
@@ -51,6 +65,11 @@ MISCONCEPTIONS = (
           "exp": student_exp},),
         {10: [("        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))",
                "        m_new = s.amax(dim=-1, keepdim=True)")]},
+        principle="The running max is the largest score seen so far, over every block: it is the shift that keeps "
+                  "every e^(s - m) at most 1, for the earlier scores too. Yours can fall below an earlier score. "
+                  "Reread " + COST + ".",
+        cause="Your running max is each block's own max: after a block of smaller scores it falls, and e^(s - m) of "
+              "the earlier, larger scores overflows.",
     ),
     Misconception(
         "online-block-uses-old-max", (10,),
@@ -62,6 +81,10 @@ MISCONCEPTIONS = (
           "exp": student_exp},),
         {10: [("        p = torch.exp(s - shift)  # (..., L_q, b)",
                "        p = torch.exp(s - m.masked_fill(m == float(\"-inf\"), 0.0))")]},
+        principle="Every exponential in the running values is measured against one shift, the largest score seen so "
+                  "far, this block's included: a shift below a block's scores makes e^(s - m) larger than 1, and it "
+                  "overflows. Yours exponentiates a block against a max that has not seen it. Reread " + COST + ".",
+        cause="You exponentiate each block with the running max from before that block.",
     ),
     Misconception(
         "blocks-drop-last-partial", (10,),
@@ -72,6 +95,11 @@ MISCONCEPTIONS = (
         {10: [("    for start in range(0, x.size(-1), block_size):",
                "    for start in range(0, x.size(-1) - block_size + 1, block_size):"),
               ("    for start in range(0, L_k, block_size):", "    for start in range(0, L_k - block_size + 1, block_size):")]},
+        principle="Tiling must cover every key exactly once: the blocks run from the first key to the last, and the "
+                  "last block is shorter than the others when the block size does not divide the length. In yours, "
+                  "the last keys are never seen. Reread " + COST + ".",
+        cause="Your loop stops at the last full block, so a shorter last block is dropped (and every block, when "
+              "block_size is larger than the length).",
     ),
     Misconception(
         "running-max-starts-at-zero", (10,),
@@ -82,6 +110,11 @@ MISCONCEPTIONS = (
          {"running_max_start": lambda self, like: torch.zeros_like(like), "normalise": lambda self, e, l: e / l}),
         {10: [('    m = torch.full_like(q[..., :1], float("-inf"))', "    m = torch.zeros_like(q[..., :1])")]},
         includes=("online-nan-on-empty-row",),
+        principle="Before the first block no score has been seen, so the running max starts below every possible "
+                  "score and the first block's max takes its place, whatever the scores, very negative ones too. "
+                  "Yours starts above very negative scores. Reread " + COST + ".",
+        cause="Your running max starts at 0, so when every score is far below 0, e^(s - 0) underflows to 0 and the "
+              "sum is 0.",
     ),
     Misconception(
         "online-nan-on-empty-row", (10,),
@@ -91,6 +124,10 @@ MISCONCEPTIONS = (
         ({"exponent_shift": lambda self, m: m},
          {"normalise": lambda self, e, l: e / l}),
         {10: [(SOLUTION_TILED_RETURN, "    return o / l")]},
+        principle="A query that has seen no finite score yet (a row of only -∞, or a causal query whose keys have "
+                  "not come) must get zeros, never NaN: the chapter's fully masked row, here inside the loop. Yours "
+                  "gives NaN. Reread " + COST + ".",
+        cause="On a row with no finite score yet, your loop computes e^(-inf - (-inf)) or 0/0, and both are NaN.",
     ),
     Misconception(
         "online-divides-inside-loop", (10,),
@@ -102,6 +139,11 @@ MISCONCEPTIONS = (
           "tiled_output": lambda self, o, l: o},),
         {10: [(SOLUTION_TILED_OUTPUT, "        o = (o * rescale + p @ v_block) / l.masked_fill(l == 0, 1.0)"),
               (SOLUTION_TILED_RETURN, "    return o")]},
+        principle="Dividing by the sum is the softmax's last step, and it needs the final sum, over every block: an "
+                  "output already divided by an earlier, smaller sum is in other units than the next block's terms. "
+                  "Yours mixes the two. Reread " + COST + ".",
+        cause="You divide the running output by the running sum inside the loop, and that division is never undone "
+              "when the sum grows.",
     ),
     Misconception(
         "tiled-causal-block-positions", (10,),
@@ -112,6 +154,11 @@ MISCONCEPTIONS = (
           torch.arange(width) <= torch.arange(L_k - L_q, L_k)[:, None]},),
         {10: [("            key = torch.arange(start, start + k_block.size(-2), device=q.device)",
                "            key = torch.arange(k_block.size(-2), device=q.device)")]},
+        principle="The causal rule is about positions in the sequence: query i may see key j when j ≤ i, wherever j "
+                  "sits in its block. In yours, the keys of later blocks are judged by their place inside the block. "
+                  "Reread " + MASKING + ".",
+        cause="Your causal mask compares the query's position with the key's index inside its block, 0 .. block_size "
+              "- 1, not with its position in the sequence.",
     ),
     Misconception(
         "tiled-causal-top-left", (10,),
@@ -122,6 +169,11 @@ MISCONCEPTIONS = (
           torch.arange(start, start + width) <= torch.arange(L_q)[:, None]},),
         {10: [("    position = torch.arange(L_k - L_q, L_k, device=q.device)[:, None]",
                "    position = torch.arange(L_q, device=q.device)[:, None]")]},
+        principle="With L_q queries and L_k keys the queries are the last L_q positions of the sequence, as with a "
+                  "KV cache: the last query sees every key, and the causal pattern ends in the bottom-right corner. "
+                  "Yours starts it in the top-left. Reread " + CACHE + ".",
+        cause="Your causal mask puts query i at position i, as if the queries were the first L_q positions, not the "
+              "last.",
     ),
     Misconception(
         "tiled-causal-excludes-diagonal", (10,),
@@ -132,6 +184,10 @@ MISCONCEPTIONS = (
           torch.arange(start, start + width) < torch.arange(L_k - L_q, L_k)[:, None]},),
         {10: [("            s = s.masked_fill(key > position, float(\"-inf\"))",
                "            s = s.masked_fill(key >= position, float(\"-inf\"))")]},
+        principle="A token may always read itself: the key at the query's own position is allowed, which also keeps "
+                  "a finite score for every query that has keys. Yours hides it. Reread " + MASKING + ".",
+        cause="Your causal mask hides the key at the query's own position: it masks key positions ≥ the query's, not "
+              "only those after it.",
     ),
     Misconception(
         "online-softmax-stale-normaliser", (10,),
@@ -144,5 +200,9 @@ MISCONCEPTIONS = (
                "    return torch.exp(x - shift) / l.masked_fill(l == 0, 1.0)",
                "        m = m_new\n        out.append(torch.exp(block - shift) / l.masked_fill(l == 0, 1.0))\n"
                "    return torch.cat(out, dim=-1)")]},
+        principle="A softmax weight is e^(x - m) / l with the row's final max and final sum: blocks seen later can "
+                  "change both, so no weight is final until every block has been seen. Yours writes weights too "
+                  "early. Reread " + COST + ".",
+        cause="You wrote each block's weights with the running max and sum as they were after that block.",
     ),
 )

@@ -15,6 +15,9 @@ MISCONCEPTIONS = (
         "transpose k, not q: see 'Step 2 — Score every key'",
         ({"attention_scores": lambda self, q, k: k @ q.transpose(-2, -1)},),
         {2: [("    return q @ k.transpose(-2, -1)", "    return k @ q.transpose(-2, -1)")]},
+        principle="The scores have one row per query: row i holds query i against every key, so S has shape (L_q, "
+                  "L_k). In yours, the rows belong to the keys. Reread 'Step 2 — Score every key'.",
+        cause="You computed K Qᵀ instead of Q Kᵀ: your row i is key i against every query.",
     ),
     Misconception(
         "scores-transpose-all-dims", (2, 3, 5),
@@ -22,6 +25,11 @@ MISCONCEPTIONS = (
         "(or k.mT): see " + WALKTHROUGH,
         ({"attention_scores": lambda self, q, k: q @ k.permute(*range(k.dim() - 1, -1, -1))},),
         {2: [("    return q @ k.transpose(-2, -1)", "    return q @ k.T")]},
+        principle="Only k's last two axes are its positions and its features; the axes in front of them (batch, "
+                  "heads) must stay where they are, so that the same code works with or without them. Yours moves "
+                  "the batch axes too. Reread " + WALKTHROUGH + ".",
+        cause="You transposed k with .T, which reverses all of its dims, the batch dims included, not only the last "
+              "two.",
     ),
     Misconception(
         "scores-prescaled", (2,),
@@ -29,5 +37,9 @@ MISCONCEPTIONS = (
         "Step 3 (exercise 3): see 'Step 2 — Score every key'",
         ({"attention_scores": lambda self, q, k: ref.attention_scores(q, k) / math.sqrt(q.size(-1))},),
         {2: [("    return q @ k.transpose(-2, -1)", "    return q @ k.transpose(-2, -1) / q.size(-1) ** 0.5")]},
+        principle="Each step of the chapter does one thing: Step 2 scores every key with a raw dot product, and "
+                  "scaling is Step 3, a separate function. Yours does Step 3 here too. Reread 'Step 2 — Score every "
+                  "key'.",
+        cause="Your scores are already divided by √d_k: you scaled in the scoring step.",
     ),
 )

@@ -20,6 +20,11 @@ MISCONCEPTIONS = (
         {3: [("    return scores / math.sqrt(d_k)", "    return scores")],
          5: [(SOLUTION_SDPA_SCORES, "    scores = q @ k.transpose(-2, -1)\n")],
          10: [(SOLUTION_TILED_SCORES, "        s = q @ k_block.transpose(-2, -1)")]},
+        principle="Raw dot products of width d_k spread about √d_k around 0, so in wide heads the gaps between "
+                  "scores become huge and the softmax turns into a hard argmax that cannot learn; the scaling step "
+                  "brings the spread back to about 1 at every width. In yours, the spread still grows with the "
+                  "width. Reread " + SCALE + ".",
+        cause="You left the scores unscaled: Q Kᵀ goes on to the softmax as it is.",
     ),
     Misconception(
         "scale-by-dk", (3, 5, 6, 7, 8, 10),
@@ -27,6 +32,10 @@ MISCONCEPTIONS = (
         ({"scale_scores": lambda self, scores, d_k: scores / d_k},),
         {3: [("    return scores / math.sqrt(d_k)", "    return scores / d_k")],
          5: [(SOLUTION_SDPA_SCORES, "    scores = q @ k.transpose(-2, -1) / d_k\n")]},
+        principle="A dot product of width d_k has variance d_k, so its standard deviation is √d_k: the spread is "
+                  "brought back to 1 by the standard deviation, not by the variance. Yours shrinks wide heads' "
+                  "scores towards 0, and their weights towards uniform. Reread " + SCALE + ".",
+        cause="You divided the scores by d_k, the variance of a dot product, instead of its standard deviation.",
     ),
     Misconception(
         "scale-multiplied", (3, 5),
@@ -34,5 +43,9 @@ MISCONCEPTIONS = (
         "about 1: see " + SCALE,
         ({"scale_scores": lambda self, scores, d_k: scores * math.sqrt(d_k)},),
         {3: [("    return scores / math.sqrt(d_k)", "    return scores * math.sqrt(d_k)")]},
+        principle="Scaling must bring the scores' spread down to about 1: wider heads have larger dot products, so "
+                  "the scale makes scores smaller, never larger. Yours makes them larger. Reread " + SCALE + ".",
+        cause="You multiplied the scores by √d_k, so their spread grows to d_k and the softmax is closer still to a "
+              "hard argmax.",
     ),
 )

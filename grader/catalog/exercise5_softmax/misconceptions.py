@@ -22,6 +22,11 @@ MISCONCEPTIONS = (
         {5: [(SOLUTION_SDPA_MASK, "        pass  # masked after the softmax instead"),
              ("    weights = softmax(scores, dim=-1)  #", "    weights = softmax(scores, dim=-1) if mask is None else "
               "softmax(scores, dim=-1).masked_fill(~mask, 0.0)  #")]},
+        principle="Each query's weights over the keys it may see sum to 1: hiding a key takes its share away and "
+                  "gives it to the visible keys. In yours, the hidden keys' share is simply lost, so masked rows sum "
+                  "to less than 1. Reread " + MASKING + ".",
+        cause="You zeroed the masked weights after the softmax: the visible keys keep the weights they had with "
+              "every key present.",
     ),
     Misconception(
         "softmax-wrong-dim", (5,),
@@ -30,6 +35,9 @@ MISCONCEPTIONS = (
         ({"attention_weights": lambda self, scores, mask: self.softmax(
             scores if mask is None else self.apply_mask(scores, mask), dim=-2)},),
         {5: [("    weights = softmax(scores, dim=-1)  #", "    weights = softmax(scores, dim=-2)  #")]},
+        principle="Each query reads a blend of the values, so each query's row of weights, one weight per key, sums "
+                  "to 1. In yours, the columns sum to 1: each key's weights over the queries. Reread " + SOFTMAX + ".",
+        cause="You normalised over the queries (dim -2), not over the keys: your columns sum to 1, not your rows.",
     ),
     Misconception(
         "softmax-ignores-dim", (5,),
@@ -38,6 +46,10 @@ MISCONCEPTIONS = (
         ({"softmax": lambda self, x, dim=-1: ref.softmax(x, dim=-1)},),
         {5: [("    x_max = x.amax(dim=dim, keepdim=True)", "    x_max = x.amax(dim=-1, keepdim=True)"),
              ("    total = e.sum(dim=dim, keepdim=True)", "    total = e.sum(dim=-1, keepdim=True)")]},
+        principle="A softmax normalises along the axis it is asked for: the max and the sum run along that axis "
+                  "only, so that each slice along it sums to 1. In yours, a softmax asked for another axis does not "
+                  "sum to 1 along it. Reread " + SOFTMAX + ".",
+        cause="Your softmax takes its max and its sum over the last axis, whatever dim it is given.",
     ),
     Misconception(
         "softmax-unstable", (5,),
@@ -46,6 +58,11 @@ MISCONCEPTIONS = (
         (softmax_dividing(shift=False, guard=False), softmax_dividing(shift=False, guard=True)),
         {5: [("    e = torch.exp(x - x_max)", "    e = torch.exp(x)")]},
         includes=("softmax-nan-on-masked-row",),
+        principle="A softmax must give finite weights that sum to 1 for any scores, large ones too: e^x overflows to "
+                  "infinity above about 88 in float32, and ∞/∞ is NaN. In yours, large scores give NaN. "
+                  "Reread " + SOFTMAX + ".",
+        cause="You exponentiated the scores as they are, e^x, so a large score overflows to inf and its row becomes "
+              "NaN.",
     ),
     Misconception(
         "softmax-nan-on-masked-row", (5, 6, 7),
@@ -55,5 +72,9 @@ MISCONCEPTIONS = (
         {5: [("    x_max = x_max.masked_fill(x_max == float(\"-inf\"), 0.0)", "    pass"),
              ("    return e / total.masked_fill(total == 0, 1.0)", "    return e / total")],
          7: [("        weights = weights.masked_fill(~mask, 0.0)", "        pass")]},
+        principle="A query that may see no key at all (a row of only -∞, as padding can leave) must get zero weights "
+                  "and a zero output: a NaN there spreads to every later layer and every gradient. The chapter calls "
+                  "it a classic padding bug; yours has it. Reread " + MASKING + ".",
+        cause="On a row of only -inf your softmax computes -inf - (-inf), then 0/0, so that row comes out NaN.",
     ),
 )

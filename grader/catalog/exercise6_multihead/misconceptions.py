@@ -15,6 +15,10 @@ MISCONCEPTIONS = (
         ({"head_width": lambda self, d_head, d_model: d_model},),
         {6: [("        y, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, L, d_head)\n",
               "        y, _ = scaled_dot_product_attention(q * math.sqrt(self.d_head / D), k, v, mask)\n")]},
+        principle="Each head is an attention of its own, working in d_head = d_model / n_heads dimensions: its dot "
+                  "products spread with its own width, so its scale follows d_head, not the model's width. Yours "
+                  "scales every head as if it were the whole model. Reread 'Splitting the model width into heads'.",
+        cause="You scaled each head's scores by √d_model, so they are √n_heads times too small.",
     ),
     Misconception(
         "split-heads-without-transpose", (6, 7, 8),
@@ -23,6 +27,11 @@ MISCONCEPTIONS = (
         ({"split_heads": lambda self, x, n_heads: x.reshape(x.size(0), n_heads, x.size(1), -1)},),
         {6: [("    x = x.view(B, L, n_heads, D // n_heads)  #",
               "    return x.reshape(B, n_heads, L, D // n_heads)  #")]},
+        principle="Each head must see whole tokens: head h holds the same d_head columns of every token, and every "
+                  "token keeps its position. In yours, one head's rows are pieces of several tokens. "
+                  "Reread " + WALKTHROUGH + ".",
+        cause="You reshaped (B, L, D) straight into (B, H, L, d_head): a reshape keeps the numbers in memory order, "
+              "so the tokens' features are dealt out across positions and heads.",
     ),
     Misconception(
         "merge-heads-without-transpose", (6, 7, 8),
@@ -30,6 +39,11 @@ MISCONCEPTIONS = (
         "2) back to (B, L, H, d_head) first, then .contiguous().view(B, L, D): see " + WALKTHROUGH,
         ({"merge_heads": lambda self, x: x.reshape(x.size(0), x.size(2), -1)},),
         {6: [("    x = x.transpose(1, 2).contiguous()  #", "    x = x.contiguous()  #")]},
+        principle="Merging is the heads' concatenation: token l's output is head 0's d_head numbers for token l, "
+                  "then head 1's, and so on. In yours, a token's output holds numbers of other tokens. "
+                  "Reread " + WALKTHROUGH + ".",
+        cause="You reshaped (B, H, L, d_head) straight into (B, L, D): memory runs head by head, so each output row "
+              "takes numbers of several tokens of one head.",
     ),
     Misconception(
         "explicit-mask-ignored", (6, 7),
@@ -37,5 +51,9 @@ MISCONCEPTIONS = (
         "when mask is None, and the given mask otherwise: see " + WALKTHROUGH,
         ({"forward_mask": lambda self, mask, L: self.causal_mask(L)},),
         {6: [(SOLUTION_MHA_MASK, "        y, _ = scaled_dot_product_attention(q, k, v, causal_mask(L, x.device))\n")]},
+        principle="The mask a caller passes is the one attention must use (padding, a pattern of their own); the "
+                  "causal mask is only the default for when none is given. Yours attends with its own mask either "
+                  "way. Reread " + WALKTHROUGH + ".",
+        cause="Your forward always builds and uses a causal mask, and the mask argument is never used.",
     ),
 )

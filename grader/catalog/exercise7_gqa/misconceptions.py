@@ -14,6 +14,11 @@ MISCONCEPTIONS = (
         ({"repeat_kv": lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1)},),
         {7: [("    return x.repeat_interleave(n_rep, dim=1)  # (B, H_kv*n_rep, L, d)\n    # END",
               "    return x.repeat(1, n_rep, 1, 1)\n    # END")]},
+        principle="In grouped-query attention each KV head serves a group of n_heads / n_kv_heads neighbouring query "
+                  "heads: the first group shares KV head 0, the next KV head 1, and so on. In yours, neighbouring "
+                  "query heads read different KV heads. Reread " + GQA + ".",
+        cause="You tiled the KV heads, [0, 1, 0, 1, …] (what .repeat gives): query head j reads KV head j mod "
+              "n_kv_heads.",
     ),
     Misconception(
         "repeat-kv-wrong-dim", (7,),
@@ -23,5 +28,8 @@ MISCONCEPTIONS = (
               for dim in (0, 2, 3)),
         {7: [("    return x.repeat_interleave(n_rep, dim=1)  # (B, H_kv*n_rep, L, d)\n    # END",
               "    return x.repeat_interleave(n_rep, dim=2)\n    # END")]},
+        principle="Repeating the KV heads adds heads and nothing else: (B, H_kv, L, d) becomes (B, H, L, d), each "
+                  "copy with the same tokens and features. Yours repeats along another axis. Reread " + GQA + ".",
+        cause="You repeated along another dim than the heads' (the batch, the positions or the features).",
     ),
 )

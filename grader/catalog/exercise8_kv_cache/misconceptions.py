@@ -23,6 +23,11 @@ MISCONCEPTIONS = (
              ("        mask = torch.ones(T_new, past + T_new, dtype=torch.bool, device=x.device)",
               "        mask = torch.ones(T_new, T_new, dtype=torch.bool, device=x.device)"),
              (SOLUTION_DECODE, "        mask = mask.tril()\n")]},
+        principle="At generation time a new token must attend to every key and value so far, the cached ones "
+                  "included: that is what the cache is for. Yours attends only among the new tokens. "
+                  "Reread " + CACHE + ".",
+        cause="You stored the new keys and values in the cache, then attended only to the new ones: what the cache "
+              "hands back is never used.",
     ),
     Misconception(
         "kv-cache-not-updated", (8,),
@@ -32,6 +37,9 @@ MISCONCEPTIONS = (
           "decode_mask": lambda self, T_new, past: torch.ones(T_new, T_new, dtype=torch.bool).tril()},),
         {8: [("            k, v = cache.update(k, v)  # (B, Hkv, past + T_new, dh)", "            pass")]},
         includes=("kv-cache-ignores-past",),
+        principle="A cache helps only if each call adds its tokens to it: the next call's new token must find every "
+                  "earlier token's key and value stored there. Yours never stores them. Reread " + CACHE + ".",
+        cause="Your forward never adds the new keys and values to the cache, so it stays empty.",
     ),
     Misconception(
         "kv-cache-causal-offset", (8,),
@@ -42,6 +50,11 @@ MISCONCEPTIONS = (
           if T_new > 1 else torch.ones(1, past + 1, dtype=torch.bool)},
          {"decode_mask": lambda self, T_new, past: torch.ones(T_new, past + T_new, dtype=torch.bool).tril()}),
         {8: [(SOLUTION_DECODE, "        mask = mask.tril()\n")]},
+        principle="New tokens come after the cached ones: with p tokens cached, new token i sits at position p + i, "
+                  "and sees every cached key and the new ones up to itself. In yours, the new tokens' causal pattern "
+                  "starts as if nothing were cached. Reread " + CACHE + ".",
+        cause="Your mask for the new tokens is the lower triangle from the top-left corner: new token i sees keys 0 "
+              ".. i only, as if it sat at position i, not past + i.",
     ),
     Misconception(
         "kv-cache-update-returns-new", (8,),
@@ -50,6 +63,10 @@ MISCONCEPTIONS = (
         ({"cache_update": lambda self, cache, k, v: (ref.KVCache.update(cache, k, v), (k, v))[1]},),
         {8: [(SOLUTION_UPDATE_RETURN, "        return k, v\n")]},
         includes=("kv-cache-ignores-past",),
+        principle="The cache is the model's memory of the past: after new tokens are stored, the keys and values "
+                  "they attend to are those of every token so far, the past ones and theirs. In yours, the past is "
+                  "missing from what the cache hands back. Reread " + CACHE + ".",
+        cause="Your cache.update returns only the new tokens' keys and values, not the cached ones before them.",
     ),
     Misconception(
         "kv-cache-reset-keeps-length", (8,),
@@ -58,12 +75,18 @@ MISCONCEPTIONS = (
         ({"cache_reset": lambda self, cache: None},),
         {8: [("        self.length = 0\n        # END SOLUTION\n\n    def update",
               "        pass\n        # END SOLUTION\n\n    def update")]},
+        principle="Resetting a cache starts a new sequence: afterwards it holds no tokens, and the next ones stored "
+                  "are the first it counts. Yours still counts the old sequence's tokens. Reread " + CACHE + ".",
+        cause="Your reset leaves the count of cached tokens as it was.",
     ),
     Misconception(
         "kv-cache-bytes-missing-factor-2", (8,),
         "The cache holds keys AND values: multiply by 2: see " + CACHE,
         ({"kv_cache_bytes": lambda self, *args, **kwargs: ref.kv_cache_bytes(*args, **kwargs) // 2},),
         {8: [("    return 2 * n_layers * n_kv_heads", "    return n_layers * n_kv_heads")]},
+        principle="For every token, head and layer the cache stores two things, a key and a value: the 'KV' of its "
+                  "name. Yours counts only one of them. Reread " + CACHE + ".",
+        cause="Your count holds the keys only (or the values only): half the cache.",
     ),
     Misconception(
         "kv-cache-bytes-missing-batch", (8,),
@@ -71,6 +94,9 @@ MISCONCEPTIONS = (
         ({"kv_cache_bytes": lambda self, *args, **kwargs: ref.kv_cache_bytes(
             *args, **{**kwargs, "batch_size": 1})},),
         {8: [("* seq_len * batch_size *", "* seq_len *")]},
+        principle="A cache belongs to one sequence: when several sequences are generated at once, each keeps keys "
+                  "and values of its own. Yours counts one sequence, whatever the batch. Reread " + CACHE + ".",
+        cause="Your count leaves out the batch size: it is one sequence's cache.",
     ),
     Misconception(
         "kv-cache-bytes-counts-values", (8,),
@@ -78,5 +104,8 @@ MISCONCEPTIONS = (
         ({"kv_cache_bytes": lambda self, *args, **kwargs: ref.kv_cache_bytes(
             *args, **{**kwargs, "bytes_per_value": 1})},),
         {8: [("* batch_size * bytes_per_value", "* batch_size")]},
+        principle="A size in memory is counted in bytes, and each stored number takes as many bytes as its dtype "
+                  "needs (2 in fp16, 4 in float32). Yours counts the numbers instead. Reread " + CACHE + ".",
+        cause="Your count is how many values the cache holds: the bytes each value takes are left out.",
     ),
 )

@@ -22,6 +22,10 @@ MISCONCEPTIONS = (
         ({"previous_token_weights": lambda self, pattern: pattern.diagonal(dim1=-2, dim2=-1)},
          {"previous_token_weights": lambda self, pattern: pattern.diagonal(dim1=-2, dim2=-1)[..., 1:]}),
         {9: [(SOLUTION_PREVIOUS, "    below = pattern.diagonal(dim1=-2, dim2=-1)  #")]},
+        principle="A previous-token head puts its weight on the token immediately before the query: query i, key "
+                  "i-1, the bright sub-diagonal of its pattern. Yours reads the query's own token. "
+                  "Reread " + PREVIOUS + ".",
+        cause="Your previous-token score reads the main diagonal: key i for query i, the query's own token.",
     ),
     Misconception(
         "previous-token-reads-next", (9,),
@@ -29,6 +33,10 @@ MISCONCEPTIONS = (
         "positive offset is above the diagonal; key i-1 from query i is offset=-1: see " + PREVIOUS,
         ({"previous_token_weights": lambda self, pattern: pattern.diagonal(offset=1, dim1=-2, dim2=-1)},),
         {9: [(SOLUTION_PREVIOUS, SOLUTION_PREVIOUS.replace("offset=-1", "offset=1"))]},
+        principle="A previous-token head's weight sits just below the diagonal (query i, key i-1); above the "
+                  "diagonal lies the future, where a causal pattern is 0. Yours reads above it. "
+                  "Reread " + PREVIOUS + ".",
+        cause="Your previous-token score reads key i+1 for query i, the diagonal just above the main one.",
     ),
     Misconception(
         "previous-token-counts-query-0", (9,),
@@ -38,6 +46,11 @@ MISCONCEPTIONS = (
         ({"previous_token_weights": lambda self, pattern: F.pad(pattern.diagonal(offset=-1, dim1=-2, dim2=-1),
                                                                 (1, 0))},),
         {9: [(SOLUTION_PREVIOUS_MEAN, "    return below.sum(dim=(0, 2)) / (pattern.size(0) * pattern.size(-1))")]},
+        principle="A score measures how much the queries that could do the job do it: the first token has no "
+                  "previous token, so it can neither succeed nor fail, and a perfect previous-token head scores "
+                  "exactly 1. Yours scores a perfect head below 1. Reread " + PREVIOUS + ".",
+        cause="Your previous-token score also counts query 0, which has no previous token, so a perfect head scores "
+              "(L-1)/L.",
     ),
     Misconception(
         "induction-offset-off-by-one", (9,),
@@ -46,6 +59,11 @@ MISCONCEPTIONS = (
         ({"induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=-seq_len, dim1=-2, dim2=-1)},),
         {9: [(SOLUTION_STRIPE, SOLUTION_STRIPE.replace("offset=1 - seq_len", "offset=-seq_len")),
              (SOLUTION_INDUCTION_MEAN, "    return stripe.mean(dim=(0, 2))  # (H,)")]},
+        principle="An induction head on the second copy of a token attends to the token that came AFTER its first "
+                  "copy, and copies it forward to predict what comes next. Yours reads the first copy itself. "
+                  "Reread " + INDUCTION + ".",
+        cause="Your induction score reads key i - seq_len, the earlier copy of the query's own token: one key too "
+              "early.",
     ),
     Misconception(
         "induction-counts-first-half", (9,),
@@ -56,6 +74,11 @@ MISCONCEPTIONS = (
          {"induction_weights": lambda self, pattern, seq_len: F.pad(
              pattern.diagonal(offset=1 - seq_len, dim1=-2, dim2=-1)[..., 1:], (seq_len, 0))}),
         {9: [(SOLUTION_INDUCTION_MEAN, "    return stripe.mean(dim=(0, 2))  # (H,)")]},
+        principle="In a sequence repeated twice, only the tokens of the second copy have an earlier copy to look "
+                  "back at: the first half cannot show induction, and a perfect induction head scores exactly 1. "
+                  "Yours scores a perfect head lower. Reread " + INDUCTION + ".",
+        cause="Your induction score also counts the queries of the first half, which have no earlier copy of their "
+              "token.",
     ),
     Misconception(
         "diagonal-of-the-wrong-dims", (9,),
@@ -67,6 +90,11 @@ MISCONCEPTIONS = (
          {"previous_token_weights": lambda self, pattern: pattern.diagonal(offset=-1),
           "induction_weights": lambda self, pattern, seq_len: pattern.diagonal(offset=1 - seq_len)[..., 1:]}),
         {9: [(SOLUTION_PREVIOUS, "    below = pattern.diagonal(offset=-1)  #")]},
+        principle="An attention pattern is a picture whose rows are queries and columns are keys, the last two axes "
+                  "of (B, H, L, L): a stripe such as the sub-diagonal runs across those two axes, for every sequence "
+                  "and every head. Yours takes its stripe across the batch and the heads. Reread " + PICTURES + ".",
+        cause="You took the diagonal over dims 0 and 1 (the batch and the heads), the default when no dims are "
+              "named.",
     ),
     Misconception(
         "score-averaged-over-wrong-axes", (9,),
@@ -80,6 +108,11 @@ MISCONCEPTIONS = (
         + in_one_or_both(lambda weights: weights[0].mean(dim=-1)),
         {9: [(SOLUTION_PREVIOUS_MEAN, "    return below.mean(dim=-1)"),
              (SOLUTION_INDUCTION_MEAN, "    return stripe[..., 1:].mean(dim=-1)")]},
+        principle="A head's score describes the head: one number per head, the same whichever sequence or query you "
+                  "look at, so everything but the heads is averaged away. In yours, what is left is not one number "
+                  "per head, or it mixes the heads. Reread " + HEADS + ".",
+        cause="You averaged over other axes than the batch and the queries (over the heads, over the queries only, "
+              "or over everything).",
     ),
     Misconception(
         "score-summed-not-averaged", (9,),
@@ -88,6 +121,10 @@ MISCONCEPTIONS = (
         in_one_or_both(lambda weights: weights.sum(dim=(0, 2))),
         {9: [(SOLUTION_PREVIOUS_MEAN, "    return below.sum(dim=(0, 2))"),
              (SOLUTION_INDUCTION_MEAN, "    return stripe[..., 1:].sum(dim=(0, 2))")]},
+        principle="A score must mean the same thing for any batch and any length: a head that always attends to the "
+                  "previous token scores 1, for 2 sequences of 8 tokens as for 32 of 1000. Yours grows with the "
+                  "batch and the length. Reread " + HEADS + ".",
+        cause="You summed the weights instead of averaging them.",
     ),
     Misconception(
         "find-heads-head-layer-swapped", (9,),
@@ -95,5 +132,8 @@ MISCONCEPTIONS = (
         "index patterns[layer][:, head]: see " + PICTURES,
         ({"head_label": lambda self, layer, head: (head, layer)},),
         {9: [("[(layer, head) for head in range(", "[(head, layer) for head in range(")]},
+        principle="A head is named by its layer first, then by its place within that layer, the way a model's "
+                  "patterns are kept, layer by layer. Yours names them the other way round. Reread " + PICTURES + ".",
+        cause="Your pairs are (head, layer): the head's index first, then the layer's.",
     ),
 )
