@@ -3,26 +3,190 @@
 Levels, in order: 1 `principle` (what is violated, in the chapter's terms, and the section to
 reread), 2 `example` (the smallest call that still shows the mistake, found in the confined child:
 the diagnosis dict's "example"), 3 `cause` (the mistake named), 4 `remedy` (the fix). A catalogued
-misconception has all four; a structural finding (no catalogue entry) has levels 1 to 3, its cause
-being the analyser's own words. Which level a student sees is chosen later, from the course's
-policy and the student's attempts; this module only says what each level holds.
+misconception has all four; a structural finding (no catalogue entry) and a cause (a failing check
+whose message names the mistake: a dtype changed, an input changed in place) have levels 1 to 3,
+their level 3 being the analyser's or the check's own words. Which level a student sees is chosen
+later, from the course's policy and the student's attempts; this module only says what each level holds.
 """
 
+import re
+
 from grader.diagnosis import misconceptions
+from grader.diagnosis.mutants import CACHE, GQA, MASKING, SCALE, SOFTMAX, WALKTHROUGH
 
 KINDS = ("principle", "example", "cause", "remedy")
+
+SCORE = "'Step 2 — Score every key'"
+SPLIT = "'Splitting the model width into heads'"
+MATRIX = "'The matrix form'"
+LIBRARY = "'The library analogy: query, key, value'"
+
+# Level 1 of the structural analysers' findings (grader.diagnosis.analysers), by key family: a key
+# gets the entry of the longest key here it starts with. A finding in one item of a returned tuple
+# ("weights:not-normalised") is read without the item's label.
+STRUCTURAL = {
+    "factor:": "Each step of attention fixes the size of its result: scaled scores spread about 1, weights sum to 1, "
+               "a cache's size counts every byte. Yours has the right pattern, but every number is off by one factor, "
+               "one of the call's sizes taken once too often or once too rarely. Reread " + MATRIX + ".",
+    "divisor:": "Each step scales its scores by exactly one thing: Step 2's raw scores not at all, Step 3 by √d_k, "
+                "the standard deviation of a dot product of width d_k (in multi-head attention, each head's own "
+                "width), which brings their spread back to about 1. Yours scales them by another quantity. "
+                "Reread " + SCALE + ".",
+    "divisor:1": "Raw dot products of width d_k spread about √d_k, so in wide heads the softmax turns into a hard "
+                 "argmax that cannot learn; the scaling step brings the spread back to about 1 at every width. Yours "
+                 "are not scaled at all. Reread " + SCALE + ".",
+    "divisor:1/": "Scaling must bring the scores' spread down to about 1: wider heads have larger dot products, so the "
+                  "scale makes scores smaller, never larger. Yours makes them larger. Reread " + SCALE + ".",
+    "axes:": "Every axis of a result means something (the batch, the heads, the queries, the keys, the features), and "
+             "a number is right only in its place. Yours holds the right numbers with its axes in another order. "
+             "Reread " + WALKTHROUGH + ".",
+    "normalised-over:": "Attention weights are one distribution per query: each query's row, its weights over the "
+                        "keys, sums to 1. Yours sum to 1 along another axis. "
+                        "Reread " + SOFTMAX + ".",
+    "normalised-over:all": "Attention weights are one distribution per query: each query's row, its weights over the "
+                           "keys, sums to 1. Yours sum to 1 over the whole tensor at once, so each row gets only a "
+                           "share. Reread " + SOFTMAX + ".",
+    "not-normalised": "Weights say how much to read from each token: non-negative, and summing to 1 over the keys; "
+                      "exponentials alone are not weights yet. Yours are in the right proportions but do not sum to "
+                      "1. Reread " + SOFTMAX + ".",
+    "softmax-applied": "Each step does one thing: the scores are raw dot products (Step 2), and turning them into "
+                       "weights is Step 4. Yours already returns weights. Reread " + SCORE + ".",
+    "diagonal-only": "The scores are a matrix: every query against every key, one row per query and one column per "
+                     "key. Yours pairs each query with one key only, its own position's. Reread " + MATRIX + ".",
+    "scores:view-not-transpose": "Kᵀ turns k's rows into columns: key j's features become column j. Pouring k's "
+                                 "numbers, in memory order, into the swapped shape is not the same thing: each column "
+                                 "then holds pieces of several keys. Reread " + WALKTHROUGH + ".",
+    "mask:inverted": "A mask says where attention is allowed: True means 'may attend' (the past, the real tokens) and "
+                     "False means hidden (the future, the padding). In yours, the allowed and the hidden pairs swap "
+                     "places. Reread " + MASKING + ".",
+    "mask:nothing-masked": "A mask hides some keys from some queries (the future, the padding). In yours, every query "
+                           "sees every key. Reread " + MASKING + ".",
+    "mask:no-diagonal": "A token may always read itself: query i sees keys 0 .. i, the diagonal included, which also "
+                        "guarantees every row at least one finite score. Yours hides the diagonal. "
+                        "Reread " + MASKING + ".",
+    "mask:diagonal": "The causal mask's edge is the diagonal: query i sees keys 0 .. i, itself included and nothing "
+                     "after it. Yours draws the edge elsewhere, letting future tokens through or hiding past ones. "
+                     "Reread " + MASKING + ".",
+    "mask:upper-triangle": "In a mask, rows are queries and columns are keys: query i may see keys 0 .. i, the past, "
+                           "on and below the diagonal. Yours lets each query see its future instead. "
+                           "Reread " + MASKING + ".",
+    "mask:corner": "New tokens come after the cached ones: with p tokens before them, new token i sits at position "
+                   "p + i and sees every earlier key and the new ones up to itself. Yours places the new tokens as if "
+                   "nothing came before them. Reread " + CACHE + ".",
+    "mask:decode": "With p tokens cached, new token i sits at position p + i: it sees every cached key and the new "
+                   "tokens up to itself, never a new token after it. Yours lets it see one key more or one fewer. "
+                   "Reread " + CACHE + ".",
+    "mask:reversed": "Padding comes after the real tokens: a sequence of length n has its real tokens at positions "
+                     "0 .. n-1 and padding after them. Yours keeps the last positions instead. Reread " + MASKING + ".",
+    "mask:width": "Positions count from 0: a sequence of length n has exactly n real keys, at positions 0 .. n-1. "
+                  "Yours keeps another number of them. Reread " + MASKING + ".",
+    "mask:nan-kept": "Masking changes the hidden scores only and leaves the allowed ones exactly as they were; in "
+                     "floating point, 0 × ∞ is NaN, so arithmetic with infinities poisons every score it touches. "
+                     "Yours turns the allowed scores into NaN. Reread " + MASKING + ".",
+    "mask:plus-inf": "A hidden key must get exactly zero weight after the softmax. In yours, the hidden keys take all "
+                     "of the weight. Reread " + MASKING + ".",
+    "mask:finite-fill": "A hidden key must get exactly zero weight in every row and every dtype, even in a row whose "
+                        "every key is hidden: a large finite score is only small next to the others, and alone in its "
+                        "row it becomes an equal share. Reread " + MASKING + ".",
+    "mask:fill-value": "After the softmax a hidden key must weigh exactly nothing, and the softmax gives each score s "
+                       "a weight proportional to e^s, which is 0 for no finite s. In yours, hidden keys keep weight. "
+                       "Reread " + MASKING + ".",
+    "mask:softmax-dim-2": "Each query reads a blend of the values, so each query's row of weights, one weight per "
+                          "key, sums to 1. In yours, the columns sum to 1: each key's weights over the queries. "
+                          "Reread " + SOFTMAX + ".",
+    "heads:": "In grouped-query attention each KV head serves a group of neighbouring query heads: the first n_rep "
+              "query heads share KV head 0, the next n_rep KV head 1, and so on. Yours pairs query heads with KV heads "
+              "in another pattern. Reread " + GQA + ".",
+    "no-output-projection": "Multi-head attention ends by mixing the heads: their outputs, side by side, go through "
+                            "one more learned projection, so that one head's answer can combine with another's. Yours "
+                            "stops at the heads side by side. Reread " + SPLIT + ".",
+    "split:": "Each head must see whole tokens: head h holds the same d_head columns of every token, and every token "
+              "keeps its position. In yours, a head's numbers come from other positions or other columns. "
+              "Reread " + WALKTHROUGH + ".",
+    "split:strided": "Each head holds one block of d_head adjacent columns of every token: head 0 the first d_head, "
+                     "head 1 the next, and so on. Yours gives a head every H-th column instead. "
+                     "Reread " + WALKTHROUGH + ".",
+    "merge:": "Merging is the heads' concatenation: token l's output is head 0's d_head numbers for token l, then "
+              "head 1's, and so on. In yours, a token's output is not its heads' numbers in that order. "
+              "Reread " + WALKTHROUGH + ".",
+    "fused:": "A fused projection holds W_Q, W_K and W_V side by side, three blocks of columns: q comes from the first "
+              "block only, k from the second, v from the third, and the heads are cut from each block afterwards. "
+              "Yours reads q, k and v from columns mixed across the blocks. Reread " + WALKTHROUGH + ".",
+    "input:": "Each input has its own role (the query, the key and the value; or W_Q, W_K and W_V): yours gives what "
+              "the computation gives with one input in the place of another. Reread " + LIBRARY + ".",
+    "swapped:": "Several results come back in the order the docstring gives, since the caller unpacks them by "
+                "position. Yours are the right values in the wrong order. Reread " + WALKTHROUGH + ".",
+    "shape:not-flattened": "A result is its numbers and its shape: the caller expects the axes it was promised. Yours "
+                           "has the right numbers in the right order, in more axes than expected. "
+                           "Reread " + WALKTHROUGH + ".",
+    "returned-none": "Every function here hands its result back to its caller. Yours ends without handing anything "
+                     "back, so whatever it computed is lost. Reread " + WALKTHROUGH + ".",
+    "cache:no-mask": "New tokens that arrive together are still a sequence: each sees the cached tokens and the new "
+                     "ones up to itself, never a later new token. In yours, a new token sees the ones after it. "
+                     "Reread " + CACHE + ".",
+    "cache:overwritten": "A cache appends: each update's tokens go after the ones already held, which stay as they "
+                         "were. Yours writes the new tokens over the past. Reread " + CACHE + ".",
+    "cache:not-advancing": "A cache remembers: after each update it holds every token so far, and its count grows by "
+                           "the new tokens. Yours forgets what it held. Reread " + CACHE + ".",
+    "cache:whole-storage": "A cache's storage has room for the most tokens it may ever hold, but only the tokens "
+                           "stored so far are keys and values; the rest is empty room. Yours hands back the empty "
+                           "room too. Reread " + CACHE + ".",
+    "len:": "The length of a cache is the number of tokens it holds now: 0 when it is new, growing by each update's "
+            "tokens. Yours counts something else. Reread " + CACHE + ".",
+}
+
+# Level 1 of the causes the grading steps name (grader.grading.compare, testkit); the exercises declare
+# their own beside their misconceptions (misconceptions.CAUSES).
+CAUSES = {
+    "dtype-changed": "A step of attention answers in the precision it was given: a model in float16 or bfloat16 runs "
+                     "every step in it, and a result in another precision changes what the next layer computes (or "
+                     "makes it fail). Yours comes back in another precision than its input. "
+                     "Reread " + WALKTHROUGH + ".",
+    "mask-not-bool": "A mask answers yes or no for each (query, key) pair: True where attention is allowed, False "
+                     "where it is hidden. Yours holds numbers instead, and the opposite of a number is not 'the other "
+                     "pairs'. Reread " + WALKTHROUGH + ".",
+    "device-changed": "A result lives where its inputs live: a model on a GPU gets its answers on the GPU. Yours comes "
+                      "back on another kind of processor than its input. Reread " + WALKTHROUGH + ".",
+    "built-on-cpu": "Everything a step makes must live where its inputs live: on a GPU, a tensor made without saying "
+                    "where is made on the CPU, and mixing the two fails (or copies data back and forth). Yours makes "
+                    "something on the CPU while its inputs are elsewhere. Reread " + WALKTHROUGH + ".",
+    "input-changed-in-place": "A step must leave its inputs as they were: the caller still holds them (the same "
+                              "scores, the same x for the next layer, the same tensor for the backward pass), and "
+                              "writing over them changes their data too. Yours changes an input. "
+                              "Reread " + WALKTHROUGH + ".",
+}
+
+# "split_heads(...), merge_heads(...): ", "len(cache): ": where a diagnosis message says the mistake shows
+_CALL = r"(?:len\(cache\)|[\w.]+\(\.\.\.\))"
+_WHERE = re.compile(rf"^({_CALL}(?:, {_CALL})*): ")
 
 
 def ladder(diagnosis):
     """The levels `diagnosis` (a report's diagnosis dict: id, message, ids, example) has, in order:
     [{"level": n, "kind": kind, "text": text}], only those with a text."""
-    named = [misconceptions.BY_ID[i] for i in diagnosis.get("ids") or [diagnosis["id"]] if i in misconceptions.BY_ID]
+    ids = diagnosis.get("ids") or diagnosis["id"].split(" | ")
+    named = [misconceptions.BY_ID[i] for i in ids if i in misconceptions.BY_ID]
     example = (diagnosis.get("example") or {}).get("text", "")
-    if named:
-        texts = (_joined(m.principle for m in named), example, _joined(m.cause for m in named), diagnosis["message"])
+    if named and len(named) == len(ids):
+        where = _WHERE.match(diagnosis["message"])
+        cause = _joined(m.cause for m in named)
+        texts = (_joined(m.principle for m in named), example,
+                 f"{where.group(1)}: {cause}" if where and cause else cause, diagnosis["message"])
     else:
-        texts = ("", example, diagnosis["message"], "")
+        texts = (principle(diagnosis["id"]), example, diagnosis["message"], "")
     return [{"level": n, "kind": kind, "text": text} for n, (kind, text) in enumerate(zip(KINDS, texts), 1) if text]
+
+
+def principle(diagnosis_id):
+    """Level 1 of a diagnosis without a catalogue entry: a cause's, or a structural finding's by its key's
+    family ("" for neither)."""
+    found = CAUSES.get(diagnosis_id) or misconceptions.CAUSES.get(diagnosis_id)
+    key = diagnosis_id
+    while not found and key:
+        families = [family for family in STRUCTURAL if key.startswith(family)]
+        found = STRUCTURAL[max(families, key=len)] if families else ""
+        key = key.partition(":")[2]  # the finding of one returned item: its label first
+    return found or ""
 
 
 def _joined(texts):
@@ -30,4 +194,6 @@ def _joined(texts):
     texts = list(texts)
     if not all(texts):
         return ""
-    return texts[0] if len(texts) == 1 else "Either " + texts[0] + "; or " + texts[1]
+    if len(texts) == 1:
+        return texts[0]
+    return "These tests cannot tell two mistakes apart. Either: " + " Or: ".join(texts)

@@ -15,11 +15,17 @@ from pathlib import Path
 from grader import catalog
 
 
+def _module(exercise):
+    """`exercise`'s misconceptions module, or None: a package may have none."""
+    if not (exercise.folder / "misconceptions.py").is_file():
+        return None
+    return importlib.import_module(f"grader.catalog.{exercise.stem}.misconceptions")
+
+
 def first_seen_in(exercise):
     """The misconceptions `exercise`'s package declares (the mistakes first seen in it), in file order."""
-    if not (exercise.folder / "misconceptions.py").is_file():  # a package may have none
-        return ()
-    return tuple(importlib.import_module(f"grader.catalog.{exercise.stem}.misconceptions").MISCONCEPTIONS)
+    module = _module(exercise)
+    return tuple(module.MISCONCEPTIONS) if module else ()
 
 
 def _gathered():
@@ -29,6 +35,10 @@ def _gathered():
 
 MISCONCEPTIONS = _gathered()
 BY_ID = {misconception.id: misconception for misconception in MISCONCEPTIONS}
+# {cause id: level 1 of its hint ladder} for the causes an exercise's suites name in their messages (a
+# check no value shows: a NaN gradient, a cache that copies itself), declared as the package's `CAUSES`
+CAUSES = {cause: principle for exercise in catalog.EXERCISES
+          for cause, principle in getattr(_module(exercise), "CAUSES", {}).items()}
 
 
 def for_exercise(number):

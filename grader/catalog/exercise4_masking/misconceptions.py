@@ -27,8 +27,8 @@ MISCONCEPTIONS = (
         {4: [(SOLUTION_CAUSAL, SOLUTION_CAUSAL.replace("torch.tril(", "~torch.tril("))],
          5: [(SOLUTION_SDPA_MASK, SOLUTION_SDPA_MASK.replace("(~mask", "(mask"))]},
         principle="A mask says where attention is allowed: True means 'may attend' (the past, the real tokens) and "
-                  "False means hidden (the future, the padding); only the hidden scores are sent to -∞. In yours, "
-                  "the allowed and the hidden pairs swap places. Reread " + MASKING + ".",
+                  "False means hidden (the future, the padding). In yours, the allowed and the hidden pairs swap "
+                  "places. Reread " + MASKING + ".",
         cause="Your mask is inverted: it is True where attention must be hidden (or you hid the scores where the "
               "mask is True, not where it is False).",
     ),

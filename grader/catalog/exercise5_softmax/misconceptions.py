@@ -12,6 +12,14 @@ from grader.catalog.exercise4_masking.misconceptions import SOLUTION_SDPA_MASK
 # mutants are replayed forward only and the forward values of this mistake are right
 NAN_GRADIENT = "nan-gradient-on-masked-row"
 
+# level 1 of the hint ladder (grader.diagnosis.hints) for the causes this exercise's suites name
+CAUSES = {
+    NAN_GRADIENT: "A query that may see no key must get zero weights, a zero output and zero gradients: a NaN made "
+                  "in the forward pass and hidden afterwards is still there in the backward pass, which goes back "
+                  "through every step that made it, and it spreads to every weight that learns. "
+                  "Reread " + MASKING + ".",
+}
+
 MISCONCEPTIONS = (
     Misconception(
         "mask-after-softmax", (5,),

@@ -12,6 +12,18 @@ from grader.diagnosis.mutants import Misconception, CACHE
 SOLUTION_DECODE = "        mask = mask.tril(diagonal=past)  # (T_new, past + T_new)\n"
 SOLUTION_UPDATE_RETURN = "        return self.k[:, :, :end], self.v[:, :, :end]  # views, (B, Hkv, T, dh)\n"
 
+# causes the suites' messages name themselves (no value shows them), and level 1 of their hint ladder
+CAPACITY = "cache-capacity"
+REALLOCATED = "cache-reallocated"
+CAUSES = {
+    CAPACITY: "A cache has room for a fixed number of tokens, set when it is made: storing more would write past the "
+              "end of its storage, so an update that does not fit is refused before anything changes, and one that "
+              "fills it exactly is fine. Reread " + CACHE + ".",
+    REALLOCATED: "A KV cache exists so that the past is stored once: each new token should cost memory and time for "
+                 "itself, not for every token before it. Yours copies the whole past on every update. "
+                 "Reread " + CACHE + ".",
+}
+
 MISCONCEPTIONS = (
     Misconception(
         "kv-cache-ignores-past", (8,),

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
+from grader.catalog.exercise8_kv_cache.misconceptions import CAPACITY, REALLOCATED
 from grader.grading.compare import Mismatch, describe, dtype_text, plural, summarise
 from grader.sandbox.judge import StudentError
 from grader.grading.testkit import (
@@ -224,9 +225,6 @@ def test_kvcache_reset(student, rng):
                what="cache.update(k, v) with 3 tokens after 4 tokens and cache.reset()")
 
 
-CAPACITY = "cache-capacity"  # the diagnosis of these messages, which name the mistake themselves
-
-
 def expect_refused(cache, T, cached, max_len, rng):
     """Appending T tokens to the cache holding `cached` of max_len raises ValueError and changes nothing."""
     what = f"appending {plural(T, 'token')} to a KVCache(max_len={max_len}) holding {cached}"
@@ -309,7 +307,7 @@ def test_kvcache_update_writes_into_its_storage(student, rng):
                        f"({measured['bytes']:,} bytes; the {past} cached keys take {past_bytes:,}): it copies the "
                        "cache on every update. Allocate the storage once in __init__, write the new tokens into "
                        "its slice [:, :, start:end] and return the views [:, :, :end] (no torch.cat, no clone)",
-                       cause="cache-reallocated")
+                       cause=REALLOCATED)
 
 
 @pytest.mark.hidden
