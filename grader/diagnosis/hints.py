@@ -67,6 +67,11 @@ STRUCTURAL = {
     "mask:diagonal": "The causal mask's edge is the diagonal: query i sees keys 0 .. i, itself included and nothing "
                      "after it. Yours draws the edge elsewhere, letting future tokens through or hiding past ones. "
                      "Reread " + MASKING + ".",
+    "mask:diagonal+": "The causal mask's edge is the diagonal: query i sees keys 0 .. i, itself included and nothing "
+                      "after it. Yours lets query i see keys after it: the future leaks in. Reread " + MASKING + ".",
+    "mask:diagonal-": "The causal mask's edge is the diagonal: query i sees keys 0 .. i, itself included, which also "
+                      "guarantees every row at least one finite score. Yours hides keys query i may see, its own among "
+                      "them. Reread " + MASKING + ".",
     "mask:upper-triangle": "In a mask, rows are queries and columns are keys: query i may see keys 0 .. i, the past, "
                            "on and below the diagonal. Yours lets each query see its future instead. "
                            "Reread " + MASKING + ".",
@@ -112,6 +117,9 @@ STRUCTURAL = {
     "fused:": "A fused projection holds W_Q, W_K and W_V side by side, three blocks of columns: q comes from the first "
               "block only, k from the second, v from the third, and the heads are cut from each block afterwards. "
               "Yours reads q, k and v from columns mixed across the blocks. Reread " + WALKTHROUGH + ".",
+    "fused:per-head": "A fused projection's output is three blocks side by side, the queries of every head, then "
+                      "the keys, then the values; each block is cut into heads afterwards. Yours cuts it into heads "
+                      "first, so a head's q, k and v come from the wrong columns. Reread " + WALKTHROUGH + ".",
     "input:": "Each input has its own role (the query, the key and the value; or W_Q, W_K and W_V): yours gives what "
               "the computation gives with one input in the place of another. Reread " + LIBRARY + ".",
     "swapped:": "Several results come back in the order the docstring gives, since the caller unpacks them by "

@@ -295,7 +295,8 @@ def test_a_longer_family_wins_and_an_unknown_id_gets_no_principle():
     assert hints.principle("divisor:1") == hints.STRUCTURAL["divisor:1"]
     assert hints.principle("divisor:1/√d_k") == hints.STRUCTURAL["divisor:1/"]
     assert hints.principle("divisor:√L_k") == hints.STRUCTURAL["divisor:"]
-    assert hints.principle("mask:diagonal+2") == hints.principle("mask:diagonal-1") == hints.STRUCTURAL["mask:diagonal"]
+    assert hints.principle("mask:diagonal+2") == hints.STRUCTURAL["mask:diagonal+"]
+    assert hints.principle("mask:diagonal-1") == hints.STRUCTURAL["mask:diagonal-"]
     assert hints.principle("no-such-thing") == hints.principle("mask:no-such-thing") == ""
     assert hints.ladder({"id": "no-such-thing", "message": "m"}) == [{"level": 3, "kind": "cause", "text": "m"}]
 

@@ -17,7 +17,7 @@ MISCONCEPTIONS = (
         {2: [("    return q @ k.transpose(-2, -1)", "    return k @ q.transpose(-2, -1)")]},
         principle="The scores have one row per query: row i holds query i against every key, so S has shape (L_q, "
                   "L_k). In yours, the rows belong to the keys. Reread 'Step 2 — Score every key'.",
-        cause="You computed K Qᵀ instead of Q Kᵀ: your row i is key i against every query.",
+        cause="You computed K Qᵀ: your row i is key i against every query.",
     ),
     Misconception(
         "scores-transpose-all-dims", (2, 3, 5),

@@ -32,10 +32,10 @@ MISCONCEPTIONS = (
         ({"scale_scores": lambda self, scores, d_k: scores / d_k},),
         {3: [("    return scores / math.sqrt(d_k)", "    return scores / d_k")],
          5: [(SOLUTION_SDPA_SCORES, "    scores = q @ k.transpose(-2, -1) / d_k\n")]},
-        principle="A dot product of width d_k has variance d_k, so its standard deviation is √d_k: the spread is "
-                  "brought back to 1 by the standard deviation, not by the variance. Yours shrinks wide heads' "
-                  "scores towards 0, and their weights towards uniform. Reread " + SCALE + ".",
-        cause="You divided the scores by d_k, the variance of a dot product, instead of its standard deviation.",
+        principle="A dot product of width d_k has variance d_k; the scaling step must bring the scores' spread, their "
+                  "standard deviation, back to about 1 at every width. Yours overshoots: wide heads' scores shrink "
+                  "towards 0, and their weights towards uniform. Reread " + SCALE + ".",
+        cause="You divided the scores by d_k itself, the variance of a dot product of width d_k.",
     ),
     Misconception(
         "scale-multiplied", (3, 5),
