@@ -7,6 +7,8 @@ exercise: it finds each package's module by the exercise's stem.
 
 `edits` rewrite the instructor's solution into a whole student file making the mistake: that is
 the seam `lumen-grade check` uses (`mutant_sources`) to prove every mutant fails its exercise.
+A package may also declare `CAUSES`, the first level of the hint ladder (grader.diagnosis.hints)
+for the cause ids its suites name in their messages; `CAUSES` here gathers them.
 """
 
 import importlib

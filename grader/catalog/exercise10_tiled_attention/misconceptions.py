@@ -200,9 +200,9 @@ MISCONCEPTIONS = (
                "    return torch.exp(x - shift) / l.masked_fill(l == 0, 1.0)",
                "        m = m_new\n        out.append(torch.exp(block - shift) / l.masked_fill(l == 0, 1.0))\n"
                "    return torch.cat(out, dim=-1)")]},
-        principle="A softmax weight is e^(x - m) / l with the row's final max and final sum: blocks seen later can "
-                  "change both, so no weight is final until every block has been seen. Yours writes weights too "
-                  "early. Reread " + COST + ".",
+        principle="A softmax weight needs its row's final max and final sum: blocks seen later can change both, so no "
+                  "weight is final until every block has been seen. Yours writes weights too early. "
+                  "Reread " + COST + ".",
         cause="You wrote each block's weights with the running max and sum as they were after that block.",
     ),
 )

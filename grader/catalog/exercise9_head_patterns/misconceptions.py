@@ -111,8 +111,8 @@ MISCONCEPTIONS = (
         principle="A head's score describes the head: one number per head, the same whichever sequence or query you "
                   "look at, so everything but the heads is averaged away. In yours, what is left is not one number "
                   "per head, or it mixes the heads. Reread " + HEADS + ".",
-        cause="You averaged over other axes than the batch and the queries (over the heads, over the queries only, "
-              "or over everything).",
+        cause="You averaged over the wrong axes: over the heads too, over the queries only, or over everything at "
+              "once.",
     ),
     Misconception(
         "score-summed-not-averaged", (9,),
