@@ -165,7 +165,7 @@ def _prefixes(node, scope, constants):
 
 
 def _parsed(paths):
-    """(path, tree, {module-level name: [assigned values]} of every grader module)."""
+    """([(path, tree)], {module-level name: [its assigned values]}) of the modules at `paths`."""
     trees = [(path, ast.parse(path.read_text(encoding="utf-8"))) for path in paths]
     constants = {}
     for _, tree in trees:
@@ -181,8 +181,7 @@ def _functions(tree):
     """(function, node) for every node inside a function of `tree` (the innermost function)."""
     def visit(node, scope):
         for child in ast.iter_child_nodes(node):
-            inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and not \
-                isinstance(child, ast.Lambda) else scope
+            inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else scope
             yield inner, child
             yield from visit(child, inner)
     yield from visit(tree, None)
