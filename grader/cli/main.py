@@ -99,21 +99,31 @@ HIDDEN_VISIBILITY = SharedOption("--hidden-visibility", type=click.Choice(list(g
 CLASS_TIMEOUT = TIMEOUT(help="Seconds a student's code may run, per exercise.")
 
 
-def _course(ctx, param, value):
-    """--course FILE (or $LUMEN_COURSE; else ./lumen-course.toml where there is one) -> its Policy."""
-    from grader.course import policy
+class CourseFile(click.ParamType):
+    """A course file (TOML) -> its Policy (grader.course.policy): a bad one is refused naming its key."""
 
-    try:
-        return policy.load(value) if value is not None else policy.default()
-    except policy.PolicyError as error:
-        raise click.BadParameter(str(error), ctx, param) from None
+    name = "file"
+
+    def convert(self, value, param, ctx):
+        from grader.course import policy
+
+        if isinstance(value, policy.Policy):
+            return value
+        try:
+            return policy.load(value)
+        except policy.PolicyError as error:
+            self.fail(str(error), param, ctx)
 
 
-COURSE = SharedOption("--course", "policy", type=click.Path(dir_okay=False, path_type=Path), envvar="LUMEN_COURSE",
-                      callback=_course,
+def _course_default():
+    """./lumen-course.toml where there is one, else the settings' policy."""
+    return COURSE_FILE if COURSE_FILE.is_file() else DEFAULTS.policy
+
+
+COURSE = SharedOption("--course", "policy", type=CourseFile(), envvar="LUMEN_COURSE", default=_course_default,
+                      show_default=f"$LUMEN_COURSE, else ./{COURSE_FILE} where there is one",
                       help="The course file (TOML): the hint levels shown, before and after the due date, and "
-                           f"whether the tier and hidden checks are.  [default: $LUMEN_COURSE, else ./{COURSE_FILE} "
-                           "where there is one]")
+                           "whether the tier and hidden checks are.")
 HINTS = SharedOption("--hints", type=click.Choice(["all"]),
                      help="Show every level of each mistake's hint ladder that the course allows now.")
 HINT = SharedOption("--hint", type=click.Choice(["next"]),
@@ -141,7 +151,7 @@ def student_options(command):
         click.option("--no-color", is_flag=True,
                      help="No colours (also when NO_COLOR is set, or the output is not a terminal)."),
         HINTS(),
-        COURSE(),
+        COURSE(instructor=True),
     ], command)
 
 
@@ -660,6 +670,8 @@ def gradescope_options(command):
         click.option("--printed-visibility", type=click.Choice(list(gradescope_results.VISIBILITIES)),
                      default=gradescope_results.PRINTED_VISIBILITY, show_default=True,
                      help="When students see what their code printed (Gradescope's stdout_visibility)."),
+        COURSE(help="The course file (TOML) the bundle carries: the hint levels shown before and after the due "
+                    "date (Gradescope's, unless it sets one), whether the tier and hidden checks are shown."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -749,6 +761,8 @@ FEEDBACK_OPTION = click.option(
                    "folder name); combine the shards' outputs with `lumen-grade merge`.")
 @ROSTER_OPTION
 @FEEDBACK_OPTION
+@COURSE(help="The course file (TOML) the students' reports follow: each mistake shows every hint level it "
+             "allows at grading time.")
 @click.option("--class-report", is_flag=True,
               help="Also write the class report beside the CSV (class-report.html, class-report.json, "
                    "misconceptions.csv; see `lumen-grade class-report --help`).")

@@ -112,7 +112,7 @@ class Ladder:
         highest = self.policy.highest(now)
         exercises, at_top = [], []
         for result in verdict.exercises:
-            known = state.setdefault(result.id, {})
+            known = state.setdefault(result.id, {}) if result.diagnoses else {}
             diagnoses = []
             for diagnosis in result.diagnoses:
                 key = mistake_key(diagnosis)
@@ -130,17 +130,17 @@ class Ladder:
                         mistake["bumps"] += 1
                         level = higher
                     else:
-                        at_top.append(f"{result.id}: {key}")
+                        withheld = any(entry["level"] > highest for entry in levels)
+                        at_top.append(f"{result.id} ({key}): " + (
+                            f"the course shows hints up to level {highest} now" if withheld
+                            else "this is its last level"))
                 allowed = [entry["level"] for entry in levels if entry["level"] <= highest]
                 shown = allowed if hints == ALL else [level] if level is not None else []
                 diagnoses.append({**diagnosis, "level": level, "shown": shown, "allowed": highest,
                                   "attempts": len(mistake["versions"]) + len(earlier), "hints": levels})
             exercises.append(dataclasses.replace(result, diagnoses=diagnoses))
-        notes += self._write(state)
-        if at_top:
-            notes.append(f"no further hint now for {', '.join(at_top)}: the course shows hints up to level "
-                         f"{highest}" + (" before the due date" if highest < self.policy.highest_level_after_due
-                                         else ""))
+        notes = (notes + self._write(state))[:1]  # what went wrong with the state: one line at most
+        notes += [f"no further hint for {line}" for line in at_top]
         return dataclasses.replace(verdict, exercises=exercises), notes
 
     # -- the state file --------------------------------------------------------------------
@@ -159,7 +159,7 @@ class Ladder:
             return [], {}
         try:
             data = files.read_regular(self.path, MAX_STATE_BYTES, follow=False)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return [], {}
         except OSError as error:
             return self._say(f"hint ladder: cannot read {self.path} ({error.strerror or error}): hints start at "
@@ -167,8 +167,8 @@ class Ladder:
         try:
             state = checked_state(json.loads(data.decode("utf-8")))
         except (ValueError, UnicodeDecodeError) as error:
-            return self._say(f"hint ladder: {self.path} is not the ladder's state ({error}): it starts again "
-                             f"(delete {self.path.parent} to stop this note)"), {}
+            return self._say(f"hint ladder: {self.path} is not the ladder's state ({error}): every ladder starts "
+                             "again"), {}
         self.kept = data
         return [], state
 
@@ -177,8 +177,8 @@ class Ladder:
         if self.path is None:
             return []
         text = json.dumps({"version": STATE_VERSION, "exercises": state}, indent=1, sort_keys=True) + "\n"
-        if self.kept == text.encode("utf-8"):
-            return []
+        if self.kept == text.encode("utf-8") or (self.kept is None and not any(state.values())):
+            return []  # unchanged, or nothing to keep where nothing was kept
         try:
             self.path.parent.mkdir(exist_ok=True)
             files.write_replacing(self.path, text)
