@@ -239,14 +239,13 @@ class MemorySize(click.ParamType):
 def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color, hint=None, hints=None, **given):
     """Grade, choose each mistake's hint level (its ladder climbs one level with `hint` next),
     print or write the report, and exit with the verdict's code."""
-    from grader.course import ladder
-
     options = grading_run(exercises, **given)
     if output is not None:
         try:
             files.check_destination(output)
         except files.UnsafeFile as error:
             raise click.UsageError(f"--output {error}") from None
+    from grader.course import ladder
     from grader.grading import runner  # imports torch: not needed for --help, list or a usage error
 
     versions = ladder.digests(exercises, options)  # the versions graded, before anyone saves again

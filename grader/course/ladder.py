@@ -26,7 +26,6 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grader.diagnosis import hints as ladder_texts
 from grader.grading import submission
 from grader.grading.settings import LADDER_FOLDER
 from grader.sandbox import files
@@ -76,6 +75,12 @@ def mistake_key(diagnosis):
     return "+".join(diagnosis.get("ids") or [diagnosis["id"]])
 
 
+def _steps(mistake, earlier):
+    """Levels climbed: one per distinct version that showed the mistake (here, or in `earlier`
+    uploads) after the first, and one per hint asked for."""
+    return max(len(set(mistake["versions"]) | earlier) - 1, 0) + mistake["bumps"]
+
+
 def climb(hints, first, highest, steps):
     """The level shown: the lowest level the diagnosis has at or above `first` (else its highest
     allowed), `steps` levels up among those it has, never above `highest`; None when it has no
@@ -107,6 +112,9 @@ class Ladder:
         every mistake shown one level now; `hints`: ALL shows every level the course allows;
         `attempt`: False (a `watch` re-grade, a save) keeps each level where it is, a new version
         counting only for a mistake seen for the first time."""
+        from grader.diagnosis import hints as ladders  # the catalogue imports the reference: only once the sandbox's
+        # zygote is forked (by runner.grade), never into the process the student's code is forked from
+
         notes, state = self._read()
         now = self.now or datetime.now(timezone.utc)
         highest = self.policy.highest(now)
@@ -117,14 +125,15 @@ class Ladder:
             for diagnosis in result.diagnoses:
                 key = mistake_key(diagnosis)
                 mistake = known.setdefault(key, {"versions": [], "bumps": 0})
+                levels = ladders.ladder(diagnosis)
+                earlier = set(self.history.get(result.id, {}).get(key, ()))
+                before = climb(levels, self.policy.first_level, highest, _steps(mistake, earlier))
                 version = found.get(result.id)
                 if version and version not in mistake["versions"] and (attempt or not mistake["versions"]):
                     mistake["versions"] = [*mistake["versions"], version][-KEPT_VERSIONS:]
-                levels = ladder_texts.ladder(diagnosis)
-                earlier = set(self.history.get(result.id, {}).get(key, ())) - set(mistake["versions"])
-                steps = max(len(mistake["versions"]) + len(earlier) - 1, 0) + mistake["bumps"]
+                steps = _steps(mistake, earlier)
                 level = climb(levels, self.policy.first_level, highest, steps)
-                if hint == NEXT:
+                if hint == NEXT and level == before:  # one level up: a new version's own step is that one
                     higher = climb(levels, self.policy.first_level, highest, steps + 1)
                     if higher != level:
                         mistake["bumps"] += 1
@@ -137,7 +146,7 @@ class Ladder:
                 allowed = [entry["level"] for entry in levels if entry["level"] <= highest]
                 shown = allowed if hints == ALL else [level] if level is not None else []
                 diagnoses.append({**diagnosis, "level": level, "shown": shown, "allowed": highest,
-                                  "attempts": len(mistake["versions"]) + len(earlier), "hints": levels})
+                                  "attempts": len(set(mistake["versions"]) | earlier), "hints": levels})
             exercises.append(dataclasses.replace(result, diagnoses=diagnoses))
         notes = (notes + self._write(state))[:1]  # what went wrong with the state: one line at most
         notes += [f"no further hint for {line}" for line in at_top]

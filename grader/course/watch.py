@@ -61,12 +61,16 @@ class Watcher:
     re-graded). With the tiers on and `drafts`, a re-grade is drawn twice: the tests' verdict as
     soon as it is known, each passed timed exercise's tier "timing…", then again with the tiers
     measured; an old tier never stands beside a new verdict. Without `drafts` (output that is
-    not a terminal, where a report is not redrawn but added), only the finished report is drawn."""
+    not a terminal, where a report is not redrawn but added), only the finished report is drawn.
+    Each mistake is shown at its hint level, which a save does not climb (`hints`: ALL shows every
+    level the course allows); `notes(line)` is told what the ladder has to say, once each."""
 
-    def __init__(self, exercises, options, show, drafts=True):
+    def __init__(self, exercises, options, show, drafts=True, hints=None, notes=lambda line: None):
         from grader.grading.runner import confidential
 
         self.exercises, self.options, self.show, self.drafts = list(exercises), options, show, drafts
+        self.ladder = hint_ladder.Ladder(options.policy, hint_ladder.state_folder(options))
+        self.hints, self.notes = hints, notes
         self.latest = {}  # exercise id -> its latest ExerciseResult
         self.launcher = Launcher(forbidden=confidential(options))  # confined as `lumen-grade` confines
 

@@ -35,7 +35,7 @@ def fake_levels(monkeypatch):
         return [{"level": n, "kind": hints.KINDS[n - 1], "text": f"level {n} of {diagnosis['id']}"}
                 for n in diagnosis.get("fake_levels", (1, 2, 3, 4))]
 
-    monkeypatch.setattr(ladder.ladder_texts, "ladder", fake)
+    monkeypatch.setattr(hints, "ladder", fake)
 
 
 def verdict(*diagnoses):
@@ -96,6 +96,7 @@ def test_deleting_the_lumen_folder_starts_again(tmp_path, fake_levels):
     student = Student(tmp_path)
     student.grade()
     student.save("version 2")
+    student.grade()
     assert student.grade(hint=ladder.NEXT)["level"] == 3
     state = tmp_path / ".lumen" / "ladder.json"
     assert state.is_file() and state.stat().st_size < 4096  # small
@@ -312,3 +313,11 @@ def test_gradescope_times_with_and_without_an_offset():
     assert ladder.moment("2018-07-31T23:00:00.000000-07:00") == datetime(2018, 8, 1, 6, 0, tzinfo=timezone.utc)
     assert ladder.moment("2018-07-31T23:00:00Z") == datetime(2018, 7, 31, 23, 0, tzinfo=timezone.utc)
     assert ladder.moment("not a time") is None and ladder.moment(None) is None
+
+
+def test_a_hint_with_a_new_version_climbs_one_level_not_two(tmp_path, fake_levels):
+    student = Student(tmp_path)
+    assert student.grade()["level"] == 1
+    student.save("version 2")
+    assert student.grade(hint=ladder.NEXT)["level"] == 2  # the new version's step is the hint's
+    assert student.grade()["level"] == 2

@@ -37,7 +37,7 @@ def four_levels(monkeypatch):
         texts = (f"PRINCIPLE of {diagnosis['id']}", EXAMPLE, f"CAUSE of {diagnosis['id']}", diagnosis["message"])
         return [{"level": n, "kind": kind, "text": text} for n, (kind, text) in enumerate(zip(hints.KINDS, texts), 1)]
 
-    monkeypatch.setattr(ladder.ladder_texts, "ladder", fake)
+    monkeypatch.setattr(hints, "ladder", fake)
 
 
 def grade(folder, *args, env=None):
@@ -263,3 +263,24 @@ def test_the_bundle_carries_the_course_file(tmp_path):
         assert '--course "$root"/source/lumen-course.toml' in bundle.read("run_autograder").decode()
     (tmp_path / "carried.toml").write_text(carried)
     assert policy.load(tmp_path / "carried.toml").due == policy.load(course).due
+
+
+def test_watch_keeps_the_level_while_the_mistake_stays_and_shows_a_hint_asked_for(launcher, tmp_path, four_levels):
+    from grader.course import watch
+    from grader.grading.settings import Settings
+
+    student = tmp_path / EX3.file_name
+    student.write_text(WRONG_SCALING)
+    shown, notes = [], []
+    watcher = watch.Watcher([EX3], Settings(submission=tmp_path, device="cpu", perf=False),
+                            lambda verdict, graded, seconds: shown.append(verdict), notes=notes.append)
+    watcher.launcher = launcher
+    levels = []
+    for version in (1, 2, 3):
+        student.write_text(WRONG_SCALING + f"\n# save {version}\n")
+        watcher.grade([EX3])
+        levels.append(shown[-1].exercises[0].diagnoses[0]["level"])
+    assert levels == [1, 1, 1] and notes == []  # saves are not attempts
+    assert hint(tmp_path)[0].exit_code == 1  # `lumen-grade hint exercise3` in another terminal
+    watcher.grade([EX3])
+    assert shown[-1].exercises[0].diagnoses[0]["level"] == 2
