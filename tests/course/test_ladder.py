@@ -321,3 +321,12 @@ def test_a_hint_with_a_new_version_climbs_one_level_not_two(tmp_path, fake_level
     student.save("version 2")
     assert student.grade(hint=ladder.NEXT)["level"] == 2  # the new version's step is the hint's
     assert student.grade()["level"] == 2
+
+
+def test_a_batch_passes_its_course_file_to_each_students_grader(tmp_path):
+    from grader.course import batch, policy
+
+    assert batch.course_option(None) == [] and batch.course_option(Policy()) == []
+    course = tmp_path / "course.toml"
+    course.write_text("[hints]\nhighest_level = 2\n", encoding="utf-8")
+    assert batch.course_option(policy.load(course)) == ["--course", str(course.resolve())]
