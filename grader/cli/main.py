@@ -268,7 +268,7 @@ def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color,
     verdict, notes = ladder.Ladder(options.policy, ladder.state_folder(options)).apply(
         verdict, versions, hint=hint, hints=hints)
     if hint and not any(result.diagnoses for result in verdict.exercises):
-        notes.append("--hint next: no mistake was diagnosed, so there is no hint to climb to")
+        notes.append("no mistake was diagnosed: there is no hint to climb to")
     for note in notes:
         click.echo(note, err=True)
     color, width = text_style(no_color) if output is None else (False, 80)
