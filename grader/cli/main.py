@@ -22,7 +22,7 @@ from pathlib import Path
 import click
 
 from grader import catalog
-from grader.course import batch, classbook
+from grader.course import batch, classbook, ladder
 from grader.sandbox import files
 from grader.course import gradescope
 from grader.reports import formats, text as report
@@ -124,9 +124,9 @@ COURSE = SharedOption("--course", "policy", type=CourseFile(), envvar="LUMEN_COU
                       show_default=f"$LUMEN_COURSE, else ./{COURSE_FILE} where there is one",
                       help="The course file (TOML): the hint levels shown, before and after the due date, and "
                            "whether the tier and hidden checks are.")
-HINTS = SharedOption("--hints", type=click.Choice(["all"]),
+HINTS = SharedOption("--hints", type=click.Choice([ladder.ALL]),
                      help="Show every level of each mistake's hint ladder that the course allows now.")
-HINT = SharedOption("--hint", type=click.Choice(["next"]),
+HINT = SharedOption("--hint", type=click.Choice([ladder.NEXT]),
                     help="Climb each mistake's hint ladder one level now (as `lumen-grade hint EXERCISE`).")
 
 
@@ -245,7 +245,6 @@ def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color,
             files.check_destination(output)
         except files.UnsafeFile as error:
             raise click.UsageError(f"--output {error}") from None
-    from grader.course import ladder
     from grader.grading import runner  # imports torch: not needed for --help, list or a usage error
 
     versions = ladder.digests(exercises, options)  # the versions graded, before anyone saves again
@@ -573,7 +572,7 @@ def hint_command(exercise, **options):
     what is wrong, then the smallest example that shows it, then the mistake named, then the fix,
     as far as the course allows before the due date. Each new version of your file that keeps the
     mistake climbs one level too; delete the .lumen folder beside your file to start again."""
-    run_grading(exercise, hint="next", **options)
+    run_grading(exercise, hint=ladder.NEXT, **options)
 
 
 @main.command(name="list", short_help="The exercises, their files and chapter sections.")
