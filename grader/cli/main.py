@@ -22,12 +22,12 @@ from pathlib import Path
 import click
 
 from grader import catalog
-from grader.course import batch, classbook
+from grader.course import batch, classbook, ladder
 from grader.sandbox import files
 from grader.course import gradescope
 from grader.reports import formats, text as report
 from grader.reports import gradescope as gradescope_results
-from grader.grading.settings import DEFAULTS, RUN_MARGIN, Settings, overrun
+from grader.grading.settings import COURSE_FILE, DEFAULTS, RUN_MARGIN, Settings, overrun
 from grader.grading.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
 
 FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
@@ -99,6 +99,37 @@ HIDDEN_VISIBILITY = SharedOption("--hidden-visibility", type=click.Choice(list(g
 CLASS_TIMEOUT = TIMEOUT(help="Seconds a student's code may run, per exercise.")
 
 
+class CourseFile(click.ParamType):
+    """A course file (TOML) -> its Policy (grader.course.policy): a bad one is refused naming its key."""
+
+    name = "file"
+
+    def convert(self, value, param, ctx):
+        from grader.course import policy
+
+        if isinstance(value, policy.Policy):
+            return value
+        try:
+            return policy.load(value)
+        except policy.PolicyError as error:
+            self.fail(str(error), param, ctx)
+
+
+def _course_default():
+    """./lumen-course.toml where there is one, else the settings' policy."""
+    return COURSE_FILE if COURSE_FILE.is_file() else DEFAULTS.policy
+
+
+COURSE = SharedOption("--course", "policy", type=CourseFile(), envvar="LUMEN_COURSE", default=_course_default,
+                      show_default=f"$LUMEN_COURSE, else ./{COURSE_FILE} where there is one",
+                      help="The course file (TOML): the hint levels shown, before and after the due date, and "
+                           "whether the tier and hidden checks are.")
+HINTS = SharedOption("--hints", type=click.Choice([ladder.ALL]),
+                     help="Show every level of each mistake's hint ladder that the course allows now.")
+HINT = SharedOption("--hint", type=click.Choice([ladder.NEXT]),
+                    help="Climb each mistake's hint ladder one level now (as `lumen-grade hint EXERCISE`).")
+
+
 def _apply(options, command):
     for option in reversed(options):
         command = option(command)
@@ -119,6 +150,8 @@ def student_options(command):
         NO_PERF(dest="perf", flag_value=False, default=DEFAULTS.perf),
         click.option("--no-color", is_flag=True,
                      help="No colours (also when NO_COLOR is set, or the output is not a terminal)."),
+        HINTS(),
+        COURSE(instructor=True),
     ], command)
 
 
@@ -126,6 +159,14 @@ def grading_options(command):
     """The options every grading command shares: the student's, then the instructors'."""
     return _apply([
         student_options,
+        HINT(),
+        *report_options(),
+    ], command)
+
+
+def report_options():
+    """Where the report goes, in which format, and how the run is set up: the instructors' options."""
+    return [
         instructor_option("--format", "fmt", type=click.Choice(list(formats.RENDERERS)), default="text",
                           show_default=True,
                           help="Report for a person (text; html: a self-contained feedback page) or a machine "
@@ -134,7 +175,7 @@ def grading_options(command):
         instructor_option("--output", type=click.Path(dir_okay=False, path_type=Path),
                           help="Write the report to this file instead of the terminal."),
         *run_options(),
-    ], command)
+    ]
 
 
 def run_options():
@@ -195,8 +236,9 @@ class MemorySize(click.ParamType):
         return str(size)
 
 
-def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color, **given):
-    """Grade, print or write the report, and exit with the verdict's code."""
+def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color, hint=None, hints=None, **given):
+    """Grade, choose each mistake's hint level (its ladder climbs one level with `hint` next),
+    print or write the report, and exit with the verdict's code."""
     options = grading_run(exercises, **given)
     if output is not None:
         try:
@@ -205,6 +247,7 @@ def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color,
             raise click.UsageError(f"--output {error}") from None
     from grader.grading import runner  # imports torch: not needed for --help, list or a usage error
 
+    versions = ladder.digests(exercises, options)  # the versions graded, before anyone saves again
     try:
         limit = options.run_limit(len(exercises))
         with ending_on_signals(after=limit + overrun(limit)):
@@ -221,9 +264,17 @@ def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color,
             click.get_current_context().exit(124)
         click.echo(f"stopped by {stop.name}: nothing graded", err=True)
         click.get_current_context().exit(128 + stop.signum)
+    verdict, notes = ladder.Ladder(options.policy, ladder.state_folder(options)).apply(
+        verdict, versions, hint=hint, hints=hints)
+    if hint and not any(result.diagnoses for result in verdict.exercises):
+        notes.append("no mistake was diagnosed: there is no hint to climb to")
+    for note in notes:
+        click.echo(note, err=True)
     color, width = text_style(no_color) if output is None else (False, 80)
-    render_options = {"text": {"color": color, "width": width, "verbose": verbose, "device_skips": options.device == "auto"},
-                      "gradescope": {"hidden_visibility": hidden_visibility}}
+    render_options = {"text": {"color": color, "width": width, "verbose": verbose, "device_skips": options.device == "auto",
+                               "policy": options.policy},
+                      "html": {"policy": options.policy},
+                      "gradescope": {"hidden_visibility": hidden_visibility, "policy": options.policy}}
     rendered = formats.RENDERERS[fmt](verdict, **render_options.get(fmt, {}))
     if output is None:
         click.echo(rendered, nl=False, color=color)
@@ -511,6 +562,19 @@ def grade_all(**options):
     run_grading(list(catalog.EXERCISES), **options)
 
 
+@main.command(name="hint", cls=StudentFirstCommand, short_help="The next hint for your mistake in an exercise.")
+@click.argument("exercise", callback=lambda ctx, param, name: _exercises(name))
+@student_options
+@NOTEBOOK()
+@_apply_options(report_options())
+def hint_command(exercise, **options):
+    """Grade EXERCISE (exercise3, or just 3) and show the next level of each mistake's hint: first
+    what is wrong, then the smallest example that shows it, then the mistake named, then the fix,
+    as far as the course allows before the due date. Each new version of your file that keeps the
+    mistake climbs one level too; delete the .lumen folder beside your file to start again."""
+    run_grading(exercise, hint=ladder.NEXT, **options)
+
+
 @main.command(name="list", short_help="The exercises, their files and chapter sections.")
 @SUBMISSION(help="Folder to look for the exercise files in.")
 def list_exercises(submission):
@@ -534,9 +598,10 @@ def list_exercises(submission):
                    show_default=True,
                    help="Seconds between two looks at the files.")
 @_apply_options(run_options())
-def watch_command(exercise, verbose, no_color, **given):
+def watch_command(exercise, verbose, no_color, hints, **given):
     """Grade EXERCISE now and again each time you save its file or notebook, until Ctrl-C. Each
-    re-grade clears the terminal and shows the short report again.
+    re-grade clears the terminal and shows the short report again. A save is not an attempt: each
+    mistake's hint stays at its level (`lumen-grade hint EXERCISE` climbs it, shown at the next save).
 
     EXERCISE: the one to watch, as for grading (exercise3, or just 3); without it, every exercise
     is watched and each save re-grades the exercise whose file changed."""
@@ -553,14 +618,15 @@ def watch_command(exercise, verbose, no_color, **given):
         if terminal:
             click.clear()
         text = report.render_text(verdict, color=color, width=width, verbose=verbose,
-                                  device_skips=options.device == "auto")
+                                  device_skips=options.device == "auto", policy=options.policy)
         click.echo(text + watch.status_line(graded, seconds, width), color=color)
 
     from grader.grading import runner
 
     try:  # Ctrl-C (even in a script's background job, started with SIGINT ignored), SIGTERM or a
         # closed terminal (SIGHUP) stop the watch, its children and its temporary folders
-        with ending_on_signals(), watch.Watcher(exercise, options, show, drafts=terminal) as watcher:
+        with ending_on_signals(), watch.Watcher(exercise, options, show, drafts=terminal, hints=hints,
+                                                notes=lambda line: click.echo(line, err=True)) as watcher:
             watcher.run()
     except Stopped as stop:
         click.echo("\nstopped watching.")
@@ -602,6 +668,8 @@ def gradescope_options(command):
         click.option("--printed-visibility", type=click.Choice(list(gradescope_results.VISIBILITIES)),
                      default=gradescope_results.PRINTED_VISIBILITY, show_default=True,
                      help="When students see what their code printed (Gradescope's stdout_visibility)."),
+        COURSE(help="The course file (TOML) the bundle carries: the hint levels shown before and after the due "
+                    "date (Gradescope's, unless it sets one), whether the tier and hidden checks are shown."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -691,6 +759,8 @@ FEEDBACK_OPTION = click.option(
                    "folder name); combine the shards' outputs with `lumen-grade merge`.")
 @ROSTER_OPTION
 @FEEDBACK_OPTION
+@COURSE(help="The course file (TOML) the students' reports follow: each mistake shows every hint level it "
+             "allows at grading time.")
 @click.option("--class-report", is_flag=True,
               help="Also write the class report beside the CSV (class-report.html, class-report.json, "
                    "misconceptions.csv; see `lumen-grade class-report --help`).")

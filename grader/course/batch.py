@@ -25,7 +25,7 @@ from grader import catalog
 from grader.course import classbook
 from grader.grading import submission
 from grader.grading.results import clean_text
-from grader.grading.settings import DEFAULTS, RUN_MARGIN, overrun
+from grader.grading.settings import DEFAULTS, RUN_MARGIN, Policy, overrun
 from grader.sandbox import containment, files
 from grader.course.gradescope import as_submitted, stage, submitted_name
 from grader.reports import schema
@@ -54,6 +54,7 @@ class Settings:
     force: bool = False
     shard: tuple = None  # (K, N): grade only the students of shard K of N (grader/course/classbook.py)
     roster: list = None  # classbook.Rostered entries: the gradebook gets a row per rostered student
+    policy: Policy = None  # the course file's (--course): its students' reports show every hint level it allows
 
     @property
     def student_limit(self):
@@ -209,7 +210,8 @@ class _Job:
         settings = self.settings
         command = [sys.executable, "-m", "grader", "all", "--submission", STAGING, "--format", "json",
                    "--device", settings.device, "--seed", str(settings.seed), "--timeout", str(settings.timeout),
-                   "--total-timeout", str(settings.student_limit), *(["--no-perf"] if settings.no_perf else [])]
+                   "--total-timeout", str(settings.student_limit), *(["--no-perf"] if settings.no_perf else []),
+                   "--hints", "all", *course_option(settings.policy)]
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // settings.jobs)))
         env["LUMEN_PARENT_PID"] = str(os.getpid())  # the grader dies with this batch
@@ -283,6 +285,12 @@ class _Job:
             if self.reader is not None:
                 self.reader.join(timeout=10)
         files.remove_tree(self.folder)
+
+
+def course_option(policy):
+    """The grader's --course for a batch graded under `policy`: no ladder is climbed (the grader reads a
+    copy of the student's files, never their .lumen/), each report shows every hint level allowed."""
+    return [] if policy is None or policy.source is None else ["--course", str(Path(policy.source).resolve())]
 
 
 def as_in_folder(report, student, staging, staged):

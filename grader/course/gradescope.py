@@ -24,12 +24,13 @@ import zipfile
 from pathlib import Path
 
 from grader import catalog
+from grader.course import ladder, policy as course_policy
 from grader.sandbox import files
 from grader.reports import gradescope as results_json
 from grader.grading import submission
 from grader.sandbox import containment
 from grader.grading.results import clean_text
-from grader.grading.settings import DEFAULTS, Settings
+from grader.grading.settings import COURSE_FILE, DEFAULTS, Policy, Settings
 
 ROOT_ENV = "LUMEN_AUTOGRADER_ROOT"
 DEFAULT_ROOT = Path("/autograder")
@@ -103,12 +104,13 @@ def release_version(version):
 
 def build_bundle(out, *, hidden_visibility=results_json.HIDDEN_VISIBILITY,
                  printed_visibility=results_json.PRINTED_VISIBILITY, timeout=DEFAULTS.time_limit, suites=(),
-                 exercises=(), no_perf=False, torch=None):
+                 exercises=(), no_perf=False, torch=None, policy=Policy()):
     """Write Gradescope's autograder zip to `out`; returns its member names.
 
     The run options (visibility of hidden checks and of the student's printing, time limit,
     exercises, private suites, no performance tiers) are baked into run_autograder; private suites
-    travel in the zip under suites/. `torch`: the version setup.sh installs (default: this one's)."""
+    travel in the zip under suites/, the course's policy (read from its course file) as
+    lumen-course.toml. `torch`: the version setup.sh installs (default: this one's)."""
     require_checkout()
     torch = torch_pin(torch)
     options = ["--hidden-visibility", hidden_visibility, "--printed-visibility", printed_visibility,
@@ -127,6 +129,10 @@ def build_bundle(out, *, hidden_visibility=results_json.HIDDEN_VISIBILITY,
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         files[f"kit/{name}"] = KIT_ROOT / name
     files[f"selftest/{SELFTEST.file_name}"] = KIT_ROOT / "solutions" / SELFTEST.file_name
+    texts = {}  # name in the zip -> its text, made here
+    if policy.source is not None:
+        texts[COURSE_FILE.name] = course_policy.as_toml(policy)
+        options += ["--course", f"$root/source/{COURSE_FILE.name}"]
     scripts = {"setup.sh": SETUP_SH.format(torch=shlex.quote(torch)),
                "run_autograder": RUN_AUTOGRADER.format(options=_shell_words(options))}
     Path(out).parent.mkdir(parents=True, exist_ok=True)
@@ -135,9 +141,11 @@ def build_bundle(out, *, hidden_visibility=results_json.HIDDEN_VISIBILITY,
             info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
             info.external_attr = 0o100755 << 16  # a regular, executable file
             bundle.writestr(info, text)
+        for name, text in texts.items():
+            bundle.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)), text)
         for name, path in sorted(files.items()):
             bundle.write(path, name)
-    return [*scripts, *sorted(files)]
+    return [*scripts, *texts, *sorted(files)]
 
 
 def require_checkout():
@@ -278,15 +286,18 @@ def as_submitted(folder, staged, exercise):
 # -- grading inside the container ------------------------------------------------------------------
 
 def run(root, *, hidden_visibility=results_json.HIDDEN_VISIBILITY, printed_visibility=results_json.PRINTED_VISIBILITY,
-        timeout=DEFAULTS.time_limit, suites=(), exercises=(), no_perf=False, seed=DEFAULTS.seed):
+        timeout=DEFAULTS.time_limit, suites=(), exercises=(), no_perf=False, seed=DEFAULTS.seed, policy=Policy()):
     """Grade <root>/submission into <root>/results/results.json, which is always written: a
-    failure of the grader itself becomes a result that says so. Returns the results dict."""
+    failure of the grader itself becomes a result that says so. Returns the results dict.
+
+    The hint ladder climbs across uploads: <root>/submission_metadata.json's previous submissions
+    carry the results this kit wrote for them (see `hint_ladder`)."""
     started = time.monotonic()
     root = Path(root)
     try:
-        options = {"seed": seed, "time_limit": timeout, "suites": list(suites), "perf": not no_perf}
+        options = {"seed": seed, "time_limit": timeout, "suites": list(suites), "perf": not no_perf, "policy": policy}
         results = _grade(root / "submission", list(exercises) or list(catalog.EXERCISES), hidden_visibility,
-                         options)
+                         options, hint_ladder(root / METADATA, policy))
         results["stdout_visibility"] = printed_visibility
     except Exception as error:  # the student must get a result whatever went wrong in here
         traceback.print_exc()  # Gradescope keeps stdout and stderr for the instructor
@@ -301,11 +312,35 @@ def run(root, *, hidden_visibility=results_json.HIDDEN_VISIBILITY, printed_visib
     return results
 
 
-def _grade(folder, exercises, hidden_visibility, options):
-    """The results of grading the exercise files found under `folder`, with runner options. Every
-    exercise is graded, so that its maximum is the same for every student: one with no file is not
-    run, and says what to upload. What the student's code printed goes to stdout, which Gradescope
-    shows as `stdout_visibility` says."""
+METADATA = "submission_metadata.json"  # Gradescope's, beside submission/: this upload, the assignment, the earlier ones
+MAX_METADATA_BYTES = 64 << 20  # every earlier upload's results are in it
+
+
+def hint_ladder(path, policy):
+    """The Ladder of a Gradescope upload, from its submission_metadata.json at `path` (none, or one
+    that cannot be read: a first upload, said on stdout for the staff). Each earlier upload's
+    `results` is the results.json this kit wrote for it, whose extra_data keeps what it showed
+    (`ladder.record`); the due date is the course file's, else the assignment's; the time compared
+    with it is the upload's own."""
+    try:
+        metadata = json.loads(files.read_regular(path, MAX_METADATA_BYTES).decode("utf-8"))
+    except FileNotFoundError:
+        metadata = {}
+    except (OSError, ValueError) as error:
+        print(f"hint ladder: {path} unreadable ({error}): every hint starts at the first level")
+        metadata = {}
+    metadata = metadata if isinstance(metadata, dict) else {}
+    assignment = metadata.get("assignment") if isinstance(metadata.get("assignment"), dict) else {}
+    if policy.due is None and ladder.moment(assignment.get("due_date")) is not None:
+        policy = dataclasses.replace(policy, due=ladder.moment(assignment["due_date"]))
+    return ladder.Ladder(policy, history=ladder.history(metadata), now=ladder.moment(metadata.get("created_at")))
+
+
+def _grade(folder, exercises, hidden_visibility, options, hints=None):
+    """The results of grading the exercise files found under `folder`, with runner options, each
+    mistake at the level the Ladder `hints` chooses. Every exercise is graded, so that its maximum
+    is the same for every student: one with no file is not run, and says what to upload. What the
+    student's code printed goes to stdout, which Gradescope shows as `stdout_visibility` says."""
     from grader.grading import runner  # imports torch
 
     with tempfile.TemporaryDirectory(prefix="lumen-submission-") as staging:
@@ -315,8 +350,13 @@ def _grade(folder, exercises, hidden_visibility, options):
         except submission.SubmissionError as error:  # the student's upload: a result that says why
             print(error)
             return {"score": 0.0, "output": f"Your submission could not be graded: {error}", "tests": []}
-        verdict = runner.grade(exercises, Settings(submission=Path(staging), **options))
+        settings = Settings(submission=Path(staging), **options)
+        versions = ladder.digests(exercises, settings)
+        verdict = runner.grade(exercises, settings)
         notes = graded_notes(folder, staged, verdict) + not_file_notes(folder, found, exercises)
+    hints = hints or ladder.Ladder(settings.policy)
+    verdict, said = hints.apply(verdict, versions)
+    print("\n".join(said), end="\n" if said else "")
     verdict = dataclasses.replace(verdict, exercises=[
         dataclasses.replace(result, **as_submitted(folder, staged, exercise))
         for result, exercise in zip(verdict.exercises, exercises)])
@@ -324,7 +364,8 @@ def _grade(folder, exercises, hidden_visibility, options):
     for exercise in verdict.exercises:
         if exercise.output:
             print(f"\n{exercise.id}: your code printed:\n{exercise.output}")
-    results = json.loads(results_json.render(verdict, hidden_visibility=hidden_visibility))
+    results = json.loads(results_json.render(verdict, hidden_visibility=hidden_visibility, policy=settings.policy))
+    results["extra_data"][ladder.RECORD_KEY] = ladder.record(verdict, versions)  # for the next upload's ladder
     results["output"] += "\n\n" + "\n".join(notes or ["No exercise files were found in your submission."])
     if verdict.containment_level != containment.KERNEL:
         print(PROCESS_WARNING)

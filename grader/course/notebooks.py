@@ -35,8 +35,10 @@ CHECK = "%run -m grader.course.notebooks {exercise}"  # the check cell's line
 VERBOSE = ("-v", "--verbose")  # after it: list every test, with its points, as `lumen-grade -v` does
 # The check cell's grading process (a fresh one: see the top): `lumen-grade` with its arguments, its
 # report naming the check cell's own way to list every test. A program of its own, as `lumen-grade` is.
-_GRADE = ("import sys; from grader.reports import text; from grader.cli.main import main; "
-          f"text.EVERY_TEST = {CHECK + ' ' + VERBOSE[0]!r}; main(sys.argv[1:], prog_name='lumen-grade')")
+# It has no `lumen-grade hint` (its code is graded from a temporary folder: no ladder is kept).
+_GRADE = ("import sys; import grader.reports; from grader.reports import text; from grader.cli.main import main; "
+          f"text.EVERY_TEST = {CHECK + ' ' + VERBOSE[0]!r}; grader.reports.NEXT_HINT = ''; "
+          "main(sys.argv[1:], prog_name='lumen-grade')")
 
 
 def intro_markdown(exercise, introduction):

@@ -41,10 +41,11 @@ from pathlib import Path
 from grader.sandbox import files
 from grader.course import notebooks
 from grader.catalog import EXERCISES, Exercise, find
+from grader.grading.settings import LADDER_FOLDER
 
 MANIFEST = ".lumen-release.json"
 NOTEBOOK_FOLDER = "notebooks"
-_NOT_CONTENT = {"__pycache__", ".ipynb_checkpoints"}  # made by Python and Jupyter, not by people
+_NOT_CONTENT = {"__pycache__", ".ipynb_checkpoints", LADDER_FOLDER}  # made by Python, Jupyter and the grader
 
 _BEGIN = re.compile(r"([ \t]*)#[ \t]*BEGIN SOLUTION[ \t]*")
 _END = re.compile(r"[ \t]*#[ \t]*END SOLUTION[ \t]*")

@@ -6,6 +6,10 @@ forks fresh children from the zygote made at start-up, so a re-grade costs the t
 torch`. What changed is found by polling each exercise file's modification time and size (no
 dependency, and it works for every editor's way of saving: in place, or a new file renamed over the
 old one).
+
+Each mistake's hint level is the one its ladder (`grader.course.ladder`) has reached: a save is not an
+attempt, so the level stays while the mistake does (`lumen-grade hint` in another terminal climbs it,
+and the next re-grade shows it).
 """
 
 import dataclasses
@@ -15,6 +19,7 @@ import time
 from datetime import datetime
 
 from grader import catalog
+from grader.course import ladder as hint_ladder
 from grader.grading.results import GradeReport
 from grader.sandbox.judge import Launcher
 from grader.grading.submission import SubmissionError, find_file
@@ -56,12 +61,16 @@ class Watcher:
     re-graded). With the tiers on and `drafts`, a re-grade is drawn twice: the tests' verdict as
     soon as it is known, each passed timed exercise's tier "timing…", then again with the tiers
     measured; an old tier never stands beside a new verdict. Without `drafts` (output that is
-    not a terminal, where a report is not redrawn but added), only the finished report is drawn."""
+    not a terminal, where a report is not redrawn but added), only the finished report is drawn.
+    Each mistake is shown at its hint level, which a save does not climb (`hints`: ALL shows every
+    level the course allows); `notes(line)` is told what the ladder has to say, once each."""
 
-    def __init__(self, exercises, options, show, drafts=True):
+    def __init__(self, exercises, options, show, drafts=True, hints=None, notes=lambda line: None):
         from grader.grading.runner import confidential
 
         self.exercises, self.options, self.show, self.drafts = list(exercises), options, show, drafts
+        self.ladder = hint_ladder.Ladder(options.policy, hint_ladder.state_folder(options))
+        self.hints, self.notes = hints, notes
         self.latest = {}  # exercise id -> its latest ExerciseResult
         self.launcher = Launcher(forbidden=confidential(options))  # confined as `lumen-grade` confines
 
@@ -77,8 +86,12 @@ class Watcher:
         from grader.grading import runner  # imports torch: after the zygote is forked
 
         started = time.perf_counter()
+        versions = hint_ladder.digests(exercises, self.options)
 
         def draw(verdict):
+            verdict, notes = self.ladder.apply(verdict, versions, hints=self.hints, attempt=False)
+            for note in notes:
+                self.notes(note)
             self.latest.update((result.id, result) for result in verdict.exercises)
             report = GradeReport([self.latest[e.id] for e in self.exercises if e.id in self.latest],
                                  verdict.device, verdict.seed, verdict.wall_time, containment=verdict.containment)

@@ -6,6 +6,7 @@ This module imports no torch (`lumen-grade --help` reads it).
 """
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 RUN_MARGIN = 60.0  # seconds a whole run may take beyond its exercises' time limits, by default
@@ -15,6 +16,30 @@ def overrun(limit):
     """Seconds past the whole run's time limit (`limit`) after which the run is stopped by force:
     the grader ends a run at its limit itself, and then only has its report to write."""
     return min(30.0, max(5.0, limit / 10))
+
+
+HINT_LEVELS = 4  # a diagnosis's hint ladder: 1 principle, 2 example, 3 cause, 4 remedy (grader.diagnosis.hints)
+COURSE_FILE = Path("lumen-course.toml")  # the course's policy file, looked for in the current folder by default
+LADDER_FOLDER = ".lumen"  # beside the graded file: the hint ladder's state (grader.course.ladder)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The course's hint policy, as its course file sets it (grader.course.policy reads the file):
+    these are the defaults of a course without one."""
+
+    first_level: int = 1  # the hint level a mistake's first version shows
+    highest_level: int = HINT_LEVELS  # the highest level shown before the due date
+    highest_level_after_due: int = HINT_LEVELS  # and after it
+    due: datetime = None  # timezone-aware; None: no due date (on Gradescope, the assignment's own)
+    show_tier: bool = True  # the performance tier in the student's text and HTML reports and on Gradescope
+    show_hidden_tests: bool = True  # the hidden checks' names and messages in the text and HTML reports
+    source: Path = None  # the course file it was read from; None: no course file
+
+    def highest(self, now):
+        """The highest level allowed at `now` (a timezone-aware datetime)."""
+        late = self.due is not None and now > self.due
+        return self.highest_level_after_due if late else self.highest_level
 
 
 @dataclass
@@ -36,6 +61,7 @@ class Settings:
     tree_depth: int = 32  # folder levels below the submission's folder (a virtual environment needs ~12)
     tree_entries: int = 100_000  # files and folders listed in all
     tree_bytes: int = 64 << 20  # bytes of the exercise files staged for one student, together
+    policy: Policy = field(default_factory=Policy)  # the course file's (--course)
 
     def run_limit(self, count):
         """Seconds a run of `count` exercises may take in all: importing, tests and timing."""

@@ -2,7 +2,10 @@
 lists those --format offers, class_page.py the class report), each reading the verdict or a saved
 report checked by schema.py."""
 
+import dataclasses
 import re
+
+from grader.grading.settings import HINT_LEVELS
 
 # a number in a message: cut out, what is left says the kind of problem (the text report and the page)
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
@@ -17,3 +20,67 @@ def safe_cell(value):
     single quote; the csv module quotes separators and quotes."""
     text = "" if value is None else str(value)
     return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+# how a report says to see the next level of the hint ladder (the notebook's check cell, which grades
+# another way, sets its own in its grading process: grader.course.notebooks._GRADE)
+NEXT_HINT = "lumen-grade hint {exercise}"
+
+# a hint level's kind (grader.diagnosis.hints), as a report heads it
+HINT_KINDS = {"principle": "what is wrong", "example": "the smallest example", "cause": "the mistake",
+              "remedy": "the fix"}
+
+
+def hint_texts(diagnosis, reached=False):
+    """[(heading, text, kind)] of what a report shows a student of `diagnosis`: the levels the hint
+    ladder chose (its "shown", grader.course.ladder; `reached`: every level up to the highest of
+    those, as a page that has room shows them), headed "hint 1 of 4: what is wrong"; for a
+    diagnosis the ladder has not seen (a report made without it), its message; for one whose levels
+    the course withholds now, a line that says so."""
+    if "shown" not in diagnosis:
+        return [("", diagnosis["message"], "remedy")]
+    top = max(diagnosis["shown"], default=0)
+    shown = [hint for hint in diagnosis.get("hints", ())
+             if (hint["level"] <= top if reached else hint["level"] in diagnosis["shown"])]
+    if not shown:
+        return [("", f"a known mistake: its hints are above level {diagnosis['allowed']}, the highest the course "
+                     "shows now", "")]
+    return [(f"hint {hint['level']} of {HINT_LEVELS}: {HINT_KINDS.get(hint['kind'], hint['kind'])}", hint["text"],
+             hint["kind"]) for hint in shown]
+
+
+def hint_lines(diagnosis, indent=""):
+    """What `hint_texts` shows, as plain text: "➜ hint 1 of 4: what is wrong: …", an example on the
+    lines under its heading, as it is printed."""
+    return [f"{indent}➜ {heading}:\n{text}" if kind == "example" else
+            f"{indent}➜ {heading}: {text}" if heading else f"{indent}➜ {text}"
+            for heading, text, kind in hint_texts(diagnosis)]
+
+
+def next_hint(diagnosis):
+    """Whether the course allows a higher level of `diagnosis` now than the one shown."""
+    level = diagnosis.get("level")
+    return level is not None and any(level < hint["level"] <= diagnosis["allowed"] for hint in diagnosis.get("hints", ()))
+
+
+HIDDEN_NAME = "a hidden check"  # a hidden check's name where the course withholds it
+
+
+def student_view(report, policy):
+    """The GradeReport as the course's `policy` lets a student read it in the text and HTML reports:
+    without the performance tier (show_tier false) and with the hidden checks' names, messages and
+    pictures withheld (show_hidden_tests false), their status and points kept. JSON, JUnit and the
+    class's records are for machines and staff: they keep everything."""
+    if policy.show_tier and policy.show_hidden_tests:
+        return report
+
+    def test_view(test):
+        if policy.show_hidden_tests or test.visibility != "hidden":
+            return test
+        kept = {key: value for key, value in test.details.items() if key == "diagnosis"}
+        return dataclasses.replace(test, name=HIDDEN_NAME, message="", details=kept)
+
+    return dataclasses.replace(report, exercises=[
+        dataclasses.replace(exercise, tier=exercise.tier if policy.show_tier else None,
+                            tests=[test_view(test) for test in exercise.tests])
+        for exercise in report.exercises])

@@ -12,7 +12,8 @@ student's printing or messages can never become markup.
 
 from html import escape
 
-from grader.reports import NUMBER
+from grader import reports
+from grader.reports import NUMBER, hint_texts, next_hint
 
 CELL = (12, 28, 224)  # pixels per matrix entry: at least, at most, and the size a whole matrix aims at
 STYLE = """
@@ -103,7 +104,7 @@ def _exercise(exercise):
         anchor = f"{exercise['id']}-mistake-{number}"
         for shown in (diagnosis.get("id"), *diagnosis.get("ids", ())):
             anchors.setdefault(shown, anchor)
-        lines.append(f'<div class="diagnosis" id="{escape(anchor)}">➜ {escape(diagnosis["message"])}</div>')
+        lines += _diagnosis(diagnosis, anchor, exercise["id"])
     failed = [test for test in ran if test["status"] != "passed"]
     if exercise.get("error"):  # the reason once, for every check it kept from running
         lines += _not_graded(exercise, [test for test in failed if test["status"] == "not_run"])
@@ -123,6 +124,32 @@ def _exercise(exercise):
                      + "".join(f"<li>✓ {escape(test['name'])}</li>" for test in passed) + "</ul></details>")
     lines.append("</section>")
     return lines
+
+
+def _diagnosis(diagnosis, anchor, exercise_id):
+    """A misconception's block: every level of its hint ladder the student has reached, the
+    smallest example as printed, with its pictures when it has them; how to ask for the next."""
+    lines = [f'<div class="diagnosis" id="{escape(anchor)}">']
+    for heading, text, kind in hint_texts(diagnosis, reached=True):
+        title = f"<strong>{escape(heading)}</strong>: " if heading else "➜ "
+        if kind == "example":
+            lines += [f"<p>{title}</p>", f"<pre>{escape(text)}</pre>"]
+            lines += [line for picture in _pictures(diagnosis.get("example")) for line in heatmaps(picture)]
+        else:
+            lines.append(f'<p class="message">{title}{escape(text)}</p>')
+    if reports.NEXT_HINT and next_hint(diagnosis):
+        lines.append(f'<p class="legend">next hint: <code>{escape(reports.NEXT_HINT.format(exercise=exercise_id))}</code></p>')
+    return lines + ["</div>"]
+
+
+PICTURE_KEYS = ("kind", "expected", "got", "shape", "rows", "columns")  # what `heatmaps` draws
+
+
+def _pictures(example):
+    """The pictures of a hint's example (one, or a list) that `heatmaps` can draw."""
+    pictures = (example or {}).get("pictures") or []
+    pictures = [pictures] if isinstance(pictures, dict) else pictures
+    return [picture for picture in pictures if isinstance(picture, dict) and all(key in picture for key in PICTURE_KEYS)]
 
 
 def _not_graded(exercise, not_run):

@@ -6,6 +6,8 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path, PurePath
 
+from grader.reports import hint_lines
+
 
 def _points(value):
     return f"{value:g}"
@@ -63,7 +65,7 @@ def render(report):
                     text.append(where)
                 outcome.text = _xml_text("\n".join(text))
         notes = [f"not graded: {exercise.error}"] if exercise.error else []
-        notes += [f"➜ {diagnosis['message']}" for diagnosis in exercise.diagnoses]
+        notes += [line for diagnosis in exercise.diagnoses for line in hint_lines(diagnosis)]
         if exercise.output:
             notes += ["your code printed:", exercise.output]
         if notes:

@@ -103,7 +103,7 @@ def _compiled(schema):
                 raise ReportError(f"{_where(parent, step)}: must be {schema['const']!r}")
             if "enum" in schema and value not in schema["enum"]:
                 raise ReportError(f"{_where(parent, step)}: {str(value)[:40]!r} is not one of {schema['enum']}")
-            if "minimum" in schema and value < schema["minimum"]:
+            if "minimum" in schema and _is(value, "number") and value < schema["minimum"]:  # numbers only
                 raise ReportError(f"{_where(parent, step)}: below {schema['minimum']}")
         if isinstance(value, dict):
             missing = [name for name in required if name not in value]

@@ -7,7 +7,9 @@ from collections import Counter
 
 import click
 
-from grader.reports import NUMBER
+from grader.grading.settings import Policy
+from grader import reports
+from grader.reports import NUMBER, hint_texts, next_hint, student_view
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("✗", "red"),
          "timeout": ("⏱", "red"), "not_run": ("✗", "red"), "skipped": ("-", "yellow")}
@@ -27,13 +29,16 @@ def _points(value):
     return f"{value:g}"
 
 
-def render_text(report, color=False, width=80, verbose=False, device_skips=True):
-    """The report a student reads at a glance: a line per passed exercise; per failed one, a line
-    per distinct problem (identical messages folded), the misconception behind it and a picture;
-    a total. Every line fits in `width` columns (long ones wrap with a hanging indent).
+def render_text(report, color=False, width=80, verbose=False, device_skips=True, policy=Policy()):
+    """The report a student reads at a glance: a line per passed exercise; per failed one, the
+    misconception behind it at the level of its hint ladder, a line per distinct problem (identical
+    messages folded) and a picture; a total. Every line fits in `width` columns (long ones wrap
+    with a hanging indent), but a hint's example, printed as it is.
 
     verbose: every test of every exercise, each with its points. device_skips: count the checks
-    skipped for want of a GPU in the heading (False when the user chose the device: not shown)."""
+    skipped for want of a GPU in the heading (False when the user chose the device: not shown).
+    policy: the course's (`student_view`: the tier and hidden checks it withholds)."""
+    report = student_view(report, policy)
     text = _Text(color, width)
     skipped = Counter(test.message for exercise in report.exercises for test in exercise.tests
                       if test.status == "skipped")
@@ -75,7 +80,9 @@ def _exercise(text, exercise, verbose):
     if exercise.ignored:
         text.line(f"also found, not graded: {', '.join(exercise.ignored)}", indent=4, hang=6)
     for diagnosis in exercise.diagnoses:  # the misconception first: the failures below are its evidence
-        text.line(f"➜ {diagnosis['message']}", indent=4, hang=6, fg="cyan", bold=True)
+        _hints(text, diagnosis)
+    if reports.NEXT_HINT and any(next_hint(diagnosis) for diagnosis in exercise.diagnoses):
+        text.line(f"next hint: {reports.NEXT_HINT.format(exercise=exercise.id)}", indent=6, hang=8, fg="cyan")
     if exercise.error:
         not_run = [test for test in exercise.tests if test.status == "not_run"]
         text.mark("✗", "red", exercise.error, indent=4, hang=6)
@@ -102,6 +109,16 @@ def _exercise(text, exercise, verbose):
             text.line(f"| … {len(printed) - OUTPUT_LINES} more lines", indent=4)
     if verbose or not exercise.passed:
         text.blank()
+
+
+def _hints(text, diagnosis):
+    """The levels of a diagnosis's hint ladder a student sees; an example as it is printed."""
+    for heading, said, kind in hint_texts(diagnosis):
+        if kind == "example":
+            text.line(f"➜ {heading}:", indent=4, hang=6, fg="cyan", bold=True)
+            text.verbatim(said.splitlines(), indent=6)
+        else:
+            text.line(f"➜ {heading}: {said}" if heading else f"➜ {said}", indent=4, hang=6, fg="cyan", bold=True)
 
 
 def _every_test(text, exercise):
@@ -251,6 +268,10 @@ class _Text:
         self.lines.extend(" " * indent + row for row in grid)
         if picture.get("note"):  # how the picture reads what the code did (a finite fill drawn as masked)
             self.line(f"({picture['note']})", indent=indent, hang=indent + 1)
+
+    def verbatim(self, lines, indent):
+        """Lines as they are (an example's columns line up), indented."""
+        self.lines.extend(" " * indent + line for line in lines)
 
     def blank(self):
         if self.lines and self.lines[-1]:

@@ -96,14 +96,15 @@ def test_identical_failures_are_folded_and_a_syntax_error_shows_once(tmp_path):
 def test_a_failing_exercise_shows_each_distinct_problem_its_picture_and_diagnosis(tmp_path):
     (tmp_path / "exercise4_masking.py").write_bytes(
         (SUBMISSIONS / "exercise4" / "wrong_inverted_causal.py").read_bytes())
-    result = invoke("4", "--submission", tmp_path, "--device", "cpu", "--no-perf", columns=60)
+    result = invoke("4", "--submission", tmp_path, "--device", "cpu", "--no-perf", "--hints", "all", columns=60)
     lines = lines_of(result.output)
     # every line fits, but one that is a single word (the file's path, longer than the line: never split)
     assert all(len(line) <= 60 or len(line.split()) == 1 for line in lines), result.output
     words = " ".join(result.output.split())
     assert "✗ test_causal_mask[cpu-L=4]: causal_mask(4, device='cpu') is wrong at [0, 0]" in words
     assert "      expected   yours" in lines and result.output.count("expected   yours") == 1
-    assert "➜ causal_mask(...): Your mask is the wrong way round: True means 'may attend'" in words
+    # every level of its hint ladder (--hints all), the remedy last
+    assert "hint 4 of 4: the fix: causal_mask(...): Your mask is the wrong way round: True means 'may attend'" in words
     assert "test_apply_mask_values" not in result.output  # a passing test is not listed
     verbose = invoke("4", "--submission", tmp_path, "--device", "cpu", "--no-perf", "-v", columns=60)
     assert "    ✓ 2/2  test_apply_mask_values[cpu-float32]" in lines_of(verbose.output)
