@@ -59,9 +59,9 @@ def repeat_kv(x, n_rep):
 
     x:     (B, H_kv, L, d), any dtype and device
     n_rep: int >= 1 (1: x's values unchanged)
-    Returns a new tensor (B, H_kv*n_rep, L, d) in x's dtype and device, where output head j is
-    input head j // n_rep: with H_kv = 2 and n_rep = 3 the heads are [0, 0, 0, 1, 1, 1] (not
-    [0, 1, 0, 1, 0, 1]). x itself must not change.
+    Returns (B, H_kv*n_rep, L, d) in x's dtype and device, where output head j is input head
+    j // n_rep: with H_kv = 2 and n_rep = 3 the heads are [0, 0, 0, 1, 1, 1] (not
+    [0, 1, 0, 1, 0, 1]); with n_rep = 1 that may be x itself. x itself must not change.
     """
     raise NotImplementedError("Exercise 7: Tensor.repeat_interleave along the heads dim (dim=1); plain repeat gives the wrong order — see 'Grouped-query and multi-query attention' in the chapter")
 

@@ -237,6 +237,18 @@ def _absolute(value):
     return value.abs() if isinstance(value, torch.Tensor) and value.is_floating_point() else value
 
 
+def measure_call(student, target, *args, what, method=None, **kwargs):
+    """What one call of the student's code does at the aten level, measured by the grader's probe in
+    its process (grader.perf.probe): {"bytes", "shape", "products"}. A probe the student's code
+    switched off fails the check, never passes it. A test's last calls: nothing replays them."""
+    measured = student.largest_allocation(target, *args, method=method, **kwargs)
+    if measured["disabled"]:
+        raise Mismatch(f"{what} could not be measured: {measured['disabled']}. The grader measures the tensors "
+                       "your code allocates and the products it runs; leave torch's modes, dispatch and profiling "
+                       "as they are")
+    return measured
+
+
 def check_inputs_kept(caller, target, *args, names, **kwargs):
     """Run `caller.run(target, *args, **kwargs)` (a Student or a Tracked object) and check that each
     argument named in `names` came back as it was sent: no in-place edits. Returns the reply."""

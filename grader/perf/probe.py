@@ -1,6 +1,7 @@
 """The allocation probe, in the child: the largest tensor one call of the student's code allocates
-(exercise 10's memory rule), measured so that switching the probe off reads as switched off, never
-as "small".
+(exercise 10's memory rule, a KV cache's storage) and the matrix products it runs (a fused
+projection is one), measured so that switching the probe off reads as switched off, never as
+"small".
 
 The probe is a TorchDispatchMode (`LargestAllocation`): it sees every aten operation and notes the
 largest storage one creates. The student's code runs in the same process and could blind it (pop
@@ -46,10 +47,16 @@ _OURS = (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, os.path.absp
          os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep + "nested.py")
 
 
+_aten = torch.ops.aten
+# aten's matrix products: torch.matmul, @, einsum and nn.Linear all reach one of them per product
+_PRODUCTS = frozenset({_aten.mm, _aten.bmm, _aten.addmm, _aten.baddbmm, _aten.addbmm, _aten.mv, _aten.addmv,
+                       _aten.dot, _aten.vdot, _aten._int_mm})
+
+
 class LargestAllocation(TorchDispatchMode):
     """While it is on, notes the largest storage any operation creates (not an input's, nor a view
-    of one): its bytes, and the shape of the tensor that made it; and the last storage created (for
-    the canaries)."""
+    of one): its bytes, and the shape of the tensor that made it; the last storage created (for
+    the canaries); and how many matrix products ran."""
 
     @classmethod
     def _should_skip_dynamo(cls):
@@ -60,10 +67,11 @@ class LargestAllocation(TorchDispatchMode):
     def __init__(self, inputs=()):
         super().__init__()
         self.inputs = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
-        self.bytes, self.shape, self.last = 0, (), None
+        self.bytes, self.shape, self.last, self.products = 0, (), None, 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
+        self.products += func.overloadpacket in _PRODUCTS
         for tensor in leaves(out):
             if isinstance(tensor, torch.Tensor):
                 try:
@@ -132,8 +140,8 @@ def _canary(probe):
 
 
 def measure(fn, args, kwargs=None, held=()):
-    """{"bytes", "shape", "disabled"}: the largest tensor fn(*args, **kwargs) allocates (without
-    gradients), and why the probe was disabled during the call (None if it never was); `held`: the
+    """{"bytes", "shape", "products", "disabled"}: the largest tensor fn(*args, **kwargs) allocates
+    (without gradients), the matrix products it runs, and why the probe was disabled during the call (None if it never was); `held`: the
     data pointers of storages that exist already (an object's, whose method fn is), as the inputs'.
     The dispatch-mode stack is left as it was found, whatever the call did to it."""
     tensors = [arg for arg in leaves(list(args) + list((kwargs or {}).values())) if isinstance(arg, torch.Tensor)]
@@ -145,7 +153,7 @@ def measure(fn, args, kwargs=None, held=()):
         try:
             watch = _Watch(probe, depth)
             seen_before = _canary(probe)
-            probe.bytes, probe.shape = 0, ()
+            probe.bytes, probe.shape, probe.products = 0, (), 0
             _setprofile(watch)
             try:
                 fn(*args, **(kwargs or {}))
@@ -154,7 +162,7 @@ def measure(fn, args, kwargs=None, held=()):
                 reason = watch.reason
                 _setprofile(previous)
             reason = reason or watch.in_force()
-            found = {"bytes": probe.bytes, "shape": list(probe.shape)}
+            found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products}
             if not profiled:
                 reason = reason or "your code removed the grader's profile function (sys.setprofile)"
             if not (seen_before and _canary(probe)):

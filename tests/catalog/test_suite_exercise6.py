@@ -10,7 +10,7 @@ from test_diagnoses import graded
 FOLDER = SUBMISSIONS / "exercise6"
 FILE = "exercise6_multihead.py"
 
-FORWARD = {"test_forward_values", "test_forward_shapes", "test_gradients"}
+FORWARD = {"test_forward_values", "test_forward_shapes", "test_gradients", "test_one_module_at_several_lengths"}
 
 # submission -> (the tests it must fail, (a test, a phrase its message must contain))
 WRONG = {

@@ -8,7 +8,7 @@ FOLDER = SUBMISSIONS / "exercise8"
 BYTES = {"test_kv_cache_bytes_llama2_7b", "test_kv_cache_bytes_cases"}
 CACHE = {"test_kvcache_update_returns_everything", "test_kvcache_len", "test_kvcache_reset",
          "test_kvcache_full_raises_value_error", "test_kvcache_len_counts_tokens_whatever_their_values",
-         "test_kvcache_update_writes_into_its_storage"}
+         "test_kvcache_update_writes_into_its_storage", "test_kvcache_reset_keeps_its_storage"}
 MODULE = {"test_cached_gqa_without_cache", "test_cached_gqa_chunked", "test_cached_gqa_other_head_counts",
           "test_cached_gqa_float64", "test_cached_gqa_reset_between_sequences", "test_cached_gqa_input_not_modified",
           "test_cached_gqa_gradients", "test_cached_gqa_on_the_inputs_device"}

@@ -33,7 +33,7 @@ HEADS = {"test_find_heads_planted", "test_find_heads_of_the_hand_set_model", "te
 
 def test_solution_scores_full_marks(grade):
     result = graded(grade, 9, SOLUTIONS / "exercise9_head_patterns.py")
-    assert failing(result) == set() and result.passed and result.score == result.max_score == 29
+    assert failing(result) == set() and result.passed and result.score == result.max_score == 30
     assert {t.name.split("[")[0] for t in result.tests} == TOKENS | SCORES | HEADS | {"test_scores_half_precision"}
 
 

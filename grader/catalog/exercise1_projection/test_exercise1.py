@@ -4,8 +4,9 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from grader.grading.compare import dtype_text, shape_text
-from grader.grading.testkit import cases, check_call, check_grads, check_inputs_kept, dims, product_conditioning, randn
+from grader.grading.compare import Mismatch, dtype_text, shape_text
+from grader.grading.testkit import (cases, check_call, check_grads, check_inputs_kept, dims, measure_call,
+                                    product_conditioning, randn)
 
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
@@ -147,6 +148,18 @@ def test_fused_project_napkin_example(student):
     w_qkv = torch.cat([torch.tensor(NAPKIN_W_Q), torch.tensor(NAPKIN_W_K), torch.tensor(NAPKIN_W_V)], dim=-1)
     check_answer(student, "fused_project", x, w_qkv,
                  what="fused_project on 'The cat sat down' with w_qkv = [W_Q | W_K | W_V] (3, 9)")
+
+
+def test_fused_project_is_one_matrix_product(student, rng):
+    """The docstring's rule, which no value shows: the three projections come from ONE product
+    x @ w_qkv (counted by the grader's probe: aten's matrix products, not time)."""
+    x, w_qkv = fused_inputs(rng, "fused_values")
+    measured = measure_call(student, "fused_project", x, w_qkv, what="fused_project's matrix products")
+    if measured["products"] > 1:
+        raise Mismatch(f"fused_project(x, w_qkv) ran {measured['products']} matrix products: the point of the fused "
+                       "projection is that one product x @ w_qkv makes Q, K and V together, cut into three "
+                       "afterwards; slicing w_qkv first and multiplying each part is three products again",
+                       cause="fused-project-several-products")
 
 
 def test_fused_project_inputs_not_modified(student, rng, device):

@@ -180,6 +180,17 @@ def test_no_peeking_at_the_future(student, rng, device):
                        "numbers together in split_heads and merge_heads", call=call)
 
 
+def test_one_module_at_several_lengths(student, rng):
+    """One module serves any length: called at L, then at a longer and a shorter one, each answer is
+    the reference's (nothing made for one call's length, such as its causal mask, is kept for the next)."""
+    reference = _reference(rng, "module")
+    module, what = _load(student, reference)
+    B, L, d_model = dims(SIZES["module"], "B", "L", "d_model")
+    for length in (L, L + 2, L - 2):
+        check_forward(module, reference, randn(rng, B, length, d_model),
+                      what=f"{what}(x) on x of length {length}, the same module called at {L} tokens first")
+
+
 @pytest.mark.parametrize("case", ["all-true", "padding"])
 def test_explicit_mask(student, rng, device, case):
     size = SIZES["explicit_mask"]

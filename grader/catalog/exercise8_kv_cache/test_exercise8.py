@@ -15,6 +15,7 @@ from grader.grading.testkit import (
     check_device_kept,
     dims,
     check_forward,
+    measure_call,
     check_inputs_kept,
     check_module_gradients,
     check_result,
@@ -296,10 +297,7 @@ def test_kvcache_update_writes_into_its_storage(student, rng):
     expect_len(cache, past, f"after updates of {past // 2} and {past - past // 2} tokens len(cache) is {{n}}, "
                "expected {expected}")
     k, v = kv_of(rng, "cache_storage", 1)
-    measured = student.largest_allocation(cache.remote, k, v, method="update")  # the last call: nothing replays it
-    if measured["disabled"]:
-        raise Mismatch(f"cache.update's memory could not be measured: {measured['disabled']}. The grader measures "
-                       "the largest tensor your code allocates; leave torch's modes, dispatch and profiling as they are")
+    measured = measure_call(student, cache.remote, k, v, method="update", what="cache.update's memory")
     past_bytes = B * H_kv * past * d_head * 4  # the float32 keys already cached
     if measured["bytes"] >= past_bytes:
         raise Mismatch(f"cache.update(k, v) with 1 new token after {past} (a KVCache({B}, {H_kv}, {d_head}, "
@@ -308,6 +306,21 @@ def test_kvcache_update_writes_into_its_storage(student, rng):
                        "cache on every update. Allocate the storage once in __init__, write the new tokens into "
                        "its slice [:, :, start:end] and return the views [:, :, :end] (no torch.cat, no clone)",
                        cause=REALLOCATED)
+
+
+def test_kvcache_reset_keeps_its_storage(student, rng):
+    """reset forgets the tokens and keeps the storage, as the docstring says: it allocates no tensor as
+    large as the cache's keys (measured by the grader's allocation probe: sizes, not time)."""
+    B, H_kv, d_head, max_len = dims(SIZES["cache_storage"], "B", "n_kv_heads", "d_head", "max_len")
+    cache = make(student, "KVCache", B, H_kv, d_head, max_len)  # float32
+    cache.update(*kv_of(rng, "cache_storage", 3))
+    measured = measure_call(student, cache.remote, method="reset", what="cache.reset's memory")
+    storage_bytes = B * H_kv * max_len * d_head * 4  # the float32 keys' storage
+    if measured["bytes"] >= storage_bytes:
+        raise Mismatch(f"cache.reset() on a KVCache({B}, {H_kv}, {d_head}, max_len={max_len}) allocated a tensor of "
+                       f"shape {tuple(measured['shape'])} ({measured['bytes']:,} bytes, as large as the keys' whole "
+                       "storage): reset must keep the storage for the next sequence and only set the number of "
+                       "cached tokens back to 0", cause="cache-reallocated")
 
 
 @pytest.mark.hidden

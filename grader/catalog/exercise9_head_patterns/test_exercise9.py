@@ -245,6 +245,7 @@ def test_scores_half_precision(student, rng, device):
 BAD_SHAPES = {
     "3-d": ("previous_token_score", (2, 6, 6), (), "a pattern without its batch axis, (H, L, L)"),
     "not-square": ("previous_token_score", (2, 3, 6, 5), (), "6 queries but 5 keys"),
+    "one-position": ("previous_token_score", (2, 3, 1, 1), (), "L = 1: no query has a previous token"),
     "not-twice-seq-len": ("induction_score", (2, 3, 10, 10), (4,), "L = 10 with seq_len = 4"),
     "odd-length": ("find_heads", (2, 3, 9, 9), (), "a layer of 9 positions, which is not a sequence repeated twice"),
 }
@@ -265,8 +266,8 @@ def test_bad_shapes_raise_value_error(student, rng, case):
             raise Mismatch(f"{what} raised {error.type}, expected ValueError: check the shapes first and raise "
                            "ValueError saying what is wrong") from None
         return
-    raise Mismatch(f"{what} returned {describe(got)}, expected ValueError: a pattern must be (B, H, L, L) with "
-                   "L = 2 * seq_len for an induction score; check the shapes and raise ValueError")
+    raise Mismatch(f"{what} returned {describe(got)}, expected ValueError, as the docstring says: check the "
+                   "shapes first and raise ValueError saying what is wrong")
 
 
 # -- find_heads ------------------------------------------------------------------------------------
