@@ -26,7 +26,7 @@ from grader.diagnosis import matcher as diagnose
 from grader.grading import testkit
 from grader.grading.compare import Mismatch
 from grader.grading.results import TestResult
-from grader.sandbox.judge import ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, StudentError
+from grader.sandbox.judge import ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, StudentError, SubmissionRefused
 from grader.grading.student import Student
 
 DEVICES = ("cpu", "cuda")
@@ -167,6 +167,8 @@ class GradingPlugin:
                 reason = (f"{self._shown(exercise)}: importing it did not finish within {limit.limit}: is there a "
                           "loop or a long computation outside your functions? Keep experiments under "
                           "`if __name__ == \"__main__\":`")
+        except SubmissionRefused as refused:  # the judge would not send the file: the reason is the whole story
+            reason = str(refused)
         except ChildCrashed as error:
             reason = f"{self._shown(exercise)}: the process importing it died: {error}"
         else:

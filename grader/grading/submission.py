@@ -207,7 +207,13 @@ def prepare(exercise, folder, work_dir, notebook=None):
 
 def notebook_owner(path):
     """The exercise a notebook says it belongs to (`lumen-grade release` writes it), or None."""
-    lumen = read_notebook(path).metadata.get("lumen")
+    return _owner(read_notebook(path))
+
+
+def _owner(notebook):
+    """The exercise in a notebook's metadata (`lumen-grade release` writes it), or None."""
+    metadata = notebook.get("metadata")
+    lumen = metadata.get("lumen") if isinstance(metadata, dict) else None
     return lumen.get("exercise") if isinstance(lumen, dict) else None
 
 
@@ -259,13 +265,17 @@ def notebook_cells(path, exercise=None):
     notebook whose metadata says it belongs to another exercise raises WrongExercise."""
     path = Path(path)
     notebook = read_notebook(path)
-    lumen = notebook.metadata.get("lumen")  # written by `lumen-grade release`
-    owner = lumen.get("exercise") if isinstance(lumen, dict) else None
+    owner = _owner(notebook)
     if exercise is not None and owner not in (None, exercise.id):
         raise WrongExercise(f"{path.name} is the notebook of {owner}, not {exercise.id}: grade it with "
                             f"lumen-grade {owner}", path, "read the notebook")
     parts, code_cells = [], 0
-    for number, cell in enumerate(notebook.cells, start=1):
+    for number, cell in enumerate(notebook.get("cells") or (), start=1):
+        if not (isinstance(cell, dict) and isinstance(cell.get("cell_type"), str)
+                and isinstance(cell.get("source"), str)):
+            raise SubmissionError(f"{path.name}: cell {number} is not a notebook cell (a cell has a cell_type and "
+                                  "its source as text): save the notebook again from Jupyter or Colab",
+                                  path, "read the notebook")
         if cell.cell_type != "code":
             continue
         code_cells += 1

@@ -89,7 +89,7 @@ _WRITE = (_FS["read_file"] | _FS["read_dir"] | _FS["write_file"] | _FS["remove_d
 _FILE_RIGHTS = _FS["execute"] | _FS["write_file"] | _FS["read_file"] | _FS["truncate"] | _FS["ioctl_dev"]
 
 # mounts, namespaces, prctl
-CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER = 0x00020000, 0x20000000, 0x10000000
+CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, CLONE_NEWIPC = 0x00020000, 0x20000000, 0x10000000, 0x08000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
@@ -215,7 +215,7 @@ def expected_level():
 
 def namespaces(plan):
     """In the zygote, before its first child: move its children into a PID namespace of their own
-    (and, not root, a user namespace mapping this user to itself, where they may mount). This
+    and an IPC namespace (and, not root, a user namespace mapping this user to itself, where they may mount). This
     process stays outside as a waiter that ends with the zygote's exit status; the zygote goes on
     in a new process, PID 1 of the namespace (when it ends, so does every process in it), and gets
     the plan its children follow. Where the kernel refuses, this process stays the zygote and the
@@ -224,7 +224,9 @@ def namespaces(plan):
         return plan
     if not plan.root and not _own_user_namespace():
         return plan
-    if _LIBC.unshare(CLONE_NEWPID) != 0:
+    # an IPC namespace too, where the kernel allows it: a System V segment (CUDA's allowance has
+    # shmget) then dies with the run's last process instead of outliving the grader
+    if _LIBC.unshare(CLONE_NEWPID | CLONE_NEWIPC) != 0 and _LIBC.unshare(CLONE_NEWPID) != 0:
         return plan
     pid = os.fork()
     if pid:  # the waiter: it holds nothing of the judge's (its socket to the zygote least of all)

@@ -16,6 +16,7 @@ child says is data: errors are rebuilt here from plain strings, cleaned of contr
 
 import array
 import ctypes
+import io
 import json
 import os
 import re
@@ -26,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tokenize
 import weakref
 from typing import NamedTuple
 
@@ -136,14 +138,36 @@ class SubmissionRefused(ChildCrashed):
     """The student's file cannot be graded as it is (a link, a pipe, far too large)."""
 
 
+def python_text(data):
+    """A source file's bytes as the text Python itself would read: in the encoding its BOM or PEP 263
+    coding line names (a Windows editor's BOM, a latin-1 file that says so), else UTF-8. Raises
+    UnicodeDecodeError where Python could not read it either."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except (SyntaxError, LookupError):  # a coding line naming no codec, or a BOM beside another one
+        encoding = "utf-8"
+    return data.decode(encoding)
+
+
+def _not_text(name, data, error):
+    """Why a file whose bytes do not decode cannot be graded, in one line."""
+    line = data.count(b"\n", 0, error.start) + 1
+    return (f"cannot grade {name}: it is not {error.encoding} text (byte 0x{data[error.start]:02x} on line {line}): "
+            "save it as UTF-8, or name its encoding in a coding line (# -*- coding: latin-1 -*-)")
+
+
 def load_request(path, module, forbidden=()):
     """The request that loads a student's file in a child as `module`: its source, read here by the
     judge (files.read_submission), so that the child needs no access to the student's folder, and
     the rule ids its exercise forbids beyond every exercise's rules (grader.sandbox.rules)."""
     try:
-        source = files.read_submission(path).decode("utf-8", errors="surrogateescape")
+        data = files.read_submission(path)
     except OSError as error:
         raise SubmissionRefused(f"cannot grade {os.path.basename(path)}: {error.strerror or error}") from None
+    try:
+        source = python_text(data)
+    except UnicodeDecodeError as error:
+        raise SubmissionRefused(_not_text(os.path.basename(path), data, error)) from None
     return {"op": "load", "source": source, "path": str(path), "module": module, "forbidden": list(forbidden)}
 
 

@@ -381,11 +381,34 @@ def _refusing_code(code):
     return namespace["outer"]().__code__.replace(co_name=code.co_name, co_qualname=code.co_qualname)
 
 
+def _implementations(rule):
+    """{name: function} of torch's Python code that computes a rule's maths out of allowed operations:
+    the functions its declaration names; the decompositions torch registers for the operators its
+    kernel pattern names (torch._decomp's tables, which torch._inductor and others hand out too);
+    and torch's Python references (torch._refs) named like its calls; each with every function it
+    wraps (`__wrapped__`), so that no copy of the code escapes."""
+    found = [_python_function(name) for name in rule.functions]
+    if rule.kernels:
+        from torch._decomp import global_decomposition_table  # imported with torch: no cost here
+
+        found += [fn for table in global_decomposition_table.values() for op, fn in table.items()
+                  if re.search(rule.kernels, str(op).removeprefix("aten."))]
+    for module_name, module in list(sys.modules.items()):
+        if rule.calls and (module_name == "torch._refs" or module_name.startswith("torch._refs.")):
+            found += [fn for name, fn in vars(module).items() if any(part in name for part in rule.calls)]
+    functions = {}
+    for fn in found:
+        while isinstance(fn, types.FunctionType) and id(fn) not in {id(f) for f in functions.values()}:
+            functions[f"{fn.__module__}:{fn.__qualname__}"] = fn
+            fn = getattr(fn, "__wrapped__", None)
+    return functions
+
+
 _PLACEHOLDER = "lumen: the refusal"
 # {rule id: [(name, function, the refusing code it gets)]}
-FUNCTIONS = {rule.id: [(name, function, _refusing_code(function.__code__)) for name in rule.functions
-                       if (function := _python_function(name)) is not None]
-             for rule in RULES if rule.functions}
+FUNCTIONS = {rule.id: [(name, function, _refusing_code(function.__code__))
+                       for name, function in _implementations(rule).items()]
+             for rule in RULES}
 
 
 class _PrivateModule(types.ModuleType):

@@ -408,3 +408,15 @@ def test_a_runtime_error_names_the_notebook_cell_not_the_graded_file(tmp_path):
     assert details["frames"] == [f"{EX3.stem}.ipynb, cell 4 (code cell 2), line 3, in scaled_scores: "
                                  "raise ValueError('oops')"]
     assert found.frame(frame) == found.frame(found.frame(frame))  # a frame already mapped stays as it is
+
+
+@pytest.mark.parametrize("cell", [{"cell_type": "code", "source": 5, "metadata": {}, "outputs": []},
+                                  {"source": "x = 1", "metadata": {}}], ids=["int source", "no cell_type"])
+def test_a_notebook_cell_that_is_not_a_cell_is_a_one_line_reason(launcher, tmp_path, cell):
+    """JSON nbformat accepts (it only records the schema violation) but whose cell has no type or a
+    source that is not text: the student's row says so, never a grader traceback."""
+    notebook = tmp_path / f"{EX3.stem}.ipynb"
+    notebook.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]}))
+    result = grade_folder(launcher, tmp_path)
+    assert "cell 1 is not a notebook cell" in result.error and "Traceback" not in result.error
+

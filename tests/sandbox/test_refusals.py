@@ -1,7 +1,7 @@
 """Forbidden shortcuts are refused on every path to the kernel: the operator called on a tensor of
 another layout or backend (MKLDNN, sparse), with torch function handling or the modes switched off,
 a mode popped, from another thread, and torch's Python functions that build the forbidden maths
-out of allowed operations. Each case is the instructor's solution with one function replaced by
+out of allowed operations (its decompositions, wherever a table hands them out, and what they wrap). Each case is the instructor's solution with one function replaced by
 the shortcut: every test of that function must fail, naming the rule; the refusals are checked
 against torch's own registry of kernels too."""
 
@@ -49,6 +49,21 @@ SOFTMAX_SHORTCUTS = {  # exercise 5's softmax(x, dim=-1)
                 torch._C._pop_torch_function_stack()
             return x.softmax(dim).nan_to_num(0.0)
     """,
+    "decomposition-table": """
+        from torch._inductor.decomposition import decompositions
+
+        def softmax(x, dim=-1):
+            return decompositions[torch.ops.aten._softmax.default](x, dim, False).nan_to_num(0.0)
+    """,
+    "python-reference-unwrapped": """
+        import torch._inductor.decomposition as inductor
+
+        def softmax(x, dim=-1):
+            reference = inductor.decompositions[torch.ops.aten._softmax.default]
+            while hasattr(reference, "__wrapped__"):
+                reference = reference.__wrapped__
+            return reference(x, dim, False).nan_to_num(0.0)
+    """,
     "other-thread": """
         import threading
 
@@ -85,6 +100,12 @@ ATTENTION_SHORTCUTS = {  # exercise 6's scaled_dot_product_attention(q, k, v, ma
                 D = x.size(-1)
                 mha = quantizable.MultiheadAttention(D, self.n_heads, batch_first=True).to(x.dtype)
                 return mha(x, x, x, need_weights=False)[0]
+    """),
+    "flash-for-cpu-decomposition": ("scaled_dot_product_attention", FUSED, """
+        def scaled_dot_product_attention(q, k, v, mask=None):
+            table = torch.export.default_decompositions()  # a public API handing out torch._decomp's code
+            flash = table[torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default]
+            return flash(q, k, v, attn_mask=mask)[0], None
     """),
     "flash-for-cpu-modes-disabled": ("scaled_dot_product_attention", FUSED, """
         from torch.utils._python_dispatch import _disable_current_modes

@@ -1,0 +1,25 @@
+"""A student's file is read as Python reads it: a BOM (what Windows Notepad writes) or a PEP 263
+coding line names its encoding; bytes that do not decode are a one-line reason, never a traceback
+and never a grade of code Python would run differently."""
+
+import pytest
+
+from conftest import SOLUTIONS
+
+CORRECT = (SOLUTIONS / "exercise3_scaling.py").read_bytes()
+
+
+@pytest.mark.parametrize("data", [b"\xef\xbb\xbf" + CORRECT, b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + CORRECT],
+                         ids=["utf-8 BOM", "latin-1 coding line"])
+def test_an_encoding_python_reads_is_graded(grade, tmp_path, data):
+    (tmp_path / "file.py").write_bytes(data)
+    result = grade(3, path=tmp_path / "file.py")
+    assert result.score == result.max_score > 0, result.error
+
+
+def test_bytes_that_do_not_decode_are_a_one_line_reason(grade, tmp_path):
+    (tmp_path / "file.py").write_bytes(b"# \xff\xfe bad\n" + CORRECT)
+    result = grade(3, path=tmp_path / "file.py")
+    assert result.score == 0
+    assert result.error.startswith("cannot grade exercise3_scaling.py: it is not utf-8 text (byte 0xff on line 1)")
+    assert "\n" not in result.error and "Traceback" not in result.error
