@@ -6,6 +6,16 @@ instructor's solution of each exercise into a student file making the mistake.""
 
 from grader.diagnosis.mutants import Misconception, WALKTHROUGH, qkv_order
 
+PROJECT = "'Step 1 — Project: make a query, keys and values'"
+
+# causes the suites' messages name themselves (no value shows them), and level 1 of their hint ladder
+SEVERAL_PRODUCTS = "fused-project-several-products"
+CAUSES = {
+    SEVERAL_PRODUCTS: "The fused projection exists so that X meets the three weight matrices, laid side by side, in a "
+                      "single matrix product; the queries, keys and values are cut apart afterwards. Yours "
+                      "multiplies more than once. Reread " + PROJECT + ".",
+}
+
 MISCONCEPTIONS = (
     Misconception(
         "projection-transposed", (1,),

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
+from grader.catalog.exercise1_projection.misconceptions import SEVERAL_PRODUCTS
 from grader.grading.compare import Mismatch, dtype_text, shape_text
 from grader.grading.testkit import (cases, check_call, check_grads, check_inputs_kept, dims, measure_call,
                                     product_conditioning, randn)
@@ -159,7 +160,7 @@ def test_fused_project_is_one_matrix_product(student, rng):
         raise Mismatch(f"fused_project(x, w_qkv) ran {measured['products']} matrix products: the point of the fused "
                        "projection is that one product x @ w_qkv makes Q, K and V together, cut into three "
                        "afterwards; slicing w_qkv first and multiplying each part is three products again",
-                       cause="fused-project-several-products")
+                       cause=SEVERAL_PRODUCTS)
 
 
 def test_fused_project_inputs_not_modified(student, rng, device):

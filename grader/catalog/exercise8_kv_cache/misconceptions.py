@@ -19,9 +19,9 @@ CAUSES = {
     CAPACITY: "A cache has room for a fixed number of tokens, set when it is made: storing more would write past the "
               "end of its storage, so an update that does not fit is refused before anything changes, and one that "
               "fills it exactly is fine. Reread " + CACHE + ".",
-    REALLOCATED: "A KV cache exists so that the past is stored once: each new token should cost memory and time for "
-                 "itself, not for every token before it. Yours copies the whole past on every update. "
-                 "Reread " + CACHE + ".",
+    REALLOCATED: "A KV cache exists so that the past is stored once, in storage made when the cache is made and kept "
+                 "for every sequence after: each new token should cost memory and time for itself, not for every "
+                 "token before it. Yours makes its storage again. Reread " + CACHE + ".",
 }
 
 MISCONCEPTIONS = (

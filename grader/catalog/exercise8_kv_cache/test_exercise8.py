@@ -320,7 +320,7 @@ def test_kvcache_reset_keeps_its_storage(student, rng):
         raise Mismatch(f"cache.reset() on a KVCache({B}, {H_kv}, {d_head}, max_len={max_len}) allocated a tensor of "
                        f"shape {tuple(measured['shape'])} ({measured['bytes']:,} bytes, as large as the keys' whole "
                        "storage): reset must keep the storage for the next sequence and only set the number of "
-                       "cached tokens back to 0", cause="cache-reallocated")
+                       "cached tokens back to 0", cause=REALLOCATED)
 
 
 @pytest.mark.hidden
