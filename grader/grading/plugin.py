@@ -22,7 +22,7 @@ import pytest
 import torch
 
 from grader import catalog
-from grader.diagnosis import matcher as diagnose
+from grader.diagnosis import examples, matcher as diagnose
 from grader.grading import testkit
 from grader.grading.compare import Mismatch
 from grader.grading.results import TestResult
@@ -221,13 +221,24 @@ class GradingPlugin:
             self.causes.setdefault(exercise_id, []).append((test, details["cause"]))
 
     def pytest_sessionfinish(self, session):
-        for exercise_id, student in self.students.items():
-            student.close()
+        for exercise_id, student in self.students.items():  # what the suites' calls printed (each is flushed)
             self.outputs[exercise_id] = student.printed()
         for exercise_id in {*self.failed_calls, *self.causes}:
-            self.diagnoses[exercise_id] = _diagnose(catalog.find(exercise_id).number,
-                                                    self.failed_calls.get(exercise_id, []),
-                                                    self.passed_calls[exercise_id], self.causes.get(exercise_id, []))
+            exercise = catalog.find(exercise_id)
+            self.diagnoses[exercise_id] = _diagnose(exercise.number, self.failed_calls.get(exercise_id, []),
+                                                    self.passed_calls[exercise_id], self.causes.get(exercise_id, []),
+                                                    self._examples(exercise))
+        for student in self.students.values():
+            student.close()
+
+    def _examples(self, exercise):
+        """A function of a diagnosis's failed calls giving its smallest example (or None), run by the
+        exercise's student process within examples.SECONDS in all, by the exercise's deadline."""
+        student = self.students.get(exercise.id)
+        if student is None:
+            return lambda calls: None
+        budget = examples.Budget()
+        return lambda calls: examples.shrink(student, exercise, calls, budget)
 
     def outcome(self, exercise_id):
         """What the suites found for an exercise, once they have run."""
@@ -236,10 +247,11 @@ class GradingPlugin:
                             self.passed_calls[exercise_id])
 
 
-def _diagnose(number, failed, passed, causes):
-    """The exercise's diagnoses ({id, message} dicts), from all its failed calls and its passed ones
-    weighed together; each failed test a diagnosis explains gets its id in its details before the
-    plugin hands it over. A diagnosis never turns a wrong answer into a grader error."""
+def _diagnose(number, failed, passed, causes, example=lambda calls: None):
+    """The exercise's diagnoses ({id, message} dicts, and "example": the smallest call that shows it,
+    found by `example` from the failed calls it explains), from all its failed calls and its passed
+    ones weighed together; each failed test a diagnosis explains gets its id in its details before
+    the plugin hands it over. A diagnosis never turns a wrong answer into a grader error."""
     try:
         tests = [test for test, _ in failed]
         found = diagnose.conclude(number, [call for _, call in failed], passed,
@@ -247,13 +259,19 @@ def _diagnose(number, failed, passed, causes):
                                    for test, cause in causes])
     except Exception:  # noqa: BLE001 - no diagnosis is an honest answer, a crash is not
         return []
+    diagnoses = []
     for diagnosis in found:
         for index in diagnosis.calls:
             failed[index][0].details.setdefault("diagnosis", diagnosis.id)
         for test, cause in causes:
             if cause == diagnosis.id:
                 test.details.setdefault("diagnosis", diagnosis.id)
-    return [diagnosis.as_dict() for diagnosis in found]
+        data = diagnosis.as_dict()
+        shown = example([failed[index][1] for index in sorted(diagnosis.calls)])
+        if shown is not None:
+            data["example"] = shown
+        diagnoses.append(data)
+    return diagnoses
 
 
 def _located(error, found):
