@@ -28,7 +28,7 @@ import torch
 from grader import catalog
 from grader.grading.compare import Mismatch, picture_cells
 from grader.grading.testkit import Made, as64, check_result, one_thread
-from grader.nested import leaves
+from grader.nested import leaves, map_values
 
 MAX_TRIES = 60  # calls of the student's code one example may cost, at most
 SECONDS = 5.0  # the time one exercise's examples may take, at most (and never past its deadline): a guard against slow code, not a figure the tries need
@@ -83,6 +83,37 @@ class Module:
     smallest: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Stateful:
+    """A class whose answers depend on what was done to it before (a KV cache, a module using one):
+    tried as whole small scenarios, smallest first. `scenarios(call)`, given the failing call, yields
+    `Scenario`s."""
+
+    scenarios: object
+    labels: dict = field(default_factory=dict)  # method -> the names of its tuple's items
+    names: dict = field(default_factory=dict)  # method -> the names of its arguments
+
+
+@dataclass
+class Scenario:
+    """Objects made in order, then steps on them; the first step whose answer differs is the example.
+
+    `made`: [(name, class, args, kwargs)], a module with small integer weights; `steps`:
+    [(name, method, args)], where an argument that is the name of a made object (`Handle`) stands
+    for it ("__call__": the object called, "__len__": len())."""
+
+    sizes: dict
+    made: list
+    steps: list
+
+
+@dataclass(frozen=True)
+class Handle:
+    """An object of a scenario, as an argument of a step."""
+
+    name: str
+
+
 def declared(exercise):
     """{name: Function or Module} of an exercise's examples.py ({} if it has none)."""
     if not (exercise.folder / "examples.py").is_file():
@@ -107,10 +138,16 @@ def shrink(student, exercise, calls, budget):
         specs = declared(exercise)
         for call in calls[:2]:
             spec = specs.get(call.get("target"))
-            if spec is None or not _shrinkable(call, spec) or budget.left() <= 0:
+            if spec is None or budget.left() <= 0:
                 continue
-            with one_thread(), student.within(budget.left()):
-                found = _Search(student, exercise, call, spec).run()
+            if isinstance(spec, Stateful):
+                with one_thread(), student.within(budget.left()):
+                    found = _scenario_example(student, exercise, spec, call)
+            elif _shrinkable(call, spec):
+                with one_thread(), student.within(budget.left()):
+                    found = _Search(student, exercise, call, spec).run()
+            else:
+                continue
             if found is not None:
                 return found
     except Exception:  # noqa: BLE001 - a loop, a crash or an odd value of theirs costs only the example
@@ -150,16 +187,18 @@ class _Search:
         fresh = next((style for style in FRESH if self._try(sizes, style)), CUT)
         if not fresh and not self._cut_possible():
             return None
-        for _ in range(2):  # a second pass: a size may shrink once another has
+        symbols = sorted((key for key in sizes if not key.startswith("_")), key=lambda key: key != BATCH)
+        for _ in range(2):  # again for those left large: one may shrink once a later one has
             changed = False
-            for symbol in sorted((key for key in sizes if not key.startswith("_")), key=lambda key: key != BATCH):
-                for change in self._changes(symbol, sizes):
+            for symbol in symbols:
+                for change in self._changes(symbol, sizes, fresh):
                     if self.tries >= MAX_TRIES:
                         break
                     if self._try({**sizes, **change}, fresh):
                         sizes, changed = {**sizes, **change}, True
                         break
-            if not changed:
+            symbols = [symbol for symbol in symbols if symbol != BATCH and sizes[symbol] > SIZES[-1]]
+            if not changed or not symbols:
                 break
         if self.shown is None and not fresh:
             self._try(sizes, fresh=False)  # the failing call itself: it may be small enough to show
@@ -170,16 +209,18 @@ class _Search:
             return None
         return _example(self)
 
-    def _changes(self, symbol, sizes):
-        """The smaller sizes tried for `symbol`, smallest first: for the batch, one entry of it (each
-        of the first few in turn: a mistake may show in one sequence only)."""
+    def _changes(self, symbol, sizes, fresh):
+        """The smaller sizes tried for `symbol`, smallest first: for the batch, one entry of it. Of the
+        failing call's own values (`fresh` CUT), each of the first few entries or rows in turn: a
+        mistake may show in one sequence or row only (a fully masked one)."""
+        entries = 1 if fresh else len(SIZES)
         if symbol == BATCH:
-            return [{BATCH: 1, "_at": i} for i in range(min(sizes[BATCH], len(SIZES)))] if sizes[BATCH] > 1 else []
+            return [{BATCH: 1, "_at": i} for i in range(min(sizes[BATCH], entries))] if sizes[BATCH] > 1 else []
         changes = []
         for n in _smaller(sizes[symbol], self.spec.smallest.get(symbol, 1)):
             changes.append({symbol: n, FROM + symbol: 0})
-            if n == 1 and symbol in self.cuttable:  # one row of many: which one shows it
-                changes += [{symbol: 1, FROM + symbol: i} for i in range(1, min(sizes[symbol], len(SIZES)))]
+            if n == 1 and symbol in self.cuttable and not fresh:  # one row of many: which one shows it
+                changes += [{symbol: 1, FROM + symbol: i} for i in range(1, min(sizes[symbol], entries))]
         return changes
 
     def _cut_possible(self):
@@ -248,6 +289,11 @@ def _run_module(student, exercise, name, spec, made, made_kwargs, args, kwargs, 
 def reproduces(student, exercise, example):
     """Does the student's code, run again on `example` (as `shrink` made it, read back from JSON),
     still differ from the reference there? For the benchmarks and tests: an example must show."""
+    if "replay" in example:
+        made = [(name, target, tuple(args), kwargs) for name, target, args, kwargs in example["replay"]["made"]]
+        steps = [(name, method, [Handle(a["object"]) if isinstance(a, dict) else torch.tensor(_numbers(a))
+                                 for a in args]) for name, method, args in example["replay"]["steps"]]
+        return _run_scenario(student, exercise, Scenario(example["sizes"], made, steps)) is not None
     spec = declared(exercise)[example["function"]]
     params = spec.forward if isinstance(spec, Module) else spec.params
     dtype = getattr(torch, example["dtype"]) if example.get("dtype") else torch.float32
@@ -289,6 +335,114 @@ def _their_errors():
 
 
 _THEIRS = _their_errors()
+
+
+def _scenario_example(student, exercise, spec, call):
+    """The example of the first of the spec's scenarios (for `call`) whose answers differ, or None."""
+    for tries, scenario in enumerate(spec.scenarios(call)):
+        if tries >= MAX_TRIES // 2:  # a scenario costs several calls
+            return None
+        steps = _run_scenario(student, exercise, scenario)
+        if steps is not None:
+            return _scenario_dict(exercise, spec, scenario, steps, call["target"])
+    return None
+
+
+def _run_scenario(student, exercise, scenario):
+    """The steps up to the first whose answers differ, [(step, theirs, the reference's)], or None if
+    none differs (or their code raised where the reference answers: that shows nothing here)."""
+    theirs, reference = {}, {}
+    generator = torch.Generator().manual_seed(0)
+    for name, target, args, kwargs in scenario.made:
+        ours = exercise.reference_object(target)
+        if _is_module(exercise, target):
+            module = ours(*args, **kwargs).double()
+            with torch.no_grad():
+                for parameter in module.parameters():
+                    parameter.copy_(torch.randint(-1, 2, parameter.shape, generator=generator))
+            reference[name] = module
+            remote = student.run(target, *args, **kwargs)["value"]
+            remote.load_state_dict({key: value.float() for key, value in module.state_dict().items()}, strict=False)
+        else:
+            reference[name] = ours(*args, **{**kwargs, "dtype": torch.float64})
+            remote = student.run(target, *args, **kwargs)["value"]
+        theirs[name] = remote
+    done = []
+    for step in scenario.steps:
+        name, method, args = step
+        mine = [theirs[a.name] if isinstance(a, Handle) else a for a in args]
+        ours = [reference[a.name] if isinstance(a, Handle) else as64(a) for a in args]
+        try:
+            got = student.run(theirs[name], *mine, method=method)["value"]
+        except _THEIRS as error:
+            got = _Raised(getattr(error, "type", type(error).__name__))
+        try:
+            with torch.no_grad():
+                target = reference[name]
+                expected = (len(target) if method == "__len__" else
+                            target(*ours) if method == "__call__" else getattr(target, method)(*ours))
+                expected = map_values(expected, lambda t: t.clone() if isinstance(t, torch.Tensor) else t)  # a view of the cache
+        except ValueError:
+            expected = _Raised("ValueError")
+        done.append((step, got, expected))
+        if isinstance(got, _Raised) or isinstance(expected, _Raised):
+            if isinstance(got, _Raised) and isinstance(expected, _Raised):
+                continue
+            return done if isinstance(expected, _Raised) else None
+        if _differs(got, expected, torch.float32):
+            return done
+    return None
+
+
+@dataclass(frozen=True)
+class _Raised:
+    """A step that raised (its exception's type)."""
+
+    type: str
+
+    def __str__(self):
+        return f"raises {self.type}"
+
+
+def _scenario_dict(exercise, spec, scenario, steps, function):
+    """The example of a scenario: the objects made, each step to the first that differs with both answers."""
+    made = [f"{name} = {target}({', '.join([*map(repr, args), *(f'{k}={v!r}' for k, v in kwargs.items())])})"
+            for name, target, args, kwargs in scenario.made]
+    lines = ["The smallest sequence of calls that shows it:"] + [f"  {line}" for line in made]
+    if any(_is_module(exercise, target) for _, target, _, _ in scenario.made):
+        lines.append("  (the weights: small integers -1, 0, 1, the same in yours and in the reference)")
+    shown = []
+    for (name, method, args), got, expected in steps:
+        names = spec.names.get(method, ())
+        names = [names[i] if i < len(names) else f"argument {i}" for i in range(len(args))]
+        long = [(title, a) for title, a in zip(names, args) if isinstance(a, torch.Tensor) and len(_lines(a)) > 1]
+        words = [a.name if isinstance(a, Handle) else title if (title, a) in long else _lines(a)[0]
+                 for title, a in zip(names, args)]
+        call = (f"len({name})" if method == "__len__" else f"{name}({', '.join(words)})" if method == "__call__"
+                else f"{name}.{method}({', '.join(words)})")
+        lines.append(f"  {call}" + (", where" if long else ""))
+        for title, tensor in long:
+            lines += ["  " + line for line in _block(title, tensor)]
+        labels = spec.labels.get(method)
+        for (label, want), (_, have) in zip(_items(expected, labels), _items(got, labels)):
+            suffix = f" ({label})" if label else ""
+            lines += ["  " + line for line in _block("expected" + suffix, _shown(want))]
+            lines += ["  " + line for line in _block("yours" + suffix, _shown(have))]
+        shown.append({"call": call, "expected": plain(_shown(expected)), "got": plain(_shown(got))})
+    replay = {"made": [[name, target, list(args), plain(kwargs)] for name, target, args, kwargs in scenario.made],
+              "steps": [[name, method, [{"object": a.name} if isinstance(a, Handle) else plain(a) for a in args]]
+                        for (name, method, args), _, _ in steps]}
+    return {"function": function, "sizes": dict(scenario.sizes), "inputs": {"made": made, "steps": shown},
+            "expected": shown[-1]["expected"], "got": shown[-1]["got"], "replay": replay, "text": "\n".join(lines)}
+
+
+def _is_module(exercise, target):
+    found = exercise.reference_object(target)
+    return isinstance(found, type) and issubclass(found, torch.nn.Module)
+
+
+def _shown(value):
+    return str(value) if isinstance(value, _Raised) else value
 
 
 # -- symbols and sizes -------------------------------------------------------------------------

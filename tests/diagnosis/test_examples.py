@@ -23,6 +23,8 @@ KNOWN = {  # a mistake -> the function its example calls
     "exercise5/wrong_naive_exp.py": "softmax",
     "exercise6/wrong_split_no_transpose.py": "split_heads",
     "exercise6/wrong_qkv_order.py": "MultiHeadAttention",
+    "exercise8/wrong_cache_ignores_past.py": "CachedGroupedQueryAttention",
+    "exercise8/wrong_reset_keeps_length.py": "KVCache",
 }
 
 
@@ -47,6 +49,16 @@ def test_a_known_mistake_gets_a_small_example_that_differs_and_reproduces(grade,
     assert example["got"] != example["expected"]
     assert "expected" in example["text"] and "yours" in example["text"]
     assert rerun(launcher, tmp_path, exercise, path, example)
+
+
+def test_a_kv_cache_example_is_a_short_sequence_of_calls(grade):
+    """The cache that ignores its past answers the first token right and the second wrong: two calls."""
+    example = grade(8, path=SUBMISSIONS / "exercise8/wrong_cache_ignores_past.py").diagnoses[0]["example"]
+    calls = [step["call"] for step in example["inputs"]["steps"]]
+    assert [call.split("(")[0] for call in calls] == ["attention", "len", "attention"]
+    first, _, last = example["inputs"]["steps"]
+    assert first["got"] == first["expected"] and last["got"] != last["expected"]
+    assert example["sizes"]["max_len"] == 2
 
 
 def test_a_mask_example_draws_both_pictures(grade):
