@@ -8,5 +8,5 @@ EXAMPLES = {
     "merge_heads": Function({"x": Tensor((BATCH, "n_heads", "L", "d_head"))}),
     "MultiHeadAttention": Module({"d_model": Size(("n_heads", "d_head")), "n_heads": Size("n_heads"), "bias": None},
                                  {"x": Tensor(("B", "L", ("n_heads", "d_head"))),
-                                  "mask": Tensor(("B", "mask_heads", "L", "L"), kind="mask")}),
+                                  "mask": Tensor((BATCH, "L", "L"), kind="mask")}),
 }

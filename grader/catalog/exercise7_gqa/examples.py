@@ -8,5 +8,5 @@ EXAMPLES = {
     "GroupedQueryAttention": Module(
         {"d_model": Size(("n_kv_heads", "n_rep", "d_head")), "n_heads": Size(("n_kv_heads", "n_rep")),
          "n_kv_heads": Size("n_kv_heads")},
-        {"x": Tensor(("B", "L", ("n_kv_heads", "n_rep", "d_head"))), "mask": Tensor(("B", "mask_heads", "L", "L"), kind="mask")}),
+        {"x": Tensor(("B", "L", ("n_kv_heads", "n_rep", "d_head"))), "mask": Tensor((BATCH, "L", "L"), kind="mask")}),
 }
