@@ -27,7 +27,7 @@ import torch
 
 from grader import catalog
 from grader.grading.compare import Mismatch, picture_cells
-from grader.grading.testkit import Made, as64, check_result, one_thread
+from grader.grading.testkit import Made, Tracked, as64, check_device_kept, check_inputs_kept, check_result, one_thread
 from grader.nested import leaves, map_values
 
 MAX_TRIES = 60  # calls of the student's code one example may cost, at most
@@ -235,12 +235,22 @@ class _Search:
         if args is None or (self.module and made is None):
             return False
         self.tries += 1
-        got, expected, state = self._module(made, args) if self.module else (*self._function(args), None)
-        if got is _RAISED or not _differs(got, expected, _dtype(args)):
-            return False
+        if self.call.get("check"):
+            got, expected, state = self._check(made, args)
+            if got is None:
+                return False
+        else:
+            got, expected, state = self._module(made, args) if self.module else (*self._function(args), None)
+            if got is _RAISED or not _differs(got, expected, _dtype(args)):
+                return False
         self.shown = {"sizes": sizes, "fresh": fresh, "args": args, "got": got, "expected": expected,
                       "made": made, "state": state}
         return True
+
+    def _check(self, made, args):
+        """(the check's message, what it asks for, the weights) if the call at these sizes fails the
+        check the failing call failed (its device, or its inputs kept), or (None, None, None)."""
+        return _run_check(self.student, self.exercise, self.call, self.spec, made, args)
 
     def _function(self, args):
         return _run_function(self.student, self.exercise, self.call["target"], self.params, args, self.call["kwargs"])
@@ -263,15 +273,55 @@ def _run_function(student, exercise, name, params, args, kwargs):
     return got, expected
 
 
-def _run_module(student, exercise, name, spec, made, made_kwargs, args, kwargs, state=None):
-    """(theirs, the reference's, the weights) of the module `name` made at `made` (with the weights
-    `state`, or small integers), on `args`."""
-    made_positional, made_keywords = _unbind(spec.made, made, made_kwargs)
-    reference = exercise.reference_object(name)(*made_positional, **made_keywords).double()
+CHECKS = {"device": "every tensor it makes and returns on the device of its inputs",
+          "inputs-kept": "its inputs left as they were"}
+
+
+def _run_check(student, exercise, call, spec, made, args, state=None):
+    """The failing call's own check (`call["check"]`: "device" on the child's stand-in for a GPU, or
+    "inputs-kept") redone at smaller sizes: (its message, what it asks for, the weights), or Nones."""
+    kwargs, check = call["kwargs"], call["check"]
+    caller, target, weights = student, call["target"], None
+    if isinstance(spec, Module):
+        made_positional, made_keywords = _unbind(spec.made, made, call["object"].kwargs)
+        reference = _small_module(exercise, call["target"], made_positional, made_keywords, state)
+        remote = student.run(call["target"], *made_positional, **made_keywords)["value"]
+        remote.load_state_dict({key: value.float() for key, value in reference.state_dict().items()}, strict=False)
+        caller, target, weights = Tracked(remote, Made(call["target"])), call.get("method") or "__call__", reference.state_dict()
+    params = spec.forward if isinstance(spec, Module) else spec.params
+    positional, keywords = _unbind(params, args, kwargs)
+    try:
+        if check == "device":
+            device_arg = call.get("device_arg")
+            keywords = {key: value for key, value in keywords.items() if key != device_arg}
+            check_device_kept(caller, target, *positional, device="cpu", what=call["target"], device_arg=device_arg,
+                              **keywords)
+        else:
+            check_inputs_kept(caller, target, *positional, names=call.get("names", []), **keywords)
+    except Mismatch as mismatch:
+        if mismatch.details.get("cause") in ("built-on-cpu", "input-changed-in-place"):
+            return mismatch.message, CHECKS[check], weights
+        return None, None, None
+    except _THEIRS:
+        return None, None, None
+    return None, None, None
+
+
+def _small_module(exercise, name, args, kwargs, state=None):
+    """lumen_ref's module `name(*args, **kwargs)` in float64, its weights `state` or small integers."""
+    reference = exercise.reference_object(name)(*args, **kwargs).double()
     generator = torch.Generator().manual_seed(0)
     with torch.no_grad():
         for key, parameter in reference.named_parameters():
             parameter.copy_(torch.randint(-1, 2, parameter.shape, generator=generator) if state is None else state[key])
+    return reference
+
+
+def _run_module(student, exercise, name, spec, made, made_kwargs, args, kwargs, state=None):
+    """(theirs, the reference's, the weights) of the module `name` made at `made` (with the weights
+    `state`, or small integers), on `args`."""
+    made_positional, made_keywords = _unbind(spec.made, made, made_kwargs)
+    reference = _small_module(exercise, name, made_positional, made_keywords, state)
     dtype = _dtype(args) or torch.float32
     positional, keywords = _unbind(spec.forward, args, kwargs)
     try:
@@ -300,6 +350,13 @@ def reproduces(student, exercise, example):
     args = {key: _tensor_of(value, params.get(key), dtype) for key, value in example["inputs"].items()}
     kwargs = {key: args.pop(key) for key in example.get("keywords", []) if key not in params}
     kwargs.update({key: None for key in example.get("keywords", []) if key in params})
+    if example.get("check"):
+        state = example.get("weights") and {key: torch.tensor(_numbers(value), dtype=torch.float64)
+                                            for key, value in example["weights"].items()}
+        call = {"target": example["function"], "kwargs": kwargs, "check": example["check"],
+                "names": example.get("names", []), "method": "__call__", "device_arg": example.get("device_arg"),
+                "object": Made(example["function"], (), example.get("made_keywords", {}))}
+        return _run_check(student, exercise, call, spec, example.get("made"), args, state)[0] is not None
     if isinstance(spec, Module):
         state = {key: torch.tensor(_numbers(value), dtype=torch.float64) for key, value in example["weights"].items()}
         got, expected, _ = _run_module(student, exercise, example["function"], spec, example["made"],
@@ -640,11 +697,14 @@ def _example(search):
     example = {"function": name, "sizes": sizes, "inputs": inputs, "keywords": list(kwargs),
                "dtype": str(dtype).replace("torch.", "") if dtype else None,
                "expected": plain(shown["expected"]), "got": plain(shown["got"])}
+    if search.call.get("check"):
+        example.update(check=search.call["check"], names=search.call.get("names", []),
+                       device_arg=search.call.get("device_arg"))
     if made is not None:
         example["made"] = {key: plain(value) for key, value in made.items()}
         example["made_keywords"] = {key: plain(value) for key, value in search.call["object"].kwargs.items()
                                     if key not in made}
-        example["weights"] = {key: plain(value) for key, value in shown["state"].items()}
+        example["weights"] = {key: plain(value) for key, value in (shown["state"] or {}).items()}
     pictures = _pictures(shown["got"], shown["expected"], spec.picture, spec.labels)
     if pictures:
         example["pictures"] = pictures
@@ -742,7 +802,8 @@ def _text(name, shown, made, search, pictures):
         name = f"{name}({', '.join(built)})"
     named = [key if search.params.get(key) is not None else f"{key}={value!r}" for key, value in args.items()]
     call = f"{name}({', '.join([*named, *extra])})"
-    lines = [f"The smallest call that shows it: {call}" + (f", {shapes}" if shapes else "")]
+    lines = [f"The smallest call that shows it: {call}" + (f", {shapes}" if shapes else "")
+             + (", on the grader's stand-in for a GPU" if search.call.get("check") == "device" else "")]
     if made is not None:
         lines.append("  weights: small integers (-1, 0, 1), the same in yours and in the reference")
     for key, value in args.items():

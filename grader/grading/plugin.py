@@ -67,6 +67,8 @@ class GradingPlugin:
         self.evidence = testkit.Evidence()  # bounds what the failed calls keep of the student's values
         self.causes = {}  # exercise id -> [(TestResult, cause id)] of failures whose message names the mistake
         self.broken_suites = []  # "file: error" of the suite files that could not be collected
+        self.last_items = {}  # exercise id -> its last test, after which it is diagnosed
+        self.concluded = set()  # exercise ids diagnosed (and their student process ended)
 
     # -- collection -------------------------------------------------------------------------
 
@@ -87,6 +89,7 @@ class GradingPlugin:
         selected = [item for item in items if self._exercise_of(item) in self.tests]
         config.hook.pytest_deselected(items=[item for item in items if item not in selected])
         items[:] = selected
+        self.last_items = {self._exercise_of(item): item for item in items}  # each exercise's last test
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -220,15 +223,32 @@ class GradingPlugin:
         if status == "failed" and "cause" in details:
             self.causes.setdefault(exercise_id, []).append((test, details["cause"]))
 
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        yield
+        exercise_id = self._exercise_of(item)
+        if self.last_items.get(exercise_id) is item:  # its tests are done: diagnose it within its own deadline
+            self._conclude(exercise_id)
+
     def pytest_sessionfinish(self, session):
-        for exercise_id, student in self.students.items():  # what the suites' calls printed (each is flushed)
+        for exercise_id in list(self.tests):  # those a stopped run left unfinished
+            self._conclude(exercise_id)
+
+    def _conclude(self, exercise_id):
+        """Once an exercise's tests have run: what its code printed, its diagnoses (with their smallest
+        examples, which its student process computes), then that process ended."""
+        if exercise_id in self.concluded:
+            return
+        self.concluded.add(exercise_id)
+        student = self.students.get(exercise_id)
+        if student is not None:  # what the suites' calls printed (the child flushes after each)
             self.outputs[exercise_id] = student.printed()
-        for exercise_id in {*self.failed_calls, *self.causes}:
+        if exercise_id in {*self.failed_calls, *self.causes}:
             exercise = catalog.find(exercise_id)
             self.diagnoses[exercise_id] = _diagnose(exercise.number, self.failed_calls.get(exercise_id, []),
                                                     self.passed_calls[exercise_id], self.causes.get(exercise_id, []),
                                                     self._examples(exercise))
-        for student in self.students.values():
+        if student is not None:
             student.close()
 
     def _examples(self, exercise):

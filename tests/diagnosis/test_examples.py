@@ -25,6 +25,9 @@ KNOWN = {  # a mistake -> the function its example calls
     "exercise6/wrong_qkv_order.py": "MultiHeadAttention",
     "exercise8/wrong_cache_ignores_past.py": "CachedGroupedQueryAttention",
     "exercise8/wrong_reset_keeps_length.py": "KVCache",
+    "exercise4/wrong_causal_on_cpu.py": "causal_mask",  # its own check redone: the stand-in for a GPU
+    "exercise6/wrong_mask_on_cpu.py": "MultiHeadAttention",
+    "exercise4/wrong_in_place.py": "apply_mask",  # and its inputs kept
 }
 
 
@@ -59,6 +62,12 @@ def test_a_kv_cache_example_is_a_short_sequence_of_calls(grade):
     first, _, last = example["inputs"]["steps"]
     assert first["got"] == first["expected"] and last["got"] != last["expected"]
     assert example["sizes"]["max_len"] == 2
+
+
+def test_a_mistake_of_devices_is_shown_on_the_stand_in_with_the_line_that_made_the_tensor(grade):
+    example = grade(4, path=SUBMISSIONS / "exercise4/wrong_causal_on_cpu.py").diagnoses[0]["example"]
+    assert example["check"] == "device" and example["sizes"] == {"L": 1}
+    assert "stand-in for a GPU" in example["text"] and "made at line" in example["got"]
 
 
 def test_a_mask_example_draws_both_pictures(grade):
