@@ -6,15 +6,18 @@ from lumen_ref's. Each try runs the student's code in their confined process, th
 `Student` the suites call (`grader.grading.student`), and compares as the suites do
 (`grader.grading.compare`: the float64 answer, the dtype's tolerance). It stops at the first
 smaller try that still differs, one size at a time, within a few dozen tries and the time it is
-given; a student's code that raises, loops or dies on small sizes costs only the example.
+given; a student's code that raises, loops or dies on small sizes costs only the example. A
+failing call that failed a check rather than a value (its device, on the child's stand-in for a
+GPU; its inputs kept) is shrunk by redoing that check.
 
 What the engine needs to know of a function, how its arguments' sizes hang together, each exercise
-declares in its package as `EXAMPLES = {name: Function(...) or Module(...)}` in
+declares in its package as `EXAMPLES = {name: Function(...), Module(...) or Stateful(...)}` in
 `grader/catalog/<stem>/examples.py` (the engine names no exercise). A declaration names the
 symbols of each argument's axes ("L_q", "d_k", a product ("n_heads", "d_head"), "..." for any
 leading batch axes); a smaller call is the failing call's own tensors cut to smaller symbols
 (which keeps the values a mistake may need, 1e4 or a masked row), or fresh small integers of
-those sizes. Modules are made anew at the smaller sizes, with small integer weights.
+those sizes. Modules are made anew at the smaller sizes, with small integer weights; a class whose
+answers depend on its past (a KV cache) is `Stateful`: tried as the exercise's short scenarios.
 """
 
 import importlib
@@ -31,7 +34,7 @@ from grader.grading.testkit import Made, Tracked, as64, check_device_kept, check
 from grader.nested import leaves, map_values
 
 MAX_TRIES = 60  # calls of the student's code one example may cost, at most
-SECONDS = 5.0  # the time one exercise's examples may take, at most (and never past its deadline): a guard against slow code, not a figure the tries need
+SECONDS = 5.0  # the time one exercise's examples may take (never past its deadline): a guard against slow code
 MAX_SHOWN = 64  # elements of one tensor an example may hold: a bigger one is no napkin example
 SIZES = (1, 2, 3, 4)  # the sizes tried for each symbol, smallest first (then halving from the original)
 BATCH = "..."  # the symbol of an argument's leading batch axes
@@ -122,7 +125,7 @@ def declared(exercise):
 
 
 class Budget:
-    """The tries and the time left to one exercise's examples."""
+    """The time left to one exercise's examples (all its diagnoses share it)."""
 
     def __init__(self, seconds=SECONDS):
         self.until = time.monotonic() + seconds
@@ -184,54 +187,55 @@ class _Search:
 
     def run(self):
         sizes = dict(self.symbols)
-        fresh = next((style for style in FRESH if self._try(sizes, style)), CUT)
-        if not fresh and not self._cut_possible():
+        values = next((style for style in FRESH if self._try(sizes, style)), CUT)
+        if values == CUT and not self._cut_possible():
             return None
         symbols = sorted((key for key in sizes if not key.startswith("_")), key=lambda key: key != BATCH)
         for _ in range(2):  # again for those left large: one may shrink once a later one has
             changed = False
             for symbol in symbols:
-                for change in self._changes(symbol, sizes, fresh):
+                for change in self._changes(symbol, sizes, values):
                     if self.tries >= MAX_TRIES:
                         break
-                    if self._try({**sizes, **change}, fresh):
+                    if self._try({**sizes, **change}, values):
                         sizes, changed = {**sizes, **change}, True
                         break
             symbols = [symbol for symbol in symbols if symbol != BATCH and sizes[symbol] > SIZES[-1]]
             if not changed or not symbols:
                 break
-        if self.shown is None and not fresh:
-            self._try(sizes, fresh=False)  # the failing call itself: it may be small enough to show
-        if self.shown is not None and not self.shown["fresh"]:
+        if self.shown is None and values == CUT:
+            self._try(sizes, CUT)  # the failing call itself: it may be small enough to show
+        if self.shown is not None and self.shown["values"] == CUT:
             any(self._try(self.shown["sizes"], style) for style in FRESH)  # simple values at the smallest sizes
         if self.shown is None or any(isinstance(t, torch.Tensor) and t.numel() > MAX_SHOWN
                                      for t in [*self.shown["args"].values(), *leaves(self.shown["got"])]):
             return None
         return _example(self)
 
-    def _changes(self, symbol, sizes, fresh):
+    def _changes(self, symbol, sizes, values):
         """The smaller sizes tried for `symbol`, smallest first: for the batch, one entry of it. Of the
-        failing call's own values (`fresh` CUT), each of the first few entries or rows in turn: a
-        mistake may show in one sequence or row only (a fully masked one)."""
-        entries = 1 if fresh else len(SIZES)
+        failing call's own values (CUT), each of the first few entries or rows in turn: a mistake may
+        show in one sequence or row only (a fully masked one)."""
+        entries = len(SIZES) if values == CUT else 1
         if symbol == BATCH:
             return [{BATCH: 1, "_at": i} for i in range(min(sizes[BATCH], entries))] if sizes[BATCH] > 1 else []
         changes = []
         for n in _smaller(sizes[symbol], self.spec.smallest.get(symbol, 1)):
             changes.append({symbol: n, FROM + symbol: 0})
-            if n == 1 and symbol in self.cuttable and not fresh:  # one row of many: which one shows it
+            if n == 1 and symbol in self.cuttable and values == CUT:  # one row of many: which one shows it
                 changes += [{symbol: 1, FROM + symbol: i} for i in range(1, min(sizes[symbol], entries))]
         return changes
 
     def _cut_possible(self):
+        """Every declared tensor argument of the failing call is a tensor (kept, not withheld), so it can be cut."""
         return all(not isinstance(d, Tensor) or isinstance(self.args.get(n), torch.Tensor)
                    for n, d in self.params.items() if n in self.args)
 
-    def _try(self, sizes, fresh):
-        """Does the student's answer differ from the reference's on the call at `sizes`? If it does,
-        that call becomes the example."""
-        args = _made_at(self.args, self.params, sizes, self.symbols, fresh)
-        made = _made_at(self.made_args, self.spec.made, sizes, self.symbols, True) if self.module else None
+    def _try(self, sizes, values):
+        """Does the student's answer differ from the reference's on the call at `sizes`, with `values`
+        (CUT, COUNTING, SMALL)? If it does, that call becomes the example."""
+        args = _made_at(self.args, self.params, sizes, self.symbols, values)
+        made = _made_at(self.made_args, self.spec.made, sizes, self.symbols, SMALL) if self.module else None
         if args is None or (self.module and made is None):
             return False
         self.tries += 1
@@ -243,7 +247,7 @@ class _Search:
             got, expected, state = self._module(made, args) if self.module else (*self._function(args), None)
             if got is _RAISED or not _differs(got, expected, _dtype(args)):
                 return False
-        self.shown = {"sizes": sizes, "fresh": fresh, "args": args, "got": got, "expected": expected,
+        self.shown = {"sizes": sizes, "values": values, "args": args, "got": got, "expected": expected,
                       "made": made, "state": state}
         return True
 
@@ -579,12 +583,12 @@ def _smaller(size, smallest):
     return sorted(set(tried))
 
 
-def _made_at(values, params, sizes, original, fresh):
-    """The arguments at `sizes`: tensors cut from the failing call's (or fresh simple values of those
-    shapes), ints the symbols' sizes; None if the sizes do not fit together."""
+def _made_at(bound, params, sizes, original, values):
+    """The arguments at `sizes`: tensors cut from the failing call's (`bound`), with their values or
+    simple ones of those shapes (`values`), ints the symbols' sizes; None if the sizes do not fit."""
     made = {}
     generator = torch.Generator().manual_seed(0)
-    for name, value in values.items():
+    for name, value in bound.items():
         declaration = params.get(name)
         if isinstance(declaration, Size):
             if any(isinstance(p, str) and p not in sizes for p in _parts(declaration.of)):
@@ -594,7 +598,7 @@ def _made_at(values, params, sizes, original, fresh):
             tensor = _cut(value, declaration, sizes, original)
             if tensor is None:
                 return None
-            made[name] = _fresh(tensor, declaration, fresh, generator) if fresh else tensor
+            made[name] = tensor if values == CUT else _fresh(tensor, declaration, values, generator)
         else:
             made[name] = value
     return made
