@@ -36,6 +36,7 @@ from grader.nested import leaves, map_values
 MAX_TRIES = 60  # calls of the student's code one example may cost, at most
 SECONDS = 5.0  # the time one exercise's examples may take (never past its deadline): a guard against slow code
 MAX_SHOWN = 64  # elements of one tensor an example may hold: a bigger one is no napkin example
+MAX_WEIGHTS = 16  # elements of a module's weight the example's text prints (a larger one: its shape)
 SIZES = (1, 2, 3, 4)  # the sizes tried for each symbol, smallest first (then halving from the original)
 BATCH = "..."  # the symbol of an argument's leading batch axes
 FROM = "_from_"  # FROM + symbol: where a cut along that symbol's axes starts
@@ -809,7 +810,10 @@ def _text(name, shown, made, search, pictures):
     lines = [f"The smallest call that shows it: {call}" + (f", {shapes}" if shapes else "")
              + (", on the grader's stand-in for a GPU" if search.call.get("check") == "device" else "")]
     if made is not None:
-        lines.append("  weights: small integers (-1, 0, 1), the same in yours and in the reference")
+        lines.append("  its weights, the same in yours and in the reference:")
+        for key, value in (shown["state"] or {}).items():
+            lines += ["  " + line for line in _block(key, value)] if value.numel() <= MAX_WEIGHTS else [
+                f"    {key}: small integers (-1, 0, 1) of shape {tuple(value.shape)}"]
     for key, value in args.items():
         if search.params.get(key) is not None:
             lines += _block(key, value)
