@@ -109,6 +109,7 @@ class Scenario:
     sizes: dict
     made: list
     steps: list
+    weights: dict = field(default_factory=dict)  # the modules' weights, once run
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,8 @@ def shrink(student, exercise, calls, budget):
                 continue
             if isinstance(spec, Stateful):
                 with one_thread(), student.within(budget.left()):
-                    found = _scenario_example(student, exercise, spec, call)
+                    found = next(filter(None, (_scenario_example(student, exercise, specs[target], call)
+                                               for target in _stateful_targets(call, specs))), None)
             elif _shrinkable(call, spec):
                 with one_thread(), student.within(budget.left()):
                     found = _Search(student, exercise, call, spec).run()
@@ -157,6 +159,14 @@ def shrink(student, exercise, calls, budget):
     except Exception:  # noqa: BLE001 - a loop, a crash or an odd value of theirs costs only the example
         return None
     return None
+
+
+def _stateful_targets(call, specs):
+    """The stateful classes a call on an object involves: its own, then those of the objects its
+    history used with it (len(cache) after a module's forward: the mistake may be the module's)."""
+    targets = [call["target"]] + [made.target for made, *_ in call.get("history", ())]
+    return [target for n, target in enumerate(targets)
+            if isinstance(specs.get(target), Stateful) and target not in targets[:n]]
 
 
 def _shrinkable(call, spec):
@@ -450,10 +460,16 @@ def _run_scenario(student, exercise, scenario):
         if isinstance(got, _Raised) or isinstance(expected, _Raised):
             if isinstance(got, _Raised) and isinstance(expected, _Raised):
                 continue
-            return done if isinstance(expected, _Raised) else None
+            if isinstance(got, _Raised):
+                return None
+            break
         if _differs(got, expected, torch.float32):
-            return done
-    return None
+            break
+    else:
+        return None
+    scenario.weights = {name: module.state_dict() for name, module in reference.items()
+                        if isinstance(module, torch.nn.Module)}
+    return done
 
 
 @dataclass(frozen=True)
@@ -471,8 +487,11 @@ def _scenario_dict(exercise, spec, scenario, steps, function):
     made = [f"{name} = {target}({', '.join([*map(repr, args), *(f'{k}={v!r}' for k, v in kwargs.items())])})"
             for name, target, args, kwargs in scenario.made]
     lines = ["The smallest sequence of calls that shows it:"] + [f"  {line}" for line in made]
-    if any(_is_module(exercise, target) for _, target, _, _ in scenario.made):
-        lines.append("  (the weights: small integers -1, 0, 1, the same in yours and in the reference)")
+    for name, state in scenario.weights.items():
+        lines.append(f"  {name}'s weights, the same in yours and in the reference:")
+        for key, value in state.items():
+            lines += ["  " + line for line in _block(key, value)] if value.numel() <= MAX_WEIGHTS else [
+                f"      {key}: small integers (-1, 0, 1) of shape {tuple(value.shape)}"]
     shown = []
     for (name, method, args), got, expected in steps:
         names = spec.names.get(method, ())
