@@ -147,7 +147,7 @@ def shrink(student, exercise, calls, budget):
                 continue
             if isinstance(spec, Stateful):
                 with one_thread(), student.within(budget.left()):
-                    found = next(filter(None, (_scenario_example(student, exercise, specs[target], call)
+                    found = next(filter(None, (_scenario_example(student, exercise, specs[target], call, target)
                                                for target in _stateful_targets(call, specs))), None)
             elif _shrinkable(call, spec):
                 with one_thread(), student.within(budget.left()):
@@ -409,14 +409,15 @@ def _their_errors():
 _THEIRS = _their_errors()
 
 
-def _scenario_example(student, exercise, spec, call):
-    """The example of the first of the spec's scenarios (for `call`) whose answers differ, or None."""
+def _scenario_example(student, exercise, spec, call, target):
+    """The example of the first of the scenarios of `target`'s spec (for `call`) whose answers differ,
+    or None."""
     for tries, scenario in enumerate(spec.scenarios(call)):
         if tries >= MAX_TRIES // 2:  # a scenario costs several calls
             return None
         steps = _run_scenario(student, exercise, scenario)
         if steps is not None:
-            return _scenario_dict(exercise, spec, scenario, steps, call["target"])
+            return _scenario_dict(exercise, spec, scenario, steps, target)
     return None
 
 
