@@ -2,6 +2,7 @@
 
     python benchmarks/diagnosis_coverage.py tests/unseen            # the three figures
     python benchmarks/diagnosis_coverage.py tests/unseen --verbose  # and a line per file
+    python benchmarks/diagnosis_coverage.py tests/unseen --examples # and the smallest examples' figures
 
 A corpus is a folder of complete exercise files (at any depth), each starting with header comments:
 
@@ -23,6 +24,11 @@ What counts:
 
 The three figures: specific-and-correct / wrong files, misleading (should be 0), and diagnoses on
 honest files (must be 0).
+
+With --examples, the hint ladder's level 2 (grader.diagnosis.examples) too: of the wrong files with
+a diagnosis, how many have an example of at most SMALL in every size (4×4), and whether every
+example reproduces: the student's file is run again, in a fresh sandboxed process, on the example's
+inputs as the report holds them (JSON), and its answer must still differ from lumen_ref's.
 """
 
 import argparse
@@ -37,6 +43,7 @@ from grader.grading.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+SMALL = 4  # an example is small when none of its sizes is larger
 HEADER = re.compile(r"^#\s*lumen-unseen:\s*exercise=(\d+)\s+kind=(wrong|honest)\s*$")
 
 
@@ -50,8 +57,12 @@ class Entry:
     reject: list = field(default_factory=list)
 
 
+BY_NAME = re.compile(r"^exercise(\d+)$")  # tests/submissions/: exerciseN/wrong_*.py and alt_*.py, no header
+
+
 def read_entry(path):
-    """The header of a corpus file, or None if it has none."""
+    """The header of a corpus file; without one, a file of tests/submissions/ by its name (wrong_*:
+    a mistake, alt_*: an honest file; nothing to expect); None otherwise."""
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     entry = None
     for line in lines:
@@ -70,6 +81,9 @@ def read_entry(path):
                 entry.mistake = value
             else:
                 getattr(entry, key).append(value)
+    folder = BY_NAME.match(path.parent.name)
+    if entry is None and folder and path.name.startswith(("wrong_", "alt_")):
+        entry = Entry(path, int(folder.group(1)), "wrong" if path.name.startswith("wrong_") else "honest")
     return entry
 
 
@@ -84,8 +98,8 @@ def verdict(entry, text):
     return "misleading"
 
 
-def grade_all(entries, time_limit):
-    """{path: (diagnosis text, passed)} grading each file as its exercise, one file per exercise per run."""
+def grade_all(entries, time_limit, examples=False):
+    """{path: (diagnosis text, passed, the diagnoses, [does each example reproduce])} grading each file as its exercise, one file per exercise per run."""
     from grader import catalog
     from grader.grading import runner
     from grader.sandbox.judge import Launcher
@@ -112,10 +126,62 @@ def grade_all(entries, time_limit):
                                                                 time_limit=time_limit, perf=False), launcher=launcher)
             for entry, result in zip(batch, report.exercises):
                 text = "\n".join(d["message"] for d in result.diagnoses)
-                results[entry.path] = (text, result.passed)
+                shown = [d["example"] for d in result.diagnoses if "example" in d]
+                reproduced = [reproduces(entry, example, launcher, time_limit) for example in shown] if examples else []
+                results[entry.path] = (text, result.passed, result.diagnoses, reproduced)
     finally:
         launcher.close()
     return results
+
+
+def reproduces(entry, example, launcher, time_limit):
+    """Does the file, run again on the example read back from JSON, still differ from lumen_ref?"""
+    import json
+
+    from grader import catalog
+    from grader.diagnosis import examples
+    from grader.grading.settings import DEFAULTS
+    from grader.grading.student import Student
+
+    exercise = catalog.find(str(entry.exercise))
+    with tempfile.TemporaryDirectory(prefix="lumen-example-") as logs:
+        student = Student(exercise, str(entry.path), launcher, logs, time_limit, DEFAULTS.memory_limit)
+        try:
+            return examples.reproduces(student, exercise, json.loads(json.dumps(example)))
+        except Exception as error:  # noqa: BLE001 - a benchmark reports, it does not stop
+            print(f"  {entry.path}: the example could not be rerun: {type(error).__name__}: {error}")
+            return False
+        finally:
+            student.close()
+
+
+def small(example):
+    """Every size of the example is at most SMALL."""
+    return all(value <= SMALL for value in example["sizes"].values() if isinstance(value, int))
+
+
+def report_examples(entries, graded, verbose):
+    """The level-2 figures: examples that exist, are small, and reproduce."""
+    diagnosed = [entry for entry in entries if entry.kind == "wrong" and graded[entry.path][2]]
+    wrong = sum(entry.kind == "wrong" for entry in entries)
+    with_example = small_files = 0
+    reproduced = total = 0
+    for entry in diagnosed:
+        _, _, diagnoses, rerun = graded[entry.path]
+        shown = [d["example"] for d in diagnoses if "example" in d]
+        with_example += bool(shown)
+        small_files += bool(shown) and all(map(small, shown))
+        total += len(rerun)
+        reproduced += sum(rerun)
+        if verbose:
+            where = entry.path.relative_to(entry.path.parents[1])
+            sizes = "; ".join(f"{e['function']} {e['sizes']}" for e in shown) or "no example"
+            print(f"example    {where}: {sizes}" + ("" if all(rerun) else "  (DOES NOT REPRODUCE)"))
+    print(f"wrong files with a diagnosis: {len(diagnosed)} / {wrong}")
+    print(f"  with an example:            {with_example} / {len(diagnosed)}")
+    print(f"  every example at most {SMALL}x{SMALL}: {small_files} / {len(diagnosed)}"
+          + (f" ({100 * small_files / len(diagnosed):.0f}%)" if diagnosed else ""))
+    print(f"examples that reproduce:      {reproduced} / {total}")
 
 
 def main():
@@ -123,6 +189,7 @@ def main():
     parser.add_argument("corpus", type=Path, help="a folder of corpus files (any depth)")
     parser.add_argument("--verbose", "-v", action="store_true", help="a line per file, and the text of every "
                         "diagnosis that is not correct")
+    parser.add_argument("--examples", action="store_true", help="the smallest examples' figures too (each rerun)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per exercise (default 60)")
     args = parser.parse_args()
     if not args.corpus.is_dir():
@@ -130,10 +197,10 @@ def main():
     entries = [entry for entry in map(read_entry, sorted(args.corpus.rglob("*.py"))) if entry is not None]
     if not entries:
         parser.error(f"no corpus files (with a '# lumen-unseen:' header) under {args.corpus}")
-    graded = grade_all(entries, args.timeout)
+    graded = grade_all(entries, args.timeout, examples=args.examples)
     counts = {}
     for entry in entries:
-        text, passed = graded[entry.path]
+        text, passed = graded[entry.path][:2]
         outcome = verdict(entry, text)
         counts[outcome] = counts.get(outcome, 0) + 1
         if args.verbose:
@@ -149,6 +216,11 @@ def main():
           + (f" ({100 * counts.get('correct', 0) / wrong:.0f}%)" if wrong else ""))
     print(f"misleading:           {counts.get('misleading', 0)}")
     print(f"diagnoses on correct files: {counts.get('diagnosed', 0)} / {honest} honest files")
+    if args.examples:
+        report_examples(entries, graded, args.verbose)
+        honest_examples = sum("example" in d for entry in entries if entry.kind == "honest"
+                              for d in graded[entry.path][2])
+        print(f"examples on honest files:     {honest_examples}")
 
 
 if __name__ == "__main__":

@@ -1,23 +1,24 @@
-"""Diagnosis overhead: what naming the students' misconceptions adds to a grading run.
+"""Diagnosis overhead: what naming a mistake, and shrinking it to its smallest example, adds to grading.
 
 Two measurements, each a median over --rounds, the settings alternating within every round:
 
-1. `lumen-grade all --no-perf --device cpu --format json` (a process per run, as a student runs it) on
-   solutions/ and on two folders with a mistake in every exercise: one wrong file per exercise from
-   tests/submissions/ (the catalogue's mistakes) and the first wrong file per exercise of
-   tests/unseen/ (mistakes written without the catalogue, most explained by the structural
-   analysers, which replay more); each folder's time against the solutions';
-2. in one process (one sandbox launcher, so only grading is timed), the folder of mistakes graded
-   with the diagnosis and with it switched off (grader.diagnosis.matcher.diagnose replaced by a function that
-   finds nothing), and their ratio: the cost of diagnosing itself.
+1. the failing path, side by side with another tree (--against, e.g. the tree before the smallest
+   examples: `git archive <commit> | tar -x -C ../base`): `lumen-grade EXERCISE --no-perf --device
+   cpu --format json` (a process per run, as a student runs it) on one wrong file of that exercise,
+   run by each tree's own code (`python -m grader` from its root), and this tree's time over the
+   other's. Goal of the hint ladder's issue: at most 1.3;
+2. in one process (one sandbox launcher, so only grading is timed), that file graded with the
+   smallest examples and with them switched off (grader.diagnosis.examples.shrink replaced by a
+   function that finds none): the cost of shrinking itself, and how many examples were found.
 
 Run by hand:
 
-    python benchmarks/diagnosis_overhead.py              # 5 rounds
-    python benchmarks/diagnosis_overhead.py --rounds 11
+    python benchmarks/diagnosis_overhead.py --against ../base                      # exercise 6, 5 rounds
+    python benchmarks/diagnosis_overhead.py --against ../base --exercise 3 --rounds 11
 """
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -25,97 +26,90 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from grader.grading.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
-MISTAKES = {  # exercise -> a wrong submission from the corpus
-    "exercise1_projection.py": "exercise1/wrong_qvk_order.py",
-    "exercise2_scoring.py": "exercise2/wrong_keys_times_queries.py",
-    "exercise3_scaling.py": "exercise3/wrong_divide_by_dk.py",
-    "exercise4_masking.py": "exercise4/wrong_inverted_causal.py",
-    "exercise5_softmax.py": "exercise5/wrong_naive_exp.py",
-    "exercise6_multihead.py": "exercise6/wrong_split_no_transpose.py",
-    "exercise7_gqa.py": "exercise7/wrong_repeat_not_interleave.py",
-    "exercise8_kv_cache.py": "exercise8/wrong_mask_top_left.py",
+sys.path.insert(0, str(ROOT))
+
+MISTAKES = {  # exercise -> a wrong submission of tests/submissions/
+    "1": "exercise1/wrong_qvk_order.py",
+    "2": "exercise2/wrong_keys_times_queries.py",
+    "3": "exercise3/wrong_divide_by_dk.py",
+    "4": "exercise4/wrong_inverted_causal.py",
+    "5": "exercise5/wrong_naive_exp.py",
+    "6": "exercise6/wrong_split_no_transpose.py",
+    "7": "exercise7/wrong_repeat_not_interleave.py",
+    "8": "exercise8/wrong_mask_top_left.py",
 }
 
 
-def make_mistakes(folder):
-    folder.mkdir()
-    for name, source in MISTAKES.items():
-        shutil.copyfile(ROOT / "tests" / "submissions" / source, folder / name)
-
-
-def make_unseen_mistakes(folder):
-    """The first wrong file of each exercise in tests/unseen/, under the exercise's file name."""
-    folder.mkdir()
-    for name in MISTAKES:
-        exercise = name.split("_")[0]
-        first = sorted((ROOT / "tests" / "unseen" / exercise).glob("wrong_*.py"))[0]
-        shutil.copyfile(first, folder / name)
-
-
-def cli_seconds(submission):
-    """Seconds one `lumen-grade all --no-perf` takes on `submission`, start-up included."""
-    command = [sys.executable, "-m", "grader", "all", "--submission", str(submission), "--no-perf",
+def cli_seconds(tree, exercise, submission):
+    """Seconds one `lumen-grade EXERCISE --no-perf` of `tree`'s code takes on `submission`, start-up included."""
+    command = [sys.executable, "-m", "grader", f"exercise{exercise}", "--submission", str(submission), "--no-perf",
                "--device", "cpu", "--format", "json"]
+    environment = {**os.environ, "PYTHONPATH": str(tree)}
     started = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(command, cwd=tree, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=False)
     return time.perf_counter() - started
 
 
-def in_process(folder, rounds):
-    """Median seconds grading `folder` takes with the diagnosis and without it, in this process."""
+def in_process(exercise, folder, rounds):
+    """Median seconds grading `folder` takes with the smallest examples and without them, in this process,
+    and the number of examples found."""
     from grader import catalog
-    from grader.diagnosis import matcher as diagnose
+    from grader.diagnosis import examples
     from grader.grading import runner
+    from grader.grading.settings import Settings
     from grader.sandbox.judge import Launcher
 
     launcher = Launcher()
     launcher.start()  # before anything of the reference exists in this process
-    real = diagnose.diagnose
-    times = {"with": [], "without": []}
-    found = []
+    real = examples.shrink
+    times, found = {"with": [], "without": []}, 0
     try:
         options = Settings(submission=folder, device="cpu", perf=False)
         for _ in range(rounds):
             for setting in times:
-                diagnose.diagnose = real if setting == "with" else (lambda *args, **kwargs: None)
+                examples.shrink = real if setting == "with" else (lambda *args, **kwargs: None)
                 started = time.perf_counter()
-                verdict = runner.grade(list(catalog.EXERCISES), options, launcher=launcher)
+                verdict = runner.grade([catalog.find(exercise)], options, launcher=launcher)
                 times[setting].append(time.perf_counter() - started)
                 if setting == "with":
-                    found = [d["id"] for e in verdict.exercises for d in e.diagnoses]
+                    found = sum("example" in d for e in verdict.exercises for d in e.diagnoses)
     finally:
-        diagnose.diagnose = real
+        examples.shrink = real
         launcher.close()
     return {setting: statistics.median(values) for setting, values in times.items()}, found
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", type=Path, required=True, help="the root of the tree to compare with")
+    parser.add_argument("--exercise", default="6", choices=sorted(MISTAKES, key=int))
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
+    if not (args.against / "grader" / "__main__.py").is_file():
+        parser.error(f"{args.against} is not the root of a Lumen kit tree (no grader/__main__.py)")
+    from grader import catalog
+
+    exercise = catalog.find(args.exercise)
     with tempfile.TemporaryDirectory(prefix="lumen-bench-") as scratch:
-        mistakes, unseen = Path(scratch) / "mistakes", Path(scratch) / "unseen"
-        make_mistakes(mistakes)
-        make_unseen_mistakes(unseen)
-        folders = {"solutions": ROOT / "solutions", "mistakes": mistakes, "unseen": unseen}
-        runs = {name: [] for name in folders}
+        folder = Path(scratch)
+        shutil.copyfile(ROOT / "tests" / "submissions" / MISTAKES[args.exercise], folder / exercise.file_name)
+        trees = {"this tree": ROOT, "against": args.against.resolve()}
+        runs = {name: [] for name in trees}
         for _ in range(args.rounds):
-            for name, folder in folders.items():
-                runs[name].append(cli_seconds(folder))
+            for name, tree in trees.items():
+                runs[name].append(cli_seconds(tree, args.exercise, folder))
         cli = {name: statistics.median(values) for name, values in runs.items()}
-        grading, found = in_process(mistakes, args.rounds)
-    print(f"lumen-grade all --no-perf, median of {args.rounds} runs each:")
-    print(f"  solutions/                                  {cli['solutions']:6.2f} s")
-    print(f"  a mistake in every exercise (submissions/)  {cli['mistakes']:6.2f} s   "
-          f"ratio {cli['mistakes'] / cli['solutions']:.2f}")
-    print(f"  a mistake in every exercise (unseen/)       {cli['unseen']:6.2f} s   "
-          f"ratio {cli['unseen'] / cli['solutions']:.2f}")
-    print(f"the mistakes graded in one process ({len(found)} diagnoses: {', '.join(found)}):")
-    print(f"  without the diagnosis        {grading['without']:6.2f} s")
-    print(f"  with the diagnosis           {grading['with']:6.2f} s   ratio {grading['with'] / grading['without']:.2f}")
+        grading, found = in_process(args.exercise, folder, args.rounds)
+    print(f"lumen-grade {exercise.id} --no-perf on {MISTAKES[args.exercise]}, median of {args.rounds} runs each "
+          f"(load average {os.getloadavg()[0]:.1f}):")
+    print(f"  {args.against}: {cli['against']:6.2f} s")
+    print(f"  this tree:      {cli['this tree']:6.2f} s   ratio {cli['this tree'] / cli['against']:.2f}  (goal <= 1.3)")
+    print(f"graded in one process ({found} smallest examples found):")
+    print(f"  without the examples   {grading['without']:6.3f} s")
+    print(f"  with the examples      {grading['with']:6.3f} s   ratio {grading['with'] / grading['without']:.2f}")
 
 
 if __name__ == "__main__":

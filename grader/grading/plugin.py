@@ -22,7 +22,7 @@ import pytest
 import torch
 
 from grader import catalog
-from grader.diagnosis import matcher as diagnose
+from grader.diagnosis import examples, matcher as diagnose
 from grader.grading import testkit
 from grader.grading.compare import Mismatch
 from grader.grading.results import TestResult
@@ -67,6 +67,8 @@ class GradingPlugin:
         self.evidence = testkit.Evidence()  # bounds what the failed calls keep of the student's values
         self.causes = {}  # exercise id -> [(TestResult, cause id)] of failures whose message names the mistake
         self.broken_suites = []  # "file: error" of the suite files that could not be collected
+        self.last_items = {}  # exercise id -> its last test, after which it is diagnosed
+        self.concluded = set()  # exercise ids diagnosed (and their student process ended)
 
     # -- collection -------------------------------------------------------------------------
 
@@ -87,6 +89,7 @@ class GradingPlugin:
         selected = [item for item in items if self._exercise_of(item) in self.tests]
         config.hook.pytest_deselected(items=[item for item in items if item not in selected])
         items[:] = selected
+        self.last_items = {self._exercise_of(item): item for item in items}  # each exercise's last test
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -222,14 +225,42 @@ class GradingPlugin:
         if status == "failed" and "cause" in details:
             self.causes.setdefault(exercise_id, []).append((test, details["cause"]))
 
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        yield
+        exercise_id = self._exercise_of(item)
+        if self.last_items.get(exercise_id) is item:  # its tests are done: diagnose it within its own deadline
+            self._conclude(exercise_id)
+
     def pytest_sessionfinish(self, session):
-        for exercise_id, student in self.students.items():
-            student.close()
+        for exercise_id in list(self.tests):  # those a stopped run left unfinished
+            self._conclude(exercise_id)
+
+    def _conclude(self, exercise_id):
+        """Once an exercise's tests have run: what its code printed, its diagnoses (with their smallest
+        examples, which its student process computes), then that process ended."""
+        if exercise_id in self.concluded:
+            return
+        self.concluded.add(exercise_id)
+        student = self.students.get(exercise_id)
+        if student is not None:  # what the suites' calls printed (the child flushes after each)
             self.outputs[exercise_id] = student.printed()
-        for exercise_id in {*self.failed_calls, *self.causes}:
-            self.diagnoses[exercise_id] = _diagnose(catalog.find(exercise_id).number,
-                                                    self.failed_calls.get(exercise_id, []),
-                                                    self.passed_calls[exercise_id], self.causes.get(exercise_id, []))
+        if exercise_id in {*self.failed_calls, *self.causes}:
+            exercise = catalog.find(exercise_id)
+            self.diagnoses[exercise_id] = _diagnose(exercise.number, self.failed_calls.get(exercise_id, []),
+                                                    self.passed_calls[exercise_id], self.causes.get(exercise_id, []),
+                                                    self._examples(exercise))
+        if student is not None:
+            student.close()
+
+    def _examples(self, exercise):
+        """A function of a diagnosis's failed calls giving its smallest example (or None), run by the
+        exercise's student process within examples.SECONDS in all, by the exercise's deadline."""
+        student = self.students.get(exercise.id)
+        if student is None:
+            return lambda calls: None
+        budget = examples.Budget()
+        return lambda calls: examples.shrink(student, exercise, calls, budget)
 
     def outcome(self, exercise_id):
         """What the suites found for an exercise, once they have run."""
@@ -238,10 +269,11 @@ class GradingPlugin:
                             self.passed_calls[exercise_id])
 
 
-def _diagnose(number, failed, passed, causes):
-    """The exercise's diagnoses ({id, message} dicts), from all its failed calls and its passed ones
-    weighed together; each failed test a diagnosis explains gets its id in its details before the
-    plugin hands it over. A diagnosis never turns a wrong answer into a grader error."""
+def _diagnose(number, failed, passed, causes, example=lambda calls: None):
+    """The exercise's diagnoses ({id, message} dicts, and "example": the smallest call that shows it,
+    found by `example` from the failed calls it explains), from all its failed calls and its passed
+    ones weighed together; each failed test a diagnosis explains gets its id in its details before
+    the plugin hands it over. A diagnosis never turns a wrong answer into a grader error."""
     try:
         tests = [test for test, _ in failed]
         found = diagnose.conclude(number, [call for _, call in failed], passed,
@@ -249,13 +281,19 @@ def _diagnose(number, failed, passed, causes):
                                    for test, cause in causes])
     except Exception:  # noqa: BLE001 - no diagnosis is an honest answer, a crash is not
         return []
+    diagnoses = []
     for diagnosis in found:
         for index in diagnosis.calls:
             failed[index][0].details.setdefault("diagnosis", diagnosis.id)
         for test, cause in causes:
             if cause == diagnosis.id:
                 test.details.setdefault("diagnosis", diagnosis.id)
-    return [diagnosis.as_dict() for diagnosis in found]
+        data = diagnosis.as_dict()
+        shown = example([failed[index][1] for index in sorted(diagnosis.calls)])
+        if shown is not None:
+            data["example"] = shown
+        diagnoses.append(data)
+    return diagnoses
 
 
 def _located(error, found):

@@ -7,6 +7,7 @@ comes no later than the whole run's). The file is imported once: if that fails (
 forbidden import, a crash), every test reports the same failure.
 """
 
+import contextlib
 import os
 import time
 
@@ -53,6 +54,22 @@ class Student:
                 self.child.stop()
                 raise
         return self.child
+
+    @contextlib.contextmanager
+    def within(self, seconds):
+        """Calls made inside must end within `seconds`, and still by the exercise's deadline: a
+        later, optional step (the diagnosis's smallest example) shares that deadline and bounds
+        itself; a call past it times out as any other."""
+        saved = self.deadline
+        self.deadline = min(saved, time.monotonic() + seconds)
+        if self.child is not None:
+            self.child.deadline = self.deadline
+        try:
+            yield self
+        finally:
+            self.deadline = saved
+            if self.child is not None:
+                self.child.deadline = saved
 
     def load(self):
         """Import the student's file now, if it is not imported yet; raises what the import raised."""

@@ -253,8 +253,13 @@ def check_inputs_kept(caller, target, *args, names, **kwargs):
     """Run `caller.run(target, *args, **kwargs)` (a Student or a Tracked object) and check that each
     argument named in `names` came back as it was sent: no in-place edits. Returns the reply."""
     reply = caller.run(target, *args, return_args=True, **kwargs)
-    for before, after, name in zip(args, reply["args"], names):
-        check_unchanged(before, after, what=name)
+    try:
+        for before, after, name in zip(args, reply["args"], names):
+            check_unchanged(before, after, what=name)
+    except Mismatch as mismatch:  # the call, for the diagnosis's example: it redoes this check
+        mismatch.details["call"] = {**_pending(caller, target, args, kwargs, check="inputs-kept", names=list(names)),
+                                    "got": bounded(reply["value"])}
+        raise
     return reply
 
 
@@ -279,6 +284,9 @@ def check_device_kept(caller, target, *args, device, what, device_arg=None, **kw
     the reply's value."""
     on_cuda = device == "cuda"
     if device_arg:
+        kwargs[device_arg] = STAND_IN.type
+    call = _pending(caller, target, args, kwargs, check="device", device_arg=device_arg)  # the example redoes it
+    if device_arg:
         kwargs[device_arg] = placed_on(device)
     if on_cuda:
         args, kwargs = map_values((args, kwargs), lambda t: t.to("cuda") if isinstance(t, torch.Tensor) else t)
@@ -290,7 +298,7 @@ def check_device_kept(caller, target, *args, device, what, device_arg=None, **kw
         if error.type == "DeviceMismatch" or (on_cuda and _MIXED_ON_CUDA in error.message):
             where = f" ({error.location})" if error.frames else ""
             raise Mismatch(f"on a GPU, {what} fails{where}: {error.message}: {BUILT_ON_THE_CPU}",
-                           cause="built-on-cpu") from None
+                           cause="built-on-cpu", call=call) from None
         raise
     value = reply["value"]
     tensors = [item for item in leaves(value) if isinstance(item, torch.Tensor)]
@@ -302,8 +310,18 @@ def check_device_kept(caller, target, *args, device, what, device_arg=None, **kw
         tensor, where = astray[0]
         made = f", made at {printable(where, 300)}," if isinstance(where, str) else ""
         raise Mismatch(f"{what} returned a tensor {shape_text(tensor.shape)}{made} on the CPU, not on the device of "
-                       f"its inputs (or the device it was given): {BUILT_ON_THE_CPU}", cause="built-on-cpu")
+                       f"its inputs (or the device it was given): {BUILT_ON_THE_CPU}", cause="built-on-cpu",
+                       call={**call, "got": bounded(value)})
     return value
+
+
+def _pending(caller, target, args, kwargs, **check):
+    """The call `caller.run(target, *args, **kwargs)` as a failed check records it, before its reply
+    (`check`: which check it was, for a replay that must redo that check, not compare values)."""
+    if isinstance(caller, Tracked):
+        return {"target": caller.made.target, "object": caller.made, "method": target, "args": map_values(args, _made),
+                "kwargs": map_values(kwargs, _made), "got": None, "history": list(caller.log), **check}
+    return {"target": target, "args": args, "kwargs": dict(kwargs), "got": None, **check}
 
 
 def reference_grads(fn, args, wrt, upstream):

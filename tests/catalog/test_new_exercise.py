@@ -28,7 +28,7 @@ from grader.grading import runner
 from grader.grading.settings import Settings
 
 TOY, TEMPLATE = "exercise11_doubling", "exercise3_scaling"
-FOLDER_FILES = {"__init__.py", "test_exercise11.py", "misconceptions.py", "probes.py"}  # the page's checklist
+FOLDER_FILES = {"__init__.py", "test_exercise11.py", "misconceptions.py", "probes.py", "examples.py"}  # the page's checklist
 
 SOLUTION = '''"""Exercise 11 — a toy: double a tensor.
 
@@ -138,6 +138,13 @@ PROBES = '''"""Exercise 11: what the generic analysers know of its functions: no
 TRAITS = {}
 '''
 
+EXAMPLES = '''"""Exercise 11: how its function's calls are made smaller (see grader/diagnosis/examples.py)."""
+
+from grader.diagnosis.examples import BATCH, Function, Tensor
+
+EXAMPLES = {"double": Function({"x": Tensor((BATCH, "rows", "columns"))})}
+'''
+
 PARTS = ("grader", "lumen_ref", "solutions", "exercises", "tests", "docs", "README.md", "pyproject.toml")
 ADDED = {f"grader/catalog/{TOY}/{name}" for name in FOLDER_FILES} | {f"solutions/{TOY}.py", "lumen_ref/toy.py"}
 RELEASED = {f"exercises/{TOY}.py", f"exercises/notebooks/{TOY}.ipynb"}  # new files the release writes
@@ -198,15 +205,15 @@ def kit(tmp_path_factory):
             shutil.copytree(ROOT / part, kit / part, ignore=ignore)
         else:
             shutil.copyfile(ROOT / part, kit / part)
-    # 1-4: a copy of one exercise's folder, its files rewritten for the toy
+    # 1-5: a copy of one exercise's folder, its files rewritten for the toy
     folder = kit / "grader" / "catalog" / TOY
     shutil.copytree(kit / "grader" / "catalog" / TEMPLATE, folder, ignore=ignore)
     (folder / "test_exercise3.py").rename(folder / "test_exercise11.py")
     assert {path.name for path in folder.iterdir()} == FOLDER_FILES, "the page's list of an exercise's files is stale"
     for name, text in (("__init__.py", DECLARATION), ("test_exercise11.py", SUITE), ("misconceptions.py", MISCONCEPTIONS),
-                       ("probes.py", PROBES)):
+                       ("probes.py", PROBES), ("examples.py", EXAMPLES)):
         (folder / name).write_text(text, encoding="utf-8")
-    # 5-6: the solution, and the maths in lumen_ref
+    # 6-7: the solution, and the maths in lumen_ref
     (kit / "solutions" / f"{TOY}.py").write_text(SOLUTION, encoding="utf-8")
     (kit / "lumen_ref" / "toy.py").write_text(REFERENCE, encoding="utf-8")
     # then the release: the stub, the notebook, the README's exercise table

@@ -20,7 +20,8 @@ STAGES = (
     ("grading core", ("grader.grading", "grader.grading.compare", "grader.grading.results", "grader.grading.testkit",
                       "grader.grading.settings", "grader.grading.submission", "grader.grading.student")),
     ("diagnosis", ("grader.diagnosis",)),
-    ("exercise content", ("grader.catalog.*.misconceptions", "grader.catalog.*.probes", "grader.catalog.*.test_*")),  # by path
+    ("exercise content", ("grader.catalog.*.misconceptions", "grader.catalog.*.probes", "grader.catalog.*.examples",
+                          "grader.catalog.*.test_*")),  # by path
     ("timing", ("grader.perf.child", "grader.perf.judge")),
     ("grading run", ("grader.grading.plugin", "grader.grading.runner")),
     ("reports", ("grader.reports",)),

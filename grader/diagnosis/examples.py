@@ -1,0 +1,855 @@
+"""The smallest example of a diagnosed mistake: the hint ladder's level 2 (grader.diagnosis.hints).
+
+A diagnosis explains failed calls; `shrink` takes one and looks for the smallest sizes, and then the
+simplest values (small integers, a plain causal mask), at which the student's answer still differs
+from lumen_ref's. Each try runs the student's code in their confined process, through the same
+`Student` the suites call (`grader.grading.student`), and compares as the suites do
+(`grader.grading.compare`: the float64 answer, the dtype's tolerance). It stops at the first
+smaller try that still differs, one size at a time, within a few dozen tries and the time it is
+given; a student's code that raises, loops or dies on small sizes costs only the example. A
+failing call that failed a check rather than a value (its device, on the child's stand-in for a
+GPU; its inputs kept) is shrunk by redoing that check.
+
+What the engine needs to know of a function, how its arguments' sizes hang together, each exercise
+declares in its package as `EXAMPLES = {name: Function(...), Module(...) or Stateful(...)}` in
+`grader/catalog/<stem>/examples.py` (the engine names no exercise). A declaration names the
+symbols of each argument's axes ("L_q", "d_k", a product ("n_heads", "d_head"), "..." for any
+leading batch axes); a smaller call is the failing call's own tensors cut to smaller symbols
+(which keeps the values a mistake may need, 1e4 or a masked row), or fresh small integers of
+those sizes. Modules are made anew at the smaller sizes, with small integer weights; a class whose
+answers depend on its past (a KV cache) is `Stateful`: tried as the exercise's short scenarios.
+"""
+
+import importlib
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+
+import torch
+
+from grader import catalog
+from grader.grading.compare import Mismatch, picture_cells
+from grader.grading.testkit import Made, Tracked, as64, check_device_kept, check_inputs_kept, check_result, one_thread
+from grader.nested import leaves, map_values
+
+MAX_TRIES = 60  # calls of the student's code one example may cost, at most
+SECONDS = 5.0  # the time one exercise's examples may take (never past its deadline): a guard against slow code
+MAX_SHOWN = 64  # elements of one tensor an example may hold: a bigger one is no napkin example
+MAX_WEIGHTS = 16  # elements of a module's weight the example's text prints (a larger one: its shape)
+SIZES = (1, 2, 3, 4)  # the sizes tried for each symbol, smallest first (then halving from the original)
+BATCH = "..."  # the symbol of an argument's leading batch axes
+FROM = "_from_"  # FROM + symbol: where a cut along that symbol's axes starts
+CUT, COUNTING, SMALL = 0, 1, 2  # the values of a try: the failing call's, cut; 1, 2, 3, ...; small integers
+FRESH = (COUNTING, SMALL)  # simple values, simplest first
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A tensor argument: its axes' symbols, the last ones last (`BATCH` first: any leading batch
+    axes; an axis may be a tuple of symbols and ints, their product). `kind` says what its simple
+    values are: "real" (small integers), "mask" (a plain causal mask), "lengths" (counts, at most the
+    symbol `at_most`) or "keep" (none simpler: only cut)."""
+
+    axes: tuple
+    kind: str = "real"
+    at_most: str = None
+
+
+@dataclass(frozen=True)
+class Size:
+    """An int argument that is a symbol (or a product of symbols and ints)."""
+
+    of: object
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function of the exercise: its parameters in order (name -> Tensor, Size, or None for one
+    kept as the failing call had it); `picture`: "mask" or "weights" for a result drawn as a
+    matrix (or {item index: kind} for a tuple's items); `labels`: the names of a tuple's items."""
+
+    params: dict
+    picture: object = None
+    labels: tuple = None
+    smallest: dict = field(default_factory=dict)  # symbol -> the smallest size it may take (default 1)
+
+
+@dataclass(frozen=True)
+class Module:
+    """A class of the exercise, made anew for each try: its constructor's parameters (name -> Size or
+    None) and its forward's (as Function's); made with small integer weights."""
+
+    made: dict
+    forward: dict
+    picture: object = None
+    labels: tuple = None
+    smallest: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Stateful:
+    """A class whose answers depend on what was done to it before (a KV cache, a module using one):
+    tried as whole small scenarios, smallest first. `scenarios(call)`, given the failing call, yields
+    `Scenario`s."""
+
+    scenarios: object
+    labels: dict = field(default_factory=dict)  # method -> the names of its tuple's items
+    names: dict = field(default_factory=dict)  # method -> the names of its arguments
+
+
+@dataclass
+class Scenario:
+    """Objects made in order, then steps on them; the first step whose answer differs is the example.
+
+    `made`: [(name, class, args, kwargs)], a module with small integer weights; `steps`:
+    [(name, method, args)], where an argument that is the name of a made object (`Handle`) stands
+    for it ("__call__": the object called, "__len__": len())."""
+
+    sizes: dict
+    made: list
+    steps: list
+    weights: dict = field(default_factory=dict)  # the modules' weights, once run
+
+
+@dataclass(frozen=True)
+class Handle:
+    """An object of a scenario, as an argument of a step."""
+
+    name: str
+
+
+def declared(exercise):
+    """{name: Function or Module} of an exercise's examples.py ({} if it has none)."""
+    if not (exercise.folder / "examples.py").is_file():
+        return {}
+    return importlib.import_module(f"grader.catalog.{exercise.stem}.examples").EXAMPLES
+
+
+class Budget:
+    """The time left to one exercise's examples (all its diagnoses share it)."""
+
+    def __init__(self, seconds=SECONDS):
+        self.until = time.monotonic() + seconds
+
+    def left(self):
+        return max(self.until - time.monotonic(), 0.0)
+
+
+def shrink(student, exercise, calls, budget):
+    """The example (a JSON-able dict) of the first of `calls` (failed calls a diagnosis explains) that
+    a smaller call still shows, or None. Nothing the student's code does here escapes: no example."""
+    try:
+        specs = declared(exercise)
+        for call in calls[:2]:
+            spec = specs.get(call.get("target"))
+            if spec is None or budget.left() <= 0:
+                continue
+            if isinstance(spec, Stateful):
+                with one_thread(), student.within(budget.left()):
+                    found = next(filter(None, (_scenario_example(student, exercise, specs[target], call, target)
+                                               for target in _stateful_targets(call, specs))), None)
+            elif _shrinkable(call, spec):
+                with one_thread(), student.within(budget.left()):
+                    found = _Search(student, exercise, call, spec).run()
+            else:
+                continue
+            if found is not None:
+                return found
+    except Exception:  # noqa: BLE001 - a loop, a crash or an odd value of theirs costs only the example
+        return None
+    return None
+
+
+def _stateful_targets(call, specs):
+    """The stateful classes a call on an object involves: its own, then those of the objects its
+    history used with it (len(cache) after a module's forward: the mistake may be the module's)."""
+    targets = [call["target"]] + [made.target for made, *_ in call.get("history", ())]
+    return [target for n, target in enumerate(targets)
+            if isinstance(specs.get(target), Stateful) and target not in targets[:n]]
+
+
+def _shrinkable(call, spec):
+    """A call of a declared function, or of a module's forward, with no object of the student's among
+    its arguments (a KV cache holding tokens: its past would have to shrink with it)."""
+    if isinstance(spec, Module) != (call.get("object") is not None) or call.get("method") not in (None, "__call__"):
+        return False
+    return not any(isinstance(value, Made) for value in leaves((call["args"], call["kwargs"])))
+
+
+class _Search:
+    """The greedy search for one call: each symbol made as small as it can be while the answer still
+    differs, then simple values tried at those sizes."""
+
+    def __init__(self, student, exercise, call, spec):
+        self.student, self.exercise, self.call, self.spec = student, exercise, call, spec
+        self.module = isinstance(spec, Module)
+        self.params = spec.forward if self.module else spec.params
+        self.args = _bind(self.params, call["args"], call["kwargs"])
+        if self.module:
+            made = call["object"]
+            self.made_args = _bind(spec.made, made.args, made.kwargs)
+        self.symbols = _symbols({**self.args, **(self.made_args if self.module else {})},
+                                {**self.params, **(spec.made if self.module else {})})
+        self.cuttable = {axis for declaration in self.params.values() if isinstance(declaration, Tensor)
+                         for axis in _named_axes(declaration) if isinstance(axis, str)}
+        self.tries = 0
+        self.shown = None  # the last try that differed
+
+    def run(self):
+        sizes = dict(self.symbols)
+        values = next((style for style in FRESH if self._try(sizes, style)), CUT)
+        if values == CUT and not self._cut_possible():
+            return None
+        symbols = sorted((key for key in sizes if not key.startswith("_")), key=lambda key: key != BATCH)
+        for _ in range(2):  # again for those left large: one may shrink once a later one has
+            changed = False
+            for symbol in symbols:
+                for change in self._changes(symbol, sizes, values):
+                    if self.tries >= MAX_TRIES:
+                        break
+                    if self._try({**sizes, **change}, values):
+                        sizes, changed = {**sizes, **change}, True
+                        break
+            symbols = [symbol for symbol in symbols if symbol != BATCH and sizes[symbol] > SIZES[-1]]
+            if not changed or not symbols:
+                break
+        if self.shown is None and values == CUT:
+            self._try(sizes, CUT)  # the failing call itself: it may be small enough to show
+        if self.shown is not None and self.shown["values"] == CUT:
+            any(self._try(self.shown["sizes"], style) for style in FRESH)  # simple values at the smallest sizes
+        if self.shown is None or any(isinstance(t, torch.Tensor) and t.numel() > MAX_SHOWN
+                                     for t in [*self.shown["args"].values(), *leaves(self.shown["got"])]):
+            return None
+        return _example(self)
+
+    def _changes(self, symbol, sizes, values):
+        """The smaller sizes tried for `symbol`, smallest first: for the batch, one entry of it. Of the
+        failing call's own values (CUT), each of the first few entries or rows in turn: a mistake may
+        show in one sequence or row only (a fully masked one)."""
+        entries = len(SIZES) if values == CUT else 1
+        if symbol == BATCH:
+            return [{BATCH: 1, "_at": i} for i in range(min(sizes[BATCH], entries))] if sizes[BATCH] > 1 else []
+        changes = []
+        for n in _smaller(sizes[symbol], self.spec.smallest.get(symbol, 1)):
+            changes.append({symbol: n, FROM + symbol: 0})
+            if n == 1 and symbol in self.cuttable and values == CUT:  # one row of many: which one shows it
+                changes += [{symbol: 1, FROM + symbol: i} for i in range(1, min(sizes[symbol], entries))]
+        return changes
+
+    def _cut_possible(self):
+        """Every declared tensor argument of the failing call is a tensor (kept, not withheld), so it can be cut."""
+        return all(not isinstance(d, Tensor) or isinstance(self.args.get(n), torch.Tensor)
+                   for n, d in self.params.items() if n in self.args)
+
+    def _try(self, sizes, values):
+        """Does the student's answer differ from the reference's on the call at `sizes`, with `values`
+        (CUT, COUNTING, SMALL)? If it does, that call becomes the example."""
+        args = _made_at(self.args, self.params, sizes, self.symbols, values)
+        made = _made_at(self.made_args, self.spec.made, sizes, self.symbols, SMALL) if self.module else None
+        if args is None or (self.module and made is None):
+            return False
+        self.tries += 1
+        if self.call.get("check"):
+            got, expected, state = self._check(made, args)
+            if got is None:
+                return False
+        else:
+            got, expected, state = self._module(made, args) if self.module else (*self._function(args), None)
+            if got is _RAISED or not _differs(got, expected, _dtype(args)):
+                return False
+        self.shown = {"sizes": sizes, "values": values, "args": args, "got": got, "expected": expected,
+                      "made": made, "state": state}
+        return True
+
+    def _check(self, made, args):
+        """(the check's message, what it asks for, the weights) if the call at these sizes fails the
+        check the failing call failed (its device, or its inputs kept), or (None, None, None)."""
+        return _run_check(self.student, self.exercise, self.call, self.spec, made, args)
+
+    def _function(self, args):
+        return _run_function(self.student, self.exercise, self.call["target"], self.params, args, self.call["kwargs"])
+
+    def _module(self, made, args):
+        return _run_module(self.student, self.exercise, self.call["target"], self.spec, made,
+                           self.call["object"].kwargs, args, self.call["kwargs"])
+
+
+def _run_function(student, exercise, name, params, args, kwargs):
+    """(theirs, the reference's in float64) of `name` on the bound `args` (the failing call's other
+    keywords `kwargs` as they were)."""
+    positional, keywords = _unbind(params, args, kwargs)
+    try:
+        got = student.run(name, *positional, **keywords)["value"]
+    except _THEIRS:
+        return _RAISED, None
+    with torch.no_grad():
+        expected = exercise.reference_object(name)(*as64(positional), **as64(keywords))
+    return got, expected
+
+
+CHECKS = {"device": "every tensor it makes and returns on the device of its inputs",
+          "inputs-kept": "its inputs left as they were"}
+
+
+def _run_check(student, exercise, call, spec, made, args, state=None):
+    """The failing call's own check (`call["check"]`: "device" on the child's stand-in for a GPU, or
+    "inputs-kept") redone at smaller sizes: (its message, what it asks for, the weights), or Nones."""
+    kwargs, check = call["kwargs"], call["check"]
+    caller, target, weights = student, call["target"], None
+    if isinstance(spec, Module):
+        made_positional, made_keywords = _unbind(spec.made, made, call["object"].kwargs)
+        reference = _small_module(exercise, call["target"], made_positional, made_keywords, state)
+        remote = student.run(call["target"], *made_positional, **made_keywords)["value"]
+        remote.load_state_dict({key: value.float() for key, value in reference.state_dict().items()}, strict=False)
+        caller, target, weights = Tracked(remote, Made(call["target"])), call.get("method") or "__call__", reference.state_dict()
+    params = spec.forward if isinstance(spec, Module) else spec.params
+    positional, keywords = _unbind(params, args, kwargs)
+    try:
+        if check == "device":
+            device_arg = call.get("device_arg")
+            keywords = {key: value for key, value in keywords.items() if key != device_arg}
+            check_device_kept(caller, target, *positional, device="cpu", what=call["target"], device_arg=device_arg,
+                              **keywords)
+        else:
+            check_inputs_kept(caller, target, *positional, names=call.get("names", []), **keywords)
+    except Mismatch as mismatch:
+        if mismatch.details.get("cause") in ("built-on-cpu", "input-changed-in-place"):
+            return mismatch.message, CHECKS[check], weights
+        return None, None, None
+    except _THEIRS:
+        return None, None, None
+    return None, None, None
+
+
+def _small_module(exercise, name, args, kwargs, state=None):
+    """lumen_ref's module `name(*args, **kwargs)` in float64, its weights `state` or small integers."""
+    reference = exercise.reference_object(name)(*args, **kwargs).double()
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for key, parameter in reference.named_parameters():
+            parameter.copy_(torch.randint(-1, 2, parameter.shape, generator=generator) if state is None else state[key])
+    return reference
+
+
+def _run_module(student, exercise, name, spec, made, made_kwargs, args, kwargs, state=None):
+    """(theirs, the reference's, the weights) of the module `name` made at `made` (with the weights
+    `state`, or small integers), on `args`."""
+    made_positional, made_keywords = _unbind(spec.made, made, made_kwargs)
+    reference = _small_module(exercise, name, made_positional, made_keywords, state)
+    dtype = _dtype(args) or torch.float32
+    positional, keywords = _unbind(spec.forward, args, kwargs)
+    try:
+        remote = student.run(name, *made_positional, **made_keywords)["value"]
+        remote.to(dtype=dtype)
+        remote.load_state_dict({key: value.to(dtype) for key, value in reference.state_dict().items()}, strict=False)
+        got = student.run(remote, *positional, method="__call__", **keywords)["value"]
+    except _THEIRS:
+        return _RAISED, None, None
+    with torch.no_grad():
+        expected = reference(*as64(positional), **as64(keywords))
+    return got, expected, reference.state_dict()
+
+
+def reproduces(student, exercise, example):
+    """Does the student's code, run again on `example` (as `shrink` made it, read back from JSON),
+    still differ from the reference there? For the benchmarks and tests: an example must show."""
+    if "replay" in example:
+        made = [(name, target, tuple(args), kwargs) for name, target, args, kwargs in example["replay"]["made"]]
+        steps = [(name, method, [Handle(a["object"]) if isinstance(a, dict) else torch.tensor(_numbers(a))
+                                 for a in args]) for name, method, args in example["replay"]["steps"]]
+        return _run_scenario(student, exercise, Scenario(example["sizes"], made, steps)) is not None
+    spec = declared(exercise)[example["function"]]
+    params = spec.forward if isinstance(spec, Module) else spec.params
+    dtype = getattr(torch, example["dtype"]) if example.get("dtype") else torch.float32
+    args = {key: _tensor_of(value, params.get(key), dtype) for key, value in example["inputs"].items()}
+    kwargs = {key: args.pop(key) for key in example.get("keywords", []) if key not in params}
+    kwargs.update({key: None for key in example.get("keywords", []) if key in params})
+    if example.get("check"):
+        state = example.get("weights") and {key: torch.tensor(_numbers(value), dtype=torch.float64)
+                                            for key, value in example["weights"].items()}
+        call = {"target": example["function"], "kwargs": kwargs, "check": example["check"],
+                "names": example.get("names", []), "method": "__call__", "device_arg": example.get("device_arg"),
+                "object": Made(example["function"], (), example.get("made_keywords", {}))}
+        return _run_check(student, exercise, call, spec, example.get("made"), args, state)[0] is not None
+    if isinstance(spec, Module):
+        state = {key: torch.tensor(_numbers(value), dtype=torch.float64) for key, value in example["weights"].items()}
+        got, expected, _ = _run_module(student, exercise, example["function"], spec, example["made"],
+                                       example.get("made_keywords", {}), args, kwargs, state)
+    else:
+        got, expected = _run_function(student, exercise, example["function"], params, args, kwargs)
+    return got is not _RAISED and _differs(got, expected, dtype)
+
+
+def _numbers(value):
+    """A plain value's "nan"/"inf" strings as floats again."""
+    if isinstance(value, list):
+        return [_numbers(item) for item in value]
+    return float(value) if isinstance(value, str) else value
+
+
+def _tensor_of(value, declaration, dtype):
+    if not isinstance(declaration, Tensor):
+        return value
+    if declaration.kind == "mask":
+        return torch.tensor(value, dtype=torch.bool)
+    if declaration.kind == "lengths":
+        return torch.tensor(value, dtype=torch.int64)
+    return torch.tensor(_numbers(value), dtype=dtype)
+
+
+_RAISED = object()  # the student's code raised on a try: it shows nothing there
+
+
+def _their_errors():
+    from grader.sandbox.judge import StudentError
+    return (StudentError, Mismatch)
+
+
+_THEIRS = _their_errors()
+
+
+def _scenario_example(student, exercise, spec, call, target):
+    """The example of the first of the scenarios of `target`'s spec (for `call`) whose answers differ,
+    or None."""
+    for tries, scenario in enumerate(spec.scenarios(call)):
+        if tries >= MAX_TRIES // 2:  # a scenario costs several calls
+            return None
+        steps = _run_scenario(student, exercise, scenario)
+        if steps is not None:
+            return _scenario_dict(exercise, spec, scenario, steps, target)
+    return None
+
+
+def _run_scenario(student, exercise, scenario):
+    """The steps up to the first whose answers differ, [(step, theirs, the reference's)], or None if
+    none differs (or their code raised where the reference answers: that shows nothing here)."""
+    theirs, reference = {}, {}
+    generator = torch.Generator().manual_seed(0)
+    for name, target, args, kwargs in scenario.made:
+        ours = exercise.reference_object(target)
+        if _is_module(exercise, target):
+            module = ours(*args, **kwargs).double()
+            with torch.no_grad():
+                for parameter in module.parameters():
+                    parameter.copy_(torch.randint(-1, 2, parameter.shape, generator=generator))
+            reference[name] = module
+            remote = student.run(target, *args, **kwargs)["value"]
+            remote.load_state_dict({key: value.float() for key, value in module.state_dict().items()}, strict=False)
+        else:
+            reference[name] = ours(*args, **{**kwargs, "dtype": torch.float64})
+            remote = student.run(target, *args, **kwargs)["value"]
+        theirs[name] = remote
+    done = []
+    for step in scenario.steps:
+        name, method, args = step
+        mine = [theirs[a.name] if isinstance(a, Handle) else a for a in args]
+        ours = [reference[a.name] if isinstance(a, Handle) else as64(a) for a in args]
+        try:
+            got = student.run(theirs[name], *mine, method=method)["value"]
+        except _THEIRS as error:
+            got = _Raised(getattr(error, "type", type(error).__name__))
+        try:
+            with torch.no_grad():
+                target = reference[name]
+                expected = (len(target) if method == "__len__" else
+                            target(*ours) if method == "__call__" else getattr(target, method)(*ours))
+                expected = map_values(expected, lambda t: t.clone() if isinstance(t, torch.Tensor) else t)  # a view of the cache
+        except ValueError:
+            expected = _Raised("ValueError")
+        done.append((step, got, expected))
+        if isinstance(got, _Raised) or isinstance(expected, _Raised):
+            if isinstance(got, _Raised) and isinstance(expected, _Raised):
+                continue
+            if isinstance(got, _Raised):
+                return None
+            break
+        if _differs(got, expected, torch.float32):
+            break
+    else:
+        return None
+    scenario.weights = {name: module.state_dict() for name, module in reference.items()
+                        if isinstance(module, torch.nn.Module)}
+    return done
+
+
+@dataclass(frozen=True)
+class _Raised:
+    """A step that raised (its exception's type)."""
+
+    type: str
+
+    def __str__(self):
+        return f"raises {self.type}"
+
+
+def _scenario_dict(exercise, spec, scenario, steps, function):
+    """The example of a scenario: the objects made, each step to the first that differs with both answers."""
+    made = [f"{name} = {target}({', '.join([*map(repr, args), *(f'{k}={v!r}' for k, v in kwargs.items())])})"
+            for name, target, args, kwargs in scenario.made]
+    lines = ["The smallest sequence of calls that shows it:"] + [f"  {line}" for line in made]
+    for name, state in scenario.weights.items():
+        lines.append(f"  {name}'s weights, the same in yours and in the reference:")
+        for key, value in state.items():
+            lines += ["  " + line for line in _block(key, value)] if value.numel() <= MAX_WEIGHTS else [
+                f"      {key}: small integers (-1, 0, 1) of shape {tuple(value.shape)}"]
+    shown = []
+    for (name, method, args), got, expected in steps:
+        names = spec.names.get(method, ())
+        names = [names[i] if i < len(names) else f"argument {i}" for i in range(len(args))]
+        long = [(title, a) for title, a in zip(names, args) if isinstance(a, torch.Tensor) and len(_lines(a)) > 1]
+        words = [a.name if isinstance(a, Handle) else title if (title, a) in long else _lines(a)[0]
+                 for title, a in zip(names, args)]
+        call = (f"len({name})" if method == "__len__" else f"{name}({', '.join(words)})" if method == "__call__"
+                else f"{name}.{method}({', '.join(words)})")
+        lines.append(f"  {call}" + (", where" if long else ""))
+        for title, tensor in long:
+            lines += ["  " + line for line in _block(title, tensor)]
+        labels = spec.labels.get(method)
+        for (label, want), (_, have) in zip(_items(expected, labels), _items(got, labels)):
+            suffix = f" ({label})" if label else ""
+            lines += ["  " + line for line in _block("expected" + suffix, _shown(want))]
+            lines += ["  " + line for line in _block("yours" + suffix, _shown(have))]
+        shown.append({"call": call, "expected": plain(_shown(expected)), "got": plain(_shown(got))})
+    replay = {"made": [[name, target, list(args), plain(kwargs)] for name, target, args, kwargs in scenario.made],
+              "steps": [[name, method, [{"object": a.name} if isinstance(a, Handle) else plain(a) for a in args]]
+                        for (name, method, args), _, _ in steps]}
+    return {"function": function, "sizes": dict(scenario.sizes), "inputs": {"made": made, "steps": shown},
+            "expected": shown[-1]["expected"], "got": shown[-1]["got"], "replay": replay, "text": "\n".join(lines)}
+
+
+def _is_module(exercise, target):
+    found = exercise.reference_object(target)
+    return isinstance(found, type) and issubclass(found, torch.nn.Module)
+
+
+def _shown(value):
+    return str(value) if isinstance(value, _Raised) else value
+
+
+# -- symbols and sizes -------------------------------------------------------------------------
+
+
+def _bind(params, args, kwargs):
+    """{parameter name: value} of a call, for the declared parameters it passed."""
+    names = list(params)
+    bound = {names[i]: value for i, value in enumerate(args) if i < len(names)}
+    bound.update({key: value for key, value in kwargs.items() if key in params})
+    return bound
+
+
+def _unbind(params, bound, kwargs):
+    """(positional, keyword) arguments of a call from its bound values: the declared ones in order while
+    they were given, the rest of the failing call's keywords as they were."""
+    names, positional = list(params), []
+    for name in names:
+        if name not in bound or name in kwargs:
+            break
+        positional.append(bound[name])
+    keywords = {key: (bound[key] if key in bound else value) for key, value in kwargs.items()}
+    keywords.update({name: bound[name] for name in names[len(positional):] if name in bound and name not in keywords})
+    return positional, keywords
+
+
+def _parts(axis):
+    return axis if isinstance(axis, tuple) else (axis,)
+
+
+def _size_of(axis, sizes):
+    return math.prod(part if isinstance(part, int) else sizes[part] for part in _parts(axis))
+
+
+def _named_axes(declaration):
+    return declaration.axes[1:] if declaration.axes[:1] == (BATCH,) else declaration.axes
+
+
+def _symbols(values, params):
+    """{symbol: its size in the failing call}, from its int arguments and its tensors' axes (a product
+    solved for its one unknown symbol; an axis of 1 broadcasts, so a longer one decides), and BATCH:
+    the number of batch entries."""
+    facts, batch = [], ()  # (axis, its length in the call)
+    for name, declaration in params.items():
+        value = values.get(name)
+        if isinstance(declaration, Size) and type(value) is int:
+            facts.append((declaration.of, value))
+        elif isinstance(declaration, Tensor) and isinstance(value, torch.Tensor):
+            axes = _named_axes(declaration)
+            leading = value.dim() - len(axes)
+            if leading < 0 or (leading and declaration.axes[:1] != (BATCH,)):
+                raise ValueError(f"{name}: a tensor of another rank than its declaration's")
+            facts += list(zip(axes, value.shape[leading:]))
+            batch = tuple(torch.broadcast_shapes(batch, value.shape[:leading]))
+    facts.sort(key=lambda fact: fact[1] == 1)  # a broadcast axis of 1 last
+    sizes = {}
+    for _ in facts:
+        for axis, length in facts:
+            unknown = [p for p in _parts(axis) if isinstance(p, str) and p not in sizes]
+            known = math.prod(p if isinstance(p, int) else sizes[p] for p in _parts(axis) if p not in unknown)
+            if len(unknown) == 1 and known and length % known == 0:
+                sizes[unknown[0]] = length // known
+    if math.prod(batch) > 1:
+        sizes[BATCH], sizes["_batch"] = math.prod(batch), batch
+    return sizes
+
+
+def _smaller(size, smallest):
+    """The sizes tried below `size`, smallest first: 1 to 4, then halving."""
+    if not isinstance(size, int):
+        return []
+    tried = [n for n in SIZES if smallest <= n < size]
+    half = size // 2
+    while half > SIZES[-1] and half >= smallest:
+        tried.append(half)
+        half //= 2
+    return sorted(set(tried))
+
+
+def _made_at(bound, params, sizes, original, values):
+    """The arguments at `sizes`: tensors cut from the failing call's (`bound`), with their values or
+    simple ones of those shapes (`values`), ints the symbols' sizes; None if the sizes do not fit."""
+    made = {}
+    generator = torch.Generator().manual_seed(0)
+    for name, value in bound.items():
+        declaration = params.get(name)
+        if isinstance(declaration, Size):
+            if any(isinstance(p, str) and p not in sizes for p in _parts(declaration.of)):
+                return None
+            made[name] = _size_of(declaration.of, sizes)
+        elif isinstance(declaration, Tensor) and isinstance(value, torch.Tensor):
+            tensor = _cut(value, declaration, sizes, original)
+            if tensor is None:
+                return None
+            made[name] = tensor if values == CUT else _fresh(tensor, declaration, values, generator)
+        else:
+            made[name] = value
+    return made
+
+
+def _cut(value, declaration, sizes, original):
+    """`value` cut to `sizes`: each axis to its symbol's new size (an axis of 1 stays: it broadcasts); the
+    batch axes to one index each, or all of them if the batch stays."""
+    axes = _named_axes(declaration)
+    index = []
+    for axis, length in zip(axes, value.shape[value.dim() - len(axes):]):
+        if any(isinstance(p, str) and p not in sizes for p in _parts(axis)):
+            return None
+        new = _size_of(axis, sizes)
+        start = sizes.get(FROM + axis, 0) if isinstance(axis, str) else 0
+        if length != 1 and start + new > length:
+            return None
+        index.append(slice(0, 1) if length == 1 else slice(start, start + new))
+    leading = value.dim() - len(axes)
+    batch = [slice(None)] * leading
+    if leading and sizes.get(BATCH) != original.get(BATCH):  # one entry of the batch: its index in each axis
+        shape = original["_batch"]
+        entry = [int(i) for i in torch.unravel_index(torch.tensor(sizes["_at"]), shape)]
+        batch = [slice(0, 1) if n == 1 else slice(i, i + 1)
+                 for n, i in zip(value.shape[:leading], entry[len(shape) - leading:])]
+    tensor = value[tuple(batch + index)]
+    if declaration.kind == "lengths" and declaration.at_most:
+        tensor = tensor.clamp(max=sizes[declaration.at_most])
+    return tensor
+
+
+def _fresh(tensor, declaration, style, generator):
+    """Simple values of `tensor`'s shape and dtype in `style` (COUNTING: 1, 2, 3, ... row by row, each
+    entry telling where it came from; SMALL: integers from -2 to 2), or a plain causal mask."""
+    if declaration.kind == "real" and tensor.is_floating_point():
+        if style == COUNTING:
+            return torch.arange(1, tensor.numel() + 1).reshape(tensor.shape).to(tensor.dtype)
+        return torch.randint(-2, 3, tensor.shape, generator=generator).to(tensor.dtype)
+    if declaration.kind == "mask" and tensor.dim() >= 2 and tensor.dtype == torch.bool and tensor.shape[-2] > 1:
+        L_q, L_k = tensor.shape[-2:]
+        return torch.ones(L_q, L_k, dtype=torch.bool).tril(L_k - L_q).expand(tensor.shape).clone()
+    return tensor
+
+
+def _dtype(args):
+    found = [t.dtype for t in args.values() if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    return found[0] if found else None
+
+
+def _differs(got, expected, dtype):
+    """The student's value is not the reference's, as the suites compare them."""
+    if isinstance(expected, torch.Tensor) or (isinstance(expected, tuple) and all(isinstance(e, torch.Tensor) for e in expected)):
+        try:
+            check_result(got, expected, what="the example", dtype=dtype)
+        except Mismatch:
+            return True
+        return False
+    if isinstance(expected, dict):
+        return not isinstance(got, dict) or set(got) != set(expected) or any(_differs(got[k], expected[k], dtype) for k in expected)
+    if isinstance(expected, (list, tuple)):
+        return (not isinstance(got, (list, tuple)) or len(got) != len(expected)
+                or any(_differs(g, e, dtype) for g, e in zip(got, expected)))
+    if isinstance(expected, bool) or not isinstance(expected, (int, float)):
+        return got != expected
+    return (isinstance(got, bool) or not isinstance(got, (int, float))
+            or not math.isclose(float(got), float(expected), rel_tol=1e-9, abs_tol=1e-12))
+
+
+# -- the example, as the report holds it ---------------------------------------------------------
+
+
+def plain(value):
+    """A value as JSON holds it: tensors as nested lists (NaN and infinities as "nan", "inf", "-inf")."""
+    if isinstance(value, torch.Tensor):
+        return plain(value.detach().cpu().tolist())
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, float):
+        if value != value:
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    return repr(value)
+
+
+def _example(search):
+    shown, spec = search.shown, search.spec
+    sizes = {("batch" if key == BATCH else key): value for key, value in shown["sizes"].items()
+             if not key.startswith("_")}
+    name = search.call["target"]
+    kwargs = search.call["kwargs"]
+    inputs = {key: plain(value) for key, value in {**kwargs, **shown["args"]}.items()}
+    made = shown["made"]
+    dtype = _dtype(shown["args"])
+    example = {"function": name, "sizes": sizes, "inputs": inputs, "keywords": list(kwargs),
+               "dtype": str(dtype).replace("torch.", "") if dtype else None,
+               "expected": plain(shown["expected"]), "got": plain(shown["got"])}
+    if search.call.get("check"):
+        example.update(check=search.call["check"], names=search.call.get("names", []),
+                       device_arg=search.call.get("device_arg"))
+    if made is not None:
+        example["made"] = {key: plain(value) for key, value in made.items()}
+        example["made_keywords"] = {key: plain(value) for key, value in search.call["object"].kwargs.items()
+                                    if key not in made}
+        example["weights"] = {key: plain(value) for key, value in (shown["state"] or {}).items()}
+    pictures = _pictures(shown["got"], shown["expected"], spec.picture, spec.labels)
+    if pictures:
+        example["pictures"] = pictures
+    example["text"] = _text(name, shown, made, search, pictures)
+    return example
+
+
+def _items(value, labels):
+    if isinstance(value, (tuple, list)) and not isinstance(value, torch.Tensor):
+        labels = labels or [f"item {i}" for i in range(len(value))]
+        return list(zip(labels, value))
+    return [(None, value)]
+
+
+def _pictures(got, expected, picture, labels):
+    """[{"kind", "label", "rows", "columns", "shape", "expected", "got"}] of the results drawn as matrices
+    (the first slice of any batch axes), in the format of a failed test's picture."""
+    if picture is None:
+        return []
+    found = []
+    for index, ((label, want), (_, have)) in enumerate(zip(_items(expected, labels), _items(got, labels))):
+        kind = picture.get(index) if isinstance(picture, dict) else picture
+        if kind is None or not isinstance(want, torch.Tensor) or not isinstance(have, torch.Tensor) \
+                or want.dim() < 2 or have.shape != want.shape:
+            continue
+        first = (0,) * (want.dim() - 2)
+        found.append({"kind": kind, "label": label, "slice": list(first), "rows": "queries", "columns": "keys",
+                      "shape": list(want.shape[-2:]), "expected": picture_cells(want[first].cpu(), kind),
+                      "got": picture_cells(have[first].detach().cpu(), kind)})
+    return found
+
+
+def _number(x):
+    if isinstance(x, bool):
+        return "1" if x else "0"
+    if isinstance(x, str):
+        return x
+    if isinstance(x, int) or float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x)) if not isinstance(x, int) else str(x)
+    return f"{x:.4g}"
+
+
+def _lines(value):
+    """A value as the napkin writes it: a number, a vector [1, 2], a matrix row under row (a tensor
+    with more axes: each matrix under its index, leading axes of 1 left out)."""
+    if isinstance(value, torch.Tensor):
+        value = plain(value)
+    if not isinstance(value, list):
+        return [_number(value) if isinstance(value, (int, float, str)) else str(value)]
+    shape = _shape(value)
+    while len(shape) > 2 and shape[0] == 1:
+        value, shape = value[0], shape[1:]
+    if len(shape) <= 1:
+        return ["[" + ", ".join(_number(x) for x in value) + "]"]
+    if len(shape) == 2:
+        cells = [[_number(x) for x in row] for row in value]
+        width = max((len(c) for row in cells for c in row), default=1)
+        rows = [", ".join(c.rjust(width) for c in row) for row in cells]
+        return [("[[" if i == 0 else " [") + row + ("]]" if i == len(rows) - 1 else "],") for i, row in enumerate(rows)]
+    lines = []
+    for index in itertools.product(*(range(n) for n in shape[:-2])):
+        part = value
+        for i in index:
+            part = part[i]
+        lines.append(f"[{', '.join(map(str, index))}, :, :] =")
+        lines += ["  " + line for line in _lines(part)]
+    return lines
+
+
+def _shape(value):
+    shape = []
+    while isinstance(value, list):
+        shape.append(len(value))
+        value = value[0] if value else None
+    return shape
+
+
+def _block(title, value):
+    lines = _lines(value)
+    if len(lines) == 1:
+        return [f"  {title} = {lines[0]}"]
+    return [f"  {title} ="] + ["    " + line for line in lines]
+
+
+def _text(name, shown, made, search, pictures):
+    """The example as the chapter's napkin example reads: inputs, expected, theirs; for masks and
+    weights the two pictures side by side."""
+    args = shown["args"]
+    shapes = ", ".join(f"{key} of shape {tuple(value.shape)}" for key, value in args.items()
+                       if isinstance(value, torch.Tensor))
+    extra = [f"{key}={value!r}" for key, value in search.call["kwargs"].items() if key not in args]
+    if made is not None:
+        built = [repr(v) for v in made.values()] + [f"{k}={v!r}" for k, v in search.call["object"].kwargs.items()
+                                                   if k not in made]
+        name = f"{name}({', '.join(built)})"
+    named = [key if search.params.get(key) is not None else f"{key}={value!r}" for key, value in args.items()]
+    call = f"{name}({', '.join([*named, *extra])})"
+    lines = [f"The smallest call that shows it: {call}" + (f", {shapes}" if shapes else "")
+             + (", on the grader's stand-in for a GPU" if search.call.get("check") == "device" else "")]
+    if made is not None:
+        lines.append("  its weights, the same in yours and in the reference:")
+        for key, value in (shown["state"] or {}).items():
+            lines += ["  " + line for line in _block(key, value)] if value.numel() <= MAX_WEIGHTS else [
+                f"    {key}: small integers (-1, 0, 1) of shape {tuple(value.shape)}"]
+    for key, value in args.items():
+        if search.params.get(key) is not None:
+            lines += _block(key, value)
+    for (label, want), (_, have) in zip(_items(shown["expected"], search.spec.labels), _items(shown["got"], search.spec.labels)):
+        suffix = f" ({label})" if label else ""
+        lines += _block("expected" + suffix, want)
+        lines += _block("yours" + suffix, have)
+    for picture in pictures:
+        lines.append(f"  {picture['label'] + ': ' if picture['label'] else ''}expected and yours, "
+                     f"rows are {picture['rows']}, columns {picture['columns']}")
+        left = [" ".join(_cell(c) for c in row) for row in picture["expected"]]
+        right = [" ".join(_cell(c) for c in row) for row in picture["got"]]
+        width = max(map(len, left), default=0)
+        lines += [f"    {a.ljust(width)}    {b}" for a, b in zip(left, right)]
+    return "\n".join(lines)
+
+
+def _cell(value):
+    return f"{value:>5}" if not isinstance(value, float) else f"{value:5.2f}"

@@ -1,0 +1,132 @@
+"""The hint ladder's level 2: the smallest example of a diagnosed mistake (grader.diagnosis.examples).
+
+A wrong file's diagnosis carries an example far smaller than the failing test's sizes, whose values
+really differ, that reproduces when the file is run again on it as the report holds it (JSON); a
+file whose code loops or crashes on small sizes gets its diagnosis and grade, and no example; a
+correct file gets none.
+"""
+
+import json
+import math
+
+import pytest
+
+from conftest import SOLUTIONS, SUBMISSIONS
+from grader import catalog
+from grader.diagnosis import examples
+from grader.grading.settings import DEFAULTS
+from grader.grading.student import Student
+
+KNOWN = {  # a mistake -> the function its example calls
+    "exercise3/wrong_divide_by_dk.py": "scale_scores",
+    "exercise4/wrong_triu.py": "causal_mask",
+    "exercise5/wrong_naive_exp.py": "softmax",
+    "exercise6/wrong_split_no_transpose.py": "split_heads",
+    "exercise6/wrong_qkv_order.py": "MultiHeadAttention",
+    "exercise8/wrong_cache_ignores_past.py": "CachedGroupedQueryAttention",
+    "exercise8/wrong_reset_keeps_length.py": "KVCache",
+    "exercise4/wrong_causal_on_cpu.py": "causal_mask",  # its own check redone: the stand-in for a GPU
+    "exercise6/wrong_mask_on_cpu.py": "MultiHeadAttention",
+    "exercise4/wrong_in_place.py": "apply_mask",  # and its inputs kept
+}
+
+
+def rerun(launcher, tmp_path, exercise, path, example):
+    """Does the file, run again in a fresh sandboxed process on `example`, still differ from lumen_ref?"""
+    student = Student(exercise, str(path), launcher, str(tmp_path), 20.0, DEFAULTS.memory_limit)
+    try:
+        return examples.reproduces(student, exercise, example)
+    finally:
+        student.close()
+
+
+@pytest.mark.parametrize("name", KNOWN)
+def test_a_known_mistake_gets_a_small_example_that_differs_and_reproduces(grade, launcher, tmp_path, name):
+    path = SUBMISSIONS / name
+    exercise = catalog.find(path.parent.name)
+    result = grade(exercise.id, path=path)
+    [diagnosis] = result.diagnoses
+    example = json.loads(json.dumps(diagnosis["example"], allow_nan=False))  # JSON as it is, no NaN literal
+    assert example["function"] == KNOWN[name]
+    assert all(size <= 4 for size in example["sizes"].values()), example["sizes"]
+    assert example["got"] != example["expected"]
+    assert "expected" in example["text"] and "yours" in example["text"]
+    assert rerun(launcher, tmp_path, exercise, path, example)
+
+
+def test_a_kv_cache_example_is_a_short_sequence_of_calls(grade):
+    """The cache that ignores its past answers the first token right and the second wrong: two calls."""
+    example = grade(8, path=SUBMISSIONS / "exercise8/wrong_cache_ignores_past.py").diagnoses[0]["example"]
+    calls = [step["call"] for step in example["inputs"]["steps"]]
+    assert [call.split("(")[0] for call in calls] == ["attention", "len", "attention"]
+    first, _, last = example["inputs"]["steps"]
+    assert first["got"] == first["expected"] and last["got"] != last["expected"]
+    assert example["sizes"]["max_len"] == 2
+
+
+def test_a_mistake_of_devices_is_shown_on_the_stand_in_with_the_line_that_made_the_tensor(grade):
+    example = grade(4, path=SUBMISSIONS / "exercise4/wrong_causal_on_cpu.py").diagnoses[0]["example"]
+    assert example["check"] == "device" and example["sizes"] == {"L": 1}
+    assert "stand-in for a GPU" in example["text"] and "made at line" in example["got"]
+
+
+def test_a_mask_example_draws_both_pictures(grade):
+    result = grade(4, path=SUBMISSIONS / "exercise4/wrong_triu.py")
+    example = result.diagnoses[0]["example"]
+    [picture] = example["pictures"]
+    assert picture["kind"] == "mask" and picture["expected"] != picture["got"]
+    L = example["sizes"]["L"]
+    assert picture["expected"] == [[int(j <= i) for j in range(L)] for i in range(L)]
+    assert picture["got"] == [[int(j >= i) for j in range(L)] for i in range(L)]  # the upper triangle
+
+
+def test_the_example_is_smaller_than_the_failing_tests_sizes(grade):
+    """split_heads is graded at (2, 5, 12) with 3 heads at the smallest; its example is far smaller."""
+    example = grade(6, path=SUBMISSIONS / "exercise6/wrong_split_no_transpose.py").diagnoses[0]["example"]
+    assert math.prod(len(row) for row in example["inputs"]["x"]) < 12
+    assert example["inputs"]["n_heads"] == 2  # one head shows nothing: the mistake needs two
+
+
+SCALE = '''
+import os
+import torch
+
+
+def scale_scores(scores, d_k):
+    if scores.shape[-1] < 3:  # no test's scores are this narrow: only a smaller call meets this
+        {small}
+    return scores / d_k
+
+
+def scaled_scores(q, k):
+    return scale_scores(q @ k.mT, k.size(-1))
+'''
+
+
+@pytest.mark.parametrize("small", ["while True:\n            pass", "os._exit(3)"], ids=["loops", "dies"])
+def test_code_that_loops_or_dies_on_small_sizes_costs_only_the_example(grade, small):
+    wrong = grade(3, path=SUBMISSIONS / "exercise3/wrong_divide_by_dk.py")
+    result = grade(3, source=SCALE.replace("{small}", small))
+    assert [d["id"] for d in result.diagnoses] == ["scale-by-dk"]
+    assert "example" not in result.diagnoses[0]
+    assert [(t.name, t.status, t.score) for t in result.tests] == [(t.name, t.status, t.score) for t in wrong.tests]
+    assert not result.error
+
+
+def test_code_that_raises_on_small_sizes_gets_the_smallest_example_it_answers(grade):
+    source = SCALE.replace("{small}", 'raise ValueError("too small")')
+    example = grade(3, source=source).diagnoses[0]["example"]
+    assert example["sizes"]["L_k"] == 3
+
+
+@pytest.mark.parametrize("number", [3, 6])
+def test_a_correct_file_gets_no_example(grade, number):
+    exercise = catalog.find(str(number))
+    result = grade(number, path=SOLUTIONS / exercise.file_name)
+    assert result.diagnoses == []
+
+
+def test_every_exercise_declares_its_examples_for_its_own_names():
+    for exercise in catalog.EXERCISES:
+        declared = examples.declared(exercise)
+        assert set(declared) <= set(exercise.names), exercise.id
