@@ -27,7 +27,8 @@ from grader.diagnosis import analysers as analyse, misconceptions
 from grader.diagnosis.reference import Reference
 from grader.grading.compare import TOLERANCES
 from grader.nested import leaves, map_values
-from grader.grading.testkit import Made, as64, one_thread
+from grader.grading.testkit import Made, Raised, as64, one_thread
+from grader.sandbox.judge import printable
 
 MATCH, WRONG, UNUSED = "match", "wrong", "unused"
 MAX_PASSING = 12  # passed calls of a function weighed against a candidate, at most (a wrong answer stays cheap)
@@ -64,7 +65,7 @@ def conclude(number, failed, passed=(), causes=()):
 
     `causes`: (id, message, index into `failed` or None) of failed checks whose message names the
     mistake itself (a dtype changed, an input changed in place); they are the diagnosis when no other
-    value is wrong, the whole story then.
+    value is wrong (the whole story then), and come first when the only other evidence is crashes.
     Returns [Diagnosis], each with the indices (into `failed`) of the calls it explains.
     """
     caused = {index for _, _, index in causes}
@@ -78,6 +79,8 @@ def conclude(number, failed, passed=(), causes=()):
         rest = [i for i in evidence if i not in explained]
         if rest and not any(len(d.ids) == 1 for d in found):
             found += _structural(cases, rest)
+    if all(isinstance(cases[i].call["got"], Raised) for i in evidence):  # crashes alone never silence a named cause
+        found = _causes(causes) + found
     return found
 
 
@@ -181,12 +184,15 @@ def _explains_all(variant, evidence, outcome):
 
 
 def _outcome(variant, case):
-    """MATCH: the variant gives the student's value, which is not the reference's; UNUSED: the call
-    never reaches a step the variant changes; WRONG: otherwise."""
+    """MATCH: the variant gives the student's value, which is not the reference's (or, where the
+    student's code raised, raises the same error); UNUSED: the call never reaches a step the variant
+    changes; WRONG: otherwise."""
     instance, used = _tracked(variant)
     try:
         value = replay(instance, case.call, case.dtype)
-    except Exception:  # noqa: BLE001 - the mistake cannot even run on these inputs
+    except Exception as error:  # noqa: BLE001 - the mistake cannot even run on these inputs
+        if used and same_error(case.call["got"], error):
+            return MATCH, used
         return (WRONG if used else UNUSED), used
     if not used:
         return UNUSED, used
@@ -315,8 +321,10 @@ def _probe_matches(case, change):
     variant = Reference if isinstance(change, dict) else change
     try:
         value = replay(variant(), call, case.dtype)
-    except Exception:  # noqa: BLE001
-        return False
+    except Exception as error:  # noqa: BLE001
+        # a crash is evidence of a mistake written as code (a variant), never of other inputs: those
+        # raise shape errors of their own
+        return not isinstance(change, dict) and same_error(case.call["got"], error)
     return matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype)
 
 
@@ -424,6 +432,14 @@ def matches(got, value, dtype):
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return isinstance(got, (int, float)) and not isinstance(got, bool) and float(got) == float(value)
     return False
+
+
+def same_error(got, error):
+    """The student's call raised (`got` is a Raised) and the replay raised `error` the same way: an
+    exception of the same type with the same message. The replay has the call's own inputs, so a
+    message that quotes their sizes must quote the same sizes."""
+    return (isinstance(got, Raised) and type(error).__name__ == got.type
+            and printable(str(error)[:2000]).strip() == got.message.strip())
 
 
 def _student_dtype(call):

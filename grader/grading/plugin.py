@@ -215,7 +215,7 @@ class GradingPlugin:
         )
         self.tests[exercise_id].append(test)
         self.passed_calls[exercise_id].extend(testkit.take_passed_calls())
-        if status == "failed" and "call" in details:
+        if status in ("failed", "error") and "call" in details:
             self.failed_calls.setdefault(exercise_id, []).append((test, details["call"]))
         if status == "failed" and "cause" in details:
             self.causes.setdefault(exercise_id, []).append((test, details["cause"]))
@@ -286,7 +286,10 @@ def _outcome(excinfo, limit, found=None):
     if isinstance(error, StudentError):
         if error.type == "NotImplementedError":
             return "error", f"not implemented yet: {error.message}", {}
-        return "error", error.summary, {"frames": error.frames}
+        details = {"frames": error.frames}
+        if getattr(error, "call", None) is not None:  # the call that raised, for the diagnosis (testkit.Raised)
+            details["call"] = error.call
+        return "error", error.summary, details
     if isinstance(error, ChildTimeout) and error.earlier:
         if limit.whole_run:
             return "timeout", f"not run: {limit.limit} ran out before this test", {}
