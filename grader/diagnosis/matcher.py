@@ -65,7 +65,7 @@ def conclude(number, failed, passed=(), causes=()):
 
     `causes`: (id, message, index into `failed` or None) of failed checks whose message names the
     mistake itself (a dtype changed, an input changed in place); they are the diagnosis when no other
-    value is wrong (the whole story then), and come first when the only other evidence is crashes.
+    value is wrong, or when the only other evidence is crashes: the whole story then.
     Returns [Diagnosis], each with the indices (into `failed`) of the calls it explains.
     """
     caused = {index for _, _, index in causes}
@@ -77,11 +77,21 @@ def conclude(number, failed, passed=(), causes=()):
         found = _catalogue(number, cases, evidence, _Passing(passed))
         explained = set().union(*(d.calls for d in found)) if found else set()
         rest = [i for i in evidence if i not in explained]
+        if _part_unexplained(cases, explained, rest):
+            found = []  # blame only the function that holds the mistake: the part's, which nothing here names
         if rest and not any(len(d.ids) == 1 for d in found):
             found += _structural(cases, rest)
-    if all(isinstance(cases[i].call["got"], Raised) for i in evidence):  # crashes alone never silence a named cause
-        found = _causes(causes) + found
+    if causes and all(isinstance(cases[i].call["got"], Raised) for i in evidence):
+        return _causes(causes)  # a named cause is the story: the crashes that come with it are its consequence
     return found
+
+
+def _part_unexplained(cases, explained, rest):
+    """Do the explained calls use an object (a KV cache handed to a module) whose own calls failed in a
+    way left unexplained? Then the part's mistake may be all that the calls using it show."""
+    parts = {value.target for i in explained for value in leaves((cases[i].call["args"], cases[i].call["kwargs"]))
+             if isinstance(value, Made)}
+    return any(cases[i].call.get("object") is not None and cases[i].call["target"] in parts for i in rest)
 
 
 def _causes(causes):
@@ -143,6 +153,9 @@ def _catalogue(number, cases, evidence, passing):
             targets = {_target(cases[i].call) for i in calls}
             if not any(_contradicts(variant, case, steps) for target in targets for case in passing.of(target)):
                 fits.setdefault(misconception.id, set()).update(calls)
+    # one that leaves failures unexplained gives way to one that explains them as well: the mistake is
+    # where the calls that tell them apart point (a cache's own calls, not the forward that uses it)
+    fits = {i: calls for i, calls in fits.items() if not any(calls < other for other in fits.values())}
     # of two that both fit, one that includes the other claims more than the evidence shows
     ids = [i for i in fits if not any(other in misconceptions.BY_ID[i].includes for other in fits if other != i)]
     if len(ids) == 1:

@@ -12,6 +12,16 @@ from grader.diagnosis.mutants import Misconception, CACHE
 SOLUTION_DECODE = "        mask = mask.tril(diagonal=past)  # (T_new, past + T_new)\n"
 SOLUTION_UPDATE_RETURN = "        return self.k[:, :, :end], self.v[:, :, :end]  # views, (B, Hkv, T, dh)\n"
 
+
+
+def _update_not_advancing(cache, k, v):
+    """lumen_ref's KVCache.update without its last step: the length is never advanced."""
+    length = cache.length
+    keys_values = ref.KVCache.update(cache, k, v)
+    cache.length = length
+    return keys_values
+
+
 MISCONCEPTIONS = (
     Misconception(
         "kv-cache-ignores-past", (8,),
@@ -50,6 +60,15 @@ MISCONCEPTIONS = (
         ({"cache_update": lambda self, cache, k, v: (ref.KVCache.update(cache, k, v), (k, v))[1]},),
         {8: [(SOLUTION_UPDATE_RETURN, "        return k, v\n")]},
         includes=("kv-cache-ignores-past",),
+    ),
+    Misconception(
+        "kv-cache-length-not-advanced", (8,),
+        "Your cache.update writes the new tokens but never adds them to the count: len(cache) stays where it "
+        "was, so the next update writes over them and a forward sees no past; add T_new = k.size(2) to the "
+        "length in update, after the writes: see " + CACHE,
+        ({"cache_update": lambda self, cache, k, v: _update_not_advancing(cache, k, v)},),
+        {8: [("        self.length = end\n        return self.k[:, :, :end]", "        return self.k[:, :, :end]")]},
+        includes=("kv-cache-not-updated", "kv-cache-ignores-past"),
     ),
     Misconception(
         "kv-cache-reset-keeps-length", (8,),
