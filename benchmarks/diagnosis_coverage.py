@@ -10,6 +10,9 @@ A corpus is a folder of complete exercise files (at any depth), each starting wi
     # expect: <regex>     (one or more for a wrong file)
     # reject: <regex>     (zero or more)
 
+A file of tests/submissions/ (no header) counts too: its docstring's `Diagnosis: <id>.` line is the one
+diagnosis it must get (its `id`s, not its text), and `Diagnosis: none.` makes it an honest file.
+
 Each file is graded as its exercise (`lumen-grade`'s runner, CPU, in this process, one sandbox).
 
 What counts:
@@ -32,12 +35,15 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from grader.grading.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader.grading.settings import Settings  # noqa: E402 - after the repository is on the path
+
 HEADER = re.compile(r"^#\s*lumen-unseen:\s*exercise=(\d+)\s+kind=(wrong|honest)\s*$")
+DECLARED = re.compile(r"^Diagnosis: (\S+?)\.$", re.M)  # tests/submissions/: the id a file must get
+FOLDER = re.compile(r"^exercise(\d+)$")
 
 
 @dataclass
@@ -48,11 +54,19 @@ class Entry:
     mistake: str = ""
     expect: list = field(default_factory=list)
     reject: list = field(default_factory=list)
+    diagnosis: str = None  # a declared id (tests/submissions/): the one diagnosis it must get
 
 
 def read_entry(path):
-    """The header of a corpus file, or None if it has none."""
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    """The header of a corpus file (or its declared diagnosis), or None if it has neither."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    declared, folder = DECLARED.search(text.split('"""')[1] if text.count('"""') >= 2 else ""), \
+        FOLDER.match(path.parent.name)
+    if declared and folder and not HEADER.match(text.lstrip().split("\n", 1)[0]):
+        kind = "honest" if declared.group(1) == "none" else "wrong"
+        mistake = " ".join(text.split('"""')[1].split("\n\n")[0].split())
+        return Entry(path, int(folder.group(1)), kind, mistake, diagnosis=declared.group(1) if kind == "wrong" else None)
+    lines = text.splitlines()
     entry = None
     for line in lines:
         if not line.startswith("#"):
@@ -73,19 +87,21 @@ def read_entry(path):
     return entry
 
 
-def verdict(entry, text):
+def verdict(entry, text, ids=()):
     """'correct', 'misleading' or 'none' for a wrong file; 'clean' or 'diagnosed' for an honest one."""
     if entry.kind == "honest":
         return "diagnosed" if text else "clean"
     if not text:
         return "none"
+    if entry.diagnosis:
+        return "correct" if list(ids) == [entry.diagnosis] else "misleading"
     if all(re.search(p, text, re.I) for p in entry.expect) and not any(re.search(p, text, re.I) for p in entry.reject):
         return "correct"
     return "misleading"
 
 
 def grade_all(entries, time_limit):
-    """{path: (diagnosis text, passed)} grading each file as its exercise, one file per exercise per run."""
+    """{path: (diagnosis text, passed, diagnosis ids)} grading each file as its exercise, one file per exercise per run."""
     from grader import catalog
     from grader.grading import runner
     from grader.sandbox.judge import Launcher
@@ -112,7 +128,7 @@ def grade_all(entries, time_limit):
                                                                 time_limit=time_limit, perf=False), launcher=launcher)
             for entry, result in zip(batch, report.exercises):
                 text = "\n".join(d["message"] for d in result.diagnoses)
-                results[entry.path] = (text, result.passed)
+                results[entry.path] = (text, result.passed, [d["id"] for d in result.diagnoses])
     finally:
         launcher.close()
     return results
@@ -129,12 +145,12 @@ def main():
         parser.error(f"{args.corpus} is not a folder")
     entries = [entry for entry in map(read_entry, sorted(args.corpus.rglob("*.py"))) if entry is not None]
     if not entries:
-        parser.error(f"no corpus files (with a '# lumen-unseen:' header) under {args.corpus}")
+        parser.error(f"no corpus files (with a '# lumen-unseen:' header or a 'Diagnosis:' line) under {args.corpus}")
     graded = grade_all(entries, args.timeout)
     counts = {}
     for entry in entries:
-        text, passed = graded[entry.path]
-        outcome = verdict(entry, text)
+        text, passed, ids = graded[entry.path]
+        outcome = verdict(entry, text, ids)
         counts[outcome] = counts.get(outcome, 0) + 1
         if args.verbose:
             where = entry.path.relative_to(args.corpus)

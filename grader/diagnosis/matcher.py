@@ -52,6 +52,7 @@ class Diagnosis:
     message: str
     calls: set = field(default_factory=set)
     ids: tuple = ()  # the misconceptions it names (two for "either ... or ...")
+    fits: set = field(default_factory=set)  # every failed call its misconceptions explain (`calls`: those only they do)
 
     def as_dict(self):
         data = {"id": self.id, "message": self.message}
@@ -77,7 +78,8 @@ def conclude(number, failed, passed=(), causes=()):
         found = _catalogue(number, cases, evidence, _Passing(passed))
         explained = set().union(*(d.calls for d in found)) if found else set()
         rest = [i for i in evidence if i not in explained]
-        if _part_unexplained(cases, explained, rest):
+        covered = set().union(*(d.fits for d in found)) if found else set()
+        if _part_unexplained(cases, covered, [i for i in evidence if i not in covered]):
             found = []  # blame only the function that holds the mistake: the part's, which nothing here names
         if rest and not any(len(d.ids) == 1 for d in found):
             found += _structural(cases, rest)
@@ -162,13 +164,13 @@ def _catalogue(number, cases, evidence, passing):
         others = [variant for m in candidates if m.id != ids[0] for variant in _mutants(m.id)]
         shown = {i for i in fits[ids[0]] if not any(outcome(variant, i)[0] == MATCH for variant in others)}
         message = f"{_where(cases, fits[ids[0]])}: {misconceptions.BY_ID[ids[0]].message}"
-        return [Diagnosis(ids[0], message, shown or fits[ids[0]], (ids[0],))]
+        return [Diagnosis(ids[0], message, shown or fits[ids[0]], (ids[0],), fits[ids[0]])]
     if len(ids) == 2:
         a, b = (misconceptions.BY_ID[i] for i in ids)
         both = fits[ids[0]] & fits[ids[1]]
         message = (f"{_where(cases, both)}: these tests cannot tell two mistakes apart, and your answers fit both. "
                    f"Either: {a.message}. Or: {b.message}")
-        return [Diagnosis(" | ".join(ids), message, both, tuple(ids))]
+        return [Diagnosis(" | ".join(ids), message, both, tuple(ids), fits[ids[0]] | fits[ids[1]])]
     return []
 
 
@@ -199,16 +201,20 @@ def _explains_all(variant, evidence, outcome):
 def _outcome(variant, case):
     """MATCH: the variant gives the student's value, which is not the reference's (or, where the
     student's code raised, raises the same error); UNUSED: the call never reaches a step the variant
-    changes; WRONG: otherwise."""
+    changes, or the student's code raised and the variant breaks too in its own way (another error, or
+    a value of another structure, which the student's next line may well refuse); WRONG: otherwise."""
     instance, used = _tracked(variant)
+    raised = isinstance(case.call["got"], Raised)
     try:
         value = replay(instance, case.call, case.dtype)
     except Exception as error:  # noqa: BLE001 - the mistake cannot even run on these inputs
         if used and same_error(case.call["got"], error):
             return MATCH, used
-        return (WRONG if used else UNUSED), used
+        return (WRONG if used and not raised else UNUSED), used
     if not used:
         return UNUSED, used
+    if raised:
+        return (WRONG if _comparable(value, case.expected) else UNUSED), used
     if matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype):
         return MATCH, used
     return WRONG, used
