@@ -522,6 +522,12 @@ def probes(call):
     if traits.has(target, "scores"):
         found.append(("diagonal-only", DIAGONAL, _variant(attention_scores=lambda self, q, k: (q * k).sum(-1))))
     if traits.has(target, "view-scores"):
+        for a, b in ((0, 1), (0, 2), (1, 2)):  # dims counted from the front: right only where they are the last two
+            found.append((f"scores:k-transposed-{a}-{b}", f"your k is transposed on dims ({a}, {b}), counted from the "
+                          "front: those are L_k and d_k only for a k with exactly "
+                          f"{b + 1} dims; with batch (or head) dims in front they swap a batch dim into the product. "
+                          "k.transpose(-2, -1) swaps L_k and d_k whatever the dims before them",
+                          _variant(attention_scores=lambda self, q, k, a=a, b=b: q @ _front_transposed(k, a, b))))
         found.append(("scores:view-not-transpose", "your k is reshaped (view or reshape) to (…, d_k, L_k) instead of "
                       "transposed: a view keeps the numbers in their memory order, so they land in the wrong places; "
                       "swap the last two dims with k.transpose(-2, -1)",
@@ -563,6 +569,14 @@ def probes(call):
                       "the ones before: write them where the cache's state has advanced to, at [len : len + T_new], "
                       "and return everything up to the new length", _variant(cache_update=_overwriting_update)))
     return found
+
+
+def _front_transposed(k, a, b):
+    """k.transpose(a, b), or the right k.transpose(-2, -1) where dims a and b are the last two (the
+    probe then changes nothing on that call, and shows nothing there)."""
+    if {a % k.dim(), b % k.dim()} == {k.dim() - 2, k.dim() - 1}:
+        return k.transpose(-2, -1)
+    return k.transpose(a, b)
 
 
 def _keepdim_probes():
@@ -755,7 +769,7 @@ def crash_findings(call):
     place = crash_place(raised)
     if raised.type != "RuntimeError" or not place:
         return []
-    code = _FRAME.match(raised.frames[-1]).group(3)
+    code = [found for found in map(_FRAME.match, raised.frames) if found][-1].group(3)
     at = f"your code raised at {place}: "
     if _NOT_CONTIGUOUS in raised.message:
         return [Finding("crash:view-not-contiguous", at + ".view needs a tensor whose numbers lie in memory in the order "

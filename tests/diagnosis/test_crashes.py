@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
+from conftest import SOLUTIONS
 from grader.diagnosis import analysers as analyse, matcher as diagnose
 from grader.grading.testkit import Made, Raised, crash_evidence
 from grader.sandbox.judge import StudentError
@@ -172,3 +173,27 @@ def test_a_cache_mistake_nothing_names_silences_the_forward_diagnosis():
     calls[0] = {**calls[0], "got": tuple(t * 3 for t in calls[0]["got"])}
     assert [d.id for d in diagnose.conclude(8, calls[2:])] == ["kv-cache-not-updated"]
     assert "kv-cache-not-updated" not in {d.id for d in diagnose.conclude(8, calls)}
+
+
+def test_k_transposed_on_front_dims_is_named_from_its_crash():
+    q, k = randn(2, 3, 5, 4).float(), randn(2, 3, 6, 4, seed=1).float()
+    got = raised_by(lambda: q @ k.transpose(0, 1), frames=["f.py, line 3, in attention_scores: return q @ k.transpose(0, 1)"])
+    [found] = diagnose.conclude(2, [crash("attention_scores", q, k, got=got)])
+    assert found.id == "scores:k-transposed-0-1" and "k.transpose(-2, -1)" in found.message
+
+
+# -- advice that fits the code ------------------------------------------------------------------------
+
+
+def test_a_forbidden_softmax_beside_the_students_own_names_theirs(grade):
+    """torch.softmax in scaled_dot_product_attention, with a softmax of the student's own above it: the
+    advice is to call theirs, not to write one; with their softmax still a stub, to write it."""
+    solution = (SOLUTIONS / "exercise5_softmax.py").read_text(encoding="utf-8")
+    forbidden = solution.replace("    weights = softmax(scores, dim=-1)  #", "    weights = torch.softmax(scores, dim=-1)  #")
+    assert forbidden != solution
+    messages = [t.message for t in grade(5, source=forbidden).tests if t.message.startswith("forbidden")]
+    assert messages and all("your file has a softmax of its own, `softmax` (exercise5_softmax.py, line " in m
+                            and m.endswith(": call it here instead of torch's softmax") for m in messages)
+    stub = forbidden.replace("def softmax(x, dim=-1):\n", "def softmax(x, dim=-1):\n    raise NotImplementedError\n")
+    messages = [t.message for t in grade(5, source=stub).tests if t.message.startswith("forbidden")]
+    assert messages and all("write softmax yourself" in m for m in messages)
