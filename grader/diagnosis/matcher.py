@@ -8,8 +8,12 @@ weighs all of it:
 1. the catalogue (`grader.diagnosis.misconceptions`): each mutant is replayed on every failed call, in
    float64. A misconception is named only if one of its mutants gives the student's value on
    every failed call whose computation uses a step the mutant changes, at least one of them, and
-   no passed call that uses only the steps the failures showed wrong contradicts it. Two that fit
-   equally (no call tells them apart) are named as "either ... or ..."; more, nothing.
+   no passed call that uses only the steps the failures showed wrong contradicts it. A call that
+   raised counts as well: a mutant that raises the same error there explains it. Two that fit
+   equally (no call tells them apart) are named as "either ... or ..."; of two where one explains
+   the other's calls and more, that one; more, nothing. A misconception of calls that use an object
+   (a KV cache handed to a module) whose own failed calls nothing explains is not named: the
+   mistake may be the object's.
 2. what the catalogue does not explain goes to the structural analysers (`grader.diagnosis.analysers`), which
    describe the relation between the student's value and the expected one (a factor, axes, a mask
    pattern, ...). A finding is shown only if every failed call of that function that shows
