@@ -1,8 +1,8 @@
 """Diagnosis coverage: how many wrong submissions get a specific, correct explanation, on any corpus.
 
     python benchmarks/diagnosis_coverage.py tests/unseen            # the three figures
-    python benchmarks/diagnosis_coverage.py tests/unseen --verbose  # and a line per file
     python benchmarks/diagnosis_coverage.py tests/unseen --examples # and the smallest examples' figures
+    python benchmarks/diagnosis_coverage.py tests/unseen --verbose  # and a line per file
 
 A corpus is a folder of complete exercise files (at any depth), each starting with header comments:
 
@@ -10,6 +10,9 @@ A corpus is a folder of complete exercise files (at any depth), each starting wi
     # mistake: <one line, plain words>
     # expect: <regex>     (one or more for a wrong file)
     # reject: <regex>     (zero or more)
+
+A file of tests/submissions/ (no header) counts too: its docstring's `Diagnosis: <id>.` line is the one
+diagnosis it must get (its `id`s, not its text), and `Diagnosis: none.` makes it an honest file.
 
 Each file is graded as its exercise (`lumen-grade`'s runner, CPU, in this process, one sandbox).
 
@@ -38,13 +41,16 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from grader.grading.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-SMALL = 4  # an example is small when none of its sizes is larger
+from grader.grading.settings import Settings  # noqa: E402 - after the repository is on the path
+
 HEADER = re.compile(r"^#\s*lumen-unseen:\s*exercise=(\d+)\s+kind=(wrong|honest)\s*$")
+SMALL = 4  # an example is small when none of its sizes is larger
+DECLARED = re.compile(r"^Diagnosis: (\S+?)\.$", re.M)  # tests/submissions/: the id a file must get
+FOLDER = re.compile(r"^exercise(\d+)$")
 
 
 @dataclass
@@ -55,15 +61,19 @@ class Entry:
     mistake: str = ""
     expect: list = field(default_factory=list)
     reject: list = field(default_factory=list)
-
-
-BY_NAME = re.compile(r"^exercise(\d+)$")  # tests/submissions/: exerciseN/wrong_*.py and alt_*.py, no header
+    diagnosis: str = None  # a declared id (tests/submissions/): the one diagnosis it must get
 
 
 def read_entry(path):
-    """The header of a corpus file; without one, a file of tests/submissions/ by its name (wrong_*:
-    a mistake, alt_*: an honest file; nothing to expect); None otherwise."""
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    """The header of a corpus file (or its declared diagnosis), or None if it has neither."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    declared, folder = DECLARED.search(text.split('"""')[1] if text.count('"""') >= 2 else ""), \
+        FOLDER.match(path.parent.name)
+    if declared and folder and not HEADER.match(text.lstrip().split("\n", 1)[0]):
+        kind = "honest" if declared.group(1) == "none" else "wrong"
+        mistake = " ".join(text.split('"""')[1].split("\n\n")[0].split())
+        return Entry(path, int(folder.group(1)), kind, mistake, diagnosis=declared.group(1) if kind == "wrong" else None)
+    lines = text.splitlines()
     entry = None
     for line in lines:
         if not line.startswith("#"):
@@ -81,18 +91,17 @@ def read_entry(path):
                 entry.mistake = value
             else:
                 getattr(entry, key).append(value)
-    folder = BY_NAME.match(path.parent.name)
-    if entry is None and folder and path.name.startswith(("wrong_", "alt_")):
-        entry = Entry(path, int(folder.group(1)), "wrong" if path.name.startswith("wrong_") else "honest")
     return entry
 
 
-def verdict(entry, text):
+def verdict(entry, text, ids=()):
     """'correct', 'misleading' or 'none' for a wrong file; 'clean' or 'diagnosed' for an honest one."""
     if entry.kind == "honest":
         return "diagnosed" if text else "clean"
     if not text:
         return "none"
+    if entry.diagnosis:
+        return "correct" if list(ids) == [entry.diagnosis] else "misleading"
     if all(re.search(p, text, re.I) for p in entry.expect) and not any(re.search(p, text, re.I) for p in entry.reject):
         return "correct"
     return "misleading"
@@ -196,12 +205,12 @@ def main():
         parser.error(f"{args.corpus} is not a folder")
     entries = [entry for entry in map(read_entry, sorted(args.corpus.rglob("*.py"))) if entry is not None]
     if not entries:
-        parser.error(f"no corpus files (with a '# lumen-unseen:' header) under {args.corpus}")
+        parser.error(f"no corpus files (with a '# lumen-unseen:' header or a 'Diagnosis:' line) under {args.corpus}")
     graded = grade_all(entries, args.timeout, examples=args.examples)
     counts = {}
     for entry in entries:
-        text, passed = graded[entry.path][:2]
-        outcome = verdict(entry, text)
+        text, passed, diagnoses, _ = graded[entry.path]
+        outcome = verdict(entry, text, [d["id"] for d in diagnoses])
         counts[outcome] = counts.get(outcome, 0) + 1
         if args.verbose:
             where = entry.path.relative_to(args.corpus)

@@ -21,6 +21,7 @@ They run only on failures (`grader.diagnosis.matcher` calls them), so a passing 
 
 import itertools
 import math
+import re
 from dataclasses import dataclass
 
 import torch
@@ -28,6 +29,8 @@ import torch
 from grader.diagnosis import traits
 from grader.diagnosis.reference import Reference
 from grader.grading.compare import MASKED_BELOW, TOLERANCES
+from grader.grading.testkit import Raised
+from grader.nested import leaves
 
 # A value matches within 10x the tolerance of the student's dtype, the absolute part scaled by the
 # largest value (a float32 sum of many products rounds in proportion to its terms): rounding, not a
@@ -452,6 +455,8 @@ def probes(call):
     target = call["target"]
     named = quantities(call)
     found = []
+    if traits.has(target, "attends") or traits.has(target, "softmax"):
+        found += _keepdim_probes()
     if traits.has(target, "attends"):
         found += _scale_probes(named)
         found.append(("mask:softmax-dim-2", "your weights are normalised over the queries (dim=-2), not over the "
@@ -477,6 +482,11 @@ def probes(call):
                    "query i may not see itself (key i)") + "; the causal mask is tril with diagonal=0"),
                 _variant(causal_mask=lambda self, L, device=None, o=offset: torch.ones(L, L, dtype=torch.bool).tril(o))))
     if traits.has(target, "gqa") and named.get("n_rep", 1) > 1:
+        for kept in ("k", "v"):  # one finding: the shapes clash alike, so the tests cannot tell which it is
+            found.append(("gqa:kv-not-repeated", f"your forward attends with keys or values as the projections made "
+                          f"them, with n_kv_heads = {named['n_kv_heads']} heads, while q has n_heads = "
+                          f"{named['n_heads']}: repeat_kv(k, n_rep) and repeat_kv(v, n_rep) both, so that every query "
+                          "head has its keys and its values", _variant(_gqa_attend=_not_repeated(kept))))
         found.append(("heads:tiled", "query head j of yours reads KV head j mod n_kv_heads (the KV heads tiled, "
                       "[0, 1, 0, 1, …], what .repeat or .expand-then-reshape on the wrong axis gives); it must read "
                       "KV head j // n_rep, [0, 0, 1, 1, …]: repeat_interleave(n_rep, dim=1)",
@@ -512,10 +522,21 @@ def probes(call):
     if traits.has(target, "scores"):
         found.append(("diagonal-only", DIAGONAL, _variant(attention_scores=lambda self, q, k: (q * k).sum(-1))))
     if traits.has(target, "view-scores"):
+        for a, b in ((0, 1), (0, 2), (1, 2)):  # dims counted from the front: right only where they are the last two
+            found.append((f"scores:k-transposed-{a}-{b}", f"your k is transposed on dims ({a}, {b}), counted from the "
+                          "front: those are L_k and d_k only for a k with exactly "
+                          f"{b + 1} dims; with batch (or head) dims in front they swap a batch dim into the product. "
+                          "k.transpose(-2, -1) swaps L_k and d_k whatever the dims before them",
+                          _variant(attention_scores=lambda self, q, k, a=a, b=b: q @ _front_transposed(k, a, b))))
         found.append(("scores:view-not-transpose", "your k is reshaped (view or reshape) to (…, d_k, L_k) instead of "
                       "transposed: a view keeps the numbers in their memory order, so they land in the wrong places; "
                       "swap the last two dims with k.transpose(-2, -1)",
                       _variant(attention_scores=lambda self, q, k: q @ k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]))))
+    if traits.has(target, "decodes") and named.get("n_rep", 1) > 1:
+        found.append(("cache:repeated-before-update", "your forward hands cache.update the keys and values after "
+                      f"repeat_kv, with n_heads = {named['n_heads']} heads, while the cache holds n_kv_heads = "
+                      f"{named['n_kv_heads']} (the point of GQA's small cache): cache.update(k, v) first, then "
+                      "repeat_kv on the keys and values it returns", _variant(cached_attention=_repeated_before_update)))
     if traits.has(target, "decodes"):
         for offset in (1, -1):
             found.append((f"mask:decode{offset:+d}", (
@@ -548,6 +569,53 @@ def probes(call):
                       "the ones before: write them where the cache's state has advanced to, at [len : len + T_new], "
                       "and return everything up to the new length", _variant(cache_update=_overwriting_update)))
     return found
+
+
+def _front_transposed(k, a, b):
+    """k.transpose(a, b), or the right k.transpose(-2, -1) where dims a and b are the last two (the
+    probe then changes nothing on that call, and shows nothing there)."""
+    if {a % k.dim(), b % k.dim()} == {k.dim() - 2, k.dim() - 1}:
+        return k.transpose(-2, -1)
+    return k.transpose(a, b)
+
+
+def _keepdim_probes():
+    """softmax's max or sum taken without keepdim=True: the reduced dim is gone, so it broadcasts against
+    the last dims instead of its own (a shape error, or wrong numbers where the sizes happen to fit)."""
+    def softmax(self, x, dim=-1, keep_max=True, keep_sum=True):
+        x_max = x.amax(dim=dim, keepdim=keep_max)
+        e = torch.exp(x - x_max.masked_fill(x_max == float("-inf"), 0.0))
+        total = e.sum(dim=dim, keepdim=keep_sum)
+        return e / total.masked_fill(total == 0, 1.0)
+
+    # one finding for both: where the shapes clash, they clash alike, so the tests cannot tell which it is
+    return [("softmax:without-keepdim", "your softmax takes its max or its sum along dim without keepdim=True: the "
+             "reduced dim is dropped, so the result lines up with the last dims of x instead of its own slice (a "
+             "shape error, or wrong numbers where the sizes happen to fit); x.amax(dim=dim, keepdim=True) and "
+             "e.sum(dim=dim, keepdim=True) keep it as a dim of size 1 that broadcasts along the slice",
+             _variant(softmax=lambda self, x, dim=-1, o=options: softmax(self, x, dim, **o)))
+            for options in ({"keep_max": False}, {"keep_sum": False})]
+
+
+def _not_repeated(kept):
+    """GQA's attention with `kept` ("k" or "v") left with its n_kv_heads heads (repeat_kv forgotten)."""
+    def attend(self, p, n_heads, n_kv_heads, q, k, v, mask, d_model):
+        n_rep = n_heads // n_kv_heads
+        k = k if kept == "k" else self.repeat_kv(k, n_rep)
+        v = v if kept == "v" else self.repeat_kv(v, n_rep)
+        y, _ = self.scaled_dot_product_attention(q, k, v, mask, d_k=self.head_width(d_model // n_heads, d_model))
+        return self.out_projection(self.merge_heads(y), p["o_proj.weight"])
+    return attend
+
+
+def _repeated_before_update(self, p, n_heads, n_kv_heads, x, cache=None):
+    """The cached forward repeating the KV heads before cache.update, so that the cache is handed n_heads heads."""
+    if cache is None:
+        return Reference.cached_attention(self, p, n_heads, n_kv_heads, x, cache)
+    q, k, v = self._gqa_projections(p, n_heads, n_kv_heads, x)
+    past, n_rep = len(cache), n_heads // n_kv_heads
+    k, v = self.decode_keys(cache, self.repeat_kv(k, n_rep), self.repeat_kv(v, n_rep))
+    return self._gqa_attend(p, n_heads, n_heads, q, k, v, self.decode_mask(x.size(1), past), x.size(-1))
 
 
 def _split_no_transpose(self, x, n_heads):
@@ -667,10 +735,68 @@ def _storage_findings(call, got, expected, dtype, what):
     return []
 
 
+# -- a call that raised: what its error and its line show ----------------------------------------------
+
+_FRAME = re.compile(r"[^,]*, line (\d+), in ([^:]+): ?(.*)")  # a frame as the child describes it
+_COMMENT = re.compile(r"\s*#[^'\"]*$")  # a line's trailing comment (one with no quote in it)
+_NOT_CONTIGUOUS = "view size is not compatible with input tensor's size and stride"
+_SIZES_CLASH = re.compile(r"size of tensor a \(\d+\) must match|Expected size for first two dimensions of batch2|"
+                          r"shapes cannot be multiplied|must match the existing size")
+_DTYPES_CLASH = re.compile(r"scalar type \w+ but found \w+|to have the same dtype|result type \w+ can't be cast|"
+                           r"Found dtype \w+ but expected \w+")
+
+
+def crash_place(raised):
+    """'line 83, in merge_heads, `return x.view(B, L, H * d_head)`' (and the line of the student's that
+    called it, when the line that raised is in another function): where the student's code raised."""
+    frames = [found for found in map(_FRAME.match, raised.frames) if found]
+    if not frames:
+        return ""
+    line, function, code = frames[-1].groups()
+    code = _COMMENT.sub("", code).strip()
+    place = f"line {line}, in {function}" + (f", `{code}`" if code else "")
+    callers = [frame for frame in frames[:-1] if frame.group(2) != function]
+    if callers:
+        place += f" (called from line {callers[-1].group(1)}, in {callers[-1].group(2)})"
+    return place
+
+
+def crash_findings(call):
+    """What a call that raised shows by its error and the line that raised it, when that names the
+    mistake: a view of a tensor that is not contiguous, a .T on a batched tensor, or two dtypes
+    meeting where the inputs are not float32 (a tensor made in torch's default dtype)."""
+    raised = call["got"]
+    place = crash_place(raised)
+    if raised.type != "RuntimeError" or not place:
+        return []
+    code = [found for found in map(_FRAME.match, raised.frames) if found][-1].group(3)
+    at = f"your code raised at {place}: "
+    if _NOT_CONTIGUOUS in raised.message:
+        return [Finding("crash:view-not-contiguous", at + ".view needs a tensor whose numbers lie in memory in the order "
+                        "of the new shape; after a transpose or a permute they do not (the tensor is not contiguous), "
+                        "so the view cannot be made: call .contiguous() before .view, or use .reshape")]
+    tensors = [t for t in leaves((call["args"], call["kwargs"])) if isinstance(t, torch.Tensor)]
+    if _SIZES_CLASH.search(raised.message) and re.search(r"\.T\b", code) and any(t.dim() > 2 for t in tensors):
+        return [Finding("crash:T-reverses-all-dims", at + ".T reverses ALL the dims of a tensor with more than two "
+                        "(a (B, H, L, d) tensor becomes (d, L, H, B)), the batch dims too, so the shapes no longer "
+                        "fit: swap only the last two, .transpose(-2, -1) (or .mT)")]
+    floats = {t.dtype for t in tensors if t.is_floating_point()}
+    if _DTYPES_CLASH.search(raised.message) and floats and torch.float32 not in floats:
+        names = " and ".join(sorted(str(d).removeprefix("torch.") for d in floats))
+        return [Finding("crash:dtype-made-float32", at + f"two tensors of different dtypes meet there ({raised.message}), "
+                        f"and this call's inputs are {names}: a tensor made without dtype= is float32, torch's "
+                        "default (torch.zeros, ones, full, tensor, arange): make it with dtype=x.dtype, or from an "
+                        "input (torch.zeros_like(x), x.new_zeros(...))")]
+    return []
+
+
 def direct(call, expected, dtype):
-    """Findings that need no replay: None returned, swapped values, a factor, axes, normalisation, masks."""
+    """Findings that need no replay: None returned, swapped values, a factor, axes, normalisation, masks;
+    for a call that raised, what its error shows."""
     got, target = call["got"], call["target"]
     what = call_name(call)
+    if isinstance(got, Raised):
+        return crash_findings(call)
     if call.get("method") == "__len__":
         return length_findings(call, got, expected)
     if got is None and expected is not None:

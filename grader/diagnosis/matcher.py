@@ -8,8 +8,12 @@ weighs all of it:
 1. the catalogue (`grader.diagnosis.misconceptions`): each mutant is replayed on every failed call, in
    float64. A misconception is named only if one of its mutants gives the student's value on
    every failed call whose computation uses a step the mutant changes, at least one of them, and
-   no passed call that uses only the steps the failures showed wrong contradicts it. Two that fit
-   equally (no call tells them apart) are named as "either ... or ..."; more, nothing.
+   no passed call that uses only the steps the failures showed wrong contradicts it. A call that
+   raised counts as well: a mutant that raises the same error there explains it. Two that fit
+   equally (no call tells them apart) are named as "either ... or ..."; of two where one explains
+   the other's calls and more, that one; more, nothing. A misconception of calls that use an object
+   (a KV cache handed to a module) whose own failed calls nothing explains is not named: the
+   mistake may be the object's.
 2. what the catalogue does not explain goes to the structural analysers (`grader.diagnosis.analysers`), which
    describe the relation between the student's value and the expected one (a factor, axes, a mask
    pattern, ...). A finding is shown only if every failed call of that function that shows
@@ -27,7 +31,8 @@ from grader.diagnosis import analysers as analyse, misconceptions
 from grader.diagnosis.reference import Reference
 from grader.grading.compare import TOLERANCES
 from grader.nested import leaves, map_values
-from grader.grading.testkit import Made, as64, one_thread
+from grader.grading.testkit import Made, Raised, as64, one_thread
+from grader.sandbox.judge import printable
 
 MATCH, WRONG, UNUSED = "match", "wrong", "unused"
 MAX_PASSING = 12  # passed calls of a function weighed against a candidate, at most (a wrong answer stays cheap)
@@ -51,6 +56,7 @@ class Diagnosis:
     message: str
     calls: set = field(default_factory=set)
     ids: tuple = ()  # the misconceptions it names (two for "either ... or ...")
+    fits: set = field(default_factory=set)  # every failed call its misconceptions explain (`calls`: those only they do)
 
     def as_dict(self):
         data = {"id": self.id, "message": self.message}
@@ -64,7 +70,7 @@ def conclude(number, failed, passed=(), causes=()):
 
     `causes`: (id, message, index into `failed` or None) of failed checks whose message names the
     mistake itself (a dtype changed, an input changed in place); they are the diagnosis when no other
-    value is wrong, the whole story then.
+    value is wrong, or when the only other evidence is crashes: the whole story then.
     Returns [Diagnosis], each with the indices (into `failed`) of the calls it explains.
     """
     caused = {index for _, _, index in causes}
@@ -76,9 +82,22 @@ def conclude(number, failed, passed=(), causes=()):
         found = _catalogue(number, cases, evidence, _Passing(passed))
         explained = set().union(*(d.calls for d in found)) if found else set()
         rest = [i for i in evidence if i not in explained]
+        covered = set().union(*(d.fits for d in found)) if found else set()
+        if _part_unexplained(cases, covered, [i for i in evidence if i not in covered]):
+            found = []  # blame only the function that holds the mistake: the part's, which nothing here names
         if rest and not any(len(d.ids) == 1 for d in found):
             found += _structural(cases, rest)
+    if causes and all(isinstance(cases[i].call["got"], Raised) for i in evidence):
+        return _causes(causes)  # a named cause is the story: the crashes that come with it are its consequence
     return found
+
+
+def _part_unexplained(cases, explained, rest):
+    """Do the explained calls use an object (a KV cache handed to a module) whose own calls failed in a
+    way left unexplained? Then the part's mistake may be all that the calls using it show."""
+    parts = {value.target for i in explained for value in leaves((cases[i].call["args"], cases[i].call["kwargs"]))
+             if isinstance(value, Made)}
+    return any(cases[i].call.get("object") is not None and cases[i].call["target"] in parts for i in rest)
 
 
 def _causes(causes):
@@ -140,19 +159,22 @@ def _catalogue(number, cases, evidence, passing):
             targets = {_target(cases[i].call) for i in calls}
             if not any(_contradicts(variant, case, steps) for target in targets for case in passing.of(target)):
                 fits.setdefault(misconception.id, set()).update(calls)
+    # one that leaves failures unexplained gives way to one that explains them as well: the mistake is
+    # where the calls that tell them apart point (a cache's own calls, not the forward that uses it)
+    fits = {i: calls for i, calls in fits.items() if not any(calls < other for other in fits.values())}
     # of two that both fit, one that includes the other claims more than the evidence shows
     ids = [i for i in fits if not any(other in misconceptions.BY_ID[i].includes for other in fits if other != i)]
     if len(ids) == 1:
         others = [variant for m in candidates if m.id != ids[0] for variant in _mutants(m.id)]
         shown = {i for i in fits[ids[0]] if not any(outcome(variant, i)[0] == MATCH for variant in others)}
         message = f"{_where(cases, fits[ids[0]])}: {misconceptions.BY_ID[ids[0]].message}"
-        return [Diagnosis(ids[0], message, shown or fits[ids[0]], (ids[0],))]
+        return [Diagnosis(ids[0], message, shown or fits[ids[0]], (ids[0],), fits[ids[0]])]
     if len(ids) == 2:
         a, b = (misconceptions.BY_ID[i] for i in ids)
         both = fits[ids[0]] & fits[ids[1]]
         message = (f"{_where(cases, both)}: these tests cannot tell two mistakes apart, and your answers fit both. "
                    f"Either: {a.message}. Or: {b.message}")
-        return [Diagnosis(" | ".join(ids), message, both, tuple(ids))]
+        return [Diagnosis(" | ".join(ids), message, both, tuple(ids), fits[ids[0]] | fits[ids[1]])]
     return []
 
 
@@ -181,15 +203,22 @@ def _explains_all(variant, evidence, outcome):
 
 
 def _outcome(variant, case):
-    """MATCH: the variant gives the student's value, which is not the reference's; UNUSED: the call
-    never reaches a step the variant changes; WRONG: otherwise."""
+    """MATCH: the variant gives the student's value, which is not the reference's (or, where the
+    student's code raised, raises the same error); UNUSED: the call never reaches a step the variant
+    changes, or the student's code raised and the variant breaks too in its own way (another error, or
+    a value of another structure, which the student's next line may well refuse); WRONG: otherwise."""
     instance, used = _tracked(variant)
+    raised = isinstance(case.call["got"], Raised)
     try:
         value = replay(instance, case.call, case.dtype)
-    except Exception:  # noqa: BLE001 - the mistake cannot even run on these inputs
-        return (WRONG if used else UNUSED), used
+    except Exception as error:  # noqa: BLE001 - the mistake cannot even run on these inputs
+        if used and same_error(case.call["got"], error):
+            return MATCH, used
+        return (WRONG if used and not raised else UNUSED), used
     if not used:
         return UNUSED, used
+    if raised:
+        return (WRONG if _comparable(value, case.expected) else UNUSED), used
     if matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype):
         return MATCH, used
     return WRONG, used
@@ -315,8 +344,10 @@ def _probe_matches(case, change):
     variant = Reference if isinstance(change, dict) else change
     try:
         value = replay(variant(), call, case.dtype)
-    except Exception:  # noqa: BLE001
-        return False
+    except Exception as error:  # noqa: BLE001
+        # a crash is evidence of a mistake written as code (a variant), never of other inputs: those
+        # raise shape errors of their own
+        return not isinstance(change, dict) and same_error(case.call["got"], error)
     return matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype)
 
 
@@ -424,6 +455,14 @@ def matches(got, value, dtype):
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return isinstance(got, (int, float)) and not isinstance(got, bool) and float(got) == float(value)
     return False
+
+
+def same_error(got, error):
+    """The student's call raised (`got` is a Raised) and the replay raised `error` the same way: an
+    exception of the same type with the same message. The replay has the call's own inputs, so a
+    message that quotes their sizes must quote the same sizes."""
+    return (isinstance(got, Raised) and type(error).__name__ == got.type
+            and printable(str(error)[:2000]).strip() == got.message.strip())
 
 
 def _student_dtype(call):

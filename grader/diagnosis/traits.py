@@ -11,7 +11,7 @@ attention), "module" (an attention module, whose object gives the sizes), "gqa" 
 queries), "splits" / "merges" (splitting into / merging heads), "fused" (a fused q | k | v
 projection), "fused-per-head", "view-scores" (computes Q Kᵀ), "decodes" (attends with a KV
 cache), "caches" (a KV cache object or a module holding one), "stores" (the KV cache itself),
-"repeats-heads" (repeat_kv-like).
+"repeats-heads" (repeat_kv-like), "softmax" (a softmax along a dim).
 """
 
 import importlib

@@ -220,7 +220,7 @@ class GradingPlugin:
         )
         self.tests[exercise_id].append(test)
         self.passed_calls[exercise_id].extend(testkit.take_passed_calls())
-        if status == "failed" and "call" in details:
+        if status in ("failed", "error") and "call" in details:
             self.failed_calls.setdefault(exercise_id, []).append((test, details["call"]))
         if status == "failed" and "cause" in details:
             self.causes.setdefault(exercise_id, []).append((test, details["cause"]))
@@ -304,6 +304,21 @@ def _located(error, found):
     return error
 
 
+def _forbidden(error, found):
+    """A forbidden call's message. Its advice says to write the forbidden maths yourself; where the
+    student's file already has a function of its own named for it (their softmax) and the call is made
+    elsewhere, it says to call theirs instead."""
+    word = error.rule.removeprefix("torch's ")  # "softmax" of "torch's softmax": a torch function, written by hand
+    caller = error.frames[-1].split(":")[0].rpartition(", in ")[2] if error.frames else ""
+    own = [(name, line) for name, line in (found.written() if found is not None else {}).items()
+           if word.isidentifier() and re.fullmatch(rf"(my_|stable_|safe_)?{word}", name) and name != caller]
+    if not own or not caller:
+        return error.summary
+    name, line = own[0]
+    return (f"forbidden: {error.rule} ({error.message}, {error.location}) — your file has a {word} of its own, "
+            f"`{name}` ({found.where(line)}): call it here instead of {error.rule}")
+
+
 def _outcome(excinfo, limit, found=None):
     """(status, one-line message, details) for a test's exception, or a pass; `limit`: the
     exercise's Deadline, to name the limit that ran out; `found`: the graded code
@@ -322,11 +337,14 @@ def _outcome(excinfo, limit, found=None):
     if isinstance(error, AssertionError):
         return "failed", str(error) or "assertion failed", {}
     if isinstance(error, ForbiddenCall):  # scores 0 like a wrong answer, and names the rule
-        return "failed", error.summary, {"rule": error.rule, "frames": error.frames}
+        return "failed", _forbidden(error, found), {"rule": error.rule, "frames": error.frames}
     if isinstance(error, StudentError):
         if error.type == "NotImplementedError":
             return "error", f"not implemented yet: {error.message}", {}
-        return "error", error.summary, {"frames": error.frames}
+        details = {"frames": error.frames}
+        if getattr(error, "call", None) is not None:  # the call that raised, for the diagnosis (testkit.Raised)
+            details["call"] = error.call
+        return "error", error.summary, details
     if isinstance(error, ChildTimeout) and error.earlier:
         if limit.whole_run:
             return "timeout", f"not run: {limit.limit} ran out before this test", {}

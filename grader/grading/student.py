@@ -13,8 +13,9 @@ import time
 
 from grader.sandbox import files, wire
 from grader.grading.compare import Mismatch, describe
+from grader.grading.testkit import crash_evidence
 from grader.nested import map_values
-from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, SubmissionRefused,
+from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, StudentError, SubmissionRefused,
                                   load_request, printable)
 
 
@@ -91,7 +92,12 @@ class Student:
             "kwargs": kwargs, "grad": grad, "return_args": return_args, "no_grad": no_grad,
             "stand_in": stand_in,
         }
-        reply = child.request(_to_wire(request))
+        try:
+            reply = child.request(_to_wire(request))
+        except StudentError as error:
+            if isinstance(target, str) and not target[:1].isupper() and grad is None and not stand_in:
+                crash_evidence(error, {"target": target, "args": args, "kwargs": kwargs})  # a function's call
+            raise
         reply = map_values(reply, self._from_wire)
         if isinstance(target, str) and target[:1].isupper() and method is None and grad is None \
                 and not isinstance(reply.get("value"), RemoteObject):  # a class of the exercise, called

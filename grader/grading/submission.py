@@ -55,6 +55,17 @@ class Found:
         start, number, code_number = starts[-1]
         return f"{self.shown.name}, cell {number} (code cell {code_number}), line {line - start + 1}"
 
+    def written(self):
+        """{name: line} of the functions the graded code defines at its top level and has written (not
+        a stub that raises NotImplementedError; none if it cannot be parsed), so that a message can say
+        what the student's own code already has."""
+        try:
+            tree = ast.parse(self.code.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, SyntaxError, ValueError):
+            return {}
+        return {node.name: node.lineno for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and not any(isinstance(inner, ast.Name) and inner.id == "NotImplementedError" for inner in ast.walk(node))}
+
     def frame(self, frame):
         """A frame of the graded code as the child describes it ("exercise3_scaling.py, line 40,
         in f: ...") with its file and line as `where` names them (a notebook's cell and line)."""

@@ -9,7 +9,9 @@ Every failed check carries the call that produced the wrong value (`Mismatch.det
 that `grader.diagnosis.matcher` can replay it on mutants of the reference: for a function its name, args,
 kwargs and the student's value; for an object (a module, a KV cache) also how it was made (`Made`:
 constructor args and the state dict loaded into it) and every earlier call on it and on the objects
-passed to it (`history`), so that a KV-cache sequence can be redone step by step.
+passed to it (`history`), so that a KV-cache sequence can be redone step by step. A call that raised
+in the student's code is recorded the same way (`StudentError.call`), its value the error (`Raised`),
+so that a mistake that crashes is replayed like one that computes a wrong number.
 """
 
 import contextlib
@@ -139,6 +141,31 @@ class Evidence:
             return item
 
         return map_values(bounded(value), spend)
+
+
+@dataclass(frozen=True)
+class Raised:
+    """What a call of the student's code gave instead of a value: the exception it raised, as the child
+    described it (its type's name, its message, the student's frames, innermost last)."""
+
+    type: str
+    message: str
+    frames: tuple = ()
+
+    @classmethod
+    def of(cls, error):
+        return cls(error.type, error.message, tuple(error.frames))
+
+    def __repr__(self):
+        return f"<raised {self.type}: {self.message[:80]}>"
+
+
+def crash_evidence(error, call):
+    """Note on `error` (a StudentError a call raised) the call it came from, `got` being the error,
+    for the diagnosis; only for a plain error of the student's code, not a stub, a forbidden call or the
+    memory limit."""
+    if type(error) is StudentError and error.type != "NotImplementedError" and getattr(error, "call", None) is None:
+        error.call = {**call, "got": Raised.of(error)}
 
 
 # -- checking a value ---------------------------------------------------------------------------
@@ -427,8 +454,15 @@ class Tracked:
         """The student's reply to method(*args, **kwargs); options as Student.run's."""
         kwargs = {key: options.pop(key) for key in list(options) if key not in _RUN_OPTIONS}
         self._share_log(list(args) + list(kwargs.values()))
-        reply = self.remote.student.run(self.remote, *map_values(args, _remote), method=method,
-                                        **map_values(kwargs, _remote), **options)
+        try:
+            reply = self.remote.student.run(self.remote, *map_values(args, _remote), method=method,
+                                            **map_values(kwargs, _remote), **options)
+        except StudentError as error:
+            if not (options.get("grad") or options.get("stand_in")):  # a crash of autograd or the stand-in: not replayed
+                crash_evidence(error, {"target": self.made.target, "object": self.made, "method": method,
+                                       "args": map_values(args, _made), "kwargs": map_values(kwargs, _made),
+                                       "history": list(self.log)})
+            raise
         self.log.append((self.made, method, map_values(args, _made), map_values(kwargs, _made),
                          bounded(reply["value"])))
         return reply

@@ -74,9 +74,20 @@ class StudentError(Exception):
         return self.frames[-1].split(":")[0] if self.frames else ""
 
     @property
+    def caller(self):
+        """Where the student's code called the function that raised, when that is another function of
+        theirs (a given helper fed wrong shapes): "line 80, in forward" (or "")."""
+        places = [frame.split(":")[0] for frame in self.frames]
+        function = places[-1].rpartition(", in ")[2] if places else ""
+        callers = [place for place in places[:-1] if place.rpartition(", in ")[2] != function]
+        found = re.search(r"line \d+, in .*$", callers[-1]) if callers else None
+        return found.group(0) if found else ""
+
+    @property
     def summary(self):
         text = f"{self.type}: {self.message}" if self.message else self.type
-        return f"your code raised {text}" + (f" ({self.location})" if self.frames else "")
+        called = f", called from {self.caller}" if self.caller else ""
+        return f"your code raised {text}" + (f" ({self.location}{called})" if self.frames else "")
 
 
 class ForbiddenCall(StudentError):

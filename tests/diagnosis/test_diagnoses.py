@@ -23,7 +23,7 @@ from grader.grading.compare import Mismatch, check_close, check_tensor, check_un
 from grader.grading import runner
 from grader.grading.results import GradeReport
 from grader.grading.settings import Settings
-from grader.grading.testkit import Made
+from grader.grading.testkit import Made, Raised
 
 ISSUE_IDS = (
     "projection-transposed", "fused-split-wrong-axis", "scores-transposed", "missing-scale", "scale-by-dk",
@@ -254,23 +254,31 @@ class SourceFile:
 @pytest.mark.parametrize("misconception", misconceptions.MISCONCEPTIONS, ids=lambda m: m.id)
 def test_every_mutant_source_makes_that_mistake(misconception, reference_answers):
     """The student files `lumen-grade check` grades make the catalogue's mistake: the calls of
-    reference_answers they get wrong are diagnosed, all together, as this misconception and nothing else."""
+    reference_answers they get wrong are diagnosed as this misconception and nothing else, call by call
+    (each call's diagnosis added to the others'), or else all together as the grader weighs them, the
+    calls they crash on recorded as the grader records a crash: one update call cannot tell a cache that
+    never advances its length from one that returns only the new tokens, their calls together can."""
     for number in misconception.edits:
         exercise = catalog.find(str(number))
         solution = (SOLUTIONS / exercise.file_name).read_text(encoding="utf-8")
         source = SourceFile(misconceptions.mutant_source(misconception, number, solution), exercise.file_name)
-        diagnoses = []
+        diagnoses, failed = [], []
         for call, expected in reference_answers:
             if call["target"] not in source.namespace:
                 continue
             try:
                 got = diagnose.replay(source, call, torch.float32)
-            except Exception:  # noqa: BLE001 - the mistake crashes on this input
+            except Exception as error:  # noqa: BLE001 - the mistake crashes on this input
+                failed.append({**call, "got": Raised(type(error).__name__, str(error))})
                 continue
             found = diagnose.diagnose(number, {**call, "got": got})
-            if found and not diagnose.matches(got, expected, torch.float32):
-                diagnose.add(diagnoses, found)
-        assert diagnosed_ids(diagnoses) == [misconception.id], exercise.id
+            if not diagnose.matches(got, expected, torch.float32):
+                failed.append({**call, "got": got})
+                if found:
+                    diagnose.add(diagnoses, found)
+        if diagnosed_ids(diagnoses) != [misconception.id]:
+            together = [d.id for d in diagnose.conclude(number, failed) if d.ids]  # catalogue entries only
+            assert together == [misconception.id], (exercise.id, diagnosed_ids(diagnoses), together)
 
 
 def test_mutant_sources_is_the_seam_check_expects():
@@ -362,10 +370,11 @@ def test_every_misconception_is_in_the_corpus():
         else:
             assert own <= standing_in | written, (exercise.id, "no mutant source for", own - standing_in - written)
     assert set(misconceptions.BY_ID) <= written | standing_in
-    # the others are what a failing check's message names itself (grader.grading.compare's causes)
-    assert written - {None} - set(misconceptions.BY_ID) == {"input-changed-in-place", "cache-capacity",
-                                                             "cache-reallocated", "nan-gradient-on-masked-row",
-                                                             "built-on-cpu"}
+    # the others are what a failing check's message names itself (grader.grading.compare's causes), and
+    # the structural analysers' findings (keys "kind:detail"), such as what a crash shows
+    assert {i for i in written - {None} - set(misconceptions.BY_ID) if ":" not in i} == {
+        "input-changed-in-place", "cache-capacity", "cache-reallocated", "nan-gradient-on-masked-row", "built-on-cpu",
+        "cache-dtype-ignored"}
 
 
 @pytest.mark.parametrize("entry", CORPUS, ids=lambda entry: entry.id)

@@ -24,6 +24,15 @@ CAUSES = {
                  "token before it. Yours makes its storage again. Reread " + CACHE + ".",
 }
 
+
+def _update_not_advancing(cache, k, v):
+    """lumen_ref's KVCache.update without its last step: the length is never advanced."""
+    length = cache.length
+    keys_values = ref.KVCache.update(cache, k, v)
+    cache.length = length
+    return keys_values
+
+
 MISCONCEPTIONS = (
     Misconception(
         "kv-cache-ignores-past", (8,),
@@ -79,6 +88,15 @@ MISCONCEPTIONS = (
                   "they attend to are those of every token so far, the past ones and theirs. In yours, the past is "
                   "missing from what the cache hands back. Reread " + CACHE + ".",
         cause="Your cache.update returns only the new tokens' keys and values, not the cached ones before them.",
+    ),
+    Misconception(
+        "kv-cache-length-not-advanced", (8,),
+        "Your cache.update writes the new tokens but never adds them to the count: len(cache) stays where it "
+        "was, so the next update writes over them and a forward sees no past; add T_new = k.size(2) to the "
+        "length in update, after the writes: see " + CACHE,
+        ({"cache_update": lambda self, cache, k, v: _update_not_advancing(cache, k, v)},),
+        {8: [("        self.length = end\n        return self.k[:, :, :end]", "        return self.k[:, :, :end]")]},
+        includes=("kv-cache-not-updated", "kv-cache-ignores-past"),
     ),
     Misconception(
         "kv-cache-reset-keeps-length", (8,),

@@ -102,7 +102,16 @@ def expect_len(cache, expected, message, **details):
 
 
 def check_pair(cache, got, want_k, want_v, *, what, like=None):
-    """cache.update(k, v) returned (keys, values) equal to every token cached so far."""
+    """cache.update(k, v) returned (keys, values) equal to every token cached so far. Keys and values
+    in torch's default float32 from a cache made in another dtype point at __init__, which makes the
+    storage, not at update, which writes into it."""
+    made = cache.made.kwargs.get("dtype")
+    if made not in (None, torch.float32) and isinstance(got, (tuple, list)) and len(got) == 2 and \
+            all(isinstance(t, torch.Tensor) and t.dtype == torch.float32 for t in got):
+        raise Mismatch(f"{what} returned float32 keys and values from a KVCache made with dtype={made}: the "
+                       "storage takes the cache's dtype, torch.zeros(shape, dtype=dtype, device=device) in __init__ "
+                       "(without dtype= it is float32, torch's default), and update writes into it",
+                       call=cache.last_call(), cause="cache-dtype-ignored")
     check_result(got, (want_k, want_v), what=what, labels=("keys", "values"), like=like, call=cache.last_call())
 
 

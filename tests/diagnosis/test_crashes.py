@@ -1,0 +1,199 @@
+"""Crashes diagnosed like wrong numbers: a call that raised in the student's code is recorded with its
+error (testkit.Raised), a mutant or a structural variant that raises the same error on the same inputs
+explains it, and what the error and its line show is named (grader/diagnosis/analysers.py's
+crash_findings). Also: the diagnosis blames the function that holds the mistake (a KV cache's own
+calls, not the forward that uses it)."""
+
+import pytest
+import torch
+
+import lumen_ref as ref
+from conftest import SOLUTIONS
+from grader.diagnosis import analysers as analyse, matcher as diagnose
+from grader.grading.testkit import Made, Raised, crash_evidence
+from grader.sandbox.judge import StudentError
+
+F32 = torch.float32
+
+
+def randn(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+
+
+def raised_by(function, *args, frames=()):
+    """The Raised a student's call of `function(*args)` gives, as the child describes it."""
+    with pytest.raises(Exception) as caught:
+        function(*args)
+    return Raised(type(caught.value).__name__, str(caught.value), tuple(frames))
+
+
+def crash(target, *args, got, **kwargs):
+    return {"target": target, "args": args, "kwargs": kwargs, "got": got}
+
+
+FRAME = "exercise2_scoring.py, line 28, in attention_scores: return q @ k.T  # (..., L_q, L_k)"
+
+
+def test_a_crash_is_recorded_with_its_call_once():
+    error = StudentError("RuntimeError", "The size of tensor a (3) must match", [FRAME])
+    crash_evidence(error, {"target": "attention_scores", "args": (), "kwargs": {}})
+    crash_evidence(error, {"target": "other", "args": (), "kwargs": {}})  # the innermost record stays
+    assert error.call["target"] == "attention_scores"
+    assert error.call["got"] == Raised("RuntimeError", "The size of tensor a (3) must match", (FRAME,))
+    stub = StudentError("NotImplementedError", "Exercise 2: ...", [])
+    crash_evidence(stub, {"target": "attention_scores", "args": (), "kwargs": {}})
+    assert getattr(stub, "call", None) is None  # a stub is not a mistake to replay
+
+
+def test_a_mutant_that_raises_the_same_error_explains_the_crash():
+    """k.T on (B, H, L, d) tensors: the catalogue's scores-transpose-all-dims raises just as the student's did."""
+    q, k = randn(2, 3, 5, 4), randn(2, 3, 6, 4, seed=1)
+    got = raised_by(lambda: q.float() @ k.float().T, frames=[FRAME])
+    assert diagnose.diagnose(2, crash("attention_scores", q.float(), k.float(), got=got)) == "scores-transpose-all-dims"
+
+
+def test_the_same_error_type_with_another_message_explains_nothing():
+    q, k = randn(2, 3, 5, 4).float(), randn(2, 3, 6, 4, seed=1).float()
+    got = Raised("RuntimeError", "The size of tensor a (7) must match the size of tensor b (9) at non-singleton "
+                 "dimension 1", ("exercise2_scoring.py, line 28, in attention_scores: return torch.matmul(q, kt)",))
+    assert diagnose.diagnose(2, crash("attention_scores", q, k, got=got)) is None
+    assert diagnose.conclude(2, [crash("attention_scores", q, k, got=got)]) == []
+
+
+def test_a_crash_on_inputs_the_reference_refuses_too_is_no_evidence():
+    q, k = randn(2, 5, 4).float(), randn(2, 6, 3, seed=1).float()  # d_k differs: no right answer either
+    got = raised_by(lambda: q @ k.transpose(-2, -1))
+    assert diagnose.conclude(2, [crash("attention_scores", q, k, got=got)]) == []
+
+
+def test_a_view_of_a_tensor_that_is_not_contiguous_is_named_where_it_raised():
+    x = randn(2, 3, 5, 4).float()
+    frames = ["exercise6_multihead.py, line 80, in forward: y = merge_heads(y)",
+              "exercise6_multihead.py, line 67, in merge_heads: return x.view(B, L, H * d_head)  # (B, L, D)"]
+    got = raised_by(lambda: x.transpose(1, 2).view(2, 5, 12), frames=frames)
+    [finding] = analyse.crash_findings(crash("merge_heads", x, got=got))
+    assert finding.key == "crash:view-not-contiguous"
+    assert finding.message.startswith("your code raised at line 67, in merge_heads, `return x.view(B, L, H * d_head)` "
+                                      "(called from line 80, in forward): .view needs a tensor")
+    assert ".contiguous() before .view, or use .reshape" in finding.message
+
+
+def test_a_T_is_named_only_where_the_line_shows_it_and_the_tensors_are_batched():
+    q, k = randn(2, 3, 5, 4).float(), randn(2, 3, 6, 4, seed=1).float()
+    got = raised_by(lambda: q @ k.T, frames=["f.py, line 9, in scaled_scores: s = q @ k.T / d ** 0.5"])
+    assert analyse.crash_findings(crash("scaled_scores", q, k, got=got))[0].key == "crash:T-reverses-all-dims"
+    unseen = Raised(got.type, got.message, ("f.py, line 9, in scaled_scores: s = torch.matmul(q, kt)",))
+    assert analyse.crash_findings(crash("scaled_scores", q, k, got=unseen)) == []  # no .T on the line: not claimed
+
+
+def test_mixed_dtypes_are_named_only_when_the_inputs_are_not_float32():
+    frames = ["f.py, line 5, in tiled_attention: o = o + p @ v"]
+    x64, made = randn(3, 4), torch.zeros(4, 2)
+    got = raised_by(lambda: x64 @ made, frames=frames)
+    [finding] = analyse.crash_findings(crash("tiled_attention", x64, got=got))
+    assert finding.key == "crash:dtype-made-float32" and "inputs are float64" in finding.message
+    assert analyse.crash_findings(crash("tiled_attention", x64.float(), got=got)) == []  # float32 inputs: not that
+
+
+def test_an_error_nothing_recognises_says_nothing():
+    got = Raised("ValueError", "pattern has L = 10, not 2 * seq_len = 20",
+                 ("f.py, line 57, in induction_score: raise ValueError(...)",))
+    assert analyse.crash_findings(crash("find_heads", [randn(1, 2, 10, 10)], got=got)) == []
+    assert diagnose.conclude(9, [crash("find_heads", [randn(1, 2, 10, 10).float()], got=got)]) == []
+
+
+def test_a_crash_in_a_helper_names_the_line_that_called_it():
+    error = StudentError("RuntimeError", "The size of tensor a (6) must match the size of tensor b (2)",
+                         ["exercise7_gqa.py, line 120, in forward: y, _ = scaled_dot_product_attention(q, k, v, mask)",
+                          "exercise7_gqa.py, line 48, in scaled_dot_product_attention: return weights @ v, weights"])
+    assert error.summary.endswith("(exercise7_gqa.py, line 48, in scaled_dot_product_attention, called from line "
+                                  "120, in forward)")
+    alone = StudentError("RuntimeError", "boom", ["exercise7_gqa.py, line 48, in forward: x = y"])
+    assert alone.summary == "your code raised RuntimeError: boom (exercise7_gqa.py, line 48, in forward)"
+
+
+# -- blame the function that holds the mistake ---------------------------------------------------------
+
+
+def cache_calls(update):
+    """The calls a suite records on a KV cache filled by `update` (the student's): two direct updates and
+    a len, then a module fed through another cache, with the len after it."""
+    gqa = ref.GroupedQueryAttention(18, 6, 2).double()
+    module = Made("CachedGroupedQueryAttention", (18, 6, 2), {}, gqa.state_dict())
+    direct, fed = Made("KVCache", (2, 2, 3, 8), {}), Made("KVCache", (2, 2, 3, 8), {})
+    k, v = randn(2, 2, 5, 3), randn(2, 2, 5, 3, seed=1)
+    x = randn(2, 4, 18, seed=2)
+
+    def student_cache():
+        cache = ref.KVCache(2, 2, 3, 8, dtype=torch.float64)
+        cache.update = lambda k_new, v_new: update(cache, k_new, v_new)
+        return cache
+
+    mine = student_cache()
+    first = mine.update(k[:, :, :3], v[:, :, :3])
+    second = mine.update(k[:, :, 3:], v[:, :, 3:])
+    steps = [(direct, "update", (k[:, :, :3], v[:, :, :3]), {}, first)]
+    calls = [
+        {"target": "KVCache", "object": direct, "method": "update", "args": (k[:, :, 3:], v[:, :, 3:]), "kwargs": {},
+         "got": tuple(t.float() for t in second), "history": list(steps)},
+        {"target": "KVCache", "object": direct, "method": "__len__", "args": (), "kwargs": {}, "got": len(mine),
+         "history": [*steps, (direct, "update", (k[:, :, 3:], v[:, :, 3:]), {}, second)]},
+    ]
+    reference, used = ref.CachedGroupedQueryAttention(18, 6, 2).double(), student_cache()
+    reference.load_state_dict(gqa.state_dict())
+    outputs = [reference(x[:, :2], used), reference(x[:, 2:], used)]
+    calls.append({"target": module.target, "object": module, "method": "__call__", "args": (x[:, 2:], fed),
+                  "kwargs": {}, "got": outputs[1].float(), "history": [(module, "__call__", (x[:, :2], fed), {}, None)]})
+    calls.append({"target": "KVCache", "object": fed, "method": "__len__", "args": (), "kwargs": {}, "got": len(used),
+                  "history": [(module, "__call__", (x[:, :2], fed), {}, None), (module, "__call__", (x[:, 2:], fed), {},
+                                                                              None)]})
+    return calls
+
+
+def never_advancing(cache, k, v):
+    length = cache.length
+    result = ref.KVCache.update(cache, k, v)
+    cache.length = length
+    return result
+
+
+def test_a_cache_that_never_advances_is_blamed_not_the_forward_that_uses_it():
+    """The forward's calls alone fit "forward never calls cache.update" too; the cache's own calls tell
+    the two apart, and they point at update."""
+    calls = cache_calls(never_advancing)
+    found = diagnose.conclude(8, calls)
+    assert [d.id for d in found] == ["kv-cache-length-not-advanced"]
+    assert [d.id for d in diagnose.conclude(8, calls[2:])] == ["kv-cache-not-updated"]  # without the cache's own calls
+
+
+def test_a_cache_mistake_nothing_names_silences_the_forward_diagnosis():
+    """The cache's own calls wrong in a way no misconception explains (here its update's values are
+    tripled): "forward never calls cache.update", which fits the module's calls, is not named then."""
+    calls = cache_calls(never_advancing)
+    calls[0] = {**calls[0], "got": tuple(t * 3 for t in calls[0]["got"])}
+    assert [d.id for d in diagnose.conclude(8, calls[2:])] == ["kv-cache-not-updated"]
+    assert "kv-cache-not-updated" not in {d.id for d in diagnose.conclude(8, calls)}
+
+
+def test_k_transposed_on_front_dims_is_named_from_its_crash():
+    q, k = randn(2, 3, 5, 4).float(), randn(2, 3, 6, 4, seed=1).float()
+    got = raised_by(lambda: q @ k.transpose(0, 1), frames=["f.py, line 3, in attention_scores: return q @ k.transpose(0, 1)"])
+    [found] = diagnose.conclude(2, [crash("attention_scores", q, k, got=got)])
+    assert found.id == "scores:k-transposed-0-1" and "k.transpose(-2, -1)" in found.message
+
+
+# -- advice that fits the code ------------------------------------------------------------------------
+
+
+def test_a_forbidden_softmax_beside_the_students_own_names_theirs(grade):
+    """torch.softmax in scaled_dot_product_attention, with a softmax of the student's own above it: the
+    advice is to call theirs, not to write one; with their softmax still a stub, to write it."""
+    solution = (SOLUTIONS / "exercise5_softmax.py").read_text(encoding="utf-8")
+    forbidden = solution.replace("    weights = softmax(scores, dim=-1)  #", "    weights = torch.softmax(scores, dim=-1)  #")
+    assert forbidden != solution
+    messages = [t.message for t in grade(5, source=forbidden).tests if t.message.startswith("forbidden")]
+    assert messages and all("your file has a softmax of its own, `softmax` (exercise5_softmax.py, line " in m
+                            and m.endswith(": call it here instead of torch's softmax") for m in messages)
+    stub = forbidden.replace("def softmax(x, dim=-1):\n", "def softmax(x, dim=-1):\n    raise NotImplementedError\n")
+    messages = [t.message for t in grade(5, source=stub).tests if t.message.startswith("forbidden")]
+    assert messages and all("write softmax yourself" in m for m in messages)
