@@ -8,7 +8,11 @@ Each row is one claim, checked on every available device:
   * every misconception mutant (`grader.diagnosis.misconceptions`, gathered from the exercises'
     packages) fails its exercise, and for every two misconceptions of an exercise some call of its
     tests tells them apart (sizes at which their mutants give different numbers), so that a
-    diagnosis can name one.
+    diagnosis can name one;
+  * every graded function is called, in some test on the solutions, with sizes that separate the
+    common slips (`SEPARATING`): d_k not a perfect square, L_q ≠ L_k, H ≠ H_kv, no head count of 1,
+    B ≠ H, D ≠ d_k, each where the function has those sizes (its declaration's `shapes`), so that
+    `math.isqrt`, a wrong axis or a wrong count changes the numbers of the function's own test.
 
 The misconception seam: `misconceptions.mutant_sources(solutions_dir)` gives `(misconception_id,
 exercise, source)`, `source` the text of a whole student file making that mistake. A row with
@@ -16,6 +20,7 @@ nothing to check for the exercises asked for says "not available", which is neit
 failure.
 """
 
+import math
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -67,7 +72,8 @@ def run(solutions_dir, exercises=None, *, seed=DEFAULTS.seed, time_limit=DEFAULT
                 _solutions_row(exercises, options, solved),
                 _stubs_row(exercises, options, launcher),
                 *_mutants_rows(exercises, options, launcher),
-                *_separation_rows(solved)]
+                *_separation_rows(solved),
+                *_sizes_rows(solved)]
     finally:
         if own_launcher:
             launcher.close()
@@ -251,6 +257,70 @@ def _separation_rows(verdict):
             uncovered.append(result.id)
     rows = [_row(check, verdict.device, problems, f"{pairs - len(problems)} of {pairs} pairs")] if pairs else []
     return rows + ([_unavailable(check, uncovered, "fewer than two misconceptions")] if uncovered else [])
+
+
+@dataclass(frozen=True)
+class Separating:
+    """One condition on a call's sizes that makes a common slip change its numbers."""
+
+    sizes: tuple  # the sizes it is about: it applies to a function that has them all
+    holds: object  # {size: value} -> bool
+    broken: str  # what the sizes are when it does not hold, formatted with them
+
+
+SEPARATING = (
+    Separating(("d_k",), lambda s: math.isqrt(s["d_k"]) ** 2 != s["d_k"],
+               "d_k = {d_k} is a perfect square (math.isqrt(d_k) = √d_k)"),
+    Separating(("L_q", "L_k"), lambda s: s["L_q"] != s["L_k"], "L_q = L_k = {L_q}"),
+    Separating(("H", "H_kv"), lambda s: s["H"] != s["H_kv"], "H = H_kv = {H}"),
+    Separating(("H",), lambda s: s["H"] != 1, "H = 1"),
+    Separating(("H_kv",), lambda s: s["H_kv"] != 1, "H_kv = 1"),
+    Separating(("B", "H"), lambda s: s["B"] != s["H"], "B = H = {B}"),
+    Separating(("B", "H_kv"), lambda s: s["B"] != s["H_kv"], "B = H_kv = {B}"),
+    Separating(("D", "d_k"), lambda s: s["D"] != s["d_k"], "D = d_k = {D}"),
+)
+
+
+def _sizes_rows(verdict):
+    """Every graded function has a call, among those its suite checked on the solutions (the
+    verdict's recorded calls), that meets every condition of SEPARATING about its sizes. An
+    exercise that declares no `shapes` gets a row "not available"."""
+    check = "graded calls have separating sizes"
+    problems, functions, uncovered = [], 0, []
+    for result in verdict.exercises:
+        exercise = catalog.find(result.id)
+        if exercise.shapes is None:
+            uncovered.append(result.id)
+            continue
+        for name in exercise.names:
+            shapes = exercise.shapes.get(name)
+            if shapes is None:
+                problems.append(f"{result.id} {name}: no shapes declared")
+                continue
+            conditions = [c for c in SEPARATING if set(c.sizes) <= shapes.names()]
+            if not conditions:
+                continue
+            functions += 1
+            calls = [shapes.of(call) for call in result.calls if call["target"] == name]
+            problem = _unseparated(calls, conditions)
+            if problem:
+                problems.append(f"{result.id} {name}: {problem}")
+    rows = [_row(check, verdict.device, problems, f"{functions - len(problems)} of {functions} functions with "
+                                                  "sizes to separate")] if functions or problems else []
+    return rows + ([_unavailable(check, uncovered, "no shapes declared")] if uncovered else [])
+
+
+def _unseparated(calls, conditions):
+    """'' if one of `calls` ({size: value} each) meets every condition, else what the nearest breaks."""
+    if not calls:
+        return "no graded call recorded"
+    broken = [[c.broken.format(**sizes) if set(c.sizes) <= set(sizes) else f"no {' or '.join(c.sizes)} read"
+               for c in conditions if not (set(c.sizes) <= set(sizes) and c.holds(sizes))] for sizes in calls]
+    nearest = min(range(len(calls)), key=lambda i: len(broken[i]))
+    if not broken[nearest]:
+        return ""
+    sizes = ", ".join(f"{k} = {v}" for k, v in sorted(calls[nearest].items()))
+    return f"no graded call has separating sizes; the nearest ({sizes}): {'; '.join(broken[nearest])}"
 
 
 def _rounds(mutants):

@@ -1,6 +1,6 @@
 """Exercise 10 — Attention without the L×L matrix: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Shapes
 from grader.perf.cases import Allocations, Case, CausalScores, Randn
 
 
@@ -59,6 +59,9 @@ EXERCISE = Exercise(
     title="Attention without the L×L matrix",
     section="The cost: attention is quadratic in sequence length",
     names=("attention_cost", "crossover_length", "online_softmax", "tiled_attention"),
+    shapes={"attention_cost": Shapes(args=("L", "d_model: D")), "crossover_length": Shapes(args=("d_model: D",)),
+            "online_softmax": Shapes(args=("x: ... L", "block_size")),
+            "tiled_attention": Shapes(args=("q: ... L_q d_k", "k: ... L_k d_k", "v: ... L_k d_v", "block_size"))},
     reference=("tiled",),
     forbidden=("softmax", "fused-attention", "multihead-attention"),
     perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128, d_head=32, block=48, memory_shape=(1, 4, 32),

@@ -1,6 +1,6 @@
 """Exercise 1 — Project: queries, keys and values: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Shapes
 from grader.perf.cases import Case, Randn
 
 
@@ -24,6 +24,8 @@ EXERCISE = Exercise(
     title="Project: queries, keys and values",
     section="Step 1 — Project: make a query, keys and values",
     names=("project", "fused_project"),
+    shapes={"project": Shapes(args=("x: ... L D", "w_q: D d_k", "w_k: D d_k", "w_v: D d_v")),
+            "fused_project": Shapes(args=("x: ... L D", "w_qkv: D d_qkv"), derived=lambda s: {"d_k": s["d_qkv"] // 3})},
     reference=("steps",),
     forbidden=(),
     perf=Perf(sizes={"cpu": dict(B=4, L=128, D=256), "cuda": dict(B=4, L=512, D=512)},

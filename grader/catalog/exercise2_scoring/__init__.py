@@ -1,6 +1,6 @@
 """Exercise 2 — Score every key: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Shapes
 from grader.perf.cases import Case, Randn
 
 
@@ -22,6 +22,7 @@ EXERCISE = Exercise(
     title="Score every key",
     section="Step 2 — Score every key",
     names=("attention_scores",),
+    shapes={"attention_scores": Shapes(args=("q: ... L_q d_k", "k: ... L_k d_k"))},
     reference=("steps",),
     forbidden=(),
     perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128, d_head=32), "cuda": dict(B=4, H=8, L=512, d_head=64)},

@@ -1,6 +1,6 @@
 """Exercise 3 — Scale by √d_k: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Shapes
 from grader.perf.cases import Case, Randn
 
 
@@ -23,6 +23,8 @@ EXERCISE = Exercise(
     title="Scale by √d_k",
     section="Why divide by √d_k?",
     names=("scale_scores", "scaled_scores"),
+    shapes={"scale_scores": Shapes(args=("scores: ... L_q L_k", "d_k")),
+            "scaled_scores": Shapes(args=("q: ... L_q d_k", "k: ... L_k d_k"))},
     reference=("steps",),
     forbidden=(),
     perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128, d_head=32), "cuda": dict(B=4, H=8, L=512, d_head=64)},

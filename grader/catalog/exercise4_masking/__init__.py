@@ -1,6 +1,6 @@
 """Exercise 4 — Causal and padding masks: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Shapes
 from grader.perf.cases import Case, CausalMask, Lengths, Randn
 
 
@@ -28,6 +28,8 @@ EXERCISE = Exercise(
     title="Causal and padding masks",
     section="Causal masking: no peeking at the future",
     names=("causal_mask", "apply_mask", "padding_mask"),
+    shapes={"causal_mask": Shapes(args=("L",)), "apply_mask": Shapes(args=("scores: ... L_q L_k",)),
+            "padding_mask": Shapes(args=("lengths: B", "L"))},
     reference=("attention", "steps"),
     forbidden=(),
     perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128), "cuda": dict(B=4, H=8, L=512)},

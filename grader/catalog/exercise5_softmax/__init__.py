@@ -1,6 +1,6 @@
 """Exercise 5 — Softmax and scaled dot-product attention: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Shapes
 from grader.perf.cases import Case, CausalMask, CausalScores, Randn
 
 
@@ -48,6 +48,8 @@ EXERCISE = Exercise(
     title="Softmax and scaled dot-product attention",
     section="Step 4 — Softmax: turn scores into weights",
     names=("softmax", "scaled_dot_product_attention"),
+    shapes={"softmax": Shapes(args=("x: ... L",)),
+            "scaled_dot_product_attention": Shapes(args=("q: ... L_q d_k", "k: ... L_k d_k", "v: ... L_k d_v"))},
     reference=("steps", "attention"),
     forbidden=("softmax", "fused-attention", "multihead-attention"),
     perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128, d_head=32), "cuda": dict(B=4, H=8, L=512, d_head=64)},

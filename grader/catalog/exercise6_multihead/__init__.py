@@ -1,6 +1,6 @@
 """Exercise 6 — Multi-head attention: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Shapes
 from grader.perf.cases import Case, Randn
 
 
@@ -43,6 +43,10 @@ EXERCISE = Exercise(
     title="Multi-head attention",
     section="Multi-head attention",
     names=("split_heads", "merge_heads", "MultiHeadAttention"),
+    shapes={"split_heads": Shapes(args=("x: B L D", "n_heads: H"), derived=lambda s: {"d_k": s["D"] // s["H"]}),
+            "merge_heads": Shapes(args=("x: B H L d_k",), derived=lambda s: {"D": s["H"] * s["d_k"]}),
+            "MultiHeadAttention": Shapes(made=("d_model: D", "n_heads: H"), args=("x: B L D",),
+                                         derived=lambda s: {"d_k": s["D"] // s["H"]})},
     reference=("steps", "attention"),
     forbidden=("fused-attention", "multihead-attention"),
     perf=Perf(sizes={"cpu": dict(layers=((4, 64, 512, 8), (1, 16, 256, 16))),

@@ -1,6 +1,6 @@
 """Exercise 7 — Grouped-query attention: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Shapes
 from grader.perf.cases import Case, Randn
 
 
@@ -40,6 +40,9 @@ EXERCISE = Exercise(
     title="Grouped-query attention",
     section="Grouped-query and multi-query attention",
     names=("repeat_kv", "GroupedQueryAttention"),
+    shapes={"repeat_kv": Shapes(args=("x: B H_kv L d_k", "n_rep"), derived=lambda s: {"H": s["H_kv"] * s["n_rep"]}),
+            "GroupedQueryAttention": Shapes(made=("d_model: D", "n_heads: H", "n_kv_heads: H_kv"), args=("x: B L D",),
+                                            derived=lambda s: {"d_k": s["D"] // s["H"]})},
     reference=("steps", "attention"),
     forbidden=("fused-attention", "multihead-attention"),
     perf=Perf(sizes={"cpu": dict(layers=((4, 64, 512, 8, 2), (1, 16, 256, 16, 4))),

@@ -1,6 +1,6 @@
 """Exercise 8 — The KV cache: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Shapes
 from grader.perf.cases import Decode
 
 
@@ -34,6 +34,11 @@ EXERCISE = Exercise(
     title="The KV cache",
     section="The KV cache: a preview",
     names=("kv_cache_bytes", "KVCache", "CachedGroupedQueryAttention"),
+    shapes={"kv_cache_bytes": Shapes(args=("n_layers", "n_kv_heads: H_kv", "d_head: d_k", "seq_len: L", "batch_size: B")),
+            "KVCache": Shapes(made=("batch_size: B", "n_kv_heads: H_kv", "d_head: d_k", "max_len"),
+                              methods={"update": ("k: B H_kv L d_k", "v: B H_kv L d_k")}),
+            "CachedGroupedQueryAttention": Shapes(made=("d_model: D", "n_heads: H", "n_kv_heads: H_kv"),
+                                                  args=("x: B L D",), derived=lambda s: {"d_k": s["D"] // s["H"]})},
     reference=("kv_cache",),
     forbidden=("fused-attention", "multihead-attention"),
     perf=Perf(sizes={"cpu": dict(d_model=1024, heads=8, kv_heads=8, batch=1, lengths=(128, 256, 512, 1024)),

@@ -5,7 +5,7 @@ forward pass; the chapter's sections make no claim about its cost, and a tier wo
 judge's own inputs more than the student's code.
 """
 
-from grader.catalog import Exercise
+from grader.catalog import Exercise, Shapes
 
 
 def oracle_checks(r):
@@ -35,6 +35,10 @@ EXERCISE = Exercise(
     title="What heads learn",
     section="What heads learn",
     names=("repeated_tokens", "previous_token_score", "induction_score", "find_heads"),
+    shapes={"repeated_tokens": Shapes(args=("batch: B", "seq_len", "vocab_size")),
+            "previous_token_score": Shapes(args=("pattern: B H L L",)),
+            "induction_score": Shapes(args=("pattern: B H L L", "seq_len")),
+            "find_heads": Shapes(args=("patterns: B H L L",))},
     reference=("heads",),
     oracle_checks=oracle_checks,
     introduction=r"""
