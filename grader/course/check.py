@@ -73,7 +73,7 @@ def run(solutions_dir, exercises=None, *, seed=DEFAULTS.seed, time_limit=DEFAULT
                 _stubs_row(exercises, options, launcher),
                 *_mutants_rows(exercises, options, launcher),
                 *_separation_rows(solved),
-                *_sizes_rows(solved)]
+                *_sizes_rows(exercises, solved)]
     finally:
         if own_launcher:
             launcher.close()
@@ -281,14 +281,13 @@ SEPARATING = (
 )
 
 
-def _sizes_rows(verdict):
-    """Every graded function has a call, among those its suite checked on the solutions (the
-    verdict's recorded calls), that meets every condition of SEPARATING about its sizes. An
+def _sizes_rows(exercises, verdict):
+    """Every graded function has a call, among those its suite checked and passed on the solutions
+    (`verdict`'s recorded calls), that meets every condition of SEPARATING about its sizes. An
     exercise that declares no `shapes` gets a row "not available"."""
     check = "graded calls have separating sizes"
     problems, functions, uncovered = [], 0, []
-    for result in verdict.exercises:
-        exercise = catalog.find(result.id)
+    for exercise, result in zip(exercises, verdict.exercises):
         if exercise.shapes is None:
             uncovered.append(result.id)
             continue
@@ -313,7 +312,7 @@ def _sizes_rows(verdict):
 def _unseparated(calls, conditions):
     """'' if one of `calls` ({size: value} each) meets every condition, else what the nearest breaks."""
     if not calls:
-        return "no graded call recorded"
+        return "no call of it passed its checks on the solutions"
     broken = [[c.broken.format(**sizes) if set(c.sizes) <= set(sizes) else f"no {' or '.join(c.sizes)} read"
                for c in conditions if not (set(c.sizes) <= set(sizes) and c.holds(sizes))] for sizes in calls]
     nearest = min(range(len(calls)), key=lambda i: len(broken[i]))

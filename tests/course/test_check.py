@@ -10,6 +10,8 @@ from conftest import SOLUTIONS, unwrapped
 from grader import catalog
 from grader.course import check
 from grader.cli.main import main
+from grader.grading.results import ExerciseResult, GradeReport
+from grader.grading.testkit import Made
 
 EX3 = catalog.find("exercise3")
 CORRECT = "    return scores / math.sqrt(d_k)  # (..., L_q, L_k)\n"
@@ -43,18 +45,18 @@ def by_check(rows):
 def test_sound_kit_passes_every_row(launcher, no_mutants):
     rows = check.run(SOLUTIONS, [EX3], launcher=launcher)
     assert [row.status for row in rows] == [check.PASS, check.NOT_AVAILABLE, check.PASS, check.PASS,
-                                            check.NOT_AVAILABLE, check.PASS]
+                                            check.NOT_AVAILABLE, check.PASS, check.PASS]
     assert rows[1].detail == "exercise3: no builtin_checks declared"  # torch has no scale_scores to compare
     assert check.passed(rows)
     table = check.render(rows, seconds=1.5)
-    assert "misconception mutants are caught  -       - not available  exercise3: no mutants" in table
-    assert table.endswith("all holds: 4 passed, 0 failed, 2 not available in 1.5 s\n")
+    assert "misconception mutants are caught    -       - not available  exercise3: no mutants" in table
+    assert table.endswith("all holds: 5 passed, 0 failed, 2 not available in 1.5 s\n")
 
 
 def test_a_check_that_did_not_run_for_an_exercise_is_not_available(launcher, monkeypatch):
     """A new exercise, with no reference checks, mutants nor misconceptions declared yet: its rows
     are "not available", never a pass counted from the other exercises' checks (or 0 of 0 pairs)."""
-    new = dataclasses.replace(EX3, oracle_checks=None, builtin_checks=None)
+    new = dataclasses.replace(EX3, oracle_checks=None, builtin_checks=None, shapes=None)
     monkeypatch.setattr(check.misconceptions, "mutant_sources", lambda solutions_dir: iter(()))
     monkeypatch.setattr(check.misconceptions, "for_exercise", lambda number: [])
     rows = check.run(SOLUTIONS, [new], launcher=launcher)
@@ -62,7 +64,8 @@ def test_a_check_that_did_not_run_for_an_exercise_is_not_available(launcher, mon
         ("reference = float64 oracle", check.NOT_AVAILABLE, "exercise3: no oracle_checks declared"),
         ("reference = torch built-ins", check.NOT_AVAILABLE, "exercise3: no builtin_checks declared"),
         ("misconception mutants are caught", check.NOT_AVAILABLE, "exercise3: no mutants"),
-        ("misconceptions are told apart", check.NOT_AVAILABLE, "exercise3: fewer than two misconceptions")]
+        ("misconceptions are told apart", check.NOT_AVAILABLE, "exercise3: fewer than two misconceptions"),
+        ("graded calls have separating sizes", check.NOT_AVAILABLE, "exercise3: no shapes declared")]
     assert [row.check for row in rows if row.status == check.PASS] == [
         "solutions/ scores full marks", "untouched stubs score zero"]  # the two that did run for it
     table = check.render(rows)
@@ -84,12 +87,13 @@ def test_broken_solution_fails_check_and_is_named(tmp_path, no_mutants):
     result = CliRunner().invoke(main, ["check", "exercise3", "--solutions", str(solutions)])
     assert result.exit_code == 1, result.output
     failing = [line for line in result.output.splitlines() if "✗ FAIL" in line]
-    # the separation row replays the calls the (broken) solution's tests made: it may fail with it
+    # the separation and sizes rows read the calls the (broken) solution's tests passed: they may fail with it
     assert failing[0].startswith("solutions/ scores full marks")
-    assert all(line.startswith(("solutions/ scores full marks", "misconceptions are told apart")) for line in failing)
+    assert all(line.startswith(("solutions/ scores full marks", "misconceptions are told apart",
+                                "graded calls have separating sizes")) for line in failing)
     assert "    exercise3: " in result.output and "test_scale_scores_values" in result.output
     assert "untouched stubs score zero" in result.output
-    assert f"NOT all holds: {4 - len(failing)} passed, {len(failing)} failed" in result.output
+    assert f"NOT all holds: {5 - len(failing)} passed, {len(failing)} failed" in result.output
 
 
 def test_solution_that_leaks_into_the_stub_fails_the_stub_row(launcher, tmp_path, no_mutants):
@@ -141,6 +145,63 @@ def test_mutants_are_graded_and_one_that_passes_is_named(launcher, monkeypatch):
     assert mutants.status == check.FAIL and not check.passed(rows)
     assert mutants.detail == "1 of 2 mutants (2 misconceptions) fail their exercise"
     assert len(mutants.failures) == 1 and mutants.failures[0].startswith("not-a-mistake (exercise3): passed")
+
+
+def verdict_of(exercise, *calls):
+    """A verdict of `exercise` on the solutions whose checks recorded `calls` ((target, args, kwargs[,
+    object, method]) each)."""
+    recorded = [dict(zip(("target", "args", "kwargs", "object", "method"), call)) for call in calls]
+    result = ExerciseResult(id=exercise.id, title=exercise.title, file=exercise.file_name, calls=recorded)
+    return GradeReport(exercises=[result], device="cpu", seed=0)
+
+
+def test_every_graded_function_is_called_with_separating_sizes(launcher, no_mutants):
+    rows = by_check(check.run(SOLUTIONS, launcher=launcher))
+    row = rows["graded calls have separating sizes"]
+    assert row.status == check.PASS and row.detail == "19 of 19 functions with sizes to separate", row.failures
+
+
+def test_a_function_called_only_at_a_perfect_square_width_fails_the_sizes_row():
+    """The miss the row was made for: math.isqrt(d_k) passed scale_scores' own test at d_k = 64."""
+    import torch
+
+    scores, q, k = torch.zeros(2, 3, 5, 7), torch.zeros(2, 5, 6), torch.zeros(2, 7, 6)
+    [row] = check._sizes_rows([EX3], verdict_of(EX3, ("scale_scores", [scores, 64], {}), ("scale_scores", [scores, 16], {}),
+                                         ("scaled_scores", [q, k], {})))
+    assert row.status == check.FAIL and row.detail == "1 of 2 functions with sizes to separate"
+    assert row.failures == ["exercise3 scale_scores: no graded call has separating sizes; the nearest "
+                            "(L_k = 7, L_q = 5, d_k = 64): d_k = 64 is a perfect square (math.isqrt(d_k) = √d_k)"]
+    [row] = check._sizes_rows([EX3], verdict_of(EX3, ("scale_scores", [scores], {"d_k": 48}), ("scaled_scores", [q, k], {})))
+    assert row.status == check.PASS, row.failures  # read by keyword too
+
+
+NO_CALL = "exercise7 repeat_kv: no call of it passed its checks on the solutions"
+
+
+def test_the_sizes_row_asks_one_call_to_separate_every_size_at_once():
+    """GQA's call must have H ≠ H_kv ≠ 1, B ≠ H and D ≠ d_k together; a function with no call fails."""
+    import torch
+
+    ex7 = catalog.find("exercise7")
+    made = lambda *args: Made("GroupedQueryAttention", args)  # noqa: E731
+    x = torch.zeros(4, 7, 18)
+    calls = [("GroupedQueryAttention", [x], {}, made(18, 6, 6), "__call__"),  # H = H_kv
+             ("GroupedQueryAttention", [torch.zeros(6, 7, 18)], {}, made(18, 6, 2), "__call__")]  # B = H
+    [row] = check._sizes_rows([ex7], verdict_of(ex7, *calls))
+    assert row.failures == [
+        NO_CALL,
+        "exercise7 GroupedQueryAttention: no graded call has separating sizes; the nearest (B = 4, D = 18, H = 6, "
+        "H_kv = 6, L = 7, d_k = 3): H = H_kv = 6"]
+    calls.append(("GroupedQueryAttention", [x], {}, made(18, 6, 2), "__call__"))
+    assert check._sizes_rows([ex7], verdict_of(ex7, *calls))[0].failures == [NO_CALL]
+
+
+def test_an_exercise_without_shapes_is_not_available_for_the_sizes_row():
+    new = dataclasses.replace(EX3, shapes=None)
+    assert [(r.status, r.detail) for r in check._sizes_rows([new], verdict_of(new))] == [
+        (check.NOT_AVAILABLE, "exercise3: no shapes declared")]
+    missing = dataclasses.replace(EX3, shapes={"scale_scores": EX3.shapes["scale_scores"]})
+    assert "exercise3 scaled_scores: no shapes declared" in check._sizes_rows([missing], verdict_of(missing))[0].failures
 
 
 def test_not_available_is_neither_a_pass_nor_a_failure():
