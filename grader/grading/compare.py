@@ -305,8 +305,8 @@ def _row_factor_below_one(got, want, sizeable):
 
 
 def _order(x):
-    """The power of ten at or just above x: 6.7e-09 -> '1e-08'."""
-    return f"{10.0 ** math.ceil(math.log10(x)):.0e}"
+    """The power of ten nearest x: 6.7e-09 -> '1e-08'."""
+    return f"{10.0 ** round(math.log10(x)):.0e}"
 
 
 def _conditioning(dtype, magnitude, index):
