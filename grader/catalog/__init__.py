@@ -92,6 +92,18 @@ def _read(specs, args, kwargs, sizes):
 
 
 @dataclass(frozen=True)
+class Rule:
+    """A rule the student's file must keep, written in the stub and graded by the suite, for
+    `lumen-grade check`'s row of rules: `phrase`, quoted from the stub's docstrings (whitespace
+    aside), and the tests that grade it. `breaks`: (old, new), an edit of the solution that breaks
+    the rule, which must then fail one of `tests`."""
+
+    phrase: str
+    tests: tuple
+    breaks: tuple = None
+
+
+@dataclass(frozen=True)
 class Exercise:
     """One step of the chapter: the student's file, what it defines, where the chapter explains it,
     and everything the grader needs to grade, time and check it."""
@@ -106,6 +118,7 @@ class Exercise:
     oracle_checks: object = field(default=None, repr=False, compare=False)  # r -> (what, lumen_ref's, grader.oracle's)
     builtin_checks: object = field(default=None, repr=False, compare=False)  # r -> (what, lumen_ref's, torch's)
     shapes: dict = field(default=None, repr=False, compare=False)  # each of `names` -> its Shapes
+    rules: tuple = field(default=None, repr=False, compare=False)  # the Rules its stub states
     number: int = None  # from the declaration's file name
     stem: str = None  # file name without .py, shared by exercises/, solutions/ and notebooks
 

@@ -12,7 +12,10 @@ Each row is one claim, checked on every available device:
   * every graded function is called, in some test on the solutions, with sizes that separate the
     common slips (`SEPARATING`): d_k not a perfect square, L_q ≠ L_k, H ≠ H_kv, no head count of 1,
     B ≠ H, D ≠ d_k, each where the function has those sizes (its declaration's `shapes`), so that
-    `math.isqrt`, a wrong axis or a wrong count changes the numbers of the function's own test.
+    `math.isqrt`, a wrong axis or a wrong count changes the numbers of the function's own test;
+  * every rule an exercise declares (`rules`: the state, allocation, fully masked rows, dtypes,
+    devices and boundaries its stub documents) is written in the stub's docstrings and graded by
+    tests that exist and run, and the solution edited to break it fails one of them.
 
 The misconception seam: `misconceptions.mutant_sources(solutions_dir)` gives `(misconception_id,
 exercise, source)`, `source` the text of a whole student file making that mistake. A row with
@@ -20,6 +23,7 @@ nothing to check for the exercises asked for says "not available", which is neit
 failure.
 """
 
+import ast
 import math
 import tempfile
 from collections import Counter
@@ -73,7 +77,8 @@ def run(solutions_dir, exercises=None, *, seed=DEFAULTS.seed, time_limit=DEFAULT
                 _stubs_row(exercises, options, launcher),
                 *_mutants_rows(exercises, options, launcher),
                 *_separation_rows(solved),
-                *_sizes_rows(exercises, solved)]
+                *_sizes_rows(exercises, solved),
+                *_rules_rows(exercises, options, solved, launcher)]
     finally:
         if own_launcher:
             launcher.close()
@@ -320,6 +325,79 @@ def _unseparated(calls, conditions):
         return ""
     sizes = ", ".join(f"{k} = {v}" for k, v in sorted(calls[nearest].items()))
     return f"no graded call has separating sizes; the nearest ({sizes}): {'; '.join(broken[nearest])}"
+
+
+def _rules_rows(exercises, options, verdict, launcher):
+    """Every graded rule is written and every written rule is graded: each declared rule's phrase
+    is in the docstrings of the stub `release` makes, its tests are in the suite that graded the
+    solutions (`verdict`), every test of that suite grades some rule, and the solution edited as a
+    rule's `breaks` says fails one of its tests. A rule whose tests were all skipped here (a GPU's)
+    is counted as such, never as graded. An exercise that declares no rules: "not available"."""
+    check = "stub rules are written and graded"
+    declared = [exercise for exercise in exercises if exercise.rules is not None]
+    uncovered = [exercise.id for exercise in exercises if exercise.rules is None]
+    rows = [_unavailable(check, uncovered, "no rules declared")] if uncovered else []
+    if not declared:
+        return rows
+    try:
+        stubs = release.build_stubs(options.submission, declared)
+    except release.ReleaseError as error:
+        return [Row(check, "-", FAIL, "the stubs cannot be made", [str(error)]), *rows]
+    results = dict(zip(exercises, verdict.exercises))
+    problems, broken, not_run = [], [], 0
+    for exercise in declared:
+        written = _docstrings(stubs[exercise])
+        tests = results[exercise].tests
+        collected = {test.name.split("[")[0] for test in tests}
+        ran = {test.name.split("[")[0] for test in tests if test.ran}
+        solution = (Path(options.submission) / exercise.file_name).read_text(encoding="utf-8")
+        for rule in exercise.rules:
+            where = f"{exercise.id} {rule.phrase!r}"
+            if _words(rule.phrase) not in written:
+                problems.append(f"{where}: not in the docstrings of {exercise.file_name}'s stub")
+            missing = [test for test in rule.tests if test not in collected]
+            if missing or not rule.tests:
+                problems.append(f"{where}: graded by {', '.join(missing) or 'no test'}, not in its suite")
+            elif not ran & set(rule.tests):
+                not_run += 1
+            if rule.breaks is not None:
+                old, new = rule.breaks
+                if old not in solution:
+                    problems.append(f"{where}: its breaking edit does not apply to the solution")
+                else:
+                    broken.append((rule, exercise, solution.replace(old, new)))
+        named = {test for rule in exercise.rules for test in rule.tests}
+        problems += [f"{exercise.id} {test}: grades a rule no phrase of the stub is declared for"
+                     for test in sorted(collected - named)]
+    device = verdict.device
+    for batch in _rounds(broken):  # one broken solution per exercise per grading run
+        with tempfile.TemporaryDirectory(prefix="lumen-rules-") as folder:
+            for _, exercise, source in batch:
+                (Path(folder) / exercise.file_name).write_text(source, encoding="utf-8")
+            graded = runner.grade([e for _, e, _ in batch], _with(options, submission=Path(folder)),
+                                  launcher=launcher)
+        device = graded.device
+        for (rule, exercise, _), result in zip(batch, graded.exercises):
+            failed = {test.name.split("[")[0] for test in result.tests if test.status not in ("passed", "skipped")}
+            if not failed & set(rule.tests):
+                problems.append(f"{exercise.id} {rule.phrase!r}: broken, it fails "
+                                f"{', '.join(sorted(failed)) or 'no test'}, none of {', '.join(rule.tests)}")
+    count = sum(len(exercise.rules) for exercise in declared)
+    skipped = f", {not_run} graded only where their tests run (not here)" if not_run else ""
+    return [_row(check, device, problems, f"{count} rules of {len(declared)} exercises, {len(broken)} broken on "
+                                          f"purpose{skipped}"), *rows]
+
+
+def _words(text):
+    return " ".join(text.split())
+
+
+def _docstrings(source):
+    """Every docstring of a Python file (the module's, its classes', functions' and methods'), their
+    whitespace made single spaces, joined by newlines."""
+    nodes = [node for node in ast.walk(ast.parse(source))
+             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))]
+    return "\n".join(_words(ast.get_docstring(node) or "") for node in nodes)
 
 
 def _rounds(mutants):
