@@ -228,18 +228,11 @@ def _mutants_rows(exercises, options, launcher):
     rows = [_unavailable(check, uncovered, "no mutants")] if uncovered else []
     if not mutants:
         return rows
-    problems, device = [], options.device
-    for batch in _rounds(mutants):  # one mutant per exercise per grading run
-        with tempfile.TemporaryDirectory(prefix="lumen-mutants-") as folder:
-            for _, exercise, source in batch:
-                (Path(folder) / exercise.file_name).write_text(source, encoding="utf-8")
-            verdict = runner.grade([e for _, e, _ in batch], _with(options, submission=Path(folder)),
-                                   launcher=launcher)
-        device = verdict.device
-        for (mutant_id, exercise, _), result in zip(batch, verdict.exercises):
-            if result.passed:
-                problems.append(f"{mutant_id} ({exercise.id}): passed every test, "
-                                f"{result.score:g}/{result.max_score:g}")
+    problems = []
+    graded, device = _graded_sources(mutants, options, launcher)
+    for (mutant_id, exercise, _), result in graded:
+        if result.passed:
+            problems.append(f"{mutant_id} ({exercise.id}): passed every test, {result.score:g}/{result.max_score:g}")
     ids = {mutant_id for mutant_id, _, _ in mutants}
     return [_row(check, device, problems, f"{len(mutants) - len(problems)} of {len(mutants)} mutants "
                                           f"({len(ids)} misconceptions) fail their exercise"), *rows]
@@ -369,19 +362,13 @@ def _rules_rows(exercises, options, verdict, launcher):
         named = {test for rule in exercise.rules for test in rule.tests}
         problems += [f"{exercise.id} {test}: grades a rule no phrase of the stub is declared for"
                      for test in sorted(collected - named)]
-    device = verdict.device
-    for batch in _rounds(broken):  # one broken solution per exercise per grading run
-        with tempfile.TemporaryDirectory(prefix="lumen-rules-") as folder:
-            for _, exercise, source in batch:
-                (Path(folder) / exercise.file_name).write_text(source, encoding="utf-8")
-            graded = runner.grade([e for _, e, _ in batch], _with(options, submission=Path(folder)),
-                                  launcher=launcher)
-        device = graded.device
-        for (rule, exercise, _), result in zip(batch, graded.exercises):
-            failed = {test.name.split("[")[0] for test in result.tests if test.status not in ("passed", "skipped")}
-            if not failed & set(rule.tests):
-                problems.append(f"{exercise.id} {rule.phrase!r}: broken, it fails "
-                                f"{', '.join(sorted(failed)) or 'no test'}, none of {', '.join(rule.tests)}")
+    graded, device = _graded_sources(broken, options, launcher)
+    for (rule, exercise, _), result in graded:
+        failed = {test.name.split("[")[0] for test in result.tests if test.status not in ("passed", "skipped")}
+        if not failed & set(rule.tests):
+            problems.append(f"{exercise.id} {rule.phrase!r}: broken, it fails "
+                            f"{', '.join(sorted(failed)) or 'no test'}, none of {', '.join(rule.tests)}")
+    device = device or verdict.device
     count = sum(len(exercise.rules) for exercise in declared)
     skipped = f", {not_run} graded only where their tests run (not here)" if not_run else ""
     return [_row(check, device, problems, f"{count} rules of {len(declared)} exercises, {len(broken)} broken on "
@@ -398,6 +385,21 @@ def _docstrings(source):
     nodes = [node for node in ast.walk(ast.parse(source))
              if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))]
     return "\n".join(_words(ast.get_docstring(node) or "") for node in nodes)
+
+
+def _graded_sources(sources, options, launcher):
+    """Grade whole student files, (key, exercise, source) each, by the students' runner, one file per
+    exercise per run: ([((key, exercise, source), ExerciseResult)], the device, or None if none ran)."""
+    graded, device = [], None
+    for batch in _rounds(sources):
+        with tempfile.TemporaryDirectory(prefix="lumen-check-") as folder:
+            for _, exercise, source in batch:
+                (Path(folder) / exercise.file_name).write_text(source, encoding="utf-8")
+            verdict = runner.grade([e for _, e, _ in batch], _with(options, submission=Path(folder)),
+                                   launcher=launcher)
+        device = verdict.device
+        graded += zip(batch, verdict.exercises)
+    return graded, device
 
 
 def _rounds(mutants):

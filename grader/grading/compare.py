@@ -265,7 +265,7 @@ def _tiny_error_hint(dtype, got, want, wrong):
     if not 1e-10 < error < 1e-5:
         return ""
     sizeable = finite & (want.abs() >= 1e-3 * scale)  # entries whose relative error means something
-    shrink = _row_factor_below_one(got, want, sizeable)
+    shrink = _row_factor_below_one(got, want, sizeable, scale)
     if shrink is not None:
         return (f"; each row of yours is the expected one times a factor just below 1, 1 - δ with δ up to "
                 f"{shrink:.1g}: an epsilon (about {_order(shrink)}) added to a denominator, or a clamp on it, does "
@@ -280,9 +280,9 @@ def _tiny_error_hint(dtype, got, want, wrong):
     return ""
 
 
-def _row_factor_below_one(got, want, sizeable):
+def _row_factor_below_one(got, want, sizeable, scale):
     """The largest 1 - c when every row with two or more sizeable entries is the expected row times
-    its own c < 1 (and the other entries off by no more), else None."""
+    its own c < 1, to float64's rounding (and the other entries off by no more), else None."""
     if want.dim() == 0 or want.size(-1) < 2:
         return None
     width = want.size(-1)
@@ -299,7 +299,7 @@ def _row_factor_below_one(got, want, sizeable):
         return None
     largest = float(shrink.amax())
     others = ~sizeable & torch.isfinite(want)
-    if not bool(((got - want).abs()[others] <= 1.001 * largest * want.abs()[others] + 1e-14).all()):
+    if not bool(((got - want).abs()[others] <= 1.001 * largest * want.abs()[others] + 1e-14 * scale).all()):
         return None
     return largest
 
