@@ -3,8 +3,8 @@
 Each exercise is declared once, in `grader/catalog/<stem>.py` (its file stem: the name of its
 solution, stub and notebook), as `EXERCISE = Exercise(...)`: its title, chapter section, the names
 the student's file defines, the `lumen_ref` modules that hold their reference, the forbidden
-shortcuts, the performance cases, the notebook's introduction and the reference's checks for
-`lumen-grade check`. Its number and stem come from the file name. Every part of the grader reads
+shortcuts, the performance cases, the notebook's introduction, and for `lumen-grade check` the
+reference's checks, its functions' `Shapes` and the `Rule`s its stub writes. Its number and stem come from the file name. Every part of the grader reads
 an exercise from here: the CLI, the sandbox's rules, perf, check, release and the notebooks.
 
 This package imports no torch (`lumen-grade --help` reads it): a declaration imports what its

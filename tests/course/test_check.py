@@ -198,6 +198,18 @@ def test_the_sizes_row_asks_one_call_to_separate_every_size_at_once():
     assert check._sizes_rows([ex7], verdict_of(ex7, *calls))[0].failures == [NO_CALL]
 
 
+def test_shapes_read_a_call_by_position_keyword_list_and_rank():
+    import torch
+
+    shapes = check.catalog.Shapes(args=("x: ... L D", "n_heads: H", "patterns: B H L L"),
+                                  derived=lambda s: {"d_k": s["D"] // s["H"]})
+    assert shapes.names() == {"L", "D", "H", "B", "d_k"}
+    call = {"args": [torch.zeros(2, 3, 5, 12)], "kwargs": {"n_heads": 4, "patterns": [torch.zeros(6, 4, 7, 7)]}}
+    assert shapes.of(call) == {"L": 5, "D": 12, "H": 4, "B": 6, "d_k": 3}  # the first spec read first
+    assert shapes.of({"args": [torch.zeros(5, 12)], "kwargs": {"patterns": [torch.zeros(7, 7)]}}) == {"L": 5, "D": 12}
+    # a rank the spec does not declare gives nothing, and no size means no derived size either
+
+
 def test_an_exercise_without_shapes_is_not_available_for_the_sizes_row():
     new = dataclasses.replace(EX3, shapes=None)
     assert [(r.status, r.detail) for r in check._sizes_rows([new], verdict_of(new))] == [
