@@ -935,7 +935,7 @@ def release_command(out, solutions, readme, force):
 
 
 @main.command(cls=InstructorCommand, name="check",
-              short_help="Is the kit sound? Reference, solutions, stubs, mutants, sizes, rules.")
+              short_help="Is the kit sound? Reference, solutions, stubs, mutants.")
 @click.argument("exercises", nargs=-1, callback=_exercise_list)
 @SOLUTIONS_OPTION
 @SEED(help="Seed of the random test inputs.")
