@@ -12,6 +12,9 @@ to -inf, and since e^-inf = 0 those keys get exactly zero weight.
 
 Positions count from 0: token 0 is the first. Inputs are left unchanged. Off limits, as in every
 exercise: the answer key (lumen_ref, solutions/) and the grader's own code.
+
+It must train: autograd through your code gives the chapter's gradients (no .detach(), no
+in-place edit of a tensor autograd still needs).
 """
 
 import torch

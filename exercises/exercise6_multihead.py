@@ -13,6 +13,11 @@ The whole trick is two reshapes:
   the heads become a batch dim, so one call of attention runs all B*H attentions at once.
 - merge_heads: (B, H, L, d_head) -> (B, L, D). The heads' outputs side by side again (their
   concatenation), ready for W_O to mix them.
+
+Every function and module here leaves its inputs unchanged and returns tensors in the inputs'
+dtype (float32 or float64; float16 and bfloat16 too, on a GPU) and on their device.
+It must train: autograd through your code gives the chapter's gradients (no .detach(), no
+in-place edit of a tensor autograd still needs).
 """
 
 import math

@@ -16,6 +16,9 @@ needs 2 GiB of cache.
 Positions count from 0. Inputs are left unchanged (except the cache, which `update` fills), and
 tensors come back in the inputs' dtype and on their device. Torch's fused attention and
 nn.MultiheadAttention are off limits; torch.softmax is fine.
+
+It must train: autograd through your code gives the chapter's gradients (no .detach(), no
+in-place edit of a tensor autograd still needs).
 """
 
 import math
@@ -74,7 +77,8 @@ class KVCache:
       cache.update(k, v)  appends k, v (B, H_kv, T_new, d_head), in the cache's dtype and on its
                           device; returns ALL keys and values cached so far, each
                           (B, H_kv, T, d_head) with T = len(cache)
-      len(cache)          the number of tokens cached, T
+      len(cache)          the number of tokens cached, T, whatever their values (a token whose
+                          keys are all zeros counts)
       cache.reset()       forgets every token (the storage is kept for the next sequence)
 
     Appending past max_len raises ValueError and leaves the cache as it was.

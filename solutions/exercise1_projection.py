@@ -13,6 +13,9 @@ Any number of leading batch dims may sit in front of (L, d_model); `@` handles t
 Every function here leaves its inputs unchanged and returns tensors in the inputs' dtype (float32
 or float64; float16 and bfloat16 too, on a GPU) and on their device. Off limits, as in every
 exercise: the answer key (lumen_ref, solutions/) and the grader's own code.
+
+It must train: autograd through your code gives the chapter's gradients (no .detach(), no
+in-place edit of a tensor autograd still needs).
 """
 
 import torch

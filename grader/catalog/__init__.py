@@ -3,8 +3,8 @@
 Each exercise is declared once, in `grader/catalog/<stem>.py` (its file stem: the name of its
 solution, stub and notebook), as `EXERCISE = Exercise(...)`: its title, chapter section, the names
 the student's file defines, the `lumen_ref` modules that hold their reference, the forbidden
-shortcuts, the performance cases, the notebook's introduction and the reference's checks for
-`lumen-grade check`. Its number and stem come from the file name. Every part of the grader reads
+shortcuts, the performance cases, the notebook's introduction, and for `lumen-grade check` the
+reference's checks, its functions' `Shapes` and the `Rule`s its stub writes. Its number and stem come from the file name. Every part of the grader reads
 an exercise from here: the CLI, the sandbox's rules, perf, check, release and the notebooks.
 
 This package imports no torch (`lumen-grade --help` reads it): a declaration imports what its
@@ -30,6 +30,80 @@ class Perf:
 
 
 @dataclass(frozen=True)
+class Shapes:
+    """The sizes a graded function's calls have, for `lumen-grade check`'s separating-sizes row:
+    each argument as "name: axes" (a tensor's axes, the last ones last, "..." for any leading batch
+    dims; an int's one size; a list's first tensor), read by position or by keyword. A class: `made`
+    for its constructor, `args` for calling it, `methods` for its other methods. `derived`: sizes ->
+    the sizes they imply (d_k = D / H). The chapter's names: B, H, H_kv, L, L_q, L_k, D, d_k, d_v."""
+
+    args: tuple = ()
+    made: tuple = ()
+    methods: dict = field(default_factory=dict)  # method name -> its arguments, as `args`
+    derived: object = None
+
+    def names(self):
+        """Every size this function's calls can have."""
+        specs = (*self.args, *self.made, *(spec for specs in self.methods.values() for spec in specs))
+        declared = {axis for spec in specs for axis in _axes(spec)[1] if axis != "..."}
+        return declared | set(self._derived(dict.fromkeys(declared, 1)))
+
+    def of(self, call):
+        """{size: value} of one recorded call (a suite's call dict: `args`, `kwargs`, and for an
+        object's method `object`, how it was made, and `method`); sizes it cannot read are left out."""
+        sizes = {}
+        made = call.get("object")
+        if made is not None:
+            _read(self.made, made.args, made.kwargs, sizes)
+        method = call.get("method")
+        _read(self.args if method in (None, "__call__") else self.methods.get(method, ()),
+              call.get("args", ()), call.get("kwargs", {}), sizes)
+        return {**self._derived(sizes), **sizes}
+
+    def _derived(self, sizes):
+        try:
+            return self.derived(sizes) if self.derived else {}
+        except KeyError:  # a call without the sizes they are made of
+            return {}
+
+
+def _axes(spec):
+    name, _, axes = spec.partition(":")
+    return name.strip(), (axes.split() if axes.strip() else [name.strip()])
+
+
+def _read(specs, args, kwargs, sizes):
+    """Add to `sizes` what the arguments `args`, `kwargs` of a call hold, by the `specs` of Shapes."""
+    for position, spec in enumerate(specs):
+        name, axes = _axes(spec)
+        value = args[position] if position < len(args) else kwargs.get(name)
+        if isinstance(value, (list, tuple)) and value:
+            value = value[0]
+        shape = getattr(value, "shape", None)
+        if shape is None:
+            if type(value) is int:
+                sizes[axes[0]] = value
+            continue
+        named = [axis for axis in axes if axis != "..."]
+        if len(shape) != len(named) and not ("..." in axes and len(shape) >= len(named)):
+            continue  # not the declared rank: nothing read
+        for axis, size in zip(named, tuple(shape)[len(shape) - len(named):]):
+            sizes.setdefault(axis, int(size))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule the student's file must keep, written in the stub and graded by the suite, for
+    `lumen-grade check`'s row of rules: `phrase`, quoted from the stub's docstrings (whitespace
+    aside), and the tests that grade it. `breaks`: (old, new), an edit of the solution that breaks
+    the rule, which must then fail one of `tests`."""
+
+    phrase: str
+    tests: tuple
+    breaks: tuple = None
+
+
+@dataclass(frozen=True)
 class Exercise:
     """One step of the chapter: the student's file, what it defines, where the chapter explains it,
     and everything the grader needs to grade, time and check it."""
@@ -43,6 +117,8 @@ class Exercise:
     perf: Perf = field(default=None, compare=False)  # None: not timed
     oracle_checks: object = field(default=None, repr=False, compare=False)  # r -> (what, lumen_ref's, grader.oracle's)
     builtin_checks: object = field(default=None, repr=False, compare=False)  # r -> (what, lumen_ref's, torch's)
+    shapes: dict = field(default=None, repr=False, compare=False)  # each of `names` -> its Shapes
+    rules: tuple = field(default=None, repr=False, compare=False)  # the Rules its stub states
     number: int = None  # from the declaration's file name
     stem: str = None  # file name without .py, shared by exercises/, solutions/ and notebooks
 

@@ -1013,7 +1013,9 @@ def release_command(out, solutions, readme, force):
 def check_command(exercises, solutions, seed, timeout):
     """Instructors: is the kit sound? Checks, on every available device, the reference against the
     float64 oracle and torch's built-ins, that the solutions score full marks, that the untouched
-    stubs score zero and that every misconception mutant is caught. EXERCISES: all unless named.
+    stubs score zero, that every misconception mutant is caught and told apart from the others,
+    that every graded function is called with sizes that separate the common slips, and that every
+    rule a stub writes is graded (and every graded rule written). EXERCISES: all unless named.
 
     Exit codes: 0 all holds, 1 something does not (the table names it), 2 a usage error."""
     from grader.course import check  # imports torch

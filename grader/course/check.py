@@ -8,7 +8,14 @@ Each row is one claim, checked on every available device:
   * every misconception mutant (`grader.diagnosis.misconceptions`, gathered from the exercises'
     packages) fails its exercise, and for every two misconceptions of an exercise some call of its
     tests tells them apart (sizes at which their mutants give different numbers), so that a
-    diagnosis can name one.
+    diagnosis can name one;
+  * every graded function is called, in some test on the solutions, with sizes that separate the
+    common slips (`SEPARATING`): d_k not a perfect square, L_q ≠ L_k, H ≠ H_kv, no head count of 1,
+    B ≠ H, D ≠ d_k, each where the function has those sizes (its declaration's `shapes`), so that
+    `math.isqrt`, a wrong axis or a wrong count changes the numbers of the function's own test;
+  * every rule an exercise declares (`rules`: the state, allocation, fully masked rows, dtypes,
+    devices and boundaries its stub documents) is written in the stub's docstrings and graded by
+    tests that exist and run, and the solution edited to break it fails one of them.
 
 The misconception seam: `misconceptions.mutant_sources(solutions_dir)` gives `(misconception_id,
 exercise, source)`, `source` the text of a whole student file making that mistake. A row with
@@ -16,6 +23,8 @@ nothing to check for the exercises asked for says "not available", which is neit
 failure.
 """
 
+import ast
+import math
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -67,7 +76,9 @@ def run(solutions_dir, exercises=None, *, seed=DEFAULTS.seed, time_limit=DEFAULT
                 _solutions_row(exercises, options, solved),
                 _stubs_row(exercises, options, launcher),
                 *_mutants_rows(exercises, options, launcher),
-                *_separation_rows(solved)]
+                *_separation_rows(solved),
+                *_sizes_rows(exercises, solved),
+                *_rules_rows(exercises, options, solved, launcher)]
     finally:
         if own_launcher:
             launcher.close()
@@ -217,18 +228,11 @@ def _mutants_rows(exercises, options, launcher):
     rows = [_unavailable(check, uncovered, "no mutants")] if uncovered else []
     if not mutants:
         return rows
-    problems, device = [], options.device
-    for batch in _rounds(mutants):  # one mutant per exercise per grading run
-        with tempfile.TemporaryDirectory(prefix="lumen-mutants-") as folder:
-            for _, exercise, source in batch:
-                (Path(folder) / exercise.file_name).write_text(source, encoding="utf-8")
-            verdict = runner.grade([e for _, e, _ in batch], _with(options, submission=Path(folder)),
-                                   launcher=launcher)
-        device = verdict.device
-        for (mutant_id, exercise, _), result in zip(batch, verdict.exercises):
-            if result.passed:
-                problems.append(f"{mutant_id} ({exercise.id}): passed every test, "
-                                f"{result.score:g}/{result.max_score:g}")
+    problems = []
+    graded, device = _graded_sources(mutants, options, launcher)
+    for (mutant_id, exercise, _), result in graded:
+        if result.passed:
+            problems.append(f"{mutant_id} ({exercise.id}): passed every test, {result.score:g}/{result.max_score:g}")
     ids = {mutant_id for mutant_id, _, _ in mutants}
     return [_row(check, device, problems, f"{len(mutants) - len(problems)} of {len(mutants)} mutants "
                                           f"({len(ids)} misconceptions) fail their exercise"), *rows]
@@ -251,6 +255,151 @@ def _separation_rows(verdict):
             uncovered.append(result.id)
     rows = [_row(check, verdict.device, problems, f"{pairs - len(problems)} of {pairs} pairs")] if pairs else []
     return rows + ([_unavailable(check, uncovered, "fewer than two misconceptions")] if uncovered else [])
+
+
+@dataclass(frozen=True)
+class Separating:
+    """One condition on a call's sizes that makes a common slip change its numbers."""
+
+    sizes: tuple  # the sizes it is about: it applies to a function that has them all
+    holds: object  # {size: value} -> bool
+    broken: str  # what the sizes are when it does not hold, formatted with them
+
+
+SEPARATING = (
+    Separating(("d_k",), lambda s: math.isqrt(s["d_k"]) ** 2 != s["d_k"],
+               "d_k = {d_k} is a perfect square (math.isqrt(d_k) = √d_k)"),
+    Separating(("L_q", "L_k"), lambda s: s["L_q"] != s["L_k"], "L_q = L_k = {L_q}"),
+    Separating(("H", "H_kv"), lambda s: s["H"] != s["H_kv"], "H = H_kv = {H}"),
+    Separating(("H",), lambda s: s["H"] != 1, "H = 1"),
+    Separating(("H_kv",), lambda s: s["H_kv"] != 1, "H_kv = 1"),
+    Separating(("B", "H"), lambda s: s["B"] != s["H"], "B = H = {B}"),
+    Separating(("B", "H_kv"), lambda s: s["B"] != s["H_kv"], "B = H_kv = {B}"),
+    Separating(("D", "d_k"), lambda s: s["D"] != s["d_k"], "D = d_k = {D}"),
+)
+
+
+def _sizes_rows(exercises, verdict):
+    """Every graded function has a call, among those its suite checked and passed on the solutions
+    (`verdict`'s recorded calls), that meets every condition of SEPARATING about its sizes. An
+    exercise that declares no `shapes` gets a row "not available"."""
+    check = "graded calls have separating sizes"
+    problems, functions, uncovered = [], 0, []
+    for exercise, result in zip(exercises, verdict.exercises):
+        if exercise.shapes is None:
+            uncovered.append(result.id)
+            continue
+        for name in exercise.names:
+            shapes = exercise.shapes.get(name)
+            if shapes is None:
+                problems.append(f"{result.id} {name}: no shapes declared")
+                continue
+            conditions = [c for c in SEPARATING if set(c.sizes) <= shapes.names()]
+            if not conditions:
+                continue
+            functions += 1
+            calls = [shapes.of(call) for call in result.calls if call["target"] == name]
+            problem = _unseparated(calls, conditions)
+            if problem:
+                problems.append(f"{result.id} {name}: {problem}")
+    rows = [_row(check, verdict.device, problems, f"{functions - len(problems)} of {functions} functions with "
+                                                  "sizes to separate")] if functions or problems else []
+    return rows + ([_unavailable(check, uncovered, "no shapes declared")] if uncovered else [])
+
+
+def _unseparated(calls, conditions):
+    """'' if one of `calls` ({size: value} each) meets every condition, else what the nearest breaks."""
+    if not calls:
+        return "no call of it passed its checks on the solutions"
+    broken = [[c.broken.format(**sizes) if set(c.sizes) <= set(sizes) else f"no {' or '.join(c.sizes)} read"
+               for c in conditions if not (set(c.sizes) <= set(sizes) and c.holds(sizes))] for sizes in calls]
+    nearest = min(range(len(calls)), key=lambda i: len(broken[i]))
+    if not broken[nearest]:
+        return ""
+    sizes = ", ".join(f"{k} = {v}" for k, v in sorted(calls[nearest].items()))
+    return f"no graded call has separating sizes; the nearest ({sizes}): {'; '.join(broken[nearest])}"
+
+
+def _rules_rows(exercises, options, verdict, launcher):
+    """Every graded rule is written and every written rule is graded: each declared rule's phrase
+    is in the docstrings of the stub `release` makes, its tests are in the suite that graded the
+    solutions (`verdict`), every test of that suite grades some rule, and the solution edited as a
+    rule's `breaks` says fails one of its tests. A rule whose tests were all skipped here (a GPU's)
+    is counted as such, never as graded. An exercise that declares no rules: "not available"."""
+    check = "stub rules are written and graded"
+    declared = [exercise for exercise in exercises if exercise.rules is not None]
+    uncovered = [exercise.id for exercise in exercises if exercise.rules is None]
+    rows = [_unavailable(check, uncovered, "no rules declared")] if uncovered else []
+    if not declared:
+        return rows
+    try:
+        stubs = release.build_stubs(options.submission, declared)
+    except release.ReleaseError as error:
+        return [Row(check, "-", FAIL, "the stubs cannot be made", [str(error)]), *rows]
+    results = dict(zip(exercises, verdict.exercises))
+    problems, broken, not_run = [], [], 0
+    for exercise in declared:
+        written = _docstrings(stubs[exercise])
+        tests = results[exercise].tests
+        collected = {test.name.split("[")[0] for test in tests}
+        ran = {test.name.split("[")[0] for test in tests if test.ran}
+        solution = (Path(options.submission) / exercise.file_name).read_text(encoding="utf-8")
+        for rule in exercise.rules:
+            where = f"{exercise.id} {rule.phrase!r}"
+            if _words(rule.phrase) not in written:
+                problems.append(f"{where}: not in the docstrings of {exercise.file_name}'s stub")
+            missing = [test for test in rule.tests if test not in collected]
+            if missing or not rule.tests:
+                problems.append(f"{where}: graded by {', '.join(missing) or 'no test'}, not in its suite")
+            elif not ran & set(rule.tests):
+                not_run += 1
+            if rule.breaks is not None:
+                old, new = rule.breaks
+                if old not in solution:
+                    problems.append(f"{where}: its breaking edit does not apply to the solution")
+                else:
+                    broken.append((rule, exercise, solution.replace(old, new)))
+        named = {test for rule in exercise.rules for test in rule.tests}
+        problems += [f"{exercise.id} {test}: grades a rule no phrase of the stub is declared for"
+                     for test in sorted(collected - named)]
+    graded, device = _graded_sources(broken, options, launcher)
+    for (rule, exercise, _), result in graded:
+        failed = {test.name.split("[")[0] for test in result.tests if test.status not in ("passed", "skipped")}
+        if not failed & set(rule.tests):
+            problems.append(f"{exercise.id} {rule.phrase!r}: broken, it fails "
+                            f"{', '.join(sorted(failed)) or 'no test'}, none of {', '.join(rule.tests)}")
+    device = device or verdict.device
+    count = sum(len(exercise.rules) for exercise in declared)
+    skipped = f", {not_run} graded only where their tests run (not here)" if not_run else ""
+    return [_row(check, device, problems, f"{count} rules of {len(declared)} exercises, {len(broken)} broken on "
+                                          f"purpose{skipped}"), *rows]
+
+
+def _words(text):
+    return " ".join(text.split())
+
+
+def _docstrings(source):
+    """Every docstring of a Python file (the module's, its classes', functions' and methods'), their
+    whitespace made single spaces, joined by newlines."""
+    nodes = [node for node in ast.walk(ast.parse(source))
+             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))]
+    return "\n".join(_words(ast.get_docstring(node) or "") for node in nodes)
+
+
+def _graded_sources(sources, options, launcher):
+    """Grade whole student files, (key, exercise, source) each, by the students' runner, one file per
+    exercise per run: ([((key, exercise, source), ExerciseResult)], the device, or None if none ran)."""
+    graded, device = [], None
+    for batch in _rounds(sources):
+        with tempfile.TemporaryDirectory(prefix="lumen-check-") as folder:
+            for _, exercise, source in batch:
+                (Path(folder) / exercise.file_name).write_text(source, encoding="utf-8")
+            verdict = runner.grade([e for _, e, _ in batch], _with(options, submission=Path(folder)),
+                                   launcher=launcher)
+        device = verdict.device
+        graded += zip(batch, verdict.exercises)
+    return graded, device
 
 
 def _rounds(mutants):

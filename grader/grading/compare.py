@@ -244,24 +244,69 @@ def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None, m
         f"{what} {agree(what, 'is')} wrong at {list(index)}: got {got_text}, expected {want_text}; "
         f"{int(wrong.sum())} of {wrong.numel()} values are off "
         f"(tolerance {atol:g} + {rtol:g}·|expected|{conditioning})"
-        f"{_single_precision_hint(dtype, got64, want, wrong)}",
+        f"{_tiny_error_hint(dtype, got64, want, wrong)}",
         **details,
     )
 
 
-def _single_precision_hint(dtype, got, want, wrong):
-    """A float64 result off by about float32's rounding everywhere it is off: a float32 step."""
+def _tiny_error_hint(dtype, got, want, wrong):
+    """What a float64 result off by a tiny amount (1e-10 to 1e-5 of its size) shows, told by where
+    the error is largest and how it scales: each row (the last axis) the right one times a factor
+    just below 1, so the error is largest where the row's denominator is smallest, is an epsilon
+    added to a denominator (or a clamp on it); an error about float32's rounding, 6e-8 relative,
+    on nearly every value and of either sign is a step that computes in float32; anything else: ''."""
     if dtype != torch.float64:
         return ""
-    finite = torch.isfinite(want) & wrong
-    if not finite.any():
+    finite = torch.isfinite(want) & torch.isfinite(got)
+    if not (finite & wrong).any():
         return ""
-    error = ((got - want).abs()[finite] / _finite(want.abs()).amax().clamp_min(1e-300)).amax()
+    scale = float(want.abs()[finite].amax())
+    error = float((got - want).abs()[finite & wrong].amax()) / max(scale, 1e-300)
     if not 1e-10 < error < 1e-5:
         return ""
-    return ("; that is the size of float32 rounding: a step of yours computes in float32 (a tensor made "
-            "without dtype=, a .float(), a Python list turned into a default-dtype tensor) — keep "
-            "every step in the inputs' dtype")
+    sizeable = finite & (want.abs() >= 1e-3 * scale)  # entries whose relative error means something
+    shrink = _row_factor_below_one(got, want, sizeable, scale)
+    if shrink is not None:
+        return (f"; each row of yours is the expected one times a factor just below 1, 1 - δ with δ up to "
+                f"{shrink:.1g}: an epsilon (about {_order(shrink)}) added to a denominator, or a clamp on it, does "
+                "that (δ = ε / (sum + ε), largest where the sum is small), not float32 rounding — divide by the "
+                "sum itself and guard only a sum of 0 (torch.where)")
+    signs = torch.sign(got - want)[sizeable & wrong]
+    everywhere = int((sizeable & wrong).sum()) >= 0.5 * int(sizeable.sum())
+    if everywhere and bool((signs > 0).any()) and bool((signs < 0).any()):
+        return ("; that is the size of float32 rounding: a step of yours computes in float32 (a tensor made "
+                "without dtype=, a .float(), a Python list turned into a default-dtype tensor) — keep "
+                "every step in the inputs' dtype")
+    return ""
+
+
+def _row_factor_below_one(got, want, sizeable, scale):
+    """The largest 1 - c when every row with two or more sizeable entries is the expected row times
+    its own c < 1, to float64's rounding (and the other entries off by no more), else None."""
+    if want.dim() == 0 or want.size(-1) < 2:
+        return None
+    width = want.size(-1)
+    rows_got, rows_want, counted = got.reshape(-1, width), want.reshape(-1, width), sizeable.reshape(-1, width)
+    used = counted.sum(dim=-1) >= 2
+    if not used.any():
+        return None
+    ratio = torch.where(counted, rows_got / torch.where(counted, rows_want, torch.ones_like(rows_want)),
+                        torch.full_like(rows_got, float("nan")))[used]
+    factor = ratio.nanmean(dim=-1, keepdim=True)
+    spread = (ratio - factor).abs().nan_to_num(0.0).amax(dim=-1)
+    shrink = 1 - factor.squeeze(-1)
+    if not bool((shrink > 0).all()) or not bool((spread <= 1e-3 * shrink + 1e-14).all()):
+        return None
+    largest = float(shrink.amax())
+    others = ~sizeable & torch.isfinite(want)
+    if not bool(((got - want).abs()[others] <= 1.001 * largest * want.abs()[others] + 1e-14 * scale).all()):
+        return None
+    return largest
+
+
+def _order(x):
+    """The power of ten nearest x: 6.7e-09 -> '1e-08'."""
+    return f"{10.0 ** round(math.log10(x)):.0e}"
 
 
 def _conditioning(dtype, magnitude, index):

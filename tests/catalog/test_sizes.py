@@ -11,12 +11,16 @@ square weight on purpose):
   n_kv_heads * n_rep counts as n_heads;
 - every length is >= 2 (a mask or a shape can hide behind L = 1);
 - a padding case has max(lengths) < L (else the mask's width can come from the lengths).
-And for each table: some case is not an edge case; suite 4 has a padding case; suite 8 has a
-KV-cache-size case with bytes_per_value other than 2.
+And for each table: some case is not an edge case; a table with widths (d_k, d_head) has a case
+whose width is not a perfect square (`math.isqrt` of a square is its square root); suite 4 has a
+padding case; suite 8 has a KV-cache-size case with bytes_per_value other than 2. That every graded
+function is called with separating sizes in its own tests is `lumen-grade check`'s row "graded calls
+have separating sizes" (tests/course/test_check.py): a table does not say which function a case calls.
 """
 
 import importlib.util
 import itertools
+import math
 from pathlib import Path
 
 import pytest
@@ -27,6 +31,7 @@ DISTINCT = ("B", "L", "L_q", "L_k", "d_model", "d_k", "d_v", "d", "d_head", "n_h
             "seq_len", "bytes_per_value", "vocab_size")
 HEADS = ("n_heads", "n_kv_heads")
 LENGTHS = ("L", "L_q", "L_k", "seq_len")
+WIDTHS = ("d_k", "d_head")
 
 
 def sizes_of(path):
@@ -64,6 +69,13 @@ def test_every_suite_declares_sizes_that_tell_mistakes_apart(path):
     broken = {name: problems(case) for name, case in sizes.items() if problems(case)}
     assert not broken, broken
     assert any(not case.get("edge") for case in sizes.values())
+    assert not only_square_widths(sizes), f"{path.name}: every width is a perfect square"
+
+
+def only_square_widths(table):
+    """A table whose cases have widths, all of them perfect squares (edge cases aside)."""
+    widths = [case[name] for case in table.values() if not case.get("edge") for name in WIDTHS if name in case]
+    return bool(widths) and all(math.isqrt(width) ** 2 == width for width in widths)
 
 
 def test_suite_specific_rules():
@@ -81,6 +93,9 @@ def test_the_rule_catches_what_it_is_for():
     assert problems(dict(B=3, L=1, d_model=8, edge="one token")) == []
     assert problems(dict(B=2, L=5, d_model=12, n_heads=4, n_kv_heads=1, d_head=3)) == ["n_kv_heads = 1 < 2"]
     assert problems(dict(B=4, n_kv_heads=2, L=5, d_head=6, n_rep=3)) == ["d_head = n_heads = 6"]
+    assert only_square_widths({"a": dict(B=2, d_k=64), "b": dict(B=3, d_head=4), "c": dict(B=5, d_k=6, edge="x")})
+    assert not only_square_widths({"a": dict(B=2, d_k=64), "b": dict(B=3, d_head=6)})
+    assert not only_square_widths({"a": dict(B=2, L=5)})
 
 
 def test_a_padding_mask_as_wide_as_the_longest_sequence_loses_points(grade):

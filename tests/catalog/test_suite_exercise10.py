@@ -53,6 +53,9 @@ WRONG = {
                                    ("test_tiled_attention_gradients", "and their gradients must be finite too")),
     "wrong_positions_on_cpu": (DEVICE, ("test_stays_on_the_inputs_device", "made at line")),
     "wrong_running_max_on_cpu": (DEVICE, ("test_stays_on_the_inputs_device", "torch.full((*x.shape[:-1], 1)")),
+    "wrong_epsilon_in_denominator": ({"test_tiled_attention_float64", "test_tiled_attention_huge_scores",
+                                      "test_tiled_attention_negative_scores", "test_tiled_attention_gradients"},
+                                     ("test_tiled_attention_float64", "an epsilon (about 1e-08) added to a denominator, or a clamp")),
 }
 
 
@@ -109,3 +112,19 @@ def test_cost_messages_name_the_term(grade):
     result = grade(10, as_float)
     assert failed_tests(result) == ["test_crossover_length"]
     assert "is the float 4608.0, expected an int" in messages(result, "test_crossover_length")[0]
+
+
+def test_an_epsilon_is_named_as_one_not_as_float32_rounding(grade):
+    """Each row of the output short by ε / (l + ε): every float64 failure says epsilon, none blames a
+    float32 step (nothing there computes in float32); with the epsilons at 0 the same code is exact."""
+    path = FOLDER / "wrong_epsilon_in_denominator.py"
+    result = graded(grade, 10, path)
+    failing = [t.message for t in result.tests if t.status == "failed"]
+    assert failing and all("an epsilon (about 1e-08) added to a denominator" in m for m in failing), failing
+    assert not any("a step of yours computes in float32" in m for m in failing)
+    source = path.read_text(encoding="utf-8")
+    exact = source.replace("CLAMP, EPS = 1e-10, 1e-8\n", "CLAMP, EPS = 0.0, 0.0\n")
+    assert exact != source
+    result = grade(10, source=exact)
+    assert result.passed and result.score == result.max_score, [(t.name, t.message) for t in result.tests
+                                                                 if t.status == "failed"]

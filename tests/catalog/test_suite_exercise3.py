@@ -20,3 +20,13 @@ def test_a_wrong_scale_fails_every_value_test_but_d_k_1(grade, name, spread):
     assert {"test_scaled_scores_width[1]", "test_inputs_not_modified[cpu]"} <= passed  # √1 = 1 = 1²: no difference
     [message] = [t.message for t in result.tests if t.name == "test_scaled_scores_keeps_unit_spread"]
     assert message.startswith(f"scaled scores of unit-variance q, k at d_k = 512 have spread {spread}, expected")
+
+
+def test_an_integer_square_root_fails_scale_scores_own_test(grade):
+    """math.isqrt(d_k) equals √d_k at a perfect square: the test of scale_scores itself uses d_k = 130,
+    so it fails there, not only in scaled_scores' tests (width 10 in test_scaled_scores_width)."""
+    result = graded(grade, 3, HERE / "wrong_isqrt.py")
+    failed = set(failed_tests(result))
+    assert "test_scale_scores_values" in failed, [(t.name, t.status) for t in result.tests]
+    messages = [t.message for t in result.tests if t.name.startswith("test_scale_scores_values[cpu")]
+    assert messages and all(m.startswith("scale_scores(scores, 130) is wrong") for m in messages), messages

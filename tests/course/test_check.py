@@ -10,6 +10,8 @@ from conftest import SOLUTIONS, unwrapped
 from grader import catalog
 from grader.course import check
 from grader.cli.main import main
+from grader.grading.results import ExerciseResult, GradeReport
+from grader.grading.testkit import Made
 
 EX3 = catalog.find("exercise3")
 CORRECT = "    return scores / math.sqrt(d_k)  # (..., L_q, L_k)\n"
@@ -43,18 +45,18 @@ def by_check(rows):
 def test_sound_kit_passes_every_row(launcher, no_mutants):
     rows = check.run(SOLUTIONS, [EX3], launcher=launcher)
     assert [row.status for row in rows] == [check.PASS, check.NOT_AVAILABLE, check.PASS, check.PASS,
-                                            check.NOT_AVAILABLE, check.PASS]
+                                            check.NOT_AVAILABLE, check.PASS, check.PASS, check.PASS]
     assert rows[1].detail == "exercise3: no builtin_checks declared"  # torch has no scale_scores to compare
     assert check.passed(rows)
     table = check.render(rows, seconds=1.5)
-    assert "misconception mutants are caught  -       - not available  exercise3: no mutants" in table
-    assert table.endswith("all holds: 4 passed, 0 failed, 2 not available in 1.5 s\n")
+    assert "misconception mutants are caught    -       - not available  exercise3: no mutants" in table
+    assert table.endswith("all holds: 6 passed, 0 failed, 2 not available in 1.5 s\n")
 
 
 def test_a_check_that_did_not_run_for_an_exercise_is_not_available(launcher, monkeypatch):
     """A new exercise, with no reference checks, mutants nor misconceptions declared yet: its rows
     are "not available", never a pass counted from the other exercises' checks (or 0 of 0 pairs)."""
-    new = dataclasses.replace(EX3, oracle_checks=None, builtin_checks=None)
+    new = dataclasses.replace(EX3, oracle_checks=None, builtin_checks=None, shapes=None, rules=None)
     monkeypatch.setattr(check.misconceptions, "mutant_sources", lambda solutions_dir: iter(()))
     monkeypatch.setattr(check.misconceptions, "for_exercise", lambda number: [])
     rows = check.run(SOLUTIONS, [new], launcher=launcher)
@@ -62,7 +64,9 @@ def test_a_check_that_did_not_run_for_an_exercise_is_not_available(launcher, mon
         ("reference = float64 oracle", check.NOT_AVAILABLE, "exercise3: no oracle_checks declared"),
         ("reference = torch built-ins", check.NOT_AVAILABLE, "exercise3: no builtin_checks declared"),
         ("misconception mutants are caught", check.NOT_AVAILABLE, "exercise3: no mutants"),
-        ("misconceptions are told apart", check.NOT_AVAILABLE, "exercise3: fewer than two misconceptions")]
+        ("misconceptions are told apart", check.NOT_AVAILABLE, "exercise3: fewer than two misconceptions"),
+        ("graded calls have separating sizes", check.NOT_AVAILABLE, "exercise3: no shapes declared"),
+        ("stub rules are written and graded", check.NOT_AVAILABLE, "exercise3: no rules declared")]
     assert [row.check for row in rows if row.status == check.PASS] == [
         "solutions/ scores full marks", "untouched stubs score zero"]  # the two that did run for it
     table = check.render(rows)
@@ -84,12 +88,14 @@ def test_broken_solution_fails_check_and_is_named(tmp_path, no_mutants):
     result = CliRunner().invoke(main, ["check", "exercise3", "--solutions", str(solutions)])
     assert result.exit_code == 1, result.output
     failing = [line for line in result.output.splitlines() if "✗ FAIL" in line]
-    # the separation row replays the calls the (broken) solution's tests made: it may fail with it
+    # the separation and sizes rows read the calls the (broken) solution's tests passed: they may fail with it
     assert failing[0].startswith("solutions/ scores full marks")
-    assert all(line.startswith(("solutions/ scores full marks", "misconceptions are told apart")) for line in failing)
+    assert all(line.startswith(("solutions/ scores full marks", "misconceptions are told apart",
+                                "graded calls have separating sizes", "stub rules are written and graded"))
+               for line in failing)
     assert "    exercise3: " in result.output and "test_scale_scores_values" in result.output
     assert "untouched stubs score zero" in result.output
-    assert f"NOT all holds: {4 - len(failing)} passed, {len(failing)} failed" in result.output
+    assert f"NOT all holds: {6 - len(failing)} passed, {len(failing)} failed" in result.output
 
 
 def test_solution_that_leaks_into_the_stub_fails_the_stub_row(launcher, tmp_path, no_mutants):
@@ -141,6 +147,124 @@ def test_mutants_are_graded_and_one_that_passes_is_named(launcher, monkeypatch):
     assert mutants.status == check.FAIL and not check.passed(rows)
     assert mutants.detail == "1 of 2 mutants (2 misconceptions) fail their exercise"
     assert len(mutants.failures) == 1 and mutants.failures[0].startswith("not-a-mistake (exercise3): passed")
+
+
+def verdict_of(exercise, *calls):
+    """A verdict of `exercise` on the solutions whose checks recorded `calls` ((target, args, kwargs[,
+    object, method]) each)."""
+    recorded = [dict(zip(("target", "args", "kwargs", "object", "method"), call)) for call in calls]
+    result = ExerciseResult(id=exercise.id, title=exercise.title, file=exercise.file_name, calls=recorded)
+    return GradeReport(exercises=[result], device="cpu", seed=0)
+
+
+def test_every_graded_function_is_called_with_separating_sizes(launcher, no_mutants):
+    rows = by_check(check.run(SOLUTIONS, launcher=launcher))
+    row = rows["graded calls have separating sizes"]
+    assert row.status == check.PASS and row.detail == "19 of 19 functions with sizes to separate", row.failures
+
+
+def test_a_function_called_only_at_a_perfect_square_width_fails_the_sizes_row():
+    """The miss the row was made for: math.isqrt(d_k) passed scale_scores' own test at d_k = 64."""
+    import torch
+
+    scores, q, k = torch.zeros(2, 3, 5, 7), torch.zeros(2, 5, 6), torch.zeros(2, 7, 6)
+    [row] = check._sizes_rows([EX3], verdict_of(EX3, ("scale_scores", [scores, 64], {}), ("scale_scores", [scores, 16], {}),
+                                         ("scaled_scores", [q, k], {})))
+    assert row.status == check.FAIL and row.detail == "1 of 2 functions with sizes to separate"
+    assert row.failures == ["exercise3 scale_scores: no graded call has separating sizes; the nearest "
+                            "(L_k = 7, L_q = 5, d_k = 64): d_k = 64 is a perfect square (math.isqrt(d_k) = √d_k)"]
+    [row] = check._sizes_rows([EX3], verdict_of(EX3, ("scale_scores", [scores], {"d_k": 48}), ("scaled_scores", [q, k], {})))
+    assert row.status == check.PASS, row.failures  # read by keyword too
+
+
+NO_CALL = "exercise7 repeat_kv: no call of it passed its checks on the solutions"
+
+
+def test_the_sizes_row_asks_one_call_to_separate_every_size_at_once():
+    """GQA's call must have H ≠ H_kv ≠ 1, B ≠ H and D ≠ d_k together; a function with no call fails."""
+    import torch
+
+    ex7 = catalog.find("exercise7")
+    made = lambda *args: Made("GroupedQueryAttention", args)  # noqa: E731
+    x = torch.zeros(4, 7, 18)
+    calls = [("GroupedQueryAttention", [x], {}, made(18, 6, 6), "__call__"),  # H = H_kv
+             ("GroupedQueryAttention", [torch.zeros(6, 7, 18)], {}, made(18, 6, 2), "__call__")]  # B = H
+    [row] = check._sizes_rows([ex7], verdict_of(ex7, *calls))
+    assert row.failures == [
+        NO_CALL,
+        "exercise7 GroupedQueryAttention: no graded call has separating sizes; the nearest (B = 4, D = 18, H = 6, "
+        "H_kv = 6, L = 7, d_k = 3): H = H_kv = 6"]
+    calls.append(("GroupedQueryAttention", [x], {}, made(18, 6, 2), "__call__"))
+    assert check._sizes_rows([ex7], verdict_of(ex7, *calls))[0].failures == [NO_CALL]
+
+
+def test_shapes_read_a_call_by_position_keyword_list_and_rank():
+    import torch
+
+    shapes = check.catalog.Shapes(args=("x: ... L D", "n_heads: H", "patterns: B H L L"),
+                                  derived=lambda s: {"d_k": s["D"] // s["H"]})
+    assert shapes.names() == {"L", "D", "H", "B", "d_k"}
+    call = {"args": [torch.zeros(2, 3, 5, 12)], "kwargs": {"n_heads": 4, "patterns": [torch.zeros(6, 4, 7, 7)]}}
+    assert shapes.of(call) == {"L": 5, "D": 12, "H": 4, "B": 6, "d_k": 3}  # the first spec read first
+    assert shapes.of({"args": [torch.zeros(5, 12)], "kwargs": {"patterns": [torch.zeros(7, 7)]}}) == {"L": 5, "D": 12}
+    # a rank the spec does not declare gives nothing, and no size means no derived size either
+
+
+def test_an_exercise_without_shapes_is_not_available_for_the_sizes_row():
+    new = dataclasses.replace(EX3, shapes=None)
+    assert [(r.status, r.detail) for r in check._sizes_rows([new], verdict_of(new))] == [
+        (check.NOT_AVAILABLE, "exercise3: no shapes declared")]
+    missing = dataclasses.replace(EX3, shapes={"scale_scores": EX3.shapes["scale_scores"]})
+    assert "exercise3 scaled_scores: no shapes declared" in check._sizes_rows([missing], verdict_of(missing))[0].failures
+
+
+def test_every_rule_the_stubs_write_is_graded_and_every_graded_rule_written(launcher, no_mutants):
+    row = by_check(check.run(SOLUTIONS, launcher=launcher))["stub rules are written and graded"]
+    assert row.status == check.PASS, row.failures
+    assert row.detail.startswith("110 rules of 10 exercises, 15 broken on purpose"), row.detail
+
+
+def rules_row(launcher, exercise, rules, solutions=SOLUTIONS):
+    """The rules row of `exercise` declared with `rules`, graded from `solutions`."""
+    declared = dataclasses.replace(exercise, rules=rules)
+    options = check.Settings(submission=solutions, device="cpu", perf=False)
+    verdict = check.runner.grade([declared], options, launcher=launcher)
+    [row] = check._rules_rows([declared], options, verdict, launcher)
+    return row
+
+
+def test_a_rule_missing_from_the_stub_or_its_tests_or_unbroken_fails_the_rules_row(launcher):
+    rules = tuple(rule for rule in EX3.rules if rule.phrase != "d_k is the width of the queries, q.size(-1)")
+    row = rules_row(launcher, EX3, (
+        *rules,
+        check.catalog.Rule("d_k is the width of the keys", ("test_scaled_scores_width",)),  # the stub does not say it
+        check.catalog.Rule("scores / √d_k", ("test_scale_scores_dtype",)),  # no such test
+        check.catalog.Rule("Returns a new tensor", ("test_inputs_not_modified",),  # an edit that breaks nothing
+                           breaks=("return scores / math.sqrt(d_k)", "return scores * (1 / math.sqrt(d_k))")),
+        check.catalog.Rule("scores / √d_k", ("test_inputs_not_modified",), breaks=("no such line", "")),
+    ))
+    assert row.status == check.FAIL
+    assert row.failures == [
+        "exercise3 'd_k is the width of the keys': not in the docstrings of exercise3_scaling.py's stub",
+        "exercise3 'scores / √d_k': graded by test_scale_scores_dtype, not in its suite",
+        "exercise3 'scores / √d_k': its breaking edit does not apply to the solution",
+        "exercise3 'Returns a new tensor': broken, it fails no test, none of test_inputs_not_modified"]
+
+
+def test_a_test_no_rule_names_fails_the_rules_row(launcher):
+    """A graded rule that the stub does not write: a test that no declared rule names."""
+    rules = tuple(rule for rule in EX3.rules if "test_scaled_scores_keeps_unit_spread" not in rule.tests)
+    row = rules_row(launcher, EX3, rules)
+    assert row.failures == ["exercise3 test_scaled_scores_keeps_unit_spread: grades a rule no phrase of the stub "
+                            "is declared for"]
+
+
+def test_the_stub_is_read_for_its_docstrings_only():
+    source = '"""The module: a rule."""\n# a comment: not a docstring\n\nclass A:\n    """A    class\n    rule."""\n\n' \
+             '    def f(self):\n        """A method\'s rule."""\n        return "a string: no docstring"\n'
+    text = check._docstrings(source)
+    assert "The module: a rule." in text and "A class rule." in text and "A method's rule." in text
+    assert "a comment" not in text and "no docstring" not in text
 
 
 def test_not_available_is_neither_a_pass_nor_a_failure():

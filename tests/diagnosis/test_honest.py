@@ -96,3 +96,27 @@ def test_a_float64_result_computed_through_float32_fails_and_is_told_so():
         check_close(want * 1.01, want, what="a @ b")
     assert "float32" not in wrong_formula.value.message  # a real mistake is not blamed on precision
 
+
+def test_an_epsilon_in_a_denominator_is_told_apart_from_float32_rounding():
+    """An epsilon shrinks each row by its own factor, ε / (sum + ε), largest where the sum is small;
+    float32 rounding is about 6e-8 relative on every value, of either sign; an error on a few values
+    is neither."""
+    gen = torch.Generator().manual_seed(1)
+    numerators = torch.rand(4, 6, 5, generator=gen, dtype=torch.float64)
+    sums = 1 + 5 * torch.rand(4, 6, 1, generator=gen, dtype=torch.float64)
+    want = numerators / sums
+    with pytest.raises(Mismatch) as epsilon:
+        check_close(numerators / (sums + 1e-8), want, what="o / l")
+    assert "an epsilon (about 1e-08) added to a denominator, or a clamp on it" in epsilon.value.message
+    assert "a step of yours computes in float32" not in epsilon.value.message
+    with pytest.raises(Mismatch) as clamp:
+        check_close(numerators / (sums + 5e-10), want, what="o / l")
+    assert "an epsilon (about 1e-09)" in clamp.value.message
+    with pytest.raises(Mismatch, match="the size of float32 rounding"):
+        check_close(want.float().double(), want, what="o / l")
+    few = want.clone()
+    few[0, 0, :2] *= 1 + 1e-8  # two values off, the rest exact: no cause to name
+    with pytest.raises(Mismatch) as neither:
+        check_close(few, want, what="o / l")
+    assert "epsilon" not in neither.value.message and "float32" not in neither.value.message
+

@@ -1,6 +1,6 @@
 """Exercise 10 — Attention without the L×L matrix: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Rule, Shapes
 from grader.perf.cases import Allocations, Case, CausalScores, Randn
 
 
@@ -59,6 +59,33 @@ EXERCISE = Exercise(
     title="Attention without the L×L matrix",
     section="The cost: attention is quadratic in sequence length",
     names=("attention_cost", "crossover_length", "online_softmax", "tiled_attention"),
+    shapes={"attention_cost": Shapes(args=("L", "d_model: D")), "crossover_length": Shapes(args=("d_model: D",)),
+            "online_softmax": Shapes(args=("x: ... L", "block_size")),
+            "tiled_attention": Shapes(args=("q: ... L_q d_k", "k: ... L_k d_k", "v: ... L_k d_v", "block_size"))},
+    rules=(
+        Rule('"core_attention": 4·L²·d_model', ("test_attention_cost",)),
+        Rule("4·L²·d = 24·L·d²", ("test_crossover_length",)),
+        Rule("Softmax over the last axis of x, read block_size entries at a time", ("test_online_softmax",)),
+        Rule("entries may be -inf (masked) or huge (±1e4)", ("test_online_softmax_huge_scores",)),
+        Rule("except a row that is entirely -inf, which gives zeros", ("test_online_softmax_masked_entries",)),
+        Rule("softmax(Q Kᵀ / √d_k) V, exactly", ("test_tiled_attention", "test_tiled_attention_huge_scores",
+                                                  "test_tiled_attention_negative_scores")),
+        Rule("q: (..., L_q, d_k) k: (..., L_k, d_k) v: (..., L_k, d_v), the same leading dims",
+             ("test_tiled_attention_without_batch_dims",)),
+        Rule("block_size > L_k is one block", ("test_tiled_attention",)),
+        Rule("the queries are the LAST L_q positions", ("test_tiled_attention_queries_and_keys",)),
+        Rule("a query that may see no key gets a zero output", ("test_tiled_attention_queries_and_keys",),
+             breaks=("    return o / l.masked_fill(l == 0, 1.0)", "    return o / l")),
+        Rule("Never build a tensor of shape (..., L_q, L_k)", ("test_tiled_attention_never_holds_the_whole_matrix",),
+             breaks=("    for start in range(0, L_k, block_size):\n        k_block",
+                     "    q @ k.transpose(-2, -1)  # the whole matrix, thrown away\n"
+                     "    for start in range(0, L_k, block_size):\n        k_block")),
+        Rule("and finite for a query that sees no key", ("test_tiled_attention_gradients",)),
+        Rule("Every function leaves its inputs unchanged", ("test_inputs_not_modified",)),
+        Rule("returns tensors in the inputs' dtype", ("test_tiled_attention_float64",)),
+        Rule("and on their device", ("test_stays_on_the_inputs_device",)),
+        Rule("float16 and bfloat16 too, on a GPU", ("test_half_precision",)),
+    ),
     reference=("tiled",),
     forbidden=("softmax", "fused-attention", "multihead-attention"),
     perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128, d_head=32, block=48, memory_shape=(1, 4, 32),

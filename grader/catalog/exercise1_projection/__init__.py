@@ -1,6 +1,6 @@
 """Exercise 1 — Project: queries, keys and values: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Rule, Shapes
 from grader.perf.cases import Case, Randn
 
 
@@ -24,6 +24,22 @@ EXERCISE = Exercise(
     title="Project: queries, keys and values",
     section="Step 1 — Project: make a query, keys and values",
     names=("project", "fused_project"),
+    shapes={"project": Shapes(args=("x: ... L D", "w_q: D d_k", "w_k: D d_k", "w_v: D d_v")),
+            "fused_project": Shapes(args=("x: ... L D", "w_qkv: D d_qkv"), derived=lambda s: {"d_k": s["d_qkv"] // 3})},
+    rules=(
+        Rule("Q = X W_Q K = X W_K V = X W_V", ("test_project_values", "test_project_napkin_example",
+                                               "test_project_identity_zero_and_huge_weights"),
+             breaks=("    k = x @ w_k  #", "    k = x @ w_q  #")),
+        Rule("identical to project(x, W_Q, W_K, W_V)", ("test_fused_project_values", "test_fused_project_napkin_example")),
+        Rule("columns 0..d-1 are W_Q, d..2d-1 are W_K, 2d..3d-1 are W_V", ("test_fused_project_values",),
+             breaks=("q, k, v = qkv.split(d, dim=-1)", "k, q, v = qkv.split(d, dim=-1)")),
+        Rule("Any number of leading batch dims", ("test_project_shapes", "test_fused_project_shapes")),
+        Rule("leaves its inputs unchanged", ("test_project_inputs_not_modified", "test_fused_project_inputs_not_modified")),
+        Rule("returns tensors in the inputs' dtype", ("test_project_values", "test_fused_project_values")),
+        Rule("float16 and bfloat16 too, on a GPU", ("test_project_half_precision", "test_fused_project_half_precision")),
+        Rule("autograd through your code gives the chapter's gradients", ("test_project_gradients", "test_fused_project_gradients"),
+             breaks=("    q = x @ w_q  #", "    q = x @ w_q.detach()  #")),
+    ),
     reference=("steps",),
     forbidden=(),
     perf=Perf(sizes={"cpu": dict(B=4, L=128, D=256), "cuda": dict(B=4, L=512, D=512)},

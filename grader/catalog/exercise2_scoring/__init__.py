@@ -1,6 +1,6 @@
 """Exercise 2 — Score every key: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Rule, Shapes
 from grader.perf.cases import Case, Randn
 
 
@@ -22,6 +22,15 @@ EXERCISE = Exercise(
     title="Score every key",
     section="Step 2 — Score every key",
     names=("attention_scores",),
+    shapes={"attention_scores": Shapes(args=("q: ... L_q d_k", "k: ... L_k d_k"))},
+    rules=(
+        Rule("S[..., i, j] = q_i · k_j", ("test_scores_values", "test_scores_napkin_example", "test_scores_zero_and_huge")),
+        Rule("the number of queries L_q and of keys L_k need not be equal", ("test_scores_shapes",)),
+        Rule("leaves its inputs unchanged", ("test_inputs_not_modified",)),
+        Rule("returns tensors in the inputs' dtype", ("test_scores_values",)),
+        Rule("float16 and bfloat16 too, on a GPU", ("test_half_precision",)),
+        Rule("autograd through your code gives the chapter's gradients", ("test_gradients",)),
+    ),
     reference=("steps",),
     forbidden=(),
     perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128, d_head=32), "cuda": dict(B=4, H=8, L=512, d_head=64)},

@@ -1,6 +1,6 @@
 """Exercise 3 — Scale by √d_k: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Rule, Shapes
 from grader.perf.cases import Case, Randn
 
 
@@ -23,6 +23,18 @@ EXERCISE = Exercise(
     title="Scale by √d_k",
     section="Why divide by √d_k?",
     names=("scale_scores", "scaled_scores"),
+    shapes={"scale_scores": Shapes(args=("scores: ... L_q L_k", "d_k")),
+            "scaled_scores": Shapes(args=("q: ... L_q d_k", "k: ... L_k d_k"))},
+    rules=(
+        Rule("scores / √d_k", ("test_scale_scores_values", "test_zero_and_huge_scores"),
+             breaks=("return scores / math.sqrt(d_k)", "return scores / math.isqrt(d_k)")),
+        Rule("Scores of every query against every key, scaled: Q K^T / √d_k", ("test_scaled_scores_shapes",)),
+        Rule("d_k is the width of the queries, q.size(-1)", ("test_scaled_scores_width",)),
+        Rule("Dividing by √d_k brings the spread back to about 1 at every width", ("test_scaled_scores_keeps_unit_spread",)),
+        Rule("leaves its inputs unchanged", ("test_inputs_not_modified",)),
+        Rule("returns tensors in the inputs' dtype", ("test_scale_scores_values",)),
+        Rule("autograd through your code gives the chapter's gradients", ("test_gradients",)),
+    ),
     reference=("steps",),
     forbidden=(),
     perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128, d_head=32), "cuda": dict(B=4, H=8, L=512, d_head=64)},

@@ -13,7 +13,7 @@ DTYPES = [torch.float32, torch.float64]
 
 # scores (B..., L_q, L_k) with d_k; q (B..., L_q, d_k), k (B..., L_k, d_k); held to the rule by tests/catalog/test_sizes.py
 SIZES = {
-    "scale_values": dict(B=(2, 3), L_q=5, L_k=7, d_k=64),
+    "scale_values": dict(B=(2, 3), L_q=5, L_k=7, d_k=130),  # isqrt(130) = 11 ≠ √130, and no size of the call is 11
     "scaled_shapes[batch]": dict(B=2, L_q=4, L_k=6, d_k=5),
     "scaled_shapes[L=1]": dict(B=1, L_q=1, L_k=3, d_k=10, edge="one query"),
     "scaled_shapes[extra-batch-dims]": dict(B=(2, 3, 5), L_q=7, L_k=9, d_k=6),

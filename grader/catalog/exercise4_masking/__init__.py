@@ -1,6 +1,6 @@
 """Exercise 4 — Causal and padding masks: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Rule, Shapes
 from grader.perf.cases import Case, CausalMask, Lengths, Randn
 
 
@@ -28,6 +28,24 @@ EXERCISE = Exercise(
     title="Causal and padding masks",
     section="Causal masking: no peeking at the future",
     names=("causal_mask", "apply_mask", "padding_mask"),
+    shapes={"causal_mask": Shapes(args=("L",)), "apply_mask": Shapes(args=("scores: ... L_q L_k",)),
+            "padding_mask": Shapes(args=("lengths: B", "L"))},
+    rules=(
+        Rule("True on and below the diagonal, False above it", ("test_causal_mask", "test_no_peeking_at_the_future")),
+        Rule("device: where to make the mask", ("test_masks_stay_on_the_inputs_device",),
+             breaks=("dtype=torch.bool, device=device))", "dtype=torch.bool))")),
+        Rule("scores where mask is True, -inf where it is False", ("test_apply_mask_values",
+                                                                   "test_apply_mask_keeps_huge_and_zero_scores")),
+        Rule("broadcastable to scores' shape, e.g. (L_q, L_k) or (B, 1, L_k)",
+             ("test_apply_mask_padding_broadcast", "test_apply_mask_queries_ne_keys")),
+        Rule("A row whose mask is all False becomes all -inf", ("test_apply_mask_fully_masked_rows",)),
+        Rule("`scores` itself is left untouched", ("test_apply_mask_not_in_place",),
+             breaks=("return scores.masked_fill(~mask", "return scores.masked_fill_(~mask")),
+        Rule("float, any dtype and device", ("test_apply_mask_half_precision",)),
+        Rule("0 <= lengths[b] <= L (the longest may be shorter than L)", ("test_padding_mask",)),
+        Rule("on lengths' device", ("test_masks_stay_on_the_inputs_device",)),
+        Rule("autograd through your code gives the chapter's gradients", ("test_apply_mask_gradients",)),
+    ),
     reference=("attention", "steps"),
     forbidden=(),
     perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128), "cuda": dict(B=4, H=8, L=512)},

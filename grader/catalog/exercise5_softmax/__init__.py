@@ -1,6 +1,6 @@
 """Exercise 5 — Softmax and scaled dot-product attention: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Rule, Shapes
 from grader.perf.cases import Case, CausalMask, CausalScores, Randn
 
 
@@ -48,6 +48,27 @@ EXERCISE = Exercise(
     title="Softmax and scaled dot-product attention",
     section="Step 4 — Softmax: turn scores into weights",
     names=("softmax", "scaled_dot_product_attention"),
+    shapes={"softmax": Shapes(args=("x: ... L",)),
+            "scaled_dot_product_attention": Shapes(args=("q: ... L_q d_k", "k: ... L_k d_k", "v: ... L_k d_v"))},
+    rules=(
+        Rule("each slice along `dim` is non-negative and sums to 1", ("test_softmax_values",
+                                                                      "test_softmax_zero_and_single_scores")),
+        Rule("dim: the dimension that sums to 1", ("test_softmax_any_dim",)),
+        Rule("e^{1e4} overflows to inf", ("test_softmax_huge_scores", "test_attention_huge_scores")),
+        Rule("a slice that is entirely -inf, which gives all zeros (not NaN)", ("test_softmax_fully_masked_slice",),
+             breaks=("return e / total.masked_fill(total == 0, 1.0)", "return e / total")),
+        Rule("with finite gradients too", ("test_softmax_gradients_fully_masked_slice", "test_gradients_with_fully_masked_row")),
+        Rule("softmax(Q K^T / √d_k) V", ("test_attention_values", "test_attention_zero_scores")),
+        Rule("q: (..., L_q, d_k) k: (..., L_k, d_k) v: (..., L_k, d_v)", ("test_attention_shapes",)),
+        Rule("a bool tensor on q's device broadcastable to (..., L_q, L_k)", ("test_causal_mask_broadcasts",
+                                                                              "test_padding_mask_broadcasts")),
+        Rule("a query whose mask row is all False gets zero weights and a zero output", ("test_fully_masked_rows",)),
+        Rule("leaves its inputs unchanged", ("test_inputs_not_modified",)),
+        Rule("returns tensors in the inputs' dtype", ("test_softmax_values", "test_attention_values")),
+        Rule("and on their device", ("test_stays_on_the_inputs_device",)),
+        Rule("float16 and bfloat16 too, on a GPU", ("test_half_precision",)),
+        Rule("autograd through your code gives the chapter's gradients", ("test_softmax_gradients", "test_attention_gradients", "test_gradients_with_padding")),
+    ),
     reference=("steps", "attention"),
     forbidden=("softmax", "fused-attention", "multihead-attention"),
     perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128, d_head=32), "cuda": dict(B=4, H=8, L=512, d_head=64)},

@@ -1,6 +1,6 @@
 """Exercise 6 — Multi-head attention: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Rule, Shapes
 from grader.perf.cases import Case, Randn
 
 
@@ -43,6 +43,28 @@ EXERCISE = Exercise(
     title="Multi-head attention",
     section="Multi-head attention",
     names=("split_heads", "merge_heads", "MultiHeadAttention"),
+    shapes={"split_heads": Shapes(args=("x: B L D", "n_heads: H"), derived=lambda s: {"d_k": s["D"] // s["H"]}),
+            "merge_heads": Shapes(args=("x: B H L d_k",), derived=lambda s: {"D": s["H"] * s["d_k"]}),
+            "MultiHeadAttention": Shapes(made=("d_model: D", "n_heads: H"), args=("x: B L D",),
+                                         derived=lambda s: {"d_k": s["D"] // s["H"]})},
+    rules=(
+        Rule("[b, h, l] is columns h*d_head .. (h+1)*d_head - 1 of token l", ("test_split_heads_values",
+                                                                              "test_split_heads_shapes")),
+        Rule("for each token, head 0's d_head numbers, then head 1's", ("test_merge_heads_values",
+                                                                        "test_merge_heads_shapes")),
+        Rule("Undo split_heads", ("test_merge_undoes_split",)),
+        Rule("must have exactly two submodules", ("test_constructor_parameters",)),
+        Rule("Steps: qkv, split into q, k, v, split_heads each, attention, merge_heads, out.", ("test_forward_values",)),
+        Rule("x: (B, L, D) -> (B, L, D)", ("test_forward_shapes",)),
+        Rule("mask: None for causal attention", ("test_no_peeking_at_the_future",)),
+        Rule("A given mask replaces the causal one", ("test_explicit_mask",)),
+        Rule("its heads give zeros, not NaN", ("test_fully_masked_rows",),
+             breaks=("        weights = weights.masked_fill(~mask, 0.0)", "        pass")),
+        Rule("leaves its inputs unchanged", ("test_inputs_not_modified",)),
+        Rule("in x's dtype and device", ("test_forward_values", "test_forward_stays_on_the_inputs_device")),
+        Rule("float16 and bfloat16 too, on a GPU", ("test_half_precision",)),
+        Rule("autograd through your code gives the chapter's gradients", ("test_split_merge_gradients", "test_gradients")),
+    ),
     reference=("steps", "attention"),
     forbidden=("fused-attention", "multihead-attention"),
     perf=Perf(sizes={"cpu": dict(layers=((4, 64, 512, 8), (1, 16, 256, 16))),

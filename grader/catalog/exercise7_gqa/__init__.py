@@ -1,6 +1,6 @@
 """Exercise 7 — Grouped-query attention: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Rule, Shapes
 from grader.perf.cases import Case, Randn
 
 
@@ -40,6 +40,24 @@ EXERCISE = Exercise(
     title="Grouped-query attention",
     section="Grouped-query and multi-query attention",
     names=("repeat_kv", "GroupedQueryAttention"),
+    shapes={"repeat_kv": Shapes(args=("x: B H_kv L d_k", "n_rep"), derived=lambda s: {"H": s["H_kv"] * s["n_rep"]}),
+            "GroupedQueryAttention": Shapes(made=("d_model: D", "n_heads: H", "n_kv_heads: H_kv"), args=("x: B L D",),
+                                            derived=lambda s: {"d_k": s["D"] // s["H"]})},
+    rules=(
+        Rule("output head j is input head j // n_rep", ("test_repeat_kv_values", "test_repeat_kv_group_sizes")),
+        Rule("exactly four bias-free linear layers", ("test_gqa_parameters",)),
+        Rule("Steps: project q (H heads) and k, v (H_kv heads), split into heads, repeat_kv on k and v, attention, "
+             "concatenate the heads, o_proj.", ("test_gqa_matches_reference", "test_gqa_large_scores",
+                                               "test_gqa_single_token")),
+        Rule("mask: None for causal attention", ("test_gqa_no_peeking",)),
+        Rule("A given mask replaces the causal one", ("test_gqa_explicit_mask",)),
+        Rule("its output is zeros, not NaN", ("test_gqa_fully_masked_rows", "test_gqa_gradients_fully_masked_rows"),
+             breaks=("        weights = weights.masked_fill(~mask, 0.0)", "        pass")),
+        Rule("leaves its inputs unchanged", ("test_repeat_kv_input_not_modified", "test_gqa_input_not_modified")),
+        Rule("in x's dtype and device", ("test_gqa_float64", "test_gqa_on_the_inputs_device")),
+        Rule("float16 and bfloat16 too, on a GPU", ("test_repeat_kv_half_precision", "test_gqa_half_precision")),
+        Rule("autograd through your code gives the chapter's gradients", ("test_repeat_kv_gradients", "test_gqa_gradients")),
+    ),
     reference=("steps", "attention"),
     forbidden=("fused-attention", "multihead-attention"),
     perf=Perf(sizes={"cpu": dict(layers=((4, 64, 512, 8, 2), (1, 16, 256, 16, 4))),

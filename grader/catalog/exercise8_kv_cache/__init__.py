@@ -1,6 +1,6 @@
 """Exercise 8 — The KV cache: its declaration (see grader/catalog/__init__.py)."""
 
-from grader.catalog import Exercise, Perf
+from grader.catalog import Exercise, Perf, Rule, Shapes
 from grader.perf.cases import Decode
 
 
@@ -34,6 +34,39 @@ EXERCISE = Exercise(
     title="The KV cache",
     section="The KV cache: a preview",
     names=("kv_cache_bytes", "KVCache", "CachedGroupedQueryAttention"),
+    shapes={"kv_cache_bytes": Shapes(args=("n_layers", "n_kv_heads: H_kv", "d_head: d_k", "seq_len: L", "batch_size: B")),
+            "KVCache": Shapes(made=("batch_size: B", "n_kv_heads: H_kv", "d_head: d_k", "max_len"),
+                              methods={"update": ("k: B H_kv L d_k", "v: B H_kv L d_k")}),
+            "CachedGroupedQueryAttention": Shapes(made=("d_model: D", "n_heads: H", "n_kv_heads: H_kv"),
+                                                  args=("x: B L D",), derived=lambda s: {"d_k": s["D"] // s["H"]})},
+    rules=(
+        Rule("Keys AND values (a factor 2)", ("test_kv_cache_bytes_llama2_7b", "test_kv_cache_bytes_cases")),
+        Rule("allocates its storage ONCE", ("test_kvcache_update_writes_into_its_storage",),
+             breaks=("        self.k[:, :, start:end] = k ",
+                     "        self.k = torch.cat([self.k[:, :, :start], k, self.k[:, :, end:]], 2)  #")),
+        Rule("Nothing is allocated or concatenated afterwards", ("test_kvcache_update_writes_into_its_storage",)),
+        Rule("returns ALL keys and values cached so far", ("test_kvcache_update_returns_everything",)),
+        Rule("in the cache's dtype and on its device", ("test_kvcache_update_returns_everything",
+                                                        "test_kvcache_half_precision")),
+        Rule("len(cache) the number of tokens cached, T, whatever their values",
+             ("test_kvcache_len", "test_kvcache_len_counts_tokens_whatever_their_values"),
+             breaks=("        return self.length\n", "        return int(self.k[0, 0].ne(0).any(-1).sum())\n")),
+        Rule("forgets every token (the storage is kept for the next sequence)",
+             ("test_kvcache_reset", "test_cached_gqa_reset_between_sequences")),
+        Rule("Appending past max_len raises ValueError and leaves the cache as it was",
+             ("test_kvcache_full_raises_value_error",),
+             breaks=("        if end > self.max_len:", "        if end >= self.max_len:")),
+        Rule("Same parameters as exercise 7's GroupedQueryAttention", ("test_cached_gqa_other_head_counts",
+                                                                       "test_cached_gqa_float64")),
+        Rule("gives the same outputs as the whole sequence at once", ("test_cached_gqa_chunked",)),
+        Rule("or None to attend within x only", ("test_cached_gqa_without_cache",)),
+        Rule("The new token i sits at position past + i", ("test_cached_gqa_chunked",)),
+        Rule("Inputs are left unchanged (except the cache, which `update` fills)", ("test_cached_gqa_input_not_modified",)),
+        Rule("tensors come back in the inputs' dtype and on their device", ("test_cached_gqa_float64",
+                                                                            "test_cached_gqa_half_precision",
+                                                                            "test_cached_gqa_on_the_inputs_device")),
+        Rule("autograd through your code gives the chapter's gradients", ("test_cached_gqa_gradients",)),
+    ),
     reference=("kv_cache",),
     forbidden=("fused-attention", "multihead-attention"),
     perf=Perf(sizes={"cpu": dict(d_model=1024, heads=8, kv_heads=8, batch=1, lengths=(128, 256, 512, 1024)),

@@ -42,7 +42,7 @@ SIZES = {
     "bytes[llama2-70b-gqa]": dict(n_layers=80, n_kv_heads=8, d_head=128, seq_len=4096, B=1, bytes_per_value=2),
     "bytes[batch-of-32]": dict(n_layers=32, n_kv_heads=32, d_head=128, seq_len=4096, B=32, bytes_per_value=2,
                                edge="the chapter's 32 users at once"),
-    "bytes[fp32]": dict(n_layers=6, n_kv_heads=5, d_head=64, seq_len=1000, B=3, bytes_per_value=4),
+    "bytes[fp32]": dict(n_layers=6, n_kv_heads=5, d_head=96, seq_len=1000, B=3, bytes_per_value=4),
     "cache_update": dict(B=4, n_kv_heads=2, d_head=3, max_len=8),
     "cache_len": dict(B=1, n_kv_heads=2, d_head=4, max_len=10),
     "cache_reset": dict(B=3, n_kv_heads=2, d_head=4, max_len=8),

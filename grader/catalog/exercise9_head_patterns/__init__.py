@@ -5,7 +5,7 @@ forward pass; the chapter's sections make no claim about its cost, and a tier wo
 judge's own inputs more than the student's code.
 """
 
-from grader.catalog import Exercise
+from grader.catalog import Exercise, Rule, Shapes
 
 
 def oracle_checks(r):
@@ -35,6 +35,28 @@ EXERCISE = Exercise(
     title="What heads learn",
     section="What heads learn",
     names=("repeated_tokens", "previous_token_score", "induction_score", "find_heads"),
+    shapes={"repeated_tokens": Shapes(args=("batch: B", "seq_len", "vocab_size")),
+            "previous_token_score": Shapes(args=("pattern: B H L L",)),
+            "induction_score": Shapes(args=("pattern: B H L L", "seq_len")),
+            "find_heads": Shapes(args=("patterns: B H L L",))},
+    rules=(
+        Rule("then the same seq_len tokens in the same order", ("test_repeated_tokens_repeat",)),
+        Rule("drawn uniformly from 0 .. vocab_size - 1", ("test_repeated_tokens_cover_the_vocabulary",)),
+        Rule("the same seed then gives the same tokens", ("test_repeated_tokens_use_the_generator",)),
+        Rule("the mean of pattern[b, h, i, i - 1] over every b and every query i = 1 .. L-1",
+             ("test_previous_token_score_planted", "test_scores_of_the_hand_set_model")),
+        Rule("the mean of pattern[b, h, i, i - seq_len + 1] over every b and every query of the second half",
+             ("test_induction_score_planted", "test_scores_of_the_hand_set_model")),
+        Rule("Raises ValueError if pattern is not 4-D with its last two dims equal", ("test_bad_shapes_raise_value_error",)),
+        Rule("an odd L is a ValueError", ("test_bad_shapes_raise_value_error",)),
+        Rule("A head counts when its score is above the threshold: score > threshold", ("test_find_heads_threshold",),
+             breaks=("if score[head] > threshold]", "if score[head] >= threshold]")),
+        Rule("each list of (int, int) tuples in (layer, head) order", ("test_find_heads_planted",
+                                                                       "test_find_heads_of_the_hand_set_model")),
+        Rule("inputs are left unchanged", ("test_scores_leave_the_pattern_unchanged",)),
+        Rule("Scores come back in the pattern's dtype and on its device",
+             ("test_find_heads_float64_on_device", "test_scores_on_the_inputs_device", "test_scores_half_precision")),
+    ),
     reference=("heads",),
     oracle_checks=oracle_checks,
     introduction=r"""
