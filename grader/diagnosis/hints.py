@@ -141,6 +141,29 @@ STRUCTURAL = {
                            "room too. Reread " + CACHE + ".",
     "len:": "The length of a cache is the number of tokens it holds now: 0 when it is new, growing by each update's "
             "tokens. Yours counts something else. Reread " + CACHE + ".",
+    "cache:repeated-before-update": "The cache holds the KV heads as they are, H_kv of them: the grouping into query "
+                                    "heads happens after the past is read back, at every step. Yours stores them "
+                                    "already grouped, so the cache holds H heads where it has room for H_kv. "
+                                    "Reread " + GQA + ".",
+    "gqa:kv-not-repeated": "In grouped-query attention there are fewer KV heads than query heads: each KV head must be "
+                           "lined up with its whole group of query heads before they meet. In yours, keys or values "
+                           "meet the query heads with only H_kv heads. Reread " + GQA + ".",
+    "scores:k-transposed-": "Every query meets every key: the scores' last two axes are the queries and the keys, "
+                            "so only k's last two axes, tokens and features, trade places; its batch and head axes "
+                            "stay where they are. Yours moves another axis. Reread " + SCORE + ".",
+    "softmax:without-keepdim": "Each row's maximum and sum belong to that row: they must line up with it, one per "
+                               "row, when they are subtracted or divided. Yours loses the axis they were taken "
+                               "over, so they line up with the wrong entries. Reread " + SOFTMAX + ".",
+    "crash:T-reverses-all-dims": "Every query meets every key: only k's last two axes, tokens and features, trade "
+                                 "places for the scores. On a batched k yours reverses every axis, so the shapes no "
+                                 "longer meet. Reread " + SCORE + ".",
+    "crash:view-not-contiguous": "Merging the heads changes how the numbers are laid out: after the heads' axis and "
+                                 "the tokens' axis trade places, each token's numbers are scattered in memory and "
+                                 "must be gathered before they can be read as one row per token. Yours reads them "
+                                 "as they lie. Reread " + WALKTHROUGH + ".",
+    "crash:dtype-made-float32": "A step answers in the precision it was given, and every tensor it makes joins its "
+                                "inputs in that precision. Yours makes one in single precision whatever the inputs "
+                                "are, and the two do not mix. Reread " + WALKTHROUGH + ".",
 }
 
 # Level 1 of the causes the grading steps name (grader.grading.compare, testkit); the exercises declare

@@ -15,7 +15,11 @@ SOLUTION_UPDATE_RETURN = "        return self.k[:, :, :end], self.v[:, :, :end] 
 # causes the suites' messages name themselves (no value shows them), and level 1 of their hint ladder
 CAPACITY = "cache-capacity"
 REALLOCATED = "cache-reallocated"
+DTYPE_IGNORED = "cache-dtype-ignored"
 CAUSES = {
+    DTYPE_IGNORED: "A cache stores its keys and values in the precision it is made with: a float64 model reads "
+                   "float64 keys back, a float16 one float16. Yours hands them back in another precision than the "
+                   "cache was made for. Reread " + CACHE + ".",
     CAPACITY: "A cache has room for a fixed number of tokens, set when it is made: storing more would write past the "
               "end of its storage, so an update that does not fit is refused before anything changes, and one that "
               "fills it exactly is fine. Reread " + CACHE + ".",
@@ -97,6 +101,10 @@ MISCONCEPTIONS = (
         ({"cache_update": lambda self, cache, k, v: _update_not_advancing(cache, k, v)},),
         {8: [("        self.length = end\n        return self.k[:, :, :end]", "        return self.k[:, :, :end]")]},
         includes=("kv-cache-not-updated", "kv-cache-ignores-past"),
+        principle="A cache's length is how many tokens it holds: each update stores its tokens after the ones "
+                  "already there and counts them, so the next update comes after them and a forward sees them "
+                  "as the past. In yours, the stored tokens are never counted. Reread " + CACHE + ".",
+        cause="Your update writes the new tokens into the storage but leaves the cache's length as it was.",
     ),
     Misconception(
         "kv-cache-reset-keeps-length", (8,),

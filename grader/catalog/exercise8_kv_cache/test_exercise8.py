@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from grader.catalog.exercise8_kv_cache.misconceptions import CAPACITY, REALLOCATED
+from grader.catalog.exercise8_kv_cache.misconceptions import CAPACITY, DTYPE_IGNORED, REALLOCATED
 from grader.grading.compare import Mismatch, describe, dtype_text, plural, summarise
 from grader.sandbox.judge import StudentError
 from grader.grading.testkit import (
@@ -111,7 +111,7 @@ def check_pair(cache, got, want_k, want_v, *, what, like=None):
         raise Mismatch(f"{what} returned float32 keys and values from a KVCache made with dtype={made}: the "
                        "storage takes the cache's dtype, torch.zeros(shape, dtype=dtype, device=device) in __init__ "
                        "(without dtype= it is float32, torch's default), and update writes into it",
-                       call=cache.last_call(), cause="cache-dtype-ignored")
+                       call=cache.last_call(), cause=DTYPE_IGNORED)
     check_result(got, (want_k, want_v), what=what, labels=("keys", "values"), like=like, call=cache.last_call())
 
 
