@@ -9,6 +9,7 @@ import json
 import os
 import re
 import textwrap
+from pathlib import Path
 
 import pytest
 import torch
@@ -186,3 +187,13 @@ def test_every_kernel_torch_registers_for_a_forbidden_operator_refuses():
     os.waitpid(pid, 0)
     count, missing = json.loads(reply)
     assert count > 50 and missing == [], missing[:20]
+
+
+def test_inputs_swapped_from_the_stack_are_still_seen(grade):
+    """Round 5's a10: a softmax that destroys its input, then swaps the child's list of arguments for
+    clean copies found on its own stack. The child holds the arguments in a tuple: it sends back the
+    very tensors the student's code received, and the in-place edit fails its test."""
+    path = Path(__file__).resolve().parents[1] / "attacks" / "round5" / "a10_hide_inplace_edit" / "exercise5_softmax.py"
+    result = grade("exercise5", path=path)
+    inputs = [test for test in result.tests if test.name.startswith("test_inputs_not_modified")]
+    assert inputs and any(test.status == "failed" for test in inputs), [(t.name, t.status) for t in inputs]

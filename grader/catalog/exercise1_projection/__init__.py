@@ -30,6 +30,8 @@ EXERCISE = Exercise(
         Rule("Q = X W_Q K = X W_K V = X W_V", ("test_project_values", "test_project_napkin_example",
                                                "test_project_identity_zero_and_huge_weights"),
              breaks=("    k = x @ w_k  #", "    k = x @ w_q  #")),
+        Rule("from ONE matrix product", ("test_fused_project_is_one_matrix_product",),
+             breaks=("    qkv = x @ w_qkv  #", "    qkv = torch.cat([x @ w for w in w_qkv.chunk(3, dim=-1)], dim=-1)  #")),
         Rule("identical to project(x, W_Q, W_K, W_V)", ("test_fused_project_values", "test_fused_project_napkin_example")),
         Rule("columns 0..d-1 are W_Q, d..2d-1 are W_K, 2d..3d-1 are W_V", ("test_fused_project_values",),
              breaks=("q, k, v = qkv.split(d, dim=-1)", "k, q, v = qkv.split(d, dim=-1)")),

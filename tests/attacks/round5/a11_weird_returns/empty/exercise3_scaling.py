@@ -1,0 +1,29 @@
+# a11 (empty): every function returns torch.empty(0)
+import torch
+
+def _shape(args):
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            return a.shape
+    return (2, 2)
+
+class _Any(torch.nn.Module):
+    def __init__(self, *a, **k):
+        super().__init__()
+        self.w = torch.nn.Linear(2, 2)
+    def forward(self, *args, **kwargs):
+        return torch.empty(0)
+    def update(self, *args, **kwargs):
+        return torch.empty(0)
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return lambda *args, **kwargs: torch.empty(0)
+
+def scale_scores(*args, **kwargs):
+    return torch.empty(0)
+
+def scaled_scores(*args, **kwargs):
+    return torch.empty(0)
+

@@ -1,0 +1,35 @@
+# a11 (inf): every function returns torch.full(_shape(args), float('inf'))
+import torch
+
+def _shape(args):
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            return a.shape
+    return (2, 2)
+
+class _Any(torch.nn.Module):
+    def __init__(self, *a, **k):
+        super().__init__()
+        self.w = torch.nn.Linear(2, 2)
+    def forward(self, *args, **kwargs):
+        return torch.full(_shape(args), float('inf'))
+    def update(self, *args, **kwargs):
+        return torch.full(_shape(args), float('inf'))
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return lambda *args, **kwargs: torch.full(_shape(args), float('inf'))
+
+def attention_cost(*args, **kwargs):
+    return torch.full(_shape(args), float('inf'))
+
+def crossover_length(*args, **kwargs):
+    return torch.full(_shape(args), float('inf'))
+
+def online_softmax(*args, **kwargs):
+    return torch.full(_shape(args), float('inf'))
+
+def tiled_attention(*args, **kwargs):
+    return torch.full(_shape(args), float('inf'))
+
