@@ -249,6 +249,9 @@ def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None, m
     )
 
 
+FLOAT32_ROUNDING = 2.0 ** -24  # the largest relative change rounding one number to float32 makes
+
+
 def _tiny_error_hint(dtype, got, want, wrong):
     """What a float64 result off by a tiny amount (1e-10 to 1e-5 of its size) shows, told by where
     the error is largest and how it scales: each row (the last axis) the right one times a factor
@@ -265,8 +268,17 @@ def _tiny_error_hint(dtype, got, want, wrong):
     if not 1e-10 < error < 1e-5:
         return ""
     sizeable = finite & (want.abs() >= 1e-3 * scale)  # entries whose relative error means something
-    shrink = _row_factor_below_one(got, want, sizeable, scale)
-    if shrink is not None:
+    shrinks = _row_factor_below_one(got, want, sizeable, scale)
+    if shrinks is not None and shrinks[1] >= 0.999 * shrinks[0]:  # one factor for the whole result
+        if shrinks[0] <= 1.01 * FLOAT32_ROUNDING:
+            return (f"; all of yours is the expected result times one factor, 1 - {shrinks[0]:.1g}: that is one number "
+                    "rounded to float32 (a divisor or a scale made in float32: a tensor made without dtype=, a "
+                    ".float()) — make it in the inputs' dtype")
+        return (f"; all of yours is the expected result times one factor, 1 - {shrinks[0]:.1g}, larger than "
+                f"float32's rounding of one number: a small constant (about {_order(shrinks[0])} of it) added to a "
+                "divisor does that — divide by the value itself")
+    if shrinks is not None:
+        shrink = shrinks[0]
         return (f"; each row of yours is the expected one times a factor just below 1, 1 - δ with δ up to "
                 f"{shrink:.1g}: an epsilon (about {_order(shrink)}) added to a denominator, or a clamp on it, does "
                 "that (δ = ε / (sum + ε), largest where the sum is small), not float32 rounding — divide by the "
@@ -281,8 +293,9 @@ def _tiny_error_hint(dtype, got, want, wrong):
 
 
 def _row_factor_below_one(got, want, sizeable, scale):
-    """The largest 1 - c when every row with two or more sizeable entries is the expected row times
-    its own c < 1, to float64's rounding (and the other entries off by no more), else None."""
+    """(the largest 1 - c, the smallest) when every row with two or more sizeable entries is the
+    expected row times its own c < 1, to float64's rounding (and the other entries off by no more),
+    else None."""
     if want.dim() == 0 or want.size(-1) < 2:
         return None
     width = want.size(-1)
@@ -297,11 +310,11 @@ def _row_factor_below_one(got, want, sizeable, scale):
     shrink = 1 - factor.squeeze(-1)
     if not bool((shrink > 0).all()) or not bool((spread <= 1e-3 * shrink + 1e-14).all()):
         return None
-    largest = float(shrink.amax())
+    largest, smallest = float(shrink.amax()), float(shrink.amin())
     others = ~sizeable & torch.isfinite(want)
     if not bool(((got - want).abs()[others] <= 1.001 * largest * want.abs()[others] + 1e-14 * scale).all()):
         return None
-    return largest
+    return largest, smallest
 
 
 def _order(x):

@@ -120,3 +120,21 @@ def test_an_epsilon_in_a_denominator_is_told_apart_from_float32_rounding():
         check_close(few, want, what="o / l")
     assert "epsilon" not in neither.value.message and "float32" not in neither.value.message
 
+
+
+def test_one_common_factor_is_one_rounded_number_or_a_constant_in_a_divisor():
+    """Every value shrunk by the same factor is no row's epsilon: within float32's rounding of one
+    number (2^-24) it is a divisor made in float32 (round 5's wrong_full_without_device); beyond it,
+    a small constant added to a divisor."""
+    gen = torch.Generator().manual_seed(2)
+    scores = torch.rand(3, 5, 7, generator=gen, dtype=torch.float64) + 0.5
+    divisor = torch.tensor(130.0, dtype=torch.float64).sqrt()
+    rounded = divisor.float().double()
+    assert rounded > divisor  # this seed's case: rounding up shrinks every value
+    with pytest.raises(Mismatch) as one_number:
+        check_close(scores / rounded, scores / divisor, what="scale_scores(scores, 130)")
+    assert "one number rounded to float32" in one_number.value.message
+    assert "epsilon" not in one_number.value.message
+    with pytest.raises(Mismatch) as constant:
+        check_close(scores / (divisor + 1e-6), scores / divisor, what="scale_scores(scores, 130)")
+    assert "a small constant" in constant.value.message and "float32 rounding" not in constant.value.message
