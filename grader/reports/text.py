@@ -270,8 +270,14 @@ class _Text:
             self.line(f"({picture['note']})", indent=indent, hang=indent + 1)
 
     def verbatim(self, lines, indent):
-        """Lines as they are (an example's columns line up), indented."""
-        self.lines.extend(" " * indent + line for line in lines)
+        """Lines as they are (an example's columns line up), indented; one too long for the width
+        (a sentence, a long call) is wrapped under its own indent instead."""
+        for line in lines:
+            if indent + len(line) <= self.width or " " not in line.strip():
+                self.lines.append(" " * indent + line)
+            else:
+                own = indent + len(line) - len(line.lstrip())
+                self.line(line.strip(), indent=own, hang=own + 2)
 
     def blank(self):
         if self.lines and self.lines[-1]:
