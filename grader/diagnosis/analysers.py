@@ -746,6 +746,12 @@ _DTYPES_CLASH = re.compile(r"scalar type \w+ but found \w+|to have the same dtyp
                            r"Found dtype \w+ but expected \w+")
 
 
+def raising_function(raised):
+    """The name of the student's function whose line raised, or ''."""
+    frames = [found for found in map(_FRAME.match, raised.frames) if found]
+    return frames[-1].group(2) if frames else ""
+
+
 def crash_place(raised):
     """'line 83, in merge_heads, `return x.view(B, L, H * d_head)`' (and the line of the student's that
     called it, when the line that raised is in another function): where the student's code raised."""

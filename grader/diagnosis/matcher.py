@@ -287,7 +287,22 @@ def _structural(cases, rest):
         if agreed and len(agreed) == 1:
             [(key, message)] = agreed.items()
             found.append(Diagnosis(key, message, set(showing)))
-    return _merged(found, cases)[:3]
+    return _consequences_dropped(_merged(found, cases), cases)[:3]
+
+
+def _consequences_dropped(found, cases):
+    """A crash that happens inside a function another finding already explains is that mistake's
+    consequence (a split into heads done as one reshape also fails to view a slice): not named apart,
+    whose advice would cure the crash and keep the mistake."""
+    explained = {analyse.call_name(cases[i].call).partition("(")[0] for d in found
+                 if not d.id.startswith("crash:") for i in d.calls}
+
+    def raised_in(diagnosis):
+        functions = {analyse.raising_function(cases[i].call["got"]) for i in diagnosis.calls
+                     if isinstance(cases[i].call["got"], Raised)}
+        return functions and functions <= explained
+
+    return [d for d in found if not (d.id.startswith("crash:") and raised_in(d))]
 
 
 def _merged(found, cases):

@@ -203,9 +203,11 @@ def _finite(values):
     return torch.where(torch.isfinite(values), values, torch.zeros_like(values))
 
 
-def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None, magnitude=None):
+def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None, magnitude=None, tiny_causes=True):
     """got matches the float64 `expected` within the tolerance of `dtype` (default: got's dtype)
     and the problem's `magnitude` (see the policy above; None: no conditioning term).
+    `tiny_causes`: whether a tiny float64 error may be named (an epsilon, float32 rounding; see
+    _tiny_error_hint): not for a gradient, whose error has none of a value's row structure.
 
     Non-finite expected entries (-inf in a masked score) must match exactly. `picture` ("mask" or
     "weights") puts the failing query-by-key slice of both in the Mismatch, for the report to draw.
@@ -244,7 +246,7 @@ def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None, m
         f"{what} {agree(what, 'is')} wrong at {list(index)}: got {got_text}, expected {want_text}; "
         f"{int(wrong.sum())} of {wrong.numel()} values are off "
         f"(tolerance {atol:g} + {rtol:g}·|expected|{conditioning})"
-        f"{_tiny_error_hint(dtype, got64, want, wrong)}",
+        f"{_tiny_error_hint(dtype, got64, want, wrong) if tiny_causes else ''}",
         **details,
     )
 

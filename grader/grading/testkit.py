@@ -415,7 +415,8 @@ def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", ca
         if got is None:
             raise Mismatch(f"{what}: no gradient reached `{name}`; is it used, and not detached?")
         try:
-            check_close(got, want, what=f"the gradient of {what} w.r.t. {name}", dtype=dtype, nan_hint=nan_hint)
+            check_close(got, want, what=f"the gradient of {what} w.r.t. {name}", dtype=dtype, nan_hint=nan_hint,
+                        tiny_causes=False)
         except Mismatch as mismatch:
             if cause and _not_finite_where_finite(got, want):
                 mismatch.details["cause"] = cause

@@ -4,6 +4,8 @@ explains it, and what the error and its line show is named (grader/diagnosis/ana
 crash_findings). Also: the diagnosis blames the function that holds the mistake (a KV cache's own
 calls, not the forward that uses it)."""
 
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -12,6 +14,7 @@ from conftest import SOLUTIONS
 from grader.diagnosis import analysers as analyse, matcher as diagnose
 from grader.grading.testkit import Made, Raised, crash_evidence
 from grader.sandbox.judge import StudentError
+from test_diagnoses import graded
 
 F32 = torch.float32
 
@@ -197,3 +200,11 @@ def test_a_forbidden_softmax_beside_the_students_own_names_theirs(grade):
     stub = forbidden.replace("def softmax(x, dim=-1):\n", "def softmax(x, dim=-1):\n    raise NotImplementedError\n")
     messages = [t.message for t in grade(5, source=stub).tests if t.message.startswith("forbidden")]
     assert messages and all("write softmax yourself" in m for m in messages)
+
+
+def test_a_crash_inside_a_function_whose_mistake_is_named_is_not_named_apart(grade):
+    """Round 5's split_heads done as one view into (B, H, L, d_head): it is wrong on contiguous x and
+    cannot view the module's q, k, v slices at all. The split's mistake is the diagnosis; the crash
+    ('call .contiguous()') is its consequence, whose advice would cure the crash and keep the mistake."""
+    path = Path(__file__).resolve().parents[1] / "unseen" / "round5" / "exercise6" / "wrong_split_without_transpose.py"
+    assert [d["id"] for d in graded(grade, 6, path).diagnoses] == ["split:no-transpose"]

@@ -138,3 +138,12 @@ def test_one_common_factor_is_one_rounded_number_or_a_constant_in_a_divisor():
     with pytest.raises(Mismatch) as constant:
         check_close(scores / (divisor + 1e-6), scores / divisor, what="scale_scores(scores, 130)")
     assert "a small constant" in constant.value.message and "float32 rounding" not in constant.value.message
+
+
+def test_a_gradient_off_by_a_tiny_amount_is_given_no_cause():
+    """A gradient's error has no row structure: an epsilon in the forward pass spreads through it
+    unlike float32 rounding or a row factor, so its check names neither (the forward check does)."""
+    want = torch.linspace(0.5, 2.0, 24, dtype=torch.float64).reshape(4, 6)
+    with pytest.raises(Mismatch) as gradient:
+        check_close(want.float().double(), want, what="the gradient of softmax(x) w.r.t. x", tiny_causes=False)
+    assert "float32" not in gradient.value.message and "epsilon" not in gradient.value.message
