@@ -396,9 +396,10 @@ def _implementations(rule):
     for module_name, module in list(sys.modules.items()):
         if rule.calls and (module_name == "torch._refs" or module_name.startswith("torch._refs.")):
             found += [fn for name, fn in vars(module).items() if any(part in name for part in rule.calls)]
-    functions = {}
+    functions, seen = {}, set()
     for fn in found:
-        while isinstance(fn, types.FunctionType) and id(fn) not in {id(f) for f in functions.values()}:
+        while isinstance(fn, types.FunctionType) and id(fn) not in seen:
+            seen.add(id(fn))
             functions[f"{fn.__module__}:{fn.__qualname__}"] = fn
             fn = getattr(fn, "__wrapped__", None)
     return functions
