@@ -105,7 +105,7 @@ class Decode(NamedTuple):
     init: tuple  # (d_model, n_heads, n_kv_heads)
     batch: int
     lengths: tuple  # tokens cached when the steps are timed, ascending
-    fused: bool = True
+    fused: bool = False  # torch's fused attention timed too: its cache filled as well, a third more of the case's cost
     target: str = "CachedGroupedQueryAttention"
 
     @property

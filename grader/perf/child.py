@@ -211,6 +211,9 @@ def adopt(session, exercise):
     return {"value": sorted(names)}
 
 
+WARM_HEAP = 24 << 20  # bytes: more than any timed case holds at once
+
+
 def handle(session, request):
     """The child's "bench" op. In the student's process (one that loaded a student file) only the
     student's code is built; in a process that never loaded one, the reference (and with "fused",
@@ -243,7 +246,11 @@ def handle(session, request):
 
 def _serve_bench(session, request):
     """The "bench" op of every child. The reference's child (no student file loaded) times the
-    reference under the exercise's rules, mirrored, so that both sides pay the same for being watched."""
+    reference under the exercise's rules, mirrored, so that both sides pay the same for being watched.
+    "warm", asked of a child before it is timed, faults its heap in (`grader.sandbox.child.warm_heap`)."""
+    if request.get("action") == "warm":
+        sandbox_child.warm_heap(WARM_HEAP)
+        return {"value": None}
     if session.guard is None:
         with rules.mirrored(catalog.find(str(request.get("exercise"))).forbidden):
             return handle(session, request)

@@ -166,13 +166,12 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
                     for index, case in enumerate(cases)]
         built = {}
         for index, (case, asked) in enumerate(zip(cases, requests)):
-            what = f"your output on the performance case {case.label}"
-            if _called(case):
+            if _called(case):  # its answer checked in full at the first round of its timing (`_check_timed`)
                 built[index] = student.build(case, asked["state"])
-                got = student.call(built[index], make_args(case, generator(seed), device))[0]
             else:
                 got = student.child.request({**asked, "action": "verify"})["value"]
-            check_result(got, expected(case, ref, seed, asked["state"]), what=what)
+                check_result(got, expected(case, ref, seed, asked["state"]),
+                             what=f"your output on the performance case {case.label}")
         reference.adopt(exercise, student.child.pid)
         raw = []
         for index, (case, asked) in enumerate(zip(cases, requests)):
@@ -227,13 +226,16 @@ CONFIDENCE = 0.85  # of the median ratio's interval that must clear the tier bou
                   # well inside a tier, later near a boundary
 BUSY_ROUNDS, BUSY_BUDGET = 80, 3  # rounds, and times the budget, that a busy machine's undecided case gets
 DECIDING_ROUNDS = 6  # rounds of a case at least, however slow, before the budget stops them
-WARM_UP = 2  # rounds of each case first, not kept (the first calls of a process are slower)
+WARM_UP = 1  # rounds of each case first, not kept (the first calls of a process are slower)
 FALLBACK_CONFIDENCE = 0.8  # of the median's interval, once the rounds or the budget are used up
 MAX_TIMING = {"cpu": 0.8, "cuda": 1.0}  # seconds of the children's time (CPU time on the CPU, wall on
                                         # CUDA) one case's rounds may spend before they stop undecided
-ASYMMETRY = 0.5  # what a request costs the student's child beyond its call may exceed the reference's by
-                 # this share before the excess counts as the student's time: a child that has served
-                 # fewer requests pays more for the same bytes (up to 40% more was measured on 2 busy cores)
+ASYMMETRY = 0.2  # what a request costs the student's child beyond its call may exceed the reference's by
+                 # this share before the excess counts as the student's time: the noise of a fresh child's
+                 # requests beside a warm one's (their allocators kept steady: `grader.sandbox.child`); none
+                 # for a child whose readings cannot be true (`_readings`)
+QUIET_SAMPLE = 0.03  # seconds over which the CPUs' idle time picks the one the timed children share
+SLACK_READING = 1e-4  # seconds by which a child's reading may exceed what bounds it (clock granularity)
 BUSY_SHARE = 0.6  # CPU share of the reference's child while it answers, below which the machine is busy
 BUSY_SPREAD = 0.15  # spread of the round's ratios (see ratio_stats) beyond which the timing is disturbed
 
@@ -260,7 +262,8 @@ class _Reference:
 
     def __init__(self, launcher, log_dir, device, run):
         self.launcher, self.log, self.device, self.run = launcher, os.path.join(log_dir, "reference.log"), device, run
-        self._timed = None
+        self._timed, self.cpu = None, None
+        self._idle = time.monotonic(), _idle_ticks()  # the CPUs' idle time until the first timing
 
     def __enter__(self):
         return self
@@ -286,10 +289,13 @@ class _Reference:
         return min(own, self.run.at) if self.run is not None else own
 
     def adopt(self, exercise, student_pid):
-        """Serve `exercise`'s reference next, on the CPU the student's child runs on."""
+        """Serve `exercise`'s reference next, on the CPU the student's child runs on (the quietest
+        at the run's first timing)."""
         timed = self.timed
         timed.ask({"op": "bench", "action": "adopt", "exercise": exercise.id})
-        _same_cpu(student_pid, timed.child.pid)
+        if self.cpu is None and hasattr(os, "sched_setaffinity"):
+            self.cpu = _quietest_cpu(os.sched_getaffinity(0), self._idle)
+        _same_cpu(self.cpu, student_pid, timed.child.pid)
 
     def build(self, case, state):
         """{"reference": what to call, "fused": ... where the case has it} in the reference's child."""
@@ -306,6 +312,7 @@ class _Timed:
     def __init__(self, child, device, trusted=False):
         self.child, self.device, self.trusted = child, device, trusted
         self.clock = _cpu_clock(child.pid)
+        self.ask({"op": "bench", "action": "warm"})  # before any call is timed: its first calls as fast as its later
 
     def ask(self, request):
         try:
@@ -351,15 +358,7 @@ class _Timed:
         finally:
             self.child.deadline = deadline
         outside = [self._cpu() - cpu, time.perf_counter() - wall]
-        return reply["value"], _readings(reply.get("clock")), outside
-
-    def step(self, request):
-        """(the child's readings, the judge's [CPU, wall]) of one decode step (a "step" request)."""
-        wall, cpu = time.perf_counter(), self._cpu()
-        readings = self.ask(request)
-        outside = [self._cpu() - cpu, time.perf_counter() - wall]
-        name, = request["names"]
-        return _readings(readings.get(name) if isinstance(readings, dict) else None), outside
+        return reply["value"], _readings(reply.get("clock"), outside, self.device), outside
 
     def _cpu(self):
         if self.device == "cuda" or self.clock is None:
@@ -370,26 +369,60 @@ class _Timed:
             return 0.0
 
 
-def _readings(values):
-    """A child's clock readings as four non-negative numbers: whatever the student's process sent
-    (it can send anything), a reading that is not one counts as 0, so the judge's own decides."""
+def _readings(values, outside=None, device="cpu"):
+    """A child's clock readings [thread, process, wall, waits] as four non-negative numbers:
+    whatever the student's process sent (it can send anything), a reading that is not one counts
+    as 0, so that the judge's own decides. Readings no call can produce are all 0 (a `_liar`): a
+    call that took no wall time, a thread that ran longer than the wall clock or its process, or
+    (`outside`: the judge's [CPU, wall] around the request) a call longer than the request that
+    carried it."""
     values = values if isinstance(values, (list, tuple)) else []
     clean = [float(v) if isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 else 0.0 for v in values[:4]]
-    return clean + [0.0] * (4 - len(clean))
+    thread, process, wall, waits = clean + [0.0] * (4 - len(clean))
+    possible = wall > 0 and thread <= min(process, wall) + SLACK_READING
+    if outside is not None:
+        possible = possible and wall <= outside[1] + SLACK_READING
+        possible = possible and (device != "cpu" or process <= outside[0] + SLACK_READING)
+    return [thread, process, wall, waits] if possible else [0.0] * 4
 
 
-def _same_cpu(*pids):
+def _liar(rounds):
+    """Whether any of a child's rounds (readings, outside) reported what no call can (`_readings`)."""
+    return any(own[2] <= 0 for own, _ in rounds)
+
+
+def _same_cpu(cpu, *pids):
     """Pin the children timed against each other to one CPU (Linux): then neither runs on a core
-    that another process on the machine slows down more than the other's (timed in turns in one
-    process, as they were before, they always shared one)."""
-    if not hasattr(os, "sched_setaffinity"):
+    that another process on the machine slows down more than the other's (two gradings at once,
+    `lumen-grade batch --jobs 2`, each pick the quietest one: `_quietest_cpu`)."""
+    if cpu is None:
         return
-    cpu = {min(os.sched_getaffinity(0))}
+    cpu = {cpu}
     for pid in pids:
         try:
             os.sched_setaffinity(pid, cpu)
         except OSError:
             pass
+
+
+def _idle_ticks():
+    """{cpu: idle and iowait ticks so far} from /proc/stat (Linux), or {} where it cannot be read."""
+    try:
+        with open("/proc/stat") as stat:
+            lines = [line.split() for line in stat if line.startswith("cpu") and line[3].isdigit()]
+    except OSError:
+        return {}
+    return {int(fields[0][3:]): int(fields[4]) + int(fields[5]) for fields in lines if len(fields) > 5}
+
+
+def _quietest_cpu(allowed, since):
+    """The CPU among `allowed` that was idle most since `since` ((time.monotonic(), _idle_ticks())
+    then), over QUIET_SAMPLE seconds at least (the lowest numbered among equals, and where the
+    system does not say)."""
+    started, before = since
+    time.sleep(max(0.0, started + QUIET_SAMPLE - time.monotonic()))
+    after = _idle_ticks()
+    return max(sorted(allowed), key=lambda cpu: after.get(cpu, 0) - before.get(cpu, 0))
 
 
 def _cpu_clock(pid):
@@ -427,7 +460,7 @@ def _time_calls(case, student_target, reference_targets, student, reference, dev
                 taken[name].append((readings, outside))
             elif name == "reference":
                 patience = SLACK + PATIENCE * outside[1]
-        _check_timed(case, outputs["student"], outputs["reference"])
+        _check_timed(case, outputs["student"], outputs["reference"], first=index == -WARM_UP)
         if index >= 0 and _stop(taken, device, spent, MAX_TIMING[device], case.label):
             break
     return _clocks(taken)
@@ -477,29 +510,47 @@ def _settled(taken, device, confidence):
     return ends[0] is not None and ends[0] == ends[1]
 
 
-def _check_timed(case, got, reference):
+def _check_timed(case, got, reference, first=False):
     """The student's answer to a timed call against the reference's to the same inputs (float32
-    both: within the float32 tolerance of each other, as both are of the float64 truth). Compared
-    here in one pass; only an answer that differs goes through `check_result`, which says how."""
-    if _agrees(got, reference):
+    both: within the float32 tolerance of each other, as both are of the float64 truth): in full
+    at the `first` call of a case (its verification: a wrong answer there is a Mismatch), after that
+    at SAMPLED values picked now, after the call returned, so that the student's code cannot know
+    which. Only an answer that differs goes through `check_result`, which says how."""
+    if _agrees(got, reference, None if first else _sampler()):
         return
     try:  # the words for what differs (and NaN where the reference has NaN agrees after all)
-        check_result(got, as64(reference), what=f"your output on {case.label}")
+        check_result(got, as64(reference), what=f"your output on {'the performance case ' * first}{case.label}")
     except Mismatch as mismatch:
+        if first:
+            raise
         raise _Answered(mismatch.message) from None
 
 
-def _agrees(got, reference):
+SAMPLED = 4096  # values of each timed answer checked, at random: one wrong in a thousand is caught 98 times in 100
+
+
+def _sampler():
+    """A generator seeded now from the system's randomness: which values of an answer are checked."""
+    sampler = torch.Generator()
+    sampler.manual_seed(random.SystemRandom().getrandbits(62))
+    return sampler
+
+
+def _agrees(got, reference, sampler=None):
     """Whether `got` is the reference's answer, a tensor or a tuple of them (None where the
-    reference has none), within the float32 tolerance; non-finite values must match exactly."""
+    reference has none), within the float32 tolerance; non-finite values must match exactly. With
+    `sampler`, the values compared are SAMPLED positions it picks (the shape, dtype and device, all)."""
     if isinstance(reference, tuple):
         return (isinstance(got, (tuple, list)) and len(got) == len(reference)
-                and all(_agrees(item, want) for item, want in zip(got, reference)))
+                and all(_agrees(item, want, sampler) for item, want in zip(got, reference)))
     if not isinstance(reference, torch.Tensor):
         return type(got) is type(reference) and got == reference
     if not (type(got) is torch.Tensor and got.shape == reference.shape and got.dtype == reference.dtype
             and got.device == reference.device):
         return False
+    if sampler is not None and reference.numel() > SAMPLED:
+        picked = torch.randint(reference.numel(), (SAMPLED,), generator=sampler).to(reference.device)
+        got, reference = got.reshape(-1)[picked], reference.reshape(-1)[picked]
     if reference.dtype == torch.bool or not reference.is_floating_point():
         return torch.equal(got, reference)
     rtol, atol = TOLERANCES.get(reference.dtype, TOLERANCES[torch.float32])
@@ -528,15 +579,16 @@ def _unreported(taken, index, outside, allowance):
     """Seconds per call the student's process spent, as the judge measured it from outside
     (reading `outside` of its readings), beyond what it reported (reading `index`) and beyond what
     the reference's child spends around its own calls, with ASYMMETRY of that for a process that
-    has not served as long (0 for honest code; what a submission leaves out of its own clocks
-    otherwise, less that). With `allowance`, that many standard errors of the difference of the
+    has not served as long, none for a `_liar` (0 for honest code; what a submission leaves out of
+    its own clocks otherwise, less that). With `allowance`, that many standard errors of the difference of the
     two medians added. Never below 0."""
     beyond = {name: [readings[outside] - own[index] for own, readings in taken[name]]
               for name in ("student", "reference")}
     middles = {name: median(values) for name, values in beyond.items()}
     deviations = [median([abs(value - middles[name]) for value in values]) for name, values in beyond.items()]
     error = 1.86 * math.hypot(*deviations) / math.sqrt(len(beyond["student"]))  # 1.25 · 1.4826 MAD/√n
-    excess = middles["student"] - (1 + ASYMMETRY) * max(middles["reference"], 0.0)
+    asymmetry = 0.0 if _liar(taken["student"]) else ASYMMETRY
+    excess = middles["student"] - (1 + asymmetry) * max(middles["reference"], 0.0)
     return max(0.0, excess + allowance * error)
 
 

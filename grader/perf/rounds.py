@@ -38,7 +38,7 @@ def ratio_stats(student, reference):
     if not ratios:
         return math.inf, math.inf
     middle, half = median(ratios), len(ratios) // 2
-    if not half:
+    if not half or middle <= 0:  # one round, or a time of 0 (a child that said 0 and was not seen to work)
         return middle, 0.0
     quartiles = median(ratios[:half]), median(ratios[-half:])  # the medians of each half
     return middle, (quartiles[1] - quartiles[0]) / 2 / middle

@@ -52,7 +52,7 @@ class Handle:
 
 
 def encode(value):
-    """Value -> list of frames: a JSON header, then one raw buffer per tensor."""
+    """Value -> list of frames: a JSON header, then one buffer per tensor (a view of its bytes)."""
     buffers = []
     tree = _pack(value, buffers)
     header = json.dumps(tree, allow_nan=False).encode()
@@ -69,9 +69,14 @@ def send(sock, value):
 
 
 def send_frames(sock, frames):
-    """Write one message: its length, then each frame with its length."""
-    body = b"".join(struct.pack("!Q", len(frame)) + frame for frame in frames)
-    sock.sendall(struct.pack("!Q", len(body)) + body)
+    """Write one message: its length, then each frame with its length. A tensor's bytes go from
+    its own memory to the socket, never copied into one body first."""
+    sizes = [memoryview(frame).nbytes for frame in frames]
+    head = struct.pack("!Q", sum(sizes) + 8 * len(sizes))
+    for frame, size in zip(frames, sizes):
+        sock.sendall(head + struct.pack("!Q", size))
+        sock.sendall(frame)
+        head = b""
 
 
 def receive(sock, deadline=None):
@@ -80,22 +85,26 @@ def receive(sock, deadline=None):
     (size,) = struct.unpack("!Q", _read_exactly(sock, 8, deadline))
     if size > MAX_MESSAGE_BYTES:
         raise WireError(f"a message of {size} bytes is over the {MAX_MESSAGE_BYTES}-byte limit")
-    body = memoryview(_read_exactly(sock, size, deadline))
     frames, at = [], 0
-    while at < size:
+    while at < size:  # the header, then each tensor's bytes straight into memory of its own (`_unpack`)
         if at + 8 > size:
             raise WireError("malformed message from the student's process: a frame is cut short")
-        (length,) = struct.unpack("!Q", body[at:at + 8])
-        frames.append(body[at + 8:at + 8 + length])
+        (length,) = struct.unpack("!Q", _read_exactly(sock, 8, deadline))
+        if at + 8 + length > size:
+            raise WireError("malformed message from the student's process: a frame is cut short")
+        frames.append(_read_exactly(sock, length, deadline, tensor=bool(frames)))
         at += 8 + length
     if not frames or len(frames[0]) > MAX_HEADER_BYTES:
         raise WireError("malformed message from the student's process: no header, or one too large")
     return decode(frames)
 
 
-def _read_exactly(sock, size, deadline):
-    data = bytearray(size)
-    view, got = memoryview(data), 0
+def _read_exactly(sock, size, deadline, tensor=False):
+    """`size` bytes from the socket, in a bytearray, or with `tensor` in a uint8 tensor: memory
+    torch allocated (aligned as its own tensors are, so that an operation on it takes the time it
+    takes on any tensor, wherever the allocator happened to put a bytearray)."""
+    data = torch.empty(size, dtype=torch.uint8) if tensor else bytearray(size)
+    view, got = memoryview(data.numpy() if tensor else data), 0
     while got < size:
         if deadline is not None:
             left = deadline - time.monotonic()
@@ -161,7 +170,7 @@ def _pack(value, buffers):
         if buffers is None:  # only checking
             return None
         flat = tensor.to("cpu").contiguous().reshape(-1)
-        buffers.append(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
+        buffers.append(flat.view(torch.uint8).numpy() if flat.numel() else b"")  # its bytes, not a copy
         return {
             "tensor": len(buffers) - 1,
             "dtype": dtype_text(tensor.dtype),
@@ -174,6 +183,13 @@ def _pack(value, buffers):
     raise WireError(f"a value of type {kind}")
 
 
+def _bytes_tensor(buffer):
+    """A frame's bytes as a uint8 tensor of its own: as `receive` read it, or a copy of other bytes."""
+    if type(buffer) is torch.Tensor:
+        return buffer
+    return torch.frombuffer(bytearray(buffer), dtype=torch.uint8) if len(buffer) else torch.empty(0, dtype=torch.uint8)
+
+
 def _unpack(tree, buffers, budget):
     budget.spend()
     if tree is None or type(tree) in (bool, int, float, str):
@@ -182,11 +198,9 @@ def _unpack(tree, buffers, budget):
         dtype, shape = _DTYPES[tree["dtype"]], tree["shape"]
         if not isinstance(shape, list) or len(shape) > MAX_DIMS or not all(type(n) is int and n >= 0 for n in shape):
             raise ValueError("a tensor's shape is not a list of sizes")
-        buffer = budget.take(int(tree["tensor"]), buffers)
-        if len(buffer) != math.prod(shape) * dtype.itemsize:
+        flat = _bytes_tensor(budget.take(int(tree["tensor"]), buffers))
+        if flat.numel() != math.prod(shape) * dtype.itemsize:
             raise ValueError("a tensor's bytes do not match its shape")
-        raw = bytearray(buffer)  # its own, aligned copy
-        flat = torch.frombuffer(raw, dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)
         tensor = flat.view(dtype).reshape(shape)
         device = str(tree["device"])
         if not _DEVICES.match(device):

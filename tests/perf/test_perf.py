@@ -101,8 +101,28 @@ def test_what_a_child_reports_never_counts_for_less_than_the_judge_measured():
     assert honest["time"]["student"] == [2e-3] * 8  # its own clock, as it said
     lying = perf._clocks(_taken((0.0, 20e-3), (1e-3, 1e-3)))  # says 0, took 20 ms
     assert min(lying["time"]["student"]) > 19e-3 - 0.5 * 1e-3  # less only the allowance for a fresh child
-    assert perf._readings([float("nan"), -1.0, "1", 2.0]) == [0.0, 0.0, 0.0, 2.0]
+    assert perf._readings([float("nan"), -1.0, "1", 2.0]) == [0.0] * 4  # no wall time: no call took that
     assert perf._readings(None) == [0.0] * 4
+    assert perf._readings([1e-3, 1e-3, 2e-3, 1]) == [1e-3, 1e-3, 2e-3, 1]
+
+
+def test_readings_no_call_can_produce_are_not_believed():
+    possible = [1e-3, 1.5e-3, 2e-3, 0]
+    assert perf._readings(possible, outside=[3e-3, 4e-3]) == possible
+    for impossible in ([0.0, 0.0, 0.0, 0], [3e-3, 3e-3, 2e-3, 0], [2e-3, 1e-3, 3e-3, 0]):  # no wall; thread past
+        assert perf._readings(impossible, outside=[5e-3, 5e-3]) == [0.0] * 4, impossible  # the wall; the process
+    assert perf._readings(possible, outside=[1e-3, 4e-3]) == [0.0] * 4  # more CPU than the judge saw
+    assert perf._readings(possible, outside=[3e-3, 1e-3]) == [0.0] * 4  # longer than the request
+    assert perf._readings(possible, outside=[1e-3, 4e-3], device="cuda") == possible  # a GPU's is wall time
+
+
+def test_a_child_caught_in_an_impossible_reading_gets_no_allowance():
+    """Honest code's requests may cost up to ASYMMETRY more than the reference's; a child that
+    reported what no call can produce gets none of that: all it did counts."""
+    lying = _taken((0.0, 2e-3), (1e-3, 1e-3))  # says 0 (no wall time), did 2 ms
+    shy = _taken((1e-6, 2e-3), (1e-3, 1e-3))  # says 1 µs: possible, so the allowance applies
+    assert min(perf._clocks(lying)["time"]["student"]) >= 2e-3
+    assert max(perf._clocks(shy)["time"]["student"]) < 2e-3 - 0.5 * perf.ASYMMETRY * 1e-3
 
 
 def test_a_timed_answer_agrees_only_within_float32_tolerance():
