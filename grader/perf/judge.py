@@ -230,7 +230,7 @@ WARM_UP = 1  # rounds of each case first, not kept (the first calls of a process
 FALLBACK_CONFIDENCE = 0.8  # of the median's interval, once the rounds or the budget are used up
 MAX_TIMING = {"cpu": 0.8, "cuda": 1.0}  # seconds of the children's time (CPU time on the CPU, wall on
                                         # CUDA) one case's rounds may spend before they stop undecided
-ASYMMETRY = 0.2  # what a request costs the student's child beyond its call may exceed the reference's by
+ASYMMETRY = 0.1  # what a request costs the student's child beyond its call may exceed the reference's by
                  # this share before the excess counts as the student's time: the noise of a fresh child's
                  # requests beside a warm one's (their allocators kept steady: `grader.sandbox.child`); none
                  # for a child whose readings cannot be true (`_readings`)
@@ -560,17 +560,18 @@ def _agrees(got, reference, sampler=None):
 
 def _clocks(taken, allowance=0):
     """{clock: {name: [seconds per round]}} from the rounds' readings (and "outside_wall", the
-    judge's wall time per request): the child's own, except that the student's CPU and wall times
+    judge's wall time per request, and "busy", the longer of CPU and wall time): the child's own, except that the student's CPU and wall times
     get what the judge measured around its requests beyond what the reference's requests cost
     beyond their calls (`_unreported`). `allowance` (-2, 0, 2): that much noise of the estimate
     taken off or added, for the lower and upper ends of what the student's code can have taken."""
     extra = {clock: _unreported(taken, index, outside, allowance)
              for clock, index, outside in (("cpu", 1, 0), ("wall", 2, 1))}
-    timing = {clock: {name: [] for name in taken} for clock in (*CLOCKS, "outside_wall")}
+    timing = {clock: {name: [] for name in taken} for clock in (*CLOCKS, "outside_wall", "busy")}
     for name, rounds in taken.items():
         cpu, wall = (extra["cpu"], extra["wall"]) if name == "student" else (0.0, 0.0)
         for (thread, process, own_wall, waits), outside in rounds:
-            for clock, value in zip(timing, (thread + cpu, process + cpu, own_wall + wall, waits, *outside)):
+            busy = max(process + cpu, own_wall + wall)
+            for clock, value in zip(timing, (thread + cpu, process + cpu, own_wall + wall, waits, *outside, busy)):
                 timing[clock][name].append(value)
     return timing
 
@@ -641,7 +642,7 @@ def _time_decode(case, state, student, reference, device, run):
                      f"{case.label} (at {length} tokens)"):
                 break
         per_length.append(_clocks(taken))
-    timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in names} for clock in CLOCKS}
+    timings = {clock: {name: [clocks[clock][name] for clocks in per_length] for name in names} for clock in per_length[0]}
     memory.update(end_bytes=sum(held.values()), tokens=tokens)
     return {**timings, "lengths": list(case.lengths), "memory": memory}
 
@@ -739,7 +740,7 @@ def summarize(case, timing, device, ref):
         return {"label": case.label, "memory": largest_tensor(case, timing["allocations"])}
     if isinstance(case, Decode):
         last = {clock: {name: per_length[-1] for name, per_length in timing[clock].items()}
-                for clock in CLOCKS}
+                for clock in (*CLOCKS, "outside_wall", "busy")}
         summary = _ratios(case, last, device)
         summary.update(_decode(case, timing, ref))
         return summary
@@ -759,10 +760,11 @@ def _ratios(case, timing, device):
 
 
 def _clock_for(timing, device):
-    """(key, name) of the clock that judges a case: CUDA events on CUDA; on the CPU this thread's
-    CPU time, unless the student's code hands work to other threads (then the whole process's CPU
-    time) or waits for something, a sleep or another process (then the wall clock), which the
-    reference does not."""
+    """(key, name) of the clock that judges a case: CUDA events on CUDA; on the CPU the CPU time of
+    the student's whole process, every thread's (named "process-cpu" where its code hands work to
+    other threads, which the reference does not), and where its code waits for something, a sleep
+    or a thread, the wall clock or that CPU time, whichever is longer ("busy": waiting for work
+    done elsewhere is no cheaper than doing it)."""
     if device == "cuda":
         return "wall", "wall-cuda"  # the device synchronised around each call (`grader.sandbox.clock.read`)
     thread, process, waits = timing["time"], timing["process"], timing["waits"]
@@ -770,11 +772,9 @@ def _clock_for(timing, device):
     def elsewhere(name):  # CPU time spent by other threads, relative to this thread's
         return median([(p - t) / max(t, 1e-9) for p, t in zip(process[name], thread[name])])
 
-    if elsewhere("student") - elsewhere("reference") > OFFLOADS:
-        return "process", "process-cpu"
     if median(waits["student"]) - median(waits["reference"]) > WAITS:
-        return "wall", "wall"
-    return "time", "thread-cpu"
+        return "busy", "wall"
+    return "process", "process-cpu" if elsewhere("student") - elsewhere("reference") > OFFLOADS else "cpu"
 
 
 def _ms(seconds):

@@ -102,7 +102,9 @@ class Session:
 
     def call(self, request):
         """One call of the student's code, the suites' or the timing's alike (the performance phase
-        sends the very same requests): its value, and the clocks' readings around it."""
+        sends the very same requests): its value, and the clocks' readings around it, from before the
+        target is looked up (a module can run code when it is: that is the call's too)."""
+        start = clock.read()
         obj, fn = self.target(request)
         args = tuple(self.resolve(request["args"]))  # a tuple: the tensors sent back are the ones passed
         kwargs = self.resolve(request["kwargs"])
@@ -113,7 +115,6 @@ class Session:
             return self.call_on_stand_in(obj, fn, args, kwargs)
         if grad is None:
             with torch.no_grad() if request.get("no_grad") else contextlib.nullcontext():
-                start = clock.read()
                 value = fn(*args, **kwargs)
                 spent = clock.since(start)
             reply = {"value": self.sendable(value), "clock": spent}
