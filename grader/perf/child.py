@@ -211,7 +211,7 @@ def adopt(session, exercise):
     return {"value": sorted(names)}
 
 
-WARM_HEAP = 16 << 20  # bytes: more than a timed case of the CPU's sizes holds at once
+WARM_HEAP = 8 << 20  # bytes: more than a timed case of the CPU's sizes holds at once
 
 
 def handle(session, request):

@@ -60,7 +60,7 @@ EXERCISE = Exercise(
     ),
     reference=("steps", "attention"),
     forbidden=("fused-attention", "multihead-attention"),
-    perf=Perf(sizes={"cpu": dict(layers=((4, 64, 512, 8, 2), (1, 16, 256, 16, 4))),
+    perf=Perf(sizes={"cpu": dict(layers=((2, 64, 512, 8, 2), (1, 16, 256, 16, 4))),
                      "cuda": dict(layers=((4, 512, 512, 8, 2), (1, 16, 256, 16, 4)))},
               cases=perf_cases),
     oracle_checks=oracle_checks,
