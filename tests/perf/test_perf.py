@@ -151,6 +151,23 @@ def test_waiting_is_charged_the_longer_of_cpu_and_wall_time():
     assert timing[key]["student"] == [4e-3] * 8 and timing[key]["reference"] == [2e-3] * 8
 
 
+def test_a_slower_tier_stands_only_where_it_survives_a_re_time(monkeypatch):
+    """A tier slower than on par is timed again; where the two series disagree a third decides
+    (the median ratio's): one disturbed series makes no code slower, and slow code stays slow."""
+    monkeypatch.setattr(perf, "summarize", lambda case, ratio, device, ref: {"ratio": ratio})
+    cases = ["the case"]
+
+    def timings(*ratios):
+        left = list(ratios)
+        return lambda index: left.pop(0)
+
+    assert perf._confirmed(cases, [1.2], timings(), "cpu", None) == [1.2]  # on par: never timed again
+    assert perf._confirmed(cases, [2.5], timings(2.4), "cpu", None) == [2.5]  # confirmed by the second
+    assert perf._confirmed(cases, [2.5], timings(1.0, 1.1), "cpu", None) == [1.1]  # disturbed once
+    assert perf._confirmed(cases * 2, [1.0, 2.5], timings(2.6), "cpu", None) == [1.0, 2.5]  # the slowest case
+    assert perf._confirmed(cases * 2, [4.0, 2.5], timings(1.0, 1.1, 2.4), "cpu", None) == [1.1, 2.5]
+
+
 def test_readings_no_call_can_produce_are_not_believed():
     possible = [1e-3, 1.5e-3, 2e-3, 0]
     assert perf._readings(possible, outside=[3e-3, 4e-3]) == possible
