@@ -72,6 +72,20 @@ class CausalMask(NamedTuple):
         return f"causal mask {_shape((self.L, self.L))}"
 
 
+class Length(NamedTuple):
+    """A length between `low` and `high`, drawn afresh each round: a case whose only input is a
+    size must not repeat it (a function that caches its answer per size would time nothing)."""
+
+    low: int
+    high: int
+
+    def make(self, gen, device):
+        return int(real_torch().randint(self.low, self.high + 1, (1,), generator=gen))
+
+    def __str__(self):
+        return f"L from {self.low} to {self.high}"
+
+
 class Lengths(NamedTuple):
     """(B,) int64 sequence lengths between 1 and L, for padding masks."""
 

@@ -256,10 +256,6 @@ WARM_UP = 1  # rounds of each case first, not kept (the first calls of a process
 FALLBACK_CONFIDENCE = 0.8  # of the median's interval, once the rounds or the budget are used up
 MAX_TIMING = {"cpu": 0.8, "cuda": 1.0}  # seconds of the children's time (CPU time on the CPU, wall on
                                         # CUDA) one case's rounds may spend before they stop undecided
-ASYMMETRY = 0.1  # what a request costs the student's child beyond its call may exceed the reference's by
-                 # this share before the excess counts as the student's time: the noise of a fresh child's
-                 # requests beside a warm one's (their allocators kept steady: `grader.sandbox.child`); none
-                 # for a child whose readings cannot be true (`_readings`)
 QUIET_SAMPLE = 0.03  # seconds over which the CPUs' idle time picks the one the timed children share
 SLACK_READING = 1e-4  # seconds by which a child's reading may exceed what bounds it (clock granularity)
 BUSY_SHARE = 0.6  # CPU share of the reference's child while it answers, below which the machine is busy
@@ -397,13 +393,13 @@ class _Timed:
 
 def _readings(values, outside=None, device="cpu"):
     """A child's clock readings [thread, process, wall, waits] as four non-negative numbers:
-    whatever the student's process sent (it can send anything), a reading that is not one counts
-    as 0, so that the judge's own decides. Readings no call can produce are all 0 (a `_liar`): a
+    whatever the student's process sent (it can send anything: `_seconds`), a reading that is not
+    one counts as 0, so that the judge's own decides. Readings no call can produce are all 0: a
     call that took no wall time, a thread that ran longer than the wall clock or its process, or
     (`outside`: the judge's [CPU, wall] around the request) a call longer than the request that
     carried it."""
     values = values if isinstance(values, (list, tuple)) else []
-    clean = [float(v) if isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 else 0.0 for v in values[:4]]
+    clean = [_seconds(value) for value in values[:4]]
     thread, process, wall, waits = clean + [0.0] * (4 - len(clean))
     possible = wall > 0 and thread <= min(process, wall) + SLACK_READING
     if outside is not None:
@@ -412,9 +408,12 @@ def _readings(values, outside=None, device="cpu"):
     return [thread, process, wall, waits] if possible else [0.0] * 4
 
 
-def _liar(rounds):
-    """Whether any of a child's rounds (readings, outside) reported what no call can (`_readings`)."""
-    return any(own[2] <= 0 for own, _ in rounds)
+def _seconds(value):
+    """A reading as a float: a finite non-negative number no larger than a day, else 0 (an int too
+    large for a float included)."""
+    if type(value) not in (int, float) or not 0 <= value <= 86400:
+        return 0.0
+    return float(value)
 
 
 def _same_cpu(cpu, *pids):
@@ -604,19 +603,17 @@ def _clocks(taken, allowance=0):
 
 def _unreported(taken, index, outside, allowance):
     """Seconds per call the student's process spent, as the judge measured it from outside
-    (reading `outside` of its readings), beyond what it reported (reading `index`) and beyond what
-    the reference's child spends around its own calls, with ASYMMETRY of that for a process that
-    has not served as long, none for a `_liar` (0 for honest code; what a submission leaves out of
-    its own clocks otherwise, less that). With `allowance`, that many standard errors of the difference of the
-    two medians added. Never below 0."""
-    beyond = {name: [readings[outside] - own[index] for own, readings in taken[name]]
-              for name in ("student", "reference")}
-    middles = {name: median(values) for name, values in beyond.items()}
-    deviations = [median([abs(value - middles[name]) for value in values]) for name, values in beyond.items()]
-    error = 1.86 * math.hypot(*deviations) / math.sqrt(len(beyond["student"]))  # 1.25 · 1.4826 MAD/√n
-    asymmetry = 0.0 if _liar(taken["student"]) else ASYMMETRY
-    excess = middles["student"] - (1 + asymmetry) * max(middles["reference"], 0.0)
-    return max(0.0, excess + allowance * error)
+    (reading `outside` of its readings), beyond what it reported (reading `index`), less what the
+    reference's child spent beyond its own report in the same round (the same bytes both ways): 0
+    for honest code, give or take the noise; otherwise what a submission does where its clocks do
+    not look, or leaves out of them. The median of the rounds' differences, with `allowance` times
+    its standard error added (the two ends of what the student's code can have taken, which must
+    agree on the tier: near a boundary, more rounds); never below 0."""
+    differences = [(student[outside] - own[index]) - (reference[outside] - theirs[index])
+                   for (own, student), (theirs, reference) in zip(taken["student"], taken["reference"])]
+    middle = median(differences)
+    error = 1.86 * median([abs(value - middle) for value in differences]) / math.sqrt(len(differences))  # 1.25 · 1.4826 MAD/√n
+    return max(0.0, middle + allowance * error)
 
 
 def _busy(timing, ratios):

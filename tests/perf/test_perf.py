@@ -168,6 +168,15 @@ def test_a_slower_tier_stands_only_where_it_survives_a_re_time(monkeypatch):
     assert perf._confirmed(cases * 2, [4.0, 2.5], timings(1.0, 1.1, 2.4), "cpu", None) == [1.1, 2.5]
 
 
+def test_a_case_whose_only_input_is_a_length_draws_it_afresh_each_round():
+    """causal_mask(L) timed on one L could be answered from a cache (round 7's a03)."""
+    from grader.perf.cases import generator, make_args
+
+    case, = (case for case in catalog.find("exercise4").perf_cases("cpu") if case.target == "causal_mask")
+    lengths = {make_args(case, generator(seed), "cpu")[0] for seed in range(20)}
+    assert len(lengths) >= 15 and all(isinstance(length, int) for length in lengths), lengths
+
+
 def test_readings_no_call_can_produce_are_not_believed():
     possible = [1e-3, 1.5e-3, 2e-3, 0]
     assert perf._readings(possible, outside=[3e-3, 4e-3]) == possible
@@ -178,13 +187,15 @@ def test_readings_no_call_can_produce_are_not_believed():
     assert perf._readings(possible, outside=[1e-3, 4e-3], device="cuda") == possible  # a GPU's is wall time
 
 
-def test_a_child_caught_in_an_impossible_reading_gets_no_allowance():
-    """Honest code's requests may cost up to ASYMMETRY more than the reference's; a child that
-    reported what no call can produce gets none of that: all it did counts."""
-    lying = _taken((0.0, 2e-3), (1e-3, 1e-3))  # says 0 (no wall time), did 2 ms
-    shy = _taken((1e-6, 2e-3), (1e-3, 1e-3))  # says 1 µs: possible, so the allowance applies
-    assert min(perf._clocks(lying)["time"]["student"]) >= 2e-3
-    assert max(perf._clocks(shy)["time"]["student"]) < 2e-3 - 0.5 * perf.ASYMMETRY * 1e-3
+def test_what_a_child_leaves_out_of_its_readings_is_charged_in_full():
+    """A child that reports 1 µs for calls that took 2 ms (round 7's a02: possible readings, so
+    not refused) is charged what the judge saw beyond the reference's requests: all 2 ms, whatever
+    the share of the request the call is."""
+    for cost in (1e-3, 5e-3):  # the request around the call: 1 and 5 ms
+        shy = perf._clocks(_taken((1e-6, 2e-3), (1e-3, 1e-3), cost))
+        assert min(shy["time"]["student"]) > 2e-3 - 1e-5, cost
+    assert perf._readings([10 ** 400] * 3 + [0]) == [0.0] * 4  # round 7's a01: an int no float holds
+    assert perf._readings([1e-3, 1e-3, 2e-3, True]) == [1e-3, 1e-3, 2e-3, 0.0]
 
 
 def test_a_timed_answer_agrees_only_within_float32_tolerance():
@@ -514,6 +525,20 @@ ATTACKS = {
         worker.start()
         worker.join()
         return result[0]
+    """,
+    "clocks_report_a_microsecond": """
+    def _shy():  # round 7's a02: every call said to take 1 µs, readings that could be true
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_globals.get("__name__") == "grader.sandbox.child":
+                clock = frame.f_globals["clock"]
+                frame.f_globals["clock"] = types.SimpleNamespace(read=clock.read, since=lambda start: [1e-6] * 3 + [0])
+                return
+            frame = frame.f_back
+
+    def attention_scores(q, k):
+        _shy()
+        return _slow(q, k)
     """,
     "reference_slowed_by_a_spinning_thread": """
     def _spin():  # shares the CPU the reference's child is pinned to

@@ -1,11 +1,12 @@
 """Exercise 4 — Causal and padding masks: its declaration (see grader/catalog/__init__.py)."""
 
 from grader.catalog import Exercise, Perf, Rule, Shapes
-from grader.perf.cases import Case, CausalMask, Lengths, Randn
+from grader.perf.cases import Case, CausalMask, Length, Lengths, Randn
 
 
 def perf_cases(B, H, L):
-    return [Case("causal_mask", (L,)), Case("apply_mask", (Randn((B, H, L, L)), CausalMask(L))),
+    """The masks made and applied; the causal mask's length drawn afresh each round (its only input)."""
+    return [Case("causal_mask", (Length(L // 2, 3 * L // 2),)), Case("apply_mask", (Randn((B, H, L, L)), CausalMask(L))),
             Case("padding_mask", (Lengths(B, L), L))]
 
 
