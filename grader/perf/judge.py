@@ -463,9 +463,12 @@ def _cpu_clock(pid):
 def _time_calls(case, student_target, reference_targets, student, reference, device, run):
     """The timings of a case timed call by call: each round, inputs drawn afresh from a secret seed,
     called once by the student's child and once by the reference's (and torch's fused attention),
-    in an order drawn afresh; the student's answer checked against the reference's. Rounds go on
-    until the median ratio's interval lies inside one tier (`rounds.decided`), up to MAX_ROUNDS or
-    MAX_TIMING of the children's time; undecided on a busy machine, _Busy."""
+    in an order drawn afresh; the student's answer checked against the reference's. The first
+    round (WARM_UP, not kept) is the verification: the answer checked in full, the call under the
+    exercise's time limit; every later call of the student's may take PATIENCE times the
+    reference's. Rounds go on until the median ratio's interval lies inside one tier
+    (`rounds.decided`), up to MAX_ROUNDS or MAX_TIMING of the children's time; undecided on a busy
+    machine, _Busy."""
     secret = random.SystemRandom()
     callers = {"student": (student, student_target),
                **{name: (reference, target) for name, target in reference_targets.items()}}
@@ -477,8 +480,8 @@ def _time_calls(case, student_target, reference_targets, student, reference, dev
         outputs = {}
         for name in (names[1:] + names[:1] if index < 0 else secret.sample(names, len(names))):  # warm: the student last
             timed, target = callers[name]
-            value, readings, outside = timed.call(target, args, patience=patience if name == "student" else None,
-                                                  run=run)
+            value, readings, outside = timed.call(  # the first round's is the verification: the exercise's limit
+                target, args, patience=patience if name == "student" and index > -WARM_UP else None, run=run)
             outputs[name] = value
             spent += outside[0]
             if index >= 0:
