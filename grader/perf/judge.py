@@ -114,9 +114,13 @@ def rate(exercises, passed, files, launcher, devices, options, run=None):
             if exercise.id in passed and exercise.id in files and run is not None and time.monotonic() >= run.at:
                 tier = untimed(device, f"not timed: {run.limit} ran out before its turn")
             elif exercise.id in passed and exercise.id in files:
-                tier = measure(exercise, files[exercise.id], launcher, device, log_dir, seed=options.seed,
-                               time_limit=options.time_limit, memory_limit=options.memory_limit, run=run,
-                               reference=ref)
+                try:
+                    tier = measure(exercise, files[exercise.id], launcher, device, log_dir, seed=options.seed,
+                                   time_limit=options.time_limit, memory_limit=options.memory_limit, run=run,
+                                   reference=ref)
+                except Exception as error:  # the grader's own failure on one file: that file's tier, never the run
+                    tier = untimed(device, f"not timed: the grader failed while timing it ({type(error).__name__}: "
+                                           f"{str(error)[:200]}); please report this")
             rated[exercise.id] = Rated(tier, [points_test(tier, options.perf_points)] if options.perf_points else [])
     return rated
 
@@ -188,6 +192,9 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
         return untimed(device, f"not timed: {mismatch.message}")
     except _Answered as answered:
         return untimed(device, f"not timed: your code answered differently while it was timed: {answered}")
+    except _Malformed as malformed:
+        return untimed(device, f"not timed: your code's process sent the grader something that is not {malformed} "
+                               "(does your code change the grader's own objects?)")
     except _Busy as busy:
         return untimed(device, f"not timed: the machine was too busy to time {busy} reliably (retry)")
     except _ReferenceFailed as failure:
@@ -274,6 +281,10 @@ class _TooSlow(Exception):
     """A timed call of the student's ran past its limit, PATIENCE times the reference's time."""
 
 
+class _Malformed(Exception):
+    """The student's process answered a measurement with something that is not one."""
+
+
 class _Busy(Exception):
     """The rounds ran out undecided on a machine too busy to decide them."""
 
@@ -329,11 +340,13 @@ class _Reference:
 
 class _Timed:
     """A child whose requests the judge also measures from outside: the CPU time of the whole
-    process (through its CPU clock, Linux; on CUDA the wall time) and the wall time around each."""
+    process (through its CPU clock, Linux; on CUDA the wall time) and the wall time around each,
+    and on the CPU what the process spent between its requests too (`idle`)."""
 
     def __init__(self, child, device, trusted=False):
         self.child, self.device, self.trusted = child, device, trusted
         self.clock = _cpu_clock(child.pid)
+        self.replied = None  # the process's CPU time when its last reply had come
         self.ask({"op": "bench", "action": "warm"})  # before any call is timed: its first calls as fast as its later
 
     def ask(self, request):
@@ -343,6 +356,16 @@ class _Timed:
             if self.trusted:
                 raise _ReferenceFailed(str(error)) from None
             raise
+        finally:
+            self.replied = self._cpu()
+
+    def idle(self, now):
+        """CPU seconds the process spent since its last reply, before a request at CPU time `now`:
+        none for a process that waits for its next request, as an honest one does; what a thread of
+        its own did meanwhile (while the reference was timed, say) otherwise. 0 on CUDA."""
+        if self.replied is None or self.device == "cuda" or self.clock is None:
+            return 0.0
+        return max(0.0, now - self.replied)
 
     def build(self, case, state, prefix=""):
         """What a call of `case` calls in this child: the function's name, or a handle on the module
@@ -358,8 +381,8 @@ class _Timed:
         return module
 
     def call(self, target, args, method=None, patience=None, run=None):
-        """(value, the child's own readings [thread, process, wall, waits], the judge's [CPU, wall])
-        of one call, sent exactly as the suites send theirs (`grader.student`); with `patience`,
+        """(value, the child's own readings [thread, process, wall, waits], the judge's [CPU, wall],
+        its CPU with what the process spent since its last reply) of one call, sent exactly as the suites send theirs (`grader.student`); with `patience`,
         the seconds it may take before it is stopped (never past the whole run's Deadline `run`)."""
         deadline = self.child.deadline  # the phase's own, again after this call
         if patience is not None:
@@ -369,6 +392,7 @@ class _Timed:
         request = {"op": "call", "target": target, "method": method, "args": list(args), "kwargs": {},
                    "grad": None, "return_args": False, "no_grad": False}
         wall, cpu = time.perf_counter(), self._cpu()
+        between = self.idle(cpu)
         try:
             reply = self.child.request(request)
         except Exception as error:
@@ -379,8 +403,11 @@ class _Timed:
             raise
         finally:
             self.child.deadline = deadline
-        outside = [self._cpu() - cpu, time.perf_counter() - wall]
-        return reply["value"], _readings(reply.get("clock"), outside, self.device), outside
+            self.replied = self._cpu()
+        outside = [self.replied - cpu, time.perf_counter() - wall]
+        readings = _readings(reply.get("clock"), outside, self.device)
+        outside[0] += between  # what it did between requests is this call's too (never in its own readings)
+        return reply["value"], readings, outside
 
     def _cpu(self):
         if self.device == "cuda" or self.clock is None:
@@ -598,7 +625,7 @@ def _clocks(taken, allowance=0):
     for name, rounds in taken.items():
         cpu, wall = (extra["cpu"], extra["wall"]) if name == "student" else (0.0, 0.0)
         for (thread, process, own_wall, waits), outside in rounds:
-            busy = max(process + cpu, own_wall + wall)
+            busy = max(process + cpu, own_wall + wall) if name == "student" else process  # see _clock_for
             for clock, value in zip(timing, (thread + cpu, process + cpu, own_wall + wall, waits, *outside, busy)):
                 timing[clock][name].append(value)
     return timing
@@ -691,13 +718,30 @@ def _step_all(case, sides, built, names, tokens, run, patience=None):
 
 def _storages(student, cache):
     """{data pointer: bytes} of the tensors the student's cache holds (asked of its child, untimed)."""
-    return student.ask({"op": "bench", "action": "storages", "ref": cache.ref})
+    held = student.ask({"op": "bench", "action": "storages", "ref": cache.ref})
+    if not (isinstance(held, dict) and all(_count(size) for size in held.values())):
+        raise _Malformed("its KV cache's storage")
+    return held
 
 
 def _time(case, request, student, reference):
     """The measurements of an Allocations case (exercise 10's memory verdict), in each child."""
-    return {"allocations": {name: timed.ask({**request, "action": "allocations"})
-                            for name, timed in (("student", student), ("reference", reference))}}
+    measured = {name: timed.ask({**request, "action": "allocations"})
+                for name, timed in (("student", student), ("reference", reference))}
+    found = measured["student"]
+    if not (isinstance(found, dict) and isinstance(found.get("bytes"), list) and len(found["bytes"]) == len(case.lengths)
+            and all(map(_count, found["bytes"])) and isinstance(found.get("shapes"), list)
+            and len(found["shapes"]) == len(case.lengths)
+            and all(isinstance(shape, list) and len(shape) <= 16 and all(map(_count, shape)) for shape in found["shapes"])
+            and (found.get("disabled") is None or isinstance(found["disabled"], str))):
+        raise _Malformed("the sizes of what its code allocates")
+    found["disabled"] = found["disabled"] and found["disabled"][:300]
+    return {"allocations": measured}
+
+
+def _count(value):
+    """Whether a value the student's process sent is a count of bytes."""
+    return type(value) is int and 0 <= value < 1 << 62
 
 
 def untimed(device, message):
@@ -790,7 +834,8 @@ def _clock_for(timing, device):
     the student's whole process, every thread's (named "process-cpu" where its code hands work to
     other threads, which the reference does not), and where its code waits for something, a sleep
     or a thread, the wall clock or that CPU time, whichever is longer ("busy": waiting for work
-    done elsewhere is no cheaper than doing it)."""
+    done elsewhere is no cheaper than doing it), against the reference's CPU time (its wall time
+    would hold whatever else ran on its CPU, a thread of the student's among them)."""
     if device == "cuda":
         return "wall", "wall-cuda"  # the device synchronised around each call (`grader.sandbox.clock.read`)
     thread, process, waits = timing["time"], timing["process"], timing["waits"]

@@ -5,6 +5,7 @@ Tiers are compared, never times: a tier is a ratio measured against the referenc
 and each slow submission below sits far beyond the boundary it is checked against (its measured
 ratios are in docs/instructors.md)."""
 
+import itertools
 import json
 import math
 import re
@@ -144,11 +145,57 @@ def test_waiting_is_charged_the_longer_of_cpu_and_wall_time():
     """A call that waits (for a thread doing its work, say) is judged on its wall time or its
     process's CPU time, whichever is longer: waiting for work done in parallel is no cheaper."""
     taken = {"student": [([1e-3, 4e-3, 2e-3, 3], [4.2e-3, 2.2e-3])] * 8,  # 4 ms of CPU in 2 ms: two threads
-             "reference": [([2e-3, 2e-3, 2e-3, 0], [2.2e-3, 2.2e-3])] * 8}
+             "reference": [([2e-3, 2e-3, 5e-3, 0], [2.2e-3, 5.2e-3])] * 8}  # preempted: 5 ms of wall
     timing = perf._clocks(taken)
     key, name = perf._clock_for(timing, "cpu")
     assert (key, name) == ("busy", "wall")
-    assert timing[key]["student"] == [4e-3] * 8 and timing[key]["reference"] == [2e-3] * 8
+    assert timing[key]["student"] == [4e-3] * 8
+    assert timing[key]["reference"] == [2e-3] * 8  # its CPU time: its wall holds what else ran there (round 8's a02)
+
+
+class _Script:
+    """A child's stand-in for `_Timed`: replies at once, and a CPU clock that reads as scripted."""
+
+    deadline, pid = math.inf, 0
+
+    def __init__(self, reply):
+        self.reply = reply
+
+    def request(self, message):
+        return {"value": self.reply, "clock": [1e-3, 1e-3, 1e-3, 0]}
+
+
+def _scripted(reply, readings):
+    timed = perf._Timed.__new__(perf._Timed)
+    timed.child, timed.device, timed.trusted, timed.clock, timed.replied = _Script(reply), "cpu", False, 1, None
+    clock = itertools.chain(readings, itertools.repeat(readings[-1] if readings else 0.0))
+    timed._cpu = lambda: next(clock)
+    return timed
+
+
+def test_what_a_process_spends_between_its_requests_is_its_next_calls():
+    """A thread of the student's that works while the reference is timed (round 8's a02, a01) is
+    charged to the student's next call: the CPU its process spent since its last reply."""
+    timed = _scripted(None, [0.0, 2e-3, 10e-3, 12e-3])  # 2 ms of call, 8 ms meanwhile, 2 ms of call
+    first, second = (timed.call("f", ())[2][0] for _ in range(2))
+    assert first == pytest.approx(2e-3) and second == pytest.approx(10e-3)
+
+
+def test_a_measurement_the_students_process_sends_must_be_one():
+    """Round 8's a03 crashed the grader with strings for byte counts: a reply that is not a
+    measurement leaves the exercise untimed, with a message."""
+    from grader.perf.cases import Allocations
+
+    case = Allocations("tiled_attention", (1, 4, 32), (128, 256), 64)
+    good = {"bytes": [1, 2], "shapes": [[4, 128, 64], [4, 256, 64]], "disabled": None}
+    reference = _scripted(good, [])
+    assert perf._time(case, {}, _scripted(good, []), reference)["allocations"]["student"] == good
+    for bad in ({**good, "bytes": ["many", 2]}, {**good, "bytes": [1]}, {**good, "shapes": [["x"], []]},
+                {**good, "disabled": 3}, [1, 2], None):
+        with pytest.raises(perf._Malformed):
+            perf._time(case, {}, _scripted(bad, []), reference)
+    with pytest.raises(perf._Malformed):
+        perf._storages(_scripted({"1": "big"}, []), perf.wire.Handle(1, "KVCache"))
 
 
 def test_a_slower_tier_stands_only_where_it_survives_a_re_time(monkeypatch):
