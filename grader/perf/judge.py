@@ -25,6 +25,7 @@ the same tier every run. Faster than the reference is "on par" too: how much fas
 the device, so no boundary is drawn there.
 """
 
+import concurrent.futures
 import contextlib
 import ctypes
 import math
@@ -107,22 +108,66 @@ def rate(exercises, passed, files, launcher, devices, options, run=None):
     reference for the whole run; each student file is timed in a fresh child of its own, so that
     one exercise's code never touches another's verdict."""
     device = "cuda" if "cuda" in devices else "cpu"
-    rated = {}
-    with tempfile.TemporaryDirectory(prefix="lumen-perf-") as log_dir, _Reference(launcher, log_dir, device, run) as ref:
+    rated, due = {}, [exercise for exercise in exercises if exercise.timed and exercise.id in passed and exercise.id in files]
+    with contextlib.ExitStack() as stack:
+        log_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="lumen-perf-"))
+        ref = stack.enter_context(_Reference(launcher, log_dir, device, run))
+        children = stack.enter_context(_Children(launcher, log_dir, device, options, run))
+        if due:
+            ref.start(children.pool)
         for exercise in (exercise for exercise in exercises if exercise.timed):
             tier = None
-            if exercise.id in passed and exercise.id in files and run is not None and time.monotonic() >= run.at:
+            if exercise in due and run is not None and time.monotonic() >= run.at:
                 tier = untimed(device, f"not timed: {run.limit} ran out before its turn")
-            elif exercise.id in passed and exercise.id in files:
+            elif exercise in due:
+                child = children.take(exercise, files[exercise.id])
+                following = due[due.index(exercise) + 1:]
+                if following:  # its child made while this one is timed: no student code runs in it yet
+                    children.prepare(following[0], files[following[0].id])
                 try:
                     tier = measure(exercise, files[exercise.id], launcher, device, log_dir, seed=options.seed,
                                    time_limit=options.time_limit, memory_limit=options.memory_limit, run=run,
-                                   reference=ref)
+                                   reference=ref, child=child)
                 except Exception as error:  # the grader's own failure on one file: that file's tier, never the run
                     tier = untimed(device, f"not timed: the grader failed while timing it ({type(error).__name__}: "
                                            f"{str(error)[:200]}); please report this")
             rated[exercise.id] = Rated(tier, [points_test(tier, options.perf_points)] if options.perf_points else [])
     return rated
+
+
+class _Children:
+    """The student's timing children of a run, each made (spawned, confined, its heap warmed: no
+    student code loaded) on a thread of `pool` while the exercise before is timed (the first
+    beside the reference's child), so that making one costs the run no time. `take` gives an exercise's child as a callable that returns it or
+    raises what making it raised; the children not taken are stopped at the end."""
+
+    def __init__(self, launcher, log_dir, device, options, run):
+        self.launcher, self.log_dir, self.device, self.options, self.run = launcher, log_dir, device, options, run
+        self.pool, self.made = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="lumen-perf"), {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for made in self.made.values():
+            made.add_done_callback(lambda done: done.exception() is None and done.result().child.stop())
+        self.pool.shutdown(wait=True)
+
+    def prepare(self, exercise, path):
+        limit = Deadline.earliest(self.options.time_limit, self.run)
+        self.made[exercise.id] = self.pool.submit(_timing_child, exercise, path, self.launcher, self.device,
+                                                  self.log_dir, limit, self.options.memory_limit)
+
+    def take(self, exercise, path):
+        if exercise.id not in self.made:
+            self.prepare(exercise, path)
+        return self.made.pop(exercise.id).result
+
+
+def _timing_child(exercise, path, launcher, device, log_dir, limit, memory_limit):
+    """A fresh confined child that may read the student's file, its heap warmed (`_Timed`)."""
+    return _Timed(Child(launcher, os.path.join(log_dir, f"{exercise.id}.log"), limit.at, memory_limit, (path,)),
+                  device)
 
 
 def points_test(tier, points):
@@ -135,7 +180,7 @@ def points_test(tier, points):
 
 
 def measure(exercise, path, launcher, device, log_dir, *, seed=DEFAULTS.seed, time_limit=DEFAULTS.time_limit,
-            memory_limit=DEFAULTS.memory_limit, run=None, reference=None):
+            memory_limit=DEFAULTS.memory_limit, run=None, reference=None, child=None):
     """The tier of one student file: verify, then time every case of the exercise's declaration.
     The student's code runs in a fresh confined child, under the exercise's rules as everywhere,
     and is called exactly as the suites call it; the reference in a child that never holds student
@@ -143,7 +188,8 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=DEFAULTS.seed, ti
     inputs never seen before, drawn here from a secret seed, and its answer is checked against the
     reference's for the same inputs. The judge measures both children's CPU time itself; what the
     student's process reports about its own time never counts for less than that. None for an
-    exercise that declares no performance cases (untimed)."""
+    exercise that declares no performance cases (untimed). `child`: a callable that returns the
+    student's timing child, made beforehand (`_Children`), or raises what making it raised."""
     cases = exercise.perf_cases(device)
     if not cases:
         return None
@@ -152,18 +198,19 @@ def measure(exercise, path, launcher, device, log_dir, *, seed=DEFAULTS.seed, ti
         if reference is None:
             reference = stack.enter_context(_Reference(launcher, log_dir, device, run))
         return _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit, memory_limit, run,
-                        reference)
+                        reference, child)
 
 
-def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit, memory_limit, run, reference):
+def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit, memory_limit, run, reference, child):
     ref = reference_of(exercise)
     seed = seed_for(seed, exercise)
     limit = Deadline.earliest(time_limit, run)  # the exercise's limit, or the whole run's if sooner
     student = None
     try:
+        student = child() if child is not None else _timing_child(exercise, path, launcher, device, log_dir, limit,
+                                                                   memory_limit)
+        student.child.deadline = limit.at
         load = load_request(path, exercise.stem, exercise.forbidden)
-        student = _Timed(Child(launcher, os.path.join(log_dir, f"{exercise.id}.log"), limit.at, memory_limit,
-                               (path,)), device)
         student.child.request(load)
         request = {"op": "bench", "exercise": exercise.id, "device": device, "seed": seed}
         requests = [{**request, "case": index, "state": weights(case, ref, seed) if case.init else None}
@@ -263,6 +310,9 @@ WARM_UP = 1  # rounds of each case first, not kept (the first calls of a process
 FALLBACK_CONFIDENCE = 0.8  # of the median's interval, once the rounds or the budget are used up
 MAX_TIMING = {"cpu": 0.8, "cuda": 1.0}  # seconds of the children's time (CPU time on the CPU, wall on
                                         # CUDA) one case's rounds may spend before they stop undecided
+UNREPORTED_ERRORS = 1.5  # standard errors of what the judge charges beyond a child's readings (`_unreported`)
+                         # that the two ends of the estimate stand apart: the rounds stop when both
+                         # give the tier (the tier itself is the central estimate's)
 QUIET_SAMPLE = 0.03  # seconds over which the CPUs' idle time picks the one the timed children share
 SLACK_READING = 1e-4  # seconds by which a child's reading may exceed what bounds it (clock granularity)
 BUSY_SHARE = 0.6  # CPU share of the reference's child while it answers, below which the machine is busy
@@ -295,19 +345,34 @@ class _Reference:
 
     def __init__(self, launcher, log_dir, device, run):
         self.launcher, self.log, self.device, self.run = launcher, os.path.join(log_dir, "reference.log"), device, run
-        self._timed, self.cpu = None, None
+        self._timed, self.cpu, self._starting = None, None, None
         self._idle = time.monotonic(), _idle_ticks()  # the CPUs' idle time until the first timing
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
+        self._started()
         if self._timed is not None:
             self._timed.child.stop()
+
+    def start(self, pool):
+        """Start the child on one of `pool`'s threads now (while the first student's child is made)."""
+        self._starting = pool.submit(self._child)
+
+    def _started(self):
+        """Wait for a start begun by `start` (a failure there is met again by `timed`)."""
+        starting, self._starting = self._starting, None
+        if starting is not None:
+            starting.exception()
 
     @property
     def timed(self):
         """The child, started now if there is none alive (one that failed is not used again)."""
+        self._started()
+        return self._child()
+
+    def _child(self):
         if self._timed is None or not self._timed.child.alive:
             try:
                 child = Child(self.launcher, self.log, self._deadline(), None, trusted=True)
@@ -546,7 +611,7 @@ def _earns(taken, device):
     """Whether the fastest tier the rounds leave possible (the lower end of the median's interval,
     at FALLBACK_CONFIDENCE, for the least the student's code can have taken) earns points: only
     then can an undecided tier be worth a retry; between two tiers that earn none, the median's."""
-    interval = median_interval(_estimate(taken, device, -2)[1], FALLBACK_CONFIDENCE)
+    interval = median_interval(_estimate(taken, device, -UNREPORTED_ERRORS)[1], FALLBACK_CONFIDENCE)
     return interval is not None and POINTS_SHARE.get(tier_for(interval[0])[0], 0.0) > 0
 
 
@@ -561,7 +626,8 @@ def _estimate(taken, device, allowance=0):
 def _settled(taken, device, confidence):
     """Whether the rounds decide the tier: the median ratio's interval inside one tier, both for the
     least and for the most the student's code can have taken (see `_clocks`)."""
-    ends = [decided(_estimate(taken, device, allowance)[1], BOUNDS, confidence) for allowance in (-2, 2)]
+    ends = [decided(_estimate(taken, device, allowance)[1], BOUNDS, confidence)
+            for allowance in (-UNREPORTED_ERRORS, UNREPORTED_ERRORS)]
     return ends[0] is not None and ends[0] == ends[1]
 
 
@@ -617,7 +683,7 @@ def _clocks(taken, allowance=0):
     """{clock: {name: [seconds per round]}} from the rounds' readings (and "outside_wall", the
     judge's wall time per request, and "busy", the longer of CPU and wall time): the child's own, except that the student's CPU and wall times
     get what the judge measured around its requests beyond what the reference's requests cost
-    beyond their calls (`_unreported`). `allowance` (-2, 0, 2): that much noise of the estimate
+    beyond their calls (`_unreported`). `allowance` (± UNREPORTED_ERRORS, or 0): that much noise of the estimate
     taken off or added, for the lower and upper ends of what the student's code can have taken."""
     extra = {clock: _unreported(taken, index, outside, allowance)
              for clock, index, outside in (("cpu", 1, 0), ("wall", 2, 1))}

@@ -26,6 +26,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tokenize
 import weakref
@@ -199,6 +200,7 @@ class Launcher:
         self.spawned = 0
         self.plan = None  # what the zygote's children are confined to (Linux)
         self.zygote_pids = {}  # a child's pid here -> its pid in the zygote's PID namespace
+        self.talking = threading.Lock()  # one exchange with the zygote at a time (children made on another thread)
 
     @property
     def level(self):
@@ -236,13 +238,14 @@ class Launcher:
         kit, and keeps only the process-level limits."""
         if self.scratch is None:
             self.scratch = tempfile.mkdtemp(prefix="lumen-scratch-")
-        self.spawned += 1
-        scratch = os.path.join(self.scratch, str(self.spawned))
-        if self.control is not None:
-            self.control.send(("spawn " + json.dumps([log_path, memory_limit, scratch, list(readable), trusted])).encode())
-            theirs, fds, pid = _receive_child(self.control)
-            self.zygote_pids[pid] = theirs
-            return socket.socket(fileno=fds[0]), pid
+        with self.talking:
+            self.spawned += 1
+            scratch = os.path.join(self.scratch, str(self.spawned))
+            if self.control is not None:
+                self.control.send(("spawn " + json.dumps([log_path, memory_limit, scratch, list(readable), trusted])).encode())
+                theirs, fds, pid = _receive_child(self.control)
+                self.zygote_pids[pid] = theirs
+                return socket.socket(fileno=fds[0]), pid
         os.mkdir(scratch, 0o700)
         ours, theirs = socket.socketpair()
         boot = "import sys; sys.path.insert(0, sys.argv[1]); from grader.sandbox import child; child.main(sys.argv[2:])"
@@ -260,8 +263,9 @@ class Launcher:
         group (everything it started) and remove its scratch folder. Returns its exit code
         (negative: the signal)."""
         if self.control is not None:
-            self.control.send(f"stop {self.zygote_pids.pop(pid, pid)} {grace}".encode())
-            return int(self.control.recv(64))
+            with self.talking:
+                self.control.send(f"stop {self.zygote_pids.pop(pid, pid)} {grace}".encode())
+                return int(self.control.recv(64))
         popen, scratch = self.popens.pop(pid)
         try:
             popen.wait(timeout=grace)

@@ -37,7 +37,7 @@ EXERCISE = Exercise(
     ),
     reference=("steps",),
     forbidden=(),
-    perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128, d_head=32), "cuda": dict(B=4, H=8, L=512, d_head=64)},
+    perf=Perf(sizes={"cpu": dict(B=2, H=8, L=128, d_head=32), "cuda": dict(B=4, H=8, L=512, d_head=64)},
               cases=perf_cases),
     oracle_checks=oracle_checks,
     introduction=r"""

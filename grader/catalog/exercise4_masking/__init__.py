@@ -49,7 +49,7 @@ EXERCISE = Exercise(
     ),
     reference=("attention", "steps"),
     forbidden=(),
-    perf=Perf(sizes={"cpu": dict(B=4, H=8, L=128), "cuda": dict(B=4, H=8, L=512)},
+    perf=Perf(sizes={"cpu": dict(B=2, H=8, L=128), "cuda": dict(B=4, H=8, L=512)},
               cases=perf_cases),
     oracle_checks=oracle_checks,
     introduction=r"""
