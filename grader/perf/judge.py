@@ -936,25 +936,28 @@ def complexity(lengths, student, reference, copies=False):
     length: the growth exponent of the student's extra time over the reference's (over the three
     longest lengths, where that extra time is substantial at both ends: a small one is mostly
     noise, and a cache that outgrows the CPU's caches on the way would read as steep), and the
-    student's cost per cached token (slope of a line through all lengths) over the reference's.
+    student's cost per cached token (slope of a line through all lengths) over the reference's,
+    a verdict only where the student's step at the longest cache is substantially slower (the
+    reference's slope can be small enough for noise to make any ratio of it).
     `copies`: the cache is reallocated at every step, which explains a high cost per token."""
     excess = [s - r for s, r in zip(student, reference)]
     exponent = None
     if excess[-1] > SUBSTANTIAL * reference[-1] and excess[-3] > SUBSTANTIAL * reference[-3]:
         exponent = math.log(excess[-1] / excess[-3]) / math.log(lengths[-1] / lengths[-3])
     per_token = _slope(lengths, student) / max(_slope(lengths, reference), 1e-12)
-    result = {"excess_exponent": None if exponent is None else round(exponent, 3),
+    slower = excess[-1] > SUBSTANTIAL * reference[-1]  # a cost per token is a verdict only for a step that is
+    result = {"excess_exponent": None if exponent is None else round(exponent, 3),  # slower than the reference's
               "per_token_ratio": round(per_token, 2)}
     if exponent is not None and exponent >= SUPER_LINEAR:
         result.update(verdict="super-linear", message=(
             f"KV cache: super-linear — what a decode step takes beyond the reference's time grows like "
             f"T^{exponent:.1f} with the T tokens cached: each step re-runs the whole sequence; project "
             "only the new tokens and attend to the cache"))
-    elif per_token >= RECOMPUTES and copies:
+    elif per_token >= RECOMPUTES and slower and copies:
         result.update(verdict="recomputes", message=(
             f"KV cache: linear, but each cached token costs {per_token:.0f}× what it costs the reference "
             "per step: the whole cache is copied at every step (see the memory line)"))
-    elif per_token >= RECOMPUTES:
+    elif per_token >= RECOMPUTES and slower:
         result.update(verdict="recomputes", message=(
             f"KV cache: linear, but each cached token costs {per_token:.0f}× what it costs the reference "
             "per step: the past keys and values are recomputed instead of read from the cache"))
