@@ -72,10 +72,10 @@ RECOMPUTES = 4.0  # a decode step's cost per cached token over the reference's (
                   # is said to redo work for every cached token
 SUBSTANTIAL = 0.5  # extra time over the reference's, relative to it, whose growth is measured
 GROWS = 1.1  # cache storage over kv_cache_bytes(max_len) beyond which it holds too much
-OFFLOADS = 0.25  # CPU time of other threads per CPU second of the timing thread, beyond the
-                 # reference's, from which the process's CPU time judges (work handed to threads)
+OFFLOADS = 0.25  # CPU time of other threads per CPU second of the calling thread, beyond the
+                 # reference's, from which the tier says the CPU time of all threads judged it
 WAITS = 0.5  # waits per call (voluntary context switches) beyond the reference's, from which
-             # the wall clock judges
+             # the longer of CPU and wall time judges ("busy")
 CLOCK_NOTES = {"process-cpu": "; the CPU time of all your code's threads", "wall-cuda": "; wall-clock time",
                "wall": "; wall-clock time: your code waits"}
 
@@ -314,6 +314,7 @@ UNREPORTED_ERRORS = 1.5  # standard errors of what the judge charges beyond a ch
                          # that the two ends of the estimate stand apart: the rounds stop when both
                          # give the tier (the tier itself is the central estimate's)
 QUIET_SAMPLE = 0.03  # seconds over which the CPUs' idle time picks the one the timed children share
+TIMINGS = (*CLOCKS, "outside_wall", "busy")  # what `_clocks` makes of the rounds: the children's clocks and the judge's
 SLACK_READING = 1e-4  # seconds by which a child's reading may exceed what bounds it (clock granularity)
 BUSY_SHARE = 0.6  # CPU share of the reference's child while it answers, below which the machine is busy
 BUSY_SPREAD = 0.15  # spread of the round's ratios (see ratio_stats) beyond which the timing is disturbed
@@ -687,7 +688,7 @@ def _clocks(taken, allowance=0):
     taken off or added, for the lower and upper ends of what the student's code can have taken."""
     extra = {clock: _unreported(taken, index, outside, allowance)
              for clock, index, outside in (("cpu", 1, 0), ("wall", 2, 1))}
-    timing = {clock: {name: [] for name in taken} for clock in (*CLOCKS, "outside_wall", "busy")}
+    timing = {clock: {name: [] for name in taken} for clock in TIMINGS}
     for name, rounds in taken.items():
         cpu, wall = (extra["cpu"], extra["wall"]) if name == "student" else (0.0, 0.0)
         for (thread, process, own_wall, waits), outside in rounds:
@@ -888,7 +889,7 @@ def summarize(case, timing, device, ref):
         return {"label": case.label, "memory": largest_tensor(case, timing["allocations"])}
     if isinstance(case, Decode):
         last = {clock: {name: per_length[-1] for name, per_length in timing[clock].items()}
-                for clock in (*CLOCKS, "outside_wall", "busy")}
+                for clock in TIMINGS}
         summary = _ratios(case, last, device)
         summary.update(_decode(case, timing, ref))
         return summary
