@@ -574,7 +574,7 @@ def probes(call):
 def _front_transposed(k, a, b):
     """k.transpose(a, b), or the right k.transpose(-2, -1) where dims a and b are the last two (the
     probe then changes nothing on that call, and shows nothing there)."""
-    if {a % k.dim(), b % k.dim()} == {k.dim() - 2, k.dim() - 1}:
+    if max(a, b) < k.dim() and {a, b} == {k.dim() - 2, k.dim() - 1}:
         return k.transpose(-2, -1)
     return k.transpose(a, b)
 
@@ -742,6 +742,7 @@ _COMMENT = re.compile(r"\s*#[^'\"]*$")  # a line's trailing comment (one with no
 _NOT_CONTIGUOUS = "view size is not compatible with input tensor's size and stride"
 _SIZES_CLASH = re.compile(r"size of tensor a \(\d+\) must match|Expected size for first two dimensions of batch2|"
                           r"shapes cannot be multiplied|must match the existing size")
+_THREE_D_ONLY = re.compile(r"batch[12] must be a 3D tensor|Expected 3-dimensional tensor|expected 3D tensor")
 _DTYPES_CLASH = re.compile(r"scalar type \w+ but found \w+|to have the same dtype|result type \w+ can't be cast|"
                            r"Found dtype \w+ but expected \w+")
 
@@ -786,6 +787,11 @@ def crash_findings(call):
         return [Finding("crash:T-reverses-all-dims", at + ".T reverses ALL the dims of a tensor with more than two "
                         "(a (B, H, L, d) tensor becomes (d, L, H, B)), the batch dims too, so the shapes no longer "
                         "fit: swap only the last two, .transpose(-2, -1) (or .mT)")]
+    if _THREE_D_ONLY.search(raised.message) and re.search(r"\bbmm\b|\bbaddbmm\b", code):
+        dims = " and ".join(sorted({str(t.dim()) for t in tensors}))
+        return [Finding("crash:bmm-3d-only", at + f"torch.bmm takes exactly 3-D tensors, (batch, n, m) and (batch, "
+                        f"m, p), and this call's inputs have {dims} dims: the scores must work with any dims in front "
+                        "(none, a batch, a batch and heads); the @ operator (torch.matmul) broadcasts over them")]
     floats = {t.dtype for t in tensors if t.is_floating_point()}
     if _DTYPES_CLASH.search(raised.message) and floats and torch.float32 not in floats:
         names = " and ".join(sorted(str(d).removeprefix("torch.") for d in floats))
@@ -794,6 +800,16 @@ def crash_findings(call):
                         "default (torch.zeros, ones, full, tensor, arange): make it with dtype=x.dtype, or from an "
                         "input (torch.zeros_like(x), x.new_zeros(...))")]
     return []
+
+
+# crash findings whose advice cures only the crash (.contiguous() before a view): beside another finding
+# in the same function they are that mistake's consequence, not a mistake of their own
+SYMPTOMS = {"crash:view-not-contiguous"}
+
+
+# direct findings that other mistakes' values can coincide with on one call (a lone key's scores,
+# squeezed or paired element-wise, are the same numbers): the probes are tried beside them
+COINCIDENT = {"shape:squeezed"}
 
 
 def direct(call, expected, dtype):
@@ -882,6 +898,18 @@ def flatten_findings(got, want, dtype, what):
                     f"{tuple(want.shape)}, putting the last dims side by side) is missing")]
 
 
+def squeezed_findings(got, want, dtype, what):
+    """The right numbers with every axis of size 1 dropped: a squeeze() with no dim."""
+    kept = tuple(size for size in want.shape if size != 1)
+    if got.dim() >= want.dim() or tuple(got.shape) != kept or not got.is_floating_point():
+        return []
+    if not close(got.reshape(want.shape), _f64(want), dtype):
+        return []
+    return [Finding("shape:squeezed", f"{what}: your result has the right numbers, but the shape {tuple(got.shape)} "
+                    f"instead of {tuple(want.shape)}: every axis of size 1 is gone, what squeeze() with no dim does; "
+                    "a query, a key or a batch of one is still an axis: squeeze only the dim you mean, or none")]
+
+
 def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
     findings = (mask_findings(call, got, want, dtype, what) or head_mapping_findings(call, got, want, dtype, what)
                 or diagonal_findings(call, got, want, dtype, what))
@@ -890,7 +918,7 @@ def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
         findings = (factor_findings(call, got, want, dtype, what) + normalisation_findings(got, want, dtype, what)
                     or permutation_findings(got, want, dtype, what, axis_names(call["target"], want.dim()))
                     or later_step_findings(call, got, want, dtype, what)
-                    or flatten_findings(got, want, dtype, what))
+                    or flatten_findings(got, want, dtype, what) or squeezed_findings(got, want, dtype, what))
     return [Finding(key_prefix + f.key, f.message) for f in findings]
 
 

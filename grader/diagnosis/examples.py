@@ -30,7 +30,7 @@ import torch
 
 from grader import catalog
 from grader.grading.compare import Mismatch, picture_cells
-from grader.grading.testkit import Made, Tracked, as64, check_device_kept, check_inputs_kept, check_result, one_thread
+from grader.grading.testkit import Made, Raised, Tracked, as64, check_device_kept, check_inputs_kept, check_result, one_thread
 from grader.nested import leaves, map_values
 
 MAX_TRIES = 60  # calls of the student's code one example may cost, at most
@@ -152,6 +152,8 @@ def shrink(student, exercise, calls, budget):
             elif _shrinkable(call, spec):
                 with one_thread(), student.within(budget.left()):
                     found = _Search(student, exercise, call, spec).run()
+                    if found is None and isinstance(call["got"], Raised):  # then the smallest call that raises so
+                        found = _Search(student, exercise, call, spec, crashes=True).run()
             else:
                 continue
             if found is not None:
@@ -181,8 +183,10 @@ class _Search:
     """The greedy search for one call: each symbol made as small as it can be while the answer still
     differs, then simple values tried at those sizes."""
 
-    def __init__(self, student, exercise, call, spec):
+    def __init__(self, student, exercise, call, spec, crashes=False):
+        """`crashes`: a try on which the student's code raises the failing call's error shows it too."""
         self.student, self.exercise, self.call, self.spec = student, exercise, call, spec
+        self.crashes = crashes
         self.module = isinstance(spec, Module)
         self.params = spec.forward if self.module else spec.params
         self.args = _bind(self.params, call["args"], call["kwargs"])
@@ -256,7 +260,15 @@ class _Search:
                 return False
         else:
             got, expected, state = self._module(made, args) if self.module else (*self._function(args), None)
-            if got is _RAISED or not _differs(got, expected, _dtype(args)):
+            if isinstance(got, _Raised):
+                if not (self.crashes and got.type == self.call["got"].type):
+                    return False
+                try:
+                    with torch.no_grad():
+                        expected, state = self._expected(made, args)
+                except Exception:  # noqa: BLE001 - sizes the reference refuses too: no example there
+                    return False
+            elif not _differs(got, expected, _dtype(args)):
                 return False
         self.shown = {"sizes": sizes, "values": values, "args": args, "got": got, "expected": expected,
                       "made": made, "state": state}
@@ -274,6 +286,15 @@ class _Search:
         return _run_module(self.student, self.exercise, self.call["target"], self.spec, made,
                            self.call["object"].kwargs, args, self.call["kwargs"])
 
+    def _expected(self, made, args):
+        """(the reference's answer, its module's weights) on a try where the student's code raised."""
+        positional, keywords = _unbind(self.params, args, self.call["kwargs"])
+        if not self.module:
+            return self.exercise.reference_object(self.call["target"])(*as64(positional), **as64(keywords)), None
+        made_positional, made_keywords = _unbind(self.spec.made, made, self.call["object"].kwargs)
+        reference = _small_module(self.exercise, self.call["target"], made_positional, made_keywords)
+        return reference(*as64(positional), **as64(keywords)), reference.state_dict()
+
 
 def _run_function(student, exercise, name, params, args, kwargs):
     """(theirs, the reference's in float64) of `name` on the bound `args` (the failing call's other
@@ -281,8 +302,8 @@ def _run_function(student, exercise, name, params, args, kwargs):
     positional, keywords = _unbind(params, args, kwargs)
     try:
         got = student.run(name, *positional, **keywords)["value"]
-    except _THEIRS:
-        return _RAISED, None
+    except _THEIRS as error:
+        return _Raised.of(error), None
     with torch.no_grad():
         expected = exercise.reference_object(name)(*as64(positional), **as64(keywords))
     return got, expected
@@ -344,8 +365,8 @@ def _run_module(student, exercise, name, spec, made, made_kwargs, args, kwargs, 
         remote.to(dtype=dtype)
         remote.load_state_dict({key: value.to(dtype) for key, value in reference.state_dict().items()}, strict=False)
         got = student.run(remote, *positional, method="__call__", **keywords)["value"]
-    except _THEIRS:
-        return _RAISED, None, None
+    except _THEIRS as error:
+        return _Raised.of(error), None, None
     with torch.no_grad():
         expected = reference(*as64(positional), **as64(keywords))
     return got, expected, reference.state_dict()
@@ -378,7 +399,9 @@ def reproduces(student, exercise, example):
                                        example.get("made_keywords", {}), args, kwargs, state)
     else:
         got, expected = _run_function(student, exercise, example["function"], params, args, kwargs)
-    return got is not _RAISED and _differs(got, expected, dtype)
+    if example.get("raises"):
+        return isinstance(got, _Raised) and got.type == example["raises"]
+    return not isinstance(got, _Raised) and _differs(got, expected, dtype)
 
 
 def _numbers(value):
@@ -396,9 +419,6 @@ def _tensor_of(value, declaration, dtype):
     if declaration.kind == "lengths":
         return torch.tensor(value, dtype=torch.int64)
     return torch.tensor(_numbers(value), dtype=dtype)
-
-
-_RAISED = object()  # the student's code raised on a try: it shows nothing there
 
 
 def _their_errors():
@@ -448,7 +468,7 @@ def _run_scenario(student, exercise, scenario):
         try:
             got = student.run(theirs[name], *mine, method=method)["value"]
         except _THEIRS as error:
-            got = _Raised(getattr(error, "type", type(error).__name__))
+            got = _Raised.of(error)
         try:
             with torch.no_grad():
                 target = reference[name]
@@ -478,9 +498,14 @@ class _Raised:
     """A step that raised (its exception's type)."""
 
     type: str
+    message: str = ""
+
+    @staticmethod
+    def of(error):
+        return _Raised(getattr(error, "type", type(error).__name__), getattr(error, "message", "")[:160])
 
     def __str__(self):
-        return f"raises {self.type}"
+        return f"raises {self.type}" + (f": {self.message}" if self.message else "")
 
 
 def _scenario_dict(exercise, spec, scenario, steps, function):
@@ -721,7 +746,9 @@ def _example(search):
     dtype = _dtype(shown["args"])
     example = {"function": name, "sizes": sizes, "inputs": inputs, "keywords": list(kwargs),
                "dtype": str(dtype).replace("torch.", "") if dtype else None,
-               "expected": plain(shown["expected"]), "got": plain(shown["got"])}
+               "expected": plain(shown["expected"]), "got": plain(_shown(shown["got"]))}
+    if isinstance(shown["got"], _Raised):
+        example["raises"] = shown["got"].type
     if search.call.get("check"):
         example.update(check=search.call["check"], names=search.call.get("names", []),
                        device_arg=search.call.get("device_arg"))

@@ -127,6 +127,9 @@ STRUCTURAL = {
     "shape:not-flattened": "A result is its numbers and its shape: the caller expects the axes it was promised. Yours "
                            "has the right numbers in the right order, in more axes than expected. "
                            "Reread " + WALKTHROUGH + ".",
+    "shape:squeezed": "A result is its numbers and its shape: an axis of size 1 (one query, one key, a batch of "
+                      "one) is still an axis the caller indexes. Yours has the right numbers, with every axis of "
+                      "size 1 gone. Reread " + WALKTHROUGH + ".",
     "returned-none": "Every function here hands its result back to its caller. Yours ends without handing anything "
                      "back, so whatever it computed is lost. Reread " + WALKTHROUGH + ".",
     "cache:no-mask": "New tokens that arrive together are still a sequence: each sees the cached tokens and the new "
@@ -157,6 +160,9 @@ STRUCTURAL = {
     "crash:T-reverses-all-dims": "Every query meets every key: only k's last two axes, tokens and features, trade "
                                  "places for the scores. On a batched k yours reverses every axis, so the shapes no "
                                  "longer meet. Reread " + SCORE + ".",
+    "crash:bmm-3d-only": "The scores are one formula whatever comes before the last two axes: no batch, a batch, "
+                         "a batch and heads. Yours uses a product that accepts exactly one batch axis, so every "
+                         "other layout fails. Reread " + SCORE + ".",
     "crash:view-not-contiguous": "Merging the heads changes how the numbers are laid out: after the heads' axis and "
                                  "the tokens' axis trade places, each token's numbers are scattered in memory and "
                                  "must be gathered before they can be read as one row per token. Yours reads them "

@@ -79,14 +79,15 @@ def conclude(number, failed, passed=(), causes=()):
         evidence = [i for i, case in enumerate(cases) if case is not None and case.wrong and i not in caused]
         if not evidence:
             return _causes(causes)
-        found = _catalogue(number, cases, evidence, _Passing(passed))
+        passing = _Passing(passed)
+        found = _catalogue(number, cases, evidence, passing)
         explained = set().union(*(d.calls for d in found)) if found else set()
         rest = [i for i in evidence if i not in explained]
         covered = set().union(*(d.fits for d in found)) if found else set()
         if _part_unexplained(cases, covered, [i for i in evidence if i not in covered]):
             found = []  # blame only the function that holds the mistake: the part's, which nothing here names
         if rest and not any(len(d.ids) == 1 for d in found):
-            found += _structural(cases, rest)
+            found += _structural(cases, rest, passing)
     if causes and all(isinstance(cases[i].call["got"], Raised) for i in evidence):
         return _causes(causes)  # a named cause is the story: the crashes that come with it are its consequence
     return found
@@ -257,43 +258,62 @@ def _overridden(variant):
     return tuple(name for name, value in vars(variant).items() if callable(value) and not name.startswith("__"))
 
 
-def _structural(cases, rest):
+def _structural(cases, rest, passing):
     """Findings of the structural analysers, one per function, each found on every failed call of that
     function whose value has the expected shapes (so a coincidence of sizes on one call is not enough);
-    calls of other shapes (a crash of sizes, None) only add what no comparable call contradicts."""
+    calls of other shapes (a crash of sizes, None) only add what no comparable call contradicts. Crashes
+    the first finding leaves unexplained are read on their own: a second mistake on other inputs. Of
+    findings that all fit, those a passed call of the function contradicts give way."""
     by_target = {}
     for i in rest:
         by_target.setdefault(_target(cases[i].call), []).append(i)
     found = []
     for indices in by_target.values():
-        comparable = [i for i in indices if _comparable(cases[i].call["got"], cases[i].expected)]
-        agreed, showing = None, []
-        for n, i in enumerate(comparable or indices):
-            if agreed is None:
-                findings = _findings(cases[i])
-                if findings:
-                    agreed, showing = {f.key: f.message for f in findings}, [i]
-                elif comparable:
-                    break  # a wrong value of the expected shapes that no analyser explains
-                continue
-            keys = _confirmed(cases[i], agreed)
-            if comparable or keys:
-                agreed = {key: message for key, message in agreed.items() if key in keys}
-                showing.append(i)
-            if not agreed:
-                break
-        if agreed and len(agreed) > 1:  # a size read from a dim by position says less than its name
-            agreed = {key: message for key, message in agreed.items() if ".size(" not in key} or agreed
-        if agreed and len(agreed) == 1:
-            [(key, message)] = agreed.items()
-            found.append(Diagnosis(key, message, set(showing)))
+        diagnosis = _agreed(cases, indices, passing)
+        found += diagnosis
+        shown = set().union(*(d.calls for d in diagnosis))
+        crashed = [i for i in indices if i not in shown and isinstance(cases[i].call["got"], Raised)]
+        if diagnosis and crashed:
+            found += _agreed(cases, crashed, passing)
     return _consequences_dropped(_merged(found, cases), cases)[:3]
+
+
+def _agreed(cases, indices, passing):
+    """[the one finding all of these calls of one function agree on], or []."""
+    comparable = [i for i in indices if _comparable(cases[i].call["got"], cases[i].expected)]
+    agreed, showing = None, []
+    for i in comparable or indices:
+        if agreed is None:
+            findings = _findings(cases[i])
+            if findings:
+                agreed, showing = {f.key: f.message for f in findings}, [i]
+            elif comparable:
+                break  # a wrong value of the expected shapes that no analyser explains
+            continue
+        keys = _confirmed(cases[i], agreed)
+        if comparable or keys:
+            agreed = {key: message for key, message in agreed.items() if key in keys}
+            showing.append(i)
+        elif not isinstance(cases[i].call["got"], Raised):  # a value where the probe cannot even run
+            agreed = {key: message for key, message in agreed.items() if key not in _unrunnable(cases[i])}
+        if not agreed:
+            break
+    if agreed and len(agreed) > 1:
+        passed = passing.of(_target(cases[indices[0]].call))
+        agreed = {key: message for key, message in agreed.items()
+                  if not any(_probe_contradicted(case, key) for case in passed)} or agreed
+    if agreed and len(agreed) > 1:  # a size read from a dim by position says less than its name
+        agreed = {key: message for key, message in agreed.items() if ".size(" not in key} or agreed
+    if agreed and len(agreed) == 1:
+        [(key, message)] = agreed.items()
+        return [Diagnosis(key, message, set(showing))]
+    return []
 
 
 def _consequences_dropped(found, cases):
     """A crash that happens inside a function another finding already explains is that mistake's
-    consequence (a split into heads done as one reshape also fails to view a slice): not named apart,
-    whose advice would cure the crash and keep the mistake."""
+    consequence (a split into heads done as one reshape also fails to view a slice) when its advice
+    would cure only the crash and keep the mistake (`analysers.SYMPTOMS`): not named apart."""
     explained = {analyse.call_name(cases[i].call).partition("(")[0] for d in found
                  if not d.id.startswith("crash:") for i in d.calls}
 
@@ -302,7 +322,7 @@ def _consequences_dropped(found, cases):
                      if isinstance(cases[i].call["got"], Raised)}
         return functions and functions <= explained
 
-    return [d for d in found if not (d.id.startswith("crash:") and raised_in(d))]
+    return [d for d in found if not (d.id in analyse.SYMPTOMS and raised_in(d))]
 
 
 def _merged(found, cases):
@@ -331,13 +351,16 @@ def _comparable(got, expected):
 
 
 def _findings(case):
-    """What one failed call shows: the direct analysers first, then the replayed probes."""
+    """What one failed call shows: the direct analysers first, then the replayed probes (beside a
+    direct finding that other mistakes' values coincide with, for the other calls to decide)."""
     try:
         findings = analyse.direct(case.call, case.expected, case.dtype)
     except Exception:  # noqa: BLE001 - an analyser that cannot read this value shows nothing
         findings = []
-    return findings or [analyse.Finding(key, f"{analyse.call_name(case.call)}: {message}")
-                        for key, message, change in _probes(case.call) if _probe_matches(case, change)]
+    if findings and not all(f.key in analyse.COINCIDENT for f in findings):
+        return findings
+    return findings + [analyse.Finding(key, f"{analyse.call_name(case.call)}: {message}")
+                       for key, message, change in _probes(case.call) if _probe_matches(case, change)]
 
 
 def _confirmed(case, agreed):
@@ -364,6 +387,31 @@ def _probe_matches(case, change):
         # raise shape errors of their own
         return not isinstance(change, dict) and same_error(case.call["got"], error)
     return matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype)
+
+
+def _probe_contradicted(case, key):
+    """Would the probe `key` (a variant) have failed this passed call?"""
+    for probe, _, change in _probes(case.call):
+        if probe == key and not isinstance(change, dict):
+            try:
+                return not matches(case.call["got"], replay(change(), case.call, case.dtype), case.dtype)
+            except Exception:  # noqa: BLE001 - it cannot run where the student's code passed
+                return True
+    return False
+
+
+def _unrunnable(case):
+    """The keys of this call's probes that raise on it: mistakes a student who returned a value here
+    cannot have made (a q * k that cannot broadcast, where the student returned scores)."""
+    keys = set()
+    for key, _, change in _probes(case.call):
+        if isinstance(change, dict):
+            continue
+        try:
+            replay(change(), case.call, case.dtype)
+        except Exception:  # noqa: BLE001 - the very point: the variant cannot run on these inputs
+            keys.add(key)
+    return keys
 
 
 def unseparated(number, calls):

@@ -320,9 +320,18 @@ def test_scores_already_softmaxed_or_only_the_diagonal():
         ["softmax-applied"]
     assert keys(direct(call_of("attention_scores", q.float(), k.float(), got=(q * k).sum(-1).float()))) == \
         ["diagonal-only"]
-    k1 = randn(2, 1, 6, seed=2)  # one key: the element-wise product broadcasts, only a replay sees it
-    [found] = _structural(call_of("attention_scores", q.float(), k1.float(), got=(q * k1).sum(-1).float()))
+    # one key: the element-wise product broadcasts, only a replay sees it; its numbers are also the
+    # scores squeezed, which the call alone cannot tell apart, and a call with more keys can
+    k1 = randn(2, 1, 6, seed=2)
+    one_key = call_of("attention_scores", q.float(), k1.float(), got=(q * k1).sum(-1).float())
+    assert diagnose.conclude(99, [one_key]) == []
+    both = call_of("attention_scores", q.float(), k.float(), got=(q * k).sum(-1).float())
+    [found] = diagnose.conclude(99, [one_key, both])
     assert found.id == "diagonal-only"
+    squeezed = call_of("attention_scores", q[:1].float(), k1[:1].float(), got=(q[:1] @ k1[:1].mT).squeeze().float())
+    [found] = diagnose.conclude(99, [squeezed, call_of("attention_scores", q[:1].float(), k[:1].float(),
+                                                        got=(q[:1] @ k[:1].mT).squeeze().float())])
+    assert found.id == "shape:squeezed" and "squeeze()" in found.message
 
 
 def test_weights_normalised_over_everything_or_along_another_dim():
@@ -412,5 +421,6 @@ def test_a_final_reshape_that_is_missing():
     [finding] = direct(call_of("merge_heads", heads.float(), got=got))
     assert finding.key == "shape:not-flattened" and "(2, 5, 12)" in finding.message
     q, k = randn(2, 1, 6), randn(2, 4, 6, seed=1)
-    dropped = (q @ k.transpose(-2, -1)).squeeze(1).float()  # fewer dims: no finding (it may hide the mistake)
-    assert direct(call_of("attention_scores", q.float(), k.float(), got=dropped)) == []
+    dropped = (q @ k.transpose(-2, -1)).squeeze(1).float()  # fewer dims: squeezed, or one query paired element-wise
+    assert keys(direct(call_of("attention_scores", q.float(), k.float(), got=dropped))) == ["shape:squeezed"]
+    assert _structural(call_of("attention_scores", q.float(), k.float(), got=dropped)) == []  # the call cannot tell

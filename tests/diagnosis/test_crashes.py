@@ -208,3 +208,21 @@ def test_a_crash_inside_a_function_whose_mistake_is_named_is_not_named_apart(gra
     ('call .contiguous()') is its consequence, whose advice would cure the crash and keep the mistake."""
     path = Path(__file__).resolve().parents[1] / "unseen" / "round5" / "exercise6" / "wrong_split_without_transpose.py"
     assert [d["id"] for d in graded(grade, 6, path).diagnoses] == ["split:no-transpose"]
+
+
+def test_bmm_on_other_than_three_dims_is_named_beside_a_transpose_counted_from_the_front(grade):
+    """Round 5's torch.bmm(q, k.transpose(1, 2)): on 4-D inputs bmm refuses, on 2-D the transpose does;
+    two mistakes, each named by the calls it shows in (once, only the transpose was told)."""
+    path = Path(__file__).resolve().parents[1] / "unseen" / "round5" / "exercise2" / "wrong_bmm_only_3d.py"
+    diagnoses = graded(grade, 2, path).diagnoses
+    assert [d["id"] for d in diagnoses] == ["crash:bmm-3d-only", "scores:k-transposed-1-2"]
+    assert "torch.bmm takes exactly 3-D tensors" in diagnoses[0]["message"]
+    assert "transpose(1, 2)" in diagnoses[0]["message"]  # the student's own line
+
+
+def test_a_probe_that_cannot_run_where_the_student_returned_a_value_is_not_their_mistake(grade):
+    """Round 5's scores squeezed: with one query or one key the element-wise q * k gives the same numbers,
+    but with a batch of one it cannot even broadcast, where the student's code returned scores."""
+    path = Path(__file__).resolve().parents[1] / "unseen" / "round5" / "exercise2" / "wrong_squeeze_all.py"
+    [diagnosis] = graded(grade, 2, path).diagnoses
+    assert diagnosis["id"] == "shape:squeezed" and "squeeze()" in diagnosis["message"]

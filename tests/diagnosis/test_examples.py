@@ -13,7 +13,7 @@ import pytest
 
 from conftest import SOLUTIONS, SUBMISSIONS
 from grader import catalog
-from grader.diagnosis import examples
+from grader.diagnosis import examples, misconceptions
 from grader.grading.settings import DEFAULTS
 from grader.grading.student import Student
 
@@ -130,3 +130,20 @@ def test_every_exercise_declares_its_examples_for_its_own_names():
     for exercise in catalog.EXERCISES:
         declared = examples.declared(exercise)
         assert set(declared) <= set(exercise.names), exercise.id
+
+
+@pytest.mark.parametrize("misconception", ["projection-transposed"])
+def test_a_mistake_that_only_crashes_gets_the_smallest_call_that_raises_so(grade, launcher, tmp_path, misconception):
+    """x @ w.T raises on every call whose weights are not square: the example is the smallest such call,
+    with the student's error as their answer, and it reproduces."""
+    [(number, source)] = [(exercise.number, text) for mid, exercise, text in misconceptions.mutant_sources(SOLUTIONS)
+                          if mid == misconception]
+    exercise = catalog.find(str(number))
+    [diagnosis] = grade(number, source=source).diagnoses
+    example = json.loads(json.dumps(diagnosis["example"], allow_nan=False))
+    assert diagnosis["id"] == misconception and example["raises"] == "RuntimeError"
+    assert all(size <= 4 for size in example["sizes"].values()), example["sizes"]
+    assert "raises RuntimeError" in example["text"] and "expected" in example["text"]
+    path = tmp_path / exercise.file_name
+    path.write_text(source)
+    assert rerun(launcher, tmp_path, exercise, path, example)

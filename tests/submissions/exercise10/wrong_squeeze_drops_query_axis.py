@@ -1,7 +1,7 @@
 """Exercise 10 whose tiled attention ends with a bare .squeeze(), meant for the keepdim axis of its
-running sum: with one query (L_q = 1) it drops the query axis too.
+running sum: with one query (L_q = 1) it drops the query axis too, and the numbers are right.
 
-Diagnosis: none.
+Diagnosis: shape:squeezed.
 """
 
 import math
