@@ -57,6 +57,15 @@ class Tensor:
 
 
 @dataclass(frozen=True)
+class Tensors:
+    """A list argument of tensors alike (one pattern per layer): `each` declares them all, and the
+    symbol `count` is the list's length; a smaller call keeps its first `count` items, each cut."""
+
+    each: Tensor
+    count: str
+
+
+@dataclass(frozen=True)
 class Size:
     """An int argument that is a symbol (or a product of symbols and ints)."""
 
@@ -195,8 +204,8 @@ class _Search:
             self.made_args = _bind(spec.made, made.args, made.kwargs)
         self.symbols = _symbols({**self.args, **(self.made_args if self.module else {})},
                                 {**self.params, **(spec.made if self.module else {})})
-        self.cuttable = {axis for declaration in self.params.values() if isinstance(declaration, Tensor)
-                         for axis in _named_axes(declaration) if isinstance(axis, str)}
+        self.cuttable = {axis for declaration in self.params.values() if isinstance(declaration, (Tensor, Tensors))
+                         for axis in _named_axes(getattr(declaration, "each", declaration)) if isinstance(axis, str)}
         self.tries = 0
         self.shown = None  # the last try that differed
 
@@ -223,7 +232,7 @@ class _Search:
         if self.shown is not None and self.shown["values"] == CUT:
             any(self._try(self.shown["sizes"], style) for style in FRESH)  # simple values at the smallest sizes
         if self.shown is None or any(isinstance(t, torch.Tensor) and t.numel() > MAX_SHOWN
-                                     for t in [*self.shown["args"].values(), *leaves(self.shown["got"])]):
+                                     for t in [*leaves(list(self.shown["args"].values())), *leaves(self.shown["got"])]):
             return None
         return _example(self)
 
@@ -259,7 +268,10 @@ class _Search:
             if got is None:
                 return False
         else:
-            got, expected, state = self._module(made, args) if self.module else (*self._function(args), None)
+            try:
+                got, expected, state = self._module(made, args) if self.module else (*self._function(args), None)
+            except Exception:  # noqa: BLE001 - sizes the reference refuses (an odd length): no example there
+                return False
             if isinstance(got, _Raised):
                 if not (self.crashes and got.type == self.call["got"].type):
                     return False
@@ -412,6 +424,8 @@ def _numbers(value):
 
 
 def _tensor_of(value, declaration, dtype):
+    if isinstance(declaration, Tensors):
+        return [_tensor_of(item, declaration.each, dtype) for item in value]
     if not isinstance(declaration, Tensor):
         return value
     if declaration.kind == "mask":
@@ -597,6 +611,9 @@ def _symbols(values, params):
         value = values.get(name)
         if isinstance(declaration, Size) and type(value) is int:
             facts.append((declaration.of, value))
+        elif isinstance(declaration, Tensors) and _tensors(value):
+            facts.append((declaration.count, len(value)))
+            facts += [fact for item in value for fact in zip(_named_axes(declaration.each), item.shape)]
         elif isinstance(declaration, Tensor) and isinstance(value, torch.Tensor):
             axes = _named_axes(declaration)
             leading = value.dim() - len(axes)
@@ -640,6 +657,11 @@ def _made_at(bound, params, sizes, original, values):
             if any(isinstance(p, str) and p not in sizes for p in _parts(declaration.of)):
                 return None
             made[name] = _size_of(declaration.of, sizes)
+        elif isinstance(declaration, Tensors) and _tensors(value):
+            items = [_cut(item, declaration.each, sizes, original) for item in value[:sizes[declaration.count]]]
+            if any(item is None for item in items):
+                return None
+            made[name] = items if values == CUT else [_fresh(item, declaration.each, values, generator) for item in items]
         elif isinstance(declaration, Tensor) and isinstance(value, torch.Tensor):
             tensor = _cut(value, declaration, sizes, original)
             if tensor is None:
@@ -689,8 +711,12 @@ def _fresh(tensor, declaration, style, generator):
     return tensor
 
 
+def _tensors(value):
+    return isinstance(value, (list, tuple)) and value and all(isinstance(item, torch.Tensor) for item in value)
+
+
 def _dtype(args):
-    found = [t.dtype for t in args.values() if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    found = [t.dtype for t in leaves(list(args.values())) if isinstance(t, torch.Tensor) and t.is_floating_point()]
     return found[0] if found else None
 
 
@@ -845,8 +871,9 @@ def _text(name, shown, made, search, pictures):
     """The example as the chapter's napkin example reads: inputs, expected, theirs; for masks and
     weights the two pictures side by side."""
     args = shown["args"]
-    shapes = ", ".join(f"{key} of shape {tuple(value.shape)}" for key, value in args.items()
-                       if isinstance(value, torch.Tensor))
+    shapes = ", ".join(f"{key} of shape {tuple(value.shape)}" if isinstance(value, torch.Tensor) else
+                       f"{key} a list of {len(value)} of shape {tuple(value[0].shape)}" for key, value in args.items()
+                       if isinstance(value, torch.Tensor) or _tensors(value))
     extra = [f"{key}={value!r}" for key, value in search.call["kwargs"].items() if key not in args]
     if made is not None:
         built = [repr(v) for v in made.values()] + [f"{k}={v!r}" for k, v in search.call["object"].kwargs.items()
@@ -862,7 +889,10 @@ def _text(name, shown, made, search, pictures):
             lines += ["  " + line for line in _block(key, value)] if value.numel() <= MAX_WEIGHTS else [
                 f"    {key}: small integers (-1, 0, 1) of shape {tuple(value.shape)}"]
     for key, value in args.items():
-        if search.params.get(key) is not None:
+        if isinstance(search.params.get(key), Tensors):
+            for i, item in enumerate(value):
+                lines += _block(f"{key}[{i}]", item)
+        elif search.params.get(key) is not None:
             lines += _block(key, value)
     for (label, want), (_, have) in zip(_items(shown["expected"], search.spec.labels), _items(shown["got"], search.spec.labels)):
         suffix = f" ({label})" if label else ""

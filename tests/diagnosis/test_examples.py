@@ -132,18 +132,31 @@ def test_every_exercise_declares_its_examples_for_its_own_names():
         assert set(declared) <= set(exercise.names), exercise.id
 
 
-@pytest.mark.parametrize("misconception", ["projection-transposed"])
-def test_a_mistake_that_only_crashes_gets_the_smallest_call_that_raises_so(grade, launcher, tmp_path, misconception):
-    """x @ w.T raises on every call whose weights are not square: the example is the smallest such call,
-    with the student's error as their answer, and it reproduces."""
-    [(number, source)] = [(exercise.number, text) for mid, exercise, text in misconceptions.mutant_sources(SOLUTIONS)
-                          if mid == misconception]
-    exercise = catalog.find(str(number))
-    [diagnosis] = grade(number, source=source).diagnoses
+def mutant_example(grade, launcher, tmp_path, misconception):
+    """The example of the catalogue's own edit of the solution making `misconception`, read back from
+    JSON, after checking it is that diagnosis's, small, and reproduces."""
+    [(exercise, source)] = [(exercise, text) for mid, exercise, text in misconceptions.mutant_sources(SOLUTIONS)
+                            if mid == misconception]
+    [diagnosis] = grade(exercise.id, source=source).diagnoses
     example = json.loads(json.dumps(diagnosis["example"], allow_nan=False))
-    assert diagnosis["id"] == misconception and example["raises"] == "RuntimeError"
+    assert diagnosis["id"] == misconception
     assert all(size <= 4 for size in example["sizes"].values()), example["sizes"]
-    assert "raises RuntimeError" in example["text"] and "expected" in example["text"]
     path = tmp_path / exercise.file_name
     path.write_text(source)
     assert rerun(launcher, tmp_path, exercise, path, example)
+    return example
+
+
+def test_a_mistake_that_only_crashes_gets_the_smallest_call_that_raises_so(grade, launcher, tmp_path):
+    """x @ w.T raises on every call whose weights are not square: the example is the smallest such call,
+    with the student's error as their answer."""
+    example = mutant_example(grade, launcher, tmp_path, "projection-transposed")
+    assert example["raises"] == "RuntimeError"
+    assert "raises RuntimeError" in example["text"] and "expected" in example["text"]
+
+
+def test_a_list_of_patterns_is_cut_layer_by_layer(grade, launcher, tmp_path):
+    """find_heads' (head, layer) pairs: one layer of two heads shows them, each pattern cut alike."""
+    example = mutant_example(grade, launcher, tmp_path, "find-heads-head-layer-swapped")
+    assert example["function"] == "find_heads" and example["sizes"]["layers"] * example["sizes"]["H"] == 2
+    assert "patterns[0] =" in example["text"] and example["got"] != example["expected"]
