@@ -22,6 +22,7 @@ answers depend on its past (a KV cache) is `Stateful`: tried as the exercise's s
 
 import importlib
 import itertools
+from contextlib import contextmanager
 import math
 import time
 from dataclasses import dataclass, field
@@ -30,7 +31,8 @@ import torch
 
 from grader import catalog
 from grader.grading.compare import Mismatch, picture_cells
-from grader.grading.testkit import Made, Raised, Tracked, as64, check_device_kept, check_inputs_kept, check_result, one_thread
+from grader.grading.testkit import (Made, Raised, Tracked, as64, check_device_kept, check_grads, check_inputs_kept,
+                                    check_result, one_thread)
 from grader.nested import leaves, map_values
 
 MAX_TRIES = 60  # calls of the student's code one example may cost, at most
@@ -270,7 +272,7 @@ class _Search:
         else:
             try:
                 got, expected, state = self._module(made, args) if self.module else (*self._function(args), None)
-            except Exception:  # noqa: BLE001 - sizes the reference refuses (an odd length): no example there
+            except _Refused:  # sizes the reference refuses (an odd length): no example there
                 return False
             if isinstance(got, _Raised):
                 if not (self.crashes and got.type == self.call["got"].type):
@@ -316,13 +318,15 @@ def _run_function(student, exercise, name, params, args, kwargs):
         got = student.run(name, *positional, **keywords)["value"]
     except _THEIRS as error:
         return _Raised.of(error), None
-    with torch.no_grad():
+    with torch.no_grad(), _refused():
         expected = exercise.reference_object(name)(*as64(positional), **as64(keywords))
     return got, expected
 
 
 CHECKS = {"device": "every tensor it makes and returns on the device of its inputs",
-          "inputs-kept": "its inputs left as they were"}
+          "inputs-kept": "its inputs left as they were",
+          "gradient": "gradients finite wherever the float64 reference's are"}
+NOT_FINITE = "gradient-not-finite"  # the cause a redone gradient check names
 
 
 def _run_check(student, exercise, call, spec, made, args, state=None):
@@ -344,15 +348,31 @@ def _run_check(student, exercise, call, spec, made, args, state=None):
             keywords = {key: value for key, value in keywords.items() if key != device_arg}
             check_device_kept(caller, target, *positional, device="cpu", what=call["target"], device_arg=device_arg,
                               **keywords)
+        elif check == "gradient" and not keywords and not isinstance(spec, Module):
+            _check_gradients(caller, exercise, target, positional, call["wrt"], list(params))
         else:
             check_inputs_kept(caller, target, *positional, names=call.get("names", []), **keywords)
     except Mismatch as mismatch:
-        if mismatch.details.get("cause") in ("built-on-cpu", "input-changed-in-place"):
+        if mismatch.details.get("cause") in ("built-on-cpu", "input-changed-in-place", NOT_FINITE):
             return mismatch.message, CHECKS[check], weights
         return None, None, None
     except _THEIRS:
         return None, None, None
     return None, None, None
+
+
+def _check_gradients(student, exercise, name, args, wrt, params):
+    """check_grads on `args` for the simplest upstream gradient that shows a NaN: 10, 20, 30, ... (large
+    enough that a sum clamped to a tiny number overflows, as the suites' large random ones do)."""
+    reference = exercise.reference_object(name)
+    with torch.no_grad():
+        outputs = reference(*as64(args))
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    dtype = args[wrt[0]].dtype
+    upstream = [10 * torch.arange(1, out.numel() + 1, dtype=dtype).reshape(out.shape) if out.is_floating_point()
+                else None for out in outputs]
+    check_grads(student, name, reference, list(args), wrt, None, what=name, names=[params[i] for i in wrt],
+                upstream=upstream, cause=NOT_FINITE)
 
 
 def _small_module(exercise, name, args, kwargs, state=None):
@@ -379,7 +399,7 @@ def _run_module(student, exercise, name, spec, made, made_kwargs, args, kwargs, 
         got = student.run(remote, *positional, method="__call__", **keywords)["value"]
     except _THEIRS as error:
         return _Raised.of(error), None, None
-    with torch.no_grad():
+    with torch.no_grad(), _refused():
         expected = reference(*as64(positional), **as64(keywords))
     return got, expected, reference.state_dict()
 
@@ -403,6 +423,7 @@ def reproduces(student, exercise, example):
                                             for key, value in example["weights"].items()}
         call = {"target": example["function"], "kwargs": kwargs, "check": example["check"],
                 "names": example.get("names", []), "method": "__call__", "device_arg": example.get("device_arg"),
+                "wrt": example.get("wrt"),
                 "object": Made(example["function"], (), example.get("made_keywords", {}))}
         return _run_check(student, exercise, call, spec, example.get("made"), args, state)[0] is not None
     if isinstance(spec, Module):
@@ -433,6 +454,18 @@ def _tensor_of(value, declaration, dtype):
     if declaration.kind == "lengths":
         return torch.tensor(value, dtype=torch.int64)
     return torch.tensor(_numbers(value), dtype=dtype)
+
+
+class _Refused(Exception):
+    """lumen_ref refuses a try's arguments (sizes its contract rules out): that try shows nothing."""
+
+
+@contextmanager
+def _refused():
+    try:
+        yield
+    except (ValueError, RuntimeError, IndexError) as error:
+        raise _Refused(str(error)) from error
 
 
 def _their_errors():
@@ -777,7 +810,7 @@ def _example(search):
         example["raises"] = shown["got"].type
     if search.call.get("check"):
         example.update(check=search.call["check"], names=search.call.get("names", []),
-                       device_arg=search.call.get("device_arg"))
+                       device_arg=search.call.get("device_arg"), wrt=search.call.get("wrt"))
     if made is not None:
         example["made"] = {key: plain(value) for key, value in made.items()}
         example["made_keywords"] = {key: plain(value) for key, value in search.call["object"].kwargs.items()
@@ -882,7 +915,9 @@ def _text(name, shown, made, search, pictures):
     named = [key if search.params.get(key) is not None else f"{key}={value!r}" for key, value in args.items()]
     call = f"{name}({', '.join([*named, *extra])})"
     lines = [f"The smallest call that shows it: {call}" + (f", {shapes}" if shapes else "")
-             + (", on the grader's stand-in for a GPU" if search.call.get("check") == "device" else "")]
+             + (", on the grader's stand-in for a GPU" if search.call.get("check") == "device" else "")
+             + (", backwards for an upstream gradient of 10, 20, 30, …" if search.call.get("check") == "gradient"
+                else "")]
     if made is not None:
         lines.append("  its weights, the same in yours and in the reference:")
         for key, value in (shown["state"] or {}).items():

@@ -373,11 +373,19 @@ def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_
     if upstream is None:
         upstream = [randn(rng, *out.shape, dtype=args[wrt[0]].dtype, device=args[wrt[0]].device)
                     if out.is_floating_point() else None for out in outputs]
-    check_output_shapes(student.run(name, *args)["value"], outputs, what=what)
+    value = student.run(name, *args)["value"]
+    check_output_shapes(value, outputs, what=what)
     _, grads, _ = student.backward(name, *args, wrt=wrt, upstream=upstream)
     expected = reference_grads(ref_fn, args, wrt, upstream)
     check_gradients(grads, expected, names or [f"argument {i}" for i in wrt], what=what,
-                    dtype=args[wrt[0]].dtype, nan_hint=nan_hint, cause=cause)
+                    dtype=args[wrt[0]].dtype, nan_hint=nan_hint, cause=cause,
+                    call=gradient_call(student, name, args, wrt, value))
+
+
+def gradient_call(caller, target, args, wrt, got):
+    """A gradient check's call as a failure records it (`got`: the forward value, right or not), for an
+    example that redoes the check at smaller sizes (grader.diagnosis.examples)."""
+    return {**_pending(caller, target, args, {}, check="gradient", wrt=list(wrt)), "got": bounded(got)}
 
 
 def check_output_shapes(got, expected, *, what):
@@ -405,12 +413,12 @@ def upstream_through_softmax(scores, mask, rng):
     return [upstream.to(device=scores.device, dtype=scores.dtype)]
 
 
-def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", cause=None):
+def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", cause=None, call=None):
     """Each gradient the student's process sent back (None: none reached it) against the reference's.
 
     `cause`: the diagnosis id of a NaN or inf gradient where the reference's is finite, for a check
     whose `nan_hint` names that mistake itself (the diagnosis replays values forward only, and a
-    forward pass that is right tells it nothing)."""
+    forward pass that is right tells it nothing); `call` (gradient_call's) is recorded with it."""
     for got, want, name in zip(grads, expected, names):
         if got is None:
             raise Mismatch(f"{what}: no gradient reached `{name}`; is it used, and not detached?")
@@ -420,6 +428,8 @@ def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", ca
         except Mismatch as mismatch:
             if cause and _not_finite_where_finite(got, want):
                 mismatch.details["cause"] = cause
+                if call is not None:
+                    mismatch.details["call"] = call
             raise
 
 

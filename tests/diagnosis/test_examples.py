@@ -28,6 +28,9 @@ KNOWN = {  # a mistake -> the function its example calls
     "exercise4/wrong_causal_on_cpu.py": "causal_mask",  # its own check redone: the stand-in for a GPU
     "exercise6/wrong_mask_on_cpu.py": "MultiHeadAttention",
     "exercise4/wrong_in_place.py": "apply_mask",  # and its inputs kept
+    "exercise5/wrong_clamp_tiny.py": "scaled_dot_product_attention",  # right forward, NaN backward: its gradient check redone
+    "exercise5/wrong_where_after_division.py": "softmax",
+    "exercise10/wrong_where_after_division.py": "tiled_attention",
 }
 
 
@@ -160,3 +163,14 @@ def test_a_list_of_patterns_is_cut_layer_by_layer(grade, launcher, tmp_path):
     example = mutant_example(grade, launcher, tmp_path, "find-heads-head-layer-swapped")
     assert example["function"] == "find_heads" and example["sizes"]["layers"] * example["sizes"]["H"] == 2
     assert "patterns[0] =" in example["text"] and example["got"] != example["expected"]
+
+
+@pytest.mark.parametrize("name", ["exercise5/wrong_clamp_tiny.py", "exercise10/wrong_where_after_division.py"])
+def test_a_nan_gradient_is_shown_on_a_row_that_sees_no_key(grade, name):
+    """A forward pass that is right shows nothing: the example is the gradient check redone, on the
+    failing call's own -inf row (softmax) or a causal call with more queries than keys (tiled)."""
+    path = SUBMISSIONS / name
+    [diagnosis] = grade(catalog.find(path.parent.name).id, path=path).diagnoses
+    example = diagnosis["example"]
+    assert diagnosis["id"] == "nan-gradient-on-masked-row" and example["check"] == "gradient"
+    assert "NaN" in example["got"] and "backwards for an upstream gradient" in example["text"]

@@ -14,6 +14,7 @@ from grader.grading.testkit import (
     check_device_kept,
     check_gradients,
     check_grads,
+    gradient_call,
     check_inputs_kept,
     check_output_shapes,
     dims,
@@ -231,10 +232,12 @@ def _check_masked_gradients(student, rng, q, k, v, mask, *, what, hint, cause):
     # large upstream gradients: a sum clamped to the smallest float gives 0 * (g / tiny) = 0 * inf = NaN
     upstream = [randn(rng, *out.shape, dtype=q.dtype, device=q.device, scale=10.0)
                 for out in ref.scaled_dot_product_attention(*as64(args))]
-    check_output_shapes(student.run(SDPA, *args)["value"], ref.scaled_dot_product_attention(*as64(args)), what=what)
+    value = student.run(SDPA, *args)["value"]
+    check_output_shapes(value, ref.scaled_dot_product_attention(*as64(args)), what=what)
     _, grads, _ = student.backward(SDPA, *args, wrt=[0, 1, 2], upstream=upstream)
     expected = reference_grads(ref.scaled_dot_product_attention, args, [0, 1, 2], upstream)
-    check_gradients(grads, expected, ("q", "k", "v"), what=what, nan_hint=hint, cause=cause)
+    check_gradients(grads, expected, ("q", "k", "v"), what=what, nan_hint=hint, cause=cause,
+                    call=gradient_call(student, SDPA, args, [0, 1, 2], value))
 
 
 @pytest.mark.points(2)
