@@ -411,7 +411,7 @@ def reproduces(student, exercise, example):
         made = [(name, target, tuple(args), kwargs) for name, target, args, kwargs in example["replay"]["made"]]
         steps = [(name, method, [Handle(a["object"]) if isinstance(a, dict) else torch.tensor(_numbers(a))
                                  for a in args]) for name, method, args in example["replay"]["steps"]]
-        return _run_scenario(student, exercise, Scenario(example["sizes"], made, steps)) is not None
+        return _run_scenario(student, exercise, Scenario(example["sizes"], made, steps), example.get("raises")) is not None
     spec = declared(exercise)[example["function"]]
     params = spec.forward if isinstance(spec, Module) else spec.params
     dtype = getattr(torch, example["dtype"]) if example.get("dtype") else torch.float32
@@ -482,15 +482,17 @@ def _scenario_example(student, exercise, spec, call, target):
     for tries, scenario in enumerate(spec.scenarios(call)):
         if tries >= MAX_TRIES // 2:  # a scenario costs several calls
             return None
-        steps = _run_scenario(student, exercise, scenario)
+        raised = call["got"].type if isinstance(call.get("got"), Raised) else None
+        steps = _run_scenario(student, exercise, scenario, raised)
         if steps is not None:
             return _scenario_dict(exercise, spec, scenario, steps, target)
     return None
 
 
-def _run_scenario(student, exercise, scenario):
+def _run_scenario(student, exercise, scenario, raised=None):
     """The steps up to the first whose answers differ, [(step, theirs, the reference's)], or None if
-    none differs (or their code raised where the reference answers: that shows nothing here)."""
+    none differs (or their code raised where the reference answers: that shows nothing here, unless
+    it is the error `raised`, the failing call's own: a ValueError where the cache is not full)."""
     theirs, reference = {}, {}
     generator = torch.Generator().manual_seed(0)
     for name, target, args, kwargs in scenario.made:
@@ -528,7 +530,7 @@ def _run_scenario(student, exercise, scenario):
         if isinstance(got, _Raised) or isinstance(expected, _Raised):
             if isinstance(got, _Raised) and isinstance(expected, _Raised):
                 continue
-            if isinstance(got, _Raised):
+            if isinstance(got, _Raised) and got.type != raised:
                 return None
             break
         if _differs(got, expected, torch.float32):
@@ -586,8 +588,12 @@ def _scenario_dict(exercise, spec, scenario, steps, function):
     replay = {"made": [[name, target, list(args), plain(kwargs)] for name, target, args, kwargs in scenario.made],
               "steps": [[name, method, [{"object": a.name} if isinstance(a, Handle) else plain(a) for a in args]]
                         for (name, method, args), _, _ in steps]}
-    return {"function": function, "sizes": dict(scenario.sizes), "inputs": {"made": made, "steps": shown},
-            "expected": shown[-1]["expected"], "got": shown[-1]["got"], "replay": replay, "text": "\n".join(lines)}
+    example = {"function": function, "sizes": dict(scenario.sizes), "inputs": {"made": made, "steps": shown},
+               "expected": shown[-1]["expected"], "got": shown[-1]["got"], "replay": replay, "text": "\n".join(lines)}
+    last = steps[-1][1]
+    if isinstance(last, _Raised):
+        example["raises"] = last.type
+    return example
 
 
 def _is_module(exercise, target):

@@ -8,6 +8,7 @@ correct file gets none.
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +175,15 @@ def test_a_nan_gradient_is_shown_on_a_row_that_sees_no_key(grade, name):
     example = diagnosis["example"]
     assert diagnosis["id"] == "nan-gradient-on-masked-row" and example["check"] == "gradient"
     assert "NaN" in example["got"] and "backwards for an upstream gradient" in example["text"]
+
+
+def test_a_cache_that_refuses_to_be_filled_exactly_is_shown_refusing_its_one_slot(grade, launcher, tmp_path):
+    """Round 5's `>=` for `>`: the example is a cache of max_len 1 whose first update raises the
+    failing call's own ValueError, where the reference answers."""
+    path = Path(__file__).resolve().parents[1] / "unseen" / "round5" / "exercise8" / "wrong_full_at_max_len.py"
+    exercise = catalog.find("8")
+    [diagnosis] = grade(8, path=path).diagnoses
+    example = json.loads(json.dumps(diagnosis["example"], allow_nan=False))
+    assert diagnosis["id"] == "cache-capacity" and example["raises"] == "ValueError"
+    assert example["sizes"]["max_len"] == 1 and "raises ValueError" in example["text"]
+    assert rerun(launcher, tmp_path, exercise, path, example)

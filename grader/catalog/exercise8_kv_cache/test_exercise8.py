@@ -268,7 +268,8 @@ def test_kvcache_full_raises_value_error(student, rng):
         if error.type != "ValueError":
             raise
         raise Mismatch("filling a KVCache(max_len=5) exactly (3 cached + 2 new) raised ValueError: only refuse "
-                       "when len(cache) + T_new > max_len", cause=CAPACITY) from None
+                       "when len(cache) + T_new > max_len", cause=CAPACITY,
+                       **({"call": error.call} if getattr(error, "call", None) else {})) from None
     check_pair(cache, got, torch.cat([as64(k1), as64(k2)], 2), torch.cat([as64(v1), as64(v2)], 2),
                what="cache.update(k, v) with 2 tokens after 3 and a refused update")
     expect_refused(cache, 1, max_len, max_len, rng)
