@@ -226,7 +226,8 @@ class _Search:
                     if self._try({**sizes, **change}, values):
                         sizes, changed = {**sizes, **change}, True
                         break
-            symbols = [symbol for symbol in symbols if symbol != BATCH and sizes[symbol] > SIZES[-1]]
+            # the batch again while it is not one entry (it may crash until the others shrink), the rest while large
+            symbols = [symbol for symbol in symbols if sizes[symbol] > (1 if symbol == BATCH else SIZES[-1])]
             if not changed or not symbols:
                 break
         if self.shown is None and values == CUT:
@@ -937,8 +938,12 @@ def _text(name, shown, made, search, pictures):
             lines += _block(key, value)
     for (label, want), (_, have) in zip(_items(shown["expected"], search.spec.labels), _items(shown["got"], search.spec.labels)):
         suffix = f" ({label})" if label else ""
-        lines += _block("expected" + suffix, want)
-        lines += _block("yours" + suffix, have)
+        if isinstance(want, torch.Tensor) and isinstance(have, torch.Tensor) and want.shape != have.shape:
+            want_suffix, have_suffix = (f"{suffix} of shape {tuple(t.shape)}" for t in (want, have))  # axes of 1 print alike
+        else:
+            want_suffix = have_suffix = suffix
+        lines += _block("expected" + want_suffix, want)
+        lines += _block("yours" + have_suffix, have)
     for picture in pictures:
         lines.append(f"  {picture['label'] + ': ' if picture['label'] else ''}expected and yours, "
                      f"rows are {picture['rows']}, columns {picture['columns']}")

@@ -187,3 +187,13 @@ def test_a_cache_that_refuses_to_be_filled_exactly_is_shown_refusing_its_one_slo
     assert diagnosis["id"] == "cache-capacity" and example["raises"] == "ValueError"
     assert example["sizes"]["max_len"] == 1 and "raises ValueError" in example["text"]
     assert rerun(launcher, tmp_path, exercise, path, example)
+
+
+def test_a_batch_that_crashes_until_the_other_sizes_shrink_is_cut_to_one_entry_and_shapes_are_printed(grade):
+    """Round 5's q * k summed: at L_q = 5, L_k = 7 it cannot broadcast, so the batch of six cannot shrink
+    first; once L_q and L_k are 1 it can. The two answers then differ by an axis of 1 only, which
+    prints alike, so both shapes are given."""
+    path = Path(__file__).resolve().parents[1] / "unseen" / "round5" / "exercise2" / "wrong_elementwise_pairs.py"
+    example = grade(2, path=path).diagnoses[0]["example"]
+    assert example["sizes"].get("batch", 1) == 1 and max(example["sizes"].values()) <= 2, example["sizes"]
+    assert "expected of shape (1, 1, 1, 1)" in example["text"] and "yours of shape (1, 1, 1)" in example["text"]
