@@ -1,6 +1,7 @@
 """Diagnosis overhead: what naming a mistake, and shrinking it to its smallest example, adds to grading.
 
-Two measurements, each a median over --rounds, the settings alternating within every round:
+Two measurements, each a median over --rounds, the settings alternating within every round (or,
+with --all, a third one only):
 
 1. the failing path, side by side with another tree (--against, e.g. the tree before the smallest
    examples: `git archive <commit> | tar -x -C ../base`): `lumen-grade EXERCISE --no-perf --device
@@ -9,12 +10,15 @@ Two measurements, each a median over --rounds, the settings alternating within e
    other's. Goal of the hint ladder's issue: at most 1.3;
 2. in one process (one sandbox launcher, so only grading is timed), that file graded with the
    smallest examples and with them switched off (grader.diagnosis.examples.shrink replaced by a
-   function that finds none): the cost of shrinking itself, and how many examples were found.
+   function that finds none): the cost of shrinking itself, and how many examples were found;
+3. --all: `lumen-grade all --no-perf` on a submission with one mistake in every exercise (MISTAKES)
+   against the same command on `solutions/`, in this tree. Goal of the verdicts' issue: at most 1.5.
 
 Run by hand:
 
     python benchmarks/diagnosis_overhead.py --against ../base                      # exercise 6, 5 rounds
     python benchmarks/diagnosis_overhead.py --against ../base --exercise 3 --rounds 11
+    python benchmarks/diagnosis_overhead.py --all --rounds 5
 """
 
 import argparse
@@ -39,13 +43,16 @@ MISTAKES = {  # exercise -> a wrong submission of tests/submissions/
     "6": "exercise6/wrong_split_no_transpose.py",
     "7": "exercise7/wrong_repeat_not_interleave.py",
     "8": "exercise8/wrong_mask_top_left.py",
+    "9": "exercise9/wrong_previous_main_diagonal.py",
+    "10": "exercise10/wrong_sum_not_rescaled.py",
 }
 
 
 def cli_seconds(tree, exercise, submission):
-    """Seconds one `lumen-grade EXERCISE --no-perf` of `tree`'s code takes on `submission`, start-up included."""
-    command = [sys.executable, "-m", "grader", f"exercise{exercise}", "--submission", str(submission), "--no-perf",
-               "--device", "cpu", "--format", "json"]
+    """Seconds one `lumen-grade EXERCISE --no-perf` (EXERCISE: a number, or "all") of `tree`'s code takes on
+    `submission`, start-up included."""
+    command = [sys.executable, "-m", "grader", exercise if exercise == "all" else f"exercise{exercise}",
+               "--submission", str(submission), "--no-perf", "--device", "cpu", "--format", "json"]
     environment = {**os.environ, "PYTHONPATH": str(tree)}
     started = time.perf_counter()
     subprocess.run(command, cwd=tree, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -84,10 +91,16 @@ def in_process(exercise, folder, rounds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", type=Path, required=True, help="the root of the tree to compare with")
+    parser.add_argument("--against", type=Path, help="the root of the tree to compare with")
+    parser.add_argument("--all", action="store_true",
+                        help="time `all` with a mistake in every exercise against `all` on solutions/ instead")
     parser.add_argument("--exercise", default="6", choices=sorted(MISTAKES, key=int))
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
+    if args.all:
+        return failing_all(args.rounds)
+    if args.against is None:
+        parser.error("--against is needed (or --all)")
     if not (args.against / "grader" / "__main__.py").is_file():
         parser.error(f"{args.against} is not the root of a Lumen kit tree (no grader/__main__.py)")
     from grader import catalog
@@ -110,6 +123,27 @@ def main():
     print(f"graded in one process ({found} smallest examples found):")
     print(f"  without the examples   {grading['without']:6.3f} s")
     print(f"  with the examples      {grading['with']:6.3f} s   ratio {grading['with'] / grading['without']:.2f}")
+
+
+def failing_all(rounds):
+    """`all --no-perf` with a mistake in every exercise against `all --no-perf` on solutions/, alternating."""
+    from grader import catalog
+
+    with tempfile.TemporaryDirectory(prefix="lumen-bench-") as scratch:
+        wrong = Path(scratch)
+        for number, mistake in MISTAKES.items():
+            shutil.copyfile(ROOT / "tests" / "submissions" / mistake, wrong / catalog.find(number).file_name)
+        folders = {"solutions/": ROOT / "solutions", "a mistake in every exercise": wrong}
+        runs = {name: [] for name in folders}
+        for _ in range(rounds):
+            for name, folder in folders.items():
+                runs[name].append(cli_seconds(ROOT, "all", folder))
+    median = {name: statistics.median(values) for name, values in runs.items()}
+    print(f"lumen-grade all --no-perf, median of {rounds} runs each (load average {os.getloadavg()[0]:.1f}):")
+    for name, seconds in median.items():
+        print(f"  {name:28s} {seconds:6.2f} s")
+    ratio = median["a mistake in every exercise"] / median["solutions/"]
+    print(f"  ratio {ratio:.2f}  (goal <= 1.5)")
 
 
 if __name__ == "__main__":
