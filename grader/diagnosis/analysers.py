@@ -491,6 +491,12 @@ def probes(call):
                       "[0, 1, 0, 1, …], what .repeat or .expand-then-reshape on the wrong axis gives); it must read "
                       "KV head j // n_rep, [0, 0, 1, 1, …]: repeat_interleave(n_rep, dim=1)",
                       _variant(repeat_kv=lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1))))
+    if traits.has(target, "gqa") and named.get("n_kv_heads", 1) not in (1, named.get("n_rep", 1)):
+        found.append(("gqa:n-rep-is-n-kv-heads", f"your forward repeats each KV head n_kv_heads = "
+                      f"{named['n_kv_heads']} times; each must be repeated n_rep = n_heads // n_kv_heads = "
+                      f"{named.get('n_rep', 1)} times, so that the H_kv heads become the n_heads = {named['n_heads']} "
+                      "the queries have: repeat_kv(k, self.n_heads // self.n_kv_heads)",
+                      _variant(repeat_kv=lambda self, x, n_rep: torch.repeat_interleave(x, x.size(1), dim=1))))
     if traits.has(target, "splits"):
         found.append(("split:no-transpose", "your split into heads (split_heads) reshapes (B, L, D) straight into (B, H, L, d_head), "
                       "which mixes positions and heads (a reshape keeps the numbers in their order); view it as "
@@ -743,6 +749,7 @@ _NOT_CONTIGUOUS = "view size is not compatible with input tensor's size and stri
 _SIZES_CLASH = re.compile(r"size of tensor a \(\d+\) must match|Expected size for first two dimensions of batch2|"
                           r"shapes cannot be multiplied|must match the existing size")
 _THREE_D_ONLY = re.compile(r"batch[12] must be a 3D tensor|Expected 3-dimensional tensor|expected 3D tensor")
+_EINSUM_FIXED = "does not match the number of dimensions"  # einsum's, for subscripts without '...'
 _DTYPES_CLASH = re.compile(r"scalar type \w+ but found \w+|to have the same dtype|result type \w+ can't be cast|"
                            r"Found dtype \w+ but expected \w+")
 
@@ -770,8 +777,9 @@ def crash_place(raised):
 
 def crash_findings(call):
     """What a call that raised shows by its error and the line that raised it, when that names the
-    mistake: a view of a tensor that is not contiguous, a .T on a batched tensor, or two dtypes
-    meeting where the inputs are not float32 (a tensor made in torch's default dtype)."""
+    mistake: a view of a tensor that is not contiguous, a .T on a batched tensor, a product that takes
+    a fixed number of dims (torch.bmm, an einsum without '...'), or two dtypes meeting where the
+    inputs are not float32 (a tensor made in torch's default dtype)."""
     raised = call["got"]
     place = crash_place(raised)
     if raised.type != "RuntimeError" or not place:
@@ -792,6 +800,11 @@ def crash_findings(call):
         return [Finding("crash:bmm-3d-only", at + f"torch.bmm takes exactly 3-D tensors, (batch, n, m) and (batch, "
                         f"m, p), and this call's inputs have {dims} dims: the scores must work with any dims in front "
                         "(none, a batch, a batch and heads); the @ operator (torch.matmul) broadcasts over them")]
+    if _EINSUM_FIXED in raised.message and "no ellipsis" in raised.message and "einsum" in code:
+        return [Finding("crash:einsum-fixed-dims", at + "your einsum equation names one letter per dim, so it "
+                        "takes tensors of exactly that many dims; these have " + " and ".join(
+                            sorted({str(t.dim()) for t in tensors})) + ": write the leading dims as '...' "
+                        "(einsum('...qd,...kd->...qk', q, k)), which stands for any number of them, none included")]
     floats = {t.dtype for t in tensors if t.is_floating_point()}
     if _DTYPES_CLASH.search(raised.message) and floats and torch.float32 not in floats:
         names = " and ".join(sorted(str(d).removeprefix("torch.") for d in floats))

@@ -327,7 +327,6 @@ def _run_function(student, exercise, name, params, args, kwargs):
 CHECKS = {"device": "every tensor it makes and returns on the device of its inputs",
           "inputs-kept": "its inputs left as they were",
           "gradient": "gradients finite wherever the float64 reference's are"}
-NOT_FINITE = "gradient-not-finite"  # the cause a redone gradient check names
 
 
 def _run_check(student, exercise, call, spec, made, args, state=None):
@@ -350,11 +349,11 @@ def _run_check(student, exercise, call, spec, made, args, state=None):
             check_device_kept(caller, target, *positional, device="cpu", what=call["target"], device_arg=device_arg,
                               **keywords)
         elif check == "gradient" and not keywords and not isinstance(spec, Module):
-            _check_gradients(caller, exercise, target, positional, call["wrt"], list(params))
+            _check_gradients(caller, exercise, target, positional, call["wrt"], list(params), call["gradient_cause"])
         else:
             check_inputs_kept(caller, target, *positional, names=call.get("names", []), **keywords)
     except Mismatch as mismatch:
-        if mismatch.details.get("cause") in ("built-on-cpu", "input-changed-in-place", NOT_FINITE):
+        if mismatch.details.get("cause") in ("built-on-cpu", "input-changed-in-place", call.get("gradient_cause")):
             return mismatch.message, CHECKS[check], weights
         return None, None, None
     except _THEIRS:
@@ -362,9 +361,10 @@ def _run_check(student, exercise, call, spec, made, args, state=None):
     return None, None, None
 
 
-def _check_gradients(student, exercise, name, args, wrt, params):
+def _check_gradients(student, exercise, name, args, wrt, params, wanted):
     """check_grads on `args` for the simplest upstream gradient that shows a NaN: 10, 20, 30, ... (large
-    enough that a sum clamped to a tiny number overflows, as the suites' large random ones do)."""
+    enough that a sum clamped to a tiny number overflows, as the suites' large random ones do);
+    `wanted`: the failing check's cause, which a NaN where the reference's gradient is finite names."""
     reference = exercise.reference_object(name)
     with torch.no_grad():
         outputs = reference(*as64(args))
@@ -373,7 +373,7 @@ def _check_gradients(student, exercise, name, args, wrt, params):
     upstream = [10 * torch.arange(1, out.numel() + 1, dtype=dtype).reshape(out.shape) if out.is_floating_point()
                 else None for out in outputs]
     check_grads(student, name, reference, list(args), wrt, None, what=name, names=[params[i] for i in wrt],
-                upstream=upstream, cause=NOT_FINITE)
+                upstream=upstream, cause=wanted)
 
 
 def _small_module(exercise, name, args, kwargs, state=None):
@@ -424,7 +424,7 @@ def reproduces(student, exercise, example):
                                             for key, value in example["weights"].items()}
         call = {"target": example["function"], "kwargs": kwargs, "check": example["check"],
                 "names": example.get("names", []), "method": "__call__", "device_arg": example.get("device_arg"),
-                "wrt": example.get("wrt"),
+                "wrt": example.get("wrt"), "gradient_cause": example.get("gradient_cause"),
                 "object": Made(example["function"], (), example.get("made_keywords", {}))}
         return _run_check(student, exercise, call, spec, example.get("made"), args, state)[0] is not None
     if isinstance(spec, Module):
@@ -817,7 +817,8 @@ def _example(search):
         example["raises"] = shown["got"].type
     if search.call.get("check"):
         example.update(check=search.call["check"], names=search.call.get("names", []),
-                       device_arg=search.call.get("device_arg"), wrt=search.call.get("wrt"))
+                       device_arg=search.call.get("device_arg"), wrt=search.call.get("wrt"),
+                       gradient_cause=search.call.get("gradient_cause"))
     if made is not None:
         example["made"] = {key: plain(value) for key, value in made.items()}
         example["made_keywords"] = {key: plain(value) for key, value in search.call["object"].kwargs.items()

@@ -151,6 +151,10 @@ STRUCTURAL = {
     "gqa:kv-not-repeated": "In grouped-query attention there are fewer KV heads than query heads: each KV head must be "
                            "lined up with its whole group of query heads before they meet. In yours, keys or values "
                            "meet the query heads with only H_kv heads. Reread " + GQA + ".",
+    "gqa:n-rep-is-n-kv-heads": "In grouped-query attention each KV head serves a group of query heads, as many as "
+                               "there are query heads per KV head, so it is repeated that many times: the groups "
+                               "together are all the query heads. Yours repeats each by another count, so the heads no longer "
+                               "line up. Reread " + GQA + ".",
     "scores:k-transposed-": "Every query meets every key: the scores' last two axes are the queries and the keys, "
                             "so only k's last two axes, tokens and features, trade places; its batch and head axes "
                             "stay where they are. Yours moves another axis. Reread " + SCORE + ".",
@@ -163,6 +167,9 @@ STRUCTURAL = {
     "crash:bmm-3d-only": "The scores are one formula whatever comes before the last two axes: no batch, a batch, "
                          "a batch and heads. Yours uses a product that accepts exactly one batch axis, so every "
                          "other layout fails. Reread " + SCORE + ".",
+    "crash:einsum-fixed-dims": "The scores are one formula whatever comes before the last two axes: no batch, a "
+                               "batch, a batch and heads. Yours spells out every axis, so it accepts one layout "
+                               "only. Reread " + SCORE + ".",
     "crash:view-not-contiguous": "Merging the heads changes how the numbers are laid out: after the heads' axis and "
                                  "the tokens' axis trade places, each token's numbers are scattered in memory and "
                                  "must be gathered before they can be read as one row per token. Yours reads them "

@@ -379,13 +379,14 @@ def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_
     expected = reference_grads(ref_fn, args, wrt, upstream)
     check_gradients(grads, expected, names or [f"argument {i}" for i in wrt], what=what,
                     dtype=args[wrt[0]].dtype, nan_hint=nan_hint, cause=cause,
-                    call=gradient_call(student, name, args, wrt, value))
+                    call=gradient_call(student, name, args, wrt, value, cause))
 
 
-def gradient_call(caller, target, args, wrt, got):
-    """A gradient check's call as a failure records it (`got`: the forward value, right or not), for an
-    example that redoes the check at smaller sizes (grader.diagnosis.examples)."""
-    return {**_pending(caller, target, args, {}, check="gradient", wrt=list(wrt)), "got": bounded(got)}
+def gradient_call(caller, target, args, wrt, got, cause):
+    """A gradient check's call as a failure with `cause` records it (`got`: the forward value, right or
+    not), for an example that redoes the check at smaller sizes (grader.diagnosis.examples)."""
+    return {**_pending(caller, target, args, {}, check="gradient", wrt=list(wrt), gradient_cause=cause),
+            "got": bounded(got)}
 
 
 def check_output_shapes(got, expected, *, what):

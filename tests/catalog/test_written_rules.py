@@ -1,6 +1,6 @@
 """Rules the stubs' docstrings state that no value of a single call shows, graded: files of the
-independent corpus (tests/unseen/round5) that broke only such a rule scored full marks before these
-tests, and each must now fail exactly the test for its rule."""
+independent corpora (tests/unseen/round5, round6) that broke only such a rule scored full marks
+before these tests, and each must now fail exactly the test for its rule."""
 
 from pathlib import Path
 
@@ -9,7 +9,8 @@ import pytest
 from conftest import failed_tests
 from test_diagnoses import graded
 
-ROUND5 = Path(__file__).resolve().parents[1] / "unseen" / "round5"
+UNSEEN = Path(__file__).resolve().parents[1] / "unseen"
+ROUND5 = UNSEEN / "round5"
 
 # corpus file -> (exercise, the one test it must fail)
 BROKEN_RULES = {
@@ -17,6 +18,10 @@ BROKEN_RULES = {
     "exercise6/wrong_caches_first_mask.py": (6, "test_one_module_at_several_lengths"),
     "exercise8/wrong_reset_reallocates.py": (8, "test_kvcache_reset_keeps_its_storage"),
     "exercise9/wrong_previous_no_length_check.py": (9, "test_bad_shapes_raise_value_error"),
+    # round 6: devices in exercises 1-3 (no tensor made there, so none was checked), an unbatched input
+    "../round6/exercise1/wrong_zero_bias_cpu.py": (1, "test_projections_stay_on_the_inputs_device"),
+    "../round6/exercise2/wrong_loop_cpu_buffer.py": (2, "test_scores_stay_on_the_inputs_device"),
+    "../round6/exercise1/wrong_unsqueeze_inplace.py": (1, "test_project_inputs_not_modified"),
 }
 
 

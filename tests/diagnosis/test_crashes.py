@@ -226,3 +226,18 @@ def test_a_probe_that_cannot_run_where_the_student_returned_a_value_is_not_their
     path = Path(__file__).resolve().parents[1] / "unseen" / "round5" / "exercise2" / "wrong_squeeze_all.py"
     [diagnosis] = graded(grade, 2, path).diagnoses
     assert diagnosis["id"] == "shape:squeezed" and "squeeze()" in diagnosis["message"]
+
+
+ROUND6 = Path(__file__).resolve().parents[1] / "unseen" / "round6"
+
+
+def test_an_einsum_without_dots_is_named_for_the_dims_it_fixes(grade):
+    """Round 6's einsum('bqd,bkd->bqk'): 2-D and 4-D inputs raise; the finding says what '...' is for."""
+    [diagnosis] = graded(grade, 2, ROUND6 / "exercise2" / "wrong_einsum_3d_only.py").diagnoses
+    assert diagnosis["id"] == "crash:einsum-fixed-dims" and "'...'" in diagnosis["message"]
+
+
+def test_kv_heads_repeated_by_their_own_count_are_named_not_a_transpose(grade):
+    """Round 6's repeat_kv(k, self.n_kv_heads): its shape errors once coincided with a transposed k's."""
+    [diagnosis] = graded(grade, 7, ROUND6 / "exercise7" / "wrong_rep_by_kv_heads.py").diagnoses
+    assert diagnosis["id"] == "gqa:n-rep-is-n-kv-heads" and "n_rep = n_heads // n_kv_heads" in diagnosis["message"]

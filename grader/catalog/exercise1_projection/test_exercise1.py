@@ -6,8 +6,8 @@ import torch
 import lumen_ref as ref
 from grader.catalog.exercise1_projection.misconceptions import SEVERAL_PRODUCTS
 from grader.grading.compare import Mismatch, dtype_text, shape_text
-from grader.grading.testkit import (cases, check_call, check_grads, check_inputs_kept, dims, measure_call,
-                                    product_conditioning, randn)
+from grader.grading.testkit import (cases, check_call, check_device_kept, check_grads, check_inputs_kept, dims,
+                                    measure_call, product_conditioning, randn)
 
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
@@ -108,7 +108,8 @@ def test_project_identity_zero_and_huge_weights(student, rng):
 
 def test_project_inputs_not_modified(student, rng, device):
     x, w_q, w_k, w_v = inputs(rng, "project_inputs", device=device)
-    check_inputs_kept(student, "project", x, w_q, w_k, w_v, names=["x", "w_q", "w_k", "w_v"])
+    for x in (x, x[0]):  # batched, and one sequence alone: an unsqueeze_ for the batch dim changes the caller's x
+        check_inputs_kept(student, "project", x, w_q, w_k, w_v, names=["x", "w_q", "w_k", "w_v"])
 
 
 @pytest.mark.points(2)
@@ -165,7 +166,16 @@ def test_fused_project_is_one_matrix_product(student, rng):
 
 def test_fused_project_inputs_not_modified(student, rng, device):
     x, w_qkv = fused_inputs(rng, "fused_inputs", device=device)
-    check_inputs_kept(student, "fused_project", x, w_qkv, names=["x", "w_qkv"])
+    for x in (x, x[0]):  # batched, and one sequence alone
+        check_inputs_kept(student, "fused_project", x, w_qkv, names=["x", "w_qkv"])
+
+
+@pytest.mark.parametrize("call", ["project", "fused_project"])
+def test_projections_stay_on_the_inputs_device(student, rng, device, call):
+    """Nothing made on the CPU (a bias of zeros, a buffer): on CUDA itself, and on the CPU with the
+    inputs on a stand-in device."""
+    args = inputs(rng, "project_inputs") if call == "project" else fused_inputs(rng, "fused_inputs")
+    check_device_kept(student, call, *args, device=device, what=f"{call}(x, ...)")
 
 
 @pytest.mark.points(2)

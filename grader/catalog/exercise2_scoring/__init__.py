@@ -27,6 +27,7 @@ EXERCISE = Exercise(
         Rule("S[..., i, j] = q_i · k_j", ("test_scores_values", "test_scores_napkin_example", "test_scores_zero_and_huge")),
         Rule("the number of queries L_q and of keys L_k need not be equal", ("test_scores_shapes",)),
         Rule("leaves its inputs unchanged", ("test_inputs_not_modified",)),
+        Rule("and on their device", ("test_scores_stay_on_the_inputs_device",)),
         Rule("returns tensors in the inputs' dtype", ("test_scores_values",)),
         Rule("float16 and bfloat16 too, on a GPU", ("test_half_precision",)),
         Rule("autograd through your code gives the chapter's gradients", ("test_gradients",)),

@@ -5,7 +5,8 @@ import torch
 
 import lumen_ref as ref
 from grader.grading.compare import dtype_text, shape_text
-from grader.grading.testkit import cases, check_call, check_grads, check_inputs_kept, dims, product_conditioning, randn
+from grader.grading.testkit import (cases, check_call, check_device_kept, check_grads, check_inputs_kept, dims,
+                                    product_conditioning, randn)
 
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
@@ -78,7 +79,14 @@ def test_scores_zero_and_huge(student, rng, device):
 
 def test_inputs_not_modified(student, rng, device):
     q, k = qk(rng, "inputs", device=device)
-    check_inputs_kept(student, "attention_scores", q, k, names=["q", "k"])
+    for q, k in ((q, k), (q[0], k[0])):  # batched, and one sequence alone
+        check_inputs_kept(student, "attention_scores", q, k, names=["q", "k"])
+
+
+def test_scores_stay_on_the_inputs_device(student, rng, device):
+    """Nothing made on the CPU (a buffer filled column by column): on CUDA itself, and on the CPU with
+    the inputs on a stand-in device."""
+    check_device_kept(student, "attention_scores", *qk(rng, "inputs"), device=device, what="attention_scores(q, k)")
 
 
 @pytest.mark.points(2)

@@ -7,7 +7,8 @@ import torch
 
 import lumen_ref as ref
 from grader.grading.compare import Mismatch, dtype_text
-from grader.grading.testkit import cases, check_call, check_grads, check_inputs_kept, dims, product_conditioning, randn
+from grader.grading.testkit import (cases, check_call, check_device_kept, check_grads, check_inputs_kept, dims,
+                                    product_conditioning, randn)
 
 DTYPES = [torch.float32, torch.float64]
 
@@ -89,6 +90,15 @@ def test_inputs_not_modified(student, rng, device):
     check_inputs_kept(student, "scale_scores", scores, size["d_k"], names=["scores"])
     q, k = qk(rng, "inputs", device=device)
     check_inputs_kept(student, "scaled_scores", q, k, names=["q", "k"])
+
+
+@pytest.mark.parametrize("call", ["scale_scores", "scaled_scores"])
+def test_scaling_stays_on_the_inputs_device(student, rng, device, call):
+    """Nothing made on the CPU (a tensor of √d_k): on CUDA itself, and on the CPU with the inputs on
+    a stand-in device."""
+    size, (q, k) = SIZES["inputs"], qk(rng, "inputs")
+    args = (q @ k.mT, size["d_k"]) if call == "scale_scores" else (q, k)
+    check_device_kept(student, call, *args, device=device, what=f"{call}(...)")
 
 
 @pytest.mark.points(2)

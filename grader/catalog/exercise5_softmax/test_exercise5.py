@@ -237,7 +237,7 @@ def _check_masked_gradients(student, rng, q, k, v, mask, *, what, hint, cause):
     _, grads, _ = student.backward(SDPA, *args, wrt=[0, 1, 2], upstream=upstream)
     expected = reference_grads(ref.scaled_dot_product_attention, args, [0, 1, 2], upstream)
     check_gradients(grads, expected, ("q", "k", "v"), what=what, nan_hint=hint, cause=cause,
-                    call=gradient_call(student, SDPA, args, [0, 1, 2], value))
+                    call=gradient_call(student, SDPA, args, [0, 1, 2], value, cause))
 
 
 @pytest.mark.points(2)

@@ -1,0 +1,38 @@
+# lumen-unseen: exercise=2 kind=wrong
+# mistake: computes K Q^T, so rows are keys and columns queries: the transpose of S, of shape (L_k, L_q)
+# ideal: attention_scores returns K Q^T instead of Q K^T, so the result is transposed (L_k, L_q) with keys on the rows; it only has the right shape when L_q == L_k and even then the values are transposed.
+# expect: k ?@ ?q|k ?q\^?t|k ?qᵀ|transposed (result|scores|matrix)|keys on (the )?rows|swapp
+# expect: l_k|l_q|row|shape|order
+# reject: wrong dtype|dtype (is |was )?(not preserved|wrong|changed)|(returns|gives|upcasts?( it)? to) float(32|64)|loses? precision
+# reject: wrong device|device (mismatch|is wrong)|made on the cpu|cuda|gpu
+"""Exercise 2 — Score every key.
+
+Chapter section: "Step 2 — Score every key".
+
+How well does each query match each key? Their dot product: large when the two vectors point the
+same way. For all queries against all keys at once that is one matrix product,
+
+    S = Q K^T    with shape (L_q, L_k): row i holds query i's score against every key.
+
+Leading batch dims (batch, heads, ...) may sit in front; the number of queries L_q and of keys L_k
+need not be equal.
+
+Every function here leaves its inputs unchanged and returns tensors in the inputs' dtype (float32
+or float64; float16 and bfloat16 too, on a GPU) and on their device. Off limits, as in every
+exercise: the answer key (lumen_ref, solutions/) and the grader's own code.
+
+It must train: autograd through your code gives the chapter's gradients (no .detach(), no
+in-place edit of a tensor autograd still needs).
+"""
+
+import torch
+
+
+def attention_scores(q, k):
+    """Raw attention scores S = Q K^T (not scaled yet: that is exercise 3).
+
+    q: (..., L_q, d_k)  one query per row
+    k: (..., L_k, d_k)  one key per row
+    Returns S (..., L_q, L_k) with S[..., i, j] = q_i · k_j.
+    """
+    return k @ q.transpose(-2, -1)
