@@ -29,7 +29,7 @@ import torch
 from grader.diagnosis import traits
 from grader.diagnosis.reference import Reference
 from grader.grading.compare import MASKED_BELOW, TOLERANCES
-from grader.grading.testkit import Raised
+from grader.grading.testkit import AUTOGRAD_IN_PLACE, Raised
 from grader.nested import leaves
 
 # A value matches within 10x the tolerance of the student's dtype, the absolute part scaled by the
@@ -115,7 +115,7 @@ EXTRA = {"2": (2, "2 (keys and values)"), "8": (8, "8 (bits in a byte)")}
 
 def expressions(named, with_constants=False, halves=False):
     """[(value, name, text)] for every q, √q and q² of the call's quantities (q > 1); with `halves`
-    also q/2 and 2·q (d_k ** 1/2 is d_k / 2)."""
+    also q/2 and 2·q (d_k ** 1/2 is d_k / 2) and ⌊√q⌋ (an integer square root)."""
     found = []
     for name, n in named.items():
         if n <= 1:
@@ -124,6 +124,9 @@ def expressions(named, with_constants=False, halves=False):
                   (float(n * n), f"{name}²", f"{name}² = {n * n}")]
         if halves:
             found += [(n / 2, f"{name}/2", f"{name}/2 = {n / 2:g}"), (2.0 * n, f"2·{name}", f"2·{name} = {2 * n}")]
+            if math.isqrt(n) ** 2 != n:  # int(math.sqrt(n)), math.isqrt(n): the root rounded down
+                found.append((float(math.isqrt(n)), f"⌊√{name}⌋", f"⌊√{name}⌋ = {math.isqrt(n)}, the root of {n} "
+                              f"rounded down to an integer (√{n} ≈ {math.sqrt(n):.4g})"))
     if with_constants:
         found += [(float(v), key, text) for key, (v, text) in EXTRA.items()]
     return found
@@ -457,8 +460,17 @@ def probes(call):
     found = []
     if traits.has(target, "attends") or traits.has(target, "softmax"):
         found += _keepdim_probes()
+    if traits.has(target, "softmax"):
+        found.append(("softmax:global-max", "your softmax subtracts the largest score of the whole tensor, not each "
+                      "slice's own maximum: a slice far below it underflows to e^(-large) = 0 everywhere, 0/0 or all "
+                      "zeros; subtract x.amax(dim=dim, keepdim=True)", _variant(softmax=_global_max_softmax)))
     if traits.has(target, "attends"):
         found += _scale_probes(named)
+        for corner in ("bottom-right", "top-left"):  # tril(L_k - L_q) or a plain tril(): the same finding
+            found.append(("mask:causal-by-default", "your attention hides the future when it is given no mask: "
+                          "mask=None means every query reads every key (an encoder, or a caller that masks nothing); "
+                          "apply a mask only when one is given",
+                          _variant(attention_weights=lambda self, s, m, c=corner: _causal_by_default(self, s, m, c))))
         found.append(("mask:softmax-dim-2", "your weights are normalised over the queries (dim=-2), not over the "
                       "keys: each query's row must sum to 1, softmax(scores, dim=-1)",
                       _variant(attention_weights=lambda self, s, m: self.softmax(
@@ -583,6 +595,20 @@ def _front_transposed(k, a, b):
     if max(a, b) < k.dim() and {a, b} == {k.dim() - 2, k.dim() - 1}:
         return k.transpose(-2, -1)
     return k.transpose(a, b)
+
+
+def _global_max_softmax(self, x, dim=-1):
+    e = torch.exp(x - x.max().clamp(min=-1e300))  # one shift for the whole tensor
+    total = e.sum(dim=dim, keepdim=True)
+    return e / total.masked_fill(total == 0, 1.0)
+
+
+def _causal_by_default(self, scores, mask, corner):
+    L_q, L_k = scores.shape[-2:]
+    if mask is None:
+        offset = L_k - L_q if corner == "bottom-right" else 0
+        mask = torch.ones(L_q, L_k, dtype=torch.bool, device=scores.device).tril(offset)
+    return self.softmax(self.apply_mask(scores, mask), dim=-1)
 
 
 def _keepdim_probes():
@@ -749,6 +775,7 @@ _NOT_CONTIGUOUS = "view size is not compatible with input tensor's size and stri
 _SIZES_CLASH = re.compile(r"size of tensor a \(\d+\) must match|Expected size for first two dimensions of batch2|"
                           r"shapes cannot be multiplied|must match the existing size")
 _THREE_D_ONLY = re.compile(r"batch[12] must be a 3D tensor|Expected 3-dimensional tensor|expected 3D tensor")
+_UNPACKED = re.compile(r"(?:too many|not enough) values to unpack \(expected (\d+)")
 _EINSUM_FIXED = "does not match the number of dimensions"  # einsum's, for subscripts without '...'
 _DTYPES_CLASH = re.compile(r"scalar type \w+ but found \w+|to have the same dtype|result type \w+ can't be cast|"
                            r"Found dtype \w+ but expected \w+")
@@ -778,11 +805,17 @@ def crash_place(raised):
 def crash_findings(call):
     """What a call that raised shows by its error and the line that raised it, when that names the
     mistake: a view of a tensor that is not contiguous, a .T on a batched tensor, a product that takes
-    a fixed number of dims (torch.bmm, an einsum without '...'), or two dtypes meeting where the
-    inputs are not float32 (a tensor made in torch's default dtype)."""
+    a fixed number of dims (torch.bmm, an einsum without '...'), Tensor.split given a count, an
+    in-place edit the backward pass needed, or two dtypes meeting where the inputs are not float32
+    (a tensor made in torch's default dtype)."""
     raised = call["got"]
     place = crash_place(raised)
-    if raised.type != "RuntimeError" or not place:
+    if raised.type == "RuntimeError" and AUTOGRAD_IN_PLACE in raised.message:
+        return [Finding("crash:in-place-needed-by-autograd", "your code raised in the backward pass: it needs a "
+                        "tensor that your code changed in place afterwards (copy_, mul_, add_, +=, an indexed assignment): autograd keeps the "
+                        "tensors a step used to compute its gradient, so write each new value to a new tensor "
+                        "(m = torch.maximum(m, block_max), l = l * alpha + ...) instead of updating one in place")]
+    if raised.type not in ("RuntimeError", "ValueError") or not place:
         return []
     code = [found for found in map(_FRAME.match, raised.frames) if found][-1].group(3)
     at = f"your code raised at {place}: "
@@ -800,6 +833,12 @@ def crash_findings(call):
         return [Finding("crash:bmm-3d-only", at + f"torch.bmm takes exactly 3-D tensors, (batch, n, m) and (batch, "
                         f"m, p), and this call's inputs have {dims} dims: the scores must work with any dims in front "
                         "(none, a batch, a batch and heads); the @ operator (torch.matmul) broadcasts over them")]
+    unpacked = _UNPACKED.search(raised.message)
+    if raised.type == "ValueError" and unpacked and re.search(r"\.split\(\s*" + unpacked.group(1) + r"\b", code):
+        n = unpacked.group(1)
+        return [Finding("crash:split-size-as-count", at + f"Tensor.split({n}) cuts into pieces of {n} entries each, "
+                        f"not into {n} pieces, so there are as many pieces as the width holds {n}s: give it the width "
+                        f"of one piece (split(d, dim=-1)), or ask for {n} pieces with chunk({n}, dim=-1)")]
     if _EINSUM_FIXED in raised.message and "no ellipsis" in raised.message and "einsum" in code:
         return [Finding("crash:einsum-fixed-dims", at + "your einsum equation names one letter per dim, so it "
                         "takes tensors of exactly that many dims; these have " + " and ".join(

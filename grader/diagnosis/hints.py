@@ -170,6 +170,19 @@ STRUCTURAL = {
     "crash:einsum-fixed-dims": "The scores are one formula whatever comes before the last two axes: no batch, a "
                                "batch, a batch and heads. Yours spells out every axis, so it accepts one layout "
                                "only. Reread " + SCORE + ".",
+    "crash:split-size-as-count": "The fused output is three blocks side by side, each as wide as one projection: "
+                                 "it is cut into three pieces of that width. Yours cuts it into pieces of another "
+                                 "width, and so into another number of pieces. Reread " + WALKTHROUGH + ".",
+    "crash:in-place-needed-by-autograd": "Training goes back through every step: the backward pass reads again the "
+                                         "tensors each step used. Yours writes over one of them before that, so its "
+                                         "old value, which the gradient needs, is gone. Reread " + WALKTHROUGH + ".",
+    "softmax:global-max": "A softmax is taken slice by slice: each slice is shifted by its own largest entry, "
+                          "which keeps its exponentials between 0 and 1 without changing its weights. Yours shifts "
+                          "every slice by one number, so a slice far below it loses all its weight. "
+                          "Reread " + SOFTMAX + ".",
+    "mask:causal-by-default": "A mask is the caller's to give: with none, every query reads every key, as in an "
+                              "encoder or a summary of a whole text. Yours hides keys no one asked it to hide. "
+                              "Reread " + MASKING + ".",
     "crash:view-not-contiguous": "Merging the heads changes how the numbers are laid out: after the heads' axis and "
                                  "the tokens' axis trade places, each token's numbers are scattered in memory and "
                                  "must be gathered before they can be read as one row per token. Yours reads them "

@@ -13,7 +13,7 @@ import time
 
 from grader.sandbox import files, wire
 from grader.grading.compare import Mismatch, describe
-from grader.grading.testkit import crash_evidence
+from grader.grading.testkit import crash_evidence, replayable
 from grader.nested import map_values
 from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, StudentError, SubmissionRefused,
                                   load_request, printable)
@@ -95,7 +95,7 @@ class Student:
         try:
             reply = child.request(_to_wire(request))
         except StudentError as error:
-            if isinstance(target, str) and not target[:1].isupper() and grad is None and not stand_in:
+            if isinstance(target, str) and not target[:1].isupper() and replayable(error, grad, stand_in):
                 crash_evidence(error, {"target": target, "args": args, "kwargs": kwargs})  # a function's call
             raise
         reply = map_values(reply, self._from_wire)

@@ -168,6 +168,17 @@ def crash_evidence(error, call):
         error.call = {**call, "got": Raised.of(error)}
 
 
+# autograd's error where the student's code wrote over a tensor its backward pass needs: their own
+# line's doing, unlike autograd's other failures, so evidence even for a call made with gradients
+AUTOGRAD_IN_PLACE = "needed for gradient computation has been modified by an inplace operation"
+
+
+def replayable(error, grad, stand_in):
+    """Is the crash of a call (made with gradients `grad`, on the stand-in device or not) evidence the
+    diagnosis replays? A crash of autograd or of the stand-in is not, but for an in-place edit of theirs."""
+    return not stand_in and (grad is None or AUTOGRAD_IN_PLACE in getattr(error, "message", ""))
+
+
 # -- checking a value ---------------------------------------------------------------------------
 
 
@@ -470,7 +481,7 @@ class Tracked:
             reply = self.remote.student.run(self.remote, *map_values(args, _remote), method=method,
                                             **map_values(kwargs, _remote), **options)
         except StudentError as error:
-            if not (options.get("grad") or options.get("stand_in")):  # a crash of autograd or the stand-in: not replayed
+            if replayable(error, options.get("grad"), options.get("stand_in")):
                 crash_evidence(error, {"target": self.made.target, "object": self.made, "method": method,
                                        "args": map_values(args, _made), "kwargs": map_values(kwargs, _made),
                                        "history": list(self.log)})

@@ -241,3 +241,19 @@ def test_kv_heads_repeated_by_their_own_count_are_named_not_a_transpose(grade):
     """Round 6's repeat_kv(k, self.n_kv_heads): its shape errors once coincided with a transposed k's."""
     [diagnosis] = graded(grade, 7, ROUND6 / "exercise7" / "wrong_rep_by_kv_heads.py").diagnoses
     assert diagnosis["id"] == "gqa:n-rep-is-n-kv-heads" and "n_rep = n_heads // n_kv_heads" in diagnosis["message"]
+
+
+@pytest.mark.parametrize("name, number, key", [
+    ("round6/exercise1/wrong_split_size_three.py", 1, "crash:split-size-as-count"),
+    ("round5/exercise1/wrong_split_size_as_count.py", 1, "crash:split-size-as-count"),
+    ("round6/exercise10/wrong_inplace_running_state.py", 10, "crash:in-place-needed-by-autograd"),
+    ("round6/exercise3/wrong_int_sqrt.py", 3, "divisor:⌊√d_k⌋"),
+    ("round5/exercise3/wrong_integer_sqrt.py", 3, "divisor:⌊√d_k⌋"),
+    ("round6/exercise5/wrong_default_causal.py", 5, "mask:causal-by-default"),
+    ("round6/exercise5/wrong_global_max.py", 5, "softmax:global-max"),
+])
+def test_independent_files_once_told_only_their_crash_or_their_numbers_are_named(grade, name, number, key):
+    """A split given a count, an edit the backward pass needed, a root rounded down, a causal mask where
+    none was given, a softmax shifted by the whole tensor's max."""
+    path = Path(__file__).resolve().parents[1] / "unseen" / name
+    assert [d["id"] for d in graded(grade, number, path).diagnoses] == [key]

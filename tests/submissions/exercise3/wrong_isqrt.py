@@ -1,7 +1,7 @@
 """Exercise 3 with an integer square root: `math.isqrt(d_k)` is √d_k only when d_k is a perfect
 square (isqrt(130) = 11, √130 ≈ 11.4), so every width the tests use that is not one is scaled wrong.
 
-Diagnosis: none.
+Diagnosis: divisor:⌊√d_k⌋.
 """
 
 import math
