@@ -65,7 +65,7 @@ def test_solution_scores_full_marks(grade):
 
 def test_nn_linear_layout_fails_every_project_test_and_the_napkin_says_why(grade):
     result = graded(grade, 1, HERE / "wrong_linear_layout.py")
-    assert failed_tests(result) == sorted(PROJECT_TESTS)
+    assert failed_tests(result) == sorted(PROJECT_TESTS | {"test_projections_stay_on_the_inputs_device"})
     [napkin] = messages(result, "test_project_napkin_example")
     assert napkin.startswith("q from project on the chapter's 'The cat sat down' (Step 1: 'sat' = [0, 1, 1] asks "
                              "q = [1, 2, 0]) is wrong at [0, 0]: got 1, expected 0")
@@ -76,7 +76,8 @@ def test_nn_linear_layout_fails_every_project_test_and_the_napkin_says_why(grade
 
 def test_split_along_the_batch_axis_fails_only_batched_fused_tests(grade):
     result = graded(grade, 1, HERE / "wrong_split_batch_axis.py")
-    assert failed_tests(result) == sorted(FUSED_VALUE_TESTS | {"test_fused_project_inputs_not_modified"})
+    assert failed_tests(result) == sorted(FUSED_VALUE_TESTS | {"test_fused_project_inputs_not_modified",
+                                                               "test_projections_stay_on_the_inputs_device"})
     assert status(result, "test_fused_project_shapes[no-batch]") == "passed"  # (L, d_model): dim 1 is the last
     assert status(result, "test_fused_project_napkin_example") == "passed"
     for message in messages(result, "test_fused_project_values"):

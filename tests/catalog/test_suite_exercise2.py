@@ -68,7 +68,8 @@ def test_keys_times_queries_is_told_its_shape_is_transposed(grade):
 
 def test_k_dot_T_fails_every_batched_input(grade):
     result = graded(grade, 2, HERE / "wrong_dot_T.py")
-    assert failed_tests(result) == sorted(ALL_TESTS - {"test_scores_napkin_example"})
+    assert failed_tests(result) == sorted(ALL_TESTS - {"test_scores_napkin_example"}
+                                          | {"test_scores_stay_on_the_inputs_device"})
     assert status(result, "test_scores_shapes[no-batch]") == "passed"  # one (L, d) matrix: .T is fine
     [batch_of_one] = messages(result, "test_scores_shapes[batch-of-one]")
     assert "has shape (4, 3, 1), expected (1, 3, 4)" in batch_of_one
@@ -106,7 +107,7 @@ def test_transposing_k_in_place_is_caught(grade):
             k.transpose_(-2, -1)  # the caller's k is now (..., d_k, L_k)
             return q @ k
     """)
-    assert failed_tests(result) == ["test_gradients", "test_inputs_not_modified"]
+    assert failed_tests(result) == ["test_gradients", "test_inputs_not_modified", "test_scores_stay_on_the_inputs_device"]
     [message] = messages(result, "test_inputs_not_modified")
     assert message.startswith("your code modified its input `k` in place")
 

@@ -25,7 +25,7 @@ def test_solutions_pass_with_exit_code_0():
     result = invoke("exercise3", "--submission", SOLUTIONS, "--device", "cpu")
     assert result.exit_code == 0, result.output
     assert "✓ exercise3" in result.output
-    assert "Total: 19/19 — 1 of 1 exercise(s) passed" in result.output
+    assert "Total: 21/21 — 1 of 1 exercise(s) passed" in result.output
 
 
 def test_number_alias_and_stub_fails_with_exit_code_1():

@@ -63,14 +63,14 @@ def test_watch_regrades_each_save_and_stops_cleanly_on_ctrl_c(tmp_path):
         output = Output(process.stdout)
         reports = lambda: [line for line in output.seen if line.startswith("Total: ")]  # noqa: E731
         output.until(lambda line: line.rstrip().endswith("Ctrl-C to stop."))  # the status, after the report
-        assert reports() == ["Total: 0/19 — 0 of 1 exercise(s) passed\n"]
+        assert reports() == ["Total: 0/21 — 0 of 1 exercise(s) passed\n"]
         save(student, SOLUTIONS / EX3.file_name)  # the first rewrite: solved
         output.until(lambda line: line.startswith("Total: ") and len(reports()) == 2)
         save(student, EXERCISES / EX3.file_name)  # the second: back to the stub
         output.until(lambda line: line.startswith("Total: ") and len(reports()) == 3)
-        assert reports()[1:] == ["Total: 19/19 — 1 of 1 exercise(s) passed\n",
-                                 "Total: 0/19 — 0 of 1 exercise(s) passed\n"]
-        assert "✓ exercise3  Scale by √d_k  19/19\n" in output.seen
+        assert reports()[1:] == ["Total: 21/21 — 1 of 1 exercise(s) passed\n",
+                                 "Total: 0/21 — 0 of 1 exercise(s) passed\n"]
+        assert "✓ exercise3  Scale by √d_k  21/21\n" in output.seen
         output.until(lambda line: line.rstrip().endswith("Ctrl-C to stop.") and len(reports()) == 3)
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=WAIT) == 0
@@ -224,7 +224,7 @@ def test_watch_piped_to_a_file_writes_each_report_once(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["watch", "3", "--submission", str(tmp_path), "--device", "cpu"])
     assert result.exit_code == 0, result.output
     assert [line for line in result.output.splitlines() if line.startswith("Total: ")] == [
-        "Total: 0/19 — 0 of 1 exercise(s) passed"]
+        "Total: 0/21 — 0 of 1 exercise(s) passed"]
     assert result.output.count("Ctrl-C to stop.") == 1 and result.output.endswith("stopped watching.\n")
 
 
