@@ -11,6 +11,11 @@ is always its full points. Before an exercise's first test the student's file is
 if that fails (or there is no file), the reason is said once, in the exercise's `error`, and each
 of its tests is `not_run` (0 of its points) instead of N copies of one failure. A test marked
 `cuda` runs on CUDA only; its case is skipped for the machine, never for the student.
+
+A test of a property of the answer (inputs left unchanged, the device kept, the memory held) is
+marked `needs_values(...)` with the value tests of the function it watches: it pays only where one
+of them passed on its device, so that code that computes nothing (zeros of the right shape) earns
+nothing for keeping its inputs intact.
 """
 
 import os
@@ -63,6 +68,7 @@ class GradingPlugin:
         self.run = run  # the whole run's Deadline (None: none), which no exercise's outlasts
         self.students = {}  # exercise id -> Student, shared by every suite of that exercise
         self.imported = set()  # exercise ids whose file has been imported (or failed to be)
+        self.recorded = {exercise_id: [] for exercise_id in self.tests}  # [(test function, device, needs, TestResult)]
         self.failed_calls = {}  # exercise id -> [(TestResult, the call its failing check recorded)]
         self.evidence = testkit.Evidence()  # bounds what the failed calls keep of the student's values
         self.causes = {}  # exercise id -> [(TestResult, cause id)] of failures whose message names the mistake
@@ -79,6 +85,8 @@ class GradingPlugin:
         config.addinivalue_line("markers", "points(n): what the test is worth (default 1)")
         config.addinivalue_line("markers", "hidden: the test's name and message are hidden from students")
         config.addinivalue_line("markers", "cuda: the test runs on CUDA only (its `device` is cuda)")
+        config.addinivalue_line("markers", "needs_values(*tests, **by_param): a property test, which pays only "
+                                "where one of `tests` (and of by_param[a param of its case]) passed on its device")
 
     def pytest_generate_tests(self, metafunc):
         if "device" in metafunc.fixturenames:
@@ -219,6 +227,8 @@ class GradingPlugin:
             duration=call.duration,
         )
         self.tests[exercise_id].append(test)
+        params = item.callspec.params if hasattr(item, "callspec") else {}
+        self.recorded[exercise_id].append((item.originalname, params.get("device"), _needed(item, params), test))
         self.passed_calls[exercise_id].extend(testkit.take_passed_calls())
         if status in ("failed", "error") and "call" in details:
             self.failed_calls.setdefault(exercise_id, []).append((test, details["call"]))
@@ -242,6 +252,7 @@ class GradingPlugin:
         if exercise_id in self.concluded:
             return
         self.concluded.add(exercise_id)
+        _withhold(self.recorded[exercise_id])
         student = self.students.get(exercise_id)
         if student is not None:  # what the suites' calls printed (the child flushes after each)
             self.outputs[exercise_id] = student.printed()
@@ -267,6 +278,34 @@ class GradingPlugin:
         return SuiteOutcome(list(self.tests[exercise_id]), self.errors.get(exercise_id, ""),
                             self.outputs.get(exercise_id, ""), self.diagnoses.get(exercise_id, []),
                             self.passed_calls[exercise_id])
+
+
+def _needed(item, params):
+    """The value tests whose pass a property test's points wait on (its `needs_values` marker), or ()."""
+    marker = item.get_closest_marker("needs_values")
+    if marker is None:
+        return ()
+    cases = {str(value) for value in params.values()}
+    by_param = [names for param, names in marker.kwargs.items() if param in cases]
+    return (*marker.args, *(name for names in by_param for name in ((names,) if isinstance(names, str) else names)))
+
+
+def _withhold(recorded):
+    """Fail each passed property test none of whose value tests passed on its device (see the
+    module's docstring): it says which value tests to make pass first (the visible ones)."""
+    for _, device, needs, test in recorded:
+        if not needs or test.status != "passed":
+            continue
+        if any(name in needs and other.status == "passed" and (device == on or None in (device, on))
+               for name, on, _, other in recorded):
+            continue
+        shown = sorted({other.name.partition("[")[0] for name, _, _, other in recorded
+                        if name in needs and other.visibility == "visible"})
+        named = f" ({', '.join(shown)})" if shown else ""
+        test.status = "failed"
+        test.message = ("not scored yet: this test checks a property of the function's answer, which earns its "
+                        f"points once the answer itself is right, and none of its value tests{named} passed")
+        test.details = {**test.details, "needs_values": list(needs)}
 
 
 def _diagnose(number, failed, passed, causes, example=lambda calls: None):

@@ -248,6 +248,7 @@ def test_tiled_attention_without_batch_dims(student, rng, device):
     _check_tiled(student, q, k, v, size["block"], True)
 
 
+@pytest.mark.needs_values("test_online_softmax", "test_tiled_attention")
 def test_inputs_not_modified(student, rng, device):
     size = SIZES["attention_inputs"]
     x = randn(rng, *dims(size, "B", "L", "L"), device=device)
@@ -279,6 +280,7 @@ def _mib(n):
     return f"{n / 2 ** 20:.2f} MiB"
 
 
+@pytest.mark.needs_values("test_tiled_attention")
 @pytest.mark.points(4)
 def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
     """The largest tensor one causal call allocates, at L = 256, 512 and 1024 (on the CPU, whatever
@@ -329,6 +331,7 @@ def test_tiled_attention_gradients(student, rng, device):
 # -- devices: the running max, sum and positions are made on the inputs' device -------------------
 
 
+@pytest.mark.needs_values(**{"online_softmax": "test_online_softmax", TILED: "test_tiled_attention"})
 @pytest.mark.parametrize("call", ["online_softmax", TILED])
 def test_stays_on_the_inputs_device(student, rng, device, call):
     """Nothing made on the CPU: on CUDA itself, and on the CPU with the inputs on a stand-in device."""

@@ -8,6 +8,7 @@ from grader.grading.compare import dtype_text, shape_text
 from grader.grading.testkit import (cases, check_call, check_device_kept, check_grads, check_inputs_kept, dims,
                                     product_conditioning, randn)
 
+VALUES = ("test_scores_values", "test_scores_napkin_example", "test_scores_zero_and_huge")  # property tests wait on these
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
 
@@ -77,12 +78,14 @@ def test_scores_zero_and_huge(student, rng, device):
     check_scores(student, q, k, what="attention_scores of q, k around ±50 (scores up to about 1e4)")
 
 
+@pytest.mark.needs_values(*VALUES)
 def test_inputs_not_modified(student, rng, device):
     q, k = qk(rng, "inputs", device=device)
     for q, k in ((q, k), (q[0], k[0])):  # batched, and one sequence alone
         check_inputs_kept(student, "attention_scores", q, k, names=["q", "k"])
 
 
+@pytest.mark.needs_values(*VALUES)
 def test_scores_stay_on_the_inputs_device(student, rng, device):
     """Nothing made on the CPU (a buffer filled column by column): on CUDA itself, and on the CPU with
     the inputs on a stand-in device."""

@@ -10,6 +10,8 @@ from grader.grading.compare import Mismatch, dtype_text
 from grader.grading.testkit import (cases, check_call, check_device_kept, check_grads, check_inputs_kept, dims,
                                     product_conditioning, randn)
 
+SCALE = ("test_scale_scores_values", "test_zero_and_huge_scores")  # what property tests of each function wait on
+SCALED = ("test_scaled_scores_shapes", "test_scaled_scores_width")
 DTYPES = [torch.float32, torch.float64]
 
 # scores (B..., L_q, L_k) with d_k; q (B..., L_q, d_k), k (B..., L_k, d_k); held to the rule by tests/catalog/test_sizes.py
@@ -84,6 +86,7 @@ def test_zero_and_huge_scores(student, device):
                what="scale_scores of scores of 1e4")
 
 
+@pytest.mark.needs_values(*SCALE, *SCALED)
 def test_inputs_not_modified(student, rng, device):
     size = SIZES["inputs"]
     scores = randn(rng, size["L_q"], size["L_k"], device=device)
@@ -92,6 +95,7 @@ def test_inputs_not_modified(student, rng, device):
     check_inputs_kept(student, "scaled_scores", q, k, names=["q", "k"])
 
 
+@pytest.mark.needs_values(scale_scores=SCALE, scaled_scores=SCALED)
 @pytest.mark.parametrize("call", ["scale_scores", "scaled_scores"])
 def test_scaling_stays_on_the_inputs_device(student, rng, device, call):
     """Nothing made on the CPU (a tensor of √d_k): on CUDA itself, and on the CPU with the inputs on

@@ -59,6 +59,7 @@ def test_causal_mask(student, device, L):
                what=f"causal_mask({L}, device={device!r})", device=device)
 
 
+@pytest.mark.needs_values("test_apply_mask_values")
 @pytest.mark.points(2)
 def test_no_peeking_at_the_future(student, rng):
     B, L = SIZES["no_peeking"]["B"], SIZES["no_peeking"]["L"]
@@ -119,6 +120,7 @@ def test_apply_mask_keeps_huge_and_zero_scores(student):
     check_apply(student, scores, ref.causal_mask(3), what="apply_mask of scores ±1e4 and 0")
 
 
+@pytest.mark.needs_values("test_apply_mask_values")
 @pytest.mark.points(2)
 def test_apply_mask_not_in_place(student, rng, device):
     size = SIZES["apply_not_in_place"]
@@ -167,6 +169,8 @@ def test_padding_mask(student, device, case):
 # -- devices: a mask is made on its inputs' device ------------------------------------------------
 
 
+@pytest.mark.needs_values(causal_mask="test_causal_mask", apply_mask="test_apply_mask_values",
+                          padding_mask="test_padding_mask")
 @pytest.mark.parametrize("call", ["causal_mask", "apply_mask", "padding_mask"])
 def test_masks_stay_on_the_inputs_device(student, rng, device, call):
     """Nothing made on the CPU: on CUDA itself, and on the CPU with the inputs on a stand-in device."""

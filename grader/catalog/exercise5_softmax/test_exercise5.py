@@ -193,6 +193,7 @@ def test_attention_zero_scores(student, rng, device):
     _check_attention(student, torch.zeros_like(q), k, v, what="scaled_dot_product_attention with all scores 0")
 
 
+@pytest.mark.needs_values("test_softmax_values", "test_attention_values")
 def test_inputs_not_modified(student, rng, device):
     size = SIZES["attention_inputs"]
     x = randn(rng, size["L_q"], size["L_k"], device=device)
@@ -297,6 +298,7 @@ def test_gradients_with_padding(student, rng, device):
 # -- devices: nothing is made on the CPU ----------------------------------------------------------
 
 
+@pytest.mark.needs_values(**{"softmax": "test_softmax_values", SDPA: "test_attention_values"})
 @pytest.mark.parametrize("call", ["softmax", SDPA])
 def test_stays_on_the_inputs_device(student, rng, device, call):
     """Nothing made on the CPU: on CUDA itself, and on the CPU with the inputs on a stand-in device;

@@ -162,6 +162,7 @@ def test_forward_shapes(student, rng, case):
     check_forward(module, reference, x, what=f"{what}(x) on x of shape {shape_text(x.shape)}")
 
 
+@pytest.mark.needs_values("test_forward_values")
 @pytest.mark.points(2)
 def test_no_peeking_at_the_future(student, rng, device):
     module, what = _load(student, _reference(rng, "no_peeking"), device=device)
@@ -215,6 +216,7 @@ def test_gradients(student, rng, device):
     check_module_gradients(module, reference, x, upstream, what=f"{what}(x)")
 
 
+@pytest.mark.needs_values("test_forward_values")
 def test_inputs_not_modified(student, rng, device):
     size = SIZES["inputs"]
     x = _x(rng, "inputs", device=device)
@@ -256,6 +258,7 @@ def test_fully_masked_rows(student, rng):
 # -- devices: the causal mask is made on x's device ----------------------------------------------
 
 
+@pytest.mark.needs_values("test_forward_values")
 def test_forward_stays_on_the_inputs_device(student, rng, device):
     """Nothing made on the CPU: on CUDA itself, and on the CPU with x and the module on a stand-in device."""
     module, what = _load(student, _reference(rng, "module"), device=device)

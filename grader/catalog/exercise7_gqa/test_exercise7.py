@@ -24,6 +24,7 @@ from grader.grading.testkit import (
     reference_module,
 )
 
+GQA_VALUES = ("test_gqa_matches_reference", "test_gqa_float64")  # what the module's property tests wait on
 DTYPES = [torch.float32, torch.float64]
 HALF = [torch.float16, torch.bfloat16]
 
@@ -117,6 +118,7 @@ def test_repeat_kv_group_sizes(student, rng, case):
     check_repeat_kv(student, x, n_rep, what=f"repeat_kv(x, {n_rep}) with {plural(x.shape[1], 'KV head')}")
 
 
+@pytest.mark.needs_values("test_repeat_kv_values")
 def test_repeat_kv_input_not_modified(student, rng, device):
     x, n_rep = kv_of(rng, "repeat_inputs", device=device)
     check_inputs_kept(student, "repeat_kv", x, n_rep, names=["x"])
@@ -173,6 +175,7 @@ def test_gqa_float64(student, rng, device):
     check_forward(module, reference, x, what=f"{what} in float64")
 
 
+@pytest.mark.needs_values(*GQA_VALUES)
 @pytest.mark.points(2)
 def test_gqa_no_peeking(student, rng, device):
     reference = reference_gqa(rng, GQA)
@@ -232,6 +235,7 @@ def test_gqa_fully_masked_rows(student, rng):
                                         "scaled_dot_product_attention, which zeroes such rows")
 
 
+@pytest.mark.needs_values(*GQA_VALUES)
 def test_gqa_input_not_modified(student, rng, device):
     reference = reference_gqa(rng, GQA)
     module, what = load_gqa(student, reference, device=device)
@@ -283,6 +287,7 @@ def test_gqa_gradients_fully_masked_rows(student, rng, device):
 # -- devices: the causal mask is made on x's device ----------------------------------------------
 
 
+@pytest.mark.needs_values(*GQA_VALUES)
 def test_gqa_on_the_inputs_device(student, rng, device):
     """Nothing made on the CPU: on CUDA itself, and on the CPU with x and the module on a stand-in device."""
     module, what = load_gqa(student, reference_gqa(rng, GQA), device=device)

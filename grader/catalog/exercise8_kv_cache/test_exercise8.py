@@ -27,6 +27,7 @@ from grader.grading.testkit import (
     reference_module,
 )
 
+CACHED_VALUES = ("test_cached_gqa_without_cache", "test_cached_gqa_chunked")  # what the module's property tests wait on
 DTYPES = [torch.float32, torch.float64]
 HALF = [torch.float16, torch.bfloat16]
 
@@ -224,6 +225,7 @@ def test_kvcache_len(student, rng):
                    "{expected}: len is the number of tokens cached (dim 2), not of batch rows or heads")
 
 
+@pytest.mark.needs_values("test_kvcache_update_returns_everything")
 def test_kvcache_reset(student, rng):
     cache = make(student, "KVCache", *dims(SIZES["cache_reset"], "B", "n_kv_heads", "d_head", "max_len"))
     cache.update(*kv_of(rng, "cache_reset", 4))
@@ -295,6 +297,7 @@ def test_kvcache_len_counts_tokens_whatever_their_values(student, rng):
                    "tokens update appended (keep a counter), not the non-zero slots of the storage")
 
 
+@pytest.mark.needs_values("test_kvcache_update_returns_everything")
 def test_kvcache_update_writes_into_its_storage(student, rng):
     """After `past` tokens, one update of 1 token allocates no tensor as large as the past keys: the cache
     writes into the storage __init__ allocated and returns views of it, as the docstring says (no
@@ -318,6 +321,7 @@ def test_kvcache_update_writes_into_its_storage(student, rng):
                        cause=REALLOCATED)
 
 
+@pytest.mark.needs_values("test_kvcache_update_returns_everything")
 def test_kvcache_reset_keeps_its_storage(student, rng):
     """reset forgets the tokens and keeps the storage, as the docstring says: it allocates no tensor as
     large as the cache's keys (measured by the grader's allocation probe: sizes, not time)."""
@@ -409,6 +413,7 @@ def test_cached_gqa_reset_between_sequences(student, rng):
     feed(module, cache, second, [2, 1, 4], reference, what=f"{what} (a second sequence after reset)")
 
 
+@pytest.mark.needs_values(*CACHED_VALUES)
 def test_cached_gqa_input_not_modified(student, rng):
     reference = reference_gqa(rng, GQA)
     module, what = load_cached(student, reference)
@@ -442,6 +447,7 @@ def test_cached_gqa_half_precision(student, rng, device):
 # -- devices: the storage and the decode mask are made on the inputs' device ----------------------
 
 
+@pytest.mark.needs_values(*CACHED_VALUES)
 def test_cached_gqa_on_the_inputs_device(student, rng, device):
     """Nothing made on the CPU: on CUDA itself, and on the CPU with x, the module and the cache on a
     stand-in device: a prompt of 3 tokens, then one more (a mask with past > 0)."""

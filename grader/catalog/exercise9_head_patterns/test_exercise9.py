@@ -225,6 +225,7 @@ def test_scores_of_the_hand_set_model(student, rng):
         check_score(student, "induction_score", pattern, seq_len, what=f"induction_score(pattern, {seq_len}) of {model}")
 
 
+@pytest.mark.needs_values("test_previous_token_score_planted", "test_induction_score_planted")
 def test_scores_leave_the_pattern_unchanged(student, rng):
     B, seq_len = dims(SIZES["inputs"], "B", "seq_len")
     pattern = planted(rng, B, ("previous", "induction", "uniform"), seq_len)
@@ -361,6 +362,8 @@ def test_find_heads_float64_on_device(student, rng, device):
 # -- devices: a score is computed on the pattern's device -------------------------------------------
 
 
+@pytest.mark.needs_values(previous_token_score="test_previous_token_score_planted",
+                          induction_score="test_induction_score_planted")
 @pytest.mark.parametrize("call", ["previous_token_score", "induction_score"])
 def test_scores_on_the_inputs_device(student, rng, device, call):
     """Nothing made on the CPU: on CUDA itself, and on the CPU with the pattern on a stand-in device."""

@@ -1,0 +1,63 @@
+"""Property tests (inputs left unchanged, the device kept, the memory held, one matrix product) pay
+only once the function's answer is right: round 9's a14 file, which returns zeros shaped like its
+first tensor argument from every function, earned 27 points from them, where the stubs earn 0."""
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+from grader import catalog
+from grader.grading import runner
+from grader.grading.plugin import _withhold
+from grader.grading import results
+from grader.grading.settings import Settings
+
+DO_NOTHING = Path(__file__).resolve().parents[1] / "attacks" / "round9" / "files" / "a14_do_nothing.py"
+
+
+def test_code_that_computes_nothing_scores_nothing(launcher, tmp_path):
+    for exercise in catalog.EXERCISES:
+        (tmp_path / exercise.file_name).write_bytes(DO_NOTHING.read_bytes())
+    report = runner.grade(list(catalog.EXERCISES), Settings(submission=tmp_path, device="cpu", perf=False),
+                          launcher=launcher)
+    assert {exercise.id: exercise.score for exercise in report.exercises} == {
+        exercise.id: 0 for exercise in catalog.EXERCISES}
+    withheld = [test for exercise in report.exercises for test in exercise.tests if "needs_values" in test.details]
+    assert withheld and all(test.message.startswith("not scored yet") for test in withheld)
+
+
+@pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda exercise: exercise.id)
+def test_each_property_test_waits_on_value_tests_of_its_own_suite(exercise):
+    suite = importlib.import_module(f"grader.catalog.{exercise.stem}.{exercise.suite.stem}")
+    tests = {name for name in vars(suite) if name.startswith("test_")}
+    marked = {name: marker for name, function in vars(suite).items() if name in tests
+              for marker in getattr(function, "pytestmark", []) if marker.name == "needs_values"}
+    assert marked, f"{exercise.id} has no property test marked needs_values"
+    for name, marker in marked.items():
+        needs = [*marker.args, *(need for names in marker.kwargs.values()
+                                 for need in ((names,) if isinstance(names, str) else names))]
+        assert needs and set(needs) <= tests - set(marked), (name, needs)
+
+
+def result(name, status="passed", visibility="visible"):
+    return results.TestResult(name=name, status=status, max_score=1.0, visibility=visibility)
+
+
+def test_a_property_pays_only_where_a_value_test_passed_on_its_device():
+    values_cpu, values_cuda = result("test_values[cpu]", "failed"), result("test_values[cuda]")
+    hidden = result("test_huge[cpu]", "failed", visibility="hidden")
+    kept_cpu, kept_cuda = result("test_kept[cpu]"), result("test_kept[cuda]")
+    needs = ("test_values", "test_huge")
+    _withhold([("test_values", "cpu", (), values_cpu), ("test_values", "cuda", (), values_cuda),
+               ("test_huge", "cpu", (), hidden), ("test_kept", "cpu", needs, kept_cpu),
+               ("test_kept", "cuda", needs, kept_cuda)])
+    assert (kept_cpu.status, kept_cuda.status) == ("failed", "passed")
+    assert "(test_values)" in kept_cpu.message and "test_huge" not in kept_cpu.message  # a hidden test's name stays hidden
+    assert kept_cpu.details["needs_values"] == list(needs)
+
+
+def test_a_value_test_without_a_device_counts_on_every_device():
+    shapes, kept = result("test_shapes"), result("test_kept[cpu]")
+    _withhold([("test_shapes", None, (), shapes), ("test_kept", "cpu", ("test_shapes",), kept)])
+    assert kept.status == "passed"
