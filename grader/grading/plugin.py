@@ -68,6 +68,8 @@ class GradingPlugin:
         self.run = run  # the whole run's Deadline (None: none), which no exercise's outlasts
         self.students = {}  # exercise id -> Student, shared by every suite of that exercise
         self.imported = set()  # exercise ids whose file has been imported (or failed to be)
+        self.printed_at = {}  # exercise id -> its log's size after its last test (or its import)
+        self.withheld_output = {exercise_id: [] for exercise_id in self.tests}  # byte spans printed during hidden tests
         self.recorded = {exercise_id: [] for exercise_id in self.tests}  # [(test function, device, needs, TestResult)]
         self.failed_calls = {}  # exercise id -> [(TestResult, the call its failing check recorded)]
         self.evidence = testkit.Evidence()  # bounds what the failed calls keep of the student's values
@@ -163,6 +165,7 @@ class GradingPlugin:
             return
         try:
             self._student(exercise).load()
+            self.printed_at[exercise.id] = self.students[exercise.id].printed_size()  # import's output: always shown
         except ForbiddenCall as error:
             reason = f"{self._where(exercise, error)}: importing it used a forbidden shortcut: {error.summary}"
         except StudentError as error:
@@ -227,6 +230,7 @@ class GradingPlugin:
             duration=call.duration,
         )
         self.tests[exercise_id].append(test)
+        self._attribute_output(exercise_id, test, student)
         params = item.callspec.params if hasattr(item, "callspec") else {}
         self.recorded[exercise_id].append((item.originalname, params.get("device"), _needed(item, params), test))
         self.passed_calls[exercise_id].extend(testkit.take_passed_calls())
@@ -234,6 +238,16 @@ class GradingPlugin:
             self.failed_calls.setdefault(exercise_id, []).append((test, details["call"]))
         if status == "failed" and "cause" in details:
             self.causes.setdefault(exercise_id, []).append((test, details["cause"]))
+
+    def _attribute_output(self, exercise_id, test, student):
+        """Note what the student's code printed during a hidden test (the child flushes after each
+        call), so that the report leaves it out: printed inputs would show the hidden check's."""
+        size = student.printed_size() if student else None
+        before = self.printed_at.get(exercise_id)
+        if test.visibility == "hidden" and size is not None and before is not None and size > before:
+            self.withheld_output[exercise_id].append((before, size))
+        if size is not None:
+            self.printed_at[exercise_id] = size
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -255,7 +269,7 @@ class GradingPlugin:
         _withhold(self.recorded[exercise_id])
         student = self.students.get(exercise_id)
         if student is not None:  # what the suites' calls printed (the child flushes after each)
-            self.outputs[exercise_id] = student.printed()
+            self.outputs[exercise_id] = student.printed(withheld=self.withheld_output[exercise_id])
         if exercise_id in {*self.failed_calls, *self.causes}:
             exercise = catalog.find(exercise_id)
             self.diagnoses[exercise_id] = _diagnose(exercise.number, self.failed_calls.get(exercise_id, []),

@@ -9,6 +9,7 @@ forbidden import, a crash), every test reports the same failure.
 
 import contextlib
 import os
+import stat
 import time
 
 from grader.sandbox import files, wire
@@ -131,14 +132,32 @@ class Student:
         if self.child is not None:
             self.child.stop()
 
-    def printed(self, limit=2000):
+    def printed_size(self):
+        """How many bytes the student's code has printed so far (its log's size), or None."""
+        try:
+            info = os.lstat(self.log_path)
+        except OSError:
+            return None
+        return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+    def printed(self, limit=2000, withheld=()):
         """The start of what the student's code printed (stdout and stderr), for the report,
-        without terminal escapes or carriage returns that could draw over the report's lines."""
+        without terminal escapes or carriage returns that could draw over the report's lines;
+        `withheld`: (start, end) byte spans of it left out (what it printed during hidden checks,
+        which would show their inputs), said in a note."""
         try:  # a child could have put a pipe or a link there: never block, never follow
-            head = files.read_regular(self.log_path, limit, follow=False, head=True)
+            head = files.read_regular(self.log_path, PRINTED_SCAN, follow=False, head=True)
         except OSError:
             return ""
-        return printable(head.decode(errors="replace"), limit, newlines=True)
+        kept, at = [], 0
+        for start, end in sorted(withheld):
+            kept.append(head[at:start])
+            at = max(at, end)
+        text = printable(b"".join(kept + [head[at:]]).decode(errors="replace"), limit, newlines=True)
+        left_out = sum(max(0, min(end, len(head)) - start) for start, end in withheld)
+        if left_out:
+            text += f"\n[{left_out} bytes your code printed during hidden checks are not shown: they would show their inputs]"
+        return text
 
     def _from_wire(self, value):
         """One value of a reply as the suites see it: a handle as a RemoteObject; an integer beyond
@@ -151,6 +170,7 @@ class Student:
         return value
 
 
+PRINTED_SCAN = 1 << 20  # bytes of the log read for the report: hidden checks' spans are cut out of them
 _HUGE = 1 << 63  # an int beyond what any size or count can be (and beyond what a float compares exactly)
 
 

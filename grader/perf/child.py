@@ -21,6 +21,7 @@ What a child does for the timing:
 - `time_case`: the in-process timing loop of `benchmarks/reference_vs_fused.py`, which never
   holds student code.
 """
+import gc
 import importlib.util
 import os
 import random
@@ -29,7 +30,6 @@ import types
 
 import torch
 from grader import catalog
-from grader.nested import leaves
 from grader.perf import probe
 from grader.perf.cases import Allocations, build, decode_program, generator, real_torch
 from grader.perf.rounds import Rounds, calls_per_timing
@@ -153,11 +153,30 @@ def time_case(fns, make_args_for, device, seed, budget, bounds, watch=("student"
 
 
 def storages(obj):
-    """{data pointer: bytes} of the tensors an object holds (its attributes, and lists, tuples and
-    dicts of tensors among them): the memory a KV cache really keeps."""
-    held = leaves(list(vars(obj).values())) if hasattr(obj, "__dict__") else []
-    kept = [value.untyped_storage() for value in held if isinstance(value, torch.Tensor)]
-    return {storage.data_ptr(): storage.nbytes() for storage in kept}
+    """{data pointer: bytes} of the tensors an object holds (its attributes, and the lists, tuples,
+    sets and dicts among them, HELD_DEPTH deep): the memory a KV cache really keeps. They are found
+    by the interpreter's own traversal (`gc.get_referents`), never by asking the object or its
+    containers: no code of the student's runs while it is looked at (a `__dict__` property, a
+    list's `__iter__`), so it can neither show other tensors than it holds nor do work untimed."""
+    kept, seen, level = {}, {id(obj)}, [obj]
+    for _ in range(HELD_DEPTH):
+        inside = []
+        for item in gc.get_referents(*level):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            if isinstance(item, torch.Tensor):
+                with torch._C.DisableTorchFunction():  # a subclass's __torch_function__ is the student's code
+                    storage = torch.Tensor.untyped_storage(item)
+                kept[storage.data_ptr()] = storage.nbytes()
+            elif isinstance(item, (list, tuple, set, frozenset)) or (
+                    isinstance(item, dict) and not dict.__contains__(item, "__builtins__")):  # not a module's globals
+                inside.append(item)
+        level = inside
+    return kept
+
+
+HELD_DEPTH = 4  # levels of containers below the object's attributes (a list of per-layer tuples, ...)
 
 
 # -- timing across processes ---------------------------------------------------------------------

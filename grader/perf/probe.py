@@ -18,6 +18,10 @@ call runs and after it, that the probe was in force:
   whose class or method is not the grader's, was disabled;
 - after the call, the profile function is still the grader's.
 
+Memory torch does not allocate (a numpy array, Python lists of floats) is counted by `tracemalloc`,
+which numpy's allocator and Python's report to: its peak during the call stands for the largest
+tensor where it is larger (shape `[]`: "outside torch"). Stopping or resetting it is a disabled probe.
+
 Any failure makes the measurement `disabled` (with the reason), which the suites and the
 performance verdict report as "the grader's probe was disabled", never as a size. What remains out
 of reach of any in-process check (code that edits the probe's own memory through `gc` or `ctypes`)
@@ -26,6 +30,8 @@ is listed in docs/security.md.
 
 import os
 import sys
+import tracemalloc
+import _tracemalloc
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -40,6 +46,9 @@ _stack_length = torch._C._len_torch_dispatch_stack
 _stack_at = torch._C._get_dispatch_stack_at
 _pop_mode = torch._C._pop_torch_dispatch_stack
 _exclude_set = torch._C._dispatch_tls_local_exclude_set
+_traced, _reset_peak, _tracing = tracemalloc.get_traced_memory, tracemalloc.reset_peak, tracemalloc.is_tracing
+_start_tracing, _stop_tracing = tracemalloc.start, tracemalloc.stop
+_TRACE_CONTROLS = frozenset(getattr(_tracemalloc, name) for name in ("stop", "clear_traces", "reset_peak", "start"))
 _PYTHON_KEYS = (torch._C.DispatchKey.Python, torch._C.DispatchKey.PythonTLSSnapshot)
 CANARY_BYTES = 4099  # an odd size no tensor of the student's is likely to have; it only has to be seen
 DISABLED = "the grader's probe was disabled"
@@ -129,6 +138,8 @@ class _Watch:
         if self.reason is None and not frame.f_code.co_filename.startswith(_OURS):
             if arg is _setprofile and event in ("c_call", "c_return"):
                 self.reason = "your code replaced the grader's profile function (sys.setprofile)"
+            elif event == "c_call" and arg in _TRACE_CONTROLS:
+                self.reason = "your code stopped or reset tracemalloc, which counts memory outside torch"
             else:
                 self.reason = self.in_force()
 
@@ -154,6 +165,11 @@ def measure(fn, args, kwargs=None, held=()):
             watch = _Watch(probe, depth)
             seen_before = _canary(probe)
             probe.bytes, probe.shape, probe.products = 0, (), 0
+            traced = _tracing()
+            if not traced:
+                _start_tracing()
+            start, _ = _traced()
+            _reset_peak()
             _setprofile(watch)
             try:
                 fn(*args, **(kwargs or {}))
@@ -161,8 +177,15 @@ def measure(fn, args, kwargs=None, held=()):
                 profiled = _getprofile() is watch
                 reason = watch.reason
                 _setprofile(previous)
+                outside = _traced()[1] - start if _tracing() else None
+                if not traced and _tracing():
+                    _stop_tracing()
             reason = reason or watch.in_force()
             found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products}
+            if outside is None:
+                reason = reason or "your code stopped tracemalloc, which counts memory outside torch"
+            elif outside > probe.bytes:
+                found.update(bytes=outside, shape=[])
             if not profiled:
                 reason = reason or "your code removed the grader's profile function (sys.setprofile)"
             if not (seen_before and _canary(probe)):

@@ -298,10 +298,11 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
     exponent = math.log(max(last, 1) / max(first, 1)) / math.log(long / short)
     whole = B * H * long * long * 4  # the float32 (L, L) scores of every head
     sizes = ", ".join(f"{_mib(n)} at L = {L}" for L, n, _ in found)
+    held = f"of shape {tuple(shape)}" if shape else "held outside torch (numpy arrays or Python objects)"
     if exponent >= QUADRATIC or last >= whole / 2:
         raise Mismatch(f"tiled_attention(q, k, v of shape ({B}, {H}, L, {d_k}), block_size={block}, causal=True) "
                        f"holds the whole matrix: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
-                       f"largest, of shape {tuple(shape)}, at L = {long}), and the (L, L) scores of every head are "
+                       f"largest, {held}, at L = {long}), and the (L, L) scores of every head are "
                        f"{_mib(whole)} there. Read K and V one block at a time and keep only a block of scores, "
                        f"(L_q, block_size): {_mib(B * H * long * block * 4)} at L = {long}")
 

@@ -6,7 +6,8 @@ from grader.perf.cases import Case, CausalMask, Length, Lengths, Randn
 
 def perf_cases(B, H, L, sequences, mask_lengths):
     """The masks made and applied: the causal mask at a length drawn afresh each round (its only
-    input), the padding mask of many sequences, so that each call does enough work for a clock to
+    input) from a range too wide to make every mask of ahead of time (at import or at the first
+    call) and look it up, the padding mask of many sequences, so that each call does enough work for a clock to
     see (a few microseconds' call is timed mostly on its noise)."""
     return [Case("causal_mask", (Length(*mask_lengths),)), Case("apply_mask", (Randn((B, H, L, L)), CausalMask(L))),
             Case("padding_mask", (Lengths(sequences, L), L))]
@@ -51,8 +52,8 @@ EXERCISE = Exercise(
     ),
     reference=("attention", "steps"),
     forbidden=(),
-    perf=Perf(sizes={"cpu": dict(B=2, H=8, L=128, sequences=64, mask_lengths=(128, 256)),
-                     "cuda": dict(B=4, H=8, L=512, sequences=64, mask_lengths=(512, 1024))},
+    perf=Perf(sizes={"cpu": dict(B=2, H=8, L=128, sequences=64, mask_lengths=(128, 2048)),
+                     "cuda": dict(B=4, H=8, L=512, sequences=64, mask_lengths=(512, 4096))},
               cases=perf_cases),
     oracle_checks=oracle_checks,
     introduction=r"""
