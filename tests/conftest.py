@@ -145,9 +145,13 @@ def unwrapped(text):
     return " ".join(text.split())
 
 
+def failures(result, withheld=False):
+    """The tests that did not pass (skips aside). A property test withheld because its value tests
+    failed (grader.grading.plugin's `needs_values`) is left out unless `withheld`: what a mistake is
+    caught by, and told in, are the checks that failed on their own."""
+    return [t for t in result.tests if t.status not in ("passed", "skipped") and (withheld or "needs_values" not in t.details)]
+
+
 def failed_tests(result, withheld=False):
-    """Names of the tests that did not pass (skips aside), without their parameters. A property test
-    withheld because its value tests failed (grader.grading.plugin's `needs_values`) is left out
-    unless `withheld`: what a mistake is caught by are the checks that failed on their own."""
-    return sorted({t.name.split("[")[0] for t in result.tests if t.status not in ("passed", "skipped")
-                   and (withheld or "needs_values" not in t.details)})
+    """Names of `failures(result, withheld)`, without their parameters."""
+    return sorted({t.name.split("[")[0] for t in failures(result, withheld)})

@@ -8,7 +8,7 @@ import torch
 
 import lumen_ref as ref
 from grader import catalog
-from conftest import SOLUTIONS, SUBMISSIONS, failed_tests
+from conftest import SOLUTIONS, SUBMISSIONS, failed_tests, failures
 from test_diagnoses import diagnosed, graded
 
 HERE = SUBMISSIONS / "exercise1"
@@ -36,8 +36,7 @@ def status(result, name):
 
 
 def messages(result, prefix):
-    return [test.message for test in result.tests
-            if test.name.startswith(prefix) and test.status not in ("passed", "skipped")]
+    return [test.message for test in failures(result) if test.name.startswith(prefix)]
 
 
 def test_napkin_matrices_give_the_chapters_numbers():

@@ -5,7 +5,7 @@ missing rescale passes with one block)."""
 
 import pytest
 
-from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
+from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests, failures
 from test_diagnoses import graded
 
 FOLDER = SUBMISSIONS / "exercise10"
@@ -72,8 +72,7 @@ def test_stub_fails_every_test(grade):
 
 
 def messages(result, test):
-    return [t.message for t in result.tests
-            if t.name.split("[")[0] == test and t.status not in ("passed", "skipped")]
+    return [t.message for t in failures(result) if t.name.split("[")[0] == test]
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))

@@ -8,7 +8,7 @@ import torch
 
 import lumen_ref as ref
 from grader import catalog
-from conftest import SOLUTIONS, SUBMISSIONS, failed_tests
+from conftest import SOLUTIONS, SUBMISSIONS, failed_tests, failures
 from test_diagnoses import graded
 
 HERE = SUBMISSIONS / "exercise2"
@@ -34,8 +34,7 @@ def status(result, name):
 
 
 def messages(result, prefix):
-    return [test.message for test in result.tests
-            if test.name.startswith(prefix) and test.status not in ("passed", "skipped")]
+    return [test.message for test in failures(result) if test.name.startswith(prefix)]
 
 
 def test_napkin_numbers_are_the_chapters():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import SOLUTIONS, SUBMISSIONS, failed_tests
+from conftest import SOLUTIONS, SUBMISSIONS, failed_tests, failures
 from test_diagnoses import diagnosed, graded
 
 HERE = SUBMISSIONS / "exercise4"
@@ -32,8 +32,7 @@ def status(result, name):
 
 
 def messages(result, prefix):
-    return [test.message for test in result.tests
-            if test.name.startswith(prefix) and test.status not in ("passed", "skipped")]
+    return [test.message for test in failures(result) if test.name.startswith(prefix)]
 
 
 def test_solution_scores_full_marks(grade):

@@ -4,7 +4,7 @@ submissions written differently that must get full marks."""
 
 import pytest
 
-from conftest import SUBMISSIONS, failed_tests
+from conftest import SUBMISSIONS, failed_tests, failures
 from test_diagnoses import graded
 
 FOLDER = SUBMISSIONS / "exercise5"
@@ -71,8 +71,7 @@ WRONG = {
 
 
 def messages(result, test):
-    return [t.message for t in result.tests
-            if t.name.split("[")[0] == test and t.status not in ("passed", "skipped")]
+    return [t.message for t in failures(result) if t.name.split("[")[0] == test]
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))

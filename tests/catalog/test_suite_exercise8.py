@@ -1,6 +1,6 @@
 """The exercise 8 suite (the KV cache) grades right and wrong submissions as it should."""
 
-from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
+from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests, failures
 from test_diagnoses import diagnosed, graded
 
 FOLDER = SUBMISSIONS / "exercise8"
@@ -22,8 +22,8 @@ AFTER_A_CACHED_TOKEN = {
 
 
 def failing(result):
-    """The full names (parameters included) of the tests that did not pass."""
-    return {t.name for t in result.tests if t.status not in ("passed", "skipped")}
+    """The full names (parameters included) of the tests that failed on their own (conftest.failures)."""
+    return {t.name for t in failures(result)}
 
 
 def message(result, name):

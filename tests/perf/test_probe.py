@@ -141,6 +141,51 @@ def test_torch_functions_replaced_by_the_student_do_not_blind_the_canary(monkeyp
     assert measured["disabled"] is None and measured["bytes"] == B * H * 256 * 256 * 4
 
 
+def _numpy_full_matrix(q, k, v):
+    """The whole (L, L) matrix, in numpy: torch never allocates it (round 10's a07)."""
+    import numpy
+
+    scores = numpy.matmul(q.numpy(), numpy.swapaxes(k.numpy(), -1, -2))
+    return torch.from_numpy(numpy.matmul(scores, v.numpy()))
+
+
+def test_memory_outside_torch_is_counted():
+    measured = probe.measure(_numpy_full_matrix, inputs(1024))
+    assert measured["disabled"] is None and measured["bytes"] >= B * H * 1024 * 1024 * 4 and measured["shape"] == []
+
+
+def test_stopping_tracemalloc_reads_as_disabled():
+    import tracemalloc
+
+    def stop(q, k, v):
+        tracemalloc.stop()
+        return _numpy_full_matrix(q, k, v)
+
+    measured = probe.measure(stop, inputs(256))
+    assert measured["disabled"] and "tracemalloc" in measured["disabled"], measured
+
+
+def test_a_caches_storage_is_found_without_running_its_code():
+    """Its attributes and containers are never asked (a `__dict__` property, a list's `__iter__`:
+    round 10's a01, a02 and a15 did slow work or showed other tensors there)."""
+    from grader.perf.child import storages
+
+    class Hides(list):
+        def __iter__(self):
+            raise AssertionError("the student's __iter__ ran")
+
+    class Cache:
+        def __init__(self):
+            self.k, self.kv = torch.zeros(4), {"v": (torch.zeros(8),), "more": Hides([torch.zeros(16)])}
+
+        @property
+        def __dict__(self):
+            raise AssertionError("the student's __dict__ ran")
+
+    cache = Cache()
+    assert sorted(storages(cache).values()) == [16, 32, 64]
+
+
 # -- exercise 10's rule, graded ---------------------------------------------------------------------
 
 MEMORY_TEST = "test_tiled_attention_never_holds_the_whole_matrix"
