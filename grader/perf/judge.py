@@ -65,9 +65,10 @@ TIERS = (  # (id, name, the largest ratio in the tier, what it often means)
 BOUNDS = [bound for _, _, bound, _ in TIERS[:-1]]
 POINTS_SHARE = {"on-par": 1.0, "3x": 0.5}  # of --perf-points; slower tiers earn none
 
-BURSTS = 1.5  # the rounds' total time ratio over their median ratio beyond which the total judges a case:
-             # work deferred and paid in bursts (one call in a few doing the others' share) leaves the
-             # median fast, and a busy machine's odd slow round moves the total far less than this
+BURSTS = 1.15  # the rounds' total time ratio over their median ratio beyond which the total judges a case:
+              # work deferred and paid in bursts (one call in a few doing the others' share) leaves the
+              # median fast; a busy machine's odd slow round moves the total less, and a slower tier
+              # must survive a second series of rounds (`_confirmed`), where such a round is unlikely again
 SUPER_LINEAR = 1.4  # growth exponent of a decode step's time (midway between 1 and 2) from which
                     # it is not linear
 RECOMPUTES = 4.0  # a decode step's cost per cached token over the reference's (midway between
@@ -256,8 +257,7 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
     except _TooSlow as slow:
         if run is not None and time.monotonic() >= run.at:
             return untimed(device, f"not timed: {run.limit} ran out while timing your code")
-        return untimed(device, f"not timed: one call on the performance case ran past {slow.args[0]:.3g} s, "
-                               f"over {PATIENCE}× what the reference takes for it")
+        return too_slow(device, slow.args[0])
     except ChildTimeout:
         if run is not None and time.monotonic() >= run.at:
             return untimed(device, f"not timed: {run.limit} ran out while timing your code")
@@ -632,7 +632,18 @@ def _settled(taken, device, confidence):
     least and for the most the student's code can have taken (see `_clocks`)."""
     ends = [decided(_estimate(taken, device, allowance)[1], BOUNDS, confidence)
             for allowance in (-UNREPORTED_ERRORS, UNREPORTED_ERRORS)]
-    return ends[0] is not None and ends[0] == ends[1]
+    if ends[0] is None or ends[0] != ends[1]:
+        return False
+    timing = _clocks(taken)
+    total = _bursts(timing[_clock_for(timing, device)[0]])
+    return total is None or sum(total > bound for bound in BOUNDS) == ends[0]  # bursts: on until the total agrees
+
+
+def _bursts(times):
+    """The ratio of the rounds' total times, student/reference, where it is BURSTS times their median
+    ratio or more (work paid in bursts), else None."""
+    total = sum(times["student"]) / max(sum(times["reference"]), 1e-12)
+    return total if total > BURSTS * ratio_stats(times["student"], times["reference"])[0] else None
 
 
 def _check_timed(case, got, reference, first=False):
@@ -826,6 +837,15 @@ def _count(value):
     return type(value) is int and 0 <= value < 1 << 62
 
 
+def too_slow(device, seconds):
+    """The slowest tier, for code one of whose timed calls ran past its limit: more than PATIENCE
+    times the reference's time for it (`ratio`, a lower bound)."""
+    tier_id, name, _, hint = TIERS[-1]
+    return {"id": tier_id, "name": name, "ratio": float(PATIENCE), "device": device, "lower_bound": True,
+            "message": f"{name} — one call on the performance case ran past {seconds:.3g} s, over {PATIENCE}× "
+                       f"what the reference takes for it ({device}) — {hint}", "notes": []}
+
+
 def untimed(device, message):
     return {"id": "not-timed", "name": "not timed", "ratio": None, "device": device, "message": message}
 
@@ -906,10 +926,9 @@ def _ratios(case, timing, device):
     key, clock = _clock_for(timing, device)
     times = timing[key]
     ratio, spread = ratio_stats(times["student"], times["reference"])
-    total = sum(times["student"]) / max(sum(times["reference"]), 1e-12)
-    bursts = total > BURSTS * ratio  # most calls fast, a few doing the rest's work: the median would miss it
-    summary = {"label": case.label, "ratio": round(total if bursts else ratio, 3), "spread": round(spread, 4),
-               "rounds": len(times["student"]), "clock": clock, "bursts": bursts,
+    total = _bursts(times)  # most calls fast, a few doing the rest's work: the median would miss it
+    summary = {"label": case.label, "ratio": round(ratio if total is None else total, 3), "spread": round(spread, 4),
+               "rounds": len(times["student"]), "clock": clock, "bursts": total is not None,
                "reference_ms": _ms(median(times["reference"])), "student_ms": _ms(median(times["student"]))}
     if "fused" in times:
         summary["fused_ratio"] = round(ratio_stats(times["student"], times["fused"])[0], 3)

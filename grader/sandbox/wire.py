@@ -17,6 +17,9 @@ MAX_MESSAGE_BYTES = 128 << 20  # a larger reply is a runaway submission, not an 
                                # the suites expect, a CUDA performance case, is 36 MiB)
 MAX_HEADER_BYTES = 16 << 20  # the JSON part: plain values, never tensor data
 MAX_VALUES = 100_000  # plain values (numbers, strings, lists...) in one message
+MAX_TOKENS = 4 * MAX_VALUES  # commas and opening brackets in a header (each value past the first follows one,
+                             # strings may hold more): bounds what json.loads builds (round 9's a17: 16 MiB of
+                             # {} made the judge build 5.6 M dicts, +450 MiB, before MAX_VALUES was checked)
 MAX_DIMS = 16  # dimensions of one tensor
 _DEVICES = re.compile(r"(cpu|cuda(:\d+)?)\Z")
 _KIND = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,99}\Z")  # a type name, as the judge will print it
@@ -122,8 +125,11 @@ def decode(frames):
     """Frames -> value; every tensor is rebuilt here from dtype, shape and bytes. Bounded: at most
     MAX_VALUES values, and each buffer used by one tensor only, whose size it must match exactly (a
     header naming one buffer many times must not make the judge copy it many times)."""
+    header = bytes(frames[0])
+    if sum(header.count(mark) for mark in (b",", b"[", b"{")) > MAX_TOKENS:  # before json builds them all
+        raise WireError(f"malformed message from the student's process: more than {MAX_VALUES} values in one reply")
     try:
-        tree = json.loads(bytes(frames[0]))
+        tree = json.loads(header)
         return _unpack(tree, frames[1:], _Budget())
     except (ValueError, KeyError, TypeError, IndexError, RuntimeError, OverflowError, RecursionError) as err:
         raise WireError(f"malformed message from the student's process: {err}") from None

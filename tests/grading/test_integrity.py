@@ -313,6 +313,17 @@ def test_a_reply_cannot_make_the_judge_build_more_than_it_sent():
     assert wire.decode([json.dumps({"list": [tensor]}).encode(), buffer])[0].shape == (1 << 18,)
 
 
+def test_a_header_of_many_empty_values_is_refused_before_it_is_parsed(monkeypatch):
+    """Round 9's a17: 16 MiB of `{}` made json.loads build 5.6 M dicts (+450 MiB in the judge)
+    before the budget of values was checked; the header's commas and brackets are counted first."""
+    wire.decode([json.dumps({"message": "a, b, c [d] {e}", "list": list(range(wire.MAX_VALUES - 10))}).encode()])
+    parsed = []
+    monkeypatch.setattr(wire.json, "loads", lambda text: parsed.append(text))
+    with pytest.raises(wire.WireError, match="values in one reply"):
+        wire.decode([b"[" + b",".join([b"{}"] * (wire.MAX_TOKENS // 2 + 1)) + b"]"])
+    assert not parsed
+
+
 @pytest.mark.parametrize("size, expected", [("512M", 512 << 20), ("1.5G", 3 << 29), ("4GiB", 4 << 30), ("64", 64 << 20)])
 def test_memory_limit_takes_a_size(size, expected):
     assert MemorySize().convert(size, None, None) == expected

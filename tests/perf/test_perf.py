@@ -217,7 +217,7 @@ def test_a_slower_tier_stands_only_where_it_survives_a_re_time(monkeypatch):
 
 def test_work_paid_in_bursts_is_judged_by_the_total():
     """One call in four doing the others' share (round 10's a03): the median ratio is 1, the
-    total 3; an honest series with one slow round keeps its median."""
+    total 3; an honest series with one round twice as slow keeps its median."""
     case = catalog.find("exercise3").perf_cases("cpu")[0]
 
     def timing(student):
@@ -228,7 +228,7 @@ def test_work_paid_in_bursts_is_judged_by_the_total():
 
     bursts = perf._ratios(case, timing([1e-3, 1e-3, 1e-3, 9e-3] * 5), "cpu")
     assert bursts["bursts"] and bursts["ratio"] == 3.0 and perf.tier_for(bursts["ratio"])[0] == "3x"
-    honest = perf._ratios(case, timing([1e-3] * 19 + [5e-3]), "cpu")
+    honest = perf._ratios(case, timing([1e-3] * 19 + [2e-3]), "cpu")
     assert not honest["bursts"] and honest["ratio"] == 1.0
 
 
@@ -632,14 +632,13 @@ ATTACKS = {
 def test_no_forging_attempt_earns_a_tier_with_points(measure, attack):
     tier = measure("exercise2", source=SLOW_SCORES.format(attack=ATTACKS[attack]))
     assert perf.POINTS_SHARE.get(tier["id"], 0.0) == 0.0, tier["message"]  # slow, caught, or busy: no points
-    if tier["id"] == "not-timed" and not tier["message"].startswith(BUSY):  # caught, or its slow code ran too long
-        assert ("your code answered differently while it was timed" in tier["message"]
-                or re.search(r"ran past [\d.]+ s, over 100× what the reference takes", tier["message"])), tier["message"]
+    if tier["id"] == "not-timed" and not tier["message"].startswith(BUSY):  # caught
+        assert "your code answered differently while it was timed" in tier["message"], tier["message"]
 
 
 def test_a_timed_call_may_take_a_hundred_times_the_references_not_a_fixed_limit(measure):
     """A call that never returns once timed is stopped after 100 times what the reference's took
-    (plus a slack), however long the exercise's time limit (60 s here) still runs."""
+    (plus a slack), however long the exercise's time limit (60 s here) still runs: the slowest tier."""
     tier = measure("exercise2", source=SLOW_SCORES.format(attack="""
     _calls = [0]
 
@@ -649,9 +648,9 @@ def test_a_timed_call_may_take_a_hundred_times_the_references_not_a_fixed_limit(
             pass
         return q @ k.transpose(-2, -1)
     """))
-    assert tier["id"] == "not-timed", tier
-    assert re.fullmatch(r"not timed: one call on the performance case ran past [\d.]+ s, over 100× what the "
-                        r"reference takes for it", tier["message"]), tier["message"]
+    assert tier["id"] == "100x" and tier["lower_bound"] and tier["ratio"] == perf.PATIENCE, tier
+    assert re.match(r"100× slower than the reference or more — one call on the performance case ran past [\d.]+ s, "
+                    r"over 100× what the reference takes for it \(cpu\)", tier["message"]), tier["message"]
 
 
 def test_the_timed_calls_take_the_tested_calls_path(measure):

@@ -142,11 +142,12 @@ def test_torch_functions_replaced_by_the_student_do_not_blind_the_canary(monkeyp
 
 
 def _numpy_full_matrix(q, k, v):
-    """The whole (L, L) matrix, in numpy: torch never allocates it (round 10's a07)."""
+    """A whole (L, L) matrix of every head, in numpy: torch never allocates it (round 10's a07).
+    No matrix product: numpy's would start BLAS threads, which the probe reads as disabled."""
     import numpy
 
-    scores = numpy.matmul(q.numpy(), numpy.swapaxes(k.numpy(), -1, -2))
-    return torch.from_numpy(numpy.matmul(scores, v.numpy()))
+    scores = numpy.full((*q.shape[:-1], k.shape[-2]), 0.5, dtype=numpy.float32)  # (B, H, L, L)
+    return v * float(scores.mean())
 
 
 def test_memory_outside_torch_is_counted():
