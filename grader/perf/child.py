@@ -169,8 +169,7 @@ def storages(obj):
                 with torch._C.DisableTorchFunction():  # a subclass's __torch_function__ is the student's code
                     storage = torch.Tensor.untyped_storage(item)
                 kept[storage.data_ptr()] = storage.nbytes()
-            elif isinstance(item, (list, tuple, set, frozenset)) or (
-                    isinstance(item, dict) and not dict.__contains__(item, "__builtins__")):  # not a module's globals
+            elif isinstance(item, (list, tuple, set, frozenset, dict)):  # never a key's __eq__ (round 11's a02)
                 inside.append(item)
         level = inside
     return kept

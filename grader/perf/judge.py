@@ -48,7 +48,7 @@ from grader.grading.results import TestResult
 from grader.grading.settings import DEFAULTS
 from grader.sandbox import wire
 from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
-                                  load_request)
+                                  load_request, pin)
 from grader.grading.testkit import as64, check_result, one_thread
 
 _STEP = math.sqrt(3)
@@ -214,6 +214,7 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
         student = child() if child is not None else _timing_child(exercise, path, launcher, device, log_dir, limit,
                                                                    memory_limit)
         student.child.deadline = limit.at
+        reference.place(student.child.pid)  # before its code is loaded: it never sees its CPU change
         load = load_request(path, exercise.stem, exercise.forbidden)
         student.child.request(load)
         request = {"op": "bench", "exercise": exercise.id, "device": device, "seed": seed}
@@ -227,7 +228,7 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
                 got = student.child.request({**asked, "action": "verify"})["value"]
                 check_result(got, expected(case, ref, seed, asked["state"]),
                              what=f"your output on the performance case {case.label}")
-        reference.adopt(exercise, student.child.pid)
+        reference.adopt(exercise)
 
         def timed(index):
             case, asked = cases[index], requests[index]
@@ -390,14 +391,16 @@ class _Reference:
         own = time.monotonic() + REFERENCE_GRACE
         return min(own, self.run.at) if self.run is not None else own
 
-    def adopt(self, exercise, student_pid):
-        """Serve `exercise`'s reference next, on the CPU the student's child runs on (the quietest
-        at the run's first timing)."""
-        timed = self.timed
-        timed.ask({"op": "bench", "action": "adopt", "exercise": exercise.id})
+    def place(self, student_pid):
+        """Pin the student's timing child and the reference's to one CPU, the quietest at the run's
+        first timing."""
         if self.cpu is None and hasattr(os, "sched_setaffinity"):
             self.cpu = _quietest_cpu(os.sched_getaffinity(0), self._idle)
-        _same_cpu(self.cpu, student_pid, timed.child.pid)
+        _same_cpu(self.cpu, student_pid, self.timed.child.pid)
+
+    def adopt(self, exercise):
+        """Serve `exercise`'s reference next."""
+        self.timed.ask({"op": "bench", "action": "adopt", "exercise": exercise.id})
 
     def build(self, case, state):
         """{"reference": what to call, "fused": ... where the case has it} in the reference's child."""
@@ -518,12 +521,8 @@ def _same_cpu(cpu, *pids):
     `lumen-grade batch --jobs 2`, each pick the quietest one: `_quietest_cpu`)."""
     if cpu is None:
         return
-    cpu = {cpu}
     for pid in pids:
-        try:
-            os.sched_setaffinity(pid, cpu)
-        except OSError:
-            pass
+        pin(pid, cpu)
 
 
 def _idle_ticks():

@@ -19,7 +19,8 @@ call runs and after it, that the probe was in force:
 - after the call, the profile function is still the grader's.
 
 Memory torch does not allocate (a numpy array, Python lists of floats) is counted by `tracemalloc`,
-which numpy's allocator and Python's report to: its peak during the call stands for the largest
+which numpy's allocator and Python's report to, started afresh for the call (what was traced before,
+freed during the call, offsets nothing): its peak during the call stands for the largest
 tensor where it is larger, and beyond what a call's own Python objects take (shape `[]`: "outside
 torch"). Stopping or resetting it is a disabled probe.
 
@@ -47,7 +48,7 @@ _stack_length = torch._C._len_torch_dispatch_stack
 _stack_at = torch._C._get_dispatch_stack_at
 _pop_mode = torch._C._pop_torch_dispatch_stack
 _exclude_set = torch._C._dispatch_tls_local_exclude_set
-_traced, _reset_peak, _tracing = tracemalloc.get_traced_memory, tracemalloc.reset_peak, tracemalloc.is_tracing
+_traced, _tracing = tracemalloc.get_traced_memory, tracemalloc.is_tracing
 _start_tracing, _stop_tracing = tracemalloc.start, tracemalloc.stop
 _TRACE_CONTROLS = frozenset(getattr(_tracemalloc, name) for name in ("stop", "clear_traces", "reset_peak", "start"))
 _PYTHON_KEYS = (torch._C.DispatchKey.Python, torch._C.DispatchKey.PythonTLSSnapshot)
@@ -169,10 +170,9 @@ def measure(fn, args, kwargs=None, held=()):
             seen_before = _canary(probe)
             probe.bytes, probe.shape, probe.products = 0, (), 0
             traced = _tracing()
-            if not traced:
-                _start_tracing()
+            _stop_tracing()  # traced afresh: memory the student's code traced before (a ballast it frees
+            _start_tracing()  # during the call, round 11's a04) cannot offset what the call allocates
             start, _ = _traced()
-            _reset_peak()
             _setprofile(watch)
             try:
                 fn(*args, **(kwargs or {}))
@@ -181,8 +181,10 @@ def measure(fn, args, kwargs=None, held=()):
                 reason = watch.reason
                 _setprofile(previous)
                 outside = _traced()[1] - start if _tracing() else None
-                if not traced and _tracing():
+                if _tracing():
                     _stop_tracing()
+                if traced:  # as the student's code left it
+                    _start_tracing()
             reason = reason or watch.in_force()
             found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products}
             if outside is None:
