@@ -17,7 +17,7 @@ from grader.grading.compare import Mismatch, describe
 from grader.grading.testkit import crash_evidence, replayable
 from grader.nested import map_values
 from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, StudentError, SubmissionRefused,
-                                  load_request, printable)
+                                  call_request, load_request, printable)
 
 
 class Student:
@@ -88,11 +88,7 @@ class Student:
             if target.generation != self.generation:
                 raise ChildCrashed("an object made before the student's process restarted is gone")
             target = target.handle
-        request = {
-            "op": "call", "target": target, "method": method, "args": list(args),
-            "kwargs": kwargs, "grad": grad, "return_args": return_args, "no_grad": no_grad,
-            "stand_in": stand_in,
-        }
+        request = call_request(target, method, args, kwargs, grad, return_args, no_grad, stand_in)
         try:
             reply = child.request(_to_wire(request))
         except StudentError as error:

@@ -48,7 +48,7 @@ from grader.grading.results import TestResult
 from grader.grading.settings import DEFAULTS
 from grader.sandbox import wire
 from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
-                                  load_request, pin)
+                                  call_request, load_request, pin)
 from grader.grading.testkit import as64, check_result, one_thread
 
 _STEP = math.sqrt(3)
@@ -461,8 +461,7 @@ class _Timed:
             self.child.deadline = min(time.monotonic() + patience, run.at if run is not None else math.inf)
         if isinstance(target, wire.Handle) and method is None:
             method = "__call__"  # a module's forward, as the suites call it
-        request = {"op": "call", "target": target, "method": method, "args": list(args), "kwargs": {},
-                   "grad": None, "return_args": False, "no_grad": False}
+        request = call_request(target, method, args)
         wall, cpu = time.perf_counter(), self._cpu()
         between = self.idle(cpu)
         try:
