@@ -149,3 +149,12 @@ def test_detached_outputs_lose_the_gradient_points(grade):
     assert failed_tests(result) == ["test_project_gradients"]
     [message] = messages(result, "test_project_gradients")
     assert "not connected to the inputs by autograd" in message
+
+
+def test_a_fused_projection_without_any_matrix_product_is_not_one_product(grade):
+    """Round 11's a08: three projections, each multiplied and summed by hand, ran no aten product."""
+    path = SUBMISSIONS.parent / "attacks" / "round11" / "a08" / "trick" / "exercise1_projection.py"
+    result = grade(1, path=path)
+    assert failed_tests(result) == ["test_fused_project_is_one_matrix_product"]
+    assert messages(result, "test_fused_project_is_one_matrix_product")[0].startswith(
+        "fused_project(x, w_qkv) ran no matrix product")

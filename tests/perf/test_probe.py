@@ -166,6 +166,23 @@ def test_stopping_tracemalloc_reads_as_disabled():
     assert measured["disabled"] and "tracemalloc" in measured["disabled"], measured
 
 
+def test_memory_traced_before_the_call_and_freed_in_it_offsets_nothing():
+    """Round 11's a04: tracemalloc started by the student's code, a ballast freed during the call."""
+    import tracemalloc
+
+    tracemalloc.start()
+    ballast = [bytearray(64 << 20)]
+    try:
+        def freed_then_allocated(q, k, v):
+            ballast.clear()
+            return _numpy_full_matrix(q, k, v)
+
+        measured = probe.measure(freed_then_allocated, inputs(1024))
+    finally:
+        tracemalloc.stop()
+    assert measured["disabled"] is None and measured["bytes"] >= B * H * 1024 * 1024 * 4, measured
+
+
 def test_a_caches_storage_is_found_without_running_its_code():
     """Its attributes and containers are never asked (a `__dict__` property, a list's `__iter__`:
     round 10's a01, a02 and a15 did slow work or showed other tensors there)."""
@@ -175,9 +192,17 @@ def test_a_caches_storage_is_found_without_running_its_code():
         def __iter__(self):
             raise AssertionError("the student's __iter__ ran")
 
+    class Key(str):  # hashed as "__builtins__": a lookup of that name would call its __eq__ (round 11's a02)
+        def __hash__(self):
+            return hash("__builtins__")
+
+        def __eq__(self, other):
+            raise AssertionError("the student's __eq__ ran")
+
     class Cache:
         def __init__(self):
             self.k, self.kv = torch.zeros(4), {"v": (torch.zeros(8),), "more": Hides([torch.zeros(16)])}
+            self.kv[Key("k")] = None
 
         @property
         def __dict__(self):

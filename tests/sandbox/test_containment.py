@@ -214,3 +214,18 @@ def test_stopping_the_grader_ends_every_child_and_removes_its_folders(tmp_path, 
         time.sleep(0.05)
     assert not marked(marker)
     assert not list(temp.iterdir())
+
+
+def test_every_students_process_runs_on_one_cpu(grade):
+    """The suites' children as the timing's (round 11's a01 told them apart by their affinity)."""
+    result = grade(3, source="""
+        import os
+
+        def scale_scores(scores, d_k):
+            raise ValueError(f"on {len(os.sched_getaffinity(0))} CPU(s)")
+
+        def scaled_scores(q, k):
+            raise ValueError(f"on {len(os.sched_getaffinity(0))} CPU(s)")
+        """)
+    raised = [test.message for test in result.tests if test.status == "error"]
+    assert raised and all("on 1 CPU(s)" in message for message in raised), raised
