@@ -950,6 +950,20 @@ def flatten_findings(got, want, dtype, what):
                     f"{tuple(want.shape)}, putting the last dims side by side) is missing")]
 
 
+def merged_findings(got, want, dtype, what):
+    """The right numbers in the right order, with two or more leading axes (of more than one entry)
+    merged into one: a reshape(-1, d) that never reshapes back."""
+    leading = [size for size in want.shape[:-1] if size != 1]
+    if got.dim() != 2 or want.dim() < 3 or len(leading) < 2 or not got.is_floating_point():
+        return []
+    if tuple(got.shape) != (math.prod(want.shape[:-1]), want.shape[-1]) or not close(got.reshape(want.shape), _f64(want), dtype):
+        return []
+    return [Finding("shape:batch-merged", f"{what}: your result has the right numbers in the right order, but the "
+                    f"shape {tuple(got.shape)} instead of {tuple(want.shape)}: its leading axes are merged into one, "
+                    "what a reshape(-1, d) does; the result keeps the input's leading axes (@ and "
+                    "nn.functional.linear keep them as they are)")]
+
+
 def squeezed_findings(got, want, dtype, what):
     """The right numbers with every axis of size 1 dropped: a squeeze() with no dim."""
     kept = tuple(size for size in want.shape if size != 1)
@@ -970,7 +984,8 @@ def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
         findings = (factor_findings(call, got, want, dtype, what) + normalisation_findings(got, want, dtype, what)
                     or permutation_findings(got, want, dtype, what, axis_names(call["target"], want.dim()))
                     or later_step_findings(call, got, want, dtype, what)
-                    or flatten_findings(got, want, dtype, what) or squeezed_findings(got, want, dtype, what))
+                    or flatten_findings(got, want, dtype, what) or merged_findings(got, want, dtype, what)
+                    or squeezed_findings(got, want, dtype, what))
     return [Finding(key_prefix + f.key, f.message) for f in findings]
 
 

@@ -130,6 +130,9 @@ STRUCTURAL = {
     "shape:squeezed": "A result is its numbers and its shape: an axis of size 1 (one query, one key, a batch of "
                       "one) is still an axis the caller indexes. Yours has the right numbers, with every axis of "
                       "size 1 gone. Reread " + WALKTHROUGH + ".",
+    "shape:batch-merged": "A result is its numbers and its shape: the caller indexes the batch and the sequence "
+                          "as the axes it handed in. Yours has the right numbers in the right order, with those "
+                          "leading axes merged into one. Reread " + WALKTHROUGH + ".",
     "returned-none": "Every function here hands its result back to its caller. Yours ends without handing anything "
                      "back, so whatever it computed is lost. Reread " + WALKTHROUGH + ".",
     "cache:no-mask": "New tokens that arrive together are still a sequence: each sees the cached tokens and the new "

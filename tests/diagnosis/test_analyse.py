@@ -334,6 +334,17 @@ def test_scores_already_softmaxed_or_only_the_diagonal():
     assert found.id == "shape:squeezed" and "squeeze()" in found.message
 
 
+def test_leading_axes_merged_are_not_a_squeeze():
+    """Round 6's wrong_flattens_batch (x.reshape(-1, d) @ w, never reshaped back) was told it had
+    squeezed: at L = 1 both read the same, the calls with longer sequences tell them apart."""
+    x, w = randn(2, 5, 6), randn(6, 4, seed=1)
+    merged = (x.reshape(-1, 6) @ w).float()  # (10, 4) for (2, 5, 4)
+    assert keys(analyse.squeezed_findings(merged, x @ w, torch.float32, "q")) == []
+    assert keys(analyse.merged_findings(merged, x @ w, torch.float32, "q")) == ["shape:batch-merged"]
+    one_token = randn(3, 1, 6, seed=2)
+    assert keys(analyse.merged_findings((one_token.reshape(-1, 6) @ w).float(), one_token @ w, torch.float32, "q")) == []
+
+
 def test_weights_normalised_over_everything_or_along_another_dim():
     x = randn(3, 4, 5)
     e = torch.exp(x)
