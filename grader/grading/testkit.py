@@ -304,7 +304,8 @@ def check_inputs_kept(caller, target, *args, names, **kwargs):
 # -- devices ------------------------------------------------------------------------------------
 
 BUILT_ON_THE_CPU = ("built on the CPU: pass `device=x.device` (an input's device, or the function's `device` "
-                    "argument) where you make it, or make it from an input (torch.zeros_like(x), x.new_ones(...))")
+                    "argument) where you make it, and `dtype=x.dtype` where it holds values, or make it from an "
+                    "input (torch.zeros_like(x), x.new_ones(...)), which takes both")
 _MIXED_ON_CUDA = "Expected all tensors to be on the same device"  # CUDA's error when a call mixes devices
 
 
