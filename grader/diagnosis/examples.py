@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import torch
 
 from grader import catalog
-from grader.grading.compare import Mismatch, picture_cells
+from grader.grading.compare import Mismatch, dtype_text, picture_cells
 from grader.grading.testkit import (Made, Raised, Tracked, as64, check_device_kept, check_grads, check_inputs_kept,
                                     check_result, one_thread)
 from grader.nested import leaves, map_values
@@ -937,12 +937,16 @@ def _text(name, shown, made, search, pictures):
                 lines += _block(f"{key}[{i}]", item)
         elif search.params.get(key) is not None:
             lines += _block(key, value)
+    given = next((value.dtype for value in args.values() if isinstance(value, torch.Tensor) and value.is_floating_point()),
+                 None)  # the inputs' dtype, which a result keeps (the expected values are computed in float64)
     for (label, want), (_, have) in zip(_items(shown["expected"], search.spec.labels), _items(shown["got"], search.spec.labels)):
         suffix = f" ({label})" if label else ""
+        want_suffix = have_suffix = suffix
         if isinstance(want, torch.Tensor) and isinstance(have, torch.Tensor) and want.shape != have.shape:
             want_suffix, have_suffix = (f"{suffix} of shape {tuple(t.shape)}" for t in (want, have))  # axes of 1 print alike
-        else:
-            want_suffix = have_suffix = suffix
+        if (isinstance(want, torch.Tensor) and isinstance(have, torch.Tensor) and have.is_floating_point()
+                and given is not None and have.dtype != given):  # values print alike: say the dtypes
+            want_suffix, have_suffix = f"{want_suffix}, {dtype_text(given)}", f"{have_suffix}, {dtype_text(have.dtype)}"
         lines += _block("expected" + want_suffix, want)
         lines += _block("yours" + have_suffix, have)
     for picture in pictures:

@@ -74,6 +74,13 @@ def test_a_mistake_of_devices_is_shown_on_the_stand_in_with_the_line_that_made_t
     assert "stand-in for a GPU" in example["text"] and "made at line" in example["got"]
 
 
+def test_a_dtype_mistakes_example_says_the_dtypes_its_values_cannot_show(grade):
+    """Round 6's blind rating: a float64 call answered in float32 printed [[1]] twice."""
+    path = SUBMISSIONS.parent / "unseen" / "round6" / "exercise1" / "wrong_float32_upcast.py"
+    text = grade(1, path=path).diagnoses[0]["example"]["text"]
+    assert "expected (q), float64 = " in text and "yours (q), float32 = " in text, text
+
+
 def test_a_mask_example_draws_both_pictures(grade):
     result = grade(4, path=SUBMISSIONS / "exercise4/wrong_triu.py")
     example = result.diagnoses[0]["example"]
