@@ -187,7 +187,8 @@ def _divisor_findings(call, c, named, what):
         return []
     name, divisor = traits.of(call["target"]).divisor  # what the function divides its scores by
     theirs = divisor(named) / c
-    must = (f" where they must be divided by √d_k = √{named['d_k']} (d_k = q.size(-1), the width of a query)"
+    d_k = "the d_k it is given" if call["target"] == "scale_scores" else "d_k = q.size(-1), the width of a query"
+    must = (f" where they must be divided by √d_k = √{named['d_k']} ({d_k})"
             if name != "1" else " where attention_scores is the raw Q Kᵀ: no scaling in this step")
     if abs(theirs - 1) < 1e-6:  # not divided, or divided by a size that is 1 here
         ones = [name for name, n in {**named, **_dims(call)}.items() if n == 1]
@@ -206,9 +207,11 @@ def _divisor_findings(call, c, named, what):
 
 def _words(expression):
     """', the number of keys,' for √L_k; '' for a quantity without words."""
+    core = expression.removeprefix("√").removesuffix("²").removesuffix("/2")
+    twice = "twice " if core.startswith("2·") else ""
     for name, words in QUANTITY_WORDS.items():
-        if expression.strip("√²2·").removesuffix("/2") == name:
-            return f", {words},"
+        if core.removeprefix("2·") == name:
+            return f", {twice}{words},"
     if ".size(" in expression:
         return ", a size of the input that is not its last dim,"
     return ""

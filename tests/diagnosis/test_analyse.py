@@ -334,6 +334,11 @@ def test_scores_already_softmaxed_or_only_the_diagonal():
     assert found.id == "shape:squeezed" and "squeeze()" in found.message
 
 
+def test_a_divisor_is_named_with_its_multiplier():
+    """Round 6's wrong_precedence (scores / d_k ** 1/2) read "2·d_k = 260, the width of q and k"."""
+    assert analyse._words("2·d_k") == ", twice the width of q and k," and analyse._words("√d_k") == ", the width of q and k,"
+
+
 def test_leading_axes_merged_are_not_a_squeeze():
     """Round 6's wrong_flattens_batch (x.reshape(-1, d) @ w, never reshaped back) was told it had
     squeezed: at L = 1 both read the same, the calls with longer sequences tell them apart."""
