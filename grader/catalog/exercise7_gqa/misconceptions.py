@@ -8,8 +8,8 @@ from grader.diagnosis.mutants import Misconception, GQA
 MISCONCEPTIONS = (
     Misconception(
         "gqa-repeat-tiles", (7, 8),
-        "Your query heads read the KV heads tiled, [0, 1, 0, 1, …] (what .repeat gives): query head j reads KV "
-        "head j mod n_kv_heads; it must read KV head j // n_rep, [0, 0, 1, 1, …], so that neighbouring query heads "
+        "Your query heads read the KV heads tiled, [0, 1, 0, 1, …] (what .repeat gives, or an expand whose "
+        "new axis stands before the heads, x[:, None]): query head j reads KV head j mod n_kv_heads; it must read KV head j // n_rep, [0, 0, 1, 1, …], so that neighbouring query heads "
         "share a KV head (repeat_interleave along dim 1): see " + GQA,
         ({"repeat_kv": lambda self, x, n_rep: x.repeat(1, n_rep, 1, 1)},),
         {7: [("    return x.repeat_interleave(n_rep, dim=1)  # (B, H_kv*n_rep, L, d)\n    # END",
@@ -17,8 +17,8 @@ MISCONCEPTIONS = (
         principle="In grouped-query attention each KV head serves a group of n_heads / n_kv_heads neighbouring query "
                   "heads: the first group shares KV head 0, the next KV head 1, and so on. In yours, neighbouring "
                   "query heads read different KV heads. Reread " + GQA + ".",
-        cause="You tiled the KV heads, [0, 1, 0, 1, …] (what .repeat gives): query head j reads KV head j mod "
-              "n_kv_heads.",
+        cause="You tiled the KV heads, [0, 1, 0, 1, …] (what .repeat gives, or an expand whose new axis stands "
+              "before the heads, x[:, None]): query head j reads KV head j mod n_kv_heads.",
     ),
     Misconception(
         "repeat-kv-wrong-dim", (7,),
