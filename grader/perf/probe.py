@@ -181,7 +181,7 @@ def measure(fn, args, kwargs=None, held=()):
                 reason = watch.reason
                 _setprofile(previous)
                 outside = _traced()[1] - start if _tracing() else None
-                if _tracing():
+                if outside is not None:
                     _stop_tracing()
                 if traced:  # as the student's code left it
                     _start_tracing()

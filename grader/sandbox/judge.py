@@ -420,8 +420,10 @@ def pin(pid, cpu=None):
     if not hasattr(os, "sched_setaffinity"):
         return
     with contextlib.suppress(OSError):
-        allowed = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(pid, {cpu if cpu is not None else allowed[pid % len(allowed)]})
+        if cpu is None:
+            allowed = sorted(os.sched_getaffinity(0))
+            cpu = allowed[pid % len(allowed)]
+        os.sched_setaffinity(pid, {cpu})
 
 
 class Child:
