@@ -583,8 +583,7 @@ def _scenario_dict(exercise, spec, scenario, steps, function):
         labels = spec.labels.get(method)
         for (label, want), (_, have) in zip(_items(expected, labels), _items(got, labels)):
             suffix = f" ({label})" if label else ""
-            lines += ["  " + line for line in _block("expected" + suffix, _shown(want))]
-            lines += ["  " + line for line in _block("yours" + suffix, _shown(have))]
+            lines += ["  " + line for line in _both("expected" + suffix, _shown(want), "yours" + suffix, _shown(have))]
         shown.append({"call": call, "expected": plain(_shown(expected)), "got": plain(_shown(got))})
     replay = {"made": [[name, target, list(args), plain(kwargs)] for name, target, args, kwargs in scenario.made],
               "steps": [[name, method, [{"object": a.name} if isinstance(a, Handle) else plain(a) for a in args]]
@@ -856,30 +855,49 @@ def _pictures(got, expected, picture, labels):
     return found
 
 
-def _number(x):
+def _number(x, digits=4):
     if isinstance(x, bool):
         return "1" if x else "0"
     if isinstance(x, str):
         return x
     if isinstance(x, int) or float(x).is_integer() and abs(x) < 1e15:
         return str(int(x)) if not isinstance(x, int) else str(x)
-    return f"{x:.4g}"
+    return f"{x:.{digits}g}"
 
 
-def _lines(value):
-    """A value as the napkin writes it: a number, a vector [1, 2], a matrix row under row (a tensor
-    with more axes: each matrix under its index, leading axes of 1 left out)."""
+PRECISE = 17  # significant digits that tell apart any two float64 values
+
+
+def _both(want_title, want, have_title, have):
+    """The expected and the student's values, in as many digits as it takes to tell them apart: four,
+    or all of float64's where four print alike (a constant rounded to float32 is off by 1e-8)."""
+    digits = 4
+    if _lines(want) == _lines(have) and isinstance(want, torch.Tensor) and isinstance(have, torch.Tensor) \
+            and want.shape == have.shape and not torch.equal(want.cpu(), have.cpu().to(want.dtype)):
+        digits = PRECISE
+    return _block(want_title, want, digits) + _block(have_title, have, digits)
+
+
+def _lines(value, digits=4):
+    """A value as the napkin writes it: a number, a vector [1, 2], a matrix row under row; a tensor
+    with more axes: each matrix under its index, or, where every axis before the matrix is 1, the
+    matrix in one more bracket for each (as torch prints it), so the values show every axis."""
     if isinstance(value, torch.Tensor):
         value = plain(value)
     if not isinstance(value, list):
-        return [_number(value) if isinstance(value, (int, float, str)) else str(value)]
+        return [_number(value, digits) if isinstance(value, (int, float, str)) else str(value)]
     shape = _shape(value)
-    while len(shape) > 2 and shape[0] == 1:
-        value, shape = value[0], shape[1:]
+    if len(shape) > 2 and set(shape[:-2]) == {1}:
+        lead = len(shape) - 2
+        for _ in range(lead):
+            value = value[0]
+        lines = ["[" * lead + line if i == 0 else " " * lead + line for i, line in enumerate(_lines(value, digits))]
+        lines[-1] += "]" * lead
+        return lines
     if len(shape) <= 1:
-        return ["[" + ", ".join(_number(x) for x in value) + "]"]
+        return ["[" + ", ".join(_number(x, digits) for x in value) + "]"]
     if len(shape) == 2:
-        cells = [[_number(x) for x in row] for row in value]
+        cells = [[_number(x, digits) for x in row] for row in value]
         width = max((len(c) for row in cells for c in row), default=1)
         rows = [", ".join(c.rjust(width) for c in row) for row in cells]
         return [("[[" if i == 0 else " [") + row + ("]]" if i == len(rows) - 1 else "],") for i, row in enumerate(rows)]
@@ -889,7 +907,7 @@ def _lines(value):
         for i in index:
             part = part[i]
         lines.append(f"[{', '.join(map(str, index))}, :, :] =")
-        lines += ["  " + line for line in _lines(part)]
+        lines += ["  " + line for line in _lines(part, digits)]
     return lines
 
 
@@ -901,8 +919,8 @@ def _shape(value):
     return shape
 
 
-def _block(title, value):
-    lines = _lines(value)
+def _block(title, value, digits=4):
+    lines = _lines(value, digits)
     if len(lines) == 1:
         return [f"  {title} = {lines[0]}"]
     return [f"  {title} ="] + ["    " + line for line in lines]
@@ -947,8 +965,7 @@ def _text(name, shown, made, search, pictures):
         if (isinstance(want, torch.Tensor) and isinstance(have, torch.Tensor) and have.is_floating_point()
                 and given is not None and have.dtype != given):  # values print alike: say the dtypes
             want_suffix, have_suffix = f"{want_suffix}, {dtype_text(given)}", f"{have_suffix}, {dtype_text(have.dtype)}"
-        lines += _block("expected" + want_suffix, want)
-        lines += _block("yours" + have_suffix, have)
+        lines += _both("expected" + want_suffix, want, "yours" + have_suffix, have)
     for picture in pictures:
         lines.append(f"  {picture['label'] + ': ' if picture['label'] else ''}expected and yours, "
                      f"rows are {picture['rows']}, columns {picture['columns']}")

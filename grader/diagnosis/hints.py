@@ -210,6 +210,27 @@ CAUSES = {
     "built-on-cpu": "Everything a step makes must live where its inputs live: on a GPU, a tensor made without saying "
                     "where is made on the CPU, and mixing the two fails (or copies data back and forth). Yours makes "
                     "something on the CPU while its inputs are elsewhere. Reread " + WALKTHROUGH + ".",
+    "no-gradient": "Attention is learned: the chapter's fourth requirement is that every step be differentiable, so "
+                   "that training can send the loss's gradient back through it to everything it was computed from. "
+                   "In yours no gradient reaches one input: somewhere on its way to the output the computation "
+                   "leaves autograd's record, and the chain of gradients breaks there. "
+                   "Reread 'The problem: a token's meaning depends on context'.",
+    "peeks-at-the-future": "A language model learns to predict each token from the tokens before it, and it is "
+                           "trained on every position at once: each query must be kept from the keys after it, or "
+                           "it learns to copy the answer it should predict. In yours, changing a later token changes "
+                           "what an earlier one reads. Reread " + MASKING + ".",
+    "float32-constant": "A step answers in its inputs' precision, and so does every number it uses on the way: a "
+                        "constant kept in float32 carries only about 7 significant digits into a float64 "
+                        "computation. All of yours is off by one tiny common factor, the size of float32's rounding "
+                        "of a single number. Reread " + WALKTHROUGH + ".",
+    "epsilon-in-divisor": "Dividing by a sum is exact: weights divided by their own total sum to exactly 1, and "
+                          "nothing needs guarding except a total of zero. In yours the results are slightly too "
+                          "small, by an amount that is largest for the smallest totals, as when a small "
+                          "constant joins what you divide by. Reread " + SOFTMAX + ".",
+    "computes-in-float32": "A step answers in its inputs' precision: a float64 input is computed in float64 all the "
+                           "way, or the result carries float32's rounding, about one part in ten million, into "
+                           "every later layer. Yours is off by about that much on nearly every value, in both "
+                           "directions. Reread " + WALKTHROUGH + ".",
     "input-changed-in-place": "A step must leave its inputs as they were: the caller still holds them (the same "
                               "scores, the same x for the next layer, the same tensor for the backward pass), and "
                               "writing over them changes their data too. Yours changes an input. "

@@ -70,7 +70,8 @@ def conclude(number, failed, passed=(), causes=()):
 
     `causes`: (id, message, index into `failed` or None) of failed checks whose message names the
     mistake itself (a dtype changed, an input changed in place); they are the diagnosis when no other
-    value is wrong, or when the only other evidence is crashes: the whole story then.
+    value is wrong, when the only other evidence is crashes (the whole story then), or when nothing
+    explains the other evidence (a named cause teaches more than no diagnosis).
     Returns [Diagnosis], each with the indices (into `failed`) of the calls it explains.
     """
     caused = {index for _, _, index in causes}
@@ -88,7 +89,7 @@ def conclude(number, failed, passed=(), causes=()):
             found = []  # blame only the function that holds the mistake: the part's, which nothing here names
         if rest and not any(len(d.ids) == 1 for d in found):
             found += _structural(cases, rest, passing)
-    if causes and all(isinstance(cases[i].call["got"], Raised) for i in evidence):
+    if causes and (not found or all(isinstance(cases[i].call["got"], Raised) for i in evidence)):
         return _causes(causes)  # a named cause is the story: the crashes that come with it are its consequence
     return found
 

@@ -242,56 +242,57 @@ def check_close(got, expected, *, what, dtype=None, nan_hint="", picture=None, m
     conditioning = _conditioning(dtype, magnitude, index)
     if not conditioning:  # the dtype's own tolerance: a report listing mismatches may say it once for all
         details["tolerance"] = {"dtype": dtype_text(dtype), "text": f"{atol:g} + {rtol:g}·|expected|"}
+    cause, hint = _tiny_error(dtype, got64, want, wrong) if tiny_causes else (None, "")
     raise Mismatch(
         f"{what} {agree(what, 'is')} wrong at {list(index)}: got {got_text}, expected {want_text}; "
         f"{int(wrong.sum())} of {wrong.numel()} values are off "
-        f"(tolerance {atol:g} + {rtol:g}·|expected|{conditioning})"
-        f"{_tiny_error_hint(dtype, got64, want, wrong) if tiny_causes else ''}",
-        **details,
+        f"(tolerance {atol:g} + {rtol:g}·|expected|{conditioning}){hint}",
+        cause=cause, **details,
     )
 
 
 FLOAT32_ROUNDING = 2.0 ** -24  # the largest relative change rounding one number to float32 makes
 
 
-def _tiny_error_hint(dtype, got, want, wrong):
-    """What a float64 result off by a tiny amount (1e-10 to 1e-5 of its size) shows, told by where
-    the error is largest and how it scales: each row (the last axis) the right one times a factor
-    just below 1, so the error is largest where the row's denominator is smallest, is an epsilon
-    added to a denominator (or a clamp on it); an error about float32's rounding, 6e-8 relative,
-    on nearly every value and of either sign is a step that computes in float32; anything else: ''."""
+def _tiny_error(dtype, got, want, wrong):
+    """(cause id, hint) of a float64 result off by a tiny amount (1e-10 to 1e-5 of its size), told by
+    where the error is largest and how it scales: all of it one factor, float32's rounding of one
+    number, is a constant made in float32; each row (the last axis) the right one times a factor just
+    below 1, so the error is largest where the row's denominator is smallest, is an epsilon added to
+    a denominator (or a clamp on it); an error about float32's rounding, 6e-8 relative, on nearly
+    every value and of either sign is a step that computes in float32; anything else: (None, '')."""
     if dtype != torch.float64:
-        return ""
+        return None, ""
     finite = torch.isfinite(want) & torch.isfinite(got)
     if not (finite & wrong).any():
-        return ""
+        return None, ""
     scale = float(want.abs()[finite].amax())
     error = float((got - want).abs()[finite & wrong].amax()) / max(scale, 1e-300)
     if not 1e-10 < error < 1e-5:
-        return ""
+        return None, ""
     sizeable = finite & (want.abs() >= 1e-3 * scale)  # entries whose relative error means something
     shrinks = _row_factor_below_one(got, want, sizeable, scale)
     if shrinks is not None and shrinks[1] >= 0.999 * shrinks[0]:  # one factor for the whole result
         if shrinks[0] <= 1.01 * FLOAT32_ROUNDING:
-            return (f"; all of yours is the expected result times one factor, 1 - {shrinks[0]:.1g}: that is one number "
+            return "float32-constant", (f"; all of yours is the expected result times one factor, 1 - {shrinks[0]:.1g}: that is one number "
                     "rounded to float32 (a divisor or a scale made in float32: a tensor made without dtype=, a "
                     ".float()) — make it in the inputs' dtype")
-        return (f"; all of yours is the expected result times one factor, 1 - {shrinks[0]:.1g}, larger than "
+        return "epsilon-in-divisor", (f"; all of yours is the expected result times one factor, 1 - {shrinks[0]:.1g}, larger than "
                 f"float32's rounding of one number: a small constant (about {_order(shrinks[0])} of it) added to a "
                 "divisor does that — divide by the value itself")
     if shrinks is not None:
         shrink = shrinks[0]
-        return (f"; each row of yours is the expected one times a factor just below 1, 1 - δ with δ up to "
+        return "epsilon-in-divisor", (f"; each row of yours is the expected one times a factor just below 1, 1 - δ with δ up to "
                 f"{shrink:.1g}: an epsilon (about {_order(shrink)}) added to a denominator, or a clamp on it, does "
                 "that (δ = ε / (sum + ε), largest where the sum is small), not float32 rounding — divide by the "
                 "sum itself and guard only a sum of 0 (torch.where)")
     signs = torch.sign(got - want)[sizeable & wrong]
     everywhere = int((sizeable & wrong).sum()) >= 0.5 * int(sizeable.sum())
     if everywhere and bool((signs > 0).any()) and bool((signs < 0).any()):
-        return ("; that is the size of float32 rounding: a step of yours computes in float32 (a tensor made "
+        return "computes-in-float32", ("; that is the size of float32 rounding: a step of yours computes in float32 (a tensor made "
                 "without dtype=, a .float(), a Python list turned into a default-dtype tensor) — keep "
                 "every step in the inputs' dtype")
-    return ""
+    return None, ""
 
 
 def _row_factor_below_one(got, want, sizeable, scale):

@@ -236,7 +236,7 @@ class GradingPlugin:
         self.passed_calls[exercise_id].extend(testkit.take_passed_calls())
         if status in ("failed", "error") and "call" in details:
             self.failed_calls.setdefault(exercise_id, []).append((test, details["call"]))
-        if status == "failed" and "cause" in details:
+        if status == "failed" and details.get("cause"):
             self.causes.setdefault(exercise_id, []).append((test, details["cause"]))
 
     def _attribute_output(self, exercise_id, test, student):

@@ -303,6 +303,8 @@ def check_inputs_kept(caller, target, *args, names, **kwargs):
 
 # -- devices ------------------------------------------------------------------------------------
 
+NO_GRADIENT = "no-gradient"  # a cause (grader.diagnosis.hints): an input the output does not depend on through autograd
+PEEKS_AT_THE_FUTURE = "peeks-at-the-future"  # a cause: changing a later token changed an earlier one's result
 BUILT_ON_THE_CPU = ("built on the CPU: pass `device=x.device` (an input's device, or the function's `device` "
                     "argument) where you make it, and `dtype=x.dtype` where it holds values, or make it from an "
                     "input (torch.zeros_like(x), x.new_ones(...)), which takes both")
@@ -434,7 +436,9 @@ def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", ca
     forward pass that is right tells it nothing); `call` (gradient_call's) is recorded with it."""
     for got, want, name in zip(grads, expected, names):
         if got is None:
-            raise Mismatch(f"{what}: no gradient reached `{name}`; is it used, and not detached?")
+            raise Mismatch(f"{what}: no gradient reached `{name}`: is it used, and kept in autograd's record all the "
+                           "way (no .detach(), torch.no_grad(), .item(), .numpy() or torch.tensor(...) on its path)?",
+                           cause=NO_GRADIENT)
         try:
             check_close(got, want, what=f"the gradient of {what} w.r.t. {name}", dtype=dtype, nan_hint=nan_hint,
                         tiny_causes=False)

@@ -148,7 +148,8 @@ def test_detached_outputs_lose_the_gradient_points(grade):
     """)
     assert failed_tests(result) == ["test_project_gradients"]
     [message] = messages(result, "test_project_gradients")
-    assert "not connected to the inputs by autograd" in message
+    assert "no gradient reached" in message and ".detach()" in message
+    assert diagnosed(result) == ["no-gradient"]
 
 
 def test_a_fused_projection_without_any_matrix_product_is_not_one_product(grade):

@@ -9,7 +9,7 @@ import torch
 import lumen_ref as ref
 from grader import catalog
 from conftest import SOLUTIONS, SUBMISSIONS, failed_tests, failures
-from test_diagnoses import graded
+from test_diagnoses import diagnosed, graded
 
 HERE = SUBMISSIONS / "exercise2"
 FILE = "exercise2_scoring.py"
@@ -120,4 +120,5 @@ def test_detached_scores_lose_the_gradient_points(grade):
     """)
     assert failed_tests(result) == ["test_gradients"]
     [message] = messages(result, "test_gradients")
-    assert "not connected to the inputs by autograd" in message
+    assert "no gradient reached" in message and ".detach()" in message
+    assert diagnosed(result) == ["no-gradient"]

@@ -58,7 +58,7 @@ def test_kv_cache_bytes_must_be_an_int(grade):
     result = grade(8, as_float)
     assert failed_tests(result) == sorted(BYTES)
     assert "returned the float 2147483648.0, expected an int" in message(result, "test_kv_cache_bytes_llama2_7b")
-    assert diagnosed(result) == []  # the right number, of the wrong type
+    assert diagnosed(result) == ["cache-bytes-not-whole"]  # the right number, of the wrong type: a named cause
 
 
 def test_cache_that_ignores_the_past(grade):

@@ -440,3 +440,15 @@ def test_a_final_reshape_that_is_missing():
     dropped = (q @ k.transpose(-2, -1)).squeeze(1).float()  # fewer dims: squeezed, or one query paired element-wise
     assert keys(direct(call_of("attention_scores", q.float(), k.float(), got=dropped))) == ["shape:squeezed"]
     assert _structural(call_of("attention_scores", q.float(), k.float(), got=dropped)) == []  # the call cannot tell
+
+
+def test_a_named_cause_is_the_diagnosis_where_nothing_explains_the_wrong_values():
+    """Wrong values that neither the catalogue nor the analysers explain, beside a check whose message
+    names its cause: the cause is the diagnosis (a ladder that teaches), not nothing; where a mistake
+    explains the values, the cause stays out of it."""
+    scores = randn(2, 5, 7) * 8
+    unscaled = call_of("scale_scores", scores.float(), 64, got=scores.float())  # missing-scale
+    by_dk = call_of("scale_scores", scores.float(), 16, got=(scores / 16).float())  # scale-by-dk
+    cause = [("built-on-cpu", "on a GPU, scale_scores(...) fails", None)]
+    assert [d.id for d in diagnose.conclude(3, [unscaled, by_dk], causes=cause)] == ["built-on-cpu"]
+    assert [d.id for d in diagnose.conclude(3, [unscaled], causes=cause)] == ["missing-scale"]

@@ -204,3 +204,19 @@ def test_a_batch_that_crashes_until_the_other_sizes_shrink_is_cut_to_one_entry_a
     example = grade(2, path=path).diagnoses[0]["example"]
     assert example["sizes"].get("batch", 1) == 1 and max(example["sizes"].values()) <= 2, example["sizes"]
     assert "expected of shape (1, 1, 1, 1)" in example["text"] and "yours of shape (1, 1, 1)" in example["text"]
+
+
+def test_values_show_every_axis_and_the_digits_that_tell_them_apart():
+    """A (1, 1, 1, 1) input prints with its four brackets, as torch prints it, so the values agree with
+    the shape the example states; answers that four digits print alike (a constant rounded to float32
+    is off by 1e-8) print in all of float64's digits, and answers four digits tell apart keep four."""
+    import torch
+
+    assert examples._lines(torch.ones(1, 1, 1, 1)) == ["[[[[1]]]]"]
+    assert examples._lines(torch.tensor([[[[0.5, 1.0], [2.0, 3.0]]]])) == ["[[[[0.5,   1],", "   [  2,   3]]]]"]
+    assert examples._lines(torch.arange(8.0).view(1, 2, 2, 2))[0] == "[0, 0, :, :] ="  # not all leading axes of 1
+    want = torch.tensor([[0.70710678118654746]], dtype=torch.float64)
+    rounded = want * (1 - 2 ** -25)
+    shown = examples._both("expected", want, "yours", rounded)
+    assert shown[0] != shown[1].replace("yours", "expected") and "0.7071067811865" in shown[0]
+    assert examples._both("expected", want, "yours", want * 2) == ["  expected = [[0.7071]]", "  yours = [[1.414]]"]

@@ -136,16 +136,39 @@ def _strings(node, scope, constants, seen=None):
 
 
 def _assigned(scope, name):
-    """The values `scope` assigns to `name`."""
-    return [node.value for node in ast.walk(scope) if isinstance(node, ast.Assign)
-            and any(isinstance(target, ast.Name) and target.id == name for target in node.targets)] if scope else []
+    """The values `scope` assigns to `name`, unpacked ones included: `a, b = x, y` gives b y, and
+    `a, b = f(...)` gives b the item of each tuple f returns (an ast.Subscript of the call)."""
+    values = []
+    for node in ast.walk(scope) if scope else ():
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id == name:
+                values.append(node.value)
+            elif isinstance(target, ast.Tuple) and name in [getattr(e, "id", None) for e in target.elts]:
+                position = [getattr(e, "id", None) for e in target.elts].index(name)
+                sources = [node.value.body, node.value.orelse] if isinstance(node.value, ast.IfExp) else [node.value]
+                values += [source.elts[position] if isinstance(source, ast.Tuple)
+                           else ast.Subscript(source, ast.Constant(position)) for source in sources]
+    return values
 
 
-def _prefixes(node, scope, constants):
+def _prefixes(node, scope, constants, functions=None):
     """The literal beginnings of a key expression: ["mask:diagonal"] for f"mask:diagonal{shift:+d}";
-    None for a key passed through (a parameter of `scope`); a key it cannot read fails the test."""
+    None for a key passed through (a parameter of `scope`); a key it cannot read fails the test.
+    `functions` ({name: FunctionDef}): for an item of what one returns, `f(...)[i]` (see _assigned)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
+    if isinstance(node, ast.Constant) and node.value is None:
+        return []  # no cause: this branch names none
+    if isinstance(node, ast.IfExp):
+        return [p for branch in (node.body, node.orelse) for p in _prefixes(branch, scope, constants, functions) or []]
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) and functions and \
+            getattr(node.value.func, "id", None) in functions and isinstance(node.slice, ast.Constant):
+        function = functions[node.value.func.id]
+        items = [r.value.elts[node.slice.value] for r in ast.walk(function)
+                 if isinstance(r, ast.Return) and isinstance(r.value, ast.Tuple)]
+        return [p for item in items for p in _prefixes(item, function, constants, functions) or []]
     if isinstance(node, ast.JoinedStr):
         head = ""
         for part in node.values:
@@ -160,7 +183,7 @@ def _prefixes(node, scope, constants):
             return None
         values = _assigned(scope, node.id) or constants.get(node.id)
         if values:
-            return [p for value in values for p in _prefixes(value, scope, constants) or []]
+            return [p for value in values for p in _prefixes(value, scope, constants, functions) or []]
     raise AssertionError(f"a key the test cannot read: {ast.unparse(node)}")
 
 
@@ -225,7 +248,7 @@ def cause_ids():
                     ids = [c.value for r in ast.walk(functions[value.func.id]) if isinstance(r, ast.Return)
                            for c in ast.walk(r) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
                 else:
-                    ids = _prefixes(value, scope, constants)
+                    ids = _prefixes(value, scope, constants, functions)
                 if ids is None:
                     continue
                 called = [functions[c.func.id] for c in ast.walk(scope or tree) if isinstance(c, ast.Call)
@@ -250,7 +273,8 @@ def test_the_code_is_read_whole():
     assert len(ANALYSER_KEYS) >= 40
     # the causes tests/diagnosis/test_diagnoses.py's corpus shows, and the dtype and device ones
     assert {"input-changed-in-place", "cache-capacity", "cache-reallocated", "nan-gradient-on-masked-row",
-            "built-on-cpu", "dtype-changed", "mask-not-bool", "device-changed"} <= set(CAUSE_IDS)
+            "built-on-cpu", "dtype-changed", "mask-not-bool", "device-changed", "no-gradient", "float32-constant",
+            "epsilon-in-divisor", "computes-in-float32", "head-at-the-threshold"} <= set(CAUSE_IDS)
 
 
 @pytest.mark.parametrize("key", sorted(ANALYSER_KEYS))

@@ -7,6 +7,20 @@ import torch
 
 from grader.diagnosis.mutants import Misconception, CACHE, COST, MASKING, stale_online_softmax, student_exp
 
+# causes the suites' messages name themselves (no value shows them), and level 1 of their hint ladder
+COST_NOT_INT = "cost-not-whole"
+WHOLE_MATRIX = "tiled-holds-whole-matrix"
+CAUSES = {
+    COST_NOT_INT: "A count of operations is a whole number, and Python's integers hold whole numbers exactly at any "
+                  "size; a floating-point number keeps only about 16 significant digits, so a long context's count "
+                  "comes back rounded, and even a small one prints with a decimal point. Yours comes back as a "
+                  "floating-point number. Reread " + COST + ".",
+    WHOLE_MATRIX: "The point of tiled attention is memory: the score matrix holds L² numbers for each head, which at "
+                  "long contexts does not fit, while the online softmax needs only one block of keys and its scores "
+                  "at a time, so memory grows like L, not L². Yours still holds something as large as the whole "
+                  "matrix. Reread " + COST + ".",
+}
+
 # lines of the solutions that the edits below rewrite
 SOLUTION_ONLINE_SUM = "        l = l * torch.exp(m - shift) + torch.exp(block - shift).sum(dim=-1, keepdim=True)"
 SOLUTION_TILED_OUTPUT = "        o = o * rescale + p @ v_block"

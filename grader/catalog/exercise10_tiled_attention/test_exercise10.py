@@ -16,6 +16,7 @@ import torch
 import lumen_ref as ref
 from grader.grading.compare import Mismatch, attention_magnitude, describe, dtype_text, softmax_magnitude, summarise
 from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
+from grader.catalog.exercise10_tiled_attention.misconceptions import COST_NOT_INT, WHOLE_MATRIX
 from grader.grading.testkit import (cases, check_call, check_device_kept, check_grads, check_inputs_kept, dims,
                                     measure_call, randn)
 
@@ -72,7 +73,7 @@ COST_TERMS = {"core_attention": "4·L²·d (Q Kᵀ and A V, L·L·d multiply-add
 def _number(got, what):
     """got as a number, or a Mismatch saying it is not one."""
     if isinstance(got, bool) or not isinstance(got, (int, float)):
-        raise Mismatch(f"{what} is {describe(got)}, expected an int")
+        raise Mismatch(f"{what} is {describe(got)}, expected an int", cause=COST_NOT_INT)
     return got
 
 
@@ -80,7 +81,7 @@ def _whole(got, what, unit):
     """A right value must also be an int: FLOPs and lengths are whole numbers."""
     if type(got) is not int:
         raise Mismatch(f"{what} is the {type(got).__name__} {got!r}, expected an int: {unit} are whole, so "
-                       "multiply and divide ints with // (no /, math.pow or tensors)")
+                       "multiply and divide ints with // (no /, math.pow or tensors)", cause=COST_NOT_INT)
 
 
 def _factor(got, expected):
@@ -304,7 +305,7 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
                        f"holds the whole matrix: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
                        f"largest, {held}, at L = {long}), and the (L, L) scores of every head are "
                        f"{_mib(whole)} there. Read K and V one block at a time and keep only a block of scores, "
-                       f"(L_q, block_size): {_mib(B * H * long * block * 4)} at L = {long}")
+                       f"(L_q, block_size): {_mib(B * H * long * block * 4)} at L = {long}", cause=WHOLE_MATRIX)
 
 
 # -- gradients -----------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import torch
 
 import lumen_ref as ref
 from grader.grading.compare import Mismatch, check_tensor, dtype_text, shape_text
-from grader.grading.testkit import (check_call, check_device_kept, check_grads, check_inputs_kept, dims, randn,
+from grader.grading.testkit import (PEEKS_AT_THE_FUTURE, check_call, check_device_kept, check_grads, check_inputs_kept, dims, randn,
                                     upstream_through_softmax)
 
 DTYPES = [torch.float32, torch.float64]
@@ -74,7 +74,8 @@ def test_no_peeking_at_the_future(student, rng):
     if bool(leaks.any()):
         _, i, j = (int(n) for n in leaks.nonzero()[0])
         raise Mismatch(f"after apply_mask(scores, causal_mask({L})), query {i} still sees key {j} > {i}: changing "
-                       f"a future token's score changed what token {i} reads (no peeking at the future)")
+                       f"a future token's score changed what token {i} reads (no peeking at the future)",
+                       cause=PEEKS_AT_THE_FUTURE)
 
 
 # -- apply_mask(scores, mask) ------------------------------------------------------------------------

@@ -16,7 +16,12 @@ SOLUTION_UPDATE_RETURN = "        return self.k[:, :, :end], self.v[:, :, :end] 
 CAPACITY = "cache-capacity"
 REALLOCATED = "cache-reallocated"
 DTYPE_IGNORED = "cache-dtype-ignored"
+BYTES_NOT_INT = "cache-bytes-not-whole"
 CAUSES = {
+    BYTES_NOT_INT: "A number of bytes is a whole number, and Python's integers hold whole numbers exactly at any "
+                   "size; a floating-point number keeps only about 16 significant digits and prints with a decimal "
+                   "point, so it is not a count any more. Yours comes back as a floating-point number. "
+                   "Reread " + CACHE + ".",
     DTYPE_IGNORED: "A cache stores its keys and values in the precision it is made with: a float64 model reads "
                    "float64 keys back, a float16 one float16. Yours hands them back in another precision than the "
                    "cache was made for. Reread " + CACHE + ".",

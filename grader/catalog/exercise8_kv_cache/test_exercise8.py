@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from grader.catalog.exercise8_kv_cache.misconceptions import CAPACITY, DTYPE_IGNORED, REALLOCATED
+from grader.catalog.exercise8_kv_cache.misconceptions import BYTES_NOT_INT, CAPACITY, DTYPE_IGNORED, REALLOCATED
 from grader.grading.compare import Mismatch, describe, dtype_text, plural, summarise
 from grader.sandbox.judge import StudentError
 from grader.grading.testkit import (
@@ -164,7 +164,8 @@ def check_bytes(student, *args, what, **kwargs):
     try:
         value = float(got)
     except (TypeError, ValueError, RuntimeError):
-        raise Mismatch(f"{what} returned {describe(got)}, expected an int (a number of bytes)") from None
+        raise Mismatch(f"{what} returned {describe(got)}, expected an int (a number of bytes)",
+                       cause=BYTES_NOT_INT) from None
     if value != expected:
         raise Mismatch(f"{what} returned {summarise(got)}, expected {expected:,}: the cache holds 2 (keys and "
                        "values) × n_layers × n_kv_heads × d_head × seq_len × batch_size × bytes_per_value bytes",
@@ -173,7 +174,7 @@ def check_bytes(student, *args, what, **kwargs):
     if type(got) is not int:
         kind = f"the {type(got).__name__} {got!r}" if isinstance(got, (float, bool)) else describe(got)
         raise Mismatch(f"{what} returned {kind}, expected an int: a number of bytes is whole, so multiply "
-                       "the ints (no /, math.pow or tensors)")
+                       "the ints (no /, math.pow or tensors)", cause=BYTES_NOT_INT)
 
 
 @pytest.mark.points(2)

@@ -7,6 +7,28 @@ import torch.nn.functional as F
 
 from grader.diagnosis.mutants import Misconception, HEADS, INDUCTION, PICTURES, PREVIOUS, in_one_or_both
 
+# causes the suites' messages name themselves (no value shows them), and level 1 of their hint ladder
+TOKEN_RULES = "repeated-tokens-rules"
+TOKEN_DTYPE = "token-ids-dtype"
+SHAPES_NOT_REFUSED = "bad-shapes-not-refused"
+AT_THE_THRESHOLD = "head-at-the-threshold"
+CAUSES = {
+    TOKEN_RULES: "An induction head is found by showing the model a random sequence twice: random token ids from the "
+                 "whole vocabulary, then the very same ids again, drawn with the random source the caller hands over, "
+                 "so that one seed always gives the same test. In the second half a head can find the earlier copy and "
+                 "read the token after it. Yours breaks one of these rules. Reread " + INDUCTION + ".",
+    TOKEN_DTYPE: "Token ids are not amounts but indices: each one picks a row of the embedding table, and tables are "
+                 "indexed with 64-bit integers, the type random integers are drawn in by default. Yours makes them "
+                 "in another integer type. Reread " + INDUCTION + ".",
+    SHAPES_NOT_REFUSED: "A score is only meaningful for the pattern it was designed for: a function handed a pattern "
+                        "of the wrong shape must refuse it at once, with an error that says what is wrong, as its "
+                        "docstring promises; computing on gives a number that looks like an answer and is not. Yours "
+                        "does not refuse such a pattern. Reread " + HEADS + ".",
+    AT_THE_THRESHOLD: "A threshold is a line, and a line needs a rule for what sits exactly on it: the docstring says "
+                      "a head counts only when its score is above the threshold, so a score equal to it falls on the "
+                      "side that does not count. Yours counts it. Reread " + PREVIOUS + ".",
+}
+
 # lines of the solutions that the edits below rewrite
 SOLUTION_INDUCTION_MEAN = "    return stripe[..., 1:].mean(dim=(0, 2))  # (H,): queries T .. 2T-1, the second half"
 SOLUTION_PREVIOUS = "    below = pattern.diagonal(offset=-1, dim1=-2, dim2=-1)  #"

@@ -15,6 +15,8 @@ import torch
 
 import lumen_ref as ref
 from grader import oracle
+from grader.catalog.exercise9_head_patterns.misconceptions import (AT_THE_THRESHOLD, SHAPES_NOT_REFUSED, TOKEN_DTYPE,
+                                                                 TOKEN_RULES)
 from grader.grading.compare import Mismatch, describe, picture_cells, shape_text
 from grader.sandbox.judge import StudentError
 from grader.grading.testkit import as64, check_call, check_device_kept, check_inputs_kept, dims, passed
@@ -146,13 +148,14 @@ def tokens_of(student, case, generator):
     what = f"repeated_tokens({B}, {seq_len}, {vocab}, generator=...)"
     got = student.run("repeated_tokens", B, seq_len, vocab, generator=generator)["value"]
     if not isinstance(got, torch.Tensor):
-        raise Mismatch(f"{what} returned {describe(got)}, expected a tensor of token ids")
+        raise Mismatch(f"{what} returned {describe(got)}, expected a tensor of token ids", cause=TOKEN_RULES)
     if tuple(got.shape) != (B, 2 * seq_len):
         raise Mismatch(f"{what} has shape {shape_text(got.shape)}, expected {shape_text((B, 2 * seq_len))}: "
-                       f"batch rows of seq_len tokens and then the same seq_len tokens again (2 * {seq_len})")
+                       f"batch rows of seq_len tokens and then the same seq_len tokens again (2 * {seq_len})",
+                       cause=TOKEN_RULES)
     if got.dtype != torch.int64:
         raise Mismatch(f"{what} is {str(got.dtype).removeprefix('torch.')}, expected int64 (torch.long): token "
-                       "ids index an embedding (torch.randint gives int64)")
+                       "ids index an embedding (torch.randint gives int64)", cause=TOKEN_DTYPE)
     return got, what
 
 
@@ -162,10 +165,11 @@ def test_repeated_tokens_repeat(student, rng):
     seq_len, vocab = dims(SIZES["tokens"], "seq_len", "vocab_size")
     if not torch.equal(tokens[:, :seq_len], tokens[:, seq_len:]):
         raise Mismatch(f"in {what} the second half is not the first again: row 0 is {tokens[0].tolist()}; draw "
-                       "seq_len tokens once, then concatenate them with themselves (torch.cat along dim 1)")
+                       "seq_len tokens once, then concatenate them with themselves (torch.cat along dim 1)",
+                       cause=TOKEN_RULES)
     if int(tokens.min()) < 0 or int(tokens.max()) >= vocab:
         raise Mismatch(f"{what} holds tokens from {int(tokens.min())} to {int(tokens.max())}, expected ids in 0 .. "
-                       f"{vocab - 1} (0 .. vocab_size - 1)")
+                       f"{vocab - 1} (0 .. vocab_size - 1)", cause=TOKEN_RULES)
 
 
 def test_repeated_tokens_use_the_generator(student):
@@ -175,10 +179,10 @@ def test_repeated_tokens_use_the_generator(student):
     other, _ = tokens_of(student, "tokens", torch.Generator().manual_seed(2))
     if not torch.equal(first, again):
         raise Mismatch(f"{what} with two generators seeded alike gave different tokens: draw them with "
-                       "generator=generator (torch.randint(..., generator=generator))")
+                       "generator=generator (torch.randint(..., generator=generator))", cause=TOKEN_RULES)
     if torch.equal(first, other) or (first[:, :seq_len] == first[0, 0]).all():
         raise Mismatch(f"{what} gave the same tokens for generators seeded 1 and 2 ({first[0].tolist()}): the "
-                       "tokens must be random, drawn with the generator")
+                       "tokens must be random, drawn with the generator", cause=TOKEN_RULES)
 
 
 def test_repeated_tokens_cover_the_vocabulary(student, rng):
@@ -187,11 +191,12 @@ def test_repeated_tokens_cover_the_vocabulary(student, rng):
     seen = sorted(set(tokens.flatten().tolist()))
     if seen != list(range(vocab)):
         raise Mismatch(f"{what} gave the tokens {seen} in {B * seq_len} draws, expected every id 0 .. {vocab - 1}: "
-                       f"torch.randint(vocab_size, ...) draws from 0 to vocab_size - 1 (its high is exclusive)")
+                       f"torch.randint(vocab_size, ...) draws from 0 to vocab_size - 1 (its high is exclusive)",
+                       cause=TOKEN_RULES)
     torch_global = student.run("repeated_tokens", 2, 3, vocab)["value"]  # generator=None: torch's own
     if not isinstance(torch_global, torch.Tensor) or tuple(torch_global.shape) != (2, 6):
         raise Mismatch(f"repeated_tokens(2, 3, {vocab}) (no generator) returned {describe(torch_global)}, expected "
-                       "(2, 6): with generator=None draw from torch's global generator")
+                       "(2, 6): with generator=None draw from torch's global generator", cause=TOKEN_RULES)
 
 
 # -- previous_token_score and induction_score ---------------------------------------------------------
@@ -265,10 +270,10 @@ def test_bad_shapes_raise_value_error(student, rng, case):
             raise  # a forbidden call, the memory limit, a stub: the plugin reports those itself
         if error.type != "ValueError":
             raise Mismatch(f"{what} raised {error.type}, expected ValueError: check the shapes first and raise "
-                           "ValueError saying what is wrong") from None
+                           "ValueError saying what is wrong", cause=SHAPES_NOT_REFUSED) from None
         return
     raise Mismatch(f"{what} returned {describe(got)}, expected ValueError, as the docstring says: check the "
-                   "shapes first and raise ValueError saying what is wrong")
+                   "shapes first and raise ValueError saying what is wrong", cause=SHAPES_NOT_REFUSED)
 
 
 # -- find_heads ------------------------------------------------------------------------------------
@@ -303,7 +308,7 @@ def check_heads(student, patterns, *, what, **kwargs):
         layer, head = (missed or extra)[0]
         kind_name = "a previous-token" if kind == "previous_token" else "an induction"
         threshold = kwargs.get("threshold", 0.4)
-        picture, score = None, ""
+        picture, score, cause = None, "", None
         if 0 <= layer < len(patterns) and 0 <= head < patterns[layer].size(1):
             picture = head_picture(patterns[layer], head, kind, f"layer {layer}, head {head}")
             pattern = as64(patterns[layer])
@@ -312,11 +317,12 @@ def check_heads(student, patterns, *, what, **kwargs):
             score = f" (its {kind.replace('_', '-')} score is {value:.3g}, threshold {threshold:g})"
             if value == threshold:
                 score += ": a head counts only when its score is strictly above the threshold, score > threshold"
+                cause = AT_THE_THRESHOLD
         if (layer, head) in missed:
             message += f": (layer {layer}, head {head}) is {kind_name} head you missed{score}"
         else:
             message += f": (layer {layer}, head {head}) is not {kind_name} head{score}"
-        raise Mismatch(message, call=call, **({"picture": picture} if picture else {}))
+        raise Mismatch(message, call=call, cause=cause, **({"picture": picture} if picture else {}))
     passed(call)
 
 

@@ -5,7 +5,7 @@ and is divided by 1), so the epsilons only move every output by about 1e-8 / l: 
 tolerance, far above float64's. Nothing here computes in float32; with CLAMP and EPS at 0 the same
 code is exact (tests/catalog/test_suite_exercise10.py grades it so).
 
-Diagnosis: none.
+Diagnosis: epsilon-in-divisor.
 """
 
 import math

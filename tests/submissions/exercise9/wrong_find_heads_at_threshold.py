@@ -1,6 +1,6 @@
 """Exercise 9 — a head whose score equals the threshold is kept (>=, where the stub says score > threshold).
 
-Diagnosis: none.
+Diagnosis: head-at-the-threshold.
 """
 
 import torch
