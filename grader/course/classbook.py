@@ -22,6 +22,7 @@ import io
 import json
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,6 +106,8 @@ def read_manifest(reports):
 
 
 MAX_NAME_BYTES = 200  # of a student's name, so that STUDENT.json and its temporary name fit NAME_MAX
+_CUT_END = re.compile(r"~[0-9a-f]{16}\Z")  # how a cut name ends: ~ and 16 hex digits of a hash
+_SHORTEST_CUT = MAX_NAME_BYTES - 17 - 3  # a cut name's length, less the bytes of a character cut in two
 
 
 def student_name(folder):
@@ -113,12 +116,14 @@ def student_name(folder):
     (bad UTF-8 from an old zip, a newline or tab, a character `clean_text` would replace), each `%`
     and each backslash written %XX, so that two folders never share a name and every name is a
     file name, a CSV cell and a JSON string; a name past MAX_NAME_BYTES is cut and ends in a hash
-    of the whole."""
+    of the whole, and so does a name that looks like one cut so (a folder named as a classmate's
+    long name is known in the gradebook, is not a second row under it)."""
     raw = os.fsencode(folder)
     text = raw.decode("utf-8", "surrogateescape")
     name = "".join("".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogateescape"))
                    if char in "%\\\t\n" or clean_text(char) != char else char for char in text)
-    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+    size = len(name.encode("utf-8"))
+    if size > MAX_NAME_BYTES or (size >= _SHORTEST_CUT and _CUT_END.search(name)):
         cut = name.encode("utf-8")[:MAX_NAME_BYTES - 17].decode("utf-8", "ignore")
         name = f"{cut}~{hashlib.sha256(raw).hexdigest()[:16]}"
     return name

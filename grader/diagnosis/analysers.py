@@ -19,6 +19,7 @@ whatever the sizes, so that a diagnosis can require all the evidence to agree) a
 They run only on failures (`grader.diagnosis.matcher` calls them), so a passing submission pays nothing.
 """
 
+import inspect
 import itertools
 import math
 import re
@@ -814,10 +815,11 @@ def crash_findings(call):
     raised = call["got"]
     place = crash_place(raised)
     if raised.type == "RuntimeError" and AUTOGRAD_IN_PLACE in raised.message:
-        return [Finding("crash:in-place-needed-by-autograd", "your code raised in the backward pass: it needs a "
-                        "tensor that your code changed in place afterwards (copy_, mul_, add_, +=, an indexed assignment): autograd keeps the "
-                        "tensors a step used to compute its gradient, so write each new value to a new tensor "
-                        "(m = torch.maximum(m, block_max), l = l * alpha + ...) instead of updating one in place")]
+        return [Finding("crash:in-place-needed-by-autograd", f"{call_name(call)}: your code raised in the backward "
+                        "pass: it needs a tensor that your code changed in place afterwards (copy_, mul_, add_, /=, "
+                        "masked_fill_, an indexed assignment): autograd keeps the tensors a step used to compute its "
+                        "gradient (torch.exp keeps its output), so write each new value to a new tensor (e = e / "
+                        "total, p = p.masked_fill(...), l = l * alpha + ...) instead of updating one in place")]
     if raised.type not in ("RuntimeError", "ValueError") or not place:
         return []
     code = [found for found in map(_FRAME.match, raised.frames) if found][-1].group(3)
@@ -865,6 +867,18 @@ SYMPTOMS = {"crash:view-not-contiguous"}
 # direct findings that other mistakes' values can coincide with on one call (a lone key's scores,
 # squeezed or paired element-wise, are the same numbers): the probes are tried beside them
 COINCIDENT = {"shape:squeezed"}
+
+
+def coincident(key):
+    """Whether a finding of `key` may coincide with another mistake's values: a squeeze, or a size."""
+    return key in COINCIDENT or is_size(key)
+
+
+def is_size(key):
+    """A finding of an axis sized like something else of the call (`size_findings`): it names where
+    a size came from, not why, so it gives way to any other finding all the calls agree on (a value
+    another input gives has that input's size too)."""
+    return key.split(":")[-3:-2] == ["size"]
 
 
 def direct(call, expected, dtype):
@@ -979,6 +993,49 @@ def squeezed_findings(got, want, dtype, what):
                     "a query, a key or a batch of one is still an axis: squeeze only the dim you mean, or none")]
 
 
+def _sizes_of_the_call(call):
+    """{source: size} of a function's call, in the reference's argument names: each tensor's axes
+    ("x.size(-1)", counted from the end, as they do not move with the batch dims), an integer
+    argument ("L"), and the largest entry of a 1-D integer tensor ("max(lengths)")."""
+    if call.get("object") is not None or not hasattr(Reference, call["target"]):
+        return {}
+    names = [name for name in inspect.signature(getattr(Reference, call["target"])).parameters][1:]
+    sizes = {}
+    for name, arg in zip(names, call["args"]):
+        if isinstance(arg, torch.Tensor) and arg.is_floating_point():
+            sizes.update({f"{name}.size({i - arg.dim()})": int(arg.shape[i]) for i in range(arg.dim())})
+        elif isinstance(arg, torch.Tensor) and arg.dim() == 1 and arg.numel() and not arg.dtype == torch.bool:
+            sizes[f"max({name})"] = int(arg.max())
+        elif isinstance(arg, int) and not isinstance(arg, bool):
+            sizes[name] = arg
+    return sizes
+
+
+def size_findings(call, got, want, what):
+    """An axis of the wrong size that is the size of something else of the call: the length of x's
+    last axis where the result's last axis is w's, the longest of the lengths where it is L. One
+    finding per source that fits, for the other calls to decide between them."""
+    if got.dim() != want.dim() or got.shape == want.shape:
+        return []
+    wrong = [axis for axis in range(got.dim()) if got.shape[axis] != want.shape[axis]]
+    if len(wrong) != 1:
+        return []
+    axis = wrong[0] - got.dim()
+    size, expected = got.shape[axis], want.shape[axis]
+    sizes = _sizes_of_the_call(call)
+    right = [source for source, value in sizes.items() if value == expected]
+    sources = [source for source, value in sizes.items() if value == size]
+    message = (f"{what}: axis {axis} of your result is {size}, what {_and(sources)} {'is' if len(sources) == 1 else 'are'}"
+               f" here, where it should be {expected}" + (f", what {_and(right)} {'is' if len(right) == 1 else 'are'}"
+                                                          if right else "")
+               + ": read that axis's size from what the docstring says it is")
+    return [Finding(f"size:{axis}:{source}", message) for source in sources]
+
+
+def _and(names):
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
     findings = (mask_findings(call, got, want, dtype, what) or head_mapping_findings(call, got, want, dtype, what)
                 or diagonal_findings(call, got, want, dtype, what))
@@ -989,6 +1046,7 @@ def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
                     or later_step_findings(call, got, want, dtype, what)
                     or flatten_findings(got, want, dtype, what) or merged_findings(got, want, dtype, what)
                     or squeezed_findings(got, want, dtype, what))
+    findings = findings or size_findings(call, got, want, what)
     return [Finding(key_prefix + f.key, f.message) for f in findings]
 
 

@@ -133,6 +133,10 @@ STRUCTURAL = {
     "shape:batch-merged": "A result is its numbers and its shape: the caller indexes the batch and the sequence "
                           "as the axes it handed in. Yours has the right numbers in the right order, with those "
                           "leading axes merged into one. Reread " + WALKTHROUGH + ".",
+    "size:": "A result's shape is part of its contract: each axis has the size of one thing the docstring names "
+             "(the queries, the keys, one projection's width, the sequence length L), read from the argument that "
+             "fixes it. One axis of yours takes its size from something else, which agrees only when the two "
+             "happen to be equal. Reread " + WALKTHROUGH + ".",
     "returned-none": "Every function here hands its result back to its caller. Yours ends without handing anything "
                      "back, so whatever it computed is lost. Reread " + WALKTHROUGH + ".",
     "cache:no-mask": "New tokens that arrive together are still a sequence: each sees the cached tokens and the new "
@@ -231,6 +235,14 @@ CAUSES = {
                            "way, or the result carries float32's rounding, about one part in ten million, into "
                            "every later layer. Yours is off by about that much on nearly every value, in both "
                            "directions. Reread " + WALKTHROUGH + ".",
+    "kept-from-an-earlier-call": "Each call answers from its own inputs (and a layer's parameters) alone: a model "
+                                 "calls the same layer on sequences of every length, an analysis runs the same "
+                                 "function on model after model. Yours answers differently after an earlier call: "
+                                 "something made for one call stays for the next. Reread " + WALKTHROUGH + ".",
+    "parameters-differ": "A layer's learned parameters are part of its design: the chapter's layer learns exactly its "
+                         "projections, each of one shape, and nothing more, so that its size is what the chapter "
+                         "counts and a checkpoint saved from one such layer loads into another. Yours learns a "
+                         "different set. Reread " + WALKTHROUGH + ".",
     "input-changed-in-place": "A step must leave its inputs as they were: the caller still holds them (the same "
                               "scores, the same x for the next layer, the same tensor for the backward pass), and "
                               "writing over them changes their data too. Yours changes an input. "

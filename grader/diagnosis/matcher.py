@@ -303,8 +303,12 @@ def _agreed(cases, indices, passing):
         passed = passing.of(_target(cases[indices[0]].call))
         agreed = {key: message for key, message in agreed.items()
                   if not any(_probe_contradicted(case, key) for case in passed)} or agreed
+    if agreed and len(agreed) > 1:  # where a size came from gives way to what was done
+        agreed = {key: message for key, message in agreed.items() if not analyse.is_size(key)} or agreed
     if agreed and len(agreed) > 1:  # a size read from a dim by position says less than its name
         agreed = {key: message for key, message in agreed.items() if ".size(" not in key} or agreed
+    if agreed and len(set(agreed.values())) == 1:  # findings that say the same (two names of one size) are one
+        agreed = dict([next(iter(agreed.items()))])
     if agreed and len(agreed) == 1:
         [(key, message)] = agreed.items()
         return [Diagnosis(key, message, set(showing))]
@@ -358,7 +362,7 @@ def _findings(case):
         findings = analyse.direct(case.call, case.expected, case.dtype)
     except Exception:  # noqa: BLE001 - an analyser that cannot read this value shows nothing
         findings = []
-    if findings and not all(f.key in analyse.COINCIDENT for f in findings):
+    if findings and not all(analyse.coincident(f.key) for f in findings):
         return findings
     return findings + [analyse.Finding(key, f"{analyse.call_name(case.call)}: {message}")
                        for key, message, change in _probes(case.call) if _probe_matches(case, change)]

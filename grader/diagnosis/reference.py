@@ -59,6 +59,10 @@ class Reference:
     def split_heads(self, x, n_heads):
         return ref.split_heads(x, n_heads)
 
+    def split_kv_heads(self, x, n_kv_heads):
+        """The keys' or the values' split into KV heads (GQA's own code, apart from the queries')."""
+        return self.split_heads(x, n_kv_heads)
+
     def merge_heads(self, x):
         return ref.merge_heads(x)
 
@@ -210,8 +214,8 @@ class Reference:
 
     def _gqa_projections(self, p, n_heads, n_kv_heads, x):
         return (self.split_heads(F.linear(x, p["q_proj.weight"]), n_heads),
-                self.split_heads(F.linear(x, p["k_proj.weight"]), n_kv_heads),
-                self.split_heads(F.linear(x, p["v_proj.weight"]), n_kv_heads))
+                self.split_kv_heads(F.linear(x, p["k_proj.weight"]), n_kv_heads),
+                self.split_kv_heads(F.linear(x, p["v_proj.weight"]), n_kv_heads))
 
     def _gqa_attend(self, p, n_heads, n_kv_heads, q, k, v, mask, d_model):
         n_rep = n_heads // n_kv_heads

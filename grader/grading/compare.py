@@ -382,8 +382,9 @@ def _inf_message(what, got, overflow, hint):
     return f"{text}: did a value overflow (e^x is inf above about 88 in float32)?"
 
 
-def check_unchanged(before, after, *, what):
-    """The student's code left an input as it was (no in-place edits)."""
+def check_unchanged(before, after, *, what, call=None):
+    """The student's code left an input as it was (no in-place edits); `call`: the function's name,
+    as the message names it."""
     if isinstance(after, torch.Tensor) and after.shape == before.shape:
         after, before = after.to("cpu"), before.to("cpu")
         same = (after == before) | (torch.isnan(after) & torch.isnan(before))
@@ -396,7 +397,7 @@ def check_unchanged(before, after, *, what):
     else:
         where = f" (it is now {describe(after)}, it was {describe(before)})"
     raise Mismatch(
-        f"your code modified its input `{what}` in place{where}: build a new tensor instead "
+        f"{call or 'your code'} modified its input `{what}` in place{where}: build a new tensor instead "
         "(masked_fill, not masked_fill_; x = x / s, not x /= s)", cause="input-changed-in-place"
     )
 

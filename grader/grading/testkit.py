@@ -291,9 +291,11 @@ def check_inputs_kept(caller, target, *args, names, **kwargs):
     """Run `caller.run(target, *args, **kwargs)` (a Student or a Tracked object) and check that each
     argument named in `names` came back as it was sent: no in-place edits. Returns the reply."""
     reply = caller.run(target, *args, return_args=True, **kwargs)
+    function = (f"{caller.made.target}.{'forward' if target == '__call__' else target}" if isinstance(caller, Tracked)
+                else target)  # a tracked object's method is named with its class
     try:
         for before, after, name in zip(args, reply["args"], names):
-            check_unchanged(before, after, what=name)
+            check_unchanged(before, after, what=name, call=f"{function}(...)")
     except Mismatch as mismatch:  # the call, for the diagnosis's example: it redoes this check
         mismatch.details["call"] = {**_pending(caller, target, args, kwargs, check="inputs-kept", names=list(names)),
                                     "got": bounded(reply["value"])}
@@ -305,6 +307,8 @@ def check_inputs_kept(caller, target, *args, names, **kwargs):
 
 NO_GRADIENT = "no-gradient"  # a cause (grader.diagnosis.hints): an input the output does not depend on through autograd
 PEEKS_AT_THE_FUTURE = "peeks-at-the-future"  # a cause: changing a later token changed an earlier one's result
+KEPT_FROM_A_CALL = "kept-from-an-earlier-call"  # a cause: a module answers differently after a call of another size
+LAYERS_DIFFER = "parameters-differ"  # a cause: a module's parameters are not the chapter's (a name or a shape)
 BUILT_ON_THE_CPU = ("built on the CPU: pass `device=x.device` (an input's device, or the function's `device` "
                     "argument) where you make it, and `dtype=x.dtype` where it holds values, or make it from an "
                     "input (torch.zeros_like(x), x.new_ones(...)), which takes both")
@@ -566,11 +570,12 @@ def check_parameters(state, reference, *, what, layers, bias, exact=False, formu
     missing = [name for name in expected if name not in got]
     if missing:
         have = ", ".join(sorted(got)) or "no parameters at all"
-        raise Mismatch(f"{what} has no parameter `{missing[0]}` (it has {have}): {layers}")
+        raise Mismatch(f"{what} has no parameter `{missing[0]}` (it has {have}): {layers}", cause=LAYERS_DIFFER)
     extra = sorted(set(got) - set(expected))
     biases = [name for name in extra if name.endswith("bias")]
     if biases:
-        raise Mismatch(f"{what} has a parameter `{biases[0]}` the chapter's layer doesn't have: {bias}")
+        raise Mismatch(f"{what} has a parameter `{biases[0]}` the chapter's layer doesn't have: {bias}",
+                       cause=LAYERS_DIFFER)
     if exact and extra:
         raise Mismatch(f"{what}'s state_dict also holds {', '.join(extra)}: keep anything else out of the "
                        "state dict (a causal-mask buffer: register it with persistent=False, or build it in "
@@ -583,7 +588,7 @@ def check_parameters(state, reference, *, what, layers, bias, exact=False, formu
             text += f", that is {formulas[name]}"
         if got[name] == shape[::-1]:
             text += ": nn.Linear(in_features, out_features) stores its weight as (out, in)"
-        raise Mismatch(text)
+        raise Mismatch(text, cause=LAYERS_DIFFER)
 
 
 def load_module(student, name, reference, *args, dtype=torch.float32, device="cpu", checks, **kwargs):

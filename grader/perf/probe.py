@@ -81,6 +81,7 @@ class LargestAllocation(TorchDispatchMode):
         super().__init__()
         self.inputs = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
         self.bytes, self.shape, self.last, self.products = 0, (), None, 0
+        self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
@@ -94,6 +95,8 @@ class LargestAllocation(TorchDispatchMode):
                 self.last = storage.data_ptr()
                 if self.last not in self.inputs and storage.nbytes() > self.bytes:
                     self.bytes, self.shape = storage.nbytes(), tuple(tensor.shape)
+                if self.last not in self.inputs and storage.nbytes() // tensor.element_size() > self.elements:
+                    self.elements, self.element_shape = storage.nbytes() // tensor.element_size(), tuple(tensor.shape)
         return out
 
 
@@ -155,7 +158,8 @@ def _canary(probe):
 
 
 def measure(fn, args, kwargs=None, held=()):
-    """{"bytes", "shape", "products", "disabled"}: the largest tensor fn(*args, **kwargs) allocates
+    """{"bytes", "shape", "products", "elements", "element_shape", "disabled"}: the largest tensor
+    fn(*args, **kwargs) allocates, in bytes and in entries
     (without gradients), the matrix products it runs, and why the probe was disabled during the call (None if it never was); `held`: the
     data pointers of storages that exist already (an object's, whose method fn is), as the inputs'.
     The dispatch-mode stack is left as it was found, whatever the call did to it."""
@@ -168,7 +172,7 @@ def measure(fn, args, kwargs=None, held=()):
         try:
             watch = _Watch(probe, depth)
             seen_before = _canary(probe)
-            probe.bytes, probe.shape, probe.products = 0, (), 0
+            probe.bytes, probe.shape, probe.products, probe.elements, probe.element_shape = 0, (), 0, 0, ()
             traced = _tracing()
             _stop_tracing()  # traced afresh: memory the student's code traced before (a ballast it frees
             _start_tracing()  # during the call, round 11's a04) cannot offset what the call allocates
@@ -186,7 +190,8 @@ def measure(fn, args, kwargs=None, held=()):
                 if traced:  # as the student's code left it
                     _start_tracing()
             reason = reason or watch.in_force()
-            found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products}
+            found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products,
+                     "elements": probe.elements, "element_shape": list(probe.element_shape)}
             if outside is None:
                 reason = reason or "your code stopped tracemalloc, which counts memory outside torch"
             elif outside > max(probe.bytes, OUTSIDE_ALLOWANCE):

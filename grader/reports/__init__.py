@@ -5,7 +5,6 @@ report checked by schema.py."""
 import dataclasses
 import re
 
-from grader.grading.settings import HINT_LEVELS
 
 # a number in a message: cut out, what is left says the kind of problem (the text report and the page)
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
@@ -34,7 +33,8 @@ HINT_KINDS = {"principle": "what is wrong", "example": "the smallest example", "
 def hint_texts(diagnosis, reached=False):
     """[(heading, text, kind)] of what a report shows a student of `diagnosis`: the levels the hint
     ladder chose (its "shown", grader.course.ladder; `reached`: every level up to the highest of
-    those, as a page that has room shows them), headed "hint 1 of 4: what is wrong"; for a
+    those, as a page that has room shows them), headed "hint 1 of 4: what is wrong" (of 3 for a ladder
+    without a remedy); for a
     diagnosis the ladder has not seen (a report made without it), its message; for one whose levels
     the course withholds now, a line that says so."""
     if "shown" not in diagnosis:
@@ -45,7 +45,8 @@ def hint_texts(diagnosis, reached=False):
     if not shown:
         return [("", f"a known mistake: its hints are above level {diagnosis['allowed']}, the highest the course "
                      "shows now", "")]
-    return [(f"hint {hint['level']} of {HINT_LEVELS}: {HINT_KINDS.get(hint['kind'], hint['kind'])}", hint["text"],
+    levels = max(hint["level"] for hint in diagnosis["hints"])  # a structural finding or a cause has no level 4
+    return [(f"hint {hint['level']} of {levels}: {HINT_KINDS.get(hint['kind'], hint['kind'])}", hint["text"],
              hint["kind"]) for hint in shown]
 
 
@@ -58,9 +59,13 @@ def hint_lines(diagnosis, indent=""):
 
 
 def next_hint(diagnosis):
-    """Whether the course allows a higher level of `diagnosis` now than the one shown."""
+    """Whether the course allows a higher level of `diagnosis` now than every one shown (with
+    --hints all, every allowed level is shown already)."""
     level = diagnosis.get("level")
-    return level is not None and any(level < hint["level"] <= diagnosis["allowed"] for hint in diagnosis.get("hints", ()))
+    if level is None:
+        return False
+    top = max([level, *diagnosis.get("shown", ())])
+    return any(top < hint["level"] <= diagnosis["allowed"] for hint in diagnosis.get("hints", ()))
 
 
 HIDDEN_NAME = "a hidden check"  # a hidden check's name where the course withholds it

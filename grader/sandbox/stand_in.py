@@ -138,7 +138,7 @@ class Device(TorchDispatchMode):
                   if self.path and os.path.abspath(frame.filename) == self.path]
         if not frames:
             return None
-        where = [f"line {frame.lineno} (`{(frame.line or '').strip()}`)" for frame in frames[-2:]]
+        where = [f"line {frame.lineno}, in {frame.name} (`{(frame.line or '').strip()}`)" for frame in frames[-2:]]
         return " called from ".join(reversed(where))
 
 

@@ -133,7 +133,7 @@ def test_in_place_edit_of_x_is_caught(grade):
     """)
     assert "test_fused_project_inputs_not_modified" in failed_tests(result)
     [message] = messages(result, "test_fused_project_inputs_not_modified")
-    assert message.startswith("your code modified its input `x` in place")
+    assert message.startswith("fused_project(...) modified its input `x` in place")
 
 
 def test_detached_outputs_lose_the_gradient_points(grade):

@@ -108,7 +108,7 @@ def test_transposing_k_in_place_is_caught(grade):
     """)
     assert failed_tests(result) == ["test_gradients", "test_inputs_not_modified", "test_scores_stay_on_the_inputs_device"]
     [message] = messages(result, "test_inputs_not_modified")
-    assert message.startswith("your code modified its input `k` in place")
+    assert message.startswith("attention_scores(...) modified its input `k` in place")
 
 
 def test_detached_scores_lose_the_gradient_points(grade):

@@ -70,7 +70,7 @@ def test_masked_fill_with_underscore_changes_the_callers_scores(grade):
     result = graded(grade, 4, HERE / "wrong_in_place.py")
     assert failed_tests(result) == ["test_apply_mask_gradients", "test_apply_mask_not_in_place"]
     [message] = messages(result, "test_apply_mask_not_in_place")
-    assert message.startswith("your code modified its input `scores` in place") and "masked_fill_" in message
+    assert message.startswith("apply_mask(...) modified its input `scores` in place") and "masked_fill_" in message
     assert "became -inf" in message
 
 

@@ -106,6 +106,10 @@ def hostile_class(folder):
     # graded: a folder named like the shard's manifest, and names that are not UTF-8 or hold newlines
     with open(os.path.join(student(b"_shard", "graded"), b"exercise3_scaling.py"), "wb") as file:
         file.write(code)
+    # a long name, and a folder named as the gradebook knows it: two students, two rows (once one)
+    with open(os.path.join(student(b"v" * 240, "graded"), b"exercise3_scaling.py"), "wb") as file:
+        file.write(code)
+    student(os.fsencode(classbook.student_name("v" * 240)), "no files")
     inside = os.path.join(student(b"Jos\xe9\nline", "graded"), b"a\nb", b"\xff\xfe")
     os.makedirs(inside)
     with open(os.path.join(inside, b"exercise3_scaling.py"), "wb") as file:
@@ -254,6 +258,14 @@ def test_a_long_folder_name_is_cut_and_stays_unique():
     one, other = classbook.student_name("x" * 300), classbook.student_name("x" * 299)
     assert one != other and len(one.encode()) <= classbook.MAX_NAME_BYTES
     assert one.startswith("x" * 100)
+    # a folder named as a long name is cut is not known by that name (round 12's attack)
+    impostor = classbook.student_name(one)
+    assert impostor != one and len(impostor.encode()) <= classbook.MAX_NAME_BYTES
+    for short in ("ab~" + "0" * 16, "é" * 60 + "~0123456789abcdef"):  # too short to be a cut name: kept
+        assert classbook.student_name(short) == short
+    several = ["é" * 120, "x" + "é" * 119, "xé" * 80 + "é"]  # cut inside a character, or not
+    names = {classbook.student_name(folder) for folder in several}
+    assert len(names) == 3 and all(classbook.student_name(name) != name for name in names)
 
 
 def test_merge_still_reads_a_shard_written_with_the_old_manifest_name(tmp_path):

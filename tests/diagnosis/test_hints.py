@@ -274,7 +274,8 @@ def test_the_code_is_read_whole():
     # the causes tests/diagnosis/test_diagnoses.py's corpus shows, and the dtype and device ones
     assert {"input-changed-in-place", "cache-capacity", "cache-reallocated", "nan-gradient-on-masked-row",
             "built-on-cpu", "dtype-changed", "mask-not-bool", "device-changed", "no-gradient", "float32-constant",
-            "epsilon-in-divisor", "computes-in-float32", "head-at-the-threshold"} <= set(CAUSE_IDS)
+            "epsilon-in-divisor", "computes-in-float32", "head-at-the-threshold", "parameters-differ",
+            "kept-from-an-earlier-call"} <= set(CAUSE_IDS)
 
 
 @pytest.mark.parametrize("key", sorted(ANALYSER_KEYS))

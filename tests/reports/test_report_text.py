@@ -110,6 +110,16 @@ def test_a_failing_exercise_shows_each_distinct_problem_its_picture_and_diagnosi
     assert "    ✓ 2/2  test_apply_mask_values[cpu-float32]" in lines_of(verbose.output)
 
 
+def test_a_ladder_without_a_remedy_counts_its_own_levels_and_offers_no_next_hint_when_all_are_shown(tmp_path):
+    (tmp_path / "exercise4_masking.py").write_bytes(
+        (SUBMISSIONS / "exercise4" / "wrong_causal_on_cpu.py").read_bytes())  # a cause: levels 1 to 3
+    shown = " ".join(invoke("4", "--submission", tmp_path, "--device", "cpu", "--no-perf", "--hints", "all").output.split())
+    assert "hint 1 of 3: what is wrong" in shown and "hint 3 of 3: the mistake" in shown
+    assert "of 4" not in shown and "next hint" not in shown
+    first = " ".join(invoke("4", "--submission", tmp_path, "--device", "cpu", "--no-perf").output.split())
+    assert "hint 1 of 3" in first and "next hint: lumen-grade hint exercise4" in first
+
+
 def test_more_problems_than_shown_point_to_verbose():
     names = "ABCDEF"  # distinct problems (numbers alone would make them one kind)
     tests = [Check(f"test_{n}", "failed", 1.0, message=f"problem {names[n]}") for n in range(report.PROBLEMS_SHOWN + 3)]

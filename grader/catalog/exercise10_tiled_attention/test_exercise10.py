@@ -293,19 +293,32 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
     found = []
     for L in (*size["shorter"], size["L"]):
         q, k, v = (randn(rng, B, H, L, d_k) for _ in "qkv")
-        measured = measure_call(student, TILED, q, k, v, block, causal=True, what="tiled_attention's memory")
-        found.append((L, measured["bytes"], measured["shape"]))
-    (short, first, _), (long, last, shape) = found[0], found[-1]
-    exponent = math.log(max(last, 1) / max(first, 1)) / math.log(long / short)
+        found.append((L, measure_call(student, TILED, q, k, v, block, causal=True, what="tiled_attention's memory")))
+    (short, first), (long, last) = found[0], found[-1]
+    call = f"tiled_attention(q, k, v of shape ({B}, {H}, L, {d_k}), block_size={block}, causal=True)"
+    advice = (f"Read K and V one block at a time and keep only a block of scores, (L_q, block_size): "
+              f"{_mib(B * H * long * block * 4)} at L = {long}")
     whole = B * H * long * long * 4  # the float32 (L, L) scores of every head
-    sizes = ", ".join(f"{_mib(n)} at L = {L}" for L, n, _ in found)
-    held = f"of shape {tuple(shape)}" if shape else "held outside torch (numpy arrays or Python objects)"
-    if exponent >= QUADRATIC or last >= whole / 2:
-        raise Mismatch(f"tiled_attention(q, k, v of shape ({B}, {H}, L, {d_k}), block_size={block}, causal=True) "
-                       f"holds the whole matrix: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
-                       f"largest, {held}, at L = {long}), and the (L, L) scores of every head are "
-                       f"{_mib(whole)} there. Read K and V one block at a time and keep only a block of scores, "
-                       f"(L_q, block_size): {_mib(B * H * long * block * 4)} at L = {long}", cause=WHOLE_MATRIX)
+    exponent = _growth(first["bytes"], last["bytes"], short, long)
+    if exponent >= QUADRATIC or last["bytes"] >= whole / 2:
+        sizes = ", ".join(f"{_mib(measured['bytes'])} at L = {L}" for L, measured in found)
+        held = f"of shape {tuple(last['shape'])}" if last["shape"] else "held outside torch (numpy arrays or Python objects)"
+        raise Mismatch(f"{call} holds the whole matrix: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
+                       f"largest, {held}, at L = {long}), and the (L, L) scores of every head are {_mib(whole)} "
+                       f"there. {advice}", cause=WHOLE_MATRIX)
+    # a tensor of few bytes per entry (a bool (L, L) mask made before the loop) grows like L^2 in entries
+    exponent = _growth(first["elements"], last["elements"], short, long)
+    if exponent >= QUADRATIC:
+        entries = ", ".join(f"{measured['elements']} at L = {L}" for L, measured in found)
+        raise Mismatch(f"{call} holds an (L, L) tensor: its tensor of the most entries grows like L^{exponent:.1f} "
+                       f"({entries} entries; of shape {tuple(last['element_shape'])} at L = {long}), as a whole "
+                       f"(L_q, L_k) mask does, made before the loop even in bool. Make each block's part of it "
+                       f"inside the loop, (L_q, block_size). {advice}", cause=WHOLE_MATRIX)
+
+
+def _growth(first, last, short, long):
+    """The power of L a size grows by from L = short to L = long."""
+    return math.log(max(last, 1) / max(first, 1)) / math.log(long / short)
 
 
 # -- gradients -----------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 In catalogue order: the first one named decides an "either … or" diagnosis. `edits` turn the
 instructor's solution of each exercise into a student file making the mistake."""
 
+import torch
+
 import lumen_ref as ref
 from grader.diagnosis.mutants import Misconception, MASKING, SOFTMAX, softmax_dividing
 from grader.catalog.exercise4_masking.misconceptions import SOLUTION_SDPA_MASK
@@ -19,6 +21,16 @@ CAUSES = {
                   "through every step that made it, and it spreads to every weight that learns. "
                   "Reread " + MASKING + ".",
 }
+
+
+
+def _shifted_by_last_axis_max(self, x, dim=-1):
+    """A softmax along dim shifted by the max of the last axis, not of the slice along dim."""
+    x_max = x.amax(dim=-1, keepdim=True)
+    e = torch.exp(x - x_max.masked_fill(x_max == float("-inf"), 0.0))
+    total = e.sum(dim=dim, keepdim=True)
+    return e / total.masked_fill(total == 0, 1.0)
+
 
 MISCONCEPTIONS = (
     Misconception(
@@ -58,6 +70,20 @@ MISCONCEPTIONS = (
                   "only, so that each slice along it sums to 1. In yours, a softmax asked for another axis does not "
                   "sum to 1 along it. Reread " + SOFTMAX + ".",
         cause="Your softmax takes its max and its sum over the last axis, whatever dim it is given.",
+    ),
+    Misconception(
+        "softmax-max-over-last-axis", (5,),
+        "Your softmax subtracts the max of the last axis but sums along `dim`: along another dim the entries of one "
+        "slice are then shifted by different numbers, which changes their weights; take the max along dim too, "
+        "x.amax(dim=dim, keepdim=True): see " + SOFTMAX,
+        ({"softmax": _shifted_by_last_axis_max},),
+        {5: [("    x_max = x.amax(dim=dim, keepdim=True)", "    x_max = x.amax(dim=-1, keepdim=True)")]},
+        principle="Subtracting a number before the exponentials leaves a softmax unchanged only when every entry of "
+                  "the slice being normalised is shifted by the same number, the slice's own largest entry, taken "
+                  "along the axis asked for. In yours, a softmax asked for another axis shifts the entries of one "
+                  "slice by different numbers. Reread " + SOFTMAX + ".",
+        cause="Your softmax takes its max over the last axis but its sum over dim, so for any other dim one slice's "
+              "entries are shifted by different maxima.",
     ),
     Misconception(
         "softmax-unstable", (5,),

@@ -262,7 +262,8 @@ def test_half_precision(student, rng, device):
 NAN_GRADIENT_HINT = (
     "{where}: its gradients must be finite too (zeros), but a NaN made and then dropped still flows backwards: "
     "torch.where(total == 0, 0, e / total) still differentiates e / total = 0/0, torch.logsumexp of an all -inf "
-    "slice differentiates e^(-inf - -inf) = NaN, and torch.where, nan_to_num and clamp pass on 0 * NaN = NaN. Guard "
+    "slice differentiates e^(-inf - -inf) = NaN, torch.where, nan_to_num and clamp pass on 0 * NaN = NaN, and a "
+    "sum clamped to a tiny number (finfo.tiny) makes the gradient g / tiny overflow to inf, and 0 * inf = NaN. Guard "
     "the inputs instead: shift by 0 where the max is -inf and divide by 1 where the sum is 0 (or take the "
     "logsumexp of zeros in an all -inf slice)")
 

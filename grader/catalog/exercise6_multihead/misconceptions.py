@@ -24,7 +24,8 @@ MISCONCEPTIONS = (
         "split-heads-without-transpose", (6, 7, 8),
         "You reshaped (B, L, D) straight into (B, H, L, d_head), which mixes tokens across heads: view it as "
         "(B, L, H, d_head), then transpose(1, 2): see " + WALKTHROUGH,
-        ({"split_heads": lambda self, x, n_heads: x.reshape(x.size(0), n_heads, x.size(1), -1)},),
+        ({"split_heads": lambda self, x, n_heads: x.reshape(x.size(0), n_heads, x.size(1), -1)},
+         {"split_kv_heads": lambda self, x, n_kv_heads: x.reshape(x.size(0), n_kv_heads, x.size(1), -1)}),
         {6: [("    x = x.view(B, L, n_heads, D // n_heads)  #",
               "    return x.reshape(B, n_heads, L, D // n_heads)  #")]},
         principle="Each head must see whole tokens: head h holds the same d_head columns of every token, and every "
@@ -55,5 +56,20 @@ MISCONCEPTIONS = (
                   "causal mask is only the default for when none is given. Yours attends with its own mask either "
                   "way. Reread " + WALKTHROUGH + ".",
         cause="Your forward always builds and uses a causal mask, and the mask argument is never used.",
+    ),
+    Misconception(
+        "explicit-mask-combined-with-causal", (6, 7),
+        "Your forward combines the mask it is given with its own causal mask: a given mask replaces the causal one "
+        "(a padding mask, an encoder's all-True mask), so attend with it as it is and use causal_mask(L) only when "
+        "mask is None: see " + WALKTHROUGH,
+        ({"forward_mask": lambda self, mask, L: self.causal_mask(L) if mask is None else mask & self.causal_mask(L)},),
+        {6: [(SOLUTION_MHA_MASK, "        causal = causal_mask(L, x.device)\n"
+                                 "        mask = causal if mask is None else mask & causal\n"
+                                 "        y, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, L, d_head)\n")]},
+        principle="The mask a caller passes is the one attention must use, as it is: it may let a query see later "
+                  "keys (an encoder, a summary of a whole text); the causal mask is only the default for when none "
+                  "is given. Yours hides keys the caller's mask lets a query see. Reread " + WALKTHROUGH + ".",
+        cause="Your forward keeps only the keys that both the given mask and a causal mask allow, so the given mask "
+              "can hide keys but never show a later one.",
     ),
 )

@@ -17,7 +17,11 @@ CAPACITY = "cache-capacity"
 REALLOCATED = "cache-reallocated"
 DTYPE_IGNORED = "cache-dtype-ignored"
 BYTES_NOT_INT = "cache-bytes-not-whole"
+LEN_FROM_VALUES = "cache-len-from-values"
 CAUSES = {
+    LEN_FROM_VALUES: "The length of a cache is how many tokens it holds: every token an update hands it counts, "
+                     "whatever numbers its key holds, zeros included. Yours counts from the values stored, so some "
+                     "tokens are held but not counted. Reread " + CACHE + ".",
     BYTES_NOT_INT: "A number of bytes is a whole number, and Python's integers hold whole numbers exactly at any "
                    "size; a floating-point number keeps only about 16 significant digits and prints with a decimal "
                    "point, so it is not a count any more. Yours comes back as a floating-point number. "

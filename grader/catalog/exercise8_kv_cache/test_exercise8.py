@@ -4,7 +4,8 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from grader.catalog.exercise8_kv_cache.misconceptions import BYTES_NOT_INT, CAPACITY, DTYPE_IGNORED, REALLOCATED
+from grader.catalog.exercise8_kv_cache.misconceptions import (BYTES_NOT_INT, CAPACITY, DTYPE_IGNORED, LEN_FROM_VALUES,
+                                                           REALLOCATED)
 from grader.grading.compare import Mismatch, describe, dtype_text, plural, summarise
 from grader.sandbox.judge import StudentError
 from grader.grading.testkit import (
@@ -295,7 +296,8 @@ def test_kvcache_len_counts_tokens_whatever_their_values(student, rng):
         kind = "all-zero keys and values" if zeros else "random keys and values"
         expect_len(cache, total, f"after updates of {total - T} and then {T} tokens ({T} of {kind}) len(cache) is "
                    "{n}, expected {expected}: a token whose key is all zeros is cached all the same; count the "
-                   "tokens update appended (keep a counter), not the non-zero slots of the storage")
+                   "tokens update appended (keep a counter), not the non-zero slots of the storage",
+                   **({"cause": LEN_FROM_VALUES} if zeros else {}))
 
 
 @pytest.mark.needs_values("test_kvcache_update_returns_everything")

@@ -19,7 +19,7 @@ from grader.catalog.exercise9_head_patterns.misconceptions import (AT_THE_THRESH
                                                                  TOKEN_RULES)
 from grader.grading.compare import Mismatch, describe, picture_cells, shape_text
 from grader.sandbox.judge import StudentError
-from grader.grading.testkit import as64, check_call, check_device_kept, check_inputs_kept, dims, passed
+from grader.grading.testkit import KEPT_FROM_A_CALL, as64, check_call, check_device_kept, check_inputs_kept, dims, passed
 
 KINDS = ("previous_token", "induction")
 
@@ -248,21 +248,27 @@ def test_scores_half_precision(student, rng, device):
         check_score(student, "induction_score", pattern, seq_len, what=f"induction_score in {dtype}")
 
 
-BAD_SHAPES = {
-    "3-d": ("previous_token_score", (2, 6, 6), (), "a pattern without its batch axis, (H, L, L)"),
-    "not-square": ("previous_token_score", (2, 3, 6, 5), (), "6 queries but 5 keys"),
-    "one-position": ("previous_token_score", (2, 3, 1, 1), (), "L = 1: no query has a previous token"),
-    "not-twice-seq-len": ("induction_score", (2, 3, 10, 10), (4,), "L = 10 with seq_len = 4"),
-    "odd-length": ("find_heads", (2, 3, 9, 9), (), "a layer of 9 positions, which is not a sequence repeated twice"),
+BAD_SHAPES = {  # case: the function, and each (shape, its other arguments, why it is refused) it must refuse
+    "3-d": ("previous_token_score", [((2, 6, 6), (), "a pattern without its batch axis, (H, L, L)")]),
+    "not-square": ("previous_token_score", [((2, 3, 6, 5), (), "6 queries but 5 keys")]),
+    "one-position": ("previous_token_score", [((2, 3, 1, 1), (), "L = 1: no query has a previous token")]),
+    "not-twice-seq-len": ("induction_score", [((2, 3, 10, 10), (4,), "L = 10 with seq_len = 4"),
+                                              ((2, 3, 9, 9), (4,), "L = 9 with seq_len = 4: one more than twice")]),
+    "odd-length": ("find_heads", [((2, 3, 9, 9), (), "a layer of 9 positions, which is not a sequence repeated twice")]),
 }
 
 
 @pytest.mark.parametrize("case", list(BAD_SHAPES))
 def test_bad_shapes_raise_value_error(student, rng, case):
-    name, shape, args, why = BAD_SHAPES[case]
-    pattern = torch.rand(*shape, generator=rng)
+    name, tries = BAD_SHAPES[case]
+    for shape, args, why in tries:
+        _expect_value_error(student, name, torch.rand(*shape, generator=rng), args, why)
+
+
+def _expect_value_error(student, name, pattern, args, why):
+    """The student's `name` refuses this pattern (and args) with a ValueError."""
     call = f"{name}({'[pattern]' if name == 'find_heads' else 'pattern'}{''.join(f', {a}' for a in args)})"
-    what = f"{call} with pattern of shape {shape_text(shape)} ({why})"
+    what = f"{call} with pattern of shape {shape_text(tuple(pattern.shape))} ({why})"
     try:
         got = student.run(name, [pattern] if name == "find_heads" else pattern, *args)["value"]
     except StudentError as error:
@@ -303,6 +309,13 @@ def check_heads(student, patterns, *, what, **kwargs):
         if sorted(got[kind]) == expected[kind]:
             raise Mismatch(f"{message}: the right heads, in another order; list them in (layer, head) order, "
                            "layer by layer and head by head", call=call)
+        n = len(expected[kind])
+        if n and got[kind][-n:] == expected[kind] and (len(set(got[kind])) < len(got[kind]) or any(
+                not (0 <= layer < len(patterns) and 0 <= head < patterns[layer].size(1)) for layer, head in got[kind])):
+            raise Mismatch(f"{message}: its last {n} are this model's, and before them come heads of an earlier call "
+                           "(listed twice, or not in this model): a list made once, outside the function or as a "
+                           "default argument, keeps what every call put in it; make the lists inside find_heads",
+                           call=call, cause=KEPT_FROM_A_CALL)
         missed = [h for h in expected[kind] if h not in got[kind]]
         extra = [h for h in got[kind] if h not in expected[kind]]
         layer, head = (missed or extra)[0]

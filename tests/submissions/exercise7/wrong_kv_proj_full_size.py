@@ -14,7 +14,7 @@ H_kv key/value heads, each shared by a group of H / H_kv query heads:
 The maths is ordinary per-head attention after one extra step: repeat each KV head H / H_kv times
 so that it lines up with its group of query heads.
 
-Diagnosis: none.
+Diagnosis: parameters-differ.
 """
 
 import math

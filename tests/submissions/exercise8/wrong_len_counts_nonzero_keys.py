@@ -12,7 +12,7 @@ The price is memory: 2 (keys AND values) numbers per layer, per KV head, per d_h
 per sequence in the batch. For Llama-2 7B (32 layers, 32 KV heads, d_head 128) in fp16, a
 4,096-token sequence needs 2 GiB of cache.
 
-Diagnosis: none.
+Diagnosis: cache-len-from-values.
 """
 
 import math

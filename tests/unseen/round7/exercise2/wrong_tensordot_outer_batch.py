@@ -1,0 +1,40 @@
+# lumen-unseen: exercise=2 kind=wrong
+# mistake: uses torch.tensordot(q, k, dims=([-1], [-1])), which contracts d_k but takes the outer product over the batch dims: (B, L_q, B, L_k) instead of (B, L_q, L_k)
+# ideal: attention_scores calls torch.tensordot(q, k, dims=([-1], [-1])); tensordot contracts d_k but pairs every leading dim of q with every leading dim of k, so batched inputs give (B, L_q, B, L_k) (every batch against every other) instead of (B, L_q, L_k); it is only right for 2-D inputs. Use q @ k.transpose(-2, -1).
+# expect: attention_scores|scor(e|es|ing)
+# expect: tensordot|outer product|every batch|batch dims?|\(B, ?L_q, ?B, ?L_k\)|shape
+# reject: scal(e|ing) by|sqrt|√
+# reject: \bdtype\b.*(lost|changed|not kept)
+# reject: in.place
+"""Exercise 2 — Score every key.
+
+Chapter section: "Step 2 — Score every key".
+
+How well does each query match each key? Their dot product: large when the two vectors point the
+same way. For all queries against all keys at once that is one matrix product,
+
+    S = Q K^T    with shape (L_q, L_k): row i holds query i's score against every key.
+
+Leading batch dims (batch, heads, ...) may sit in front; the number of queries L_q and of keys L_k
+need not be equal.
+
+Every function here leaves its inputs unchanged and returns tensors in the inputs' dtype (float32
+or float64; float16 and bfloat16 too, on a GPU) and on their device. Off limits, as in every
+exercise: the answer key (lumen_ref, solutions/) and the grader's own code.
+
+It must train: autograd through your code gives the chapter's gradients (no .detach(), no
+in-place edit of a tensor autograd still needs).
+"""
+
+import torch
+
+
+def attention_scores(q, k):
+    """Raw attention scores S = Q K^T (not scaled yet: that is exercise 3).
+
+    q: (..., L_q, d_k)  one query per row
+    k: (..., L_k, d_k)  one key per row
+    Returns S (..., L_q, L_k) with S[..., i, j] = q_i · k_j.
+    """
+    # contract the d_k axis of q with the d_k axis of k
+    return torch.tensordot(q, k, dims=([-1], [-1]))
