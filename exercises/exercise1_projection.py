@@ -11,7 +11,7 @@ rows of X (L, d_model) and each projection is a single matrix product:
 Any number of leading batch dims may sit in front of (L, d_model); `@` handles them for you.
 
 Every function here leaves its inputs unchanged and returns tensors in the inputs' dtype (float32
-or float64; float16 and bfloat16 too, on a GPU) and on their device. Off limits, as in every
+or float64; float16 and bfloat16 too) and on their device. Off limits, as in every
 exercise: the answer key (lumen_ref, solutions/) and the grader's own code.
 
 It must train: autograd through your code gives the chapter's gradients (no .detach(), no

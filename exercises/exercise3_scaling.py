@@ -10,7 +10,7 @@ to about 1 at every width:
     scaled scores = Q K^T / √d_k
 
 Every function here leaves its inputs unchanged and returns tensors in the inputs' dtype (float32
-or float64; float16 and bfloat16 too, on a GPU) and on their device. Off limits, as in every
+or float64; float16 and bfloat16 too) and on their device. Off limits, as in every
 exercise: the answer key (lumen_ref, solutions/) and the grader's own code.
 
 It must train: autograd through your code gives the chapter's gradients (no .detach(), no

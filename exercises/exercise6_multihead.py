@@ -15,7 +15,7 @@ The whole trick is two reshapes:
   concatenation), ready for W_O to mix them.
 
 Every function and module here leaves its inputs unchanged and returns tensors in the inputs'
-dtype (float32 or float64; float16 and bfloat16 too, on a GPU) and on their device.
+dtype (float32 or float64; float16 and bfloat16 too) and on their device.
 It must train: autograd through your code gives the chapter's gradients (no .detach(), no
 in-place edit of a tensor autograd still needs).
 """

@@ -46,7 +46,7 @@ and as in every exercise the answer key (lumen_ref, solutions/) and the grader's
 Everything else is allowed: torch.exp, amax, maximum, sum, masked_fill, torch.where, @.
 
 Every function leaves its inputs unchanged and returns tensors in the inputs' dtype (float32 or
-float64; float16 and bfloat16 too, on a GPU) and on their device.
+float64; float16 and bfloat16 too) and on their device.
 """
 
 import math

@@ -24,7 +24,7 @@ the answer key (lumen_ref, solutions/) and the grader's own code. Everything els
 torch.exp, amax, sum, masked_fill, torch.where, and torch.logsumexp too.
 
 Every function leaves its inputs unchanged and returns tensors in the inputs' dtype (float32 or
-float64; float16 and bfloat16 too, on a GPU) and on their device.
+float64; float16 and bfloat16 too) and on their device.
 
 It must train: autograd through your code gives the chapter's gradients (no .detach(), no
 in-place edit of a tensor autograd still needs).

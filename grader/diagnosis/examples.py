@@ -354,7 +354,8 @@ def _run_check(student, exercise, call, spec, made, args, state=None):
             check_inputs_kept(caller, target, *positional, names=call.get("names", []), **keywords)
     except Mismatch as mismatch:
         if mismatch.details.get("cause") in ("built-on-cpu", "input-changed-in-place", call.get("gradient_cause")):
-            return mismatch.message, CHECKS[check], weights
+            # the symptom alone: the example shows what went wrong, a later hint how to fix it
+            return mismatch.details.get("symptom", mismatch.message), CHECKS[check], weights
         return None, None, None
     except _THEIRS:
         return None, None, None

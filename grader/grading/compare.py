@@ -54,8 +54,9 @@ SHOWN_VALUES = 6  # a tensor with at most this many values is shown in full, a l
 
 class Mismatch(AssertionError):
     """A wrong answer. `message` is the one line the report shows; `details` carry what front ends
-    and the diagnosis use (the values, a `picture`, the `call` to replay, and a `cause` id where the
-    message itself names the mistake: a dtype or device changed, an input changed in place)."""
+    and the diagnosis use (the values, a `picture`, the `call` to replay, a `cause` id where the
+    message itself names the mistake: a dtype or device changed, an input changed in place, and the
+    `symptom`, the message without its remedy, where an example shows what went wrong)."""
 
     def __init__(self, message, **details):
         super().__init__(message)
@@ -394,12 +395,13 @@ def check_unchanged(before, after, *, what, call=None):
         changed = int((~same).sum())
         where = (f" ({changed} of {same.numel()} entries changed, the first at {list(index)}: "
                  f"{_value(before[index])} became {_value(after[index])})")
+        remedy = "masked_fill, not masked_fill_; x = x / s, not x /= s or x[...] = ..."
     else:
         where = f" (it is now {describe(after)}, it was {describe(before)})"
-    raise Mismatch(
-        f"{call or 'your code'} modified its input `{what}` in place{where}: build a new tensor instead "
-        "(masked_fill, not masked_fill_; x = x / s, not x /= s)", cause="input-changed-in-place"
-    )
+        remedy = "x.unsqueeze(0), not x.unsqueeze_(0); k.transpose(-2, -1), not k.transpose_(-2, -1)"
+    symptom = f"{call or 'your code'} modified its input `{what}` in place{where}"
+    raise Mismatch(f"{symptom}: build a new tensor instead ({remedy})", cause="input-changed-in-place",
+                   symptom=symptom)
 
 
 # -- pictures ----------------------------------------------------------------------------------------

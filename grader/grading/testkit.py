@@ -309,9 +309,9 @@ NO_GRADIENT = "no-gradient"  # a cause (grader.diagnosis.hints): an input the ou
 PEEKS_AT_THE_FUTURE = "peeks-at-the-future"  # a cause: changing a later token changed an earlier one's result
 KEPT_FROM_A_CALL = "kept-from-an-earlier-call"  # a cause: a module answers differently after a call of another size
 LAYERS_DIFFER = "parameters-differ"  # a cause: a module's parameters are not the chapter's (a name or a shape)
-BUILT_ON_THE_CPU = ("built on the CPU: pass `device=x.device` (an input's device, or the function's `device` "
-                    "argument) where you make it, and `dtype=x.dtype` where it holds values, or make it from an "
-                    "input (torch.zeros_like(x), x.new_ones(...)), which takes both")
+BUILT_ON_THE_CPU = ("pass `device=x.device` (an input's device, or the function's `device` argument) where you "
+                    "make it, and `dtype=x.dtype` where it holds values, or make it from an input "
+                    "(torch.zeros_like(x), x.new_ones(...)), which takes both")  # the remedy for a tensor made on the CPU
 _MIXED_ON_CUDA = "Expected all tensors to be on the same device"  # CUDA's error when a call mixes devices
 
 
@@ -342,8 +342,8 @@ def check_device_kept(caller, target, *args, device, what, device_arg=None, **kw
             raise Mismatch(f"{what}: {error.message}") from None
         if error.type == "DeviceMismatch" or (on_cuda and _MIXED_ON_CUDA in error.message):
             where = f" ({error.location})" if error.frames else ""
-            raise Mismatch(f"on a GPU, {what} fails{where}: {error.message}: {BUILT_ON_THE_CPU}",
-                           cause="built-on-cpu", call=call) from None
+            symptom = f"on a GPU, {what} fails{where}: {error.message}: built on the CPU"
+            raise Mismatch(f"{symptom}: {BUILT_ON_THE_CPU}", cause="built-on-cpu", call=call, symptom=symptom) from None
         raise
     value = reply["value"]
     tensors = [item for item in leaves(value) if isinstance(item, torch.Tensor)]
@@ -354,9 +354,10 @@ def check_device_kept(caller, target, *args, device, what, device_arg=None, **kw
     if astray:
         tensor, where = astray[0]
         made = f", made at {printable(where, 300)}," if isinstance(where, str) else ""
-        raise Mismatch(f"{what} returned a tensor {shape_text(tensor.shape)}{made} on the CPU, not on the device of "
-                       f"its inputs (or the device it was given): {BUILT_ON_THE_CPU}", cause="built-on-cpu",
-                       call={**call, "got": bounded(value)})
+        symptom = (f"{what} returned a tensor {shape_text(tensor.shape)}{made} on the CPU, not on the device of its "
+                   "inputs (or the device it was given): built on the CPU")
+        raise Mismatch(f"{symptom}: {BUILT_ON_THE_CPU}", cause="built-on-cpu", call={**call, "got": bounded(value)},
+                       symptom=symptom)
     return value
 
 

@@ -16,9 +16,10 @@ FILE = "exercise1_projection.py"
 PROJECT_TESTS = {
     "test_project_values", "test_project_shapes", "test_project_napkin_example",
     "test_project_identity_zero_and_huge_weights", "test_project_inputs_not_modified",
-    "test_project_gradients",
+    "test_project_gradients", "test_project_half_precision",
 }
-FUSED_VALUE_TESTS = {"test_fused_project_values", "test_fused_project_shapes", "test_fused_project_gradients"}
+FUSED_VALUE_TESTS = {"test_fused_project_values", "test_fused_project_shapes", "test_fused_project_gradients",
+                     "test_fused_project_half_precision"}
 
 
 def load_suite():

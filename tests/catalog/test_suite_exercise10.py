@@ -21,19 +21,21 @@ DEVICE = {"test_stays_on_the_inputs_device"}
 CAUSAL_WITH_BLOCKS = {"test_tiled_attention", "test_tiled_attention_float64", "test_tiled_attention_queries_and_keys",
                       "test_tiled_attention_without_batch_dims", "test_tiled_attention_gradients"}
 
+# a mistake in the values shows in float16 and bfloat16 too
+HALF = {"test_half_precision"}
 # submission -> (the tests it must fail, (a test, a phrase its message must contain))
 WRONG = {
-    "wrong_sum_not_rescaled": (SOFTMAX | TILED, ("test_online_softmax", "online_softmax(x of shape (2, 3, 12)")),
-    "wrong_output_not_rescaled": (TILED, ("test_tiled_attention_float64", "tiled_attention(q of shape (2, 13, 6)")),
-    "wrong_nothing_rescaled": (TILED, ("test_tiled_attention", "block_size=1")),
-    "wrong_no_scale": (TILED - {"test_tiled_attention_huge_scores"}, ("test_tiled_attention", "is wrong at")),
-    "wrong_drops_last_block": (SOFTMAX | TILED - {"test_tiled_attention_huge_scores"},
+    "wrong_sum_not_rescaled": (HALF | SOFTMAX | TILED, ("test_online_softmax", "online_softmax(x of shape (2, 3, 12)")),
+    "wrong_output_not_rescaled": (HALF | TILED, ("test_tiled_attention_float64", "tiled_attention(q of shape (2, 13, 6)")),
+    "wrong_nothing_rescaled": (HALF | TILED, ("test_tiled_attention", "block_size=1")),
+    "wrong_no_scale": (HALF | TILED - {"test_tiled_attention_huge_scores"}, ("test_tiled_attention", "is wrong at")),
+    "wrong_drops_last_block": (HALF | SOFTMAX | TILED - {"test_tiled_attention_huge_scores"},
                                ("test_tiled_attention", "block_size=9")),
     "wrong_max_starts_at_zero": ({"test_online_softmax_huge_scores", "test_tiled_attention_huge_scores",
                                   "test_tiled_attention_negative_scores"},
                                  ("test_tiled_attention_negative_scores", "every score below -1000")),
-    "wrong_divides_inside_loop": (CAUSAL_WITH_BLOCKS, ("test_tiled_attention_float64", "is wrong at")),
-    "wrong_causal_block_positions": (CAUSAL_WITH_BLOCKS | {"test_tiled_attention_huge_scores"},
+    "wrong_divides_inside_loop": (HALF | CAUSAL_WITH_BLOCKS, ("test_tiled_attention_float64", "is wrong at")),
+    "wrong_causal_block_positions": (HALF | CAUSAL_WITH_BLOCKS | {"test_tiled_attention_huge_scores"},
                                      ("test_tiled_attention_float64", "causal=True")),
     # its mask, made whole and sliced in every block, is an (L_q, L_k) tensor too
     "wrong_causal_top_left": ({"test_tiled_attention_queries_and_keys", "test_tiled_attention_without_batch_dims",
@@ -42,12 +44,12 @@ WRONG = {
     "wrong_nan_on_empty_rows": ({"test_online_softmax_masked_entries", "test_tiled_attention_queries_and_keys",
                                  "test_tiled_attention_gradients"},
                                 ("test_online_softmax_masked_entries", "shift by 0 while the running max is -inf")),
-    "wrong_stale_normaliser": (SOFTMAX, ("test_online_softmax", "is wrong at")),
-    "wrong_max_not_kept": (TILED - {"test_tiled_attention_queries_and_keys", "test_tiled_attention_gradients"}
+    "wrong_stale_normaliser": (HALF | SOFTMAX, ("test_online_softmax", "is wrong at")),
+    "wrong_max_not_kept": (HALF | TILED - {"test_tiled_attention_queries_and_keys", "test_tiled_attention_gradients"}
                            | {"test_online_softmax_huge_scores"},
                            ("test_online_softmax_huge_scores", "has NaN")),
-    "wrong_block_uses_old_max": (SOFTMAX | TILED, ("test_tiled_attention_negative_scores", "float32")),
-    "wrong_causal_excludes_diagonal": (CAUSAL_WITH_BLOCKS | {"test_tiled_attention_huge_scores"},
+    "wrong_block_uses_old_max": (HALF | SOFTMAX | TILED, ("test_tiled_attention_negative_scores", "float32")),
+    "wrong_causal_excludes_diagonal": (HALF | CAUSAL_WITH_BLOCKS | {"test_tiled_attention_huge_scores"},
                                        ("test_tiled_attention", "causal=True")),
     "wrong_squeeze_drops_query_axis": ({"test_tiled_attention"}, ("test_tiled_attention", "(2, 3, 1, 7)")),
     "wrong_where_after_division": ({"test_tiled_attention_gradients"},
@@ -63,12 +65,12 @@ WRONG = {
 def test_solution_scores_full_marks(grade):
     result = graded(grade, 10, SOLUTIONS / FILE)
     assert result.passed and result.score == result.max_score
-    assert {t.name.split("[")[0] for t in result.tests} == COST | SOFTMAX | TILED | MEMORY | DEVICE | {
-        "test_inputs_not_modified", "test_half_precision"}
+    assert {t.name.split("[")[0] for t in result.tests} == COST | SOFTMAX | TILED | MEMORY | DEVICE | HALF | {
+        "test_inputs_not_modified"}
 
 
 def test_stub_fails_every_test(grade):
-    assert set(failed_tests(graded(grade, 10, EXERCISES / FILE))) == COST | SOFTMAX | TILED | MEMORY | DEVICE | {
+    assert set(failed_tests(graded(grade, 10, EXERCISES / FILE))) == COST | SOFTMAX | TILED | MEMORY | DEVICE | HALF | {
         "test_inputs_not_modified"}
 
 

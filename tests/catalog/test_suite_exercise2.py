@@ -15,7 +15,7 @@ HERE = SUBMISSIONS / "exercise2"
 FILE = "exercise2_scoring.py"
 ALL_TESTS = {
     "test_scores_values", "test_scores_napkin_example", "test_scores_shapes", "test_scores_zero_and_huge",
-    "test_inputs_not_modified", "test_gradients",
+    "test_inputs_not_modified", "test_gradients", "test_half_precision",
 }
 
 

@@ -28,17 +28,18 @@ SCORES = {"test_previous_token_score_planted", "test_induction_score_planted", "
           "test_scores_on_the_inputs_device"}
 HEADS = {"test_find_heads_planted", "test_find_heads_of_the_hand_set_model", "test_find_heads_threshold",
          "test_find_heads_float64_on_device"}
+HALF = {"test_scores_half_precision"}
 
 
 
 def test_solution_scores_full_marks(grade):
     result = graded(grade, 9, SOLUTIONS / "exercise9_head_patterns.py")
-    assert failing(result) == set() and result.passed and result.score == result.max_score == 30
-    assert {t.name.split("[")[0] for t in result.tests} == TOKENS | SCORES | HEADS | {"test_scores_half_precision"}
+    assert failing(result) == set() and result.passed and result.score == result.max_score == 31
+    assert {t.name.split("[")[0] for t in result.tests} == TOKENS | SCORES | HEADS | HALF
 
 
 def test_stub_fails_every_test(grade):
-    assert failed_tests(graded(grade, 9, EXERCISES / "exercise9_head_patterns.py")) == sorted(TOKENS | SCORES | HEADS)
+    assert failed_tests(graded(grade, 9, EXERCISES / "exercise9_head_patterns.py")) == sorted(TOKENS | SCORES | HEADS | HALF)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -78,7 +79,7 @@ def test_a_generator_crosses_the_wire_in_its_state():
 def test_previous_token_off_by_one_draws_the_head(grade):
     result = graded(grade, 9, FOLDER / "wrong_previous_next_key.py")
     assert failed_tests(result) == sorted({"test_previous_token_score_planted", "test_scores_of_the_hand_set_model"}
-                                          | HEADS)
+                                          | HEADS | HALF)
     assert diagnosed(result) == ["previous-token-reads-next"]
     text = report.render_text(GradeReport([result], "cpu", 0))
     assert "      head 0's pattern   key i-1 from query i\n      █···········       ············\n" in text

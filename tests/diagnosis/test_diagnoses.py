@@ -523,7 +523,16 @@ def test_an_input_changed_in_place_is_named_with_what_changed():
     after[0, 1] = float("-inf")
     assert failure(check_unchanged, before, after, what="scores") == (
         "your code modified its input `scores` in place (1 of 6 entries changed, the first at [0, 1]: 0 became "
-        "-inf): build a new tensor instead (masked_fill, not masked_fill_; x = x / s, not x /= s)")
+        "-inf): build a new tensor instead (masked_fill, not masked_fill_; x = x / s, not x /= s or x[...] = ...)")
+
+
+def test_an_input_reshaped_in_place_is_told_the_view_methods():
+    """unsqueeze_ or transpose_ change an input's shape, not its values: the remedy names those."""
+    before = torch.zeros(4, 6)
+    message = failure(check_unchanged, before, before.clone().unsqueeze_(0), what="x", call="project(...)")
+    assert message.startswith("project(...) modified its input `x` in place (it is now ")
+    assert message.endswith("build a new tensor instead (x.unsqueeze(0), not x.unsqueeze_(0); "
+                            "k.transpose(-2, -1), not k.transpose_(-2, -1))")
 
 
 def test_long_tensors_are_summarised_never_dumped():

@@ -260,7 +260,6 @@ def test_inputs_not_modified(student, rng, device):
 
 
 @pytest.mark.points(2)
-@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_half_precision(student, rng, device):
     size = SIZES["attention_half"]
     for dtype in (torch.float16, torch.bfloat16):

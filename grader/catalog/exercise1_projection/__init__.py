@@ -40,7 +40,7 @@ EXERCISE = Exercise(
         Rule("and on their device", ("test_projections_stay_on_the_inputs_device",),
              breaks=("    q = x @ w_q  #", "    q = x @ w_q + torch.zeros(w_q.shape[-1], dtype=x.dtype)  #")),
         Rule("returns tensors in the inputs' dtype", ("test_project_values", "test_fused_project_values")),
-        Rule("float16 and bfloat16 too, on a GPU", ("test_project_half_precision", "test_fused_project_half_precision")),
+        Rule("float16 and bfloat16 too", ("test_project_half_precision", "test_fused_project_half_precision")),
         Rule("autograd through your code gives the chapter's gradients", ("test_project_gradients", "test_fused_project_gradients"),
              breaks=("    q = x @ w_q  #", "    q = x @ w_q.detach()  #")),
     ),

@@ -121,7 +121,6 @@ def test_project_gradients(student, rng, device):
                 what="project(x, w_q, w_k, w_v)", names=["x", "w_q", "w_k", "w_v"])
 
 
-@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_project_half_precision(student, rng, device):
     for dtype in HALF_DTYPES:
         x, w_q, w_k, w_v = inputs(rng, "project_half", dtype=dtype, device=device, scale=0.5)
@@ -194,7 +193,6 @@ def test_fused_project_gradients(student, rng, device):
                 what="fused_project(x, w_qkv)", names=["x", "w_qkv"])
 
 
-@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_fused_project_half_precision(student, rng, device):
     for dtype in HALF_DTYPES:
         x, w_qkv = fused_inputs(rng, "fused_half", dtype=dtype, device=device, scale=0.5)

@@ -100,7 +100,6 @@ def test_gradients(student, rng, device):
                 what="attention_scores(q, k)", names=["q", "k"])
 
 
-@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_half_precision(student, rng, device):
     for dtype in HALF_DTYPES:
         q, k = qk(rng, "half", dtype=dtype, device=device)

@@ -66,7 +66,7 @@ EXERCISE = Exercise(
         Rule("leaves its inputs unchanged", ("test_inputs_not_modified",)),
         Rule("returns tensors in the inputs' dtype", ("test_softmax_values", "test_attention_values")),
         Rule("and on their device", ("test_stays_on_the_inputs_device",)),
-        Rule("float16 and bfloat16 too, on a GPU", ("test_half_precision",)),
+        Rule("float16 and bfloat16 too", ("test_half_precision",)),
         Rule("autograd through your code gives the chapter's gradients", ("test_softmax_gradients", "test_attention_gradients", "test_gradients_with_padding")),
     ),
     reference=("steps", "attention"),

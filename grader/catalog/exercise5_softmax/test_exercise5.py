@@ -242,7 +242,6 @@ def _check_masked_gradients(student, rng, q, k, v, mask, *, what, hint, cause):
 
 
 @pytest.mark.points(2)
-@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_half_precision(student, rng, device):
     for dtype in HALF_DTYPES:
         name = dtype_text(dtype)

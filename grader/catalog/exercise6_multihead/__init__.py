@@ -64,7 +64,7 @@ EXERCISE = Exercise(
              breaks=("        weights = weights.masked_fill(~mask, 0.0)", "        pass")),
         Rule("leaves its inputs unchanged", ("test_inputs_not_modified",)),
         Rule("in x's dtype and device", ("test_forward_values", "test_forward_stays_on_the_inputs_device")),
-        Rule("float16 and bfloat16 too, on a GPU", ("test_half_precision",)),
+        Rule("float16 and bfloat16 too", ("test_half_precision",)),
         Rule("autograd through your code gives the chapter's gradients", ("test_split_merge_gradients", "test_gradients")),
     ),
     reference=("steps", "attention"),

@@ -249,7 +249,6 @@ def test_inputs_not_modified(student, rng, device):
 
 
 @pytest.mark.points(2)
-@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_half_precision(student, rng, device):
     for dtype in HALF_DTYPES:
         size = SIZES["module"]

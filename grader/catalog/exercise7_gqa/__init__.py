@@ -55,7 +55,7 @@ EXERCISE = Exercise(
              breaks=("        weights = weights.masked_fill(~mask, 0.0)", "        pass")),
         Rule("leaves its inputs unchanged", ("test_repeat_kv_input_not_modified", "test_gqa_input_not_modified")),
         Rule("in x's dtype and device", ("test_gqa_float64", "test_gqa_on_the_inputs_device")),
-        Rule("float16 and bfloat16 too, on a GPU", ("test_repeat_kv_half_precision", "test_gqa_half_precision")),
+        Rule("float16 and bfloat16 too", ("test_repeat_kv_half_precision", "test_gqa_half_precision")),
         Rule("autograd through your code gives the chapter's gradients", ("test_repeat_kv_gradients", "test_gqa_gradients")),
     ),
     reference=("steps", "attention"),

@@ -138,7 +138,6 @@ def test_repeat_kv_gradients(student, rng, device):
 
 
 @pytest.mark.hidden
-@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_repeat_kv_half_precision(student, rng, device):
     for dtype in HALF:
         x, n_rep = kv_of(rng, "repeat_half", dtype=dtype, device=device)
@@ -254,7 +253,6 @@ def test_gqa_gradients(student, rng, device):
 
 @pytest.mark.points(2)
 @pytest.mark.hidden
-@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_gqa_half_precision(student, rng, device):
     for dtype in HALF:
         reference = reference_gqa(rng, GQA, dtype)

@@ -341,7 +341,6 @@ def test_kvcache_reset_keeps_its_storage(student, rng):
 
 
 @pytest.mark.hidden
-@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_kvcache_half_precision(student, rng, device):
     for dtype in HALF:
         config = dims(SIZES["cache_half"], "B", "n_kv_heads", "d_head", "max_len")
@@ -437,7 +436,6 @@ def test_cached_gqa_gradients(student, rng, device):
 
 @pytest.mark.points(2)
 @pytest.mark.hidden
-@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_cached_gqa_half_precision(student, rng, device):
     for dtype in HALF:
         reference = reference_gqa(rng, GQA, dtype)

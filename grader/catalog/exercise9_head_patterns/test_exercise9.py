@@ -239,7 +239,6 @@ def test_scores_leave_the_pattern_unchanged(student, rng):
 
 
 @pytest.mark.hidden
-@pytest.mark.cuda  # float16 and bfloat16 are checked on CUDA only
 def test_scores_half_precision(student, rng, device):
     B, seq_len = dims(SIZES["half"], "B", "seq_len")
     for dtype in (torch.float16, torch.bfloat16):
