@@ -8,7 +8,8 @@ rows of X (L, d_model) and each projection is a single matrix product:
 
     Q = X W_Q    K = X W_K    V = X W_V
 
-Any number of leading batch dims may sit in front of (L, d_model); `@` handles them for you.
+Any number of leading batch dims may sit in front of (L, d_model); `@` handles them for you. x
+may also be laid out in memory in any order (a batch its caller transposed): `@` takes it as it is.
 
 Every function here leaves its inputs unchanged and returns tensors in the inputs' dtype (float32
 or float64; float16 and bfloat16 too) and on their device. Off limits, as in every

@@ -30,7 +30,7 @@ import torch
 from grader.diagnosis import traits
 from grader.diagnosis.reference import Reference
 from grader.grading.compare import MASKED_BELOW, TOLERANCES
-from grader.grading.testkit import AUTOGRAD_IN_PLACE, Raised
+from grader.grading.testkit import AUTOGRAD_IN_PLACE, AUTOGRAD_OUT, Raised
 from grader.nested import leaves
 
 # A value matches within 10x the tolerance of the student's dtype, the absolute part scaled by the
@@ -785,6 +785,33 @@ _DTYPES_CLASH = re.compile(r"scalar type \w+ but found \w+|to have the same dtyp
                            r"Found dtype \w+ but expected \w+")
 
 
+_FLOAT_SIZE = re.compile(r"must be tuple of ints,\s*but (?:got|found element of type) float|"
+                         r"'float' object cannot be interpreted as an integer|received an invalid combination of "
+                         r"arguments.*\bfloat\b")
+_BOOL_INDEX = re.compile(r"The shape of the mask \[([\d, ]*)\] at index \d+ does not match the shape of the indexed "
+                         r"tensor \[([\d, ]*)\]")
+_TRANSPOSE_2D = "t() expects a tensor with <= 2 dimensions"
+_VIEW_SIZE = re.compile(r"shape '\[([-\d, ]*)\]' is invalid for input of size (\d+)")
+
+
+def _view_size_text(found):
+    """What a view or reshape asked for, against what the tensor holds (`found`: _VIEW_SIZE's match)."""
+    sizes = [int(n) for n in found.group(1).split(",") if n.strip()]
+    held, asked = int(found.group(2)), math.prod(n for n in sizes if n != -1)
+    text = (f"a view (or reshape) keeps every number and only changes the shape, so the sizes must multiply to the "
+            f"{held} numbers the tensor holds; {list(sizes)} ")
+    if -1 in sizes:
+        return text + f"leaves -1 to be worked out, and {held} is not a whole multiple of the others' {asked}: is " \
+                      "one of the sizes another tensor's?"
+    if asked > held and asked % held == 0:
+        return text + f"multiply to {asked}, {asked // held} times as many: is one of the sizes {asked // held} times " \
+                      "too large, another tensor's?"
+    if held > asked and held % asked == 0:
+        return text + f"multiply to {asked}, {held // asked} times too few: is a size missing, or one " \
+                      f"{held // asked} times too small?"
+    return text + f"multiply to {asked}: is one of the sizes another tensor's?"
+
+
 def raising_function(raised):
     """The name of the student's function whose line raised, or ''."""
     frames = [found for found in map(_FRAME.match, raised.frames) if found]
@@ -808,10 +835,12 @@ def crash_place(raised):
 
 def crash_findings(call):
     """What a call that raised shows by its error and the line that raised it, when that names the
-    mistake: a view of a tensor that is not contiguous, a .T on a batched tensor, a product that takes
-    a fixed number of dims (torch.bmm, an einsum without '...'), Tensor.split given a count, an
-    in-place edit the backward pass needed, or two dtypes meeting where the inputs are not float32
-    (a tensor made in torch's default dtype)."""
+    mistake: a view of a tensor that is not contiguous, or to sizes that do not multiply to what it
+    holds, a size made by `/`, a bool mask as an index (which does not broadcast), a .T or .t() on a
+    batched tensor, a product that takes a fixed number of dims (torch.bmm, an einsum without '...'),
+    Tensor.split given a count, an in-place edit the backward pass needed, a result written through
+    out=, or two dtypes meeting where the inputs are not float32 (a tensor made in torch's default
+    dtype)."""
     raised = call["got"]
     place = crash_place(raised)
     if raised.type == "RuntimeError" and AUTOGRAD_IN_PLACE in raised.message:
@@ -820,10 +849,33 @@ def crash_findings(call):
                         "masked_fill_, an indexed assignment): autograd keeps the tensors a step used to compute its "
                         "gradient (torch.exp keeps its output), so write each new value to a new tensor (e = e / "
                         "total, p = p.masked_fill(...), l = l * alpha + ...) instead of updating one in place")]
-    if raised.type not in ("RuntimeError", "ValueError") or not place:
+    if raised.type not in ("RuntimeError", "ValueError", "TypeError", "IndexError") or not place:
         return []
     code = [found for found in map(_FRAME.match, raised.frames) if found][-1].group(3)
     at = f"your code raised at {place}: "
+    if raised.type == "TypeError" and _FLOAT_SIZE.search(raised.message):
+        return [Finding("crash:size-not-int", at + "a size must be a whole number, and `/` always gives a float (12 / 4 "
+                        "is 3.0, not 3), also where it divides evenly: divide sizes with `//` (d_model // n_heads)")]
+    shapes = _BOOL_INDEX.search(raised.message) if raised.type == "IndexError" else None
+    if shapes:
+        return [Finding("crash:bool-index-no-broadcast", at + "x[mask] with a bool mask picks entries, and the mask "
+                        "must have x's own sizes from its first dim on: unlike arithmetic, indexing does not broadcast, "
+                        f"so a mask of shape ({shapes.group(1)}) cannot index a tensor of shape ({shapes.group(2)}): "
+                        "masked_fill and torch.where broadcast it (x.masked_fill(~mask, value))")]
+    if raised.type not in ("RuntimeError", "ValueError"):
+        return []
+    if _TRANSPOSE_2D in raised.message and re.search(r"\.t\(\)|\.t_\(\)|torch\.t\(", code):
+        dims = raised.message.rsplit("self is ", 1)[-1].removesuffix(".")
+        return [Finding("crash:t-on-batched", at + f".t() transposes a matrix, a tensor of at most 2 dims, and this one "
+                        f"is {dims}: to swap the last two dims whatever sits in front of them (a batch, heads), use "
+                        ".transpose(-2, -1) (or .mT)")]
+    wrong_size = _VIEW_SIZE.search(raised.message)
+    if wrong_size:
+        return [Finding("crash:view-size-mismatch", at + _view_size_text(wrong_size))]
+    if "out=" in code and AUTOGRAD_OUT in raised.message:
+        return [Finding("crash:out-argument", at + "out= writes the result into a tensor you made, outside autograd's "
+                        "record, so no gradient can flow back through it: let the operation make its own result "
+                        "(y = a @ b)")]
     if _NOT_CONTIGUOUS in raised.message:
         return [Finding("crash:view-not-contiguous", at + ".view needs a tensor whose numbers lie in memory in the order "
                         "of the new shape; after a transpose or a permute they do not (the tensor is not contiguous), "
@@ -853,10 +905,13 @@ def crash_findings(call):
     if _DTYPES_CLASH.search(raised.message) and floats and torch.float32 not in floats:
         names = " and ".join(sorted(str(d).removeprefix("torch.") for d in floats))
         return [Finding("crash:dtype-made-float32", at + f"two tensors of different dtypes meet there ({raised.message}), "
-                        f"and this call's inputs are {names}: a tensor made without dtype= is float32, torch's "
-                        "default (torch.zeros, ones, full, tensor, arange): make it with dtype=x.dtype, or from an "
-                        "input (torch.zeros_like(x), x.new_zeros(...))")]
+                        f"and this call's inputs are {names}: {MADE_IN_FLOAT32}")]
     return []
+
+
+# a dtype clash's likeliest cause, where no line that brought float32 in is known (grader.diagnosis.precision)
+MADE_IN_FLOAT32 = ("a tensor made without dtype= is float32, torch's default (torch.zeros, ones, full, tensor, "
+                   "arange): make it with dtype=x.dtype, or from an input (torch.zeros_like(x), x.new_zeros(...))")
 
 
 # crash findings whose advice cures only the crash (.contiguous() before a view): beside another finding

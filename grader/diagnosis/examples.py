@@ -34,6 +34,7 @@ from grader.grading.compare import Mismatch, dtype_text, picture_cells
 from grader.grading.testkit import (Made, Raised, Tracked, as64, check_device_kept, check_grads, check_inputs_kept,
                                     check_result, one_thread)
 from grader.nested import leaves, map_values
+from grader.sandbox.wire import axis_order, laid_out
 
 MAX_TRIES = 60  # calls of the student's code one example may cost, at most
 SECONDS = 5.0  # the time one exercise's examples may take (never past its deadline): a guard against slow code
@@ -418,6 +419,8 @@ def reproduces(student, exercise, example):
     params = spec.forward if isinstance(spec, Module) else spec.params
     dtype = getattr(torch, example["dtype"]) if example.get("dtype") else torch.float32
     args = {key: _tensor_of(value, params.get(key), dtype) for key, value in example["inputs"].items()}
+    for key, order in example.get("layouts", {}).items():
+        args[key] = laid_out(args[key].permute(order).contiguous(), args[key].shape, order)
     kwargs = {key: args.pop(key) for key in example.get("keywords", []) if key not in params}
     kwargs.update({key: None for key in example.get("keywords", []) if key in params})
     if example.get("check"):
@@ -743,8 +746,11 @@ def _fresh(tensor, declaration, style, generator):
     entry telling where it came from; SMALL: integers from -2 to 2), or a plain causal mask."""
     if declaration.kind == "real" and tensor.is_floating_point():
         if style == COUNTING:
-            return torch.arange(1, tensor.numel() + 1).reshape(tensor.shape).to(tensor.dtype)
-        return torch.randint(-2, 3, tensor.shape, generator=generator).to(tensor.dtype)
+            values = torch.arange(1, tensor.numel() + 1).reshape(tensor.shape)
+        else:
+            values = torch.randint(-2, 3, tensor.shape, generator=generator)
+        laid_out = torch.empty_like(tensor)  # its strides too, where they are dense: a transposed input stays so
+        return laid_out.copy_(values)
     if declaration.kind == "mask" and tensor.dim() >= 2 and tensor.dtype == torch.bool and tensor.shape[-2] > 1:
         L_q, L_k = tensor.shape[-2:]
         return torch.ones(L_q, L_k, dtype=torch.bool).tril(L_k - L_q).expand(tensor.shape).clone()
@@ -810,9 +816,13 @@ def _example(search):
     inputs = {key: plain(value) for key, value in {**kwargs, **shown["args"]}.items()}
     made = shown["made"]
     dtype = _dtype(shown["args"])
+    layouts = {key: axis_order(value) for key, value in shown["args"].items()
+               if isinstance(value, torch.Tensor) and not value.is_contiguous()}
     example = {"function": name, "sizes": sizes, "inputs": inputs, "keywords": list(kwargs),
                "dtype": str(dtype).replace("torch.", "") if dtype else None,
                "expected": plain(shown["expected"]), "got": plain(_shown(shown["got"]))}
+    if layouts:  # what plain lists lose, and the mistake may need (see _layout)
+        example["layouts"] = layouts
     if isinstance(shown["got"], _Raised):
         example["raises"] = shown["got"].type
     if search.call.get("check"):
@@ -931,7 +941,7 @@ def _text(name, shown, made, search, pictures):
     """The example as the chapter's napkin example reads: inputs, expected, theirs; for masks and
     weights the two pictures side by side."""
     args = shown["args"]
-    shapes = ", ".join(f"{key} of shape {tuple(value.shape)}" if isinstance(value, torch.Tensor) else
+    shapes = ", ".join(f"{key} of shape {tuple(value.shape)}{_layout(key, value)}" if isinstance(value, torch.Tensor) else
                        f"{key} a list of {len(value)} of shape {tuple(value[0].shape)}" for key, value in args.items()
                        if isinstance(value, torch.Tensor) or _tensors(value))
     extra = [f"{key}={value!r}" for key, value in search.call["kwargs"].items() if key not in args]
@@ -975,6 +985,12 @@ def _text(name, shown, made, search, pictures):
         width = max(map(len, left), default=0)
         lines += [f"    {a.ljust(width)}    {b}" for a, b in zip(left, right)]
     return "\n".join(lines)
+
+
+def _layout(name, tensor):
+    """' (stored transposed)' for an input whose memory is not in the order of its shape, which code may
+    depend on (x.view), and the printed values cannot show; '' otherwise."""
+    return "" if tensor.is_contiguous() else f" (stored transposed: {name}.is_contiguous() is False)"
 
 
 def _cell(value):

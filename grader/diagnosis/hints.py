@@ -190,13 +190,29 @@ STRUCTURAL = {
     "mask:causal-by-default": "A mask is the caller's to give: with none, every query reads every key, as in an "
                               "encoder or a summary of a whole text. Yours hides keys no one asked it to hide. "
                               "Reread " + MASKING + ".",
-    "crash:view-not-contiguous": "Merging the heads changes how the numbers are laid out: after the heads' axis and "
-                                 "the tokens' axis trade places, each token's numbers are scattered in memory and "
-                                 "must be gathered before they can be read as one row per token. Yours reads them "
-                                 "as they lie. Reread " + WALKTHROUGH + ".",
+    "crash:view-not-contiguous": "A shape is a way of reading numbers as they lie in memory: after two axes trade "
+                                 "places (the heads' and the tokens' when heads merge, or a batch its caller "
+                                 "transposed) they no longer lie in the order of the shape, and must be gathered "
+                                 "before they can be read as another shape. Yours reads them as they lie. Reread "
+                                 + WALKTHROUGH + ".",
     "crash:dtype-made-float32": "A step answers in the precision it was given, and every tensor it makes joins its "
-                                "inputs in that precision. Yours makes one in single precision whatever the inputs "
-                                "are, and the two do not mix. Reread " + WALKTHROUGH + ".",
+                                "inputs in that precision. Yours brings in a tensor of another precision, and the "
+                                "two do not mix. Reread " + WALKTHROUGH + ".",
+    "crash:size-not-int": "Sizes count things (heads, tokens, numbers per head), so each is a whole number: a tensor "
+                          "cannot have 3.0 heads. Yours computes a size as a number with a fraction. "
+                          "Reread " + WALKTHROUGH + ".",
+    "crash:bool-index-no-broadcast": "One mask holds for every sequence and head: a (L, L) causal mask is stretched "
+                                     "over the dims in front, as arithmetic stretches it. Yours applies it with an "
+                                     "operation that does not stretch it. Reread " + MASKING + ".",
+    "crash:t-on-batched": "The scores are one formula whatever comes before the last two axes: no batch, a batch, a "
+                          "batch and heads. Yours uses an operation made for one matrix alone, so every batched "
+                          "layout fails. Reread " + SCORE + ".",
+    "crash:view-size-mismatch": "A view gives the same numbers another shape: nothing is added or lost, so the new "
+                                "sizes must multiply to the count the tensor holds. Yours asks for a shape of another "
+                                "size. Reread " + WALKTHROUGH + ".",
+    "crash:out-argument": "Attention is learned: training sends the loss's gradient back through every step, so each "
+                          "step's result must stay in autograd's record of how it was computed. Yours writes its "
+                          "result where that record cannot follow. Reread " + WALKTHROUGH + ".",
 }
 
 # Level 1 of the causes the grading steps name (grader.grading.compare, testkit); the exercises declare

@@ -137,12 +137,16 @@ def _dtype_cause(expected):
     return "mask-not-bool" if expected == torch.bool else "dtype-changed"
 
 
+# a changed dtype's general advice, which grader.diagnosis.precision replaces by the line where it changed
+KEEP_THE_DTYPE = "don't change the dtype"
+
+
 def _dtype_message(what, got, expected):
     text = f"{what} {agree(what, 'is')} {dtype_text(got)}, expected {dtype_text(expected)}"
     if expected == torch.bool:
         return (f"{text}: a mask says yes or no for each (query, key) pair, and ~mask needs bool: build it "
                 "with dtype=torch.bool")
-    return f"{text} like its input: don't change the dtype"
+    return f"{text} like its input: {KEEP_THE_DTYPE}"
 
 
 def _shape_message(what, got, expected):

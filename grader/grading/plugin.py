@@ -27,7 +27,7 @@ import pytest
 import torch
 
 from grader import catalog
-from grader.diagnosis import examples, matcher as diagnose
+from grader.diagnosis import examples, matcher as diagnose, precision
 from grader.grading import testkit
 from grader.grading.compare import Mismatch
 from grader.grading.results import TestResult
@@ -274,18 +274,20 @@ class GradingPlugin:
             exercise = catalog.find(exercise_id)
             self.diagnoses[exercise_id] = _diagnose(exercise.number, self.failed_calls.get(exercise_id, []),
                                                     self.passed_calls[exercise_id], self.causes.get(exercise_id, []),
-                                                    self._examples(exercise))
+                                                    *self._explainers(exercise))
         if student is not None:
             student.close()
 
-    def _examples(self, exercise):
-        """A function of a diagnosis's failed calls giving its smallest example (or None), run by the
-        exercise's student process within examples.SECONDS in all, by the exercise's deadline."""
+    def _explainers(self, exercise):
+        """(example, locate): functions of a diagnosis's failed calls that give its smallest example (or
+        None) and its message with the line where a dtype changed (grader.diagnosis.precision), run by
+        the exercise's student process within examples.SECONDS in all, by the exercise's deadline."""
         student = self.students.get(exercise.id)
         if student is None:
-            return lambda calls: None
+            return (lambda calls: None), (lambda message, calls: message)
         budget = examples.Budget()
-        return lambda calls: examples.shrink(student, exercise, calls, budget)
+        return (lambda calls: examples.shrink(student, exercise, calls, budget),
+                lambda message, calls: precision.located(message, student, calls, budget))
 
     def outcome(self, exercise_id):
         """What the suites found for an exercise, once they have run."""
@@ -322,11 +324,12 @@ def _withhold(recorded):
         test.details = {**test.details, "needs_values": list(needs)}
 
 
-def _diagnose(number, failed, passed, causes, example=lambda calls: None):
+def _diagnose(number, failed, passed, causes, example=lambda calls: None, locate=lambda message, calls: message):
     """The exercise's diagnoses ({id, message} dicts, and "example": the smallest call that shows it,
-    found by `example` from the failed calls it explains), from all its failed calls and its passed
-    ones weighed together; each failed test a diagnosis explains gets its id in its details before
-    the plugin hands it over. A diagnosis never turns a wrong answer into a grader error."""
+    found by `example` from the failed calls it explains; a changed dtype's message names its line,
+    by `locate`), from all its failed calls and its passed ones weighed together; each failed test a
+    diagnosis explains gets its id in its details before the plugin hands it over. A diagnosis never
+    turns a wrong answer into a grader error."""
     try:
         tests = [test for test, _ in failed]
         found = diagnose.conclude(number, [call for _, call in failed], passed,
@@ -342,7 +345,10 @@ def _diagnose(number, failed, passed, causes, example=lambda calls: None):
             if cause == diagnosis.id:
                 test.details.setdefault("diagnosis", diagnosis.id)
         data = diagnosis.as_dict()
-        shown = example([failed[index][1] for index in sorted(diagnosis.calls)])
+        calls = [failed[index][1] for index in sorted(diagnosis.calls)]
+        if diagnosis.id in precision.IDS:
+            data["message"] = locate(data["message"], calls)
+        shown = example(calls)
         if shown is not None:
             data["example"] = shown
         diagnoses.append(data)

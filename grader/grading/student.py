@@ -78,23 +78,27 @@ class Student:
         self._live_child()
 
     def run(self, target, *args, method=None, grad=None, return_args=False, no_grad=False, stand_in=False,
-            **kwargs):
+            dtype_trail=False, **kwargs):
         """Call `target` (a name in the student's file, or a RemoteObject) and return the reply:
         `value`, plus `args` (the arguments after the call) and `grads`/`param_grads` if asked.
         `stand_in`: with its tensors on the child's stand-in for a second device (see
-        grader.sandbox.stand_in); the reply's `placed` says which tensors of `value` were there."""
+        grader.sandbox.stand_in); the reply's `placed` says which tensors of `value` were there.
+        `dtype_trail`: the reply's `entered` says where a dtype other than the inputs' entered
+        (grader.sandbox.dtype_trail), and `raised` whether the call raised."""
         child = self._live_child()
         if isinstance(target, RemoteObject):
             if target.generation != self.generation:
                 raise ChildCrashed("an object made before the student's process restarted is gone")
             target = target.handle
-        request = call_request(target, method, args, kwargs, grad, return_args, no_grad, stand_in)
+        request = call_request(target, method, args, kwargs, grad, no_grad, stand_in, dtype_trail)
         try:
             reply = child.request(_to_wire(request))
         except StudentError as error:
             if isinstance(target, str) and not target[:1].isupper() and replayable(error, grad, stand_in):
                 crash_evidence(error, {"target": target, "args": args, "kwargs": kwargs})  # a function's call
             raise
+        if not return_args:  # the child sends them back always, so that no call looks like a check of them
+            reply.pop("args", None)
         reply = map_values(reply, self._from_wire)
         if isinstance(target, str) and target[:1].isupper() and method is None and grad is None \
                 and not isinstance(reply.get("value"), RemoteObject):  # a class of the exercise, called

@@ -171,12 +171,16 @@ def crash_evidence(error, call):
 # autograd's error where the student's code wrote over a tensor its backward pass needs: their own
 # line's doing, unlike autograd's other failures, so evidence even for a call made with gradients
 AUTOGRAD_IN_PLACE = "needed for gradient computation has been modified by an inplace operation"
+# and where it wrote a result through out=, which autograd refuses to follow
+AUTOGRAD_OUT = "functions with out=... arguments don't support automatic differentiation"
 
 
 def replayable(error, grad, stand_in):
     """Is the crash of a call (made with gradients `grad`, on the stand-in device or not) evidence the
-    diagnosis replays? A crash of autograd or of the stand-in is not, but for an in-place edit of theirs."""
-    return not stand_in and (grad is None or AUTOGRAD_IN_PLACE in getattr(error, "message", ""))
+    diagnosis replays? A crash of autograd or of the stand-in is not, but for an in-place edit or an out=
+    of theirs."""
+    return not stand_in and (grad is None or any(text in getattr(error, "message", "")
+                                                 for text in (AUTOGRAD_IN_PLACE, AUTOGRAD_OUT)))
 
 
 # -- checking a value ---------------------------------------------------------------------------
@@ -438,12 +442,15 @@ def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", ca
 
     `cause`: the diagnosis id of a NaN or inf gradient where the reference's is finite, for a check
     whose `nan_hint` names that mistake itself (the diagnosis replays values forward only, and a
-    forward pass that is right tells it nothing); `call` (gradient_call's) is recorded with it."""
-    for got, want, name in zip(grads, expected, names):
+    forward pass that is right tells it nothing); `call` (gradient_call's) is recorded with it.
+    A tensor no gradient reached is named first: where autograd's record was cut explains the
+    wrong gradients of the others."""
+    for got, name in zip(grads, names):
         if got is None:
             raise Mismatch(f"{what}: no gradient reached `{name}`: is it used, and kept in autograd's record all the "
                            "way (no .detach(), torch.no_grad(), .item(), .numpy() or torch.tensor(...) on its path)?",
                            cause=NO_GRADIENT)
+    for got, want, name in zip(grads, expected, names):
         try:
             check_close(got, want, what=f"the gradient of {what} w.r.t. {name}", dtype=dtype, nan_hint=nan_hint,
                         tiny_causes=False)
@@ -500,10 +507,10 @@ class Tracked:
                          bounded(reply["value"])))
         return reply
 
-    def backward(self, *args, wrt, upstream):
-        """module(*args) with gradients for args[wrt], as Student.backward: (value, grads, param grads)."""
+    def backward(self, *args, wrt, upstream, **kwargs):
+        """module(*args, **kwargs) with gradients for args[wrt], as Student.backward: (value, grads, param grads)."""
         upstream = upstream if isinstance(upstream, (tuple, list)) else [upstream]
-        reply = self.run("__call__", *args, grad={"wrt": list(wrt), "upstream": list(upstream)})
+        reply = self.run("__call__", *args, grad={"wrt": list(wrt), "upstream": list(upstream)}, **kwargs)
         return reply["value"], reply["grads"], reply["param_grads"]
 
     def last_call(self):
@@ -627,15 +634,18 @@ def check_fully_masked_queries(module, reference, x, *, what, nan_hint):
                          nan_hint=nan_hint)
 
 
-def check_module_gradients(module, reference, x, upstream, *, what, mask=None, nan_hint="", cause=None):
+def check_module_gradients(module, reference, x, upstream, *, what, mask=None, nan_hint="", cause=None,
+                           fresh=dict):
     """The tracked module's forward on x (and `mask`, if given), then its gradients w.r.t. x and every
     parameter for the upstream gradient, against the reference's: wrong values first, as they explain
-    wrong gradients. `nan_hint`, `cause`: as check_gradients'."""
+    wrong gradients. `nan_hint`, `cause`: as check_gradients'. `fresh()`: keyword arguments for the
+    student's module alone, made anew for each of its calls (an empty cache, which changes nothing of
+    the reference's answer)."""
     args = (x,) if mask is None else (x, mask)
     with torch.no_grad():
         expected_out = reference(*as64(args))
-    check_output_shapes(module(*args), expected_out, what=what)
-    value, grads, param_grads = module.backward(*args, wrt=[0], upstream=[upstream])
+    check_output_shapes(module(*args, **fresh()), expected_out, what=what)
+    value, grads, param_grads = module.backward(*args, wrt=[0], upstream=[upstream], **fresh())
     check_forward(module, reference, *args, what=what, got=value, nan_hint=nan_hint)
     x64 = as64(x).requires_grad_(True)
     names, parameters = zip(*reference.named_parameters())

@@ -402,13 +402,14 @@ def _kill_group(pgid):
         pass
 
 
-def call_request(target, method=None, args=(), kwargs=None, grad=None, return_args=False, no_grad=False,
-                 stand_in=False):
+def call_request(target, method=None, args=(), kwargs=None, grad=None, no_grad=False, stand_in=False,
+                 dtype_trail=False):
     """A "call" request, as the suites and the timing both send it: the same keys always, so that
     the student's code, which can read it from the child's frames, cannot tell one from the other
     by its shape (round 11's a05)."""
     return {"op": "call", "target": target, "method": method, "args": list(args), "kwargs": kwargs or {},
-            "grad": grad, "return_args": return_args, "no_grad": no_grad, "stand_in": stand_in}
+            "grad": grad, "no_grad": no_grad, "stand_in": stand_in,
+            "dtype_trail": dtype_trail}
 
 
 def pin(pid, cpu=None):

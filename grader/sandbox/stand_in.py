@@ -127,19 +127,21 @@ class Device(TorchDispatchMode):
 
     def _note_made(self, out, origins):
         """Remember the student's line that made each CPU tensor of `out` (or the one it came from)."""
-        where = next((origin for origin in origins if origin), None) or self._student_line()
+        where = next((origin for origin in origins if origin), None) or student_line(self.path)
         if where:
             for value in leaves(out):
                 if isinstance(value, torch.Tensor):
                     self.made_at[value] = where
 
-    def _student_line(self):
-        frames = [frame for frame in traceback.extract_stack()
-                  if self.path and os.path.abspath(frame.filename) == self.path]
-        if not frames:
-            return None
-        where = [f"line {frame.lineno}, in {frame.name} (`{(frame.line or '').strip()}`)" for frame in frames[-2:]]
-        return " called from ".join(reversed(where))
+
+def student_line(path):
+    """The line of the student's file `path` running now, as a report names it ("line 12, in f
+    (`code`)", and the line that called f where f is theirs too), or None outside their code."""
+    frames = [frame for frame in traceback.extract_stack() if path and os.path.abspath(frame.filename) == path]
+    if not frames:
+        return None
+    where = [f"line {frame.lineno}, in {frame.name} (`{(frame.line or '').strip()}`)" for frame in frames[-2:]]
+    return " called from ".join(reversed(where))
 
 
 class _FromData(TorchFunctionMode):

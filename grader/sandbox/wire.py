@@ -175,18 +175,29 @@ def _pack(value, buffers):
             raise WireError(f"tensors of dtype {tensor.dtype} are not supported")
         if buffers is None:  # only checking
             return None
-        flat = tensor.to("cpu").contiguous().reshape(-1)
+        order = axis_order(tensor)
+        flat = tensor.permute(order).to("cpu").contiguous().reshape(-1)
         buffers.append(flat.view(torch.uint8).numpy() if flat.numel() else b"")  # its bytes, not a copy
-        return {
+        packed = {
             "tensor": len(buffers) - 1,
             "dtype": dtype_text(tensor.dtype),
             "shape": list(tensor.shape),
             "device": str(tensor.device),
         }
+        if order != sorted(order):
+            packed["order"] = order
+        return packed
     kind = f"{type(value).__module__}.{type(value).__qualname__}"
     if isinstance(value, torch.Tensor):
         raise WireError(f"a subclass of torch.Tensor ({kind}): return a plain tensor")
     raise WireError(f"a value of type {kind}")
+
+
+def axis_order(tensor):
+    """The axes of `tensor` from the outermost in memory: a transposed tensor arrives transposed (round 7:
+    code that views its input must meet a non-contiguous one). Any other layout arrives contiguous."""
+    order = sorted(range(tensor.dim()), key=lambda axis: -tensor.stride(axis))
+    return order if tensor.permute(order).is_contiguous() else list(range(tensor.dim()))
 
 
 def _bytes_tensor(buffer):
@@ -207,7 +218,11 @@ def _unpack(tree, buffers, budget):
         flat = _bytes_tensor(budget.take(int(tree["tensor"]), buffers))
         if flat.numel() != math.prod(shape) * dtype.itemsize:
             raise ValueError("a tensor's bytes do not match its shape")
-        tensor = flat.view(dtype).reshape(shape)
+        order = tree.get("order", list(range(len(shape))))
+        if not isinstance(order, list) or sorted(order) != list(range(len(shape))) or \
+                not all(type(axis) is int for axis in order):
+            raise ValueError("a tensor's axis order is not an order of its axes")
+        tensor = laid_out(flat.view(dtype), shape, order)
         device = str(tree["device"])
         if not _DEVICES.match(device):
             raise ValueError(f"unknown device {device!r}")
@@ -230,3 +245,12 @@ def _unpack(tree, buffers, budget):
         kind = str(tree["kind"])
         return Handle(int(tree["handle"]), kind if _KIND.match(kind) else "object")
     raise KeyError(f"unknown value {sorted(tree)}")
+
+
+def laid_out(values, shape, order):
+    """A tensor of `shape` whose axes lie in memory in `order` (axis_order's), holding `values` in that
+    order (flat, or of the permuted shape)."""
+    inverse = [0] * len(order)
+    for position, axis in enumerate(order):
+        inverse[axis] = position
+    return values.reshape([shape[axis] for axis in order]).permute(inverse)

@@ -16,10 +16,10 @@ FILE = "exercise1_projection.py"
 PROJECT_TESTS = {
     "test_project_values", "test_project_shapes", "test_project_napkin_example",
     "test_project_identity_zero_and_huge_weights", "test_project_inputs_not_modified",
-    "test_project_gradients", "test_project_half_precision",
+    "test_project_gradients", "test_project_half_precision", "test_projections_take_a_transposed_batch",
 }
 FUSED_VALUE_TESTS = {"test_fused_project_values", "test_fused_project_shapes", "test_fused_project_gradients",
-                     "test_fused_project_half_precision"}
+                     "test_fused_project_half_precision", "test_projections_take_a_transposed_batch"}
 
 
 def load_suite():
@@ -55,7 +55,7 @@ def test_solution_scores_full_marks(grade):
     result = graded(grade, 1, SOLUTIONS / FILE)
     assert result.passed, [(t.name, t.message) for t in result.tests if t.status != "passed"]
     assert result.score == result.max_score
-    assert 15 <= result.max_score <= 30
+    assert 15 <= result.max_score <= 35
     ran = [t for t in result.tests if t.status != "skipped"]
     assert len(result.tests) < 40 and len(ran) >= 15
     assert any(t.visibility == "hidden" for t in ran)

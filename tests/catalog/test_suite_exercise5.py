@@ -84,3 +84,12 @@ def test_wrong_submission_fails_where_expected(grade, name):
     assert set(failed_tests(result)) == expected
     found = messages(result, test)
     assert found and all(phrase in message for message in found), found
+
+
+def test_a_softmax_that_edits_its_input_unless_it_is_asked_back_is_caught(grade):
+    """Round 11's a09: softmax in place over x except when the request asked for the arguments back.
+    Every call now sends them back, so no request tells a check of the inputs from another call."""
+    path = SUBMISSIONS.parent / "attacks" / "round11" / "a09" / "trick" / "exercise5_softmax.py"
+    result = graded(grade, 5, path)
+    assert failed_tests(result) == ["test_inputs_not_modified"]
+    assert "modified its input `x` in place" in failures(result)[0].message

@@ -11,7 +11,7 @@ CACHE = {"test_kvcache_update_returns_everything", "test_kvcache_len", "test_kvc
          "test_kvcache_update_writes_into_its_storage", "test_kvcache_reset_keeps_its_storage"}
 MODULE = {"test_cached_gqa_without_cache", "test_cached_gqa_chunked", "test_cached_gqa_other_head_counts",
           "test_cached_gqa_float64", "test_cached_gqa_reset_between_sequences", "test_cached_gqa_input_not_modified",
-          "test_cached_gqa_gradients", "test_cached_gqa_on_the_inputs_device"}
+          "test_cached_gqa_gradients", "test_cached_gqa_trains_through_its_cache", "test_cached_gqa_on_the_inputs_device"}
 HALF = {"test_kvcache_half_precision", "test_cached_gqa_half_precision"}
 # every test that feeds a sequence in several calls through one cache
 AFTER_A_CACHED_TOKEN = {

@@ -251,9 +251,17 @@ def test_kv_heads_repeated_by_their_own_count_are_named_not_a_transpose(grade):
     ("round5/exercise3/wrong_integer_sqrt.py", 3, "divisor:⌊√d_k⌋"),
     ("round6/exercise5/wrong_default_causal.py", 5, "mask:causal-by-default"),
     ("round6/exercise5/wrong_global_max.py", 5, "softmax:global-max"),
+    ("round7/exercise3/wrong_k_t_on_batched.py", 3, "crash:t-on-batched"),
+    ("round7/exercise6/wrong_split_true_division.py", 6, "crash:size-not-int"),
+    ("round7/exercise7/wrong_kv_view_with_n_heads.py", 7, "crash:view-size-mismatch"),
+    ("round7/exercise4/wrong_bool_index_no_broadcast.py", 4, "crash:bool-index-no-broadcast"),
+    ("round7/exercise1/wrong_matmul_out_buffer.py", 1, "crash:out-argument"),
+    ("round7/exercise1/wrong_view_flattens_tokens.py", 1, "crash:view-not-contiguous"),
+    ("round7/exercise8/wrong_update_detaches.py", 8, "no-gradient"),
 ])
 def test_independent_files_once_told_only_their_crash_or_their_numbers_are_named(grade, name, number, key):
     """A split given a count, an edit the backward pass needed, a root rounded down, a causal mask where
-    none was given, a softmax shifted by the whole tensor's max."""
+    none was given, a softmax shifted by the whole tensor's max; round 7's .t() on a batch, a size made
+    by `/`, a view of another tensor's sizes, a bool mask as an index, out=, and a view of a transposed x."""
     path = Path(__file__).resolve().parents[1] / "unseen" / name
     assert [d["id"] for d in graded(grade, number, path).diagnoses] == [key]

@@ -16,7 +16,7 @@ import torch
 import lumen_ref as ref
 from conftest import ROOT, SOLUTIONS, SUBMISSIONS, wrong_corpus
 from grader import catalog
-from grader.diagnosis import matcher as diagnose, misconceptions
+from grader.diagnosis import matcher as diagnose, misconceptions, precision
 from grader.diagnosis.reference import Reference
 from grader.reports import json_report, text as report
 from grader.grading.compare import Mismatch, check_close, check_tensor, check_unchanged, summarise
@@ -515,6 +515,40 @@ def test_dtype_and_device_changes_are_named():
         "mask is float32, expected bool: a mask says yes or no")
     assert failure(check_tensor, torch.zeros(2), what="y", device="cuda") == \
         "y is on cpu, expected cuda like its input: create new tensors with device=x.device"
+
+
+_SCALE_SCORES = """
+    import math
+    import torch
+
+
+    def scale_scores(scores, d_k):
+        return {body}
+
+
+    def scaled_scores(q, k):
+        return scale_scores(q @ k.transpose(-2, -1), q.shape[-1])
+"""
+
+
+@pytest.mark.parametrize("body, says", [
+    ("scores.double() / math.sqrt(d_k)", "it becomes float64 at line 7, in scale_scores (`return scores.double() / "
+     "math.sqrt(d_k)`), a cast from float32: leave tensors in their inputs' dtype"),
+    ("torch.tensor(scores.tolist()) / math.sqrt(d_k)", "line 7, in scale_scores (`return torch.tensor(scores.tolist()) "
+     "/ math.sqrt(d_k)`) makes a float32 tensor whatever the inputs' dtype: make it with dtype=x.dtype"),
+], ids=["cast", "made"])
+def test_a_changed_dtype_is_told_the_line_where_it_changed(grade, body, says):
+    result = grade(3, source=_SCALE_SCORES.format(body=body))
+    [diagnosis] = [d for d in result.diagnoses if d["id"] == "dtype-changed"]
+    assert says in " ".join(diagnosis["message"].split()), diagnosis["message"]
+
+
+def test_a_dtype_trail_the_student_process_forged_is_not_shown():
+    note = {"where": "line 1, in f (`x`)", "kind": "cast", "dtype": "float32", "from": "float64"}
+    assert precision._valid(note)
+    for forged in ({**note, "where": "line 1\x1b[2J"}, {**note, "kind": "anything"}, {**note, "where": "x" * 401},
+                   {**note, "extra": ""}, [note], {**note, "where": None}):
+        assert not precision._valid(forged), forged
 
 
 def test_an_input_changed_in_place_is_named_with_what_changed():

@@ -36,6 +36,8 @@ EXERCISE = Exercise(
         Rule("columns 0..d-1 are W_Q, d..2d-1 are W_K, 2d..3d-1 are W_V", ("test_fused_project_values",),
              breaks=("q, k, v = qkv.split(d, dim=-1)", "k, q, v = qkv.split(d, dim=-1)")),
         Rule("Any number of leading batch dims", ("test_project_shapes", "test_fused_project_shapes")),
+        Rule("laid out in memory in any order", ("test_projections_take_a_transposed_batch",),
+             breaks=("    q = x @ w_q  #", "    q = (x.view(-1, x.shape[-1]) @ w_q).view(*x.shape[:-1], -1)  #")),
         Rule("leaves its inputs unchanged", ("test_project_inputs_not_modified", "test_fused_project_inputs_not_modified")),
         Rule("and on their device", ("test_projections_stay_on_the_inputs_device",),
              breaks=("    q = x @ w_q  #", "    q = x @ w_q + torch.zeros(w_q.shape[-1], dtype=x.dtype)  #")),

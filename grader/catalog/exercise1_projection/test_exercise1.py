@@ -185,6 +185,20 @@ def test_projections_stay_on_the_inputs_device(student, rng, device, call):
     check_device_kept(student, call, *args, device=device, what=f"{call}(x, ...)")
 
 
+@pytest.mark.hidden
+@pytest.mark.needs_values(project=("test_project_values", "test_project_napkin_example"),
+                          fused_project=("test_fused_project_values", "test_fused_project_napkin_example"))
+@pytest.mark.parametrize("call", ["project", "fused_project"])
+def test_projections_take_a_transposed_batch(student, rng, device, call):
+    """x as a caller may hold it: a (L, B, d_model) batch transposed to (B, L, d_model), whose memory is
+    not in row order (`x.view` refuses it; `@` takes any layout)."""
+    x, *w = inputs(rng, "project_values", device=device) if call == "project" else fused_inputs(rng, "fused_values",
+                                                                                                 device=device)
+    x = x.transpose(0, 1).contiguous().transpose(0, 1)  # (B, L, d_model), laid out as (L, B, d_model)
+    check_answer(student, call, x, *w, what=f"{call}(x, ...) with x = a (L, B, d_model) tensor transposed to "
+                                            f"{shape_text(x.shape)}")
+
+
 @pytest.mark.points(2)
 def test_fused_project_gradients(student, rng, device):
     x, w_qkv = fused_inputs(rng, "fused_gradients", dtype=torch.float64, device=device)

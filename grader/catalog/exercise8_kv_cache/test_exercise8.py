@@ -435,6 +435,21 @@ def test_cached_gqa_gradients(student, rng, device):
 
 
 @pytest.mark.points(2)
+@pytest.mark.needs_values("test_cached_gqa_without_cache", "test_cached_gqa_chunked")
+def test_cached_gqa_trains_through_its_cache(student, rng, device):
+    """forward(x, cache) on an empty cache trains as plain causal GQA on x: the keys and values the
+    cache hands back still carry autograd's record to k_proj and v_proj (nothing detached)."""
+    reference = reference_gqa(rng, GQA, torch.float64)
+    module, what = load_cached(student, reference, dtype=torch.float64, device=device)
+    size = SIZES["module_gradients"]
+    x = x_of(rng, "module_gradients", dtype=torch.float64, device=device)
+    upstream = x_of(rng, "module_gradients", dtype=torch.float64, device=device)
+    check_module_gradients(module, reference, x, upstream, what=f"{what}(x, cache) with an empty cache",
+                           fresh=lambda: {"cache": new_cache(student, reference, size["B"], size["L"],
+                                                             dtype=torch.float64, device=device)})
+
+
+@pytest.mark.points(2)
 @pytest.mark.hidden
 def test_cached_gqa_half_precision(student, rng, device):
     for dtype in HALF:

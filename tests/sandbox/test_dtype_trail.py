@@ -1,0 +1,77 @@
+"""The dtype trail (grader.sandbox.dtype_trail), in this process: where another dtype than the inputs'
+entered a call of a student's file, for each way it enters."""
+
+import importlib.util
+import textwrap
+
+import pytest
+import torch
+
+from grader.sandbox import dtype_trail
+
+SOURCE = """
+    import torch
+
+    ONES = torch.ones(3)
+
+
+    def cast(x):
+        return x.float() * 2
+
+
+    def made(x):
+        return x + torch.zeros(3)
+
+
+    def lifted(x):
+        return torch.tensor(x.tolist()) + 1
+
+
+    def met(x):
+        return x * ONES
+
+
+    def kept(x):
+        return x * torch.ones(3, dtype=x.dtype)
+
+
+    def clash(x):
+        return x.float() @ x.unsqueeze(-1)
+"""
+
+
+@pytest.fixture(scope="module")
+def student(tmp_path_factory):
+    path = tmp_path_factory.mktemp("trail") / "theirs.py"
+    path.write_text(textwrap.dedent(SOURCE))
+    spec = importlib.util.spec_from_file_location("theirs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, str(path)
+
+
+def trail(student, name, x):
+    module, path = student
+    with torch.no_grad(), dtype_trail.Trail(path, dtype_trail.wanted(None, (x,), {})) as found:
+        try:
+            return found.of(getattr(module, name)(x))
+        except RuntimeError:
+            return found.crash
+
+
+@pytest.mark.parametrize("name, dtype, kind, line, source", [
+    ("cast", torch.float64, "cast", 8, "float64"),
+    ("made", torch.float16, "made", 12, None),
+    ("lifted", torch.float64, "made", 16, None),
+    ("met", torch.float16, "met", 20, None),
+    ("clash", torch.float64, "cast", 28, "float64"),
+])
+def test_each_way_a_dtype_enters_is_named_with_its_line(student, name, dtype, kind, line, source):
+    entered = trail(student, name, torch.arange(3, dtype=dtype))
+    assert entered is not None and entered["kind"] == kind and entered["from"] == source
+    assert entered["dtype"] == "float32" and entered["where"].startswith(f"line {line}, in {name} (`return ")
+
+
+def test_a_call_that_keeps_its_inputs_dtype_leaves_no_trail(student):
+    assert trail(student, "kept", torch.arange(3, dtype=torch.float16)) is None
+    assert trail(student, "cast", torch.arange(3, dtype=torch.float32)) is None
