@@ -513,6 +513,12 @@ def probes(call):
                       f"{named.get('n_rep', 1)} times, so that the H_kv heads become the n_heads = {named['n_heads']} "
                       "the queries have: repeat_kv(k, self.n_heads // self.n_kv_heads)",
                       _variant(repeat_kv=lambda self, x, n_rep: torch.repeat_interleave(x, x.size(1), dim=1))))
+    if traits.has(target, "gqa") and named.get("n_kv_heads", 1) > 1:  # with one KV head, n_heads is n_rep
+        found.append(("gqa:n-rep-is-n-heads", f"your forward repeats each KV head n_heads = {named['n_heads']} "
+                      f"times; each must be repeated n_rep = n_heads // n_kv_heads = {named.get('n_rep', 1)} times, so "
+                      f"that the n_kv_heads = {named['n_kv_heads']} heads become the n_heads = {named['n_heads']} the "
+                      "queries have: repeat_kv(k, self.n_heads // self.n_kv_heads)",
+                      _variant(repeat_kv=lambda self, x, n_rep: torch.repeat_interleave(x, n_rep * x.size(1), dim=1))))
     if traits.has(target, "splits"):
         found.append(("split:no-transpose", "your split into heads (split_heads) reshapes (B, L, D) straight into (B, H, L, d_head), "
                       "which mixes positions and heads (a reshape keeps the numbers in their order); view it as "
@@ -794,6 +800,18 @@ _TRANSPOSE_2D = "t() expects a tensor with <= 2 dimensions"
 _VIEW_SIZE = re.compile(r"shape '\[([-\d, ]*)\]' is invalid for input of size (\d+)")
 
 
+_EINSUM_EQUATION = re.compile(r"einsum\(\s*['\"]([a-zA-Z, \->]+)['\"]")
+
+
+def _with_ellipsis(equation):
+    """An einsum equation with every term of more than two letters led by '...' for all but its last two
+    ('bld,dk->blk' -> '...ld,dk->...lk'): the batch dims, of any number."""
+    inputs, _, output = equation.replace(" ", "").partition("->")
+    terms = [term if len(term) <= 2 else "..." + term[-2:] for term in inputs.split(",")]
+    result = ",".join(terms)
+    return result if not output else result + "->" + (output if len(output) <= 2 else "..." + output[-2:])
+
+
 def _view_size_text(found):
     """What a view or reshape asked for, against what the tensor holds (`found`: _VIEW_SIZE's match)."""
     sizes = [int(n) for n in found.group(1).split(",") if n.strip()]
@@ -897,10 +915,12 @@ def crash_findings(call):
                         f"not into {n} pieces, so there are as many pieces as the width holds {n}s: give it the width "
                         f"of one piece (split(d, dim=-1)), or ask for {n} pieces with chunk({n}, dim=-1)")]
     if _EINSUM_FIXED in raised.message and "no ellipsis" in raised.message and "einsum" in code:
+        equation = _EINSUM_EQUATION.search(code)
+        shown = f"'{_with_ellipsis(equation.group(1))}'" if equation else "'...qd,...kd->...qk'"
         return [Finding("crash:einsum-fixed-dims", at + "your einsum equation names one letter per dim, so it "
                         "takes tensors of exactly that many dims; these have " + " and ".join(
-                            sorted({str(t.dim()) for t in tensors})) + ": write the leading dims as '...' "
-                        "(einsum('...qd,...kd->...qk', q, k)), which stands for any number of them, none included")]
+                            sorted({str(t.dim()) for t in tensors})) + " dims: write the leading dims as '...' "
+                        f"(einsum({shown}, ...)), which stands for any number of them, none included")]
     floats = {t.dtype for t in tensors if t.is_floating_point()}
     if _DTYPES_CLASH.search(raised.message) and floats and torch.float32 not in floats:
         names = " and ".join(sorted(str(d).removeprefix("torch.") for d in floats))
@@ -1011,6 +1031,27 @@ DIAGONAL = ("your scores pair query i with key i only (an element-wise q * k sum
             "of shape (…, L_q, L_k)")
 
 
+def outer_batch_findings(call, got, want, dtype, what):
+    """Scores of every sequence's queries with every sequence's keys, (B, L_q, B, L_k): torch.tensordot, or
+    an einsum whose batch letters differ, multiplies over every pair of batch entries."""
+    tensors = [t for t in call["args"] if isinstance(t, torch.Tensor)][:2]
+    if not traits.has(call["target"], "scores") or len(tensors) < 2 or tensors[0].dim() < 3:
+        return []
+    q, k = tensors
+    batch = q.dim() - 2
+    if tuple(got.shape) != (*q.shape[:-1], *k.shape[:-1]) or q.shape[:-2] != k.shape[:-2]:
+        return []
+    n, L_q, L_k = math.prod(q.shape[:-2]), q.shape[-2], k.shape[-2]
+    order = [*range(batch), *range(batch + 1, 2 * batch + 1), batch, 2 * batch + 1]  # both batches, then L_q, L_k
+    pairs = got.permute(order).reshape(n, n, L_q, L_k)
+    if not close(torch.diagonal(pairs, dim1=0, dim2=1).movedim(-1, 0).reshape(want.shape), _f64(want), dtype):
+        return []
+    return [Finding("scores:outer-over-batch", f"{what}: your result has shape {tuple(got.shape)}, q's leading dims "
+                    "then k's: it scores the queries of every sequence against the keys of every sequence, as "
+                    "torch.tensordot (or an einsum whose batch letters differ) does, and only the pairs within one "
+                    "sequence are wanted; share the batch dims: q @ k.transpose(-2, -1)")]
+
+
 def flatten_findings(got, want, dtype, what):
     """The right numbers in the right order, in more dims than expected: the final reshape is missing."""
     if got.dim() <= want.dim() or got.numel() != want.numel() or not got.is_floating_point():
@@ -1093,7 +1134,7 @@ def _and(names):
 
 def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
     findings = (mask_findings(call, got, want, dtype, what) or head_mapping_findings(call, got, want, dtype, what)
-                or diagonal_findings(call, got, want, dtype, what))
+                or diagonal_findings(call, got, want, dtype, what) or outer_batch_findings(call, got, want, dtype, what))
     if not findings and got.is_floating_point() and want.is_floating_point():
         # a uniform row off by a factor is also a row not divided by its sum: both, for the other calls to decide
         findings = (factor_findings(call, got, want, dtype, what) + normalisation_findings(got, want, dtype, what)

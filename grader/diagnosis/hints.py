@@ -17,6 +17,10 @@ from grader.diagnosis.mutants import CACHE, GQA, MASKING, SCALE, SOFTMAX, WALKTH
 KINDS = ("principle", "example", "cause", "remedy")
 
 SCORE = "'Step 2 — Score every key'"
+REPEATED_BY_ANOTHER_COUNT = ("In grouped-query attention each KV head serves a group of query heads, as many as there "
+                             "are query heads per KV head, so it is repeated that many times: the groups together are "
+                             "all the query heads. Yours repeats each by another count, so the heads no longer line "
+                             "up. Reread " + GQA + ".")
 SPLIT = "'Splitting the model width into heads'"
 MATRIX = "'The matrix form'"
 LIBRARY = "'The library analogy: query, key, value'"
@@ -158,25 +162,26 @@ STRUCTURAL = {
     "gqa:kv-not-repeated": "In grouped-query attention there are fewer KV heads than query heads: each KV head must be "
                            "lined up with its whole group of query heads before they meet. In yours, keys or values "
                            "meet the query heads with only H_kv heads. Reread " + GQA + ".",
-    "gqa:n-rep-is-n-kv-heads": "In grouped-query attention each KV head serves a group of query heads, as many as "
-                               "there are query heads per KV head, so it is repeated that many times: the groups "
-                               "together are all the query heads. Yours repeats each by another count, so the heads no longer "
-                               "line up. Reread " + GQA + ".",
+    "gqa:n-rep-is-n-kv-heads": REPEATED_BY_ANOTHER_COUNT,
+    "gqa:n-rep-is-n-heads": REPEATED_BY_ANOTHER_COUNT,
     "scores:k-transposed-": "Every query meets every key: the scores' last two axes are the queries and the keys, "
                             "so only k's last two axes, tokens and features, trade places; its batch and head axes "
                             "stay where they are. Yours moves another axis. Reread " + SCORE + ".",
     "softmax:without-keepdim": "Each row's maximum and sum belong to that row: they must line up with it, one per "
                                "row, when they are subtracted or divided. Yours loses the axis they were taken "
                                "over, so they line up with the wrong entries. Reread " + SOFTMAX + ".",
+    "scores:outer-over-batch": "Every query meets every key of its own sequence: the scores pair the tokens within "
+                               "one sequence, and the sequences of a batch never meet. Yours scores each sequence's "
+                               "queries against every sequence's keys. Reread " + SCORE + ".",
     "crash:T-reverses-all-dims": "Every query meets every key: only k's last two axes, tokens and features, trade "
                                  "places for the scores. On a batched k yours reverses every axis, so the shapes no "
                                  "longer meet. Reread " + SCORE + ".",
     "crash:bmm-3d-only": "The scores are one formula whatever comes before the last two axes: no batch, a batch, "
                          "a batch and heads. Yours uses a product that accepts exactly one batch axis, so every "
                          "other layout fails. Reread " + SCORE + ".",
-    "crash:einsum-fixed-dims": "The scores are one formula whatever comes before the last two axes: no batch, a "
-                               "batch, a batch and heads. Yours spells out every axis, so it accepts one layout "
-                               "only. Reread " + SCORE + ".",
+    "crash:einsum-fixed-dims": "A step of attention is one formula whatever comes before the last two axes: no "
+                               "batch, a batch, a batch and heads. Yours spells out every axis, so it accepts one "
+                               "layout only. Reread " + WALKTHROUGH + ".",
     "crash:split-size-as-count": "The fused output is three blocks side by side, each as wide as one projection: "
                                  "it is cut into three pieces of that width. Yours cuts it into pieces of another "
                                  "width, and so into another number of pieces. Reread " + WALKTHROUGH + ".",

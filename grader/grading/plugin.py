@@ -27,7 +27,7 @@ import pytest
 import torch
 
 from grader import catalog
-from grader.diagnosis import examples, matcher as diagnose, precision
+from grader.diagnosis import examples, matcher as diagnose, trails
 from grader.grading import testkit
 from grader.grading.compare import Mismatch
 from grader.grading.results import TestResult
@@ -280,14 +280,14 @@ class GradingPlugin:
 
     def _explainers(self, exercise):
         """(example, locate): functions of a diagnosis's failed calls that give its smallest example (or
-        None) and its message with the line where a dtype changed (grader.diagnosis.precision), run by
-        the exercise's student process within examples.SECONDS in all, by the exercise's deadline."""
+        None) and its message with the line where it went wrong (grader.diagnosis.trails), run by the
+        exercise's student process within examples.SECONDS in all, by the exercise's deadline."""
         student = self.students.get(exercise.id)
         if student is None:
-            return (lambda calls: None), (lambda message, calls: message)
+            return (lambda calls: None), (lambda key, message, general, calls: message)
         budget = examples.Budget()
         return (lambda calls: examples.shrink(student, exercise, calls, budget),
-                lambda message, calls: precision.located(message, student, calls, budget))
+                lambda key, message, general, calls: trails.located(key, message, general, student, calls, budget))
 
     def outcome(self, exercise_id):
         """What the suites found for an exercise, once they have run."""
@@ -324,12 +324,13 @@ def _withhold(recorded):
         test.details = {**test.details, "needs_values": list(needs)}
 
 
-def _diagnose(number, failed, passed, causes, example=lambda calls: None, locate=lambda message, calls: message):
+def _diagnose(number, failed, passed, causes, example=lambda calls: None,
+              locate=lambda key, message, general, calls: message):
     """The exercise's diagnoses ({id, message} dicts, and "example": the smallest call that shows it,
-    found by `example` from the failed calls it explains; a changed dtype's message names its line,
-    by `locate`), from all its failed calls and its passed ones weighed together; each failed test a
-    diagnosis explains gets its id in its details before the plugin hands it over. A diagnosis never
-    turns a wrong answer into a grader error."""
+    found by `example` from the failed calls it explains; the message names the line where it went
+    wrong, by `locate`, where it can), from all its failed calls and its passed ones weighed together;
+    each failed test a diagnosis explains gets its id in its details before the plugin hands it over.
+    A diagnosis never turns a wrong answer into a grader error."""
     try:
         tests = [test for test, _ in failed]
         found = diagnose.conclude(number, [call for _, call in failed], passed,
@@ -346,8 +347,9 @@ def _diagnose(number, failed, passed, causes, example=lambda calls: None, locate
                 test.details.setdefault("diagnosis", diagnosis.id)
         data = diagnosis.as_dict()
         calls = [failed[index][1] for index in sorted(diagnosis.calls)]
-        if diagnosis.id in precision.IDS:
-            data["message"] = locate(data["message"], calls)
+        general = next((test.details["general"] for test, cause in causes
+                        if cause == diagnosis.id and test.details.get("general")), "")
+        data["message"] = locate(diagnosis.id, data["message"], general, calls)
         shown = example(calls)
         if shown is not None:
             data["example"] = shown

@@ -14,7 +14,7 @@ import time
 
 from grader.sandbox import files, wire
 from grader.grading.compare import Mismatch, describe
-from grader.grading.testkit import crash_evidence, replayable
+from grader.grading.testkit import crash_evidence, grad_request, replayable
 from grader.nested import map_values
 from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, StudentError, SubmissionRefused,
                                   call_request, load_request, printable)
@@ -118,10 +118,13 @@ class Student:
     def backward(self, target, *args, wrt, upstream, method=None, **kwargs):
         """Run target(*args) with gradients for args[i] (i in wrt), backpropagate `upstream`
         (one tensor or None per output); returns (value, grads, param_grads)."""
-        upstream = upstream if isinstance(upstream, (tuple, list)) else [upstream]
-        reply = self.run(target, *args, method=method,
-                         grad={"wrt": list(wrt), "upstream": list(upstream)}, **kwargs)
+        reply = self.run(target, *args, method=method, grad=grad_request(wrt, upstream), **kwargs)
         return reply["value"], reply["grads"], reply["param_grads"]
+
+    def first_non_finite(self, target, *args, wrt, upstream):
+        """Where the backward pass of target(*args) first made an inf or a NaN, for `upstream`: the
+        child's note (grader.sandbox.gradient_trail), or None."""
+        return self.run(target, *args, grad=grad_request(wrt, upstream, trail=True)).get("entered")
 
     def __getattr__(self, name):
         if name.startswith("_"):

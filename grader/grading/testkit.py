@@ -175,6 +175,13 @@ AUTOGRAD_IN_PLACE = "needed for gradient computation has been modified by an inp
 AUTOGRAD_OUT = "functions with out=... arguments don't support automatic differentiation"
 
 
+def grad_request(wrt, upstream, trail=False):
+    """A call's `grad`: gradients for args[i] (i in wrt), backpropagating `upstream` (one tensor or None
+    per output); the same keys always (`trail` only for the diagnosis, after the tests)."""
+    upstream = upstream if isinstance(upstream, (tuple, list)) else [upstream]
+    return {"wrt": list(wrt), "upstream": list(upstream), "trail": trail}
+
+
 def replayable(error, grad, stand_in):
     """Is the crash of a call (made with gradients `grad`, on the stand-in device or not) evidence the
     diagnosis replays? A crash of autograd or of the stand-in is not, but for an in-place edit or an out=
@@ -387,10 +394,11 @@ def reference_grads(fn, args, wrt, upstream):
     return list(torch.autograd.grad(loss, [args[i] for i in wrt]))
 
 
-def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_hint="", upstream=None, cause=None):
+def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_hint="", upstream=None, cause=None,
+                general=""):
     """The student's gradients of `name` w.r.t. args[wrt] match the reference's, in the input dtype,
-    for a random upstream gradient (or the given one: see `upstream_through_softmax`); `cause`: as
-    check_gradients'."""
+    for a random upstream gradient (or the given one: see `upstream_through_softmax`); `cause`,
+    `general`: as check_gradients'."""
     expected_out = ref_fn(*as64(args))
     outputs = expected_out if isinstance(expected_out, tuple) else (expected_out,)
     if upstream is None:
@@ -401,15 +409,16 @@ def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_
     _, grads, _ = student.backward(name, *args, wrt=wrt, upstream=upstream)
     expected = reference_grads(ref_fn, args, wrt, upstream)
     check_gradients(grads, expected, names or [f"argument {i}" for i in wrt], what=what,
-                    dtype=args[wrt[0]].dtype, nan_hint=nan_hint, cause=cause,
-                    call=gradient_call(student, name, args, wrt, value, cause))
+                    dtype=args[wrt[0]].dtype, nan_hint=nan_hint, cause=cause, general=general,
+                    call=gradient_call(student, name, args, wrt, value, cause, upstream))
 
 
-def gradient_call(caller, target, args, wrt, got, cause):
+def gradient_call(caller, target, args, wrt, got, cause, upstream=None):
     """A gradient check's call as a failure with `cause` records it (`got`: the forward value, right or
-    not), for an example that redoes the check at smaller sizes (grader.diagnosis.examples)."""
-    return {**_pending(caller, target, args, {}, check="gradient", wrt=list(wrt), gradient_cause=cause),
-            "got": bounded(got)}
+    not; `upstream`: the judge's), for an example that redoes the check at smaller sizes
+    (grader.diagnosis.examples) and a replay that finds where it went wrong (grader.diagnosis.trails)."""
+    return {**_pending(caller, target, args, {}, check="gradient", wrt=list(wrt), gradient_cause=cause,
+                       upstream=upstream), "got": bounded(got)}
 
 
 def check_output_shapes(got, expected, *, what):
@@ -437,12 +446,14 @@ def upstream_through_softmax(scores, mask, rng):
     return [upstream.to(device=scores.device, dtype=scores.dtype)]
 
 
-def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", cause=None, call=None):
+def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", cause=None, call=None, general=""):
     """Each gradient the student's process sent back (None: none reached it) against the reference's.
 
     `cause`: the diagnosis id of a NaN or inf gradient where the reference's is finite, for a check
     whose `nan_hint` names that mistake itself (the diagnosis replays values forward only, and a
-    forward pass that is right tells it nothing); `call` (gradient_call's) is recorded with it.
+    forward pass that is right tells it nothing); `call` (gradient_call's) is recorded with it, and
+    `general`, the part of `nan_hint` that lists the ways such a NaN arises, which the line the
+    diagnosis finds replaces (grader.diagnosis.trails).
     A tensor no gradient reached is named first: where autograd's record was cut explains the
     wrong gradients of the others."""
     for got, name in zip(grads, names):
@@ -459,6 +470,8 @@ def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", ca
                 mismatch.details["cause"] = cause
                 if call is not None:
                     mismatch.details["call"] = call
+                if general:
+                    mismatch.details["general"] = general
             raise
 
 
@@ -509,8 +522,7 @@ class Tracked:
 
     def backward(self, *args, wrt, upstream, **kwargs):
         """module(*args, **kwargs) with gradients for args[wrt], as Student.backward: (value, grads, param grads)."""
-        upstream = upstream if isinstance(upstream, (tuple, list)) else [upstream]
-        reply = self.run("__call__", *args, grad={"wrt": list(wrt), "upstream": list(upstream)}, **kwargs)
+        reply = self.run("__call__", *args, grad=grad_request(wrt, upstream), **kwargs)
         return reply["value"], reply["grads"], reply["param_grads"]
 
     def last_call(self):

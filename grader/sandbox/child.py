@@ -29,7 +29,7 @@ import traceback
 import torch
 
 from grader.nested import map_values
-from grader.sandbox import clock, containment, dtype_trail, rules, stand_in, wire
+from grader.sandbox import clock, containment, dtype_trail, gradient_trail, rules, stand_in, wire
 
 # The requests a child serves beyond "load" and "call", by op: handler(session, request) -> the reply's
 # value. A later stage registers its own (grader.perf.child: "bench") when it is imported, in the
@@ -152,20 +152,27 @@ class Session:
         params = dict(obj.named_parameters()) if isinstance(obj, torch.nn.Module) else {}
         for p in params.values():
             p.grad = None
-        value = fn(*args, **kwargs)
-        outputs = value if isinstance(value, tuple) else (value,)
-        # an output outside autograd's record (detached, made under no_grad) passes no gradient back:
-        # the inputs it alone depends on get None, which the judge reports as "no gradient reached"
-        pairs = [(out, up) for out, up in zip(outputs, grad["upstream"])
-                 if up is not None and isinstance(out, torch.Tensor) and out.requires_grad]
-        if pairs:  # sum(out * upstream) has exactly the upstream gradient, and avoids backward(grad_tensors),
-            # whose first use imports sympy (half a second per child)
-            sum((out * up).sum() for out, up in pairs).backward()
-        return {
+        trail = gradient_trail.Trail(self.path) if grad.get("trail") else None
+        with trail or contextlib.nullcontext():
+            value = fn(*args, **kwargs)
+            outputs = value if isinstance(value, tuple) else (value,)
+            # an output outside autograd's record (detached, made under no_grad) passes no gradient back:
+            # the inputs it alone depends on get None, which the judge reports as "no gradient reached"
+            pairs = [(out, up) for out, up in zip(outputs, grad["upstream"])
+                     if up is not None and isinstance(out, torch.Tensor) and out.requires_grad]
+            if trail:
+                trail.watch([out for out, _ in pairs])
+            if pairs:  # sum(out * upstream) has exactly the upstream gradient, and avoids backward(grad_tensors),
+                # whose first use imports sympy (half a second per child)
+                sum((out * up).sum() for out, up in pairs).backward()
+        reply = {
             "value": self.sendable(value),
             "grads": [args[index].grad for index in grad["wrt"]],
             "param_grads": {name: p.grad for name, p in params.items()},
         }
+        if trail:  # where the first inf or NaN of the backward pass was made (grader.sandbox.gradient_trail)
+            reply["entered"] = trail.first
+        return reply
 
     def sendable(self, value):
         """Plain values travel as they are; any other object stays here behind a handle."""

@@ -258,10 +258,15 @@ def test_kv_heads_repeated_by_their_own_count_are_named_not_a_transpose(grade):
     ("round7/exercise1/wrong_matmul_out_buffer.py", 1, "crash:out-argument"),
     ("round7/exercise1/wrong_view_flattens_tokens.py", 1, "crash:view-not-contiguous"),
     ("round7/exercise8/wrong_update_detaches.py", 8, "no-gradient"),
+    ("round7/exercise7/wrong_repeat_by_n_heads.py", 7, "gqa:n-rep-is-n-heads"),
+    ("round7/exercise2/wrong_tensordot_outer_batch.py", 2, "scores:outer-over-batch"),
+    ("round7/exercise1/wrong_einsum_fixed_batch.py", 1, "crash:einsum-fixed-dims"),
 ])
 def test_independent_files_once_told_only_their_crash_or_their_numbers_are_named(grade, name, number, key):
     """A split given a count, an edit the backward pass needed, a root rounded down, a causal mask where
     none was given, a softmax shifted by the whole tensor's max; round 7's .t() on a batch, a size made
-    by `/`, a view of another tensor's sizes, a bool mask as an index, out=, and a view of a transposed x."""
+    by `/`, a view of another tensor's sizes, a bool mask as an index, out=, a view of a transposed x,
+    cached keys detached, KV heads repeated n_heads times, tensordot's product over every pair of
+    sequences, and an einsum of fixed dims (told with its own equation)."""
     path = Path(__file__).resolve().parents[1] / "unseen" / name
     assert [d["id"] for d in graded(grade, number, path).diagnoses] == [key]

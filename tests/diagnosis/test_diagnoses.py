@@ -16,7 +16,7 @@ import torch
 import lumen_ref as ref
 from conftest import ROOT, SOLUTIONS, SUBMISSIONS, wrong_corpus
 from grader import catalog
-from grader.diagnosis import matcher as diagnose, misconceptions, precision
+from grader.diagnosis import matcher as diagnose, misconceptions, trails
 from grader.diagnosis.reference import Reference
 from grader.reports import json_report, text as report
 from grader.grading.compare import Mismatch, check_close, check_tensor, check_unchanged, summarise
@@ -543,12 +543,42 @@ def test_a_changed_dtype_is_told_the_line_where_it_changed(grade, body, says):
     assert says in " ".join(diagnosis["message"].split()), diagnosis["message"]
 
 
-def test_a_dtype_trail_the_student_process_forged_is_not_shown():
-    note = {"where": "line 1, in f (`x`)", "kind": "cast", "dtype": "float32", "from": "float64"}
-    assert precision._valid(note)
-    for forged in ({**note, "where": "line 1\x1b[2J"}, {**note, "kind": "anything"}, {**note, "where": "x" * 401},
-                   {**note, "extra": ""}, [note], {**note, "where": None}):
-        assert not precision._valid(forged), forged
+def test_a_trails_note_the_student_process_forged_is_cleaned_or_dropped():
+    fields = ("where", "kind", "dtype", "from")
+    note = {"where": "line 1, in f (`x = x.float()  # √d_k`)", "kind": "cast", "dtype": "float32", "from": "float64"}
+    assert trails.sanitized(note, fields) == note
+    assert "\x1b" not in trails.sanitized({**note, "where": "line 1\x1b[2J"}, fields)["where"]
+    assert len(trails.sanitized({**note, "where": "x" * 10_000}, fields)["where"]) == trails.MAX_TEXT
+    for forged in ({**note, "extra": ""}, [note], {**note, "where": None}, {**note, "dtype": 3}):
+        assert trails.sanitized(forged, fields) is None, forged
+
+
+_CLAMPED_SOFTMAX = """
+    import torch
+
+
+    def softmax(x, dim=-1):
+        m = x.amax(dim=dim, keepdim=True).detach()
+        e = torch.exp(x - torch.where(torch.isinf(m), torch.zeros_like(m), m))
+        return e / e.sum(dim=dim, keepdim=True).clamp_min(torch.finfo(x.dtype).tiny)
+
+
+    def scaled_dot_product_attention(q, k, v, mask=None):
+        scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = softmax(scores)
+        return weights @ v, weights
+"""
+
+
+def test_a_nan_gradient_is_told_the_line_whose_backward_pass_made_it(grade):
+    """A sum clamped at finfo.tiny: the forward pass is right, the backward pass divides by tiny."""
+    result = grade(5, source=_CLAMPED_SOFTMAX)
+    [diagnosis] = [d for d in result.diagnoses if d["id"] == "nan-gradient-on-masked-row"]
+    text = " ".join(diagnosis["message"].split())
+    assert "first makes an inf or a NaN at line 8, in softmax (`return e / e.sum(dim=dim, keepdim=True)" in text
+    assert "a division's gradient divides by the divisor" in text and "torch.logsumexp" not in text
 
 
 def test_an_input_changed_in_place_is_named_with_what_changed():

@@ -323,6 +323,12 @@ def _growth(first, last, short, long):
 # -- gradients -----------------------------------------------------------------------------------
 
 
+# the ways a NaN gradient of a query that sees no key arises, which the diagnosis replaces by the
+# student's own line where it finds it
+NAN_GRADIENT_WAYS = ("but a NaN made and then dropped (torch.where(l == 0, 0, o / l), nan_to_num, a sum clamped to a "
+                     "tiny number) still flows backwards.")
+
+
 @pytest.mark.points(2)
 def test_tiled_attention_gradients(student, rng, device):
     """Through the loop, autograd must give whole-matrix attention's gradients: the queries that see no
@@ -335,11 +341,10 @@ def test_tiled_attention_gradients(student, rng, device):
     # large upstream gradients: a sum clamped to the smallest float gives 0 * (g / tiny) = 0 * inf = NaN
     upstream = [randn(rng, *q.shape[:-1], size["d_v"], dtype=torch.float64, device=device, scale=10.0)]
     check_grads(student, TILED, ref.tiled_attention, [q, k, v, block, True], [0, 1, 2], rng, what=what,
-                names=["q", "k", "v"], upstream=upstream, cause=NAN_GRADIENT,
-                nan_hint=f"the first {unseen} queries see no key, and their gradients must be finite too (zeros): "
-                         "a NaN made and then dropped (torch.where(l == 0, 0, o / l), nan_to_num, a sum clamped to "
-                         "a tiny number) still flows backwards; shift by 0 while the running max is -inf and divide "
-                         "by 1 where the sum is 0")
+                names=["q", "k", "v"], upstream=upstream, cause=NAN_GRADIENT, general=NAN_GRADIENT_WAYS,
+                nan_hint=f"the first {unseen} queries see no key, and their gradients must be finite too (zeros), "
+                         f"{NAN_GRADIENT_WAYS} Shift by 0 while the running max is -inf and divide by 1 where the "
+                         "sum is 0")
 
 
 # -- devices: the running max, sum and positions are made on the inputs' device -------------------

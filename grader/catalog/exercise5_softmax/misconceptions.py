@@ -16,9 +16,10 @@ NAN_GRADIENT = "nan-gradient-on-masked-row"
 
 # level 1 of the hint ladder (grader.diagnosis.hints) for the causes this exercise's suites name
 CAUSES = {
-    NAN_GRADIENT: "A query that may see no key must get zero weights, a zero output and zero gradients: a NaN made "
-                  "in the forward pass and hidden afterwards is still there in the backward pass, which goes back "
-                  "through every step that made it, and it spreads to every weight that learns. "
+    NAN_GRADIENT: "A query that may see no key must get zero weights, a zero output and zero gradients. The "
+                  "backward pass goes back through every step the forward pass took, even one whose result was "
+                  "dropped afterwards: a step that divides by a sum of zero (or nearly zero), or makes a NaN that is "
+                  "hidden later, makes the gradient infinite or NaN, and it spreads to every weight that learns. "
                   "Reread " + MASKING + ".",
 }
 

@@ -237,8 +237,8 @@ def _check_masked_gradients(student, rng, q, k, v, mask, *, what, hint, cause):
     check_output_shapes(value, ref.scaled_dot_product_attention(*as64(args)), what=what)
     _, grads, _ = student.backward(SDPA, *args, wrt=[0, 1, 2], upstream=upstream)
     expected = reference_grads(ref.scaled_dot_product_attention, args, [0, 1, 2], upstream)
-    check_gradients(grads, expected, ("q", "k", "v"), what=what, nan_hint=hint, cause=cause,
-                    call=gradient_call(student, SDPA, args, [0, 1, 2], value, cause))
+    check_gradients(grads, expected, ("q", "k", "v"), what=what, nan_hint=hint, cause=cause, general=NAN_GRADIENT_WAYS,
+                    call=gradient_call(student, SDPA, args, [0, 1, 2], value, cause, upstream))
 
 
 @pytest.mark.points(2)
@@ -258,13 +258,16 @@ def test_half_precision(student, rng, device):
 # (torch.where on the result, nan_to_num, a sum clamped to a tiny number) still flows backwards,
 # 0 * NaN = NaN. Training on padded batches then turns every weight into NaN.
 
+# the ways such a NaN arises, which the diagnosis replaces by the student's own line where it finds it
+NAN_GRADIENT_WAYS = (
+    "but a NaN made and then dropped still flows backwards: torch.where(total == 0, 0, e / total) still "
+    "differentiates e / total = 0/0, torch.logsumexp of an all -inf slice differentiates e^(-inf - -inf) = NaN, "
+    "torch.where, nan_to_num and clamp pass on 0 * NaN = NaN, and a sum clamped to a tiny number (finfo.tiny) makes "
+    "the gradient g / tiny overflow to inf, and 0 * inf = NaN.")
 NAN_GRADIENT_HINT = (
-    "{where}: its gradients must be finite too (zeros), but a NaN made and then dropped still flows backwards: "
-    "torch.where(total == 0, 0, e / total) still differentiates e / total = 0/0, torch.logsumexp of an all -inf "
-    "slice differentiates e^(-inf - -inf) = NaN, torch.where, nan_to_num and clamp pass on 0 * NaN = NaN, and a "
-    "sum clamped to a tiny number (finfo.tiny) makes the gradient g / tiny overflow to inf, and 0 * inf = NaN. Guard "
-    "the inputs instead: shift by 0 where the max is -inf and divide by 1 where the sum is 0 (or take the "
-    "logsumexp of zeros in an all -inf slice)")
+    "{where}: its gradients must be finite too (zeros), " + NAN_GRADIENT_WAYS + " Guard the inputs instead: shift "
+    "by 0 where the max is -inf and divide by 1 where the sum is 0 (or take the logsumexp of zeros in an all -inf "
+    "slice)")
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
@@ -279,7 +282,8 @@ def test_softmax_gradients_fully_masked_slice(student, rng, device, dtype):
     # large upstream gradients: a sum clamped to the smallest float gives 0 * (g / tiny) = 0 * inf = NaN
     upstream = [randn(rng, *x.shape, dtype=dtype, device=device, scale=10.0)]
     check_grads(student, "softmax", ref.softmax, [x], [0], rng, what=what, names=["x"], upstream=upstream,
-                nan_hint=NAN_GRADIENT_HINT.format(where="slice [0, 1] of x is entirely -inf"), cause=NAN_GRADIENT)
+                nan_hint=NAN_GRADIENT_HINT.format(where="slice [0, 1] of x is entirely -inf"), cause=NAN_GRADIENT,
+                general=NAN_GRADIENT_WAYS)
 
 
 @pytest.mark.points(2)

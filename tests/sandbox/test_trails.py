@@ -1,5 +1,6 @@
-"""The dtype trail (grader.sandbox.dtype_trail), in this process: where another dtype than the inputs'
-entered a call of a student's file, for each way it enters."""
+"""The trails the child keeps while it replays a failed call, in this process: where another dtype than
+the inputs' entered a call of a student's file, for each way it enters (grader.sandbox.dtype_trail),
+and which line's backward pass first made an inf or a NaN (grader.sandbox.gradient_trail)."""
 
 import importlib.util
 import textwrap
@@ -7,7 +8,7 @@ import textwrap
 import pytest
 import torch
 
-from grader.sandbox import dtype_trail
+from grader.sandbox import dtype_trail, gradient_trail
 
 SOURCE = """
     import torch
@@ -37,6 +38,11 @@ SOURCE = """
 
     def clash(x):
         return x.float() @ x.unsqueeze(-1)
+
+
+    def clamped(x):
+        e = torch.exp(x)
+        return e / e.sum(-1, keepdim=True).clamp_min(1e-30)
 """
 
 
@@ -75,3 +81,21 @@ def test_each_way_a_dtype_enters_is_named_with_its_line(student, name, dtype, ki
 def test_a_call_that_keeps_its_inputs_dtype_leaves_no_trail(student):
     assert trail(student, "kept", torch.arange(3, dtype=torch.float16)) is None
     assert trail(student, "cast", torch.arange(3, dtype=torch.float32)) is None
+
+
+def backward_trail(student, x, scale):
+    module, path = student
+    x = x.clone().requires_grad_(True)
+    with gradient_trail.Trail(path) as found:
+        y = module.clamped(x)
+        found.watch([y])
+        (y * scale).sum().backward()
+    return found.first
+
+
+def test_the_first_non_finite_gradient_is_named_with_its_line(student):
+    x = torch.tensor([[0.0, 1.0], [float("-inf"), float("-inf")]])
+    first = backward_trail(student, x, 1e10)
+    assert first["function"] == "DivBackward0"
+    assert first["where"].startswith("line 33, in clamped (`return e / e.sum(-1, keepdim=True).clamp_min(1e-30)`)")
+    assert backward_trail(student, torch.tensor([[0.0, 1.0]]), 1.0) is None  # finite all the way: no trail
