@@ -468,6 +468,11 @@ def probes(call):
         found.append(("softmax:global-max", "your softmax subtracts the largest score of the whole tensor, not each "
                       "slice's own maximum: a slice far below it underflows to e^(-large) = 0 everywhere, 0/0 or all "
                       "zeros; subtract x.amax(dim=dim, keepdim=True)", _variant(softmax=_global_max_softmax)))
+        found.append(("softmax:max-clamped-at-zero", "your softmax shifts each slice by its maximum clamped at 0 (a "
+                      "clamp(min=0) that guards the -inf maximum of a fully masked slice): a slice whose scores are "
+                      "all far below 0 is then shifted by 0, and underflows to e^(-large) = 0 everywhere; replace only "
+                      "the -inf maximum, torch.where(m == float('-inf'), 0, m)",
+                      _variant(softmax=_max_clamped_at_zero_softmax)))
     if traits.has(target, "attends"):
         found += _scale_probes(named)
         for corner in ("bottom-right", "top-left"):  # tril(L_k - L_q) or a plain tril(): the same finding
@@ -609,6 +614,12 @@ def _front_transposed(k, a, b):
 
 def _global_max_softmax(self, x, dim=-1):
     e = torch.exp(x - x.max().clamp(min=-1e300))  # one shift for the whole tensor
+    total = e.sum(dim=dim, keepdim=True)
+    return e / total.masked_fill(total == 0, 1.0)
+
+
+def _max_clamped_at_zero_softmax(self, x, dim=-1):
+    e = torch.exp(x - x.amax(dim=dim, keepdim=True).clamp(min=0.0))  # every maximum below 0 becomes 0
     total = e.sum(dim=dim, keepdim=True)
     return e / total.masked_fill(total == 0, 1.0)
 
@@ -797,6 +808,7 @@ _FLOAT_SIZE = re.compile(r"must be tuple of ints,\s*but (?:got|found element of 
 _BOOL_INDEX = re.compile(r"The shape of the mask \[([\d, ]*)\] at index \d+ does not match the shape of the indexed "
                          r"tensor \[([\d, ]*)\]")
 _TRANSPOSE_2D = "t() expects a tensor with <= 2 dimensions"
+_DIM_RANGE = re.compile(r"Dimension out of range \(expected to be in range of \[(-?\d+), (-?\d+)\], but got (-?\d+)\)")
 _VIEW_SIZE = re.compile(r"shape '\[([-\d, ]*)\]' is invalid for input of size (\d+)")
 
 
@@ -880,6 +892,12 @@ def crash_findings(call):
                         "must have x's own sizes from its first dim on: unlike arithmetic, indexing does not broadcast, "
                         f"so a mask of shape ({shapes.group(1)}) cannot index a tensor of shape ({shapes.group(2)}): "
                         "masked_fill and torch.where broadcast it (x.masked_fill(~mask, value))")]
+    out_of_range = _DIM_RANGE.search(raised.message) if raised.type == "IndexError" else None
+    if out_of_range and int(out_of_range.group(3)) >= 0 and re.search(rf"\bdim\s*=\s*{out_of_range.group(3)}\b", code):
+        rank, n = -int(out_of_range.group(1)), int(out_of_range.group(3))
+        return [Finding("crash:dim-from-the-front", at + f"dim {n} counts from the front, so it is the axis you mean "
+                        f"only in tensors of one number of dims, and this one has {rank}: count from the end (dim=-1 "
+                        "for the last axis), which names the same axis whatever batch dims sit in front")]
     if raised.type not in ("RuntimeError", "ValueError"):
         return []
     if _TRANSPOSE_2D in raised.message and re.search(r"\.t\(\)|\.t_\(\)|torch\.t\(", code):
@@ -1052,6 +1070,33 @@ def outer_batch_findings(call, got, want, dtype, what):
                     "sequence are wanted; share the batch dims: q @ k.transpose(-2, -1)")]
 
 
+def finite_fill_findings(got, want, dtype, what):
+    """Uniform weights, 1/L_k each, in the rows where every key is masked (zeros expected), and the
+    other rows right: masked scores filled with a finite number (-1e9, finfo.min), not -inf."""
+    if got.shape != want.shape or want.dim() < 2 or not got.is_floating_point() or want.shape[-1] < 2:
+        return []
+    got, want = got.double(), _f64(want)
+    empty = (want == 0).all(dim=-1)  # the rows of a query that sees no key
+    if not empty.any() or empty.all() or not close(got[~empty], want[~empty], dtype):
+        return []
+    if not torch.allclose(got[empty], torch.full_like(got[empty], 1.0 / want.shape[-1]), rtol=1e-3, atol=1e-6):
+        return []
+    return [Finding("mask:finite-fill", f"{what}: where every key of a query is masked, your weights are uniform, "
+                    f"1/{want.shape[-1]} each, where they must be 0: masked scores filled with a finite number (-1e9, "
+                    "finfo.min) leave that row's scores all equal, and a softmax of equal scores spreads the weight "
+                    "evenly; fill with -inf, and give a row with no key zero weights (shift by 0 where the max is "
+                    "-inf, divide by 1 where the sum is 0)")]
+
+
+def flattened_findings(got, want, what):
+    """A 1-D result holding as many numbers as the expected one: an operation without dim= flattened it."""
+    if got.dim() != 1 or sum(n > 1 for n in want.shape) < 2 or got.numel() != want.numel():
+        return []  # (with one axis longer than 1, a 1-D result is that axis squeezed: squeezed_findings)
+    return [Finding("shape:flattened-to-1d", f"{what}: your result is 1-D, {tuple(got.shape)}, with as many numbers as "
+                    f"the expected {tuple(want.shape)}: a step flattened the tensor, as repeat_interleave, repeat's "
+                    "1-D form or flatten do when they are given no dim=: name the axis (dim=...)")]
+
+
 def flatten_findings(got, want, dtype, what):
     """The right numbers in the right order, in more dims than expected: the final reshape is missing."""
     if got.dim() <= want.dim() or got.numel() != want.numel() or not got.is_floating_point():
@@ -1134,14 +1179,15 @@ def _and(names):
 
 def _tensor_findings(call, got, want, dtype, what, key_prefix=""):
     findings = (mask_findings(call, got, want, dtype, what) or head_mapping_findings(call, got, want, dtype, what)
-                or diagonal_findings(call, got, want, dtype, what) or outer_batch_findings(call, got, want, dtype, what))
+                or diagonal_findings(call, got, want, dtype, what) or outer_batch_findings(call, got, want, dtype, what)
+                or finite_fill_findings(got, want, dtype, what))
     if not findings and got.is_floating_point() and want.is_floating_point():
         # a uniform row off by a factor is also a row not divided by its sum: both, for the other calls to decide
         findings = (factor_findings(call, got, want, dtype, what) + normalisation_findings(got, want, dtype, what)
                     or permutation_findings(got, want, dtype, what, axis_names(call["target"], want.dim()))
                     or later_step_findings(call, got, want, dtype, what)
                     or flatten_findings(got, want, dtype, what) or merged_findings(got, want, dtype, what)
-                    or squeezed_findings(got, want, dtype, what))
+                    or squeezed_findings(got, want, dtype, what) or flattened_findings(got, want, what))
     findings = findings or size_findings(call, got, want, what)
     return [Finding(key_prefix + f.key, f.message) for f in findings]
 

@@ -170,6 +170,13 @@ STRUCTURAL = {
     "softmax:without-keepdim": "Each row's maximum and sum belong to that row: they must line up with it, one per "
                                "row, when they are subtracted or divided. Yours loses the axis they were taken "
                                "over, so they line up with the wrong entries. Reread " + SOFTMAX + ".",
+    "mask:finite-fill": "A query that may see no key must get zero weights and a zero output: it reads nothing. "
+                        "Yours spreads its weight evenly over keys it may not see. Reread " + MASKING + ".",
+    "shape:flattened-to-1d": "A result is its numbers and its shape: the caller expects the axes it was promised. "
+                             "Yours comes back as one long row of numbers. Reread " + WALKTHROUGH + ".",
+    "crash:dim-from-the-front": "A step of attention is one formula whatever comes before the last axes: no batch, "
+                                "a batch, a batch and heads. Yours names an axis by its place from the front, which "
+                                "moves when batch dims are added. Reread " + WALKTHROUGH + ".",
     "scores:outer-over-batch": "Every query meets every key of its own sequence: the scores pair the tokens within "
                                "one sequence, and the sequences of a batch never meet. Yours scores each sequence's "
                                "queries against every sequence's keys. Reread " + SCORE + ".",
@@ -192,6 +199,10 @@ STRUCTURAL = {
                           "which keeps its exponentials between 0 and 1 without changing its weights. Yours shifts "
                           "every slice by one number, so a slice far below it loses all its weight. "
                           "Reread " + SOFTMAX + ".",
+    "softmax:max-clamped-at-zero": "A softmax is taken slice by slice: each slice is shifted by its own largest "
+                                   "entry, which keeps its exponentials between 0 and 1 without changing its weights. "
+                                   "Yours shifts some slices by another number than their own largest entry, so a "
+                                   "slice far below it loses all its weight. Reread " + SOFTMAX + ".",
     "mask:causal-by-default": "A mask is the caller's to give: with none, every query reads every key, as in an "
                               "encoder or a summary of a whole text. Yours hides keys no one asked it to hide. "
                               "Reread " + MASKING + ".",

@@ -261,12 +261,17 @@ def test_kv_heads_repeated_by_their_own_count_are_named_not_a_transpose(grade):
     ("round7/exercise7/wrong_repeat_by_n_heads.py", 7, "gqa:n-rep-is-n-heads"),
     ("round7/exercise2/wrong_tensordot_outer_batch.py", 2, "scores:outer-over-batch"),
     ("round7/exercise1/wrong_einsum_fixed_batch.py", 1, "crash:einsum-fixed-dims"),
+    ("round8/exercise1/wrong_nanogpt_split_dim2.py", 1, "crash:dim-from-the-front"),
+    ("round8/exercise7/wrong_repeat_interleave_no_dim.py", 7, "shape:flattened-to-1d"),
+    ("round8/exercise5/wrong_large_negative_fill.py", 5, "weights:mask:finite-fill"),
+    ("round8/exercise5/wrong_clamp_max_at_zero.py", 5, "softmax:max-clamped-at-zero"),
 ])
 def test_independent_files_once_told_only_their_crash_or_their_numbers_are_named(grade, name, number, key):
     """A split given a count, an edit the backward pass needed, a root rounded down, a causal mask where
     none was given, a softmax shifted by the whole tensor's max; round 7's .t() on a batch, a size made
     by `/`, a view of another tensor's sizes, a bool mask as an index, out=, a view of a transposed x,
     cached keys detached, KV heads repeated n_heads times, tensordot's product over every pair of
-    sequences, and an einsum of fixed dims (told with its own equation)."""
+    sequences, and an einsum of fixed dims (told with its own equation); round 8's split(dim=2) of a
+    4-D tensor, a repeat_interleave without dim=, a -1e9 fill, a maximum clamped at 0."""
     path = Path(__file__).resolve().parents[1] / "unseen" / name
     assert [d["id"] for d in graded(grade, number, path).diagnoses] == [key]
