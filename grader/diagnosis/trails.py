@@ -10,6 +10,8 @@ text replaces the message's general advice. It shares the time of the exercise's
 (grader.diagnosis.examples.Budget); anything the student's code does here costs only that text.
 """
 
+import re
+
 from grader.diagnosis.analysers import MADE_IN_FLOAT32
 from grader.grading.compare import KEEP_THE_DTYPE
 from grader.grading.testkit import Made, one_thread
@@ -123,10 +125,27 @@ def _first(calls, budget, student, trail, fields):
             with one_thread(), student.within(budget.left()):
                 note = sanitized(trail(student, call), fields)
             if note is not None:
-                return note
+                note["where"] = _lines_of(note["where"], student.path)
+                return note if note["where"] else None
     except Exception:  # noqa: BLE001 - a crash, a loop or an odd reply of theirs costs only the located text
         return None
     return None
+
+
+_LINE = re.compile(r"line (\d+), in ([A-Za-z_][A-Za-z0-9_.<>]*) \(`")
+
+
+def _lines_of(where, path):
+    """The place the child named ("line 12, in f (`code`) called from ..."), with each line's code read
+    from the student's file by the judge: the child's own copy of the code (linecache) is the student's
+    process's to change (round 13's a01 put a fake report there)."""
+    try:
+        lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+    except OSError:
+        return None
+    frames = [(int(n), name) for n, name in _LINE.findall(where)[:2] if 0 < int(n) <= len(lines)]
+    return " called from ".join(f"line {n}, in {name} (`{printable(lines[n - 1].strip(), 200)}`)"
+                                for n, name in frames) or None
 
 
 def sanitized(note, fields):

@@ -606,3 +606,14 @@ def test_long_tensors_are_summarised_never_dumped():
     assert summarise(values) == "a float32 tensor of shape (1000,) with values from 0 to 999, 1 of them NaN"
     assert summarise(2147483648) == "2147483648"
 
+
+
+def test_a_line_the_student_process_rewrote_is_shown_as_the_file_holds_it(grade):
+    """Round 13's a01: the child's linecache given a fake report with newlines for the cast's line; the
+    located text reads that line from the student's file itself."""
+    path = ROOT / "tests" / "attacks" / "round13" / "a01_trail_newline" / "exercise5_softmax.py"
+    result = graded(grade, 5, path)
+    [diagnosis] = [d for d in result.diagnoses if d["id"] == "dtype-changed"]
+    assert "at line 53, in softmax (`return (e / total.masked_fill(total == 0, 1.0)).float()" in \
+        " ".join(diagnosis["message"].split())
+    assert "41/41" not in diagnosis["message"] and "\n" not in diagnosis["message"]
