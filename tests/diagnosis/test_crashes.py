@@ -265,6 +265,7 @@ def test_kv_heads_repeated_by_their_own_count_are_named_not_a_transpose(grade):
     ("round8/exercise7/wrong_repeat_interleave_no_dim.py", 7, "shape:flattened-to-1d"),
     ("round8/exercise5/wrong_large_negative_fill.py", 5, "weights:mask:finite-fill"),
     ("round8/exercise5/wrong_clamp_max_at_zero.py", 5, "softmax:max-clamped-at-zero"),
+    ("round8/exercise9/wrong_tensor_head_indices.py", 9, "heads-not-ints"),
 ])
 def test_independent_files_once_told_only_their_crash_or_their_numbers_are_named(grade, name, number, key):
     """A split given a count, an edit the backward pass needed, a root rounded down, a causal mask where
@@ -272,6 +273,7 @@ def test_independent_files_once_told_only_their_crash_or_their_numbers_are_named
     by `/`, a view of another tensor's sizes, a bool mask as an index, out=, a view of a transposed x,
     cached keys detached, KV heads repeated n_heads times, tensordot's product over every pair of
     sequences, and an einsum of fixed dims (told with its own equation); round 8's split(dim=2) of a
-    4-D tensor, a repeat_interleave without dim=, a -1e9 fill, a maximum clamped at 0."""
+    4-D tensor, a repeat_interleave without dim=, a -1e9 fill, a maximum clamped at 0, head numbers
+    left as tensors."""
     path = Path(__file__).resolve().parents[1] / "unseen" / name
     assert [d["id"] for d in graded(grade, number, path).diagnoses] == [key]

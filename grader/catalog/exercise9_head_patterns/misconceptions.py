@@ -12,7 +12,11 @@ TOKEN_RULES = "repeated-tokens-rules"
 TOKEN_DTYPE = "token-ids-dtype"
 SHAPES_NOT_REFUSED = "bad-shapes-not-refused"
 AT_THE_THRESHOLD = "head-at-the-threshold"
+HEADS_NOT_INTS = "heads-not-ints"
 CAUSES = {
+    HEADS_NOT_INTS: "A head is named by two plain numbers, its layer and its place in the layer, which any caller "
+                    "can print, compare and use to pick that head again. Yours names some by tensors. "
+                    "Reread " + HEADS + ".",
     TOKEN_RULES: "An induction head is found by showing the model a random sequence twice: random token ids from the "
                  "whole vocabulary, then the very same ids again, drawn with the random source the caller hands over, "
                  "so that one seed always gives the same test. In the second half a head can find the earlier copy and "

@@ -15,8 +15,8 @@ import torch
 
 import lumen_ref as ref
 from grader import oracle
-from grader.catalog.exercise9_head_patterns.misconceptions import (AT_THE_THRESHOLD, SHAPES_NOT_REFUSED, TOKEN_DTYPE,
-                                                                 TOKEN_RULES)
+from grader.catalog.exercise9_head_patterns.misconceptions import (AT_THE_THRESHOLD, HEADS_NOT_INTS, SHAPES_NOT_REFUSED,
+                                                                 TOKEN_DTYPE, TOKEN_RULES)
 from grader.grading.compare import Mismatch, describe, picture_cells, shape_text
 from grader.sandbox.judge import StudentError
 from grader.grading.testkit import KEPT_FROM_A_CALL, as64, check_call, check_device_kept, check_inputs_kept, dims, passed
@@ -299,6 +299,13 @@ def check_heads(student, patterns, *, what, **kwargs):
         if not isinstance(heads, list) or not all(isinstance(h, tuple) and len(h) == 2 and all(type(i) is int for i in h)
                                                   for h in heads):
             shown = heads if isinstance(heads, list) and len(heads) <= 8 else describe(heads)
+            tensors = isinstance(heads, list) and any(isinstance(i, torch.Tensor) for h in heads
+                                                      if isinstance(h, tuple) for i in h)
+            if tensors:  # torch.nonzero's rows, or indexing a tensor, give 0-d tensors
+                raise Mismatch(f"{what}: its '{kind}' entry is {shown}, expected a list of (layer, head) tuples of "
+                               "ints: a head's number there is a 0-d tensor, what torch.nonzero or indexing a tensor "
+                               "gives, not a Python int: make each one with int(...) (or take .tolist() of the "
+                               "indices)", call=call, cause=HEADS_NOT_INTS)
             raise Mismatch(f"{what}: its '{kind}' entry is {shown}, expected a list of (layer, head) tuples of ints",
                            call=call)
     for kind in KINDS:
