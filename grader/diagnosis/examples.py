@@ -31,7 +31,7 @@ import torch
 
 from grader import catalog
 from grader.grading.compare import Mismatch, dtype_text, picture_cells
-from grader.grading.testkit import (Made, Raised, Tracked, as64, check_device_kept, check_grads, check_inputs_kept,
+from grader.grading.testkit import (NO_GRADIENT, Made, Raised, Tracked, as64, check_device_kept, check_grads, check_inputs_kept,
                                     check_result, one_thread)
 from grader.nested import leaves, map_values
 from grader.sandbox.wire import axis_order, laid_out
@@ -327,7 +327,8 @@ def _run_function(student, exercise, name, params, args, kwargs):
 
 CHECKS = {"device": "every tensor it makes and returns on the device of its inputs",
           "inputs-kept": "its inputs left as they were",
-          "gradient": "gradients finite wherever the float64 reference's are"}
+          "gradient": "gradients finite wherever the float64 reference's are",
+          ("gradient", NO_GRADIENT): "a gradient that reaches every input"}
 
 
 def _run_check(student, exercise, call, spec, made, args, state=None):
@@ -356,7 +357,8 @@ def _run_check(student, exercise, call, spec, made, args, state=None):
     except Mismatch as mismatch:
         if mismatch.details.get("cause") in ("built-on-cpu", "input-changed-in-place", call.get("gradient_cause")):
             # the symptom alone: the example shows what went wrong, a later hint how to fix it
-            return mismatch.details.get("symptom", mismatch.message), CHECKS[check], weights
+            return (mismatch.details.get("symptom", mismatch.message),
+                    CHECKS.get((check, call.get("gradient_cause")), CHECKS[check]), weights)
         return None, None, None
     except _THEIRS:
         return None, None, None

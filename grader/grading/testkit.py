@@ -458,9 +458,10 @@ def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", ca
     wrong gradients of the others."""
     for got, name in zip(grads, names):
         if got is None:
-            raise Mismatch(f"{what}: no gradient reached `{name}`: is it used, and kept in autograd's record all the "
-                           "way (no .detach(), torch.no_grad(), .item(), .numpy() or torch.tensor(...) on its path)?",
-                           cause=NO_GRADIENT)
+            symptom = f"{what}: no gradient reached `{name}`"
+            raise Mismatch(f"{symptom}: is it used, and kept in autograd's record all the way (no .detach(), "
+                           "torch.no_grad(), .item(), .numpy() or torch.tensor(...) on its path)?", cause=NO_GRADIENT,
+                           symptom=symptom, **({"call": {**call, "gradient_cause": NO_GRADIENT}} if call else {}))
     for got, want, name in zip(grads, expected, names):
         try:
             check_close(got, want, what=f"the gradient of {what} w.r.t. {name}", dtype=dtype, nan_hint=nan_hint,

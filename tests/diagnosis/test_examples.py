@@ -220,3 +220,12 @@ def test_values_show_every_axis_and_the_digits_that_tell_them_apart():
     shown = examples._both("expected", want, "yours", rounded)
     assert shown[0] != shown[1].replace("yours", "expected") and "0.7071067811865" in shown[0]
     assert examples._both("expected", want, "yours", want * 2) == ["  expected = [[0.7071]]", "  yours = [[1.414]]"]
+
+
+def test_a_gradient_that_reaches_no_input_is_shown_on_the_smallest_call(grade):
+    """Round 8's scores.detach().clone() before the division: no gradient reaches q at any size."""
+    path = SUBMISSIONS.parent / "unseen" / "round8" / "exercise3" / "wrong_detach_clone_copy.py"
+    example = grade(3, path=path).diagnoses[0]["example"]
+    assert example["check"] == "gradient" and max(example["sizes"].values()) == 1
+    assert example["expected"] == "a gradient that reaches every input"
+    assert example["got"].endswith("no gradient reached `q`") and ".detach()" not in example["got"]
