@@ -9,6 +9,7 @@ from grader.catalog.exercise8_kv_cache.misconceptions import (BYTES_NOT_INT, CAP
 from grader.grading.compare import Mismatch, describe, dtype_text, plural, summarise
 from grader.sandbox.judge import StudentError
 from grader.grading.testkit import (
+    NO_GRADIENT,
     Made,
     Tracked,
     as64,
@@ -444,9 +445,19 @@ def test_cached_gqa_trains_through_its_cache(student, rng, device):
     size = SIZES["module_gradients"]
     x = x_of(rng, "module_gradients", dtype=torch.float64, device=device)
     upstream = x_of(rng, "module_gradients", dtype=torch.float64, device=device)
-    check_module_gradients(module, reference, x, upstream, what=f"{what}(x, cache) with an empty cache",
-                           fresh=lambda: {"cache": new_cache(student, reference, size["B"], size["L"],
-                                                             dtype=torch.float64, device=device)})
+    try:
+        check_module_gradients(module, reference, x, upstream, what=f"{what}(x, cache) with an empty cache",
+                               fresh=lambda: {"cache": new_cache(student, reference, size["B"], size["L"],
+                                                                 dtype=torch.float64, device=device)})
+    except Mismatch as mismatch:
+        if mismatch.details.get("cause") != NO_GRADIENT:
+            raise
+        # where the record is cut: without a cache the same forward trains, or that is the mistake
+        check_module_gradients(module, reference, x, upstream, what=f"{what}(x) with cache=None")
+        raise Mismatch(f"{mismatch.message} With cache=None the gradient does reach it: the cut is in your "
+                       "KVCache, in what update writes into its storage or hands back (no .detach(), .data or "
+                       "torch.no_grad() there)",
+                       **mismatch.details) from None
 
 
 @pytest.mark.points(2)
