@@ -613,13 +613,16 @@ def _front_transposed(k, a, b):
 
 
 def _global_max_softmax(self, x, dim=-1):
-    e = torch.exp(x - x.max().clamp(min=-1e300))  # one shift for the whole tensor
-    total = e.sum(dim=dim, keepdim=True)
-    return e / total.masked_fill(total == 0, 1.0)
+    return _shifted_softmax(x, x.max().clamp(min=-1e300), dim)  # one shift for the whole tensor
 
 
 def _max_clamped_at_zero_softmax(self, x, dim=-1):
-    e = torch.exp(x - x.amax(dim=dim, keepdim=True).clamp(min=0.0))  # every maximum below 0 becomes 0
+    return _shifted_softmax(x, x.amax(dim=dim, keepdim=True).clamp(min=0.0), dim)  # a maximum below 0 becomes 0
+
+
+def _shifted_softmax(x, shift, dim):
+    """e^(x - shift), normalised along dim (a slice whose terms all underflow gives zeros, not 0/0)."""
+    e = torch.exp(x - shift)
     total = e.sum(dim=dim, keepdim=True)
     return e / total.masked_fill(total == 0, 1.0)
 
@@ -829,7 +832,7 @@ def _view_size_text(found):
     sizes = [int(n) for n in found.group(1).split(",") if n.strip()]
     held, asked = int(found.group(2)), math.prod(n for n in sizes if n != -1)
     text = (f"a view (or reshape) keeps every number and only changes the shape, so the sizes must multiply to the "
-            f"{held} numbers the tensor holds; {list(sizes)} ")
+            f"{held} numbers the tensor holds; {sizes} ")
     if -1 in sizes:
         return text + f"leaves -1 to be worked out, and {held} is not a whole multiple of the others' {asked}: is " \
                       "one of the sizes another tensor's?"
@@ -947,7 +950,7 @@ def crash_findings(call):
     return []
 
 
-# a dtype clash's likeliest cause, where no line that brought float32 in is known (grader.diagnosis.precision)
+# a dtype clash's likeliest cause, where no line that brought float32 in is known (grader.diagnosis.trails)
 MADE_IN_FLOAT32 = ("a tensor made without dtype= is float32, torch's default (torch.zeros, ones, full, tensor, "
                    "arange): make it with dtype=x.dtype, or from an input (torch.zeros_like(x), x.new_zeros(...))")
 

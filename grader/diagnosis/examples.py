@@ -31,8 +31,8 @@ import torch
 
 from grader import catalog
 from grader.grading.compare import Mismatch, dtype_text, picture_cells
-from grader.grading.testkit import (NO_GRADIENT, Made, Raised, Tracked, as64, check_device_kept, check_grads, check_inputs_kept,
-                                    check_result, one_thread)
+from grader.grading.testkit import (NO_GRADIENT, Made, Raised, Tracked, as64, check_device_kept, check_grads,
+                                    check_inputs_kept, check_result, one_thread)
 from grader.nested import leaves, map_values
 from grader.sandbox.wire import axis_order, laid_out
 
@@ -737,10 +737,17 @@ def _cut(value, declaration, sizes, original):
         entry = [int(i) for i in torch.unravel_index(torch.tensor(sizes["_at"]), shape)]
         batch = [slice(0, 1) if n == 1 else slice(i, i + 1)
                  for n, i in zip(value.shape[:leading], entry[len(shape) - leading:])]
-    tensor = value[tuple(batch + index)]
+    tensor = _as_laid_out(value[tuple(batch + index)], value)
     if declaration.kind == "lengths" and declaration.at_most:
         tensor = tensor.clamp(max=sizes[declaration.at_most])
     return tensor
+
+
+def _as_laid_out(cut, value):
+    """`cut` (a slice of `value`) in memory as `value` lies: contiguous, or transposed as the wire sends
+    it (wire.axis_order), so that a slice is not mistaken for a transposed input."""
+    order = axis_order(value)
+    return laid_out(cut.permute(order).contiguous(), cut.shape, order)
 
 
 def _fresh(tensor, declaration, style, generator):
@@ -751,8 +758,7 @@ def _fresh(tensor, declaration, style, generator):
             values = torch.arange(1, tensor.numel() + 1).reshape(tensor.shape)
         else:
             values = torch.randint(-2, 3, tensor.shape, generator=generator)
-        laid_out = torch.empty_like(tensor)  # its strides too, where they are dense: a transposed input stays so
-        return laid_out.copy_(values)
+        return torch.empty_like(tensor).copy_(values)  # its strides too: a transposed input stays transposed
     if declaration.kind == "mask" and tensor.dim() >= 2 and tensor.dtype == torch.bool and tensor.shape[-2] > 1:
         L_q, L_k = tensor.shape[-2:]
         return torch.ones(L_q, L_k, dtype=torch.bool).tril(L_k - L_q).expand(tensor.shape).clone()

@@ -137,7 +137,7 @@ def _dtype_cause(expected):
     return "mask-not-bool" if expected == torch.bool else "dtype-changed"
 
 
-# a changed dtype's general advice, which grader.diagnosis.precision replaces by the line where it changed
+# a changed dtype's general advice, which grader.diagnosis.trails replaces by the line where it changed
 KEEP_THE_DTYPE = "don't change the dtype"
 
 

@@ -589,10 +589,11 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-if __name__ == "__main__":
-    main(sys.argv[1:])
-
-
 def _plain(value):
     """An argument as a reply carries it back: tensors and plain values; an object of theirs as None."""
     return value if value is None or type(value) in (bool, int, float, str) or type(value) is torch.Tensor else None
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SOLUTIONS, SUBMISSIONS
+from test_diagnoses import graded
 from grader import catalog
 from grader.diagnosis import examples, misconceptions
 from grader.grading.settings import DEFAULTS
@@ -229,3 +230,15 @@ def test_a_gradient_that_reaches_no_input_is_shown_on_the_smallest_call(grade):
     assert example["check"] == "gradient" and max(example["sizes"].values()) == 1
     assert example["expected"] == "a gradient that reaches every input"
     assert example["got"].endswith("no gradient reached `q`") and ".detach()" not in example["got"]
+
+
+def test_an_input_is_said_to_be_transposed_only_when_it_was(grade):
+    """Round 7's x.view(-1, d_model) fails on a transposed x, which its example keeps and says; a slice
+    the search cut from a contiguous input is contiguous again (round 8's softmax was once told so)."""
+    unseen = SUBMISSIONS.parent / "unseen"
+    viewed = graded(grade, 1, unseen / "round7" / "exercise1" / "wrong_view_flattens_tokens.py")
+    example = viewed.diagnoses[0]["example"]
+    assert "(stored transposed: x.is_contiguous() is False)" in example["text"] and example["layouts"] == {"x": [1, 0, 2]}
+    sliced = graded(grade, 5, unseen / "round8" / "exercise5" / "wrong_global_max_shift.py")
+    [shown] = [d["example"] for d in sliced.diagnoses if "example" in d]
+    assert "x of shape (2, 1)" in shown["text"] and "stored transposed" not in shown["text"], shown["text"]
