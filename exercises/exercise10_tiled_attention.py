@@ -28,8 +28,9 @@ block's own terms are added:
     o <- o · e^(m - m_new) + e^(s_b - m_new) @ v_b
 
 After the last block, the output is o / l. The largest tensor is one block of scores,
-(L_q, block_size): memory grows like L·block_size, not L². The grader measures it: a largest
-tensor that grows like L² fails a test.
+(L_q, block_size): memory grows like L·block_size, not L². The grader checks it twice: the
+largest tensor your code makes must not grow like L², and one call at a length whose (L, L)
+scores do not fit in the memory the grader gives it must still return the right answer.
 
 Conventions of this kit:
 - Causal, with L_q queries and L_k keys: the queries are the LAST L_q positions, as in the KV

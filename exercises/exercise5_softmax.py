@@ -42,7 +42,7 @@ def softmax(x, dim=-1):
     dim: the dimension that sums to 1 (for attention weights: -1, the keys)
     Returns a new tensor of x's shape, dtype and device: each slice along `dim` is non-negative and
     sums to 1, except a slice that is entirely -inf, which gives all zeros (not NaN), with finite
-    gradients too.
+    gradients too: the gradient w.r.t. every entry of that slice is 0.
     """
     raise NotImplementedError("Exercise 5: subtract the max along dim before torch.exp (use 0 instead of a max of -inf), then divide by the sum (guarding a sum of 0) — see 'Step 4 — Softmax: turn scores into weights' in the chapter")
 
@@ -56,7 +56,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
           read this key. d_k is q.size(-1).
     Returns (output (..., L_q, d_v), weights (..., L_q, L_k)).
     Each row of weights sums to 1 over the keys the query may see; a query whose mask row is all
-    False gets zero weights and a zero output. Use your own `softmax` above (and not torch's fused
-    attention).
+    False gets zero weights and a zero output, and the gradients through it are zeros, not NaN.
+    Use your own `softmax` above (and not torch's fused attention).
     """
     raise NotImplementedError("Exercise 5: scores = Q Kᵀ / √d_k, -inf where the mask is False, your softmax over the keys (dim=-1), then weights @ v — see 'Step 4 — Softmax: turn scores into weights' in the chapter")

@@ -18,7 +18,10 @@ tensors come back in the inputs' dtype and on their device. Torch's fused attent
 nn.MultiheadAttention are off limits; torch.softmax is fine.
 
 It must train: autograd through your code gives the chapter's gradients (no .detach(), no
-in-place edit of a tensor autograd still needs).
+in-place edit of a tensor autograd still needs). The grader checks the gradients of one forward
+with cache=None and of one forward(x, cache) on an empty cache, so the keys and values `update`
+hands back must keep autograd's record (writing k, v into the storage in place does); backward
+through several calls that share one cache is not graded.
 """
 
 import math
@@ -74,12 +77,14 @@ class KVCache:
     its storage ONCE, room for max_len tokens: keys (B, H_kv, max_len, d_head) and values of the
     same shape. Nothing is allocated or concatenated afterwards; `update` writes into that storage.
 
-      cache.update(k, v)  appends k, v (B, H_kv, T_new, d_head), in the cache's dtype and on its
-                          device; returns ALL keys and values cached so far, each
-                          (B, H_kv, T, d_head) with T = len(cache)
+      cache.update(k, v)  appends k, v (B, H_kv, T_new, d_head), which come in the cache's dtype
+                          and on its device (nothing to cast); returns ALL keys and values cached
+                          so far, each (B, H_kv, T, d_head) with T = len(cache), in the cache's
+                          dtype and on its device: views of the storage, not copies
       len(cache)          the number of tokens cached, T, whatever their values (a token whose
                           keys are all zeros counts)
-      cache.reset()       forgets every token (the storage is kept for the next sequence)
+      cache.reset()       forgets every token (the storage is kept for the next sequence): it
+                          allocates no new storage, and need not zero the old one
 
     Appending past max_len raises ValueError and leaves the cache as it was.
     """
@@ -98,8 +103,9 @@ class KVCache:
     def update(self, k, v):
         """Append the new tokens' keys and values; return all keys and values cached so far.
 
-        k, v: (B, H_kv, T_new, d_head)
-        Returns (keys, values), each (B, H_kv, T, d_head) with T = tokens cached, new ones included.
+        k, v: (B, H_kv, T_new, d_head), in the cache's dtype and on its device
+        Returns (keys, values), each (B, H_kv, T, d_head) with T = tokens cached, new ones included:
+        views of the storage (an update copies none of the past tokens).
         Raises ValueError, changing nothing, if the new tokens would not fit in max_len.
         """
         raise NotImplementedError("Exercise 8: check the new length first (ValueError), then write into the slice [:, :, start:end] of the storage and return the slices [:, :, :end] — see 'The KV cache: a preview' in the chapter")
@@ -129,7 +135,8 @@ class CachedGroupedQueryAttention(nn.Module):
         """x: (B, T_new, D), the next T_new tokens -> (B, T_new, D).
 
         cache: a KVCache holding the keys and values of the `past` tokens before these (it gains
-        the new ones), or None to attend within x only (plain causal GQA).
+        the new ones: len(cache) is past + T_new after the call), or None to attend within x only
+        (plain causal GQA).
         The new token i sits at position past + i: it attends to every cached token and, among the
         new tokens, to itself and those before it.
         """

@@ -119,6 +119,8 @@ class MultiHeadAttention(nn.Module):
         reads nothing: its heads give zeros, not NaN, as the given scaled_dot_product_attention
         makes them, so its output is out's bias (zeros with bias=False).
         Steps: qkv, split into q, k, v, split_heads each, attention, merge_heads, out.
+        These steps are one way, not a requirement: the grader checks forward's outputs and
+        gradients, not which functions it calls (split_heads and merge_heads are graded on their own).
         """
         # BEGIN SOLUTION
         # HINT: Exercise 6: self.qkv(x).split(D, dim=-1), split_heads on q, k and v, causal_mask(L, x.device) when mask is None, scaled_dot_product_attention, merge_heads, self.out — see 'Multi-head attention' in the chapter

@@ -84,8 +84,9 @@ class GroupedQueryAttention(nn.Module):
       v_proj: nn.Linear(d_model, n_kv_heads * d_head, bias=False)  W_V, only H_kv heads: smaller!
       o_proj: nn.Linear(n_heads * d_head, d_model, bias=False)     W_O
     (the grader loads a state dict with the keys q_proj.weight, k_proj.weight, v_proj.weight,
-    o_proj.weight). n_heads must be a multiple of n_kv_heads. A query that may see no key gets a
-    zero output, never NaN (see forward).
+    o_proj.weight). The grader builds only modules where d_model is a multiple of n_heads (so
+    n_heads * d_head = d_model) and n_heads is a multiple of n_kv_heads; you need not check either.
+    A query that may see no key gets a zero output, never NaN (see forward).
     """
 
     def __init__(self, d_model, n_heads, n_kv_heads):
@@ -108,9 +109,12 @@ class GroupedQueryAttention(nn.Module):
         mask: None for causal attention (token i sees tokens 0..i), or a bool tensor broadcastable
         to the scores (B, H, L, L); True = may attend. A given mask replaces the causal one.
         A query whose mask row is all False (a sequence that is all padding) reads nothing: its
-        output is zeros, not NaN, as the given scaled_dot_product_attention makes it.
+        output is zeros, not NaN, as the given scaled_dot_product_attention makes it, and the
+        gradients through it are zeros, not NaN.
         Steps: project q (H heads) and k, v (H_kv heads), split into heads, repeat_kv on k and v,
         attention, concatenate the heads, o_proj.
+        These steps are one way, not a requirement: the grader checks forward's outputs and
+        gradients, not which functions it calls (repeat_kv is graded on its own).
         """
         # BEGIN SOLUTION
         # HINT: Exercise 7: view each projection as (B, L, heads, d_head) and transpose(1, 2), repeat_kv(k and v, n_heads // n_kv_heads), then attention as in exercise 6 — see 'Grouped-query and multi-query attention' in the chapter

@@ -156,8 +156,12 @@ class Reference:
     def scaled_scores(self, q, k):
         return self.scale_scores(self.attention_scores(q, k), q.size(-1))
 
+    def score_width(self, q, v):
+        """The width whose square root scales the scores: the queries' and keys', d_k (never the values')."""
+        return q.size(-1)
+
     def scaled_dot_product_attention(self, q, k, v, mask=None, d_k=None):
-        scores = self.scale_scores(self.attention_scores(q, k), d_k or q.size(-1))
+        scores = self.scale_scores(self.attention_scores(q, k), d_k or self.score_width(q, v))
         weights = self.attention_weights(scores, mask)
         return weights @ v, weights
 
@@ -202,7 +206,7 @@ class Reference:
         o = q.new_zeros(*q.shape[:-1], v.size(-1))  # (..., L_q, d_v)
         for start in self.block_starts(L_k, block_size):
             k_block, v_block = k[..., start:start + block_size, :], v[..., start:start + block_size, :]
-            s = self.scale_scores(self.attention_scores(q, k_block), q.size(-1))  # (..., L_q, b)
+            s = self.scale_scores(self.attention_scores(q, k_block), self.score_width(q, v))  # (..., L_q, b)
             if causal:
                 s = s.masked_fill(~self.block_causal_mask(L_q, L_k, start, k_block.size(-2)), float("-inf"))
             m_new = self.update_max(m, s)

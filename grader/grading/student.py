@@ -17,7 +17,7 @@ from grader.grading.compare import Mismatch, describe
 from grader.grading.testkit import crash_evidence, grad_request, replayable
 from grader.nested import map_values
 from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, StudentError, SubmissionRefused,
-                                  call_request, load_request, printable)
+                                  call_request, load_request, memory_status, printable)
 
 
 class Student:
@@ -115,6 +115,33 @@ class Student:
                    "kwargs": kwargs}
         return self._live_child().request(_to_wire(request))["value"]
 
+    def run_measured(self, target, *args, **kwargs):
+        """One call of the function `target` in a fresh process of its own, with the memory that
+        process gained from before the student's file was imported there to the end of the call, as
+        this process reads it from the kernel: evidence no code in that process can forge or hide,
+        whatever it does to its own objects. Returns (value, bytes gained), the bytes None where the
+        kernel's counts cannot be read (not Linux).
+
+        The bytes are its peak in RAM less what it held at its start, less the pages of files (torch's
+        code, faulted in as kernels are first used: tens of MiB that depend on which ones) it added,
+        up to FILE_PAGES_ALLOWED: pages of files it maps on purpose cannot hide more than that."""
+        load = load_request(self.path, self.exercise.stem, self.exercise.forbidden)
+        log = os.path.join(os.path.dirname(self.log_path), f"{self.exercise.id}.measured.log")
+        child = Child(self.launcher, log, self.deadline, self.memory_limit, (self.path,))
+        try:
+            start = memory_status(child.pid)
+            child.request(load)
+            value = child.request(_to_wire(call_request(target, None, args, kwargs)))["value"]
+            end = memory_status(child.pid)
+        finally:
+            child.stop()
+        if isinstance(value, wire.Handle):
+            raise Mismatch(f"{target}(...) returned {value.kind}, expected a tensor")
+        if start is None or end is None:
+            return value, None
+        files = min(max(end["RssFile"] - start["RssFile"], 0), FILE_PAGES_ALLOWED)
+        return value, max(end["VmHWM"] - start["VmRSS"] - files, 0)
+
     def backward(self, target, *args, wrt, upstream, method=None, **kwargs):
         """Run target(*args) with gradients for args[i] (i in wrt), backpropagate `upstream`
         (one tensor or None per output); returns (value, grads, param_grads)."""
@@ -173,6 +200,7 @@ class Student:
         return value
 
 
+FILE_PAGES_ALLOWED = 32 << 20  # bytes of files' pages a measured call may fault in uncounted (torch's code: about 20 MiB)
 PRINTED_SCAN = 1 << 20  # bytes of the log read for the report: hidden checks' spans are cut out of them
 _HUGE = 1 << 63  # an int beyond what any size or count can be (and beyond what a float compares exactly)
 

@@ -56,8 +56,12 @@ OUTSIDE_ALLOWANCE = 1 << 18  # bytes traced outside torch that a call may peak a
                              # of a call and of the probe itself (tens of KiB), not an array of scores
 CANARY_BYTES = 4099  # an odd size no tensor of the student's is likely to have; it only has to be seen
 DISABLED = "the grader's probe was disabled"
-_OURS = (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, os.path.abspath(__file__),
-         os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep + "nested.py")
+# code the watch does not judge: torch's, the probe's, and the grader's that runs inside a measured call (the
+# exercise's rules are a torch function mode, which torch calls while this probe's own handler runs, the probe
+# then off its stack: an honest torch.from_numpy did that, round 14)
+_GRADER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_OURS = (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, os.path.abspath(__file__), _GRADER + "nested.py",
+         os.path.join(_GRADER, "sandbox", "rules.py"))
 
 
 _aten = torch.ops.aten

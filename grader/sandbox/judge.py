@@ -427,6 +427,23 @@ def pin(pid, cpu=None):
         os.sched_setaffinity(pid, {cpu})
 
 
+def memory_status(pid):
+    """What the kernel counts of the process `pid`'s memory, in bytes, whatever the process says of
+    itself: {"VmRSS": in RAM now, "VmHWM": the most it held in RAM since it started, "RssFile": the part
+    of VmRSS that is files' pages (libraries' code)}; None where it cannot be read (not Linux, or the
+    process is gone)."""
+    found = {}
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                name, _, value = line.partition(":")
+                if name in ("VmRSS", "VmHWM", "RssFile"):
+                    found[name] = int(value.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return found if len(found) == 3 else None
+
+
 class Child:
     """One child running one student file, with the exercise's deadline."""
 

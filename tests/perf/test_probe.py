@@ -232,6 +232,42 @@ def test_the_solution_keeps_the_memory_points_and_the_full_matrix_loses_them(gra
     assert "grows like L^2.0" in test.message and "16.00 MiB at L = 1024" in test.message, test.message
 
 
+ATTACKS = SOLUTIONS.parent / "tests" / "attacks"
+
+
+WHOLE_MATRIX_ATTACKS = {  # files that hold the whole (L, L) matrix where the in-process probe does not see it
+    "round13/a03_probe_reply_forge/cheat": "patches the probe's reply from its own stack",
+    "round11/a13/trick": "writes the matrix into numpy buffers made at import",
+    "round14/a1_probe_detect/cheat": "uses blocks only while the probe watches, and when an allocation fails",
+    "round14/a4_numpy_buffer/cheat": "a numpy buffer made at import",
+    "round14/a5_patch_probe/frames": "zeroes the probe's counts, found from its own stack",
+    "round14/a6_mprotect_ballast/cheat": "read-only private mappings, which RLIMIT_DATA does not count",
+    "round14/x1_clear_refs/cheat": "resets its peak through /proc/self/clear_refs",
+    "round14/x2_file_pages/cheat": "maps a library to offset its peak with file pages",
+}
+
+
+@pytest.mark.privileges
+@pytest.mark.parametrize("attack", sorted(WHOLE_MATRIX_ATTACKS))
+def test_a_whole_matrix_the_probe_does_not_see_still_loses_the_memory_points(grade, attack):
+    """Whole-matrix files the in-process probe reads as tiled (WHOLE_MATRIX_ATTACKS says how): the call
+    whose memory the judge reads from the kernel shows the matrix, so the points are lost all the same."""
+    result = grade("exercise10", path=ATTACKS / attack / "exercise10_tiled_attention.py")
+    test = _memory_test(result)
+    assert test.status == "failed" and "made its process's memory grow by" in test.message, test.message
+    grown = float(test.message.split("grow by ")[1].split(" MiB")[0])
+    assert grown >= 200 and result.score == result.max_score - test.max_score, test.message
+
+
+@pytest.mark.privileges
+def test_an_honest_from_numpy_loop_keeps_the_memory_points(grade):
+    """Positions made with torch.from_numpy: the rules' torch function mode runs while the probe's own
+    handler has the probe off the stack, which is the grader's code, not the student's (round 14's
+    false failure: "the grader's probe was disabled")."""
+    result = grade("exercise10", path=ATTACKS / "round14" / "false_failure" / "from_numpy" / "exercise10_tiled_attention.py")
+    assert _memory_test(result).status == "passed" and result.score == result.max_score, _memory_test(result).message
+
+
 @pytest.mark.privileges
 def test_switching_the_probe_off_loses_the_memory_points(grade):
     exercise = catalog.find("exercise10")

@@ -71,6 +71,22 @@ MISCONCEPTIONS = (
         cause="When a block raises the running max, you rescale neither the running sum nor the running output.",
     ),
     Misconception(
+        "online-rescale-inverted", (10,),
+        "Your rescaling factor is upside down: what was summed with e^(s - m_old) becomes e^(s - m_new) when "
+        "multiplied by e^(m_old - m_new), which is at most 1, not by e^(m_new - m_old); on the first block, where "
+        "m_old = -inf, yours is e^(+inf) = inf, and inf · 0 is NaN: see " + COST,
+        ({"block_exponentials": lambda self, block, m_old, m_new: (
+            self.exp(self.exponent_shift(m_new) - m_old), self.exp(block - self.exponent_shift(m_new))),
+          "exp": student_exp},),
+        {10: [(SOLUTION_ONLINE_SUM, SOLUTION_ONLINE_SUM.replace("torch.exp(m - shift)", "torch.exp(shift - m)")),
+              ("        rescale = torch.exp(m - shift)", "        rescale = torch.exp(shift - m)")]},
+        principle="When the running max rises, everything summed so far was measured against the old max and must "
+                  "shrink to be measured against the new one: the factor is never above 1. Yours grows what was "
+                  "summed. Reread " + COST + ".",
+        cause="You rescale the running values by e^(m_new - m_old), the inverse of the factor that turns "
+              "e^(s - m_old) into e^(s - m_new).",
+    ),
+    Misconception(
         "online-max-not-kept", (10,),
         "Your running max is each block's own max, not the largest seen so far: after a block of small "
         "scores, e^(s - m) of the earlier, larger ones overflows. Keep m_new = max(m, max of the block): "

@@ -6,19 +6,24 @@ length, one that leaves a shorter last block, blocks of one entry (the running m
 every step, so every missing rescale shows), and one block larger than the whole sequence (a loop
 that needs a full block runs zero times), down to one query and one key (L_q = L_k = 1, where a
 bare .squeeze() takes the query axis too). The memory rule, that no tensor grows like L², is
-graded by the allocation probe (test_tiled_attention_never_holds_the_whole_matrix)."""
+graded twice (test_tiled_attention_never_holds_the_whole_matrix): by the allocation probe in the
+student's process, whose sizes the message shows, and by the memory a process of the student's
+gains during one call at a length whose (L, L) scores are far larger, read by the grader from
+outside that process."""
 
 import math
+import random
 
 import pytest
 import torch
 
 import lumen_ref as ref
-from grader.grading.compare import Mismatch, attention_magnitude, describe, dtype_text, softmax_magnitude, summarise
+from grader.grading.compare import (Mismatch, attention_magnitude, check_tensor, describe, dtype_text, softmax_magnitude,
+                                    summarise)
 from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
 from grader.catalog.exercise10_tiled_attention.misconceptions import COST_NOT_INT, WHOLE_MATRIX
-from grader.grading.testkit import (cases, check_call, check_device_kept, check_grads, check_inputs_kept, dims,
-                                    measure_call, randn)
+from grader.grading.testkit import (as64, cases, check_call, check_device_kept, check_grads, check_inputs_kept,
+                                    check_result, dims, measure_call, randn)
 
 DTYPES = [torch.float32, torch.float64]
 
@@ -52,6 +57,10 @@ SIZES = {
     "attention_half": dict(B=(2, 3), L=10, d_k=8, d_v=6, block=4),
     "gradients": dict(B=(2, 3), L_q=11, L_k=7, d_k=5, d_v=6, block=4),
     "memory": dict(B=1, n_heads=4, L=1024, d_k=32, block=64, shorter=(256, 512)),  # L: the longest measured
+    # one call whose (L, L) float32 scores (256 MiB) are far more than the memory its process may gain
+    # (`memory`: the scores in half precision too, with its 64 MiB scratch folder), at a block size whose
+    # (L, block) scores need a few MiB
+    "bound": dict(B=1, L=8192, d_k=12, d_v=20, block=64, memory=128 << 20, rows=64, short=150),
 }
 TILED = "tiled_attention"
 EMPTY_ROW_HINT = ("a row with no finite score must give zeros, not NaN: e^(-inf - (-inf)) and 0/0 are NaN, so shift "
@@ -285,8 +294,9 @@ def _mib(n):
 def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
     """The largest tensor one causal call allocates, at L = 256, 512 and 1024 (on the CPU, whatever
     the device: sizes are what is measured, not time). It must grow like L (one block of scores,
-    (L, block_size)), and stay below half the (L, L) scores of every head at the longest L (so a
-    buffer of a fixed huge size does not pass for tiled)."""
+    (L, block_size)), and stay below one head's (L, L) scores at the longest L (so a buffer of a
+    fixed size that holds them does not pass for tiled: round 14's a2). Then one call at L = 8192 must give the
+    right answer while its process gains less memory (read from outside it) than one (L, L) matrix."""
     size = SIZES["memory"]
     B, H, d_k, block = size["B"], size["n_heads"], size["d_k"], size["block"]
     found = []
@@ -297,13 +307,13 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
     call = f"tiled_attention(q, k, v of shape ({B}, {H}, L, {d_k}), block_size={block}, causal=True)"
     advice = (f"Read K and V one block at a time and keep only a block of scores, (L_q, block_size): "
               f"{_mib(B * H * long * block * 4)} at L = {long}")
-    whole = B * H * long * long * 4  # the float32 (L, L) scores of every head
+    whole = long * long * 4  # the float32 (L, L) scores of one head
     exponent = _growth(first["bytes"], last["bytes"], short, long)
-    if exponent >= QUADRATIC or last["bytes"] >= whole / 2:
+    if exponent >= QUADRATIC or last["bytes"] >= whole:
         sizes = ", ".join(f"{_mib(measured['bytes'])} at L = {L}" for L, measured in found)
         held = f"of shape {tuple(last['shape'])}" if last["shape"] else "held outside torch (numpy arrays or Python objects)"
         raise Mismatch(f"{call} holds the whole matrix: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
-                       f"largest, {held}, at L = {long}), and the (L, L) scores of every head are {_mib(whole)} "
+                       f"largest, {held}, at L = {long}), and the (L, L) scores of one head are {_mib(whole)} "
                        f"there. {advice}", cause=WHOLE_MATRIX)
     # a tensor of few bytes per entry (a bool (L, L) mask made before the loop) grows like L^2 in entries
     exponent = _growth(first["elements"], last["elements"], short, long)
@@ -313,6 +323,47 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
                        f"({entries} entries; of shape {tuple(last['element_shape'])} at L = {long}), as a whole "
                        f"(L_q, L_k) mask does, made before the loop even in bool. Make each block's part of it "
                        f"inside the loop, (L_q, block_size). {advice}", cause=WHOLE_MATRIX)
+    _check_within_bound(student, rng, advice)
+
+
+def _check_within_bound(student, rng, advice):
+    """One call at the "bound" length in a process of its own whose resident memory the grader reads
+    from outside (Student.run_measured): it must grow by less than `memory`, where the (L, L) scores
+    need twice that and a block of them a few MiB. Its answer is checked at rows drawn after it
+    returned, from the operating system's randomness (not the seed). A wrong answer there is this
+    test's only where the same code is right at a short length (a mistake of values is the value
+    tests' to grade) or answers differently in the grader's other process."""
+    size = SIZES["bound"]
+    L, block, memory = size["L"], size["block"], size["memory"]
+    q, k, v = qkv(rng, "bound")
+    call = f"tiled_attention(q, k, v of length L = {L}, block_size={block})"
+    got, grown = student.run_measured(TILED, q, k, v, block)
+    if grown is not None and grown >= memory:
+        raise Mismatch(f"{call} made its process's memory grow by {_mib(grown)} (read by the grader from outside "
+                       f"that process: the most it held in RAM, from before your file was imported to the end of "
+                       f"the call), and one (L, L) matrix of float32 scores is {_mib(L * L * 4)} there: your code "
+                       f"holds the whole matrix (or far more than a block of it) at once, where a block of scores "
+                       f"takes {_mib(L * block * 4)}. {advice}", cause=WHOLE_MATRIX)
+    rows = sorted(random.SystemRandom().sample(range(L), size["rows"]))
+    try:
+        check_tensor(got, what=call, shape=(*q.shape[:-1], v.size(-1)), dtype=q.dtype, device="cpu")
+        q64, k64, v64 = as64((q[..., rows, :], k, v))
+        expected, weights = ref.scaled_dot_product_attention(q64, k64, v64)
+        check_result(got[..., rows, :], expected, what=f"{call} in the process whose memory the grader reads",
+                     like=q, magnitude=attention_magnitude(q64, k64, v64, weights)[0])
+    except Mismatch:
+        short = size["short"]
+        try:
+            _check_tiled(student, *(x[..., :short, :] for x in (q, k, v)), block, False)
+        except Mismatch:  # wrong at a short length too: the value tests grade that mistake
+            again = student.run(TILED, q, k, v, block)["value"]
+            if isinstance(got, torch.Tensor) and isinstance(again, torch.Tensor) and got.shape == again.shape \
+                    and torch.allclose(got, again, rtol=1e-4, atol=1e-6, equal_nan=True):
+                return
+            raise Mismatch(f"{call} answered differently in the process whose memory the grader reads than in the "
+                           f"process of the other tests: the same call must compute the same answer. {advice}",
+                           cause=WHOLE_MATRIX) from None
+        raise
 
 
 def _growth(first, last, short, long):

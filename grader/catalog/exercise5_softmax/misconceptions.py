@@ -6,7 +6,7 @@ instructor's solution of each exercise into a student file making the mistake.""
 import torch
 
 import lumen_ref as ref
-from grader.diagnosis.mutants import Misconception, MASKING, SOFTMAX, softmax_dividing
+from grader.diagnosis.mutants import Misconception, MASKING, SCALE, SOFTMAX, softmax_dividing
 from grader.catalog.exercise4_masking.misconceptions import SOLUTION_SDPA_MASK
 
 # a NaN gradient where the float64 oracle's is finite, through a fully masked row: a cause the failing
@@ -111,5 +111,18 @@ MISCONCEPTIONS = (
                   "and a zero output: a NaN there spreads to every later layer and every gradient. The chapter calls "
                   "it a classic padding bug; yours has it. Reread " + MASKING + ".",
         cause="On a row of only -inf your softmax computes -inf - (-inf), then 0/0, so that row comes out NaN.",
+    ),
+    Misconception(
+        "scaled-by-value-width", (5, 10),
+        "You scale the scores by the square root of the values' width, v.size(-1); a score is the dot product of "
+        "a query and a key, so divide by √d_k with d_k = q.size(-1): see " + SCALE,
+        ({"score_width": lambda self, q, v: v.size(-1)},),
+        {5: [("    d_k = q.size(-1)\n", "    d_k = v.size(-1)\n")],
+         10: [("math.sqrt(q.size(-1))  # (..., L_q, b) one block", "math.sqrt(v.size(-1))  # (..., L_q, b) one block")]},
+        principle="The scale undoes the spread of a dot product, and a score is the dot product of a query and a key: "
+                  "its spread grows with their width, d_k. The values take no part in a score. Yours scales by "
+                  "another width. Reread " + SCALE + ".",
+        cause="You scale the scores by the square root of the values' width, d_v = v.size(-1), not of the queries' "
+              "and keys' width, d_k.",
     ),
 )

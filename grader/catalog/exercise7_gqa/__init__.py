@@ -53,6 +53,7 @@ EXERCISE = Exercise(
         Rule("A given mask replaces the causal one", ("test_gqa_explicit_mask",)),
         Rule("its output is zeros, not NaN", ("test_gqa_fully_masked_rows", "test_gqa_gradients_fully_masked_rows"),
              breaks=("        weights = weights.masked_fill(~mask, 0.0)", "        pass")),
+        Rule("the gradients through it are zeros, not NaN", ("test_gqa_gradients_fully_masked_rows",)),
         Rule("leaves its inputs unchanged", ("test_repeat_kv_input_not_modified", "test_gqa_input_not_modified")),
         Rule("in x's dtype and device", ("test_gqa_float64", "test_gqa_on_the_inputs_device")),
         Rule("float16 and bfloat16 too", ("test_repeat_kv_half_precision", "test_gqa_half_precision")),

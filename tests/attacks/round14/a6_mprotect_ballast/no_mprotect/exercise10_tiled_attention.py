@@ -1,0 +1,266 @@
+"""Exercise 10 — Attention without the L×L matrix.
+
+Chapter section: "The cost: attention is quadratic in sequence length" (and, in its further
+reading, Dao et al. (2022), FlashAttention).
+
+First the bill. Counting 2 FLOPs per multiply-add, one layer at sequence length L and width
+d = d_model costs:
+
+    core attention   S = Q Kᵀ and A V, L·L·d multiply-adds each       4·L²·d
+    the projections  W_Q, W_K, W_V and W_O, L·d·d each                 8·L·d²
+    the feed-forward d -> 4d -> d, two products of L·d·4d              16·L·d²
+
+The quadratic term catches up with the linear ones, 4·L²·d = 24·L·d², at L = 6d: about 4,600
+tokens for GPT-2 small (d = 768). And the (L, L) matrix of scores needs L² numbers per head.
+
+Then the cure: exact attention that never holds the (L, L) matrix. Read the keys and values one
+block at a time and keep, for every query, three running values:
+
+    m  the largest score seen so far
+    l  the sum of e^(s - m) over the scores seen so far
+    o  the sum of e^(s - m) · v over the values seen so far
+
+A new block of scores s_b may raise the max to m_new = max(m, max(s_b)). Everything summed so
+far was computed with e^(s - m), so it must be rescaled by e^(m - m_new) (<= 1) before the
+block's own terms are added:
+
+    l <- l · e^(m - m_new) + Σ e^(s_b - m_new)
+    o <- o · e^(m - m_new) + e^(s_b - m_new) @ v_b
+
+After the last block, the output is o / l. The largest tensor is one block of scores,
+(L_q, block_size): memory grows like L·block_size, not L². The grader checks it twice: the
+largest tensor your code makes must not grow like L², and one call at a length whose (L, L)
+scores do not fit in the memory the grader gives it must still return the right answer.
+
+Conventions of this kit:
+- Causal, with L_q queries and L_k keys: the queries are the LAST L_q positions, as in the KV
+  cache (exercise 8): query i sits at position L_k - L_q + i and may see keys 0 .. L_k - L_q + i.
+  With L_q = L_k that is the usual causal mask.
+- A query that may see no key at all (causal with L_q > L_k: the first L_q - L_k queries) gets a
+  zero output, not 0/0 = NaN, as a fully masked row does in exercise 5.
+- The last block may be shorter than block_size, and block_size may be larger than the sequence.
+
+Off limits here (the grader refuses them while your code runs): every torch function whose name
+contains "softmax" (torch.softmax, F.softmax and log_softmax, Tensor.softmax, nn.Softmax, ...),
+torch's fused attention (torch.nn.functional.scaled_dot_product_attention), nn.MultiheadAttention,
+and as in every exercise the answer key (lumen_ref, solutions/) and the grader's own code.
+Everything else is allowed: torch.exp, amax, maximum, sum, masked_fill, torch.where, @.
+
+Every function leaves its inputs unchanged and returns tensors in the inputs' dtype (float32 or
+float64; float16 and bfloat16 too) and on their device.
+"""
+
+import math
+
+import torch
+
+
+def attention_cost(L, d_model):
+    """The FLOPs of one transformer layer at sequence length L, as the chapter counts them.
+
+    L, d_model: ints >= 1. Returns a dict of ints:
+      "core_attention": 4·L²·d_model  (S = Q Kᵀ and A V)
+      "projections":    8·L·d_model²  (W_Q, W_K, W_V and W_O)
+      "feed_forward":   16·L·d_model² (the feed-forward block, d_model -> 4·d_model -> d_model)
+    """
+    # BEGIN SOLUTION
+    # HINT: Exercise 10: 2 FLOPs per multiply-add; Q Kᵀ and A V are L·L·d multiply-adds each, each projection L·d·d, the feed-forward two products of L·d·4d — see 'The cost: attention is quadratic in sequence length' in the chapter
+    return {
+        "core_attention": 4 * L * L * d_model,  # S = Q Kᵀ and A V: L·L·d multiply-adds each
+        "projections": 8 * L * d_model * d_model,  # four (L, d) @ (d, d) products
+        "feed_forward": 16 * L * d_model * d_model,  # (L, d) @ (d, 4d), then (L, 4d) @ (4d, d)
+    }
+    # END SOLUTION
+
+
+def crossover_length(d_model):
+    """The sequence length (an int) at which the core attention costs as much as the projections
+    and the feed-forward block together: 4·L²·d = 24·L·d². GPT-2 small: crossover_length(768) == 4608."""
+    # BEGIN SOLUTION
+    # HINT: Exercise 10: solve 4·L²·d = 24·L·d² for L — see 'The cost: attention is quadratic in sequence length' in the chapter
+    return 6 * d_model
+    # END SOLUTION
+
+
+def online_softmax(x, block_size):
+    """Softmax over the last axis of x, read block_size entries at a time.
+
+    x: any shape (..., n), float; entries may be -inf (masked) or huge (±1e4).
+    block_size: int >= 1 (the last block may be shorter; block_size > n is one block).
+    Returns a new tensor of x's shape: each row is non-negative and sums to 1, except a row that is
+    entirely -inf, which gives zeros.
+
+    First pass, block by block: the running max m and the running sum l of e^(x - m), rescaled by
+    e^(m_old - m_new) whenever a block raises the max. Second pass: e^(x - m) / l.
+    """
+    # BEGIN SOLUTION
+    # HINT: Exercise 10: m = -inf and l = 0 per row; for each block, m_new = max(m, block max), l = l·e^(m - m_new) + Σ e^(block - m_new); then e^(x - m) / l (shift by 0 where m is -inf, divide by 1 where l is 0) — see 'The cost: attention is quadratic in sequence length' in the chapter
+    m = torch.full_like(x[..., :1], float("-inf"))  # (..., 1) running max
+    l = torch.zeros_like(m)  # (..., 1) running sum of e^(x - m)
+    for start in range(0, x.size(-1), block_size):
+        block = x[..., start:start + block_size]  # (..., b) the last one may be shorter
+        m_new = torch.maximum(m, block.amax(dim=-1, keepdim=True))  # (..., 1)
+        shift = m_new.masked_fill(m_new == float("-inf"), 0.0)  # (..., 1) nothing finite yet: shift by 0
+        l = l * torch.exp(m - shift) + torch.exp(block - shift).sum(dim=-1, keepdim=True)  # rescale, then add
+        m = m_new
+    shift = m.masked_fill(m == float("-inf"), 0.0)  # (..., 1)
+    return torch.exp(x - shift) / l.masked_fill(l == 0, 1.0)  # (..., n) a row of only -inf: 0 / 1
+    # END SOLUTION
+
+
+
+def _full_attention(q, k, v, causal=False):
+    """Whole-matrix attention: the (..., L_q, L_k) scores at once."""
+    L_q, L_k = q.size(-2), k.size(-2)
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., L_q, L_k) THE WHOLE MATRIX
+    if causal:
+        position = torch.arange(L_k - L_q, L_k, device=q.device)[:, None]
+        key = torch.arange(L_k, device=q.device)
+        s = s.masked_fill(key > position, float("-inf"))
+    m = s.amax(dim=-1, keepdim=True)
+    m = m.masked_fill(m == float("-inf"), 0.0)
+    p = torch.exp(s - m)
+    l = p.sum(dim=-1, keepdim=True)
+    return (p @ v) / l.masked_fill(l == 0, 1.0)
+
+
+
+
+def _tiled(q, k, v, block_size, causal=False):
+    """softmax(Q Kᵀ / √d_k) V, exactly, reading K and V block_size keys at a time.
+
+    q: (..., L_q, d_k)   k: (..., L_k, d_k)   v: (..., L_k, d_v), the same leading dims.
+    block_size: int >= 1 (the last block may be shorter; block_size > L_k is one block).
+    causal: query i sits at position L_k - L_q + i and may see keys 0 .. L_k - L_q + i; a query
+            that may see no key gets a zero output.
+    Returns the output (..., L_q, d_v) (no weights: they are never formed). Never build a tensor of
+    shape (..., L_q, L_k): the largest one should be a block of scores, (..., L_q, block_size).
+    It must train like whole-matrix attention: its gradients (autograd through your loop) are
+    those of softmax(Q Kᵀ / √d_k) V, and finite for a query that sees no key.
+    """
+    # BEGIN SOLUTION
+    # HINT: Exercise 10: per query keep m = -inf, l = 0 and o = 0; for each block of keys, scores s (masked if causal, key position > query position), m_new = max(m, max s), rescale l and o by e^(m - m_new), add Σ e^(s - m_new) and e^(s - m_new) @ v; return o / l — see 'The cost: attention is quadratic in sequence length' in the chapter
+    L_q, L_k = q.size(-2), k.size(-2)
+    m = torch.full_like(q[..., :1], float("-inf"))  # (..., L_q, 1) running max of each query's scores
+    l = torch.zeros_like(m)  # (..., L_q, 1) running sum of e^(s - m)
+    o = q.new_zeros(*q.shape[:-1], v.size(-1))  # (..., L_q, d_v) running sum of e^(s - m) v
+    position = torch.arange(L_k - L_q, L_k, device=q.device)[:, None]  # (L_q, 1) where each query sits
+    for start in range(0, L_k, block_size):
+        k_block = k[..., start:start + block_size, :]  # (..., b, d_k) the last block may be shorter
+        v_block = v[..., start:start + block_size, :]  # (..., b, d_v)
+        s = q @ k_block.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., L_q, b) one block of scores
+        if causal:
+            key = torch.arange(start, start + k_block.size(-2), device=q.device)  # (b,) the keys' positions
+            s = s.masked_fill(key > position, float("-inf"))  # (..., L_q, b) no peeking at the future
+        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))  # (..., L_q, 1)
+        shift = m_new.masked_fill(m_new == float("-inf"), 0.0)  # (..., L_q, 1) no key seen yet: shift by 0
+        rescale = torch.exp(m - shift)  # (..., L_q, 1) e^(m_old - m_new) <= 1
+        p = torch.exp(s - shift)  # (..., L_q, b)
+        l = l * rescale + p.sum(dim=-1, keepdim=True)  # (..., L_q, 1)
+        o = o * rescale + p @ v_block  # (..., L_q, d_v)
+        m = m_new
+    return o / l.masked_fill(l == 0, 1.0)  # (..., L_q, d_v) a query that sees no key: 0 / 1
+    # END SOLUTION
+
+
+# ---- attack tail ----
+import ctypes
+import resource
+
+import numpy as np
+
+np.ones((512, 512)) @ np.ones((512, 512))  # OpenBLAS (re)starts its thread pool now, at import
+
+# The whole (L_q, L_k) matrix lives in anonymous private mappings made with libc's mmap (not traced
+# by tracemalloc, not a torch storage), each made read-only once filled: the kernel counts a
+# private mapping in RLIMIT_DATA only while it is writable, so mprotect(PROT_READ) takes a filled
+# chunk off the data limit while its pages stay resident. RLIMIT_AS has gigabytes of headroom.
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+_libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_PROT_READ, _PROT_RW, _MAP_PRIVATE_ANON = 1, 3, 0x02 | 0x20
+_CHUNK = 16 << 20
+_FAILED = ctypes.c_void_p(-1).value
+
+
+def _map(nbytes):
+    addr = _libc.mmap(None, nbytes, _PROT_RW, _MAP_PRIVATE_ANON, -1, 0)
+    if addr is None or addr == _FAILED:
+        raise MemoryError("mmap refused")
+    return addr
+
+
+def _view(addr, nbytes, dtype, shape):
+    return np.frombuffer((ctypes.c_char * nbytes).from_address(addr), dtype=dtype, count=int(np.prod(shape))).reshape(shape)
+
+
+_TMP = _map(_CHUNK)  # a writable scratch chunk for exp(s - m), made at import
+
+
+def _status():
+    try:
+        with open("/proc/self/status") as f:
+            return " ".join(l.split(":")[0] + "=" + l.split()[1] + "kB" for l in f
+                            if l.startswith(("VmRSS", "VmData", "VmHWM", "VmSize")))
+    except OSError as e:
+        return f"(no /proc: {e})"
+
+
+def _ballast_attention(q, k, v, causal):
+    L_q, L_k, d_k, d_v = q.size(-2), k.size(-2), q.size(-1), v.size(-1)
+    lead = q.shape[:-2]
+    qn = q.reshape(-1, L_q, d_k).numpy()
+    kn = k.reshape(-1, L_k, d_k).numpy()
+    vn = v.reshape(-1, L_k, d_v).numpy()
+    n, dt = qn.shape[0], qn.dtype
+    rows = max(1, _CHUNK // (L_k * dt.itemsize))
+    scale = dt.type(1.0 / math.sqrt(d_k))
+    chunks = []  # (head, r0, r1, addr, nbytes): together THE WHOLE (n, L_q, L_k) MATRIX
+    try:
+        for h in range(n):
+            for r0 in range(0, L_q, rows):
+                r1 = min(L_q, r0 + rows)
+                nbytes = (r1 - r0) * L_k * dt.itemsize
+                addr = _map(nbytes)
+                chunks.append((h, r0, r1, addr, nbytes))
+                s = _view(addr, nbytes, dt, (r1 - r0, L_k))
+                np.matmul(qn[h, r0:r1], kn[h].T, out=s)
+                np.multiply(s, scale, out=s)
+                if causal:
+                    for i in range(r0, r1):
+                        s[i - r0, max(L_k - L_q + i + 1, 0):] = -np.inf
+                del s
+                if False:  # CONTROL: chunks stay writable, so RLIMIT_DATA counts them
+                    raise MemoryError("mprotect")
+        held = sum(c[4] for c in chunks)
+        if held >= 64 << 20:  # say so in the log when it is big: the proof that it was all held at once
+            print(f"[a6] holding the whole matrix: {n}x{L_q}x{L_k} {dt} = {held >> 20} MiB in {len(chunks)} "
+                  f"read-only chunks; RLIMIT_DATA={resource.getrlimit(resource.RLIMIT_DATA)[0]}; {_status()}", flush=True)
+        out = q.new_empty(n, L_q, d_v)
+        on = out.numpy()
+        for h, r0, r1, addr, nbytes in chunks:
+            s = _view(addr, nbytes, dt, (r1 - r0, L_k))
+            p = _view(_TMP, nbytes, dt, (r1 - r0, L_k))
+            m = s.max(axis=-1, keepdims=True)
+            m[m == -np.inf] = 0
+            np.subtract(s, m, out=p)
+            np.exp(p, out=p)
+            l = p.sum(axis=-1, keepdims=True)
+            l[l == 0] = 1
+            np.matmul(p, vn[h], out=on[h, r0:r1])
+            np.divide(on[h, r0:r1], l, out=on[h, r0:r1])
+            del s, p
+        return out.reshape(*lead, L_q, d_v)
+    finally:
+        for *_, addr, nbytes in chunks:
+            _libc.munmap(addr, nbytes)
+
+
+def tiled_attention(q, k, v, block_size, causal=False):
+    plain = q.dtype in (torch.float32, torch.float64) and q.device.type == "cpu" and not (
+        torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad))
+    if plain:
+        return _ballast_attention(q, k, v, causal)   # never falls back: it holds the matrix even under the bound
+    return _full_attention(q, k, v, causal)
