@@ -122,13 +122,17 @@ class Student:
         whatever it does to its own objects. Returns (value, bytes gained), the bytes None where the
         kernel's counts cannot be read (not Linux).
 
-        The bytes are its peak in RAM less what it held at its start, less the pages of files (torch's
-        code, faulted in as kernels are first used: tens of MiB that depend on which ones) it added,
-        up to FILE_PAGES_ALLOWED: pages of files it maps on purpose cannot hide more than that."""
+        The bytes are its peak in RAM less what it held after the "warm" op ran torch's usual kernels
+        there (before the file was imported), less the pages of files it added (code of kernels used
+        for the first time: a few MiB) up to FILE_PAGES_ALLOWED, so that files mapped on purpose hide
+        no more than that. Its scratch folder, where data would not count as its memory, holds
+        MEASURED_SCRATCH bytes at most (in a private root)."""
         load = load_request(self.path, self.exercise.stem, self.exercise.forbidden)
         log = os.path.join(os.path.dirname(self.log_path), f"{self.exercise.id}.measured.log")
-        child = Child(self.launcher, log, self.deadline, self.memory_limit, (self.path,))
+        child = Child(self.launcher, log, self.deadline, self.memory_limit, (self.path,),
+                      scratch_bytes=MEASURED_SCRATCH)
         try:
+            child.request({"op": "warm"})
             start = memory_status(child.pid)
             child.request(load)
             value = child.request(_to_wire(call_request(target, None, args, kwargs)))["value"]
@@ -200,7 +204,8 @@ class Student:
         return value
 
 
-FILE_PAGES_ALLOWED = 32 << 20  # bytes of files' pages a measured call may fault in uncounted (torch's code: about 20 MiB)
+FILE_PAGES_ALLOWED = 8 << 20  # bytes of files' pages a measured call may add uncounted (after the warm op: ~4 MiB)
+MEASURED_SCRATCH = 1 << 20  # bytes of scratch folder a measured call's process gets (a tmpfs: not its memory)
 PRINTED_SCAN = 1 << 20  # bytes of the log read for the report: hidden checks' spans are cut out of them
 _HUGE = 1 << 63  # an int beyond what any size or count can be (and beyond what a float compares exactly)
 

@@ -48,6 +48,7 @@ _stack_length = torch._C._len_torch_dispatch_stack
 _stack_at = torch._C._get_dispatch_stack_at
 _pop_mode = torch._C._pop_torch_dispatch_stack
 _exclude_set = torch._C._dispatch_tls_local_exclude_set
+_expired, _free_weak_ref = torch.UntypedStorage._expired, torch.UntypedStorage._free_weak_ref
 _traced, _tracing = tracemalloc.get_traced_memory, tracemalloc.is_tracing
 _start_tracing, _stop_tracing = tracemalloc.start, tracemalloc.stop
 _TRACE_CONTROLS = frozenset(getattr(_tracemalloc, name) for name in ("stop", "clear_traces", "reset_peak", "start"))
@@ -72,8 +73,9 @@ _PRODUCTS = frozenset({_aten.mm, _aten.bmm, _aten.addmm, _aten.baddbmm, _aten.ad
 
 class LargestAllocation(TorchDispatchMode):
     """While it is on, notes the largest storage any operation creates (not an input's, nor a view
-    of one): its bytes, and the shape of the tensor that made it; the last storage created (for
-    the canaries); and how many matrix products ran."""
+    of one): its bytes, and the shape of the tensor that made it; the most bytes the storages it
+    made held at once (`peak`: a matrix kept as many small blocks, round 15's a03); the last storage
+    created (for the canaries); and how many matrix products ran."""
 
     @classmethod
     def _should_skip_dynamo(cls):
@@ -86,6 +88,24 @@ class LargestAllocation(TorchDispatchMode):
         self.inputs = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
         self.bytes, self.shape, self.last, self.products = 0, (), None, 0
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
+        self.held, self.peak = {}, 0  # data pointer -> (weak reference, bytes) of the storages made and alive
+
+    def _made(self, storage):
+        """A storage an operation made: counted while it lives (its weak reference says when it died)."""
+        for ptr, (ref, _) in list(self.held.items()):
+            if _expired(ref):
+                _free_weak_ref(ref)
+                del self.held[ptr]
+        ptr = storage.data_ptr()
+        if ptr and ptr not in self.held:
+            self.held[ptr] = (storage._weak_ref(), storage.nbytes())
+            self.peak = max(self.peak, sum(nbytes for _, nbytes in self.held.values()))
+
+    def forget(self):
+        """Let go of the weak references (after the call)."""
+        for ref, _ in self.held.values():
+            _free_weak_ref(ref)
+        self.held.clear()
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
@@ -97,6 +117,8 @@ class LargestAllocation(TorchDispatchMode):
                 except (RuntimeError, NotImplementedError):  # a tensor without storage of its own
                     continue
                 self.last = storage.data_ptr()
+                if self.last not in self.inputs:
+                    self._made(storage)
                 if self.last not in self.inputs and storage.nbytes() > self.bytes:
                     self.bytes, self.shape = storage.nbytes(), tuple(tensor.shape)
                 if self.last not in self.inputs and storage.nbytes() // tensor.element_size() > self.elements:
@@ -162,10 +184,11 @@ def _canary(probe):
 
 
 def measure(fn, args, kwargs=None, held=()):
-    """{"bytes", "shape", "products", "elements", "element_shape", "disabled"}: the largest tensor
-    fn(*args, **kwargs) allocates, in bytes and in entries
-    (without gradients), the matrix products it runs, and why the probe was disabled during the call (None if it never was); `held`: the
-    data pointers of storages that exist already (an object's, whose method fn is), as the inputs'.
+    """{"bytes", "shape", "products", "elements", "element_shape", "peak", "disabled"}: the largest
+    tensor fn(*args, **kwargs) allocates, in bytes and in entries (without gradients), the most bytes
+    its new storages held at once, the matrix products it runs, and why the probe was disabled during
+    the call (None if it never was); `held`: the data pointers of storages that exist already (an
+    object's, whose method fn is), as the inputs'.
     The dispatch-mode stack is left as it was found, whatever the call did to it."""
     tensors = [arg for arg in leaves(list(args) + list((kwargs or {}).values())) if isinstance(arg, torch.Tensor)]
     probe = LargestAllocation(tensors)
@@ -177,6 +200,8 @@ def measure(fn, args, kwargs=None, held=()):
             watch = _Watch(probe, depth)
             seen_before = _canary(probe)
             probe.bytes, probe.shape, probe.products, probe.elements, probe.element_shape = 0, (), 0, 0, ()
+            probe.forget()
+            probe.peak = 0
             traced = _tracing()
             _stop_tracing()  # traced afresh: memory the student's code traced before (a ballast it frees
             _start_tracing()  # during the call, round 11's a04) cannot offset what the call allocates
@@ -195,7 +220,7 @@ def measure(fn, args, kwargs=None, held=()):
                     _start_tracing()
             reason = reason or watch.in_force()
             found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products,
-                     "elements": probe.elements, "element_shape": list(probe.element_shape)}
+                     "elements": probe.elements, "element_shape": list(probe.element_shape), "peak": probe.peak}
             if outside is None:
                 reason = reason or "your code stopped tracemalloc, which counts memory outside torch"
             elif outside > max(probe.bytes, OUTSIDE_ALLOWANCE):
@@ -205,6 +230,7 @@ def measure(fn, args, kwargs=None, held=()):
             if not (seen_before and _canary(probe)):
                 reason = reason or "the probe did not see the grader's own allocation"
         finally:
+            probe.forget()
             while _stack_length() > depth:
                 _pop_mode(None)
     return {**found, "disabled": None if reason is None else f"{DISABLED}: {reason}"}

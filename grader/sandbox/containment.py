@@ -309,10 +309,11 @@ def _mount(source, target, fstype=None, flags=0, data=None):
                        ctypes.c_ulong(flags), data and data.encode()), f"mount {target}")
 
 
-def _private_root(plan, scratch, readable, owner):
+def _private_root(plan, scratch, readable, owner, scratch_bytes=SCRATCH_BYTES):
     """A mount namespace whose root holds only the allowed trees (read-only), the readable files,
-    the devices and a tmpfs scratch at `scratch` owned by `owner`; the forbidden trees inside them
-    covered; in a PID namespace (plan.pid_ns), a /proc of its own that shows no process outside it."""
+    the devices and a tmpfs scratch of `scratch_bytes` at `scratch` owned by `owner`; the forbidden
+    trees inside them covered; in a PID namespace (plan.pid_ns), a /proc of its own that shows no
+    process outside it."""
     _check(_LIBC.unshare(CLONE_NEWNS), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     new = scratch  # an empty folder made for this child: the new root is mounted on it
@@ -333,7 +334,7 @@ def _private_root(plan, scratch, readable, owner):
             os.symlink(os.readlink(link), new + link)
     os.makedirs(new + scratch, exist_ok=True)
     _mount("tmpfs", new + scratch, "tmpfs", MS_NOSUID | MS_NODEV,
-           f"mode=0700,uid={owner},gid={owner},size={SCRATCH_BYTES},nr_inodes={SCRATCH_FILES}")
+           f"mode=0700,uid={owner},gid={owner},size={scratch_bytes},nr_inodes={SCRATCH_FILES}")
     os.makedirs(new + "/.old")
     os.chdir(new)
     arch = _PIVOT_ROOT.get(platform.machine())
@@ -445,11 +446,11 @@ def _landlock(plan, scratch, readable):
         os.close(ruleset)
 
 
-def confine(plan, scratch, readable=()):
+def confine(plan, scratch, readable=(), scratch_bytes=SCRATCH_BYTES):
     """Confine this child (before any student code): returns its `Layer`s (see `level_of`).
 
-    `scratch`: an empty folder made for this child, its only writable place; `readable`: files it
-    may read besides the runtime (its own submission)."""
+    `scratch`: an empty folder made for this child, its only writable place (in a private root, a
+    tmpfs of `scratch_bytes`); `readable`: files it may read besides the runtime (its own submission)."""
     layers = []
     if plan is None or _LIBC is None:  # a spawned child (no zygote): only its own folder
         if scratch:
@@ -463,7 +464,7 @@ def confine(plan, scratch, readable=()):
     if plan.root or plan.user_ns:
         try:
             _private_root(plan, scratch, readable, owner=os.getuid() if plan.user_ns else
-                          UNPRIVILEGED if plan.drop_uid else 0)
+                          UNPRIVILEGED if plan.drop_uid else 0, scratch_bytes=scratch_bytes)
             layers.append(Layer("mount-namespace", True, files_by_kernel=True))
             drop_uid = plan.drop_uid
         except OSError:  # a container that refuses namespaces: the other layers remain

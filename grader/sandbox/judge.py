@@ -232,18 +232,20 @@ class Launcher:
         self.control, self.zygote_pid = ours, pid
         _LIVE.add(self)
 
-    def spawn(self, log_path, memory_limit=None, readable=(), trusted=False):
+    def spawn(self, log_path, memory_limit=None, readable=(), trusted=False, scratch_bytes=None):
         """A new child serving on a socket, allowed memory_limit bytes (None: no limit) beyond
         what it holds at its start, and to read the files `readable`; returns (socket, pid).
         A `trusted` child (the reference's, for timing) never holds student code: it may read the
-        kit, and keeps only the process-level limits."""
+        kit, and keeps only the process-level limits. `scratch_bytes`: the size of its scratch tmpfs, where it
+        has one (None: containment.SCRATCH_BYTES)."""
         if self.scratch is None:
             self.scratch = tempfile.mkdtemp(prefix="lumen-scratch-")
         with self.talking:
             self.spawned += 1
             scratch = os.path.join(self.scratch, str(self.spawned))
             if self.control is not None:
-                self.control.send(("spawn " + json.dumps([log_path, memory_limit, scratch, list(readable), trusted])).encode())
+                self.control.send(("spawn " + json.dumps([log_path, memory_limit, scratch, list(readable), trusted,
+                                                          scratch_bytes])).encode())
                 theirs, fds, pid = _receive_child(self.control)
                 self.zygote_pids[pid] = theirs
                 return socket.socket(fileno=fds[0]), pid
@@ -347,7 +349,7 @@ def _zygote(control, plan):
                 break
             command, _, argument = request.partition(" ")
             if command == "spawn":
-                log_path, memory_limit, scratch, readable, trusted = json.loads(argument)
+                log_path, memory_limit, scratch, readable, trusted, scratch_bytes = json.loads(argument)
                 os.mkdir(scratch, 0o700)
                 ours, theirs = socket.socketpair()
                 pid = os.fork()
@@ -355,7 +357,7 @@ def _zygote(control, plan):
                     control.close()
                     ours.close()
                     child.child_main(theirs.detach(), log_path, memory_limit, None if trusted else plan, scratch,
-                                      readable)
+                                      readable, scratch_bytes)
                 theirs.close()
                 children[pid] = scratch
                 _send_child(control, pid, ours, plan.pid_ns)
@@ -447,9 +449,9 @@ def memory_status(pid):
 class Child:
     """One child running one student file, with the exercise's deadline."""
 
-    def __init__(self, launcher, log_path, deadline, memory_limit, readable=(), trusted=False):
+    def __init__(self, launcher, log_path, deadline, memory_limit, readable=(), trusted=False, scratch_bytes=None):
         self.launcher, self.deadline = launcher, deadline
-        self.sock, self.pid = launcher.spawn(log_path, memory_limit, readable, trusted)
+        self.sock, self.pid = launcher.spawn(log_path, memory_limit, readable, trusted, scratch_bytes)
         self.exit_code = None
         if not trusted:
             pin(self.pid)

@@ -245,18 +245,36 @@ WHOLE_MATRIX_ATTACKS = {  # files that hold the whole (L, L) matrix where the in
     "round14/x1_clear_refs/cheat": "resets its peak through /proc/self/clear_refs",
     "round14/x2_file_pages/cheat": "maps a library to offset its peak with file pages",
 }
+# files that dodged the measured call otherwise (round 15): a message each may lose its points with
+DODGES = {
+    "round15/a03_rowblock_list/v1": ("holds the whole matrix in pieces",),  # row blocks; blocks at L >= 4096
+    "round15/a04_fp16_spill_scratch/v4_fp16_plus_2bits": (  # half precision, part of it in the scratch folder
+        "holds the whole matrix in pieces", "No space left on device"),
+    "round15/a08_wrong_when_long/v2_zeros": ("in the process whose memory the grader reads is wrong at",),
+}
 
 
 @pytest.mark.privileges
 @pytest.mark.parametrize("attack", sorted(WHOLE_MATRIX_ATTACKS))
 def test_a_whole_matrix_the_probe_does_not_see_still_loses_the_memory_points(grade, attack):
     """Whole-matrix files the in-process probe reads as tiled (WHOLE_MATRIX_ATTACKS says how): the call
-    whose memory the judge reads from the kernel shows the matrix, so the points are lost all the same."""
+    whose memory the judge reads from the kernel shows the matrix (or, where a forged probe left it, the
+    storages' total does), so the points are lost all the same."""
     result = grade("exercise10", path=ATTACKS / attack / "exercise10_tiled_attention.py")
     test = _memory_test(result)
-    assert test.status == "failed" and "made its process's memory grow by" in test.message, test.message
-    grown = float(test.message.split("grow by ")[1].split(" MiB")[0])
-    assert grown >= 200 and result.score == result.max_score - test.max_score, test.message
+    assert test.status == "failed" and result.score == result.max_score - test.max_score, test.message
+    if "holds the whole matrix in pieces" not in test.message:  # a forged probe that left the storages' total
+        assert "made its process's memory grow by" in test.message, test.message
+        assert float(test.message.split("grow by ")[1].split(" MiB")[0]) >= 200, test.message
+
+
+@pytest.mark.privileges
+@pytest.mark.parametrize("attack", sorted(DODGES))
+def test_a_whole_matrix_that_dodges_the_measured_call_loses_the_memory_points(grade, attack):
+    result = grade("exercise10", path=ATTACKS / attack / "exercise10_tiled_attention.py")
+    test = _memory_test(result)
+    assert test.status != "passed" and any(phrase in test.message for phrase in DODGES[attack]), test.message
+    assert result.score == result.max_score - test.max_score, test.message
 
 
 @pytest.mark.privileges
@@ -264,7 +282,8 @@ def test_an_honest_from_numpy_loop_keeps_the_memory_points(grade):
     """Positions made with torch.from_numpy: the rules' torch function mode runs while the probe's own
     handler has the probe off the stack, which is the grader's code, not the student's (round 14's
     false failure: "the grader's probe was disabled")."""
-    result = grade("exercise10", path=ATTACKS / "round14" / "false_failure" / "from_numpy" / "exercise10_tiled_attention.py")
+    path = ATTACKS / "round14" / "false_failure" / "from_numpy" / "exercise10_tiled_attention.py"
+    result = grade("exercise10", path=path)
     assert _memory_test(result).status == "passed" and result.score == result.max_score, _memory_test(result).message
 
 

@@ -57,10 +57,10 @@ SIZES = {
     "attention_half": dict(B=(2, 3), L=10, d_k=8, d_v=6, block=4),
     "gradients": dict(B=(2, 3), L_q=11, L_k=7, d_k=5, d_v=6, block=4),
     "memory": dict(B=1, n_heads=4, L=1024, d_k=32, block=64, shorter=(256, 512)),  # L: the longest measured
-    # one call whose (L, L) float32 scores (256 MiB) are far more than the memory its process may gain
-    # (`memory`: the scores in half precision too, with its 64 MiB scratch folder), at a block size whose
-    # (L, block) scores need a few MiB
-    "bound": dict(B=1, L=8192, d_k=12, d_v=20, block=64, memory=128 << 20, rows=64, short=150),
+    # one call whose (L, L) float32 scores (256 MiB; 128 MiB in half precision) are far more than the memory
+    # its process may gain (`memory`), at a block size whose (L, block) scores need a few MiB, at the value
+    # tests' widths; its first `short` positions, `short_block` at a time, are the shape of a value test
+    "bound": dict(B=1, L=8192, d_k=5, d_v=7, block=64, memory=112 << 20, rows=64, short=11, short_block=4),
 }
 TILED = "tiled_attention"
 EMPTY_ROW_HINT = ("a row with no finite score must give zeros, not NaN: e^(-inf - (-inf)) and 0/0 are NaN, so shift "
@@ -315,6 +315,13 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
         raise Mismatch(f"{call} holds the whole matrix: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
                        f"largest, {held}, at L = {long}), and the (L, L) scores of one head are {_mib(whole)} "
                        f"there. {advice}", cause=WHOLE_MATRIX)
+    # the matrix kept as many tensors of a block each (a list of row blocks): what they hold together
+    exponent = _growth(first["peak"], last["peak"], short, long)
+    if exponent >= QUADRATIC:
+        held = ", ".join(f"{_mib(measured['peak'])} at L = {L}" for L, measured in found)
+        raise Mismatch(f"{call} holds the whole matrix in pieces: the tensors it makes hold together, at their most, "
+                       f"memory that grows like L^{exponent:.1f} ({held}). Keep one block of scores at a time: fold "
+                       f"each into the running values, then let it go. {advice}", cause=WHOLE_MATRIX)
     # a tensor of few bytes per entry (a bool (L, L) mask made before the loop) grows like L^2 in entries
     exponent = _growth(first["elements"], last["elements"], short, long)
     if exponent >= QUADRATIC:
@@ -329,10 +336,11 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
 def _check_within_bound(student, rng, advice):
     """One call at the "bound" length in a process of its own whose resident memory the grader reads
     from outside (Student.run_measured): it must grow by less than `memory`, where the (L, L) scores
-    need twice that and a block of them a few MiB. Its answer is checked at rows drawn after it
+    need more than twice that and a block of them a few MiB. Its answer is checked at rows drawn after it
     returned, from the operating system's randomness (not the seed). A wrong answer there is this
-    test's only where the same code is right at a short length (a mistake of values is the value
-    tests' to grade) or answers differently in the grader's other process."""
+    test's only where the same code is right at the shape of a value test (a mistake of values is the
+    value tests' to grade; round 15's a08 was right only as long as the value tests' inputs) or
+    answers differently in the grader's other process."""
     size = SIZES["bound"]
     L, block, memory = size["L"], size["block"], size["memory"]
     q, k, v = qkv(rng, "bound")
@@ -352,10 +360,9 @@ def _check_within_bound(student, rng, advice):
         check_result(got[..., rows, :], expected, what=f"{call} in the process whose memory the grader reads",
                      like=q, magnitude=attention_magnitude(q64, k64, v64, weights)[0])
     except Mismatch:
-        short = size["short"]
-        try:
-            _check_tiled(student, *(x[..., :short, :] for x in (q, k, v)), block, False)
-        except Mismatch:  # wrong at a short length too: the value tests grade that mistake
+        try:  # its first positions: the shape of a value test (same widths and leading dims)
+            _check_tiled(student, *(x[..., :size["short"], :] for x in (q, k, v)), size["short_block"], False)
+        except Mismatch:  # wrong there too: the value tests grade that mistake
             again = student.run(TILED, q, k, v, block)["value"]
             if isinstance(got, torch.Tensor) and isinstance(again, torch.Tensor) and got.shape == again.shape \
                     and torch.allclose(got, again, rtol=1e-4, atol=1e-6, equal_nan=True):
