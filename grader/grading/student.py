@@ -17,7 +17,7 @@ from grader.grading.compare import Mismatch, describe
 from grader.grading.testkit import crash_evidence, grad_request, replayable
 from grader.nested import map_values
 from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, StudentError, SubmissionRefused,
-                                  call_request, load_request, memory_status, printable)
+                                  MemoryWatch, call_request, load_request, memory_status, printable)
 
 
 class Student:
@@ -125,8 +125,10 @@ class Student:
         The bytes are its peak in RAM less what it held after the "warm" op ran torch's usual kernels
         there (before the file was imported), less the pages of files it added (code of kernels used
         for the first time: a few MiB) up to FILE_PAGES_ALLOWED, so that files mapped on purpose hide
-        no more than that. Its scratch folder, where data would not count as its memory, holds
-        MEASURED_SCRATCH bytes at most (in a private root)."""
+        no more than that (and pages of files it dropped count against it); or, where larger, the most
+        memory of its own it held as a MemoryWatch saw it, less what it held at the start (pages of
+        files dropped and faulted back in cannot offset that one). Its scratch folder, where data would
+        not count as its memory, holds MEASURED_SCRATCH bytes at most (in a private root)."""
         load = load_request(self.path, self.exercise.stem, self.exercise.forbidden)
         log = os.path.join(os.path.dirname(self.log_path), f"{self.exercise.id}.measured.log")
         child = Child(self.launcher, log, self.deadline, self.memory_limit, (self.path,),
@@ -134,8 +136,9 @@ class Student:
         try:
             child.request({"op": "warm"})
             start = memory_status(child.pid)
-            child.request(load)
-            value = child.request(_to_wire(call_request(target, None, args, kwargs)))["value"]
+            with MemoryWatch(child.pid) as watch:
+                child.request(load)
+                value = child.request(_to_wire(call_request(target, None, args, kwargs)))["value"]
             end = memory_status(child.pid)
         finally:
             child.stop()
@@ -143,8 +146,8 @@ class Student:
             raise Mismatch(f"{target}(...) returned {value.kind}, expected a tensor")
         if start is None or end is None:
             return value, None
-        files = min(max(end["RssFile"] - start["RssFile"], 0), FILE_PAGES_ALLOWED)
-        return value, max(end["VmHWM"] - start["VmRSS"] - files, 0)
+        files = min(end["RssFile"] - start["RssFile"], FILE_PAGES_ALLOWED)  # pages it dropped count against it
+        return value, max(end["VmHWM"] - start["VmRSS"] - files, watch.peak - start["RssAnon"], 0)
 
     def backward(self, target, *args, wrt, upstream, method=None, **kwargs):
         """Run target(*args) with gradients for args[i] (i in wrt), backpropagate `upstream`

@@ -30,6 +30,9 @@ of reach of any in-process check (code that edits the probe's own memory through
 is listed in docs/security.md.
 """
 
+import collections
+import itertools
+import operator
 import os
 import sys
 import tracemalloc
@@ -88,24 +91,31 @@ class LargestAllocation(TorchDispatchMode):
         self.inputs = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
         self.bytes, self.shape, self.last, self.products = 0, (), None, 0
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
-        self.held, self.peak = {}, 0  # data pointer -> (weak reference, bytes) of the storages made and alive
+        self.refs, self.sizes, self.ptrs, self.peak = [], [], [], 0  # the storages made and alive: weak refs, bytes
 
     def _made(self, storage):
-        """A storage an operation made: counted while it lives (its weak reference says when it died)."""
-        for ptr, (ref, _) in list(self.held.items()):
-            if _expired(ref):
-                _free_weak_ref(ref)
-                del self.held[ptr]
+        """A storage an operation made: counted while it lives (its weak reference says when it died).
+        Written in whole-list calls: each call is one event of the watch's, not one per storage."""
         ptr = storage.data_ptr()
-        if ptr and ptr not in self.held:
-            self.held[ptr] = (storage._weak_ref(), storage.nbytes())
-            self.peak = max(self.peak, sum(nbytes for _, nbytes in self.held.values()))
+        if not ptr:
+            return
+        dead = list(map(_expired, self.refs))
+        if any(dead):
+            collections.deque(map(_free_weak_ref, itertools.compress(self.refs, dead)), maxlen=0)
+            alive = list(map(operator.not_, dead))
+            self.refs, self.sizes, self.ptrs = (list(itertools.compress(items, alive))
+                                                for items in (self.refs, self.sizes, self.ptrs))
+        if ptr in self.ptrs:  # a view of a living storage, or an in-place result
+            return
+        self.refs.append(storage._weak_ref())
+        self.sizes.append(storage.nbytes())
+        self.ptrs.append(ptr)
+        self.peak = max(self.peak, sum(self.sizes))
 
     def forget(self):
         """Let go of the weak references (after the call)."""
-        for ref, _ in self.held.values():
-            _free_weak_ref(ref)
-        self.held.clear()
+        collections.deque(map(_free_weak_ref, self.refs), maxlen=0)
+        self.refs, self.sizes, self.ptrs = [], [], []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))

@@ -292,7 +292,8 @@ def warm_kernels(session, request):
     """The "warm" op, served only before a file is loaded: torch's usual CPU kernels for a block loop
     of attention (products, exponentials, maxima, masks, sums; float32 and float64) run once, so that
     the pages of their code are in this process before the judge reads how much memory it holds, and
-    the memory a measured call then gains is the student's code's own (Student.run_measured)."""
+    the free heap's pages are given back, so that the memory a measured call then gains is the
+    student's code's own, all of it counted (Student.run_measured)."""
     if session.guard is not None:
         raise RuntimeError("the warm op comes before any file is loaded")
     for dtype in (torch.float32, torch.float64):
@@ -304,6 +305,8 @@ def warm_kernels(session, request):
             out = torch.einsum("bqk,bkd->bqd", p, v[:, :block]) + torch.bmm(p, v[:, :block])
             out = out / torch.where(p.sum(-1, keepdim=True) == 0, 1.0, p.sum(-1, keepdim=True))
             torch.cat([out, q.new_zeros(2, 1, 12)], dim=1).to(torch.float32)
+    if _LIBC is not None:  # the free heap it inherited (the judge's, at the fork) given back: reused, it would
+        _LIBC.malloc_trim(0)  # hold the student's memory in pages already counted before the call
     return {"value": None}
 
 

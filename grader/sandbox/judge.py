@@ -431,19 +431,48 @@ def pin(pid, cpu=None):
 
 def memory_status(pid):
     """What the kernel counts of the process `pid`'s memory, in bytes, whatever the process says of
-    itself: {"VmRSS": in RAM now, "VmHWM": the most it held in RAM since it started, "RssFile": the part
-    of VmRSS that is files' pages (libraries' code)}; None where it cannot be read (not Linux, or the
-    process is gone)."""
+    itself: {"VmRSS": in RAM now, "VmHWM": the most it held in RAM since it started, "RssAnon" and
+    "RssFile": the parts of VmRSS that are its own memory and files' pages (libraries' code)}; None
+    where it cannot be read (not Linux, or the process is gone)."""
     found = {}
     try:
         with open(f"/proc/{pid}/status") as status:
             for line in status:
                 name, _, value = line.partition(":")
-                if name in ("VmRSS", "VmHWM", "RssFile"):
+                if name in _MEMORY_FIELDS:
                     found[name] = int(value.split()[0]) * 1024
     except (OSError, ValueError, IndexError):
         return None
-    return found if len(found) == 3 else None
+    return found if len(found) == len(_MEMORY_FIELDS) else None
+
+
+_MEMORY_FIELDS = ("VmRSS", "VmHWM", "RssAnon", "RssFile")
+
+
+class MemoryWatch:
+    """The most memory of its own (RssAnon) the process `pid` holds while the block runs, read every
+    `every` seconds on a thread of this process: a peak that pages of files it drops cannot offset."""
+
+    def __init__(self, pid, every=0.002):
+        self.pid, self.every, self.peak = pid, every, 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="lumen-memory-watch", daemon=True)
+
+    def _watch(self):
+        while True:
+            status = memory_status(self.pid)
+            if status is not None:
+                self.peak = max(self.peak, status["RssAnon"])
+            if self._done.wait(self.every):
+                return
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._done.set()
+        self._thread.join()
 
 
 class Child:

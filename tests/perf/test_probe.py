@@ -245,12 +245,14 @@ WHOLE_MATRIX_ATTACKS = {  # files that hold the whole (L, L) matrix where the in
     "round14/x1_clear_refs/cheat": "resets its peak through /proc/self/clear_refs",
     "round14/x2_file_pages/cheat": "maps a library to offset its peak with file pages",
 }
-# files that dodged the measured call otherwise (round 15): a message each may lose its points with
+# files that dodged the measured call otherwise (rounds 15 and 16): a message each may lose its points with
 DODGES = {
     "round15/a03_rowblock_list/v1": ("holds the whole matrix in pieces",),  # row blocks; blocks at L >= 4096
     "round15/a04_fp16_spill_scratch/v4_fp16_plus_2bits": (  # half precision, part of it in the scratch folder
         "holds the whole matrix in pieces", "No space left on device"),
-    "round15/a08_wrong_when_long/v2_zeros": ("in the process whose memory the grader reads is wrong at",),
+    "round15/a08_wrong_when_long/v2_zeros": ("not scored yet",),  # zeros beyond L = 64, right at the value tests'
+    "round16/a2_wrong_bound/zeros": ("not scored yet",),  # and wrong on purpose where the test once forgave it
+    "round16/a3_drop_pages/fp16": ("made its process's memory grow by",),  # drops its file pages first
 }
 
 
