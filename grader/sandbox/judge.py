@@ -236,8 +236,8 @@ class Launcher:
         """A new child serving on a socket, allowed memory_limit bytes (None: no limit) beyond
         what it holds at its start, and to read the files `readable`; returns (socket, pid).
         A `trusted` child (the reference's, for timing) never holds student code: it may read the
-        kit, and keeps only the process-level limits. `scratch_bytes`: the size of its scratch tmpfs, where it
-        has one (None: containment.SCRATCH_BYTES)."""
+        kit, and keeps only the process-level limits. `scratch_bytes`: the size of its scratch tmpfs,
+        where it has one (None: containment.SCRATCH_BYTES)."""
         if self.scratch is None:
             self.scratch = tempfile.mkdtemp(prefix="lumen-scratch-")
         with self.talking:

@@ -59,7 +59,7 @@ SIZES = {
     "memory": dict(B=1, n_heads=4, L=1024, d_k=32, block=64, shorter=(256, 512)),  # L: the longest measured
     # one call whose (L, L) float32 scores (256 MiB; 128 MiB in half precision) are far more than the memory
     # its process may gain (`memory`), at a block size whose (L, block) scores need a few MiB
-    "bound": dict(B=1, L=8192, d_k=5, d_v=7, block=64, memory=112 << 20, rows=64),
+    "measured": dict(B=1, L=8192, d_k=5, d_v=7, block=64, memory=112 << 20, rows=64),
 }
 TILED = "tiled_attention"
 EMPTY_ROW_HINT = ("a row with no finite score must give zeros, not NaN: e^(-inf - (-inf)) and 0/0 are NaN, so shift "
@@ -329,19 +329,19 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
                        f"({entries} entries; of shape {tuple(last['element_shape'])} at L = {long}), as a whole "
                        f"(L_q, L_k) mask does, made before the loop even in bool. Make each block's part of it "
                        f"inside the loop, (L_q, block_size). {advice}", cause=WHOLE_MATRIX)
-    _check_within_bound(student, rng, advice)
+    _check_measured_call(student, rng, advice)
 
 
-def _check_within_bound(student, rng, advice):
-    """One call at the "bound" length in a process of its own whose resident memory the grader reads
+def _check_measured_call(student, rng, advice):
+    """One call at the "measured" length in a process of its own whose resident memory the grader reads
     from outside (Student.run_measured): it must grow by less than `memory`, where the (L, L) scores
     need more than twice that and a block of them a few MiB. Its answer is checked at rows drawn after it
     returned, from the operating system's randomness (not the seed). A wrong answer there withholds the
     points, as from a property test whose values are wrong ("not scored yet"): a memory rule holds only
     of a right answer (rounds 15 and 16 were wrong on purpose there, right at the value tests' sizes)."""
-    size = SIZES["bound"]
+    size = SIZES["measured"]
     L, block, memory = size["L"], size["block"], size["memory"]
-    q, k, v = qkv(rng, "bound")
+    q, k, v = qkv(rng, "measured")
     call = f"tiled_attention(q, k, v of length L = {L}, block_size={block})"
     got, grown = student.run_measured(TILED, q, k, v, block)
     if grown is not None and grown >= memory:
