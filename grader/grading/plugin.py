@@ -55,7 +55,7 @@ class SuiteOutcome:
 
 class GradingPlugin:
     def __init__(self, *, files, errors, launcher, log_dir, devices, seed, time_limit,
-                 memory_limit, sources=None, run=None):
+                 memory_limit, sources=None, run=None, concluded=None):
         self.files = files  # exercise id -> the student's file to grade
         self.errors = dict(errors)  # exercise id -> why it cannot be graded (no file; then a failed import)
         self.sources = sources or {}  # exercise id -> submission.Found: names a line's notebook cell
@@ -77,6 +77,7 @@ class GradingPlugin:
         self.broken_suites = []  # "file: error" of the suite files that could not be collected
         self.last_items = {}  # exercise id -> its last test, after which it is diagnosed
         self.concluded = set()  # exercise ids diagnosed (and their student process ended)
+        self.on_concluded = concluded  # called with (exercise id, its SuiteOutcome) as each is concluded
 
     # -- collection -------------------------------------------------------------------------
 
@@ -277,6 +278,8 @@ class GradingPlugin:
                                                     *self._explainers(exercise))
         if student is not None:
             student.close()
+        if self.on_concluded is not None:
+            self.on_concluded(exercise_id, self.outcome(exercise_id))
 
     def _explainers(self, exercise):
         """(example, locate): functions of a diagnosis's failed calls that give its smallest example (or

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from grader import catalog
-from grader.grading import submission
+from grader.grading import submission, testkit
 from grader.grading.results import ExerciseResult, GradeReport, TestResult
 import grader.perf.child  # noqa: F401 (registers every child's "bench" op, and captures the clocks, before any fork)
 from grader.sandbox.judge import Deadline, Launcher
@@ -51,7 +51,7 @@ def grade(exercises, options, launcher=None, on_verdict=None):
     """Grade the given exercises; returns a GradeReport. Never raises for what a submission does.
     The whole run has one deadline (`Settings.run_limit`), which no exercise's outlasts: what is
     left when it passes is reported as out of time, its child killed with all it started.
-    `on_verdict(report)`: called with the tests' verdict before the performance phase times it."""
+    `on_verdict(report)`: called with the tests' verdict before the performance phase is done."""
     started = time.monotonic()
     run = Deadline.whole(options.run_limit(len(exercises)))
     own_launcher = launcher is None
@@ -89,16 +89,20 @@ def _grade(exercises, options, launcher, devices, run, on_verdict=None):
         # submission that could write this kit's files must not change what is imported later
         from grader.perf import judge as perf
 
-        suites = _run_suites(exercises, files, errors, sources, launcher, options, devices, run)
-        results = {exercise.id: ExerciseResult(exercise.id, exercise.title, shown[exercise.id],
-                                               ignored=ignored.get(exercise.id, []),
-                                               handed_in=exercise.id not in absent, **vars(suites[exercise.id]))
-                   for exercise in exercises}
-        passed = {exercise_id for exercise_id, result in results.items() if result.passed}
-        if on_verdict is not None and options.perf:
-            on_verdict(GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices), options.seed,
-                                   containment=launcher.level))
-        rated = perf.rate(exercises, passed, files, launcher, devices, options, run) if options.perf else {}
+        def result(exercise, outcome):
+            return ExerciseResult(exercise.id, exercise.title, shown[exercise.id], ignored=ignored.get(exercise.id, []),
+                                  handed_in=exercise.id not in absent, **vars(outcome))
+
+        rating = perf.Rating(exercises, files, launcher, devices, options, run) if options.perf else None
+        # each exercise's tier is timed (on a thread of its own) while the next exercise's suites run
+        done = rating and (lambda exercise, outcome: rating.ready(exercise.id, result(exercise, outcome).passed))
+        with testkit.one_thread(), rating or contextlib.nullcontext():
+            suites = _run_suites(exercises, files, errors, sources, launcher, options, devices, run, done)
+            results = {exercise.id: result(exercise, suites[exercise.id]) for exercise in exercises}
+            if on_verdict is not None and rating is not None:
+                on_verdict(GradeReport([results[exercise.id] for exercise in exercises], "+".join(devices),
+                                       options.seed, containment=launcher.level))
+            rated = rating.results() if rating is not None else {}
     return GradeReport([_with_tier(results[exercise.id], rated.get(exercise.id)) for exercise in exercises],
                        "+".join(devices), options.seed, containment=launcher.level)
 
@@ -108,16 +112,22 @@ def _with_tier(result, rated):
     return result if rated is None else dataclasses.replace(result, tier=rated.tier, tests=[*result.tests, *rated.tests])
 
 
-def _run_suites(exercises, files, errors, sources, launcher, options, devices, run):
-    """{exercise id: plugin.SuiteOutcome} of every exercise, from the suites."""
+def _run_suites(exercises, files, errors, sources, launcher, options, devices, run, done=None):
+    """{exercise id: plugin.SuiteOutcome} of every exercise, from the suites; `done(exercise, outcome)`
+    is called as each exercise's suites end."""
     from grader.grading.plugin import GradingPlugin  # imports the suites' world only after the fork
 
-    folders = ([exercise.suite for exercise in catalog.EXERCISES] if options.builtin_suites else []) + [Path(p) for p in options.suites]
+    # only the suites of the exercises asked for: collecting all ten costs a one-exercise run a sixth of its time
+    asked = {exercise.id: exercise for exercise in exercises}
+    # the untimed exercises' suites last: the tiers of the others are timed meanwhile (perf.Rating)
+    ordered = sorted(exercises, key=lambda exercise: not exercise.timed)
+    folders = ([exercise.suite for exercise in ordered] if options.builtin_suites else []) + [Path(p) for p in options.suites]
     with tempfile.TemporaryDirectory(prefix="lumen-") as log_dir, _quiet_pytest_env():
         plugin = GradingPlugin(
             files=files, errors=errors, launcher=launcher, log_dir=log_dir,
             devices=devices, seed=options.seed, time_limit=options.time_limit,
             memory_limit=options.memory_limit, sources=sources, run=run,
+            concluded=done and (lambda exercise_id, outcome: done(asked[exercise_id], _found_tests(exercise_id, outcome))),
         )
         args = [str(folder) for folder in folders] + [
             "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:stepwise", "-p", "no:logging",
@@ -125,12 +135,8 @@ def _run_suites(exercises, files, errors, sources, launcher, options, devices, r
             "--noconftest", "--assert=plain", "-o", "python_files=test_*.py",
             "-c", os.devnull, "--rootdir", str(catalog.FOLDER),
         ]
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # the judge's tensors are tiny: waking a thread pool costs more
-        try:
+        with testkit.one_thread():  # the judge's tensors are tiny: waking a thread pool costs more
             code = pytest.main(args, plugins=[plugin])
-        finally:
-            torch.set_num_threads(threads)
     if plugin.broken_suites:  # pytest stops such a run as "interrupted": it is not a Ctrl-C
         raise GraderError(f"the hidden suites could not run: {'; '.join(plugin.broken_suites[:3])}: "
                           "reinstall the kit, or check the folders given to --suites")

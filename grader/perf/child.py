@@ -156,8 +156,9 @@ def storages(obj):
     """{data pointer: bytes} of the tensors an object holds (its attributes, and the lists, tuples,
     sets and dicts among them, HELD_DEPTH deep): the memory a KV cache really keeps. They are found
     by the interpreter's own traversal (`gc.get_referents`), never by asking the object or its
-    containers: no code of the student's runs while it is looked at (a `__dict__` property, a
-    list's `__iter__`), so it can neither show other tensors than it holds nor do work untimed."""
+    containers, and their types by `type`: no code of the student's runs while it is looked at (a
+    `__dict__` or `__class__` property, a list's `__iter__`), so it can neither show other tensors
+    than it holds nor do work untimed."""
     kept, seen, level = {}, {id(obj)}, [obj]
     for _ in range(HELD_DEPTH):
         inside = []
@@ -165,11 +166,12 @@ def storages(obj):
             if id(item) in seen:
                 continue
             seen.add(id(item))
-            if isinstance(item, torch.Tensor):
+            kind = type(item)  # never isinstance: it asks the object's own `__class__`, which may be code (round 17's a1)
+            if issubclass(kind, torch.Tensor):
                 with torch._C.DisableTorchFunction():  # a subclass's __torch_function__ is the student's code
                     storage = torch.Tensor.untyped_storage(item)
                 kept[storage.data_ptr()] = storage.nbytes()
-            elif isinstance(item, (list, tuple, set, frozenset, dict)):  # never a key's __eq__ (round 11's a02)
+            elif issubclass(kind, (list, tuple, set, frozenset, dict)):  # never a key's __eq__ (round 11's a02)
                 inside.append(item)
         level = inside
     return kept

@@ -1,8 +1,10 @@
 """The performance phase, judge's side: time a passed exercise against the reference, name a tier.
 
-It runs after the suites, only for exercises whose correctness tests all passed: the student's
-file in a fresh child of its own, the reference in one warm child for the whole run that never
-holds student code (loaded there, under a private name, only now that correctness is decided).
+It runs beside the suites (`Rating`): an exercise is timed as soon as its own suites are done, only
+if its correctness tests all passed, while the next exercise's suites run, on a CPU that the
+suites' children then leave to it: the student's file in a fresh child of its own, the reference
+in one warm child for the whole run that never holds student code (loaded there, under a private
+name, only now that its correctness is decided).
 First the student's output on every performance case is checked against the reference, computed
 here in float64. Then each case is timed in rounds, call by call, interleaved on one CPU:
 
@@ -31,6 +33,7 @@ import ctypes
 import math
 import os
 import random
+import socket
 import sys
 import tempfile
 import time
@@ -104,39 +107,105 @@ class Rated(NamedTuple):
 
 
 def rate(exercises, passed, files, launcher, devices, options, run=None):
-    """{exercise id: Rated} for every timed exercise (one whose declaration has performance cases),
-    before the whole run's Deadline `run`: the tier of those in `passed` (ids whose tests all
-    passed) that have a file; with `options.perf_points`, a test worth that many points for each,
-    file or no file (none earned without a tier), so that the maximum is the same for every
-    submission. An untimed exercise is left out: no tier, no points. One warm child holds the
-    reference for the whole run; each student file is timed in a fresh child of its own, so that
-    one exercise's code never touches another's verdict."""
-    device = "cuda" if "cuda" in devices else "cpu"
-    rated, due = {}, [exercise for exercise in exercises if exercise.timed and exercise.id in passed and exercise.id in files]
-    with contextlib.ExitStack() as stack:
-        log_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="lumen-perf-"))
-        ref = stack.enter_context(_Reference(launcher, log_dir, device, run))
-        children = stack.enter_context(_Children(launcher, log_dir, device, options, run))
-        if due:
-            ref.start(children.pool)
-        for exercise in (exercise for exercise in exercises if exercise.timed):
-            tier = None
-            if exercise in due and run is not None and time.monotonic() >= run.at:
-                tier = untimed(device, f"not timed: {run.limit} ran out before its turn")
-            elif exercise in due:
-                child = children.take(exercise, files[exercise.id])
-                following = due[due.index(exercise) + 1:]
-                if following:  # its child made while this one is timed: no student code runs in it yet
-                    children.prepare(following[0], files[following[0].id])
-                try:
-                    tier = measure(exercise, files[exercise.id], launcher, device, log_dir, seed=options.seed,
-                                   time_limit=options.time_limit, memory_limit=options.memory_limit, run=run,
-                                   reference=ref, child=child)
-                except Exception as error:  # the grader's own failure on one file: that file's tier, never the run
-                    tier = untimed(device, f"not timed: the grader failed while timing it ({type(error).__name__}: "
-                                           f"{str(error)[:200]}); please report this")
-            rated[exercise.id] = Rated(tier, [points_test(tier, options.perf_points)] if options.perf_points else [])
-    return rated
+    """{exercise id: Rated} for every timed exercise, once the suites are done (`passed`: the ids
+    whose tests all passed); see `Rating`, which times each beside the suites instead."""
+    with Rating(exercises, files, launcher, devices, options, run) as rating:
+        for exercise in exercises:
+            rating.ready(exercise.id, exercise.id in passed)
+        return rating.results()
+
+
+class Rating:
+    """The performance phase of a run, on a thread of its own beside the suites: each timed
+    exercise (one whose declaration has performance cases) is timed as soon as its suites are done
+    (`ready`), while the next exercise's suites run, so that on a machine with a second core the
+    tiers cost the run little more than the last exercise's timing. Timing stays fair beside the
+    suites: both sides' children are pinned to one CPU and timed by their own clocks (see `measure`).
+
+    `results()` gives {exercise id: Rated}: the tier of those whose tests all passed and that have a
+    file; with `options.perf_points`, a test worth that many points for each, file or no file (none
+    earned without a tier), so that the maximum is the same for every submission. An untimed
+    exercise is left out: no tier, no points. One warm child holds the reference for the whole run;
+    each student file is timed in a fresh child of its own, so that one exercise's code never
+    touches another's verdict."""
+
+    def __init__(self, exercises, files, launcher, devices, options, run=None):
+        self.timed = [exercise for exercise in exercises if exercise.timed]
+        self.files, self.launcher, self.options, self.run = files, launcher, options, run
+        self.device = "cuda" if "cuda" in devices else "cpu"
+        self.verdicts = {exercise.id: concurrent.futures.Future() for exercise in self.timed}  # passed or not
+        self.stopping, self.timing = False, None  # timing: the student child being timed now
+
+    def __enter__(self):
+        self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="lumen-rating")
+        self._rated = self._worker.submit(self._rate)
+        return self
+
+    def __exit__(self, kind, *exc):
+        if kind is not None:  # the run stopped (Ctrl-C, a broken suite): nothing more is timed
+            self.stopping = True
+            timing = self.timing
+            if timing is not None:  # its request ends at once (ChildCrashed); the timing thread stops it
+                with contextlib.suppress(OSError):
+                    timing.child.sock.shutdown(socket.SHUT_RDWR)
+        self._settle()
+        self._worker.shutdown(wait=True)
+
+    def ready(self, exercise_id, passed):
+        """An exercise's suites are done: time it if `passed` (all its tests passed)."""
+        verdict = self.verdicts.get(exercise_id)
+        if verdict is not None and not verdict.done():
+            verdict.set_result(bool(passed))
+
+    def results(self):
+        """{exercise id: Rated}, once every exercise ready is timed (one never ready is not timed)."""
+        self._settle()
+        return self._rated.result()
+
+    def _settle(self):
+        for verdict in self.verdicts.values():
+            if not verdict.done():
+                verdict.set_result(False)
+
+    def _rate(self):
+        options, run, device = self.options, self.run, self.device
+        candidates = [exercise for exercise in self.timed if exercise.id in self.files]
+        rated = {}
+        with contextlib.ExitStack() as stack:
+            log_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="lumen-perf-"))
+            ref = stack.enter_context(_Reference(self.launcher, log_dir, device, run))
+            children = stack.enter_context(_Children(self.launcher, log_dir, device, options, run))
+            for exercise in self.timed:
+                due = self.verdicts[exercise.id].result() and exercise in candidates and not self.stopping
+                tier = None
+                if due and run is not None and time.monotonic() >= run.at:
+                    tier = untimed(device, f"not timed: {run.limit} ran out before its turn")
+                elif due:
+                    ref.start(children.pool)
+                    child = children.take(exercise, self.files[exercise.id])
+                    following = candidates[candidates.index(exercise) + 1:]
+                    if following:  # made while this one is timed, in case its tests pass: no student code runs in it yet
+                        children.prepare(following[0], self.files[following[0].id])
+                    tier = self._measure(exercise, child, ref, log_dir)
+                rated[exercise.id] = Rated(tier, [points_test(tier, options.perf_points)] if options.perf_points else [])
+        return rated
+
+    def _measure(self, exercise, child, ref, log_dir):
+        options = self.options
+
+        def taken():
+            self.timing = child()
+            return self.timing
+
+        try:
+            return measure(exercise, self.files[exercise.id], self.launcher, self.device, log_dir, seed=options.seed,
+                           time_limit=options.time_limit, memory_limit=options.memory_limit, run=self.run,
+                           reference=ref, child=taken)
+        except Exception as error:  # the grader's own failure on one file: that file's tier, never the run
+            return untimed(self.device, f"not timed: the grader failed while timing it ({type(error).__name__}: "
+                                        f"{str(error)[:200]}); please report this")
+        finally:
+            self.timing = None
 
 
 class _Children:
@@ -275,7 +344,8 @@ def _measure(exercise, cases, path, launcher, device, log_dir, seed, time_limit,
 def _confirmed(cases, raw, timed, device, ref):
     """The timings `raw`, with a slower tier than on par kept only where it survives a re-time: the
     case that decides the tier timed again (`timed(index)`), and where the two disagree a third
-    time, the series of the median ratio kept. A machine that disturbs one series of rounds (a
+    time, the series of the median ratio kept; a tier the rounds' total decides (bursts) stands
+    only where three series agree, else the fastest series is kept. A machine that disturbs one series of rounds (a
     process that took the CPU for all of them) then cannot make honest code slower, and code
     that is slower is so in every series."""
     confirmed = set()
@@ -287,13 +357,18 @@ def _confirmed(cases, raw, timed, device, ref):
             return raw
         confirmed.add(worst)
         series = [(ratios[worst], raw[worst])]
-        for _ in range(2):
+        # a total's verdict (bursts) must hold in three series: a busy machine's odd slow rounds can
+        # tip a total twice in a row (round 10's a03 pays its bursts in every series)
+        needed = 3 if summaries[worst].get("bursts") else 2
+        while len(series) < 3:
             again = timed(worst)
             series.append((summarize(cases[worst], again, device, ref)["ratio"], again))
-            if tier_for(series[-1][0])[0] == tier_for(series[0][0])[0]:
+            agree = all(tier_for(ratio)[0] == tier_for(series[0][0])[0] for ratio, _ in series)
+            if agree and len(series) == needed:
                 break
-        if len(series) == 3:
-            raw[worst] = sorted(series, key=lambda entry: entry[0])[1][1]
+        if len(series) == 3 and not agree:
+            ordered = sorted(series, key=lambda entry: entry[0])
+            raw[worst] = (ordered[0] if needed == 3 else ordered[1])[1]
 
 
 def _called(case):
@@ -357,13 +432,17 @@ class _Reference:
         return self
 
     def __exit__(self, *exc):
+        if self.cpu is not None and self.launcher.reserved == self.cpu:
+            self.launcher.reserved = None
         self._started()
         if self._timed is not None:
             self._timed.child.stop()
 
     def start(self, pool):
-        """Start the child on one of `pool`'s threads now (while the first student's child is made)."""
-        self._starting = pool.submit(self._child)
+        """Start the child on one of `pool`'s threads now (while the first student's child is made),
+        unless it is started."""
+        if self._timed is None and self._starting is None:
+            self._starting = pool.submit(self._child)
 
     def _started(self):
         """Wait for a start begun by `start` (a failure there is met again by `timed`)."""
@@ -393,9 +472,13 @@ class _Reference:
 
     def place(self, student_pid):
         """Pin the student's timing child and the reference's to one CPU, the quietest at the run's
-        first timing."""
+        first timing, which the suites' children then leave to them (`Launcher.reserved`) where the
+        run has another."""
         if self.cpu is None and hasattr(os, "sched_setaffinity"):
-            self.cpu = _quietest_cpu(os.sched_getaffinity(0), self._idle)
+            allowed = os.sched_getaffinity(0)
+            self.cpu = _quietest_cpu(allowed, self._idle)
+            if len(allowed) > 1 and self.launcher.reserved is None:
+                self.launcher.reserved = self.cpu
         _same_cpu(self.cpu, student_pid, self.timed.child.pid)
 
     def adopt(self, exercise):
@@ -419,9 +502,12 @@ class _Timed:
         self.child, self.device, self.trusted = child, device, trusted
         self.clock = _cpu_clock(child.pid)
         self.replied = None  # the process's CPU time when its last reply had come
+        self.asked = 0.0  # the CPU seconds it spent answering its last untimed request (`ask`)
         self.ask({"op": "bench", "action": "warm"})  # before any call is timed: its first calls as fast as its later
 
     def ask(self, request):
+        """The value of an untimed request; `asked`: the CPU seconds the process spent meanwhile."""
+        started = self._cpu()
         try:
             return self.child.request(request)["value"]
         except Exception as error:
@@ -430,6 +516,13 @@ class _Timed:
             raise
         finally:
             self.replied = self._cpu()
+            self.asked = self.replied - started
+
+    def charge(self, seconds):
+        """Count `seconds` of CPU time the process spent outside its calls against its next call,
+        as what it did between its requests is (`idle`)."""
+        if self.replied is not None:
+            self.replied -= seconds
 
     def idle(self, now):
         """CPU seconds the process spent since its last reply, before a request at CPU time `now`:
@@ -767,6 +860,8 @@ def _time_decode(case, state, student, reference, device, run):
             patience = SLACK + PATIENCE * taken["reference"][-1][1][1]
             tokens += 1
             now = _storages(student, built["student"][1])
+            _storages(reference.timed, built["reference"][1])  # the same look, for what it costs an honest cache
+            student.charge(max(0.0, student.asked - reference.timed.asked))  # beyond that, its process's own work
             memory["reallocations"] += bool(set(held) - set(now))
             memory["steps"] += 1
             held = now
@@ -807,9 +902,9 @@ def _step_all(case, sides, built, names, tokens, run, patience=None):
     return taken
 
 
-def _storages(student, cache):
-    """{data pointer: bytes} of the tensors the student's cache holds (asked of its child, untimed)."""
-    held = student.ask({"op": "bench", "action": "storages", "ref": cache.ref})
+def _storages(timed, cache):
+    """{data pointer: bytes} of the tensors a cache holds (asked of its child, untimed)."""
+    held = timed.ask({"op": "bench", "action": "storages", "ref": cache.ref})
     if not (isinstance(held, dict) and all(_count(size) for size in held.values())):
         raise _Malformed("its KV cache's storage")
     return held
@@ -925,6 +1020,8 @@ def _ratios(case, timing, device):
     times = timing[key]
     ratio, spread = ratio_stats(times["student"], times["reference"])
     total = _bursts(times)  # most calls fast, a few doing the rest's work: the median would miss it
+    if total is not None and tier_for(total)[0] == tier_for(ratio)[0]:
+        total = None  # the same tier either way (a busy machine's odd slow round): the median, no word of bursts
     summary = {"label": case.label, "ratio": round(ratio if total is None else total, 3), "spread": round(spread, 4),
                "rounds": len(times["student"]), "clock": clock, "bursts": total is not None,
                "reference_ms": _ms(median(times["reference"])), "student_ms": _ms(median(times["student"]))}

@@ -202,6 +202,7 @@ class Launcher:
         self.plan = None  # what the zygote's children are confined to (Linux)
         self.zygote_pids = {}  # a child's pid here -> its pid in the zygote's PID namespace
         self.talking = threading.Lock()  # one exchange with the zygote at a time (children made on another thread)
+        self.reserved = None  # the CPU a run's timing has for itself (grader.perf.judge), which no other child gets
 
     @property
     def level(self):
@@ -414,17 +415,18 @@ def call_request(target, method=None, args=(), kwargs=None, grad=None, no_grad=F
             "dtype_trail": dtype_trail}
 
 
-def pin(pid, cpu=None):
+def pin(pid, cpu=None, avoid=None):
     """Keep a student's process on one CPU (`cpu`, or one of the judge's picked by its pid, which
-    spreads a batch's children over the CPUs), before any of its code runs: every child, the
-    suites' and the timing's alike, then sees one CPU, so that none can tell it is being timed by
-    that (round 11's a01). Its code runs on one intra-op thread anyway. Nothing where the system
-    cannot pin."""
+    spreads a batch's children over the CPUs, other than `avoid` where there are others: the CPU
+    that the run's timing has), before any of its code runs: every child, the suites' and the
+    timing's alike, then sees one CPU, so that none can tell it is being timed by that (round 11's
+    a01). Its code runs on one intra-op thread anyway. Nothing where the system cannot pin."""
     if not hasattr(os, "sched_setaffinity"):
         return
     with contextlib.suppress(OSError):
         if cpu is None:
             allowed = sorted(os.sched_getaffinity(0))
+            allowed = [other for other in allowed if other != avoid] or allowed
             cpu = allowed[pid % len(allowed)]
         os.sched_setaffinity(pid, {cpu})
 
@@ -483,7 +485,7 @@ class Child:
         self.sock, self.pid = launcher.spawn(log_path, memory_limit, readable, trusted, scratch_bytes)
         self.exit_code = None
         if not trusted:
-            pin(self.pid)
+            pin(self.pid, avoid=launcher.reserved)
         try:  # the child's first message: how it is confined, sent before any student code ran
             self.sock.settimeout(max(self.deadline - time.monotonic(), 0.001))
             hello = wire.receive(self.sock, self.deadline)

@@ -8,11 +8,15 @@ ratios are in docs/instructors.md)."""
 import itertools
 import json
 import math
+import os
 import re
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
+import torch
 from click.testing import CliRunner
 
 from conftest import SOLUTIONS, unwrapped
@@ -215,9 +219,25 @@ def test_a_slower_tier_stands_only_where_it_survives_a_re_time(monkeypatch):
     assert perf._confirmed(cases * 2, [4.0, 2.5], timings(1.0, 1.1, 2.4), "cpu", None) == [1.1, 2.5]
 
 
+def test_a_slower_tier_that_the_total_decides_stands_only_in_three_series(monkeypatch):
+    """Work paid in bursts (the rounds' total judges) is slow in every series; a busy machine's odd
+    slow rounds tip a total rarely, and seldom three times in a row."""
+    monkeypatch.setattr(perf, "summarize", lambda case, ratio, device, ref: {"ratio": ratio, "bursts": True})
+    cases = ["the case"]
+
+    def timings(*ratios):
+        left = list(ratios)
+        return lambda index: left.pop(0)
+
+    assert perf._confirmed(cases, [2.5], timings(2.4, 2.6), "cpu", None) == [2.5]  # three series agree
+    assert perf._confirmed(cases, [1.8], timings(1.9, 1.2), "cpu", None) == [1.2]  # tipped twice: the fastest
+    assert perf._confirmed(cases, [1.8], timings(1.1, 1.9), "cpu", None) == [1.1]
+
+
 def test_work_paid_in_bursts_is_judged_by_the_total():
     """One call in four doing the others' share (round 10's a03): the median ratio is 1, the
-    total 3; an honest series with one round twice as slow keeps its median."""
+    total 3; an honest series with one round twice as slow keeps its median, and so does one whose
+    total, slowed by a busy machine, is in the median's tier all the same."""
     case = catalog.find("exercise3").perf_cases("cpu")[0]
 
     def timing(student):
@@ -230,6 +250,8 @@ def test_work_paid_in_bursts_is_judged_by_the_total():
     assert bursts["bursts"] and bursts["ratio"] == 3.0 and perf.tier_for(bursts["ratio"])[0] == "3x"
     honest = perf._ratios(case, timing([1e-3] * 19 + [2e-3]), "cpu")
     assert not honest["bursts"] and honest["ratio"] == 1.0
+    busy = perf._ratios(case, timing([1e-3] * 16 + [4e-3] * 4), "cpu")  # a total of 1.6: on par either way
+    assert not busy["bursts"] and busy["ratio"] == 1.0  # the median, and no word of calls taking the rest's time
 
 
 def test_a_case_whose_only_input_is_a_length_draws_it_afresh_each_round():
@@ -677,6 +699,93 @@ def test_a_run_times_its_exercises_beside_one_warm_reference_child(launcher):
     rated = perf.rate(exercises, set(files), files, launcher, ("cpu",), Settings(submission=SOLUTIONS, perf=True))
     assert launcher.spawned - before == len(exercises) + 1
     assert all(rated[exercise.id].tier["device"] == "cpu" for exercise in exercises)
+
+
+ROOT17_FILE = str(Path(__file__).resolve().parents[1] / "attacks" / "round17" / "a1_storages_hook" / "{variant}"
+                  / "exercise8_kv_cache.py")
+
+
+@pytest.mark.parametrize("variant", ["submission", "thread"])
+def test_work_done_while_the_cache_is_looked_at_is_charged(measure, variant):
+    """Round 17's a1: a cache that recomputes every cached token's keys and values each step, the work
+    started from the untimed look at its storage (by a `__class__` property, or by a thread that
+    watches for it), is the 10x tier it is without that, never on par."""
+    tier = measure("8", path=ROOT17_FILE.format(variant=variant))
+    assert rank(tier) is None or rank(tier) >= RANK.index("3x"), tier["message"]
+
+
+def test_the_look_at_a_cache_runs_none_of_its_code():
+    from grader.perf.child import storages
+
+    ran = []
+
+    class Tag:
+        @property
+        def __class__(self):
+            ran.append("__class__")
+            return Tag
+
+    class Cache:
+        def __init__(self):
+            self.k, self.tags = torch.zeros(2, 3), [Tag(), (Tag(),)]
+
+    assert list(storages(Cache()).values()) == [24] and ran == []
+
+
+def test_an_exercise_is_timed_while_the_next_ones_suites_run(launcher, monkeypatch):
+    """A run's tiers cost it little wall time on a second core: exercise 2 is timed as soon as its
+    suites are done, while the suites' thread is held (here) before exercise 3's begin."""
+    from grader.grading import runner
+
+    started, waited = threading.Event(), []
+    real_measure, real_ready = perf.measure, perf.Rating.ready
+
+    def measure(exercise, *args, **kwargs):
+        started.set()
+        return real_measure(exercise, *args, **kwargs)
+
+    def ready(self, exercise_id, passed):
+        real_ready(self, exercise_id, passed)
+        if exercise_id == "exercise2":
+            waited.append(started.wait(120))
+
+    monkeypatch.setattr(perf, "measure", measure)
+    monkeypatch.setattr(perf.Rating, "ready", ready)
+    report = runner.grade([catalog.find("2"), catalog.find("3")],
+                          Settings(submission=SOLUTIONS, perf=True, device="cpu"), launcher=launcher)
+    assert waited == [True]
+    assert [result.tier["device"] for result in report.exercises] == ["cpu", "cpu"]
+
+
+def test_an_exercise_whose_suites_never_end_is_not_timed_and_a_stopped_run_stops_its_timing(launcher):
+    files = {"exercise2": str(SOLUTIONS / "exercise2_scoring.py")}
+    options = Settings(submission=SOLUTIONS, perf=True, perf_points=2)
+    with perf.Rating([catalog.find("2")], files, launcher, ("cpu",), options) as rating:
+        rated = rating.results()  # its suites never said they were done
+    assert rated["exercise2"].tier is None and [test.earned for test in rated["exercise2"].tests] == [0.0]
+    with pytest.raises(KeyboardInterrupt):
+        with perf.Rating([catalog.find("2")], files, launcher, ("cpu",), options) as rating:
+            rating.ready("exercise2", True)
+            raise KeyboardInterrupt
+    assert launcher.reserved is None  # the timing's CPU is given back to the suites' children
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: nothing to keep apart")
+def test_while_a_run_times_on_one_cpu_no_other_child_is_put_there(launcher, tmp_path):
+    from grader.sandbox.judge import Child
+
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    launcher.reserved = cpu
+    try:
+        children = [Child(launcher, str(tmp_path / f"{index}.log"), time.monotonic() + 60, None) for index in range(4)]
+    finally:
+        launcher.reserved = None
+    try:
+        assert all(len(os.sched_getaffinity(child.pid)) == 1 and cpu not in os.sched_getaffinity(child.pid)
+                   for child in children)
+    finally:
+        for child in children:
+            child.stop()
 
 
 # -- the command line ---------------------------------------------------------------------------
