@@ -53,10 +53,12 @@ class Misconception:
         return [type(f"Mutant_{self.id.replace('-', '_')}", (Reference,), steps) for steps in self.mutants]
 
 
-def masked_fill_with(value):
-    """apply_mask filling masked scores with `value` (a number, or a function of the dtype)."""
+def masked_fill_with(value, added=False):
+    """apply_mask filling masked scores with `value` (a number, or a function of the dtype), or with
+    `added`, adding it to them (an additive mask, as Hugging Face's models build theirs)."""
     def apply_mask(self, scores, mask):
-        return scores.masked_fill(~mask, value(self.dtype) if callable(value) else value)
+        fill = value(self.dtype) if callable(value) else value
+        return scores + (~mask).to(scores.dtype) * fill if added else scores.masked_fill(~mask, fill)
     return {"apply_mask": apply_mask}
 
 

@@ -110,7 +110,10 @@ def test_cost_messages_name_the_term(grade):
     assert halved != source and as_float != source
     result = grade(10, halved)
     assert failed_tests(result) == ["test_attention_cost"]
-    assert any("expected 3,221,225,472 (1/2 of it): 4·L²·d" in m for m in messages(result, "test_attention_cost"))
+    assert any("half of 3,221,225,472: you counted one of the two products, S = Q Kᵀ and A V; 4·L²·d" in m
+               for m in messages(result, "test_attention_cost"))
+    doubled = source.replace('"core_attention": 4 * L * L * d_model', '"core_attention": 8 * L * L * d_model')
+    assert any("expected 3,221,225,472 (2× it): 4·L²·d" in m for m in messages(grade(10, doubled), "test_attention_cost"))
     result = grade(10, as_float)
     assert failed_tests(result) == ["test_crossover_length"]
     assert "is the float 4608.0, expected an int" in messages(result, "test_crossover_length")[0]

@@ -375,7 +375,7 @@ def test_every_misconception_is_in_the_corpus():
     assert {i for i in written - {None} - set(misconceptions.BY_ID) if ":" not in i} == {
         "input-changed-in-place", "cache-capacity", "cache-reallocated", "nan-gradient-on-masked-row", "built-on-cpu",
         "cache-dtype-ignored", "head-at-the-threshold", "epsilon-in-divisor", "parameters-differ",
-        "kept-from-an-earlier-call", "cache-len-from-values", "tiled-holds-whole-matrix"}
+        "kept-from-an-earlier-call", "cache-len-from-values", "tiled-holds-whole-matrix", "cost-one-product"}
 
 
 @pytest.mark.parametrize("entry", CORPUS, ids=lambda entry: entry.id)

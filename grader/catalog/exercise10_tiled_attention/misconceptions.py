@@ -9,8 +9,12 @@ from grader.diagnosis.mutants import Misconception, CACHE, COST, MASKING, stale_
 
 # causes the suites' messages name themselves (no value shows them), and level 1 of their hint ladder
 COST_NOT_INT = "cost-not-whole"
+COST_ONE_PRODUCT = "cost-one-product"
 WHOLE_MATRIX = "tiled-holds-whole-matrix"
 CAUSES = {
+    COST_ONE_PRODUCT: "Attention does an (L, L) matrix's worth of work twice: once to score every query against "
+                      "every key, S = Q Kᵀ, and once to mix the values with the weights, A V, two products of the "
+                      "same size. Yours counts only one of the two. Reread " + COST + ".",
     COST_NOT_INT: "A count of operations is a whole number, and Python's integers hold whole numbers exactly at any "
                   "size; a floating-point number keeps only about 16 significant digits, so a long context's count "
                   "comes back rounded, and even a small one prints with a decimal point. Yours comes back as a "

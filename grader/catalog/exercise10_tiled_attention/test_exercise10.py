@@ -21,7 +21,7 @@ import lumen_ref as ref
 from grader.grading.compare import (Mismatch, attention_magnitude, check_tensor, describe, dtype_text, softmax_magnitude,
                                     summarise)
 from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
-from grader.catalog.exercise10_tiled_attention.misconceptions import COST_NOT_INT, WHOLE_MATRIX
+from grader.catalog.exercise10_tiled_attention.misconceptions import COST_NOT_INT, COST_ONE_PRODUCT, WHOLE_MATRIX
 from grader.grading.testkit import (as64, cases, check_call, check_device_kept, check_grads, check_inputs_kept,
                                     check_result, dims, measure_call, randn)
 
@@ -117,6 +117,9 @@ def test_attention_cost(student, case):
                        f"{', '.join(map(repr, COST_KEYS))}")
     for key in COST_KEYS:
         value = _number(got[key], f"{what}[{key!r}]")
+        if key == "core_attention" and value * 2 == expected[key]:
+            raise Mismatch(f"{what}[{key!r}] is {summarise(value)}, half of {expected[key]:,}: you counted one of "
+                           f"the two products, S = Q Kᵀ and A V; {COST_TERMS[key]}", cause=COST_ONE_PRODUCT)
         if value != expected[key]:
             raise Mismatch(f"{what}[{key!r}] is {summarise(value)}, expected {expected[key]:,}"
                            f"{_factor(value, expected[key])}: {COST_TERMS[key]}")

@@ -5,6 +5,8 @@ instructor's solution of each exercise into a student file making the mistake.""
 
 import math
 
+import torch
+
 import lumen_ref as ref
 from grader.diagnosis.mutants import Misconception, WALKTHROUGH
 
@@ -30,6 +32,21 @@ MISCONCEPTIONS = (
                   "the batch axes too. Reread " + WALKTHROUGH + ".",
         cause="You transposed k with .T, which reverses all of its dims, the batch dims included, not only the last "
               "two.",
+    ),
+    Misconception(
+        "scores-cosine", (2,),
+        "Your scores are cosine similarities: you normalised q and k to unit length first, which throws away "
+        "their lengths; a score is the plain dot product of a query and a key, S = Q Kᵀ, with no normalising: see "
+        "'Step 2 — Score every key'",
+        ({"attention_scores": lambda self, q, k: torch.nn.functional.normalize(q, dim=-1)
+          @ torch.nn.functional.normalize(k, dim=-1).transpose(-2, -1)},),
+        {2: [("    return q @ k.transpose(-2, -1)", "    return torch.nn.functional.normalize(q, dim=-1) @ "
+              "torch.nn.functional.normalize(k, dim=-1).transpose(-2, -1)")]},
+        principle="A score is the dot product of a query and a key, q · k: it grows with how far both point the same "
+                  "way and with how long they are, and the model learns to use both. Yours keeps only the angle. "
+                  "Reread 'Step 2 — Score every key'.",
+        cause="You normalised the queries and keys to unit length before the product: your scores are cosine "
+              "similarities, not dot products.",
     ),
     Misconception(
         "scores-prescaled", (2,),

@@ -93,18 +93,18 @@ MISCONCEPTIONS = (
     ),
     Misconception(
         "mask-fill-finite", (4, 5),
-        "You filled masked scores with a large finite number instead of -inf: a row whose every key is masked "
-        "then softmaxes to equal weights over keys it must not see (and -1e9 does not even fit in float16); "
-        "fill with float('-inf'): see " + MASKING,
-        tuple(masked_fill_with(value) for value in (-1e4, -1e5, -1e6, -1e8, -1e9, -1e10, -1e12, -1e20, -1e30,
-                                         lambda dtype: torch.finfo(dtype).min)),
+        "You filled masked scores with a large finite number (or added one to them) instead of -inf: a row whose "
+        "every key is masked then softmaxes to equal weights over keys it must not see (and -1e9 does not even fit "
+        "in float16); fill with float('-inf'): see " + MASKING,
+        tuple(masked_fill_with(value, added) for added in (False, True)
+              for value in (-1e4, -1e5, -1e6, -1e8, -1e9, -1e10, -1e12, -1e20, -1e30, lambda dtype: torch.finfo(dtype).min)),
         {4: [(SOLUTION_APPLY, SOLUTION_APPLY.replace('float("-inf")', "-1e9"))]},
         principle="A hidden key must get exactly zero weight in every row and every dtype, even in a row whose every "
                   "key is hidden: a large finite score is only small next to the others, and alone in its row it "
                   "becomes an equal share. In yours, a fully hidden row spreads its weight over keys it must not "
                   "see. Reread " + MASKING + ".",
-        cause="You filled the masked scores with a large finite number (such as -1e9), which is not -∞: a fully "
-              "masked row softmaxes to equal weights, and the number may not even fit in float16.",
+        cause="You filled the masked scores with a large finite number (such as -1e9), or added one to them, which is "
+              "not -∞: a fully masked row softmaxes to equal weights, and the number may not even fit in float16.",
     ),
     Misconception(
         "padding-mask-missing-query-axis", (4,),
