@@ -117,9 +117,9 @@ def _run_suites(exercises, files, errors, sources, launcher, options, devices, r
     is called as each exercise's suites end."""
     from grader.grading.plugin import GradingPlugin  # imports the suites' world only after the fork
 
-    # only the suites of the exercises asked for: collecting all ten costs a one-exercise run a sixth of its time
     asked = {exercise.id: exercise for exercise in exercises}
-    # the untimed exercises' suites last: the tiers of the others are timed meanwhile (perf.Rating)
+    # only the suites of the exercises asked for, the untimed ones' last: the tiers of the others are
+    # timed meanwhile (perf.Rating)
     ordered = sorted(exercises, key=lambda exercise: not exercise.timed)
     folders = ([exercise.suite for exercise in ordered] if options.builtin_suites else []) + [Path(p) for p in options.suites]
     with tempfile.TemporaryDirectory(prefix="lumen-") as log_dir, _quiet_pytest_env():
