@@ -106,15 +106,6 @@ class Rated(NamedTuple):
     tests: list  # the tier as a test worth --perf-points, or nothing
 
 
-def rate(exercises, passed, files, launcher, devices, options, run=None):
-    """{exercise id: Rated} for every timed exercise, once the suites are done (`passed`: the ids
-    whose tests all passed); see `Rating`, which times each beside the suites instead."""
-    with Rating(exercises, files, launcher, devices, options, run) as rating:
-        for exercise in exercises:
-            rating.ready(exercise.id, exercise.id in passed)
-        return rating.results()
-
-
 class Rating:
     """The performance phase of a run, on a thread of its own beside the suites: each timed
     exercise (one whose declaration has performance cases) is timed as soon as its suites are done

@@ -696,7 +696,10 @@ def test_a_run_times_its_exercises_beside_one_warm_reference_child(launcher):
     exercises = [catalog.find("2"), catalog.find("3")]
     files = {exercise.id: str(SOLUTIONS / exercise.file_name) for exercise in exercises}
     before = launcher.spawned
-    rated = perf.rate(exercises, set(files), files, launcher, ("cpu",), Settings(submission=SOLUTIONS, perf=True))
+    with perf.Rating(exercises, files, launcher, ("cpu",), Settings(submission=SOLUTIONS, perf=True)) as rating:
+        for exercise in exercises:
+            rating.ready(exercise.id, True)
+        rated = rating.results()
     assert launcher.spawned - before == len(exercises) + 1
     assert all(rated[exercise.id].tier["device"] == "cpu" for exercise in exercises)
 
@@ -737,12 +740,16 @@ def test_an_exercise_is_timed_while_the_next_ones_suites_run(launcher, monkeypat
     suites are done, while the suites' thread is held (here) before exercise 3's begin."""
     from grader.grading import runner
 
-    started, waited = threading.Event(), []
-    real_measure, real_ready = perf.measure, perf.Rating.ready
+    started, waited, kept_for_timing = threading.Event(), [], []
+    real_measure, real_ready, real_same_cpu = perf.measure, perf.Rating.ready, perf._same_cpu
 
     def measure(exercise, *args, **kwargs):
         started.set()
         return real_measure(exercise, *args, **kwargs)
+
+    def same_cpu(cpu, *pids):  # the timing children pinned: what the suites' children must leave them
+        kept_for_timing.append((cpu, launcher.reserved))
+        return real_same_cpu(cpu, *pids)
 
     def ready(self, exercise_id, passed):
         real_ready(self, exercise_id, passed)
@@ -751,13 +758,17 @@ def test_an_exercise_is_timed_while_the_next_ones_suites_run(launcher, monkeypat
 
     monkeypatch.setattr(perf, "measure", measure)
     monkeypatch.setattr(perf.Rating, "ready", ready)
+    monkeypatch.setattr(perf, "_same_cpu", same_cpu)
     report = runner.grade([catalog.find("2"), catalog.find("3")],
                           Settings(submission=SOLUTIONS, perf=True, device="cpu"), launcher=launcher)
     assert waited == [True]
     assert [result.tier["device"] for result in report.exercises] == ["cpu", "cpu"]
+    if len(os.sched_getaffinity(0)) > 1:  # the timing's CPU kept from the other children while it timed
+        assert kept_for_timing and all(cpu is not None and reserved == cpu for cpu, reserved in kept_for_timing)
+    assert launcher.reserved is None  # and given back after the run
 
 
-def test_an_exercise_whose_suites_never_end_is_not_timed_and_a_stopped_run_stops_its_timing(launcher):
+def test_an_exercise_whose_suites_never_end_is_not_timed_and_a_stopped_run_ends(launcher):
     files = {"exercise2": str(SOLUTIONS / "exercise2_scoring.py")}
     options = Settings(submission=SOLUTIONS, perf=True, perf_points=2)
     with perf.Rating([catalog.find("2")], files, launcher, ("cpu",), options) as rating:
@@ -766,8 +777,8 @@ def test_an_exercise_whose_suites_never_end_is_not_timed_and_a_stopped_run_stops
     with pytest.raises(KeyboardInterrupt):
         with perf.Rating([catalog.find("2")], files, launcher, ("cpu",), options) as rating:
             rating.ready("exercise2", True)
-            raise KeyboardInterrupt
-    assert launcher.reserved is None  # the timing's CPU is given back to the suites' children
+            raise KeyboardInterrupt  # the with block must end (the timing stopped), not hang
+    assert launcher.reserved is None
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: nothing to keep apart")
