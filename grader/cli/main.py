@@ -730,7 +730,7 @@ def _roster(ctx, param, value):
 ROSTER = SharedOption(
     "--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path), callback=_roster,
     help="CSV of the class (student_id, name, email): a row per rostered student, `missing` for one "
-         "without a submission; folders are matched by id, email or name.")
+         "without a submission; the class's folders are matched by id, email or name (one key for the class).")
 ROSTER_OPTION = ROSTER()
 FEEDBACK_OPTION = click.option(
     "--feedback", type=click.Path(file_okay=False, path_type=Path),
@@ -819,21 +819,22 @@ def _gradebook_counts(records, roster):
 
 def _not_on_roster(records, roster, out):
     """What became of the folders on no roster row: graded, their reports kept, no row in the CSV."""
-    unknown = classbook.match_roster(roster, records)[1] if roster else []
+    unknown = classbook.match_roster(roster, records).left_out() if roster else []
     return (f"; {len(unknown)} folder(s) not on the roster graded but not in the CSV (reports kept in "
             f"{batch.reports_folder(out)}/): {', '.join(unknown)}") if unknown else ""
 
 
 def _check_roster(roster, names):
-    """Match the folders to the roster (an ambiguous folder is a usage error); report the others."""
-    try:
-        matched, unknown = classbook.match_roster(roster, names)
-    except classbook.ClassbookError as error:
-        raise click.UsageError(str(error)) from None
-    if unknown:
-        click.echo(f"warning: {len(unknown)} folder(s) not on the roster, graded but not in the CSV (their "
-                   f"reports are kept): {', '.join(unknown)}", err=True)
-    absent = len(roster) - len(matched)
+    """Say how the folders meet the roster: those on no row, the students several folders claim."""
+    matching = classbook.match_roster(roster, names)
+    if matching.unknown:
+        click.echo(f"warning: {len(matching.unknown)} folder(s) not on the roster (the class's folders are named "
+                   f"by {matching.by}), graded but not in the CSV (their reports are kept): "
+                   f"{', '.join(matching.unknown)}", err=True)
+    for student, folders in matching.claimed.items():
+        click.echo(f"warning: {len(folders)} folders claim student {student} ({', '.join(folders)}): their row is "
+                   "an error until one is renamed; each is graded under its own name", err=True)
+    absent = len(roster) - len(matching.matched) - len(matching.claimed)
     if absent:
         click.echo(f"{absent} rostered student(s) without a submission: status `missing`", err=True)
 
@@ -914,7 +915,7 @@ def _write_class_report(grades, out, *, roster=None, names=False, submissions=No
         raise click.ClickException(f"cannot write the class report into {out}: {error}") from None
     if similarity and summary["similarity"]["code_note"]:
         click.echo(f"warning: {summary['similarity']['code_note']}", err=True)
-    outside = classbook.match_roster(roster, [*records, *(name for name, _ in unreadable)])[1] if roster else []
+    outside = classbook.match_roster(roster, [*records, *(name for name, _ in unreadable)]).left_out() if roster else []
     click.echo(f"class report of {summary['students']['graded']} graded students ({len(summary['misconceptions'])} "
                f"misconceptions): wrote {', '.join(str(path) for path in written)}"
                + (f"; left out, not on the roster: {', '.join(outside)}" if outside else ""), err=True)

@@ -103,7 +103,7 @@ class Identities:
         self.label, self.never_submitted, secrets = {}, [], set(folders)
         matched = {}
         if roster:
-            matched, _ = classbook.match_roster(roster, folders)
+            matched = classbook.match_roster(roster, folders).matched
             for entry in roster:
                 shown = f"{entry.student_id} {entry.name}".strip() if names else entry.student_id
                 if entry.student_id in matched:
@@ -181,7 +181,7 @@ def build(records, *, roster=None, names=False, unreadable=(), submissions=None,
     roster, the class is the roster, as in the gradebook: a folder on no roster row is counted
     (`not_on_roster`) but neither shown nor in any figure, since it has no roster id to be shown by."""
     who = Identities([*records, *(name for name, _ in unreadable)], roster, names)
-    outside = set(classbook.match_roster(roster, who.label)[1]) if roster else set()
+    outside = set(classbook.match_roster(roster, who.label).left_out()) if roster else set()
     records = {name: record for name, record in records.items() if name not in outside}
     unreadable = [(name, why) for name, why in unreadable if name not in outside]
     graded = {name: record for name, record in records.items() if record["status"] == "graded"}

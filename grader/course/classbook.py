@@ -183,27 +183,62 @@ def read_roster(path):
     return roster
 
 
+ROSTER_KEYS = ("student id", "email", "name")  # what a class's folders may be named by, the strongest first
+
+
+@dataclass(frozen=True)
+class Matching:
+    """How a class's folders meet its roster: `matched` {student id: folder}; `unknown`, folders on no row
+    (or on several, or named another way than the class); `claimed` {student id: [folders]}, students
+    several folders claim, whose rows none of them gets; `by`, the key the class's folders are named by."""
+
+    matched: dict
+    unknown: list
+    claimed: dict
+    by: str
+
+    def left_out(self):
+        """The folders no row shows: unknown ones and the claims no row took."""
+        return [*self.unknown, *(folder for folders in self.claimed.values() for folder in folders)]
+
+
 def match_roster(roster, names):
-    """({student_id: folder name}, [folders on no roster row]); a folder is matched by the row's
-    id, then email, then name. A folder two rows could claim is an error."""
-    by_key = {}
+    """How the folders `names` meet the roster's rows (a `Matching`).
+
+    A folder's name is a student's identity, which only the platform that named it vouches for. An
+    LMS export names a whole class one way, so the key that names most folders (the student id, the
+    email in any case, or the name) is the class's, and a folder named another way is on no row: while
+    the class is named by id, a folder named after a classmate's email takes nobody's row. A folder on
+    several rows is on none, and a student several folders claim gets none of them: the row says so and
+    the instructor decides. Every other student's row is as if those folders were not there."""
+    keyed = {kind: {} for kind in ROSTER_KEYS}
     for entry in roster:
-        for key in entry.keys():
-            by_key.setdefault(key, []).append(entry)
-    matched, unknown = {}, []
-    for name in sorted(names):
-        rows = by_key.get(name) or by_key.get(name.lower()) or []
-        if len(rows) > 1:
-            raise ClassbookError(f"the folder {name!r} matches several roster rows "
-                                 f"({', '.join(row.student_id for row in rows)}): rename it to the student id")
-        if not rows:
-            unknown.append(name)
-        elif rows[0].student_id in matched:
-            raise ClassbookError(f"two folders belong to student {rows[0].student_id}: "
-                                 f"{matched[rows[0].student_id]!r} and {name!r}")
+        for kind, key in zip(ROSTER_KEYS, (entry.student_id, entry.email.lower(), entry.name)):
+            if key:
+                keyed[kind].setdefault(key, []).append(entry)
+
+    def rows(kind, name):
+        return keyed[kind].get(name.lower() if kind == "email" else name, [])
+
+    names = sorted(names)
+    by = max(ROSTER_KEYS, key=lambda kind: (sum(len(rows(kind, name)) == 1 for name in names),
+                                            -ROSTER_KEYS.index(kind)))
+    claims, unknown = {}, []
+    for name in names:
+        found = rows(by, name)
+        if len(found) == 1:
+            claims.setdefault(found[0].student_id, []).append(name)
         else:
-            matched[rows[0].student_id] = name
-    return matched, unknown
+            unknown.append(name)
+    return Matching({student: folders[0] for student, folders in claims.items() if len(folders) == 1}, unknown,
+                    {student: folders for student, folders in claims.items() if len(folders) > 1}, by)
+
+
+def claimed_record(folders):
+    """The row of a student several folders claim: an error, the folders named, no points."""
+    return {"student": ", ".join(folders), "status": "error", "seconds": 0.0, "files": [], "report": None,
+            "message": f"{len(folders)} folders claim this student ({', '.join(map(repr, folders))}): each was "
+                       "graded under its own name; give the student's own folder its name and grade it again"}
 
 
 # -- the gradebook ---------------------------------------------------------------------------------
@@ -274,12 +309,13 @@ def gradebook_csv(records, roster=None):
 def gradebook_records(records, roster=None):
     """[(roster entry or None, record)]: the gradebook's rows in its order. Without a roster, every
     record, by name; with one, a row per rostered student (a `missing_record` for one without a
-    folder), and no row for a folder on no roster row."""
+    folder, a `claimed_record` for one several folders claim), and no row for a folder on no roster row."""
     if roster is None:
         return [(None, records[name]) for name in sorted(records)]
-    matched, _ = match_roster(roster, records)
-    return [(entry, records[matched[entry.student_id]] if entry.student_id in matched else missing_record(""))
-            for entry in roster]
+    matching = match_roster(roster, records)
+    return [(entry, records[matching.matched[entry.student_id]] if entry.student_id in matching.matched else
+             claimed_record(matching.claimed[entry.student_id]) if entry.student_id in matching.claimed else
+             missing_record("")) for entry in roster]
 
 
 # -- merging shard outputs -------------------------------------------------------------------------

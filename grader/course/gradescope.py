@@ -355,7 +355,7 @@ def _grade(folder, exercises, hidden_visibility, options, hints=None):
         verdict = runner.grade(exercises, settings)
         notes = graded_notes(folder, staged, verdict) + not_file_notes(folder, found, exercises)
     hints = hints or ladder.Ladder(settings.policy)
-    verdict, said = hints.apply(verdict, versions)
+    verdict, said = hints.apply(verdict, versions, withhold=False)  # extra_data keeps it all, for staff
     print("\n".join(said), end="\n" if said else "")
     verdict = dataclasses.replace(verdict, exercises=[
         dataclasses.replace(result, **as_submitted(folder, staged, exercise))

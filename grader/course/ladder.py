@@ -92,6 +92,20 @@ def climb(hints, first, highest, steps):
     return levels[min(start + steps, len(levels) - 1)]
 
 
+def as_allowed(diagnosis):
+    """`diagnosis` (the ladder's, with "hints" and "allowed") as a student may read it: the text of each
+    level above the course's highest now withheld (its level and kind kept: "hint 1 of 4"), the example
+    too if level 2 is, and the message (the remedy, or a finding's cause) replaced by the highest level
+    allowed, or by nothing."""
+    if all(entry["level"] <= diagnosis["allowed"] for entry in diagnosis["hints"]):
+        return diagnosis
+    levels = [entry if entry["level"] <= diagnosis["allowed"] else {**entry, "text": ""} for entry in diagnosis["hints"]]
+    allowed = [entry for entry in levels if entry["text"]]
+    kept = {key: value for key, value in diagnosis.items()
+            if key != "example" or any(entry["kind"] == "example" for entry in allowed)}
+    return {**kept, "hints": levels, "message": allowed[-1]["text"] if allowed else ""}
+
+
 class Ladder:
     """The ladder of one student's files: `apply` chooses each diagnosis's level in a verdict.
 
@@ -105,13 +119,15 @@ class Ladder:
         self.said = set()  # what went wrong with the state file, said once each
         self.kept = None  # the state file's text as last read: written again only when it changes
 
-    def apply(self, verdict, found, hint=None, hints=None, attempt=True):
+    def apply(self, verdict, found, hint=None, hints=None, attempt=True, withhold=True):
         """(the verdict with each diagnosis's level chosen, notes for the student: said once each).
 
         `found`: {exercise id: digest} of the versions graded (`digests`); `hint`: NEXT climbs
         every mistake shown one level now; `hints`: ALL shows every level the course allows;
         `attempt`: False (a `watch` re-grade, a save) keeps each level where it is, a new version
-        counting only for a mistake seen for the first time."""
+        counting only for a mistake seen for the first time. `withhold`: a report the student gets
+        in any format (a JSON of their own run too) holds no level above the course's highest now
+        (`as_allowed`); False only where staff alone read the whole diagnosis (Gradescope's extra_data)."""
         from grader.diagnosis import hints as ladders  # the catalogue imports the reference: only once the sandbox's
         # zygote is forked (by runner.grade), never into the process the student's code is forked from
 
@@ -145,8 +161,9 @@ class Ladder:
                             else "this is its last level"))
                 allowed = [entry["level"] for entry in levels if entry["level"] <= highest]
                 shown = allowed if hints == ALL else [level] if level is not None else []
-                diagnoses.append({**diagnosis, "level": level, "shown": shown, "allowed": highest,
-                                  "attempts": len(set(mistake["versions"]) | earlier), "hints": levels})
+                chosen = {**diagnosis, "level": level, "shown": shown, "allowed": highest,
+                          "attempts": len(set(mistake["versions"]) | earlier), "hints": levels}
+                diagnoses.append(as_allowed(chosen) if withhold else chosen)
             exercises.append(dataclasses.replace(result, diagnoses=diagnoses))
         notes = (notes + self._write(state))[:1]  # what went wrong with the state: one line at most
         notes += [f"no further hint for {line}" for line in at_top]

@@ -798,6 +798,7 @@ _COMMENT = re.compile(r"\s*#[^'\"]*$")  # a line's trailing comment (one with no
 _NOT_CONTIGUOUS = "view size is not compatible with input tensor's size and stride"
 _SIZES_CLASH = re.compile(r"size of tensor a \(\d+\) must match|Expected size for first two dimensions of batch2|"
                           r"shapes cannot be multiplied|must match the existing size")
+_TWO_D_ONLY = re.compile(r"\b(self|mat1|mat2) must be a matrix")
 _THREE_D_ONLY = re.compile(r"batch[12] must be a 3D tensor|Expected 3-dimensional tensor|expected 3D tensor")
 _UNPACKED = re.compile(r"(?:too many|not enough) values to unpack \(expected (\d+)")
 _EINSUM_FIXED = "does not match the number of dimensions"  # einsum's, for subscripts without '...'
@@ -870,7 +871,7 @@ def crash_findings(call):
     """What a call that raised shows by its error and the line that raised it, when that names the
     mistake: a view of a tensor that is not contiguous, or to sizes that do not multiply to what it
     holds, a size made by `/`, a bool mask as an index (which does not broadcast), a .T or .t() on a
-    batched tensor, a product that takes a fixed number of dims (torch.bmm, an einsum without '...'),
+    batched tensor, a product that takes a fixed number of dims (torch.mm, torch.bmm, an einsum without '...'),
     Tensor.split given a count, an in-place edit the backward pass needed, a result written through
     out=, or two dtypes meeting where the inputs are not float32 (a tensor made in torch's default
     dtype)."""
@@ -929,6 +930,11 @@ def crash_findings(call):
         return [Finding("crash:bmm-3d-only", at + f"torch.bmm takes exactly 3-D tensors, (batch, n, m) and (batch, "
                         f"m, p), and this call's inputs have {dims} dims: the scores must work with any dims in front "
                         "(none, a batch, a batch and heads); the @ operator (torch.matmul) broadcasts over them")]
+    if _TWO_D_ONLY.search(raised.message) and re.search(r"\bmm\b|\baddmm\b", code):
+        dims = " and ".join(sorted({str(t.dim()) for t in tensors}))
+        return [Finding("crash:mm-2d-only", at + f"torch.mm multiplies exactly two 2-D matrices, and this call's inputs "
+                        f"have {dims} dims: a step must work with any dims in front of the last two (none, a "
+                        "batch, a batch and heads); the @ operator (torch.matmul) broadcasts over them")]
     unpacked = _UNPACKED.search(raised.message)
     if raised.type == "ValueError" and unpacked and re.search(r"\.split\(\s*" + unpacked.group(1) + r"\b", code):
         n = unpacked.group(1)

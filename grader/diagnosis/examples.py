@@ -31,8 +31,9 @@ import torch
 
 from grader import catalog
 from grader.grading.compare import Mismatch, dtype_text, picture_cells
-from grader.grading.testkit import (NO_GRADIENT, Made, Raised, Tracked, as64, check_device_kept, check_grads,
-                                    check_inputs_kept, check_result, one_thread)
+from grader.grading.testkit import (LAYERS_DIFFER, NO_GRADIENT, RETURNS_AN_INPUT, Made, Raised, Tracked, Withheld, as64,
+                                    check_device_kept, check_grads, check_inputs_kept, check_parameters, check_result,
+                                    one_thread)
 from grader.nested import leaves, map_values
 from grader.sandbox.wire import axis_order, laid_out
 
@@ -85,6 +86,20 @@ class Function:
     picture: object = None
     labels: tuple = None
     smallest: dict = field(default_factory=dict)  # symbol -> the smallest size it may take (default 1)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A function of random draws from its `generator` keyword's torch.Generator: its answer is no value
+    to compare with the reference's, so the exercise says which rules an answer breaks: `broken(value,
+    args)` (args: {parameter: value}) is a sentence naming the first rule broken, or None. Its
+    parameters as Function's (ints: `Size`); each try draws from a generator seeded 0."""
+
+    params: dict
+    broken: object
+    generator: str = "generator"
+    smallest: dict = field(default_factory=dict)
+    picture = labels = None  # as Function's: nothing to draw, one answer
 
 
 @dataclass(frozen=True)
@@ -157,12 +172,14 @@ def shrink(student, exercise, calls, budget):
             spec = specs.get(call.get("target"))
             if spec is None or budget.left() <= 0:
                 continue
-            if isinstance(spec, Stateful):
+            if isinstance(spec, Stateful) and call.get("check") != "parameters":
                 with one_thread(), student.within(budget.left()):
                     found = next(filter(None, (_scenario_example(student, exercise, specs[target], call, target)
                                                for target in _stateful_targets(call, specs))), None)
             elif _shrinkable(call, spec):
                 with one_thread(), student.within(budget.left()):
+                    if not _answers_alike(student, call, spec):
+                        continue  # it keeps state between calls: a call alone, in a fresh process, may not show it
                     found = _Search(student, exercise, call, spec).run()
                     if found is None and isinstance(call["got"], Raised):  # then the smallest call that raises so
                         found = _Search(student, exercise, call, spec, crashes=True).run()
@@ -183,6 +200,20 @@ def _stateful_targets(call, specs):
             if isinstance(specs.get(target), Stateful) and target not in targets[:n]]
 
 
+def _answers_alike(student, call, spec):
+    """Does the student's function answer the failing call again as it did in the suites? One that keeps
+    state between calls (a module-level list it appends to) may not: its example would not reproduce.
+    A module is made anew for each try, and a kept answer too large to compare is taken as alike."""
+    if not isinstance(spec, Function) or call.get("check") or call.get("refuses") or isinstance(call["got"], Raised) \
+            or any(isinstance(value, Withheld) for value in leaves(call["got"])):
+        return True
+    try:
+        again = student.run(call["target"], *call["args"], **call["kwargs"])["value"]
+    except _THEIRS:
+        return False
+    return _alike(call["got"], again)
+
+
 def _shrinkable(call, spec):
     """A call of a declared function, or of a module's forward, with no object of the student's among
     its arguments (a KV cache holding tokens: its past would have to shrink with it)."""
@@ -200,6 +231,7 @@ class _Search:
         self.student, self.exercise, self.call, self.spec = student, exercise, call, spec
         self.crashes = crashes
         self.module = isinstance(spec, Module)
+        self.drawn = isinstance(spec, Drawn)
         self.params = spec.forward if self.module else spec.params
         self.args = _bind(self.params, call["args"], call["kwargs"])
         if self.module:
@@ -267,7 +299,13 @@ class _Search:
         if args is None or (self.module and made is None):
             return False
         self.tries += 1
-        if self.call.get("check"):
+        if self.call.get("refuses") or self.drawn:
+            run = _run_drawn if self.drawn else _run_refused
+            got, expected = run(self.student, self.exercise, self.call, self.spec, args)
+            state = None
+            if got is None:
+                return False
+        elif self.call.get("check"):
             got, expected, state = self._check(made, args)
             if got is None:
                 return False
@@ -286,6 +324,8 @@ class _Search:
                     return False
             elif not _differs(got, expected, _dtype(args)):
                 return False
+            elif not self.module and not _alike(got, self._function(args)[0]):
+                return False  # it answers the same call two ways: it keeps state, and the example would not reproduce
         self.shown = {"sizes": sizes, "values": values, "args": args, "got": got, "expected": expected,
                       "made": made, "state": state}
         return True
@@ -325,8 +365,66 @@ def _run_function(student, exercise, name, params, args, kwargs):
     return got, expected
 
 
+def _run_refused(student, exercise, call, spec, args):
+    """(theirs, the reference's refusal) where the reference refuses the call at `args` with the error the
+    failing call expected (`call["refuses"]`: a ValueError for shapes it cannot score) and the student's
+    code does not; or (None, None)."""
+    positional, keywords = _unbind(spec.params, args, call["kwargs"])
+    try:
+        with torch.no_grad():
+            exercise.reference_object(call["target"])(*as64(positional), **as64(keywords))
+    except Exception as error:  # noqa: BLE001 - the reference's refusal, or an error that is none
+        if type(error).__name__ != call["refuses"]:
+            return None, None
+    else:
+        return None, None
+    try:
+        got = student.run(call["target"], *positional, **keywords)["value"]
+    except _THEIRS as error:
+        got = _Raised.of(error)
+        if got.type == call["refuses"]:
+            return None, None
+    return got, _Raised(call["refuses"])
+
+
+def _run_drawn(student, exercise, call, spec, args):
+    """(theirs, the rule it breaks) of a function of random draws (`Drawn`) at `args`, both drawn from a
+    generator seeded 0; where theirs raises, (the error, the reference's answer). (None, None) where
+    theirs keeps the rules, or the reference does not (sizes it refuses)."""
+    positional, keywords = _unbind(spec.params, args, {})
+    try:
+        expected = exercise.reference_object(call["target"])(*positional, **keywords, **_seeded(spec))
+    except Exception:  # noqa: BLE001 - sizes the reference refuses: no example there
+        return None, None
+    if spec.broken(expected, args) is not None:
+        return None, None
+    try:
+        got = student.run(call["target"], *positional, **keywords, **_seeded(spec))["value"]
+    except _THEIRS as error:
+        return _Raised.of(error), expected
+    broken = spec.broken(got, args)
+    return (got, broken) if broken else (None, None)
+
+
+def _seeded(spec):
+    return {spec.generator: torch.Generator().manual_seed(0)}
+
+
+def _alike(a, b):
+    """Two answers of the student's code to one call are the same, bit for bit (NaN as NaN)."""
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and a.dtype == b.dtype and a.device == b.device and (torch.equal(a, b) or (
+            a.is_floating_point() and bool(torch.isclose(a, b, rtol=0, atol=0, equal_nan=True).all())))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_alike(a[key], b[key]) for key in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_alike, a, b))
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
 CHECKS = {"device": "every tensor it makes and returns on the device of its inputs",
           "inputs-kept": "its inputs left as they were",
+          ("inputs-kept", True): "a new tensor, its inputs left as they were",
           "gradient": "gradients finite wherever the float64 reference's are",
           ("gradient", NO_GRADIENT): "a gradient that reaches every input"}
 
@@ -335,6 +433,10 @@ def _run_check(student, exercise, call, spec, made, args, state=None):
     """The failing call's own check (`call["check"]`: "device" on the child's stand-in for a GPU, or
     "inputs-kept") redone at smaller sizes: (its message, what it asks for, the weights), or Nones."""
     kwargs, check = call["kwargs"], call["check"]
+    if check == "parameters":
+        return _parameters_differ(student, exercise, call, spec, made)
+    if check == "products":
+        return _run_products(student, call, spec, args)
     caller, target, weights = student, call["target"], None
     if isinstance(spec, Module):
         made_positional, made_keywords = _unbind(spec.made, made, call["object"].kwargs)
@@ -353,16 +455,59 @@ def _run_check(student, exercise, call, spec, made, args, state=None):
         elif check == "gradient" and not keywords and not isinstance(spec, Module):
             _check_gradients(caller, exercise, target, positional, call["wrt"], list(params), call["gradient_cause"])
         else:
-            check_inputs_kept(caller, target, *positional, names=call.get("names", []), **keywords)
+            check_inputs_kept(caller, target, *positional, names=call.get("names", []), new=call.get("new", False),
+                              **keywords)
     except Mismatch as mismatch:
-        if mismatch.details.get("cause") in ("built-on-cpu", "input-changed-in-place", call.get("gradient_cause")):
+        if mismatch.details.get("cause") in ("built-on-cpu", "input-changed-in-place", RETURNS_AN_INPUT,
+                                              call.get("gradient_cause")):
             # the symptom alone: the example shows what went wrong, a later hint how to fix it
             return (mismatch.details.get("symptom", mismatch.message),
-                    CHECKS.get((check, call.get("gradient_cause")), CHECKS[check]), weights)
+                    CHECKS.get((check, call.get("gradient_cause") or call.get("new")), CHECKS[check]), weights)
         return None, None, None
     except _THEIRS:
         return None, None, None
     return None, None, None
+
+
+def _parameters_differ(student, exercise, call, spec, made):
+    """(the shapes of the student's parameters, the reference's, None) where the module made at `made`
+    has parameters other than the chapter's, as the suites check them (a name, a shape, a bias it must
+    not have); or Nones."""
+    positional, keywords = _unbind(spec.made, made, call["object"].kwargs)
+    try:
+        reference = exercise.reference_object(call["target"])(*positional, **keywords)
+    except Exception:  # noqa: BLE001 - sizes the reference refuses: no example there
+        return None, None, None
+    try:
+        state = student.run(call["target"], *positional, **keywords)["value"].state_dict()
+        check_parameters(state, reference, what=call["target"], layers="", bias="")
+    except Mismatch as mismatch:
+        if mismatch.details.get("cause") == LAYERS_DIFFER:
+            return _shapes(state), _shapes(reference.state_dict()), None
+    except _THEIRS:
+        pass
+    return None, None, None
+
+
+def _run_products(student, call, spec, args):
+    """(how many matrix products theirs ran, how many it may, None) where the call at `args` runs more than
+    the failing call's `at_most` (counted by the grader's probe, as the suites count them), or Nones."""
+    positional, keywords = _unbind(spec.params, args, call["kwargs"])
+    try:
+        measured = student.largest_allocation(call["target"], *positional, **keywords)
+    except _THEIRS:
+        return None, None, None
+    if measured.get("disabled") or measured["products"] <= call["at_most"]:
+        return None, None, None
+    return _products(measured["products"]), _products(call["at_most"]), None
+
+
+def _products(n):
+    return f"{n} matrix product{'' if n == 1 else 's'}"
+
+
+def _shapes(state):
+    return {name: tuple(value.shape) for name, value in state.items() if isinstance(value, torch.Tensor)}
 
 
 def _check_gradients(student, exercise, name, args, wrt, params, wanted):
@@ -413,9 +558,13 @@ def reproduces(student, exercise, example):
     """Does the student's code, run again on `example` (as `shrink` made it, read back from JSON),
     still differ from the reference there? For the benchmarks and tests: an example must show."""
     if "replay" in example:
-        made = [(name, target, tuple(args), kwargs) for name, target, args, kwargs in example["replay"]["made"]]
-        steps = [(name, method, [Handle(a["object"]) if isinstance(a, dict) else torch.tensor(_numbers(a))
-                                 for a in args]) for name, method, args in example["replay"]["steps"]]
+        replay = example["replay"]
+        dtype = getattr(torch, replay.get("dtype", "float32"))
+        made = [(name, target, tuple(args), {key: getattr(torch, value) if key == "dtype" else value
+                                             for key, value in kwargs.items()})
+                for name, target, args, kwargs in replay["made"]]
+        steps = [(name, method, [Handle(a["object"]) if isinstance(a, dict) else torch.tensor(_numbers(a), dtype=dtype)
+                                 for a in args]) for name, method, args in replay["steps"]]
         return _run_scenario(student, exercise, Scenario(example["sizes"], made, steps), example.get("raises")) is not None
     spec = declared(exercise)[example["function"]]
     params = spec.forward if isinstance(spec, Module) else spec.params
@@ -425,12 +574,17 @@ def reproduces(student, exercise, example):
         args[key] = laid_out(args[key].permute(order).contiguous(), args[key].shape, order)
     kwargs = {key: args.pop(key) for key in example.get("keywords", []) if key not in params}
     kwargs.update({key: None for key in example.get("keywords", []) if key in params})
+    if example.get("refuses") or isinstance(spec, Drawn):
+        call = {"target": example["function"], "kwargs": kwargs, "refuses": example.get("refuses")}
+        run = _run_drawn if isinstance(spec, Drawn) else _run_refused
+        return run(student, exercise, call, spec, args)[0] is not None
     if example.get("check"):
         state = example.get("weights") and {key: torch.tensor(_numbers(value), dtype=torch.float64)
                                             for key, value in example["weights"].items()}
         call = {"target": example["function"], "kwargs": kwargs, "check": example["check"],
                 "names": example.get("names", []), "method": "__call__", "device_arg": example.get("device_arg"),
-                "wrt": example.get("wrt"), "gradient_cause": example.get("gradient_cause"),
+                "wrt": example.get("wrt"), "gradient_cause": example.get("gradient_cause"), "at_most": example.get("at_most"),
+                "new": example.get("new", False),
                 "object": Made(example["function"], (), example.get("made_keywords", {}))}
         return _run_check(student, exercise, call, spec, example.get("made"), args, state)[0] is not None
     if isinstance(spec, Module):
@@ -540,7 +694,7 @@ def _run_scenario(student, exercise, scenario, raised=None):
             if isinstance(got, _Raised) and got.type != raised:
                 return None
             break
-        if _differs(got, expected, torch.float32):
+        if _differs(got, expected, _dtype({"args": args}) or torch.float32):
             break
     else:
         return None
@@ -587,19 +741,30 @@ def _scenario_dict(exercise, spec, scenario, steps, function):
         for title, tensor in long:
             lines += ["  " + line for line in _block(title, tensor)]
         labels = spec.labels.get(method)
+        given = _dtype(dict(enumerate(args)))
         for (label, want), (_, have) in zip(_items(expected, labels), _items(got, labels)):
-            suffix = f" ({label})" if label else ""
-            lines += ["  " + line for line in _both("expected" + suffix, _shown(want), "yours" + suffix, _shown(have))]
+            want_suffix, have_suffix = _suffixes(label, want, have, given)
+            lines += ["  " + line for line in _both("expected" + want_suffix, _shown(want), "yours" + have_suffix,
+                                                    _shown(have))]
         shown.append({"call": call, "expected": plain(_shown(expected)), "got": plain(_shown(got))})
-    replay = {"made": [[name, target, list(args), plain(kwargs)] for name, target, args, kwargs in scenario.made],
+    dtype = next((a.dtype for (_, _, args), _, _ in steps for a in args
+                  if isinstance(a, torch.Tensor) and a.is_floating_point()), torch.float32)
+    replay = {"made": [[name, target, list(args), {key: _dtype_name(value) if key == "dtype" else plain(value)
+                                                   for key, value in kwargs.items()}]
+                       for name, target, args, kwargs in scenario.made],
               "steps": [[name, method, [{"object": a.name} if isinstance(a, Handle) else plain(a) for a in args]]
-                        for (name, method, args), _, _ in steps]}
+                        for (name, method, args), _, _ in steps],
+              "dtype": _dtype_name(dtype)}
     example = {"function": function, "sizes": dict(scenario.sizes), "inputs": {"made": made, "steps": shown},
                "expected": shown[-1]["expected"], "got": shown[-1]["got"], "replay": replay, "text": "\n".join(lines)}
     last = steps[-1][1]
     if isinstance(last, _Raised):
         example["raises"] = last.type
     return example
+
+
+def _dtype_name(dtype):
+    return str(dtype).removeprefix("torch.")
 
 
 def _is_module(exercise, target):
@@ -789,6 +954,8 @@ def _differs(got, expected, dtype):
                 or any(_differs(g, e, dtype) for g, e in zip(got, expected)))
     if isinstance(expected, bool) or not isinstance(expected, (int, float)):
         return got != expected
+    if type(expected) is int and isinstance(got, float):  # a count as a float: the suites want an int
+        return True
     return (isinstance(got, bool) or not isinstance(got, (int, float))
             or not math.isclose(float(got), float(expected), rel_tol=1e-9, abs_tol=1e-12))
 
@@ -828,13 +995,16 @@ def _example(search):
                if isinstance(value, torch.Tensor) and not value.is_contiguous()}
     example = {"function": name, "sizes": sizes, "inputs": inputs, "keywords": list(kwargs),
                "dtype": str(dtype).replace("torch.", "") if dtype else None,
-               "expected": plain(shown["expected"]), "got": plain(_shown(shown["got"]))}
+               "expected": plain(_shown(shown["expected"])), "got": plain(_shown(shown["got"]))}
+    if search.call.get("refuses"):
+        example["refuses"] = search.call["refuses"]
     if layouts:  # what plain lists lose, and the mistake may need (see _layout)
         example["layouts"] = layouts
     if isinstance(shown["got"], _Raised):
         example["raises"] = shown["got"].type
     if search.call.get("check"):
-        example.update(check=search.call["check"], names=search.call.get("names", []),
+        example.update(check=search.call["check"], names=search.call.get("names", []), at_most=search.call.get("at_most"),
+                       new=search.call.get("new", False),
                        device_arg=search.call.get("device_arg"), wrt=search.call.get("wrt"),
                        gradient_cause=search.call.get("gradient_cause"))
     if made is not None:
@@ -891,6 +1061,9 @@ def _both(want_title, want, have_title, have):
     """The expected and the student's values, in as many digits as it takes to tell them apart: four,
     or all of float64's where four print alike (a constant rounded to float32 is off by 1e-8)."""
     digits = 4
+    if _lines(want) == _lines(have) and type(want) in (int, float) and type(have) in (int, float) \
+            and type(want) is not type(have):  # 6 and 6.0: say the types
+        return [f"  {want_title} = {want!r}, an {type(want).__name__}", f"  {have_title} = {have!r}, a {type(have).__name__}"]
     if _lines(want) == _lines(have) and isinstance(want, torch.Tensor) and isinstance(have, torch.Tensor) \
             and want.shape == have.shape and not torch.equal(want.cpu(), have.cpu().to(want.dtype)):
         digits = PRECISE
@@ -954,11 +1127,24 @@ def _text(name, shown, made, search, pictures):
                        if isinstance(value, torch.Tensor) or _tensors(value))
     extra = [f"{key}={value!r}" for key, value in search.call["kwargs"].items() if key not in args]
     if made is not None:
-        built = [repr(v) for v in made.values()] + [f"{k}={v!r}" for k, v in search.call["object"].kwargs.items()
-                                                   if k not in made]
+        positional, keywords = _unbind(search.spec.made, made, search.call["object"].kwargs)
+        built = [repr(v) for v in positional] + [f"{k}={v!r}" for k, v in keywords.items()]
         name = f"{name}({', '.join(built)})"
     named = [key if search.params.get(key) is not None else f"{key}={value!r}" for key, value in args.items()]
     call = f"{name}({', '.join([*named, *extra])})"
+    if search.drawn:  # no expected value: the rule the answer breaks, or the reference's answer where theirs raised
+        seeded = f"{search.spec.generator}=torch.Generator().manual_seed(0)"
+        lines = [f"The smallest call that shows it: {name}({', '.join([*named, *extra, seeded])})"]
+        lines += [line for key, value in args.items() for line in _block(key, value)]
+        if isinstance(shown["got"], _Raised):
+            return "\n".join(lines + _both("expected", shown["expected"], "yours", _shown(shown["got"])))
+        got = shown["got"]
+        dtype = f", {dtype_text(got.dtype)}" if isinstance(got, torch.Tensor) else ""  # float ids print as ints
+        return "\n".join(lines + _block("yours" + dtype, got) + [f"  the rule it breaks: {shown['expected']}"])
+    if search.call.get("check") == "parameters":  # the constructor alone: its parameters are the example
+        return "\n".join([f"The smallest call that shows it: {name}",
+                          f"  expected parameters: {_parameters(shown['expected'])}",
+                          f"  yours:               {_parameters(shown['got'])}"])
     lines = [f"The smallest call that shows it: {call}" + (f", {shapes}" if shapes else "")
              + (", on the grader's stand-in for a GPU" if search.call.get("check") == "device" else "")
              + (", backwards for an upstream gradient of 10, 20, 30, …" if search.call.get("check") == "gradient"
@@ -977,13 +1163,7 @@ def _text(name, shown, made, search, pictures):
     given = next((value.dtype for value in args.values() if isinstance(value, torch.Tensor) and value.is_floating_point()),
                  None)  # the inputs' dtype, which a result keeps (the expected values are computed in float64)
     for (label, want), (_, have) in zip(_items(shown["expected"], search.spec.labels), _items(shown["got"], search.spec.labels)):
-        suffix = f" ({label})" if label else ""
-        want_suffix = have_suffix = suffix
-        if isinstance(want, torch.Tensor) and isinstance(have, torch.Tensor) and want.shape != have.shape:
-            want_suffix, have_suffix = (f"{suffix} of shape {tuple(t.shape)}" for t in (want, have))  # axes of 1 print alike
-        if (isinstance(want, torch.Tensor) and isinstance(have, torch.Tensor) and have.is_floating_point()
-                and given is not None and have.dtype != given):  # values print alike: say the dtypes
-            want_suffix, have_suffix = f"{want_suffix}, {dtype_text(given)}", f"{have_suffix}, {dtype_text(have.dtype)}"
+        want_suffix, have_suffix = _suffixes(label, want, have, given)
         lines += _both("expected" + want_suffix, want, "yours" + have_suffix, have)
     for picture in pictures:
         lines.append(f"  {picture['label'] + ': ' if picture['label'] else ''}expected and yours, "
@@ -993,6 +1173,23 @@ def _text(name, shown, made, search, pictures):
         width = max(map(len, left), default=0)
         lines += [f"    {a.ljust(width)}    {b}" for a, b in zip(left, right)]
     return "\n".join(lines)
+
+
+def _suffixes(label, want, have, given):
+    """What follows "expected" and "yours": the item's label, and where the values print alike, the
+    shapes (axes of 1) or the dtypes (`given`: the inputs' dtype, which a result keeps)."""
+    suffix = f" ({label})" if label else ""
+    if not (isinstance(want, torch.Tensor) and isinstance(have, torch.Tensor)):
+        return suffix, suffix
+    if want.shape != have.shape:
+        return tuple(f"{suffix} of shape {tuple(t.shape)}" for t in (want, have))
+    if have.is_floating_point() and given is not None and have.dtype != given:
+        return f"{suffix}, {dtype_text(given)}", f"{suffix}, {dtype_text(have.dtype)}"
+    return suffix, suffix
+
+
+def _parameters(shapes):
+    return ", ".join(f"{name} {shape}" for name, shape in shapes.items()) or "none"
 
 
 def _layout(name, tensor):

@@ -186,6 +186,9 @@ STRUCTURAL = {
     "crash:bmm-3d-only": "The scores are one formula whatever comes before the last two axes: no batch, a batch, "
                          "a batch and heads. Yours uses a product that accepts exactly one batch axis, so every "
                          "other layout fails. Reread " + SCORE + ".",
+    "crash:mm-2d-only": "A step of attention is one formula whatever comes before the last two axes: no batch, a "
+                        "batch, a batch and heads. Yours uses a product that accepts two plain matrices only, so "
+                        "every batched input fails. Reread " + WALKTHROUGH + ".",
     "crash:einsum-fixed-dims": "A step of attention is one formula whatever comes before the last two axes: no "
                                "batch, a batch, a batch and heads. Yours spells out every axis, so it accepts one "
                                "layout only. Reread " + WALKTHROUGH + ".",
@@ -275,6 +278,9 @@ CAUSES = {
                          "projections, each of one shape, and nothing more, so that its size is what the chapter "
                          "counts and a checkpoint saved from one such layer loads into another. Yours learns a "
                          "different set. Reread " + WALKTHROUGH + ".",
+    "returns-an-input": "A function that returns a new tensor hands its caller something of its own to keep or "
+                        "change, while the caller's input stays as it was. Yours hands back memory it was given, "
+                        "so a change to the result changes the input too. Reread " + WALKTHROUGH + ".",
     "input-changed-in-place": "A step must leave its inputs as they were: the caller still holds them (the same "
                               "scores, the same x for the next layer, the same tensor for the backward pass), and "
                               "writing over them changes their data too. Yours changes an input. "

@@ -221,8 +221,12 @@ class Reference:
                 self.split_kv_heads(F.linear(x, p["k_proj.weight"]), n_kv_heads),
                 self.split_kv_heads(F.linear(x, p["v_proj.weight"]), n_kv_heads))
 
+    def group_size(self, n_heads, n_kv_heads):
+        """How many query heads each KV head serves: how often it is repeated."""
+        return n_heads // n_kv_heads
+
     def _gqa_attend(self, p, n_heads, n_kv_heads, q, k, v, mask, d_model):
-        n_rep = n_heads // n_kv_heads
+        n_rep = self.group_size(n_heads, n_kv_heads)
         y, _ = self.scaled_dot_product_attention(q, self.repeat_kv(k, n_rep), self.repeat_kv(v, n_rep), mask,
                                                  d_k=self.head_width(d_model // n_heads, d_model))
         return self.out_projection(self.merge_heads(y), p["o_proj.weight"])

@@ -80,7 +80,8 @@ class Student:
     def run(self, target, *args, method=None, grad=None, return_args=False, no_grad=False, stand_in=False,
             dtype_trail=False, **kwargs):
         """Call `target` (a name in the student's file, or a RemoteObject) and return the reply:
-        `value`, plus `args` (the arguments after the call) and `grads`/`param_grads` if asked.
+        `value`, plus `args` (the arguments after the call) and `shares` (the positions of those whose
+        memory the value shares) and `grads`/`param_grads` if asked.
         `stand_in`: with its tensors on the child's stand-in for a second device (see
         grader.sandbox.stand_in); the reply's `placed` says which tensors of `value` were there.
         `dtype_trail`: the reply's `entered` says where a dtype other than the inputs' entered
@@ -99,6 +100,7 @@ class Student:
             raise
         if not return_args:  # the child sends them back always, so that no call looks like a check of them
             reply.pop("args", None)
+            reply.pop("shares", None)
         reply = map_values(reply, self._from_wire)
         if isinstance(target, str) and target[:1].isupper() and method is None and grad is None \
                 and not isinstance(reply.get("value"), RemoteObject):  # a class of the exercise, called

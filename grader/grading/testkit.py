@@ -201,6 +201,18 @@ def passed(call):
     _passed_calls.append({**call, "got": bounded(call.get("got"))})
 
 
+@contextlib.contextmanager
+def failing_call(call):
+    """A Mismatch raised inside carries `call` (the check's own, with the student's value as `got`) unless
+    it names one: a check of a number or a type, not of check_result, keeps its evidence too, for the
+    smallest example of the mistake."""
+    try:
+        yield
+    except Mismatch as mismatch:
+        mismatch.details.setdefault("call", {**call, "got": bounded(call.get("got"))})
+        raise
+
+
 def take_passed_calls():
     """The calls of the checks that passed since the last time, for the diagnosis (grader.grading.plugin)."""
     calls = list(_passed_calls)
@@ -298,18 +310,26 @@ def measure_call(student, target, *args, what, method=None, **kwargs):
     return measured
 
 
-def check_inputs_kept(caller, target, *args, names, **kwargs):
+def check_inputs_kept(caller, target, *args, names, new=False, **kwargs):
     """Run `caller.run(target, *args, **kwargs)` (a Student or a Tracked object) and check that each
-    argument named in `names` came back as it was sent: no in-place edits. Returns the reply."""
+    argument named in `names` came back as it was sent: no in-place edits; with `new` (a docstring
+    that says "returns a new tensor"), that the value shares no memory with them either. Returns the reply."""
     reply = caller.run(target, *args, return_args=True, **kwargs)
     function = (f"{caller.made.target}.{'forward' if target == '__call__' else target}" if isinstance(caller, Tracked)
                 else target)  # a tracked object's method is named with its class
     try:
         for before, after, name in zip(args, reply["args"], names):
             check_unchanged(before, after, what=name, call=f"{function}(...)")
+        shared = [names[i] for i in reply.get("shares", ()) if i < len(names)] if new else []
+        if shared:
+            symptom = (f"{function}(...) returned a tensor that shares its memory with its input `{shared[0]}` (the "
+                       "input itself, or a view of it)")
+            raise Mismatch(f"{symptom}: the docstring asks for a new tensor, which a caller may change without "
+                           "changing its input: compute the result into a tensor of its own (x / s makes one)",
+                           cause=RETURNS_AN_INPUT, symptom=symptom)
     except Mismatch as mismatch:  # the call, for the diagnosis's example: it redoes this check
-        mismatch.details["call"] = {**_pending(caller, target, args, kwargs, check="inputs-kept", names=list(names)),
-                                    "got": bounded(reply["value"])}
+        mismatch.details["call"] = {**_pending(caller, target, args, kwargs, check="inputs-kept", names=list(names),
+                                               new=new), "got": bounded(reply["value"])}
         raise
     return reply
 
@@ -320,6 +340,7 @@ NO_GRADIENT = "no-gradient"  # a cause (grader.diagnosis.hints): an input the ou
 PEEKS_AT_THE_FUTURE = "peeks-at-the-future"  # a cause: changing a later token changed an earlier one's result
 KEPT_FROM_A_CALL = "kept-from-an-earlier-call"  # a cause: a module answers differently after a call of another size
 LAYERS_DIFFER = "parameters-differ"  # a cause: a module's parameters are not the chapter's (a name or a shape)
+RETURNS_AN_INPUT = "returns-an-input"  # a cause: a result shares memory with an input, where a new tensor is due
 BUILT_ON_THE_CPU = ("pass `device=x.device` (an input's device, or the function's `device` argument) where you "
                     "make it, and `dtype=x.dtype` where it holds values, or make it from an input "
                     "(torch.zeros_like(x), x.new_ones(...)), which takes both")  # the remedy for a tensor made on the CPU
@@ -579,24 +600,30 @@ def reference_module(rng, cls, *args, dtype=torch.float32, **kwargs):
     return module
 
 
-def check_parameters(state, reference, *, what, layers, bias, exact=False, formulas=None):
+def check_parameters(state, reference, *, what, layers, bias, exact=False, formulas=None, made=None):
     """The student's state dict holds the reference's parameters, with their shapes, and no bias it
     lacks; with `exact`, nothing else either. `layers` says which layers to make, `bias` how to
-    leave a bias out, `formulas` (name -> text) what a shape is made of."""
+    leave a bias out, `formulas` (name -> text) what a shape is made of. `made` (a Made): how the
+    module was constructed, which a failure carries as its call (`parameters_call`), for the
+    smallest example of the mistake."""
     expected = {name: tuple(p.shape) for name, p in reference.state_dict().items()}
     if not isinstance(state, dict):
         raise Mismatch(f"{what}.state_dict() returned {describe(state)}, expected a dict of parameter names and "
                        "tensors: leave state_dict to nn.Module")
     got = {name: tuple(t.shape) for name, t in state.items() if isinstance(t, torch.Tensor)}
+
+    def differ(text):
+        call = {} if made is None else {"call": parameters_call(made, got)}
+        return Mismatch(text, cause=LAYERS_DIFFER, **call)
+
     missing = [name for name in expected if name not in got]
     if missing:
         have = ", ".join(sorted(got)) or "no parameters at all"
-        raise Mismatch(f"{what} has no parameter `{missing[0]}` (it has {have}): {layers}", cause=LAYERS_DIFFER)
+        raise differ(f"{what} has no parameter `{missing[0]}` (it has {have}): {layers}")
     extra = sorted(set(got) - set(expected))
     biases = [name for name in extra if name.endswith("bias")]
     if biases:
-        raise Mismatch(f"{what} has a parameter `{biases[0]}` the chapter's layer doesn't have: {bias}",
-                       cause=LAYERS_DIFFER)
+        raise differ(f"{what} has a parameter `{biases[0]}` the chapter's layer doesn't have: {bias}")
     if exact and extra:
         raise Mismatch(f"{what}'s state_dict also holds {', '.join(extra)}: keep anything else out of the "
                        "state dict (a causal-mask buffer: register it with persistent=False, or build it in "
@@ -609,7 +636,15 @@ def check_parameters(state, reference, *, what, layers, bias, exact=False, formu
             text += f", that is {formulas[name]}"
         if got[name] == shape[::-1]:
             text += ": nn.Linear(in_features, out_features) stores its weight as (out, in)"
-        raise Mismatch(text, cause=LAYERS_DIFFER)
+        raise differ(text)
+
+
+def parameters_call(made, shapes):
+    """The call record of a constructor whose parameters are not the chapter's: the object `made` (a
+    Made), called with nothing; `got`, its parameters' shapes. Its check ("parameters") is what the
+    smallest example redoes; the diagnosis's replay of it fails, so it is no evidence of its own."""
+    return {"target": made.target, "args": (), "kwargs": {}, "object": made, "method": None,
+            "check": "parameters", "got": dict(shapes)}
 
 
 def load_module(student, name, reference, *args, dtype=torch.float32, device="cpu", checks, **kwargs):
@@ -617,7 +652,7 @@ def load_module(student, name, reference, *args, dtype=torch.float32, device="cp
     `checks` are check_parameters' options. Returns (module, how its construction reads)."""
     remote = student.run(name, *args, **kwargs)["value"]
     what = call_text(name, args, kwargs)
-    check_parameters(remote.state_dict(), reference, what=what, **checks)
+    check_parameters(remote.state_dict(), reference, what=what, made=Made(name, args, kwargs), **checks)
     remote.to(device=device, dtype=dtype)
     # not strict: check_parameters has seen the names and shapes, and an extra buffer (a causal mask)
     # costs only the constructor's own test

@@ -28,7 +28,7 @@ import traceback
 
 import torch
 
-from grader.nested import map_values
+from grader.nested import leaves, map_values
 from grader.sandbox import clock, containment, dtype_trail, gradient_trail, rules, stand_in, wire
 
 # The requests a child serves beyond "load" and "call", by op: handler(session, request) -> the reply's
@@ -121,7 +121,8 @@ class Session:
                 spent = clock.since(start)
             # the arguments as the call left them, whether or not the judge checks them: no request says
             # which calls are a check of the inputs (round 11's a09 edited them in place but when asked back)
-            return {"value": self.sendable(value), "clock": spent, "args": map_values(args, _plain)}
+            return {"value": self.sendable(value), "clock": spent, "args": map_values(args, _plain),
+                    "shares": _shared(value, args)}
         return self.call_with_grad(obj, fn, args, kwargs, grad)
 
     def call_on_stand_in(self, obj, fn, args, kwargs):
@@ -612,6 +613,18 @@ class _SockFilter(ctypes.Structure):
 
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _shared(value, args):
+    """The positions of the tensor arguments whose memory a tensor of `value` shares: the argument itself
+    returned, or a view of it (a docstring that asks for a new tensor rules both out)."""
+    try:
+        mine = {t.untyped_storage().data_ptr() for t in leaves(value)
+                if type(t) is torch.Tensor and t.layout == torch.strided and t.numel()}
+        return [i for i, arg in enumerate(args) if type(arg) is torch.Tensor and arg.layout == torch.strided
+                and arg.numel() and arg.untyped_storage().data_ptr() in mine]
+    except Exception:  # noqa: BLE001 - a tensor without storage (meta, a subclass): nothing shared to tell
+        return []
 
 
 def _plain(value):

@@ -80,14 +80,17 @@ def write_roster(path, text):
 def test_a_roster_gives_every_student_a_row_and_missing_ones_zero_of_the_full_points(tmp_path):
     roster = write_roster(tmp_path / "roster.csv", "\ufeffStudent ID,Name,Email,Section\n"
                           "s1,Alice Liddell,alice@uni.edu,A\ns2,Bob Builder,bob@uni.edu,A\ns3,Carol Ann,carol@uni.edu,B\n")
-    records = {"s1": record("s1", 6.0), "bob@uni.edu": record("bob@uni.edu", 8.0), "zed": record("zed", 1.0)}
-    assert classbook.match_roster(roster, records) == ({"s1": "s1", "s2": "bob@uni.edu"}, ["zed"])
+    records = {"Alice@uni.edu": record("Alice@uni.edu", 6.0), "bob@uni.edu": record("bob@uni.edu", 8.0),
+               "zed": record("zed", 1.0)}
+    matching = classbook.match_roster(roster, records)
+    assert (matching.matched, matching.unknown, matching.by) == ({"s1": "Alice@uni.edu", "s2": "bob@uni.edu"}, ["zed"],
+                                                                 "email")
     table = rows(classbook.gradebook_csv(records, roster))
     assert list(table[0]) == ["student_id", "name", "email", "student", "status",
                               *(exercise.id for exercise in catalog.EXERCISES),
                               "total", "max_score", "percent", "tier", "containment", "message"]
     assert [(r["student_id"], r["student"], r["status"], r["total"], r["max_score"], r["percent"]) for r in table] == [
-        ("s1", "s1", "graded", "6", "8", "75.0"),
+        ("s1", "Alice@uni.edu", "graded", "6", "8", "75.0"),
         ("s2", "bob@uni.edu", "graded", "8", "8", "100.0"),
         ("s3", "", "missing", "0", "8", "0.0"),  # the full points, as the graded reports carry them
     ]
@@ -127,10 +130,38 @@ def test_no_gradebook_cell_is_read_as_a_spreadsheet_formula(tmp_path, start):
     assert (by_roster[1]["name"], by_roster[1]["total"], by_roster[1]["student"]) == ("Bob, Jr.", "8", "s2")
 
 
-def test_a_folder_two_roster_rows_could_claim_is_refused():
+def test_a_folder_two_roster_rows_could_claim_is_on_none():
     roster = [classbook.Rostered("s1", "Sam", "sam@x"), classbook.Rostered("s2", "Sam", "sam2@x")]
-    with pytest.raises(classbook.ClassbookError, match="several roster rows"):
-        classbook.match_roster(roster, ["Sam"])
+    matching = classbook.match_roster(roster, ["Sam"])
+    assert (matching.matched, matching.unknown) == ({}, ["Sam"])
+
+
+ROSTER = [classbook.Rostered("1001", "Alice", "alice@x.edu"), classbook.Rostered("1002", "Bob", "bob@x.edu"),
+          classbook.Rostered("1003", "Mallory", "mallory@x.edu")]
+
+
+def test_a_folder_named_after_a_classmate_another_way_than_the_class_takes_no_row():
+    """Round 18's a2: while the class's folders are named by id, Mallory's folder named BOB@X.EDU does not
+    become Bob's grade (Bob has not handed in): it is on no row, and Bob's row stays missing."""
+    records = {"1001": record("1001", 6.0), "BOB@X.EDU": record("BOB@X.EDU", 8.0)}
+    matching = classbook.match_roster(ROSTER, records)
+    assert (matching.matched, matching.unknown, matching.by) == ({"1001": "1001"}, ["BOB@X.EDU"], "student id")
+    table = {r["student_id"]: r for r in rows(classbook.gradebook_csv(records, ROSTER))}
+    assert [table[s]["status"] for s in ("1001", "1002", "1003")] == ["graded", "missing", "missing"]
+
+
+def test_two_folders_claiming_one_student_cost_that_row_only(tmp_path):
+    """Round 18's a2: Bob's folder and Mallory's BOB@X.EDU both claim Bob once the class is named by email:
+    Bob's row is an error naming both, and the rest of the class is graded as before (it used to stop
+    the whole batch with a usage error)."""
+    records = {"alice@x.edu": record("alice@x.edu", 6.0), "bob@x.edu": record("bob@x.edu", 7.0),
+               "BOB@X.EDU": record("BOB@X.EDU", 8.0)}
+    matching = classbook.match_roster(ROSTER, records)
+    assert matching.claimed == {"1002": ["BOB@X.EDU", "bob@x.edu"]} and matching.matched == {"1001": "alice@x.edu"}
+    table = {r["student_id"]: r for r in rows(classbook.gradebook_csv(records, ROSTER))}
+    assert (table["1001"]["status"], table["1001"]["total"]) == ("graded", "6")
+    assert table["1002"]["status"] == "error" and "2 folders claim this student" in table["1002"]["message"]
+    assert table["1002"]["total"] == "" and table["1003"]["status"] == "missing"
 
 
 def test_a_row_without_a_roster_has_percent_and_failures_keep_empty_points():
@@ -247,13 +278,13 @@ def test_three_shards_and_a_merge_equal_one_batch_row_for_row(tmp_path):
 
 
 def test_the_closing_counts_are_the_gradebooks_rows_and_a_folder_off_the_roster_is_named(tmp_path):
-    """Roster a1, b2, c3; folders a1, bob@x.edu (b2's email) and dave (on no row). A resumed batch
+    """Roster a1, b2, c3; folders ann@x.edu and bob@x.edu (a1's and b2's emails) and dave (on no row). A resumed batch
     (the records already there: nothing is graded again) and a merge count the CSV's rows (2
     graded, c3 missing), not the folders, and say what became of dave; the class report counts
     the roster's graded students and never shows dave, who has no roster id to be shown by."""
     roster = tmp_path / "roster.csv"
     roster.write_text("student_id,name,email\na1,Ann One,ann@x.edu\nb2,Bob Two,bob@x.edu\nc3,Cy Three,cy@x.edu\n")
-    folders = ["a1", "bob@x.edu", "dave"]
+    folders = ["ann@x.edu", "bob@x.edu", "dave"]
     make_class(tmp_path / "class", {name: {"exercise3_scaling.py": CORRECT} for name in folders})
     out = shard_output(tmp_path / "graded", (0, 1), folders, {name: record(name, 0.0) for name in folders}) / "grades.csv"
     result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(out), "--roster", str(roster),

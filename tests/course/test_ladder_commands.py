@@ -138,6 +138,25 @@ def test_the_policy_decides_the_level_before_and_after_the_due_date():
     assert Policy(highest_level=2).highest(datetime(2099, 1, 1, tzinfo=timezone.utc)) == 2  # no due date
 
 
+@pytest.mark.parametrize("fmt", ["json", "gradescope", "junit", "html"])
+def test_no_format_of_a_students_run_holds_a_level_above_the_cap(tmp_path, four_levels, fmt):
+    """Round 18's a4: capped at level 1 by the course file, a student's `--format json` held every level,
+    the remedy included. Every format of their own run now holds only the levels the course allows."""
+    (tmp_path / EX3.file_name).write_text(WRONG_SCALING)
+    course = tmp_path / "course.toml"
+    course.write_text("[hints]\nhighest_level = 1\n")
+    result, _ = grade(tmp_path, "--format", fmt, "--course", course, "--output", tmp_path / "report")
+    assert result.exit_code == 1, result.output
+    written = (tmp_path / "report").read_text()
+    assert "PRINCIPLE of scale-by-dk" in written
+    assert "CAUSE of" not in written and "You divided" not in written and "d_k=4" not in written
+    if fmt == "json":
+        [diagnosis] = json.loads(written)["exercises"][0]["diagnoses"]
+        assert [(h["level"], bool(h["text"])) for h in diagnosis["hints"]] == [(1, True), (2, False), (3, False),
+                                                                             (4, False)]
+        assert "example" not in diagnosis and diagnosis["message"] == "PRINCIPLE of scale-by-dk"
+
+
 # -- the reports -----------------------------------------------------------------------------------
 
 def chosen_verdict(level=2, shown=None, hidden=False):

@@ -220,6 +220,13 @@ def test_bmm_on_other_than_three_dims_is_named_beside_a_transpose_counted_from_t
     assert "transpose(1, 2)" in diagnoses[0]["message"]  # the student's own line
 
 
+def test_torch_mm_on_batched_inputs_is_named(grade):
+    """Round 10's project with torch.mm, which takes two 2-D matrices only: every batched x raises."""
+    path = Path(__file__).resolve().parents[1] / "unseen" / "round10" / "exercise1" / "wrong_mm_2d_only.py"
+    [diagnosis] = graded(grade, 1, path).diagnoses
+    assert diagnosis["id"] == "crash:mm-2d-only" and "torch.mm multiplies exactly two 2-D matrices" in diagnosis["message"]
+
+
 def test_a_probe_that_cannot_run_where_the_student_returned_a_value_is_not_their_mistake(grade):
     """Round 5's scores squeezed: with one query or one key the element-wise q * k gives the same numbers,
     but with a batch of one it cannot even broadcast, where the student's code returned scores."""

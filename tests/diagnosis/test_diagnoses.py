@@ -213,10 +213,12 @@ def test_every_mutant_makes_its_mistake_somewhere(misconception, reference_answe
 
 
 def _differs(mutant, call, expected):
+    """Does the mutant answer the call otherwise than the reference: another value, or an error where the
+    reference answers (a crash the diagnosis matches by its error, as a student's crash is replayed)?"""
     try:
         value = diagnose.replay(mutant(), call, torch.float32)
-    except Exception:  # noqa: BLE001 - a mistake that crashes on this input shows nothing here
-        return False
+    except Exception:  # noqa: BLE001 - the reference answered this call
+        return True
     return not diagnose.matches(value, expected, torch.float32)
 
 
@@ -375,7 +377,8 @@ def test_every_misconception_is_in_the_corpus():
     assert {i for i in written - {None} - set(misconceptions.BY_ID) if ":" not in i} == {
         "input-changed-in-place", "cache-capacity", "cache-reallocated", "nan-gradient-on-masked-row", "built-on-cpu",
         "cache-dtype-ignored", "head-at-the-threshold", "epsilon-in-divisor", "parameters-differ",
-        "kept-from-an-earlier-call", "cache-len-from-values", "tiled-holds-whole-matrix", "cost-one-product"}
+        "kept-from-an-earlier-call", "cache-len-from-values", "tiled-holds-whole-matrix", "cost-one-product",
+        "cost-multiply-adds", "crossover-one-linear-term", "returns-an-input"}
 
 
 @pytest.mark.parametrize("entry", CORPUS, ids=lambda entry: entry.id)

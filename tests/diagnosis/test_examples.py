@@ -33,6 +33,16 @@ KNOWN = {  # a mistake -> the function its example calls
     "exercise5/wrong_clamp_tiny.py": "scaled_dot_product_attention",  # right forward, NaN backward: its gradient check redone
     "exercise5/wrong_where_after_division.py": "softmax",
     "exercise10/wrong_where_after_division.py": "tiled_attention",
+    "exercise7/wrong_kv_proj_full_size.py": "GroupedQueryAttention",  # its parameters: the constructor alone
+    "exercise8/wrong_len_counts_nonzero_keys.py": "KVCache",  # a token of zeros
+    "exercise8/wrong_storage_ignores_dtype.py": "KVCache",  # a cache made in float64: values that print alike
+    "exercise10/wrong_cost_one_product.py": "attention_cost",  # a count
+    "../unseen/round9/exercise10/wrong_crossover_returns_float.py": "crossover_length",  # 6.0 for 6
+    "../unseen/round9/exercise9/wrong_prev_no_short_check.py": "previous_token_score",  # no ValueError where due
+    "../unseen/round9/exercise9/wrong_repeat_interleave_tokens.py": "repeated_tokens",  # random: a rule it breaks
+    "../unseen/round9/exercise9/wrong_randint_inclusive_high.py": "repeated_tokens",  # vocab_size 1: it raises
+    "../unseen/round5/exercise1/wrong_fused_three_products.py": "fused_project",  # products counted by the probe
+    "exercise3/wrong_returns_scores_at_width_one.py": "scale_scores",  # a new tensor due: its input returned
 }
 
 
@@ -54,9 +64,34 @@ def test_a_known_mistake_gets_a_small_example_that_differs_and_reproduces(grade,
     example = json.loads(json.dumps(diagnosis["example"], allow_nan=False))  # JSON as it is, no NaN literal
     assert example["function"] == KNOWN[name]
     assert all(size <= 4 for size in example["sizes"].values()), example["sizes"]
-    assert example["got"] != example["expected"]
-    assert "expected" in example["text"] and "yours" in example["text"]
+    assert example["got"] != example["expected"] or _printed_apart(example["text"]), example["text"]
     assert rerun(launcher, tmp_path, exercise, path, example)
+
+
+def _printed_apart(text):
+    """Where the JSON values are alike (a dtype, 6 and 6.0: what plain lists and numbers lose), does the
+    example's text print them apart? Each one-line "expected ..." against the "yours ..." after it."""
+    lines = [line.strip() for line in text.splitlines()]
+    pairs = [(line, lines[i + 1]) for i, line in enumerate(lines[:-1])
+             if line.startswith("expected") and lines[i + 1].startswith("yours")]
+    return any(want.removeprefix("expected").replace(" ", "") != have.removeprefix("yours").replace(" ", "")
+               for want, have in pairs)
+
+
+def test_a_function_that_keeps_state_between_calls_gets_no_example(grade):
+    """Round 6's find_heads appends to a module-level dict: it answers each call with every earlier call's
+    heads too, so no call alone shows it in a fresh process. Diagnosed, with no example that would not
+    reproduce."""
+    path = Path(__file__).resolve().parents[1] / "unseen" / "round6" / "exercise9" / "wrong_find_shared_result.py"
+    [diagnosis] = grade(9, path=path).diagnoses
+    assert diagnosis["id"] == "kept-from-an-earlier-call" and "example" not in diagnosis
+
+
+def test_a_random_functions_example_names_the_rule_it_breaks(grade):
+    example = grade(9, path=SUBMISSIONS / "../unseen/round9/exercise9/wrong_repeat_interleave_tokens.py"
+                    ).diagnoses[0]["example"]
+    assert "generator=torch.Generator().manual_seed(0)" in example["text"]
+    assert "the rule it breaks: each row's second half is its first half again" in example["text"]
 
 
 def test_a_kv_cache_example_is_a_short_sequence_of_calls(grade):

@@ -84,6 +84,7 @@ EXERCISE = Exercise(
                      "    for start in range(0, L_k, block_size):\n        k_block")),
         Rule("and finite for a query that sees no key", ("test_tiled_attention_gradients",)),
         Rule("Every function leaves its inputs unchanged", ("test_inputs_not_modified",)),
+        Rule("Returns a new tensor of x's shape", ("test_inputs_not_modified",)),
         Rule("returns tensors in the inputs' dtype", ("test_tiled_attention_float64",)),
         Rule("and on their device", ("test_stays_on_the_inputs_device",)),
         Rule("float16 and bfloat16 too", ("test_half_precision",)),

@@ -10,8 +10,16 @@ from grader.diagnosis.mutants import Misconception, CACHE, COST, MASKING, stale_
 # causes the suites' messages name themselves (no value shows them), and level 1 of their hint ladder
 COST_NOT_INT = "cost-not-whole"
 COST_ONE_PRODUCT = "cost-one-product"
+COST_MULTIPLY_ADDS = "cost-multiply-adds"
+CROSSOVER_ONE_TERM = "crossover-one-linear-term"
 WHOLE_MATRIX = "tiled-holds-whole-matrix"
 CAUSES = {
+    COST_MULTIPLY_ADDS: "A FLOP is one multiplication or one addition, and a matrix product does both for every term "
+                        "it sums: an (n, k) by (k, m) product is n·k·m multiply-adds, twice as many FLOPs. Yours "
+                        "counts the multiply-adds, half the FLOPs. Reread " + COST + ".",
+    CROSSOVER_ONE_TERM: "The crossover is where attention's quadratic term catches up with everything else in the layer "
+                        "that grows only like L: the four projections and the feed-forward block together. Yours "
+                        "weighs it against only one of the two. Reread " + COST + ".",
     COST_ONE_PRODUCT: "Attention does an (L, L) matrix's worth of work twice: once to score every query against "
                       "every key, S = Q Kᵀ, and once to mix the values with the weights, A V, two products of the "
                       "same size. Yours counts only one of the two. Reread " + COST + ".",

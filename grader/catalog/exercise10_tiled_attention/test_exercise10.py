@@ -21,9 +21,10 @@ import lumen_ref as ref
 from grader.grading.compare import (Mismatch, attention_magnitude, check_tensor, describe, dtype_text, softmax_magnitude,
                                     summarise)
 from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
-from grader.catalog.exercise10_tiled_attention.misconceptions import COST_NOT_INT, COST_ONE_PRODUCT, WHOLE_MATRIX
+from grader.catalog.exercise10_tiled_attention.misconceptions import (COST_MULTIPLY_ADDS, COST_NOT_INT, COST_ONE_PRODUCT,
+                                                                    CROSSOVER_ONE_TERM, WHOLE_MATRIX)
 from grader.grading.testkit import (as64, cases, check_call, check_device_kept, check_grads, check_inputs_kept,
-                                    check_result, dims, measure_call, randn)
+                                    check_result, dims, failing_call, measure_call, randn)
 
 DTYPES = [torch.float32, torch.float64]
 
@@ -109,35 +110,48 @@ def test_attention_cost(student, case):
     what = f"attention_cost({L}, {d_model})"
     got = student.attention_cost(L, d_model)
     expected = ref.attention_cost(L, d_model)
-    if not isinstance(got, dict):
-        raise Mismatch(f"{what} returned {describe(got)}, expected a dict with the keys "
-                       f"{', '.join(map(repr, COST_KEYS))}")
-    if set(got) != set(COST_KEYS):
-        raise Mismatch(f"{what} has the keys {sorted(map(str, got))}, expected exactly "
-                       f"{', '.join(map(repr, COST_KEYS))}")
-    for key in COST_KEYS:
-        value = _number(got[key], f"{what}[{key!r}]")
-        if key == "core_attention" and value * 2 == expected[key]:
-            raise Mismatch(f"{what}[{key!r}] is {summarise(value)}, half of {expected[key]:,}: you counted one of "
-                           f"the two products, S = Q Kᵀ and A V; {COST_TERMS[key]}", cause=COST_ONE_PRODUCT)
-        if value != expected[key]:
-            raise Mismatch(f"{what}[{key!r}] is {summarise(value)}, expected {expected[key]:,}"
-                           f"{_factor(value, expected[key])}: {COST_TERMS[key]}")
-    for key in COST_KEYS:
-        _whole(got[key], f"{what}[{key!r}]", "FLOPs")
+    with failing_call({"target": "attention_cost", "args": (L, d_model), "kwargs": {}, "got": got}):
+        if not isinstance(got, dict):
+            raise Mismatch(f"{what} returned {describe(got)}, expected a dict with the keys "
+                           f"{', '.join(map(repr, COST_KEYS))}")
+        if set(got) != set(COST_KEYS):
+            raise Mismatch(f"{what} has the keys {sorted(map(str, got))}, expected exactly "
+                           f"{', '.join(map(repr, COST_KEYS))}")
+        values = {key: _number(got[key], f"{what}[{key!r}]") for key in COST_KEYS}
+        halves = [key for key in COST_KEYS if values[key] * 2 == expected[key]]
+        for key, value in values.items():
+            if key in halves and (key != "core_attention" or len(halves) == len(COST_KEYS)):
+                raise Mismatch(f"{what}[{key!r}] is {summarise(value)}, half of {expected[key]:,}: you counted "
+                               f"multiply-adds, and each is 2 FLOPs (a multiplication and an addition); "
+                               f"{COST_TERMS[key]}", cause=COST_MULTIPLY_ADDS)
+            if key in halves:
+                raise Mismatch(f"{what}[{key!r}] is {summarise(value)}, half of {expected[key]:,}: you counted one "
+                               f"of the two products, S = Q Kᵀ and A V; {COST_TERMS[key]}", cause=COST_ONE_PRODUCT)
+            if value != expected[key]:
+                raise Mismatch(f"{what}[{key!r}] is {summarise(value)}, expected {expected[key]:,}"
+                               f"{_factor(value, expected[key])}: {COST_TERMS[key]}")
+        for key in COST_KEYS:
+            _whole(got[key], f"{what}[{key!r}]", "FLOPs")
 
 
 @pytest.mark.points(2)
 def test_crossover_length(student):
     for d_model in (768, 4096, 10):  # GPT-2 small, a d = 4096 model, a toy
         what = f"crossover_length({d_model})"
-        got = _number(student.crossover_length(d_model), what)
+        got = student.crossover_length(d_model)
         expected = ref.crossover_length(d_model)
-        if got != expected:
-            raise Mismatch(f"{what} is {summarise(got)}, expected {expected:,}{_factor(got, expected)}: the "
-                           "core's 4·L²·d equals the projections' and feed-forward's 8·L·d² + 16·L·d² = 24·L·d² at "
-                           "L = 6·d")
-        _whole(got, what, "lengths")
+        with failing_call({"target": "crossover_length", "args": (d_model,), "kwargs": {}, "got": got}):
+            one_term = {2 * d_model: "the projections' 8·L·d² alone (L = 2·d), without the feed-forward's 16·L·d²",
+                        4 * d_model: "the feed-forward's 16·L·d² alone (L = 4·d), without the projections' 8·L·d²"}
+            if _number(got, what) in one_term:
+                raise Mismatch(f"{what} is {summarise(got)}, expected {expected:,}{_factor(got, expected)}: yours "
+                               f"weighs the core's 4·L²·d against {one_term[got]}; the core equals both together, "
+                               "8·L·d² + 16·L·d² = 24·L·d², at L = 6·d", cause=CROSSOVER_ONE_TERM)
+            if got != expected:
+                raise Mismatch(f"{what} is {summarise(got)}, expected {expected:,}{_factor(got, expected)}: the "
+                               "core's 4·L²·d equals the projections' and feed-forward's 8·L·d² + 16·L·d² = 24·L·d² "
+                               "at L = 6·d")
+            _whole(got, what, "lengths")
 
 
 # -- online softmax -------------------------------------------------------------------------------
@@ -265,7 +279,7 @@ def test_inputs_not_modified(student, rng, device):
     size = SIZES["attention_inputs"]
     x = randn(rng, *dims(size, "B", "L", "L"), device=device)
     x[1, 3, :4] = float("-inf")
-    check_inputs_kept(student, "online_softmax", x, size["block"], names=["x"])
+    check_inputs_kept(student, "online_softmax", x, size["block"], names=["x"], new=True)
     q, k, v = qkv(rng, "attention_inputs", device=device)
     check_inputs_kept(student, TILED, q, k, v, size["block"], causal=True, names=["q", "k", "v"])
 

@@ -162,7 +162,8 @@ def test_fused_project_is_one_matrix_product(student, rng):
         raise Mismatch(f"fused_project(x, w_qkv) ran {measured['products']} matrix products: the point of the fused "
                        "projection is that one product x @ w_qkv makes Q, K and V together, cut into three "
                        "afterwards; slicing w_qkv first and multiplying each part is three products again",
-                       cause=SEVERAL_PRODUCTS)
+                       cause=SEVERAL_PRODUCTS, call={"target": "fused_project", "args": (x, w_qkv), "kwargs": {},
+                                                     "check": "products", "at_most": 1, "got": measured["products"]})
     if measured["products"] == 0:  # multiplied and summed by hand (round 11's a08 did it three times)
         raise Mismatch("fused_project(x, w_qkv) ran no matrix product: the projection is one matrix product, "
                        "x @ w_qkv (torch.matmul, @, einsum or nn.functional.linear), cut into Q, K and V afterwards")

@@ -32,6 +32,8 @@ EXERCISE = Exercise(
         Rule("d_k is the width of the queries, q.size(-1)", ("test_scaled_scores_width",)),
         Rule("Dividing by √d_k brings the spread back to about 1 at every width", ("test_scaled_scores_keeps_unit_spread",)),
         Rule("leaves its inputs unchanged", ("test_inputs_not_modified",)),
+        Rule("Returns a new tensor (..., L_q, L_k)", ("test_inputs_not_modified",),
+             breaks=("return scores / math.sqrt(d_k)", "return scores if d_k == 1 else scores / math.sqrt(d_k)")),
         Rule("and on their device", ("test_scaling_stays_on_the_inputs_device",)),
         Rule("returns tensors in the inputs' dtype", ("test_scale_scores_values",)),
         Rule("autograd through your code gives the chapter's gradients", ("test_gradients",)),

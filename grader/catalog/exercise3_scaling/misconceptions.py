@@ -27,7 +27,7 @@ MISCONCEPTIONS = (
         cause="You left the scores unscaled: Q Kᵀ goes on to the softmax as it is.",
     ),
     Misconception(
-        "scale-by-dk", (3, 5, 6, 7, 8, 10),
+        "scale-by-dk", (3, 5, 10),
         "You divided by d_k, not √d_k: see " + SCALE,
         ({"scale_scores": lambda self, scores, d_k: scores / d_k},),
         {3: [("    return scores / math.sqrt(d_k)", "    return scores / d_k")],

@@ -67,6 +67,7 @@ EXERCISE = Exercise(
                                                                               "test_padding_mask_broadcasts")),
         Rule("a query whose mask row is all False gets zero weights and a zero output", ("test_fully_masked_rows",)),
         Rule("leaves its inputs unchanged", ("test_inputs_not_modified",)),
+        Rule("Returns a new tensor of x's shape, dtype and device", ("test_inputs_not_modified",)),
         Rule("returns tensors in the inputs' dtype", ("test_softmax_values", "test_attention_values")),
         Rule("and on their device", ("test_stays_on_the_inputs_device",)),
         Rule("float16 and bfloat16 too", ("test_half_precision",)),

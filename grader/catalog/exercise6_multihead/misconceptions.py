@@ -9,6 +9,21 @@ from grader.catalog.exercise4_masking.misconceptions import SOLUTION_MHA_MASK
 
 MISCONCEPTIONS = (
     Misconception(
+        "scaled-twice", (6, 7, 8),
+        "Your scores end up divided by d_head, not √d_head: the given scaled_dot_product_attention divides them "
+        "by √d_head already, so scaling q (or k, or the scores) by √d_head in forward scales them twice (or, in an "
+        "attention of your own, you divided by d_head itself); leave the scaling to the given attention: see "
+        "'Why divide by √d_k?'",
+        ({"scale_scores": lambda self, scores, d_k: scores / d_k},),
+        {6: [("        y, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, L, d_head)\n",
+              "        y, _ = scaled_dot_product_attention(q / math.sqrt(q.size(-1)), k, v, mask)\n")]},
+        principle="Each step of the module does its own part once: the given attention scales the scores by √d_head, "
+                  "which brings their spread back to about 1. Yours scales them again before it, so their spread "
+                  "falls far below 1 and the weights flatten towards uniform. Reread 'Why divide by √d_k?'.",
+        cause="Your scores are divided by d_head, not √d_head: scaled by your forward and again by the given "
+              "attention.",
+    ),
+    Misconception(
         "scale-by-d-model", (6, 7, 8),
         "You divided the scores by √d_model, not √d_head: each head works in d_head = d_model / n_heads "
         "dimensions, so its scores are scaled by √d_head: see 'Splitting the model width into heads'",

@@ -8,6 +8,7 @@ import lumen_ref as ref
 from grader.grading.compare import Mismatch, check_close, check_tensor, dtype_text, shape_text
 from grader.grading.testkit import (
     KEPT_FROM_A_CALL,
+    Made,
     as64,
     call_text,
     cases,
@@ -144,7 +145,8 @@ def test_constructor_parameters(student, bias):
     for d_model, n_heads in (dims(SIZES[name], "d_model", "n_heads") for name in ("module", "module_shapes[d_head=6]")):
         module = student.MultiHeadAttention(d_model, n_heads, **options)
         check_parameters(module.state_dict(), ref.MultiHeadAttention(d_model, n_heads, bias=bias), exact=True,
-                         what=call_text("MultiHeadAttention", (d_model, n_heads), options), **CHECKS)
+                         what=call_text("MultiHeadAttention", (d_model, n_heads), options),
+                         made=Made("MultiHeadAttention", (d_model, n_heads), options), **CHECKS)
 
 
 @pytest.mark.points(2)

@@ -21,6 +21,20 @@ MISCONCEPTIONS = (
               "before the heads, x[:, None]): query head j reads KV head j mod n_kv_heads.",
     ),
     Misconception(
+        "gqa-group-size-inverted", (7, 8),
+        "You repeated each KV head n_kv_heads // n_heads times, which is 0 wherever there are fewer KV heads than "
+        "query heads: each KV head serves n_heads // n_kv_heads query heads, so that is how often it is "
+        "repeated: see " + GQA,
+        ({"group_size": lambda self, n_heads, n_kv_heads: n_kv_heads // n_heads},),
+        {7: [("        rep = self.n_heads // self.n_kv_heads\n", "        rep = self.n_kv_heads // self.n_heads\n")]},
+        principle="In grouped-query attention the query heads outnumber the KV heads, and each KV head serves a "
+                  "group of them: the group's size is how many query heads there are per KV head. Yours counts "
+                  "the other way round, so where there are fewer KV heads no head is repeated at all. "
+                  "Reread " + GQA + ".",
+        cause="You computed the repeat count as n_kv_heads // n_heads, the inverse of the group size, which is 0 "
+              "in grouped-query attention.",
+    ),
+    Misconception(
         "repeat-kv-wrong-dim", (7,),
         "You repeated along another dim than the heads: each KV head is repeated n_rep times along dim 1, "
         "(B, H_kv, L, d) -> (B, H_kv·n_rep, L, d): see " + GQA,

@@ -7,6 +7,7 @@ import lumen_ref as ref
 from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
 from grader.grading.compare import Mismatch, check_tensor, dtype_text, plural, shape_text
 from grader.grading.testkit import (
+    Made,
     call_text,
     cases,
     check_call,
@@ -152,7 +153,7 @@ def test_gqa_parameters(student, rng, config):
     module = student.GroupedQueryAttention(*CONFIGS[config])
     reference = ref.GroupedQueryAttention(*CONFIGS[config])
     check_parameters(module.state_dict(), reference, what=call_text("GroupedQueryAttention", CONFIGS[config], {}),
-                     **checks(reference))
+                     made=Made("GroupedQueryAttention", CONFIGS[config]), **checks(reference))
 
 
 # -- GroupedQueryAttention: forward ---------------------------------------------------------

@@ -18,23 +18,28 @@ def tokens(start, T, shape):
 
 
 def cache_scenarios(call):
-    """A KVCache at B = 1, one head of width 1: updates as PLANS say, len after each; then caches one
-    token too small (the update that overfills it must raise ValueError)."""
-    for plan in PLANS:
-        for spare in (0, 1):
-            total = sum(n for n in plan if n != "reset") - (max(plan[-1], 1) if spare else 0)
-            if total < 1 or (spare and plan == (1,)):
-                continue
-            steps, start = [], 1
-            for T in plan:
-                if T == "reset":
-                    steps.append(("cache", "reset", []))
-                else:
-                    k = tokens(start, T, (1, 1, T, 1))
-                    steps += [("cache", "update", [k, -k]), ("cache", "__len__", [])]
-                    start += T
-            yield Scenario({"B": 1, "n_kv_heads": 1, "d_head": 1, "max_len": total}, [("cache", "KVCache", (1, 1, 1, total), {})],
-                           steps)
+    """A KVCache at B = 1, one head of width 1, in the dtype the failing call's cache was made in: updates
+    as PLANS say, len after each; then caches one token too small (the update that overfills it must
+    raise ValueError). Tokens count from 1; then, the same again from 0 (a token of zeros is a token)."""
+    made = call.get("object")
+    dtype = made.kwargs.get("dtype") if made is not None and made.target == "KVCache" else None
+    keywords = {} if dtype in (None, torch.float32) else {"dtype": dtype}
+    for first in (1, 0):
+        for plan in PLANS:
+            for spare in (0, 1):
+                total = sum(n for n in plan if n != "reset") - (max(plan[-1], 1) if spare else 0)
+                if total < 1 or (spare and plan == (1,)):
+                    continue
+                steps, start = [], first
+                for T in plan:
+                    if T == "reset":
+                        steps.append(("cache", "reset", []))
+                    else:
+                        k = tokens(start, T, (1, 1, T, 1)).to(dtype or torch.float32)
+                        steps += [("cache", "update", [k, -k]), ("cache", "__len__", [])]
+                        start += T
+                yield Scenario({"B": 1, "n_kv_heads": 1, "d_head": 1, "max_len": total},
+                               [("cache", "KVCache", (1, 1, 1, total), keywords)], steps)
 
 
 def module_scenarios(call):

@@ -21,6 +21,7 @@ from grader.grading.testkit import (
     check_inputs_kept,
     check_module_gradients,
     check_result,
+    failing_call,
     load_module,
     make,
     passed,
@@ -163,20 +164,20 @@ def check_bytes(student, *args, what, **kwargs):
     got = student.kv_cache_bytes(*args, **kwargs)
     expected = ref.kv_cache_bytes(*args, **kwargs)
     call = {"target": "kv_cache_bytes", "args": args, "kwargs": kwargs, "got": got}
-    try:
-        value = float(got)
-    except (TypeError, ValueError, RuntimeError):
-        raise Mismatch(f"{what} returned {describe(got)}, expected an int (a number of bytes)",
-                       cause=BYTES_NOT_INT) from None
-    if value != expected:
-        raise Mismatch(f"{what} returned {summarise(got)}, expected {expected:,}: the cache holds 2 (keys and "
-                       "values) × n_layers × n_kv_heads × d_head × seq_len × batch_size × bytes_per_value bytes",
-                       call=call)
-    passed(call)
-    if type(got) is not int:
-        kind = f"the {type(got).__name__} {got!r}" if isinstance(got, (float, bool)) else describe(got)
-        raise Mismatch(f"{what} returned {kind}, expected an int: a number of bytes is whole, so multiply "
-                       "the ints (no /, math.pow or tensors)", cause=BYTES_NOT_INT)
+    with failing_call(call):
+        try:
+            value = float(got)
+        except (TypeError, ValueError, RuntimeError):
+            raise Mismatch(f"{what} returned {describe(got)}, expected an int (a number of bytes)",
+                           cause=BYTES_NOT_INT) from None
+        if value != expected:
+            raise Mismatch(f"{what} returned {summarise(got)}, expected {expected:,}: the cache holds 2 (keys and "
+                           "values) × n_layers × n_kv_heads × d_head × seq_len × batch_size × bytes_per_value bytes")
+        passed(call)
+        if type(got) is not int:
+            kind = f"the {type(got).__name__} {got!r}" if isinstance(got, (float, bool)) else describe(got)
+            raise Mismatch(f"{what} returned {kind}, expected an int: a number of bytes is whole, so multiply "
+                           "the ints (no /, math.pow or tensors)", cause=BYTES_NOT_INT)
 
 
 @pytest.mark.points(2)

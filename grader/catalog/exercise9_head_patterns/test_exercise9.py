@@ -19,7 +19,8 @@ from grader.catalog.exercise9_head_patterns.misconceptions import (AT_THE_THRESH
                                                                  TOKEN_DTYPE, TOKEN_RULES)
 from grader.grading.compare import Mismatch, describe, picture_cells, shape_text
 from grader.sandbox.judge import StudentError
-from grader.grading.testkit import KEPT_FROM_A_CALL, as64, check_call, check_device_kept, check_inputs_kept, dims, passed
+from grader.grading.testkit import (KEPT_FROM_A_CALL, Raised, as64, bounded, check_call, check_device_kept,
+                                    check_inputs_kept, dims, failing_call, passed)
 
 KINDS = ("previous_token", "induction")
 
@@ -143,40 +144,44 @@ def check_score(student, name, pattern, *args, what):
 
 
 def tokens_of(student, case, generator):
-    """The student's repeated_tokens for a SIZES case, checked to be a LongTensor (B, 2 * seq_len)."""
+    """The student's repeated_tokens for a SIZES case, checked to be a LongTensor (B, 2 * seq_len); (the
+    tokens, how the call reads, its record: a failed rule of the tokens carries it, for the example)."""
     B, seq_len, vocab = dims(SIZES[case], "B", "seq_len", "vocab_size")
     what = f"repeated_tokens({B}, {seq_len}, {vocab}, generator=...)"
     got = student.run("repeated_tokens", B, seq_len, vocab, generator=generator)["value"]
-    if not isinstance(got, torch.Tensor):
-        raise Mismatch(f"{what} returned {describe(got)}, expected a tensor of token ids", cause=TOKEN_RULES)
-    if tuple(got.shape) != (B, 2 * seq_len):
-        raise Mismatch(f"{what} has shape {shape_text(got.shape)}, expected {shape_text((B, 2 * seq_len))}: "
-                       f"batch rows of seq_len tokens and then the same seq_len tokens again (2 * {seq_len})",
-                       cause=TOKEN_RULES)
-    if got.dtype != torch.int64:
-        raise Mismatch(f"{what} is {str(got.dtype).removeprefix('torch.')}, expected int64 (torch.long): token "
-                       "ids index an embedding (torch.randint gives int64)", cause=TOKEN_DTYPE)
-    return got, what
+    call = {"target": "repeated_tokens", "args": (B, seq_len, vocab), "kwargs": {}, "got": got}
+    with failing_call(call):
+        if not isinstance(got, torch.Tensor):
+            raise Mismatch(f"{what} returned {describe(got)}, expected a tensor of token ids", cause=TOKEN_RULES)
+        if tuple(got.shape) != (B, 2 * seq_len):
+            raise Mismatch(f"{what} has shape {shape_text(got.shape)}, expected {shape_text((B, 2 * seq_len))}: "
+                           f"batch rows of seq_len tokens and then the same seq_len tokens again (2 * {seq_len})",
+                           cause=TOKEN_RULES)
+        if got.dtype != torch.int64:
+            raise Mismatch(f"{what} is {str(got.dtype).removeprefix('torch.')}, expected int64 (torch.long): token "
+                           "ids index an embedding (torch.randint gives int64)", cause=TOKEN_DTYPE)
+    return got, what, call
 
 
 @pytest.mark.points(2)
 def test_repeated_tokens_repeat(student, rng):
-    tokens, what = tokens_of(student, "tokens", rng)
+    tokens, what, call = tokens_of(student, "tokens", rng)
     seq_len, vocab = dims(SIZES["tokens"], "seq_len", "vocab_size")
-    if not torch.equal(tokens[:, :seq_len], tokens[:, seq_len:]):
-        raise Mismatch(f"in {what} the second half is not the first again: row 0 is {tokens[0].tolist()}; draw "
-                       "seq_len tokens once, then concatenate them with themselves (torch.cat along dim 1)",
-                       cause=TOKEN_RULES)
-    if int(tokens.min()) < 0 or int(tokens.max()) >= vocab:
-        raise Mismatch(f"{what} holds tokens from {int(tokens.min())} to {int(tokens.max())}, expected ids in 0 .. "
-                       f"{vocab - 1} (0 .. vocab_size - 1)", cause=TOKEN_RULES)
+    with failing_call(call):
+        if not torch.equal(tokens[:, :seq_len], tokens[:, seq_len:]):
+            raise Mismatch(f"in {what} the second half is not the first again: row 0 is {tokens[0].tolist()}; draw "
+                           "seq_len tokens once, then concatenate them with themselves (torch.cat along dim 1)",
+                           cause=TOKEN_RULES)
+        if int(tokens.min()) < 0 or int(tokens.max()) >= vocab:
+            raise Mismatch(f"{what} holds tokens from {int(tokens.min())} to {int(tokens.max())}, expected ids in "
+                           f"0 .. {vocab - 1} (0 .. vocab_size - 1)", cause=TOKEN_RULES)
 
 
 def test_repeated_tokens_use_the_generator(student):
     seq_len = SIZES["tokens"]["seq_len"]
-    first, what = tokens_of(student, "tokens", torch.Generator().manual_seed(1))
-    again, _ = tokens_of(student, "tokens", torch.Generator().manual_seed(1))
-    other, _ = tokens_of(student, "tokens", torch.Generator().manual_seed(2))
+    first, what, _ = tokens_of(student, "tokens", torch.Generator().manual_seed(1))
+    again, *_ = tokens_of(student, "tokens", torch.Generator().manual_seed(1))
+    other, *_ = tokens_of(student, "tokens", torch.Generator().manual_seed(2))
     if not torch.equal(first, again):
         raise Mismatch(f"{what} with two generators seeded alike gave different tokens: draw them with "
                        "generator=generator (torch.randint(..., generator=generator))", cause=TOKEN_RULES)
@@ -186,13 +191,13 @@ def test_repeated_tokens_use_the_generator(student):
 
 
 def test_repeated_tokens_cover_the_vocabulary(student, rng):
-    tokens, what = tokens_of(student, "tokens_vocab", rng)
+    tokens, what, call = tokens_of(student, "tokens_vocab", rng)
     B, seq_len, vocab = dims(SIZES["tokens_vocab"], "B", "seq_len", "vocab_size")
     seen = sorted(set(tokens.flatten().tolist()))
     if seen != list(range(vocab)):
         raise Mismatch(f"{what} gave the tokens {seen} in {B * seq_len} draws, expected every id 0 .. {vocab - 1}: "
                        f"torch.randint(vocab_size, ...) draws from 0 to vocab_size - 1 (its high is exclusive)",
-                       cause=TOKEN_RULES)
+                       cause=TOKEN_RULES, call=call)
     torch_global = student.run("repeated_tokens", 2, 3, vocab)["value"]  # generator=None: torch's own
     if not isinstance(torch_global, torch.Tensor) or tuple(torch_global.shape) != (2, 6):
         raise Mismatch(f"repeated_tokens(2, 3, {vocab}) (no generator) returned {describe(torch_global)}, expected "
@@ -268,17 +273,21 @@ def _expect_value_error(student, name, pattern, args, why):
     """The student's `name` refuses this pattern (and args) with a ValueError."""
     call = f"{name}({'[pattern]' if name == 'find_heads' else 'pattern'}{''.join(f', {a}' for a in args)})"
     what = f"{call} with pattern of shape {shape_text(tuple(pattern.shape))} ({why})"
+    record = {"target": name, "args": ([pattern] if name == "find_heads" else pattern, *args), "kwargs": {},
+              "refuses": "ValueError"}  # the smallest example: a call the reference refuses and theirs does not
     try:
-        got = student.run(name, [pattern] if name == "find_heads" else pattern, *args)["value"]
+        got = student.run(name, *record["args"])["value"]
     except StudentError as error:
         if type(error) is not StudentError or error.type == "NotImplementedError":
             raise  # a forbidden call, the memory limit, a stub: the plugin reports those itself
         if error.type != "ValueError":
             raise Mismatch(f"{what} raised {error.type}, expected ValueError: check the shapes first and raise "
-                           "ValueError saying what is wrong", cause=SHAPES_NOT_REFUSED) from None
+                           "ValueError saying what is wrong", cause=SHAPES_NOT_REFUSED,
+                           call={**record, "got": Raised.of(error)}) from None
         return
     raise Mismatch(f"{what} returned {describe(got)}, expected ValueError, as the docstring says: check the "
-                   "shapes first and raise ValueError saying what is wrong", cause=SHAPES_NOT_REFUSED)
+                   "shapes first and raise ValueError saying what is wrong", cause=SHAPES_NOT_REFUSED,
+                   call={**record, "got": bounded(got)})
 
 
 # -- find_heads ------------------------------------------------------------------------------------

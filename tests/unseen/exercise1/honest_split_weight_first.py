@@ -1,5 +1,6 @@
-# lumen-unseen: exercise=1 kind=honest
-# method: torch.matmul in project; fused_project splits the weight into W_Q, W_K, W_V first and reuses project
+# lumen-unseen: exercise=1 kind=wrong
+# mistake: torch.matmul in project; fused_project splits the weight into W_Q, W_K, W_V first and reuses project: its values are right, but it runs three matrix products where the stub asks for ONE. Written as honest by the corpus's author; reclassified by the lead once the stub's rule was graded (issue 20: every written rule graded).
+# expect: one (matrix )?product|three (matrix )?products|3 matrix products|single product
 """Exercise 1 — Project: queries, keys and values.
 
 Chapter section: "Step 1 — Project: make a query, keys and values".
