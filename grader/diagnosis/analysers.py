@@ -919,7 +919,8 @@ def crash_findings(call):
     if _NOT_CONTIGUOUS in raised.message:
         return [Finding("crash:view-not-contiguous", at + ".view needs a tensor whose numbers lie in memory in the order "
                         "of the new shape; after a transpose or a permute they do not (the tensor is not contiguous), "
-                        "so the view cannot be made: call .contiguous() before .view, or use .reshape")]
+                        "nor after an expand, which repeats an axis without copying it (stride 0), so the view "
+                        "cannot be made: call .contiguous() before .view, or use .reshape")]
     tensors = [t for t in leaves((call["args"], call["kwargs"])) if isinstance(t, torch.Tensor)]
     if _SIZES_CLASH.search(raised.message) and re.search(r"\.T\b", code) and any(t.dim() > 2 for t in tensors):
         return [Finding("crash:T-reverses-all-dims", at + ".T reverses ALL the dims of a tensor with more than two "

@@ -458,8 +458,9 @@ def _run_check(student, exercise, call, spec, made, args, state=None):
             check_inputs_kept(caller, target, *positional, names=call.get("names", []), new=call.get("new", False),
                               **keywords)
     except Mismatch as mismatch:
-        if mismatch.details.get("cause") in ("built-on-cpu", "input-changed-in-place", RETURNS_AN_INPUT,
-                                              call.get("gradient_cause")):
+        wanted = (call["check_cause"],) if call.get("check_cause") else (
+            "built-on-cpu", "input-changed-in-place", RETURNS_AN_INPUT, call.get("gradient_cause"))
+        if mismatch.details.get("cause") in wanted:  # the failing check's own mistake, not another the check finds
             # the symptom alone: the example shows what went wrong, a later hint how to fix it
             return (mismatch.details.get("symptom", mismatch.message),
                     CHECKS.get((check, call.get("gradient_cause") or call.get("new")), CHECKS[check]), weights)
@@ -584,7 +585,7 @@ def reproduces(student, exercise, example):
         call = {"target": example["function"], "kwargs": kwargs, "check": example["check"],
                 "names": example.get("names", []), "method": "__call__", "device_arg": example.get("device_arg"),
                 "wrt": example.get("wrt"), "gradient_cause": example.get("gradient_cause"), "at_most": example.get("at_most"),
-                "new": example.get("new", False),
+                "new": example.get("new", False), "check_cause": example.get("check_cause"),
                 "object": Made(example["function"], (), example.get("made_keywords", {}))}
         return _run_check(student, exercise, call, spec, example.get("made"), args, state)[0] is not None
     if isinstance(spec, Module):
@@ -1004,7 +1005,7 @@ def _example(search):
         example["raises"] = shown["got"].type
     if search.call.get("check"):
         example.update(check=search.call["check"], names=search.call.get("names", []), at_most=search.call.get("at_most"),
-                       new=search.call.get("new", False),
+                       new=search.call.get("new", False), check_cause=search.call.get("check_cause"),
                        device_arg=search.call.get("device_arg"), wrt=search.call.get("wrt"),
                        gradient_cause=search.call.get("gradient_cause"))
     if made is not None:
@@ -1183,6 +1184,8 @@ def _suffixes(label, want, have, given):
         return suffix, suffix
     if want.shape != have.shape:
         return tuple(f"{suffix} of shape {tuple(t.shape)}" for t in (want, have))
+    if (want.dtype == torch.bool) != (have.dtype == torch.bool):  # a mask of 0s and 1s prints as a bool one does
+        return tuple(f"{suffix}, {dtype_text(t.dtype)}" for t in (want, have))
     if have.is_floating_point() and given is not None and have.dtype != given:
         return f"{suffix}, {dtype_text(given)}", f"{suffix}, {dtype_text(have.dtype)}"
     return suffix, suffix

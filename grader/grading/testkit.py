@@ -329,7 +329,8 @@ def check_inputs_kept(caller, target, *args, names, new=False, **kwargs):
                            cause=RETURNS_AN_INPUT, symptom=symptom)
     except Mismatch as mismatch:  # the call, for the diagnosis's example: it redoes this check
         mismatch.details["call"] = {**_pending(caller, target, args, kwargs, check="inputs-kept", names=list(names),
-                                               new=new), "got": bounded(reply["value"])}
+                                               new=new, check_cause=mismatch.details.get("cause")),
+                                    "got": bounded(reply["value"])}
         raise
     return reply
 
@@ -480,7 +481,7 @@ def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", ca
     for got, name in zip(grads, names):
         if got is None:
             symptom = f"{what}: no gradient reached `{name}`"
-            raise Mismatch(f"{symptom}: is it used, and kept in autograd's record all the way (no .detach(), "
+            raise Mismatch(f"{symptom}: is it used, and kept in autograd's record all the way (no .detach(), .data, "
                            "torch.no_grad(), .item(), .numpy() or torch.tensor(...) on its path)?", cause=NO_GRADIENT,
                            symptom=symptom, **({"call": {**call, "gradient_cause": NO_GRADIENT}} if call else {}))
     for got, want, name in zip(grads, expected, names):

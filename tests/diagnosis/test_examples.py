@@ -87,6 +87,23 @@ def test_a_function_that_keeps_state_between_calls_gets_no_example(grade):
     assert diagnosis["id"] == "kept-from-an-earlier-call" and "example" not in diagnosis
 
 
+ROUND10 = Path(__file__).resolve().parents[1] / "unseen" / "round10"
+
+
+def test_an_example_shows_the_failing_checks_own_mistake(grade):
+    """Round 10's `scores /= √d_k`: at d_k = 1 it changes nothing and returns its input, which the same
+    check fails too; the example is the in-place edit the diagnosis names (d_k = 2), not that."""
+    [diagnosis] = grade(3, path=ROUND10 / "exercise3" / "wrong_inplace_div.py").diagnoses
+    assert diagnosis["id"] == "input-changed-in-place"
+    assert "modified its input `scores` in place" in diagnosis["example"]["text"]
+
+
+def test_a_float_mask_is_told_from_a_bool_one_in_the_example(grade):
+    [diagnosis] = grade(4, path=ROUND10 / "exercise4" / "wrong_float_mask.py").diagnoses
+    assert "expected, bool = [[1]]" in diagnosis["example"]["text"]
+    assert "yours, float32 = [[1]]" in diagnosis["example"]["text"]
+
+
 def test_a_random_functions_example_names_the_rule_it_breaks(grade):
     example = grade(9, path=SUBMISSIONS / "../unseen/round9/exercise9/wrong_repeat_interleave_tokens.py"
                     ).diagnoses[0]["example"]

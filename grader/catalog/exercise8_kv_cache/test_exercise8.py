@@ -320,9 +320,11 @@ def test_kvcache_update_writes_into_its_storage(student, rng):
     if measured["bytes"] >= past_bytes:
         raise Mismatch(f"cache.update(k, v) with 1 new token after {past} (a KVCache({B}, {H_kv}, {d_head}, "
                        f"max_len={max_len})) allocated a tensor of shape {tuple(measured['shape'])} "
-                       f"({measured['bytes']:,} bytes; the {past} cached keys take {past_bytes:,}): it copies the "
-                       "cache on every update. Allocate the storage once in __init__, write the new tokens into "
-                       "its slice [:, :, start:end] and return the views [:, :, :end] (no torch.cat, no clone)",
+                       f"({measured['bytes']:,} bytes; the {past} cached keys take {past_bytes:,}): each update "
+                       "makes something as large as the cache, a copy of it (torch.cat, clone) or a computation "
+                       "over all of it (a count of its non-zero rows, through len). Allocate the storage once in "
+                       "__init__, write the new tokens into its slice [:, :, start:end] and return the views "
+                       "[:, :, :end]",
                        cause=REALLOCATED)
 
 
