@@ -8,7 +8,10 @@ from lumen_ref's. Each try runs the student's code in their confined process, th
 smaller try that still differs, one size at a time, within a few dozen tries and the time it is
 given; a student's code that raises, loops or dies on small sizes costs only the example. A
 failing call that failed a check rather than a value (its device, on the child's stand-in for a
-GPU; its inputs kept) is shrunk by redoing that check.
+GPU; its inputs kept or a new tensor; a gradient; a module's parameters; the matrix products the
+probe counts) is shrunk by redoing that check; one the reference must refuse (`"refuses"`) by
+finding the smallest call it refuses and theirs answers. A function that answers one call two ways
+keeps state between calls, which a call alone in a fresh process may not show: it gets no example.
 
 What the engine needs to know of a function, how its arguments' sizes hang together, each exercise
 declares in its package as `EXAMPLES = {name: Function(...), Module(...) or Stateful(...)}` in
@@ -17,7 +20,9 @@ symbols of each argument's axes ("L_q", "d_k", a product ("n_heads", "d_head"), 
 leading batch axes); a smaller call is the failing call's own tensors cut to smaller symbols
 (which keeps the values a mistake may need, 1e4 or a masked row), or fresh small integers of
 those sizes. Modules are made anew at the smaller sizes, with small integer weights; a class whose
-answers depend on its past (a KV cache) is `Stateful`: tried as the exercise's short scenarios.
+answers depend on its past (a KV cache) is `Stateful`: tried as the exercise's short scenarios; a
+function of random draws is `Drawn`: its answers, from a generator seeded 0, held to the rules the
+exercise writes.
 """
 
 import importlib
