@@ -278,6 +278,10 @@ CAUSES = {
                          "projections, each of one shape, and nothing more, so that its size is what the chapter "
                          "counts and a checkpoint saved from one such layer loads into another. Yours learns a "
                          "different set. Reread " + WALKTHROUGH + ".",
+    "gradient-scaled": "Autograd differentiates the steps it recorded, and only those: a model learns from the "
+                       "gradient of what the forward pass computed only if every step of it was recorded. Yours "
+                       "returns the right values, but its gradients are off by one factor, so some step of the "
+                       "values is not the step autograd differentiated. Reread " + WALKTHROUGH + ".",
     "returns-an-input": "A function that returns a new tensor hands its caller something of its own to keep or "
                         "change, while the caller's input stays as it was. Yours hands back memory it was given, "
                         "so a change to the result changes the input too. Reread " + WALKTHROUGH + ".",

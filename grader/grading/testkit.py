@@ -338,6 +338,7 @@ def check_inputs_kept(caller, target, *args, names, new=False, **kwargs):
 # -- devices ------------------------------------------------------------------------------------
 
 NO_GRADIENT = "no-gradient"  # a cause (grader.diagnosis.hints): an input the output does not depend on through autograd
+GRADIENT_SCALED = "gradient-scaled"  # a cause: right values, gradients one factor off (a step autograd did not see)
 PEEKS_AT_THE_FUTURE = "peeks-at-the-future"  # a cause: changing a later token changed an earlier one's result
 KEPT_FROM_A_CALL = "kept-from-an-earlier-call"  # a cause: a module answers differently after a call of another size
 LAYERS_DIFFER = "parameters-differ"  # a cause: a module's parameters are not the chapter's (a name or a shape)
@@ -432,7 +433,17 @@ def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_
     expected = reference_grads(ref_fn, args, wrt, upstream)
     check_gradients(grads, expected, names or [f"argument {i}" for i in wrt], what=what,
                     dtype=args[wrt[0]].dtype, nan_hint=nan_hint, cause=cause, general=general,
-                    call=gradient_call(student, name, args, wrt, value, cause, upstream))
+                    call=gradient_call(student, name, args, wrt, value, cause, upstream),
+                    forward_right=_right(value, expected_out, args[wrt[0]].dtype))
+
+
+def _right(value, expected, dtype):
+    """Is the student's forward value the reference's, as check_result would find it (no Mismatch)?"""
+    try:
+        check_result(value, expected, what="the forward value", dtype=dtype)
+    except Mismatch:
+        return False
+    return True
 
 
 def gradient_call(caller, target, args, wrt, got, cause, upstream=None):
@@ -468,14 +479,16 @@ def upstream_through_softmax(scores, mask, rng):
     return [upstream.to(device=scores.device, dtype=scores.dtype)]
 
 
-def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", cause=None, call=None, general=""):
+def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", cause=None, call=None, general="",
+                    forward_right=False):
     """Each gradient the student's process sent back (None: none reached it) against the reference's.
 
     `cause`: the diagnosis id of a NaN or inf gradient where the reference's is finite, for a check
     whose `nan_hint` names that mistake itself (the diagnosis replays values forward only, and a
     forward pass that is right tells it nothing); `call` (gradient_call's) is recorded with it, and
     `general`, the part of `nan_hint` that lists the ways such a NaN arises, which the line the
-    diagnosis finds replaces (grader.diagnosis.trails).
+    diagnosis finds replaces (grader.diagnosis.trails). `forward_right`: the forward values were checked
+    and right, so gradients one factor off are a step autograd did not see (cause GRADIENT_SCALED).
     A tensor no gradient reached is named first: where autograd's record was cut explains the
     wrong gradients of the others."""
     for got, name in zip(grads, names):
@@ -495,7 +508,30 @@ def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", ca
                     mismatch.details["call"] = call
                 if general:
                     mismatch.details["general"] = general
+            factor = _one_factor(got, want, dtype) if forward_right else None
+            if factor is not None and not mismatch.details.get("cause"):
+                raise Mismatch(f"{mismatch.message}: every entry is {factor:.4g} times the chapter's gradient, so "
+                               "the values your forward pass returns are right but its recorded steps are not: a "
+                               "step autograd does not see (a change made through .data or under torch.no_grad()) "
+                               "or a factor only the backward pass meets",
+                               **{**mismatch.details, "cause": GRADIENT_SCALED}) from None
             raise
+
+
+def _one_factor(got, want, dtype):
+    """The one factor (not 1) that makes `want` into `got` at every entry, within the dtype's
+    tolerance, where `want` has entries clear of 0; or None."""
+    if not (isinstance(got, torch.Tensor) and isinstance(want, torch.Tensor)) or got.shape != want.shape:
+        return None
+    got, want = got.detach().double().cpu(), want.detach().double().cpu()
+    clear = want.abs() > 1e-6 * want.abs().amax() if want.numel() else want.bool()
+    if not bool(clear.any()) or not bool(torch.isfinite(got).all()):
+        return None
+    ratio = got[clear] / want[clear]
+    factor = float(ratio.median())
+    tolerance = 1e-3 if dtype in (torch.float16, torch.bfloat16) else 1e-5
+    same = torch.allclose(got, factor * want, rtol=tolerance, atol=tolerance * float(want.abs().amax()))
+    return factor if same and abs(factor - 1) > 10 * tolerance else None
 
 
 def _not_finite_where_finite(got, want):
@@ -700,4 +736,4 @@ def check_module_gradients(module, reference, x, upstream, *, what, mask=None, n
     names, parameters = zip(*reference.named_parameters())
     expected = torch.autograd.grad((reference(x64, *as64(args[1:])) * as64(upstream)).sum(), [x64, *parameters])
     check_gradients([grads[0], *(param_grads.get(name) for name in names)], expected, ("x", *names), what=what,
-                    dtype=x.dtype, nan_hint=nan_hint, cause=cause)
+                    dtype=x.dtype, nan_hint=nan_hint, cause=cause, forward_right=True)  # check_forward passed

@@ -16,7 +16,7 @@ WHOLE_MATRIX = "tiled-holds-whole-matrix"
 CAUSES = {
     COST_MULTIPLY_ADDS: "A FLOP is one multiplication or one addition, and a matrix product does both for every term "
                         "it sums: an (n, k) by (k, m) product is n·k·m multiply-adds, twice as many FLOPs. Yours "
-                        "counts the multiply-adds, half the FLOPs. Reread " + COST + ".",
+                        "comes out at half the chapter's count, in every term. Reread " + COST + ".",
     CROSSOVER_ONE_TERM: "The crossover is where attention's quadratic term catches up with everything else in the layer "
                         "that grows only like L: the four projections and the feed-forward block together. Yours "
                         "weighs it against only one of the two. Reread " + COST + ".",
@@ -85,11 +85,15 @@ MISCONCEPTIONS = (
     Misconception(
         "online-rescale-inverted", (10,),
         "Your rescaling factor is upside down: what was summed with e^(s - m_old) becomes e^(s - m_new) when "
-        "multiplied by e^(m_old - m_new), which is at most 1, not by e^(m_new - m_old); on the first block, where "
-        "m_old = -inf, yours is e^(+inf) = inf, and inf · 0 is NaN: see " + COST,
+        "multiplied by e^(m_old - m_new), which is at most 1, not by e^(m_new - m_old), which grows it (and, "
+        "unguarded, is e^(+inf) = inf on the first block, where m_old = -inf): see " + COST,
         ({"block_exponentials": lambda self, block, m_old, m_new: (
             self.exp(self.exponent_shift(m_new) - m_old), self.exp(block - self.exponent_shift(m_new))),
-          "exp": student_exp},),
+          "exp": student_exp},
+         {"block_exponentials": lambda self, block, m_old, m_new: (  # with the first block's factor guarded: 0
+             torch.where(torch.isneginf(m_old), torch.zeros_like(m_old), self.exp(m_new - m_old)),
+             self.exp(block - self.exponent_shift(m_new))),
+          "exp": student_exp}),
         {10: [(SOLUTION_ONLINE_SUM, SOLUTION_ONLINE_SUM.replace("torch.exp(m - shift)", "torch.exp(shift - m)")),
               ("        rescale = torch.exp(m - shift)", "        rescale = torch.exp(shift - m)")]},
         principle="When the running max rises, everything summed so far was measured against the old max and must "

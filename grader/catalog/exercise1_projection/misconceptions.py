@@ -18,6 +18,17 @@ CAUSES = {
 
 MISCONCEPTIONS = (
     Misconception(
+        "query-prescaled", (1,),
+        "You scaled the queries by 1/√d_k in the projection (as Hugging Face's BART and T5 code does); here "
+        "Q = X W_Q exactly, and the scaling is Step 3's, on the scores: see " + PROJECT,
+        ({"project": lambda self, x, w_q, w_k, w_v: (x @ w_q * w_q.size(-1) ** -0.5, x @ w_k, x @ w_v)},),
+        {1: [("    q = x @ w_q  #", "    q = x @ w_q * w_q.size(-1) ** -0.5  #")]},
+        principle="Each step of the chapter does one thing: the projection makes the query, Q = X W_Q, and the "
+                  "scaling by √d_k belongs to the scores, two steps later. In yours, every query points the right "
+                  "way but has the wrong length, while the keys and values are right. Reread " + PROJECT + ".",
+        cause="You multiplied the queries by 1/√d_k inside the projection.",
+    ),
+    Misconception(
         "projection-transposed", (1,),
         "You computed x Wᵀ (nn.Linear's (out, in) layout, as F.linear does); here W is (d_model, d_k), so "
         "Q = X W_Q is x @ w_q: see 'Step 1 — Project: make a query, keys and values'",

@@ -12,6 +12,20 @@ from grader.diagnosis.mutants import Misconception, WALKTHROUGH
 
 MISCONCEPTIONS = (
     Misconception(
+        "scores-shifted-by-row-max", (2,),
+        "You subtracted each row's max from the scores, the softmax's trick for its exponentials: the scores "
+        "themselves are the raw dot products, S = Q Kᵀ, and the softmax (Step 4) shifts what it needs: see "
+        "'Step 2 — Score every key'",
+        ({"attention_scores": lambda self, q, k: (lambda s: s - s.amax(dim=-1, keepdim=True))(
+            q @ k.transpose(-2, -1))},),
+        {2: [("    return q @ k.transpose(-2, -1)  #", "    s = q @ k.transpose(-2, -1)\n"
+              "    return s - s.amax(dim=-1, keepdim=True)  #")]},
+        principle="A score is one dot product, how well one query matches one key: the raw number, which later "
+                  "steps scale and turn into weights. In yours, each query's row of scores is off by an amount "
+                  "of its own, the same for every key. Reread 'Step 2 — Score every key'.",
+        cause="You subtracted each row's largest score from the scores.",
+    ),
+    Misconception(
         "scores-transposed", (2, 3, 5),
         "You computed K Qᵀ: row i of the scores is query i against every key, S = Q Kᵀ of shape (L_q, L_k); "
         "transpose k, not q: see 'Step 2 — Score every key'",

@@ -28,9 +28,8 @@ MISCONCEPTIONS = (
         ({"group_size": lambda self, n_heads, n_kv_heads: n_kv_heads // n_heads},),
         {7: [("        rep = self.n_heads // self.n_kv_heads\n", "        rep = self.n_kv_heads // self.n_heads\n")]},
         principle="In grouped-query attention the query heads outnumber the KV heads, and each KV head serves a "
-                  "group of them: the group's size is how many query heads there are per KV head. Yours counts "
-                  "the other way round, so where there are fewer KV heads no head is repeated at all. "
-                  "Reread " + GQA + ".",
+                  "group of them, all of equal size. In yours, wherever there are fewer KV heads than query "
+                  "heads, the keys and values come out with no heads at all. Reread " + GQA + ".",
         cause="You computed the repeat count as n_kv_heads // n_heads, the inverse of the group size, which is 0 "
               "in grouped-query attention.",
     ),

@@ -24,7 +24,8 @@ CAUSES = {
                      "tokens are held but not counted. Reread " + CACHE + ".",
     BYTES_NOT_INT: "A number of bytes is a whole number, and Python's integers hold whole numbers exactly at any "
                    "size; a floating-point number keeps only about 16 significant digits and prints with a decimal "
-                   "point, so it is not a count any more. Yours comes back as a floating-point number. "
+                   "point, so it is not a count any more. Yours comes back as another kind of number than "
+                   "Python's int. "
                    "Reread " + CACHE + ".",
     DTYPE_IGNORED: "A cache stores its keys and values in the precision it is made with: a float64 model reads "
                    "float64 keys back, a float16 one float16. Yours hands them back in another precision than the "
