@@ -151,8 +151,9 @@ class Rostered:
     email: str
 
     def keys(self):
-        """What a submission folder may be named after: the id, the email or the name."""
-        return {key for key in (self.student_id, self.email.lower(), self.name) if key}
+        """What a submission folder may be named after, in ROSTER_KEYS' order: the id, the email (in
+        lower case: a folder's is compared so) and the name ("" where the roster has none)."""
+        return self.student_id, self.email.lower(), self.name
 
 
 def read_roster(path):
@@ -213,7 +214,7 @@ def match_roster(roster, names):
     the instructor decides. Every other student's row is as if those folders were not there."""
     keyed = {kind: {} for kind in ROSTER_KEYS}
     for entry in roster:
-        for kind, key in zip(ROSTER_KEYS, (entry.student_id, entry.email.lower(), entry.name)):
+        for kind, key in zip(ROSTER_KEYS, entry.keys()):
             if key:
                 keyed[kind].setdefault(key, []).append(entry)
 

@@ -594,8 +594,9 @@ def reproduces(student, exercise, example):
                                             for key, value in example["weights"].items()}
         call = {"target": example["function"], "kwargs": kwargs, "check": example["check"],
                 "names": example.get("names", []), "method": "__call__", "device_arg": example.get("device_arg"),
-                "wrt": example.get("wrt"), "gradient_cause": example.get("gradient_cause"), "at_most": example.get("at_most"),
-                "new": example.get("new", False), "check_cause": example.get("check_cause"),
+                "wrt": example.get("wrt"), "gradient_cause": example.get("gradient_cause"),
+                "at_most": example.get("at_most"), "new": example.get("new", False),
+                "check_cause": example.get("check_cause"),
                 "object": Made(example["function"], (), example.get("made_keywords", {}))}
         return _run_check(student, exercise, call, spec, example.get("made"), args, state)[0] is not None
     if isinstance(spec, Module):
@@ -705,7 +706,7 @@ def _run_scenario(student, exercise, scenario, raised=None):
             if isinstance(got, _Raised) and got.type != raised:
                 return None
             break
-        if _differs(got, expected, _dtype({"args": args}) or torch.float32):
+        if _differs(got, expected, _dtype(dict(enumerate(args))) or torch.float32):
             break
     else:
         return None
@@ -1014,8 +1015,9 @@ def _example(search):
     if isinstance(shown["got"], _Raised):
         example["raises"] = shown["got"].type
     if search.call.get("check"):
-        example.update(check=search.call["check"], names=search.call.get("names", []), at_most=search.call.get("at_most"),
-                       new=search.call.get("new", False), check_cause=search.call.get("check_cause"),
+        example.update(check=search.call["check"], names=search.call.get("names", []),
+                       at_most=search.call.get("at_most"), new=search.call.get("new", False),
+                       check_cause=search.call.get("check_cause"),
                        device_arg=search.call.get("device_arg"), wrt=search.call.get("wrt"),
                        gradient_cause=search.call.get("gradient_cause"))
     if made is not None:
@@ -1074,11 +1076,16 @@ def _both(want_title, want, have_title, have):
     digits = 4
     if _lines(want) == _lines(have) and type(want) in (int, float) and type(have) in (int, float) \
             and type(want) is not type(have):  # 6 and 6.0: say the types
-        return [f"  {want_title} = {want!r}, an {type(want).__name__}", f"  {have_title} = {have!r}, a {type(have).__name__}"]
+        return [f"  {want_title} = {want!r}, {_a(type(want).__name__)}",
+                f"  {have_title} = {have!r}, {_a(type(have).__name__)}"]
     if _lines(want) == _lines(have) and isinstance(want, torch.Tensor) and isinstance(have, torch.Tensor) \
             and want.shape == have.shape and not torch.equal(want.cpu(), have.cpu().to(want.dtype)):
         digits = PRECISE
     return _block(want_title, want, digits) + _block(have_title, have, digits)
+
+
+def _a(noun):
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
 
 
 def _lines(value, digits=4):

@@ -434,7 +434,7 @@ def check_grads(student, name, ref_fn, args, wrt, rng, *, what, names=None, nan_
     check_gradients(grads, expected, names or [f"argument {i}" for i in wrt], what=what,
                     dtype=args[wrt[0]].dtype, nan_hint=nan_hint, cause=cause, general=general,
                     call=gradient_call(student, name, args, wrt, value, cause, upstream),
-                    forward_right=_right(value, expected_out, args[wrt[0]].dtype))
+                    forward_right=lambda: _right(value, expected_out, args[wrt[0]].dtype))
 
 
 def _right(value, expected, dtype):
@@ -487,8 +487,9 @@ def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", ca
     whose `nan_hint` names that mistake itself (the diagnosis replays values forward only, and a
     forward pass that is right tells it nothing); `call` (gradient_call's) is recorded with it, and
     `general`, the part of `nan_hint` that lists the ways such a NaN arises, which the line the
-    diagnosis finds replaces (grader.diagnosis.trails). `forward_right`: the forward values were checked
-    and right, so gradients one factor off are a step autograd did not see (cause GRADIENT_SCALED).
+    diagnosis finds replaces (grader.diagnosis.trails). `forward_right`: whether the forward values are
+    right (a bool, or a function that says, asked only when a gradient is wrong), so that gradients one
+    factor off are a step autograd did not see (cause GRADIENT_SCALED).
     A tensor no gradient reached is named first: where autograd's record was cut explains the
     wrong gradients of the others."""
     for got, name in zip(grads, names):
@@ -508,8 +509,9 @@ def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", ca
                     mismatch.details["call"] = call
                 if general:
                     mismatch.details["general"] = general
-            factor = _one_factor(got, want, dtype) if forward_right else None
-            if factor is not None and not mismatch.details.get("cause"):
+            right = forward_right() if callable(forward_right) else forward_right
+            factor = _one_factor(got, want, dtype) if right and not mismatch.details.get("cause") else None
+            if factor is not None:
                 raise Mismatch(f"{mismatch.message}: every entry is {factor:.4g} times the chapter's gradient, so "
                                "the values your forward pass returns are right but its recorded steps are not: a "
                                "step autograd does not see (a change made through .data or under torch.no_grad()) "
@@ -524,8 +526,10 @@ def _one_factor(got, want, dtype):
     if not (isinstance(got, torch.Tensor) and isinstance(want, torch.Tensor)) or got.shape != want.shape:
         return None
     got, want = got.detach().double().cpu(), want.detach().double().cpu()
-    clear = want.abs() > 1e-6 * want.abs().amax() if want.numel() else want.bool()
-    if not bool(clear.any()) or not bool(torch.isfinite(got).all()):
+    if not want.numel() or not bool(torch.isfinite(got).all()):
+        return None
+    clear = want.abs() > 1e-6 * want.abs().amax()
+    if not bool(clear.any()):
         return None
     ratio = got[clear] / want[clear]
     factor = float(ratio.median())

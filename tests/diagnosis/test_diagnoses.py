@@ -213,12 +213,15 @@ def test_every_mutant_makes_its_mistake_somewhere(misconception, reference_answe
 
 
 def _differs(mutant, call, expected):
-    """Does the mutant answer the call otherwise than the reference: another value, or an error where the
-    reference answers (a crash the diagnosis matches by its error, as a student's crash is replayed)?"""
+    """Does the mutant answer the call otherwise than the reference: another value, or a tensor's error
+    where the reference answers (a crash the diagnosis matches by its error, as a student's crash is
+    replayed)? A TypeError or a NameError is a mutant's own bug, which shows no mistake."""
     try:
         value = diagnose.replay(mutant(), call, torch.float32)
-    except Exception:  # noqa: BLE001 - the reference answered this call
+    except (RuntimeError, ValueError, IndexError):  # the reference answered this call
         return True
+    except Exception:  # noqa: BLE001 - the mutant's own code is broken
+        return False
     return not diagnose.matches(value, expected, torch.float32)
 
 
