@@ -36,14 +36,17 @@ import torch
 
 from grader import catalog
 from grader.grading.compare import Mismatch, dtype_text, picture_cells
-from grader.grading.testkit import (LAYERS_DIFFER, NO_GRADIENT, RETURNS_AN_INPUT, Made, Raised, Tracked, Withheld, as64,
-                                    check_device_kept, check_grads, check_inputs_kept, check_parameters, check_result,
+from grader.grading.testkit import (GRADIENT_SCALED, LAYERS_DIFFER, NO_GRADIENT, RETURNS_AN_INPUT, Made, Raised, Tracked, Withheld, as64,
+                                    check_device_kept, check_grads, check_inputs_kept, check_module_gradients,
+                                    check_parameters, check_result, grad_request,
                                     one_thread)
 from grader.nested import leaves, map_values
+from grader.sandbox.stand_in import DEVICE as STAND_IN
 from grader.sandbox.wire import axis_order, laid_out
 
 MAX_TRIES = 60  # calls of the student's code one example may cost, at most
 SECONDS = 5.0  # the time one exercise's examples may take (never past its deadline): a guard against slow code
+MESSAGE = 300  # characters of an error's message an example keeps (a device's names the line that made the tensor)
 MAX_SHOWN = 64  # elements of one tensor an example may hold: a bigger one is no napkin example
 MAX_WEIGHTS = 16  # elements of a module's weight the example's text prints (a larger one: its shape)
 SIZES = (1, 2, 3, 4)  # the sizes tried for each symbol, smallest first (then halving from the original)
@@ -51,6 +54,11 @@ BATCH = "..."  # the symbol of an argument's leading batch axes
 FROM = "_from_"  # FROM + symbol: where a cut along that symbol's axes starts
 CUT, COUNTING, SMALL = 0, 1, 2  # the values of a try: the failing call's, cut; 1, 2, 3, ...; small integers
 FRESH = (COUNTING, SMALL)  # simple values, simplest first
+ON_STAND_IN = "gpu"  # a scenario's device keyword: the child's stand-in for a GPU (see Scenario)
+MATRIX_AXES = ("rows", "columns", "block")
+SEEDED_OUTCOMES, SEEDED_DRAWS = 16, 6  # a "seeded" check's example: 6 draws of torch's own all agree 1 time in 16⁵
+BACKWARDS = ", backwards for an upstream gradient of 10, 20, 30, …"  # see _upstream
+FINITE_THERE = "the float64 reference's is finite there"  # a NaN gradient's symptom: the example shows, not tells  # a "whole-matrix" check's symbols: the matrix's axes, a block of columns
 
 
 @dataclass(frozen=True)
@@ -91,6 +99,9 @@ class Function:
     picture: object = None
     labels: tuple = None
     smallest: dict = field(default_factory=dict)  # symbol -> the smallest size it may take (default 1)
+    # small calls ({parameter: value}) the reference refuses, smallest first, for a refusal the declared axes
+    # cannot express by cutting (a pattern of 3 dims, or not square): tried where cutting shows none
+    refused: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -104,6 +115,9 @@ class Drawn:
     broken: object
     generator: str = "generator"
     smallest: dict = field(default_factory=dict)
+    # args -> how many answers a call may draw: a failed "seeded" check (generators seeded alike, answers that
+    # differ) is shown only where draws from torch's own generator would rarely all agree (SEEDED_OUTCOMES)
+    outcomes: object = None
     picture = labels = None  # as Function's: nothing to draw, one answer
 
 
@@ -136,12 +150,18 @@ class Scenario:
 
     `made`: [(name, class, args, kwargs)], a module with small integer weights; `steps`:
     [(name, method, args)], where an argument that is the name of a made object (`Handle`) stands
-    for it ("__call__": the object called, "__len__": len())."""
+    for it ("__call__": the object called, "__len__": len()). A constructor's keyword whose value is
+    `ON_STAND_IN` (a device) is the stand-in for a GPU in theirs, and left out of the reference's."""
 
     sizes: dict
     made: list
     steps: list
     weights: dict = field(default_factory=dict)  # the modules' weights, once run
+    # a rule no value shows (a docstring's "writes into its storage"): the last step, measured by the grader's
+    # probe, allocates no tensor of this many bytes (`measured`), which `held` names
+    measured: int = None
+    held: str = ""
+    backward: bool = False  # the last step run backwards: a gradient reaches each weight the reference's reaches
 
 
 @dataclass(frozen=True)
@@ -186,6 +206,8 @@ def shrink(student, exercise, calls, budget):
                     if not _answers_alike(student, call, spec):
                         continue  # it keeps state between calls: a call alone, in a fresh process, may not show it
                     found = _Search(student, exercise, call, spec).run()
+                    if found is None and call.get("refuses"):
+                        found = _Search(student, exercise, call, spec).refused()
                     if found is None and isinstance(call["got"], Raised):  # then the smallest call that raises so
                         found = _Search(student, exercise, call, spec, crashes=True).run()
             else:
@@ -277,6 +299,20 @@ class _Search:
             return None
         return _example(self)
 
+    def refused(self):
+        """The first of the spec's small calls the reference refuses (`Function.refused`) that theirs
+        answers, as the example; or None."""
+        for args in getattr(self.spec, "refused", ()):
+            self.tries += 1
+            got, expected = _run_refused(self.student, self.exercise, self.call, self.spec, args)
+            if got is not None:
+                sizes = {f"{name}[{axis}]": n for name, value in args.items() if isinstance(value, torch.Tensor)
+                         for axis, n in enumerate(value.shape)}
+                self.shown = {"sizes": sizes, "values": CUT, "args": args, "got": got, "expected": expected,
+                              "made": None, "state": None}
+                return _example(self)
+        return None
+
     def _changes(self, symbol, sizes, values):
         """The smaller sizes tried for `symbol`, smallest first: for the batch, one entry of it. Of the
         failing call's own values (CUT), each of the first few entries or rows in turn: a mistake may
@@ -311,7 +347,7 @@ class _Search:
             if got is None:
                 return False
         elif self.call.get("check"):
-            got, expected, state = self._check(made, args)
+            got, expected, state = self._check(made, args, sizes)
             if got is None:
                 return False
         else:
@@ -335,10 +371,10 @@ class _Search:
                       "made": made, "state": state}
         return True
 
-    def _check(self, made, args):
+    def _check(self, made, args, sizes):
         """(the check's message, what it asks for, the weights) if the call at these sizes fails the
         check the failing call failed (its device, or its inputs kept), or (None, None, None)."""
-        return _run_check(self.student, self.exercise, self.call, self.spec, made, args)
+        return _run_check(self.student, self.exercise, self.call, self.spec, made, args, sizes=sizes)
 
     def _function(self, args):
         return _run_function(self.student, self.exercise, self.call["target"], self.params, args, self.call["kwargs"])
@@ -395,8 +431,11 @@ def _run_refused(student, exercise, call, spec, args):
 def _run_drawn(student, exercise, call, spec, args):
     """(theirs, the rule it breaks) of a function of random draws (`Drawn`) at `args`, both drawn from a
     generator seeded 0; where theirs raises, (the error, the reference's answer). (None, None) where
-    theirs keeps the rules, or the reference does not (sizes it refuses)."""
+    theirs keeps the rules, or the reference does not (sizes it refuses). For a failed "seeded" check,
+    `_run_seeded`."""
     positional, keywords = _unbind(spec.params, args, {})
+    if call.get("check") == "seeded":
+        return _run_seeded(student, call, spec, positional, keywords, args)
     try:
         expected = exercise.reference_object(call["target"])(*positional, **keywords, **_seeded(spec))
     except Exception:  # noqa: BLE001 - sizes the reference refuses: no example there
@@ -409,6 +448,25 @@ def _run_drawn(student, exercise, call, spec, args):
         return _Raised.of(error), expected
     broken = spec.broken(got, args)
     return (got, broken) if broken else (None, None)
+
+
+def _run_seeded(student, call, spec, positional, keywords, args):
+    """(theirs, the rule it breaks) where SEEDED_DRAWS calls, each with a generator seeded 0, do not all
+    answer alike (the generator ignored); or (None, None), also where a call has too few answers for that
+    to show reliably."""
+    if spec.outcomes is None or spec.outcomes(args) < SEEDED_OUTCOMES:
+        return None, None
+    answers = []
+    for _ in range(SEEDED_DRAWS):
+        try:
+            answers.append(student.run(call["target"], *positional, **keywords, **_seeded(spec))["value"])
+        except _THEIRS:
+            return None, None
+    other = next((answer for answer in answers[1:] if not _alike(answer, answers[0])), None)
+    if other is None:
+        return None, None
+    return answers[0], (f"generators seeded alike give the same answer, and with another generator seeded 0 yours "
+                        f"gave {plain(other)}")
 
 
 def _seeded(spec):
@@ -436,10 +494,11 @@ CHECKS = {"device": "every tensor it makes and returns on the device of its inpu
           "inputs-kept": "its inputs left as they were",
           ("inputs-kept", True): "a new tensor, its inputs left as they were",
           "gradient": "gradients finite wherever the float64 reference's are",
-          ("gradient", NO_GRADIENT): "a gradient that reaches every input"}
+          ("gradient", NO_GRADIENT): "a gradient that reaches every input",
+          ("gradient", GRADIENT_SCALED): "the float64 reference's gradients"}
 
 
-def _run_check(student, exercise, call, spec, made, args, state=None):
+def _run_check(student, exercise, call, spec, made, args, state=None, sizes=None):
     """The failing call's own check (`call["check"]`: "device" on the child's stand-in for a GPU, or
     "inputs-kept") redone at smaller sizes: (its message, what it asks for, the weights), or Nones."""
     kwargs, check = call["kwargs"], call["check"]
@@ -447,12 +506,16 @@ def _run_check(student, exercise, call, spec, made, args, state=None):
         return _parameters_differ(student, exercise, call, spec, made)
     if check == "products":
         return _run_products(student, call, spec, args)
+    if check == "whole-matrix":
+        return _run_whole_matrix(student, call, spec, args, sizes)
     caller, target, weights = student, call["target"], None
-    if isinstance(spec, Module):
+    if isinstance(spec, Module):  # theirs in the inputs' dtype, with the small reference's weights
         made_positional, made_keywords = _unbind(spec.made, made, call["object"].kwargs)
         reference = _small_module(exercise, call["target"], made_positional, made_keywords, state)
         remote = student.run(call["target"], *made_positional, **made_keywords)["value"]
-        remote.load_state_dict({key: value.float() for key, value in reference.state_dict().items()}, strict=False)
+        dtype = _dtype(args) or torch.float32
+        remote.to(dtype=dtype)
+        remote.load_state_dict({key: value.to(dtype) for key, value in reference.state_dict().items()}, strict=False)
         caller, target, weights = Tracked(remote, Made(call["target"])), call.get("method") or "__call__", reference.state_dict()
     params = spec.forward if isinstance(spec, Module) else spec.params
     positional, keywords = _unbind(params, args, kwargs)
@@ -462,14 +525,16 @@ def _run_check(student, exercise, call, spec, made, args, state=None):
             keywords = {key: value for key, value in keywords.items() if key != device_arg}
             check_device_kept(caller, target, *positional, device="cpu", what=call["target"], device_arg=device_arg,
                               **keywords)
-        elif check == "gradient" and not keywords and not isinstance(spec, Module):
+        elif check == "gradient" and isinstance(spec, Module):
+            _check_module_gradients(caller, reference, positional, call["target"], call["gradient_cause"])
+        elif check == "gradient" and not keywords:
             _check_gradients(caller, exercise, target, positional, call["wrt"], list(params), call["gradient_cause"])
         else:
             check_inputs_kept(caller, target, *positional, names=call.get("names", []), new=call.get("new", False),
                               **keywords)
     except Mismatch as mismatch:
         wanted = (call["check_cause"],) if call.get("check_cause") else (
-            "built-on-cpu", "input-changed-in-place", RETURNS_AN_INPUT, call.get("gradient_cause"))
+            "built-on-cpu", "input-changed-in-place", RETURNS_AN_INPUT, call.get("gradient_cause") or "-")
         if mismatch.details.get("cause") in wanted:  # the failing check's own mistake, not another the check finds
             # the symptom alone: the example shows what went wrong, a later hint how to fix it
             return (mismatch.details.get("symptom", mismatch.message),
@@ -513,6 +578,28 @@ def _run_products(student, call, spec, args):
     return _products(measured["products"]), _products(call["at_most"]), None
 
 
+def _run_whole_matrix(student, call, spec, args, sizes):
+    """(the tensor theirs holds, what it may hold, None) where the call at `args` makes a tensor whose last
+    two axes are the whole (`call["rows"]`, `call["columns"]`) matrix though its block of columns,
+    `call["block"]`, is smaller (measured by the grader's probe, as the suites measure it); or Nones.
+    Two rows at least: one row of the matrix is no larger than the keys themselves."""
+    rows, columns, block = (sizes[call[key]] for key in ("rows", "columns", "block"))
+    if rows < 2 or block >= columns:
+        return None, None, None
+    positional, keywords = _unbind(spec.params, args, call["kwargs"])
+    try:
+        measured = student.largest_allocation(call["target"], *positional, **keywords)
+    except _THEIRS:
+        return None, None, None
+    held = next((tuple(shape) for shape in (measured["shape"], measured["element_shape"])
+                 if tuple(shape[-2:]) == (rows, columns)), None)
+    if measured.get("disabled") or held is None:
+        return None, None, None
+    width = next((name for name, declared in spec.params.items() if declared == Size(call["block"])), call["block"])
+    return (f"a tensor of shape {held}: the whole ({call['rows']}, {call['columns']}) = ({rows}, {columns}) matrix",
+            f"a block of it at a time, ({call['rows']}, {width}) = ({rows}, {block})", None)
+
+
 def _products(n):
     return f"{n} matrix product{'' if n == 1 else 's'}"
 
@@ -522,18 +609,30 @@ def _shapes(state):
 
 
 def _check_gradients(student, exercise, name, args, wrt, params, wanted):
-    """check_grads on `args` for the simplest upstream gradient that shows a NaN: 10, 20, 30, ... (large
-    enough that a sum clamped to a tiny number overflows, as the suites' large random ones do);
-    `wanted`: the failing check's cause, which a NaN where the reference's gradient is finite names."""
+    """check_grads on `args` for the simplest upstream gradient that shows a NaN (`_upstream`); `wanted`:
+    the failing check's cause, which a NaN where the reference's gradient is finite names."""
     reference = exercise.reference_object(name)
     with torch.no_grad():
         outputs = reference(*as64(args))
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    dtype = args[wrt[0]].dtype
-    upstream = [10 * torch.arange(1, out.numel() + 1, dtype=dtype).reshape(out.shape) if out.is_floating_point()
-                else None for out in outputs]
+    upstream = [_upstream(out, args[wrt[0]].dtype) if out.is_floating_point() else None for out in outputs]
     check_grads(student, name, reference, list(args), wrt, None, what=name, names=[params[i] for i in wrt],
-                upstream=upstream, cause=wanted)
+                upstream=upstream, nan_hint=FINITE_THERE, cause=wanted)
+
+
+def _check_module_gradients(module, reference, args, name, wanted):
+    """check_module_gradients of the tracked `module` (and its float64 `reference`) on `args`, x and a mask
+    if given, for `_upstream`; `wanted`: as _check_gradients'."""
+    x, mask = args[0], (args[1] if len(args) > 1 else None)
+    check_module_gradients(module, reference, x, _upstream(reference(*as64(args)), x.dtype), mask=mask, what=name,
+                           nan_hint=FINITE_THERE, cause=wanted)
+
+
+def _upstream(output, dtype):
+    """The simplest upstream gradient for `output` that shows a NaN: 10, 20, 30, ... (large enough that a sum
+    clamped to a tiny number overflows, as the suites' large random ones do)."""
+    with torch.no_grad():
+        return 10 * torch.arange(1, output.numel() + 1, dtype=dtype).reshape(output.shape)
 
 
 def _small_module(exercise, name, args, kwargs, state=None):
@@ -576,7 +675,10 @@ def reproduces(student, exercise, example):
                 for name, target, args, kwargs in replay["made"]]
         steps = [(name, method, [Handle(a["object"]) if isinstance(a, dict) else torch.tensor(_numbers(a), dtype=dtype)
                                  for a in args]) for name, method, args in replay["steps"]]
-        return _run_scenario(student, exercise, Scenario(example["sizes"], made, steps), example.get("raises")) is not None
+        scenario = Scenario(example["sizes"], made, steps, measured=replay.get("measured"), held=replay.get("held", ""),
+                            backward=replay.get("backward", False))
+        return _run_scenario(student, exercise, scenario, example.get("raises"),
+                             replay.get("stand_in", False)) is not None
     spec = declared(exercise)[example["function"]]
     params = spec.forward if isinstance(spec, Module) else spec.params
     dtype = getattr(torch, example["dtype"]) if example.get("dtype") else torch.float32
@@ -586,7 +688,8 @@ def reproduces(student, exercise, example):
     kwargs = {key: args.pop(key) for key in example.get("keywords", []) if key not in params}
     kwargs.update({key: None for key in example.get("keywords", []) if key in params})
     if example.get("refuses") or isinstance(spec, Drawn):
-        call = {"target": example["function"], "kwargs": kwargs, "refuses": example.get("refuses")}
+        call = {"target": example["function"], "kwargs": kwargs, "refuses": example.get("refuses"),
+                "check": example.get("check")}
         run = _run_drawn if isinstance(spec, Drawn) else _run_refused
         return run(student, exercise, call, spec, args)[0] is not None
     if example.get("check"):
@@ -597,8 +700,10 @@ def reproduces(student, exercise, example):
                 "wrt": example.get("wrt"), "gradient_cause": example.get("gradient_cause"),
                 "at_most": example.get("at_most"), "new": example.get("new", False),
                 "check_cause": example.get("check_cause"),
+                **{key: example.get(key) for key in MATRIX_AXES},
                 "object": Made(example["function"], (), example.get("made_keywords", {}))}
-        return _run_check(student, exercise, call, spec, example.get("made"), args, state)[0] is not None
+        return _run_check(student, exercise, call, spec, example.get("made"), args, state,
+                          sizes={BATCH if key == "batch" else key: n for key, n in example["sizes"].items()})[0] is not None
     if isinstance(spec, Module):
         state = {key: torch.tensor(_numbers(value), dtype=torch.float64) for key, value in example["weights"].items()}
         got, expected, _ = _run_module(student, exercise, example["function"], spec, example["made"],
@@ -651,21 +756,25 @@ _THEIRS = _their_errors()
 
 def _scenario_example(student, exercise, spec, call, target):
     """The example of the first of the scenarios of `target`'s spec (for `call`) whose answers differ,
-    or None."""
+    or, for a failed device check, whose calls on the stand-in for a GPU meet the CPU; or None."""
+    stand_in = call.get("check") == "device"
     for tries, scenario in enumerate(spec.scenarios(call)):
         if tries >= MAX_TRIES // 2:  # a scenario costs several calls
             return None
         raised = call["got"].type if isinstance(call.get("got"), Raised) else None
-        steps = _run_scenario(student, exercise, scenario, raised)
+        steps = _run_scenario(student, exercise, scenario, raised, stand_in)
         if steps is not None:
-            return _scenario_dict(exercise, spec, scenario, steps, target)
+            return _scenario_dict(exercise, spec, scenario, steps, target, stand_in)
     return None
 
 
-def _run_scenario(student, exercise, scenario, raised=None):
+def _run_scenario(student, exercise, scenario, raised=None, stand_in=False):
     """The steps up to the first whose answers differ, [(step, theirs, the reference's)], or None if
     none differs (or their code raised where the reference answers: that shows nothing here, unless
-    it is the error `raised`, the failing call's own: a ValueError where the cache is not full)."""
+    it is the error `raised`, the failing call's own: a ValueError where the cache is not full).
+    `stand_in`: every call on the child's stand-in for a GPU, up to the first step that meets a tensor
+    built on the CPU or returns one (answers that differ there are another mistake: None). A scenario
+    `measured`: its steps' answers right, its last step allocates that much."""
     theirs, reference = {}, {}
     generator = torch.Generator().manual_seed(0)
     for name, target, args, kwargs in scenario.made:
@@ -679,16 +788,24 @@ def _run_scenario(student, exercise, scenario, raised=None):
             remote = student.run(target, *args, **kwargs)["value"]
             remote.load_state_dict({key: value.float() for key, value in module.state_dict().items()}, strict=False)
         else:
-            reference[name] = ours(*args, **{**kwargs, "dtype": torch.float64})
-            remote = student.run(target, *args, **kwargs)["value"]
+            reference[name] = ours(*args, **{**_on_the_cpu(kwargs), "dtype": torch.float64})
+            remote = student.run(target, *args, stand_in=stand_in, **_on_the_stand_in(kwargs))["value"]
         theirs[name] = remote
+    scenario.weights = {name: module.state_dict() for name, module in reference.items()
+                        if isinstance(module, torch.nn.Module)}
     done = []
-    for step in scenario.steps:
+    for n, step in enumerate(scenario.steps):
         name, method, args = step
         mine = [theirs[a.name] if isinstance(a, Handle) else a for a in args]
         ours = [reference[a.name] if isinstance(a, Handle) else as64(a) for a in args]
+        if scenario.measured is not None and n == len(scenario.steps) - 1:
+            return _measured_step(student, scenario, done, step, theirs[name], mine)
+        if scenario.backward and n == len(scenario.steps) - 1:
+            return _backward_step(student, scenario, done, step, theirs[name], mine, reference[name], ours)
         try:
-            got = student.run(theirs[name], *mine, method=method)["value"]
+            reply = student.run(theirs[name], *mine, method=method, stand_in=stand_in)
+            got = _astray_tensor(reply) if stand_in else None
+            got = reply["value"] if got is None else got
         except _THEIRS as error:
             got = _Raised.of(error)
         try:
@@ -700,6 +817,12 @@ def _run_scenario(student, exercise, scenario, raised=None):
         except ValueError:
             expected = _Raised("ValueError")
         done.append((step, got, expected))
+        if stand_in or scenario.measured is not None:
+            if isinstance(got, _Described) or (isinstance(got, _Raised) and got.type == "DeviceMismatch"):
+                break
+            if isinstance(got, _Raised) or _differs(got, expected, _dtype(dict(enumerate(args))) or torch.float32):
+                return None
+            continue
         if isinstance(got, _Raised) or isinstance(expected, _Raised):
             if isinstance(got, _Raised) and isinstance(expected, _Raised):
                 continue
@@ -710,9 +833,72 @@ def _run_scenario(student, exercise, scenario, raised=None):
             break
     else:
         return None
-    scenario.weights = {name: module.state_dict() for name, module in reference.items()
-                        if isinstance(module, torch.nn.Module)}
     return done
+
+
+def _measured_step(student, scenario, done, step, remote, args):
+    """The scenario's steps with its last (`step`, on the student's object `remote`) as the grader's probe
+    measures it, where it allocates at least `scenario.measured` bytes; or None."""
+    try:
+        measured = student.largest_allocation(remote, *args, method=step[1])
+    except _THEIRS:
+        return None
+    if measured.get("disabled") or measured["bytes"] < scenario.measured:
+        return None
+    held = f"a tensor of shape {tuple(measured['shape'])}" if measured["shape"] else "memory outside torch"
+    return done + [(step, _Described(f"allocates {held}, {measured['bytes']} bytes: as large as {scenario.held}"),
+                    _Described(f"allocates less than {scenario.held}, {scenario.measured} bytes"))]
+
+
+def _backward_step(student, scenario, done, step, remote, args, reference, ours):
+    """The scenario's steps with its last (`step`: a module's forward, on the student's object `remote`)
+    run backwards for `_upstream`, where no gradient reaches one of its weights; or None."""
+    x = args[0]
+    with torch.no_grad():
+        upstream = _upstream(reference(*ours), x.dtype)
+    try:
+        reply = student.run(remote, *args, method=step[1], grad=grad_request([0], [upstream]))
+    except _THEIRS:
+        return None
+    names = [name for name, parameter in reference.named_parameters() if parameter.requires_grad]
+    cut = [name for name in names if reply["param_grads"].get(name) is None]
+    if not cut:
+        return None
+    return done + [(step, _Described(f"no gradient reaches {', '.join(cut)}"),
+                    _Described(f"a gradient reaches every weight: {', '.join(names)}"))]
+
+
+def _on_the_stand_in(kwargs):
+    return {key: STAND_IN.type if _stands_in(value) else value for key, value in kwargs.items()}
+
+
+def _on_the_cpu(kwargs):
+    return {key: value for key, value in kwargs.items() if not _stands_in(value)}
+
+
+def _stands_in(value):
+    return isinstance(value, str) and value == ON_STAND_IN
+
+
+@dataclass(frozen=True)
+class _Described:
+    """An answer no value shows, as a sentence: a tensor a step on the stand-in returned from the CPU
+    (and where it was made), or what a measured step allocated."""
+
+    text: str
+
+    def __str__(self):
+        return self.text
+
+
+def _astray_tensor(reply):
+    """The first tensor of a stand-in call's reply that is not on the stand-in, as a `_Described`, or None."""
+    tensors = [item for item in leaves(reply["value"]) if isinstance(item, torch.Tensor)]
+    for tensor, where in zip(tensors, reply.get("placed") or ()):
+        if where is not True:
+            made = f", made at {where}" if isinstance(where, str) else ""
+            return _Described(f"a tensor of shape {tuple(tensor.shape)} on the CPU{made}")
+    return None
 
 
 @dataclass(frozen=True)
@@ -724,24 +910,26 @@ class _Raised:
 
     @staticmethod
     def of(error):
-        return _Raised(getattr(error, "type", type(error).__name__), getattr(error, "message", "")[:160])
+        return _Raised(getattr(error, "type", type(error).__name__), getattr(error, "message", "")[:MESSAGE])
 
     def __str__(self):
         return f"raises {self.type}" + (f": {self.message}" if self.message else "")
 
 
-def _scenario_dict(exercise, spec, scenario, steps, function):
+def _scenario_dict(exercise, spec, scenario, steps, function, stand_in=False):
     """The example of a scenario: the objects made, each step to the first that differs with both answers."""
     made = [f"{name} = {target}({', '.join([*map(repr, args), *(f'{k}={v!r}' for k, v in kwargs.items())])})"
             for name, target, args, kwargs in scenario.made]
-    lines = ["The smallest sequence of calls that shows it:"] + [f"  {line}" for line in made]
+    lines = ["The smallest sequence of calls that shows it" + (
+        f", its tensors on the grader's stand-in for a GPU ({ON_STAND_IN!r}):" if stand_in else ":")]
+    lines += [f"  {line}" for line in made]
     for name, state in scenario.weights.items():
         lines.append(f"  {name}'s weights, the same in yours and in the reference:")
         for key, value in state.items():
             lines += ["  " + line for line in _block(key, value)] if value.numel() <= MAX_WEIGHTS else [
                 f"      {key}: small integers (-1, 0, 1) of shape {tuple(value.shape)}"]
     shown = []
-    for (name, method, args), got, expected in steps:
+    for n, ((name, method, args), got, expected) in enumerate(steps):
         names = spec.names.get(method, ())
         names = [names[i] if i < len(names) else f"argument {i}" for i in range(len(args))]
         long = [(title, a) for title, a in zip(names, args) if isinstance(a, torch.Tensor) and len(_lines(a)) > 1]
@@ -749,7 +937,8 @@ def _scenario_dict(exercise, spec, scenario, steps, function):
                  for title, a in zip(names, args)]
         call = (f"len({name})" if method == "__len__" else f"{name}({', '.join(words)})" if method == "__call__"
                 else f"{name}.{method}({', '.join(words)})")
-        lines.append(f"  {call}" + (", where" if long else ""))
+        backwards = BACKWARDS if scenario.backward and n == len(steps) - 1 else ""
+        lines.append(f"  {call}{backwards}" + (", where" if long else ""))
         for title, tensor in long:
             lines += ["  " + line for line in _block(title, tensor)]
         labels = spec.labels.get(method)
@@ -766,7 +955,8 @@ def _scenario_dict(exercise, spec, scenario, steps, function):
                        for name, target, args, kwargs in scenario.made],
               "steps": [[name, method, [{"object": a.name} if isinstance(a, Handle) else plain(a) for a in args]]
                         for (name, method, args), _, _ in steps],
-              "dtype": _dtype_name(dtype)}
+              "dtype": _dtype_name(dtype), "stand_in": stand_in, "measured": scenario.measured, "held": scenario.held,
+              "backward": scenario.backward}
     example = {"function": function, "sizes": dict(scenario.sizes), "inputs": {"made": made, "steps": shown},
                "expected": shown[-1]["expected"], "got": shown[-1]["got"], "replay": replay, "text": "\n".join(lines)}
     last = steps[-1][1]
@@ -785,7 +975,7 @@ def _is_module(exercise, target):
 
 
 def _shown(value):
-    return str(value) if isinstance(value, _Raised) else value
+    return str(value) if isinstance(value, (_Raised, _Described)) else value
 
 
 # -- symbols and sizes -------------------------------------------------------------------------
@@ -1019,7 +1209,8 @@ def _example(search):
                        at_most=search.call.get("at_most"), new=search.call.get("new", False),
                        check_cause=search.call.get("check_cause"),
                        device_arg=search.call.get("device_arg"), wrt=search.call.get("wrt"),
-                       gradient_cause=search.call.get("gradient_cause"))
+                       gradient_cause=search.call.get("gradient_cause"),
+                       **{key: search.call.get(key) for key in MATRIX_AXES})
     if made is not None:
         example["made"] = {key: plain(value) for key, value in made.items()}
         example["made_keywords"] = {key: plain(value) for key, value in search.call["object"].kwargs.items()
@@ -1165,8 +1356,7 @@ def _text(name, shown, made, search, pictures):
                           f"  yours:               {_parameters(shown['got'])}"])
     lines = [f"The smallest call that shows it: {call}" + (f", {shapes}" if shapes else "")
              + (", on the grader's stand-in for a GPU" if search.call.get("check") == "device" else "")
-             + (", backwards for an upstream gradient of 10, 20, 30, …" if search.call.get("check") == "gradient"
-                else "")]
+             + (BACKWARDS if search.call.get("check") == "gradient" else "")]
     if made is not None:
         lines.append("  its weights, the same in yours and in the reference:")
         for key, value in (shown["state"] or {}).items():

@@ -208,7 +208,9 @@ def _outcome(variant, case):
     """MATCH: the variant gives the student's value, which is not the reference's (or, where the
     student's code raised, raises the same error); UNUSED: the call never reaches a step the variant
     changes, or the student's code raised and the variant breaks too in its own way (another error, or
-    a value of another structure, which the student's next line may well refuse); WRONG: otherwise."""
+    a value of another structure, which the student's next line may well refuse), or its value is within
+    the matcher's slack of both theirs and the reference's (a half-precision call that cannot tell them
+    apart); WRONG: otherwise."""
     instance, used = _tracked(variant)
     raised = isinstance(case.call["got"], Raised)
     try:
@@ -221,8 +223,8 @@ def _outcome(variant, case):
         return UNUSED, used
     if raised:
         return (WRONG if _comparable(value, case.expected) else UNUSED), used
-    if matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype):
-        return MATCH, used
+    if matches(case.call["got"], value, case.dtype):  # theirs; and if the reference's too, this call cannot tell
+        return (UNUSED if matches(case.expected, value, case.dtype) else MATCH), used  # (half precision, slack)
     return WRONG, used
 
 

@@ -512,11 +512,12 @@ def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", ca
             right = forward_right() if callable(forward_right) else forward_right
             factor = _one_factor(got, want, dtype) if right and not mismatch.details.get("cause") else None
             if factor is not None:
-                raise Mismatch(f"{mismatch.message}: every entry is {factor:.4g} times the chapter's gradient, so "
-                               "the values your forward pass returns are right but its recorded steps are not: a "
-                               "step autograd does not see (a change made through .data or under torch.no_grad()) "
-                               "or a factor only the backward pass meets",
-                               **{**mismatch.details, "cause": GRADIENT_SCALED}) from None
+                symptom = f"{mismatch.message}: every entry is {factor:.4g} times the chapter's gradient"
+                found = {"call": {**call, "gradient_cause": GRADIENT_SCALED}} if call else {}  # for its example
+                raise Mismatch(f"{symptom}, so the values your forward pass returns are right but its recorded steps "
+                               "are not: a step autograd does not see (a change made through .data or under "
+                               "torch.no_grad()) or a factor only the backward pass meets",
+                               **{**mismatch.details, "cause": GRADIENT_SCALED, "symptom": symptom, **found}) from None
             raise
 
 
@@ -734,10 +735,12 @@ def check_module_gradients(module, reference, x, upstream, *, what, mask=None, n
     with torch.no_grad():
         expected_out = reference(*as64(args))
     check_output_shapes(module(*args, **fresh()), expected_out, what=what)
-    value, grads, param_grads = module.backward(*args, wrt=[0], upstream=[upstream], **fresh())
+    kwargs = fresh()
+    value, grads, param_grads = module.backward(*args, wrt=[0], upstream=[upstream], **kwargs)
     check_forward(module, reference, *args, what=what, got=value, nan_hint=nan_hint)
     x64 = as64(x).requires_grad_(True)
     names, parameters = zip(*reference.named_parameters())
     expected = torch.autograd.grad((reference(x64, *as64(args[1:])) * as64(upstream)).sum(), [x64, *parameters])
+    call = None if kwargs else gradient_call(module, "__call__", args, [0], value, cause, [upstream])  # not a cache's
     check_gradients([grads[0], *(param_grads.get(name) for name in names)], expected, ("x", *names), what=what,
-                    dtype=x.dtype, nan_hint=nan_hint, cause=cause, forward_right=True)  # check_forward passed
+                    dtype=x.dtype, nan_hint=nan_hint, cause=cause, call=call, forward_right=True)  # forward passed

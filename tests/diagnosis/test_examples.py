@@ -43,6 +43,17 @@ KNOWN = {  # a mistake -> the function its example calls
     "../unseen/round9/exercise9/wrong_randint_inclusive_high.py": "repeated_tokens",  # vocab_size 1: it raises
     "../unseen/round5/exercise1/wrong_fused_three_products.py": "fused_project",  # products counted by the probe
     "exercise3/wrong_returns_scores_at_width_one.py": "scale_scores",  # a new tensor due: its input returned
+    "exercise10/wrong_bool_mask_before_the_loop.py": "tiled_attention",  # an (L_q, L_k) tensor, by the probe
+    "../unseen/round11/exercise10/wrong_full_score_matrix.py": "tiled_attention",
+    "../unseen/round11/exercise9/wrong_prev_no_square_check.py": "previous_token_score",  # a refusal no cut shows
+    "../unseen/round10/exercise9/wrong_induction_no_shape_check.py": "induction_score",
+    "exercise8/wrong_cache_ignores_device.py": "CachedGroupedQueryAttention",  # a scenario on the stand-in
+    "exercise8/wrong_decode_mask_on_cpu.py": "CachedGroupedQueryAttention",
+    "exercise8/wrong_update_concatenates.py": "KVCache",  # what its update allocates, by the probe
+    "../unseen/round11/exercise8/wrong_no_grad_write.py": "CachedGroupedQueryAttention",  # backwards through a cache
+    "../unseen/round11/exercise7/wrong_additive_mask_nan_grad.py": "GroupedQueryAttention",  # a module's gradient
+    "../unseen/round11/exercise9/wrong_generator_ignored.py": "repeated_tokens",  # generators seeded alike
+    "../unseen/round11/exercise3/wrong_scale_via_data.py": "scaled_scores",  # gradients one factor off
 }
 
 

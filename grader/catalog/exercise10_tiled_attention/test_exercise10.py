@@ -324,13 +324,16 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
     advice = (f"Read K and V one block at a time and keep only a block of scores, (L_q, block_size): "
               f"{_mib(B * H * long * block * 4)} at L = {long}")
     whole = long * long * 4  # the float32 (L, L) scores of one head
+    # for the smallest example: the same call smaller, where a tensor of theirs is (L_q, L_k) though block_size < L_k
+    record = {"target": TILED, "args": (q, k, v, block), "kwargs": {"causal": True}, "got": None,
+              "check": "whole-matrix", "rows": "L_q", "columns": "L_k", "block": "block"}
     exponent = _growth(first["bytes"], last["bytes"], short, long)
     if exponent >= QUADRATIC or last["bytes"] >= whole:
         sizes = ", ".join(f"{_mib(measured['bytes'])} at L = {L}" for L, measured in found)
         held = f"of shape {tuple(last['shape'])}" if last["shape"] else "held outside torch (numpy arrays or Python objects)"
         raise Mismatch(f"{call} holds the whole matrix: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
                        f"largest, {held}, at L = {long}), and the (L, L) scores of one head are {_mib(whole)} "
-                       f"there. {advice}", cause=WHOLE_MATRIX)
+                       f"there. {advice}", cause=WHOLE_MATRIX, call=record)
     # the matrix kept as many tensors of a block each (a list of row blocks): what they hold together
     exponent = _growth(first["peak"], last["peak"], short, long)
     if exponent >= QUADRATIC:
@@ -345,7 +348,7 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
         raise Mismatch(f"{call} holds an (L, L) tensor: its tensor of the most entries grows like L^{exponent:.1f} "
                        f"({entries} entries; of shape {tuple(last['element_shape'])} at L = {long}), as a whole "
                        f"(L_q, L_k) mask does, made before the loop even in bool. Make each block's part of it "
-                       f"inside the loop, (L_q, block_size). {advice}", cause=WHOLE_MATRIX)
+                       f"inside the loop, (L_q, block_size). {advice}", cause=WHOLE_MATRIX, call=record)
     _check_measured_call(student, rng, advice)
 
 

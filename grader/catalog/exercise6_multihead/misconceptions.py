@@ -62,6 +62,27 @@ MISCONCEPTIONS = (
               "takes numbers of several tokens of one head.",
     ),
     Misconception(
+        "heads-never-split", (6,),
+        "Your forward runs one attention over the whole model width: split q, k and v into n_heads heads of "
+        "d_head = d_model / n_heads (split_heads), attend in each, and merge them back (merge_heads) before "
+        "self.out: see 'Splitting the model width into heads'",
+        ({"split_heads": lambda self, x, n_heads: x, "merge_heads": lambda self, x: x,  # (B, L, D) throughout
+          "head_width": lambda self, d_head, d_model: d_model},
+         {"split_heads": lambda self, x, n_heads: x.unsqueeze(1), "merge_heads": lambda self, x: x.squeeze(1),
+          "head_width": lambda self, d_head, d_model: d_model}),  # one head of width D
+        {6: [("        q = split_heads(q, self.n_heads)  # (B, H, L, d_head)\n"
+              "        k = split_heads(k, self.n_heads)  # (B, H, L, d_head)\n"
+              "        v = split_heads(v, self.n_heads)  # (B, H, L, d_head)\n",
+              "        q, k, v = q.unsqueeze(1), k.unsqueeze(1), v.unsqueeze(1)  # one head of width D\n"),
+             ("        y = merge_heads(y)  #", "        y = y.squeeze(1)  #")]},
+        principle="Multi-head attention is n_heads attentions side by side, each over d_head = d_model / n_heads "
+                  "of the features, each with its own softmax, so that one token can attend to several others for "
+                  "different reasons. Yours gives every token one set of weights for the whole width, whatever "
+                  "n_heads is. Reread 'Splitting the model width into heads'.",
+        cause="Your forward never splits into heads: it attends once, over all d_model features (scaled by "
+              "√d_model), as one head would.",
+    ),
+    Misconception(
         "explicit-mask-ignored", (6, 7),
         "Your forward attends with its own causal mask even when it is given one: use causal_mask(L) only "
         "when mask is None, and the given mask otherwise: see " + WALKTHROUGH,
@@ -86,5 +107,21 @@ MISCONCEPTIONS = (
                   "is given. Yours hides keys the caller's mask lets a query see. Reread " + WALKTHROUGH + ".",
         cause="Your forward keeps only the keys that both the given mask and a causal mask allow, so the given mask "
               "can hide keys but never show a later one.",
+    ),
+    Misconception(
+        "given-mask-unsqueezed", (6, 7),
+        "Your forward inserts a head axis into the mask it is given (mask.unsqueeze(1)), but a given mask is "
+        "already shaped to broadcast against the scores (B, H, L, L): (L, L), (B, 1, L, L) or (B, 1, 1, L). Pass "
+        "it to the attention as it is: see " + WALKTHROUGH,
+        ({"forward_mask": lambda self, mask, L: self.causal_mask(L) if mask is None else mask.unsqueeze(1)},),
+        {6: [(SOLUTION_MHA_MASK, "        if mask is None:\n            mask = causal_mask(L, x.device)\n"
+                                 "        else:\n            mask = mask.unsqueeze(1)  # a head axis\n"
+                                 "        y, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, L, d_head)\n")]},
+        principle="A mask lines up with the scores (B, H, L, L) by broadcasting from the right: its last axis is "
+                  "the keys', the one before the queries', and an axis of 1 repeats over heads or the batch. The "
+                  "masks a caller gives are already laid out that way. In yours, a given mask's axes no longer "
+                  "line up with the scores': its keys' axis is not the last. Reread " + WALKTHROUGH + ".",
+        cause="Your forward unsqueezes a given mask at axis 1, which moves its query and key axes away from the "
+              "scores' last two: a 4-dim mask becomes 5-dim, an (L, L) one (L, 1, L).",
     ),
 )

@@ -302,6 +302,13 @@ def test_kvcache_len_counts_tokens_whatever_their_values(student, rng):
                    **({"cause": LEN_FROM_VALUES} if zeros else {}))
 
 
+def allocates(cache, method, *args):
+    """A cache's call that allocated too much, as a failure records it: its example measures the same
+    call on a small cache (grader.catalog.exercise8_kv_cache.examples)."""
+    return {"target": "KVCache", "object": cache.made, "method": method, "args": args, "kwargs": {}, "got": None,
+            "check": "allocates"}
+
+
 @pytest.mark.needs_values("test_kvcache_update_returns_everything")
 def test_kvcache_update_writes_into_its_storage(student, rng):
     """After `past` tokens, one update of 1 token allocates no tensor as large as the past keys: the cache
@@ -325,7 +332,7 @@ def test_kvcache_update_writes_into_its_storage(student, rng):
                        "over all of it (a count of its non-zero rows, through len). Allocate the storage once in "
                        "__init__, write the new tokens into its slice [:, :, start:end] and return the views "
                        "[:, :, :end]",
-                       cause=REALLOCATED)
+                       cause=REALLOCATED, call=allocates(cache, "update", k, v))
 
 
 @pytest.mark.needs_values("test_kvcache_update_returns_everything")
@@ -341,7 +348,7 @@ def test_kvcache_reset_keeps_its_storage(student, rng):
         raise Mismatch(f"cache.reset() on a KVCache({B}, {H_kv}, {d_head}, max_len={max_len}) allocated a tensor of "
                        f"shape {tuple(measured['shape'])} ({measured['bytes']:,} bytes, as large as the keys' whole "
                        "storage): reset must keep the storage for the next sequence and only set the number of "
-                       "cached tokens back to 0", cause=REALLOCATED)
+                       "cached tokens back to 0", cause=REALLOCATED, call=allocates(cache, "reset"))
 
 
 @pytest.mark.hidden
@@ -460,7 +467,9 @@ def test_cached_gqa_trains_through_its_cache(student, rng, device):
         raise Mismatch(f"{mismatch.message} With cache=None the gradient does reach it: the cut is in your "
                        "KVCache, in what update writes into its storage or hands back (no .detach(), .data or "
                        "torch.no_grad() there)",
-                       **mismatch.details) from None
+                       **{**mismatch.details, "call": {"target": "CachedGroupedQueryAttention", "object": module.made,
+                                                       "method": "__call__", "args": (x,), "kwargs": {}, "got": None,
+                                                       "check": "gradient", "gradient_cause": NO_GRADIENT}}) from None
 
 
 @pytest.mark.points(2)

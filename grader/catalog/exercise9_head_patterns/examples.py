@@ -9,6 +9,15 @@ from grader.diagnosis.examples import Drawn, Function, Size, Tensor, Tensors
 
 REPEATED = ("B", "H", (2, "seq_len"), (2, "seq_len"))  # a pattern on a sequence repeated twice
 
+
+def uniform(*shape):
+    """Attention weights of `shape` whose every query spreads its weight evenly over the keys."""
+    return torch.full(shape, 1.0 / shape[-1])
+
+
+# patterns the docstrings refuse that no cut of a valid one makes, smallest first: one position, 3 dims, not square
+NOT_A_PATTERN = (uniform(1, 1, 1, 1), uniform(1, 2, 2), uniform(1, 1, 2, 1), uniform(1, 1, 1, 2))
+
 def token_rules(tokens, args):
     """The rule of repeated_tokens' docstring that `tokens` breaks, as a sentence, or None."""
     batch, seq_len, vocab = args["batch"], args["seq_len"], args["vocab_size"]
@@ -27,8 +36,12 @@ def token_rules(tokens, args):
 
 EXAMPLES = {
     "repeated_tokens": Drawn({"batch": Size("batch"), "seq_len": Size("seq_len"), "vocab_size": Size("vocab_size")},
-                             token_rules),
-    "previous_token_score": Function({"pattern": Tensor(("B", "H", "L", "L"), kind="keep")}, smallest={"L": 2}),
-    "induction_score": Function({"pattern": Tensor(REPEATED, kind="keep"), "seq_len": Size("seq_len")}),
-    "find_heads": Function({"patterns": Tensors(Tensor(REPEATED, kind="keep"), count="layers"), "threshold": None}),
+                             token_rules, outcomes=lambda args: args["vocab_size"] ** (args["batch"] * args["seq_len"])),
+    "previous_token_score": Function({"pattern": Tensor(("B", "H", "L", "L"), kind="keep")}, smallest={"L": 2},
+                                     refused=tuple({"pattern": pattern} for pattern in NOT_A_PATTERN)),
+    "induction_score": Function({"pattern": Tensor(REPEATED, kind="keep"), "seq_len": Size("seq_len")},
+                                refused=({"pattern": uniform(1, 1, 2, 2), "seq_len": 2},  # L = 2, not twice 2
+                                         *({"pattern": pattern, "seq_len": 1} for pattern in NOT_A_PATTERN[1:]))),
+    "find_heads": Function({"patterns": Tensors(Tensor(REPEATED, kind="keep"), count="layers"), "threshold": None},
+                           refused=tuple({"patterns": [pattern]} for pattern in (uniform(1, 1, 1, 1), *NOT_A_PATTERN[1:]))),
 }

@@ -179,12 +179,13 @@ def test_repeated_tokens_repeat(student, rng):
 
 def test_repeated_tokens_use_the_generator(student):
     seq_len = SIZES["tokens"]["seq_len"]
-    first, what, _ = tokens_of(student, "tokens", torch.Generator().manual_seed(1))
+    first, what, call = tokens_of(student, "tokens", torch.Generator().manual_seed(1))
     again, *_ = tokens_of(student, "tokens", torch.Generator().manual_seed(1))
     other, *_ = tokens_of(student, "tokens", torch.Generator().manual_seed(2))
     if not torch.equal(first, again):
         raise Mismatch(f"{what} with two generators seeded alike gave different tokens: draw them with "
-                       "generator=generator (torch.randint(..., generator=generator))", cause=TOKEN_RULES)
+                       "generator=generator (torch.randint(..., generator=generator))", cause=TOKEN_RULES,
+                       call={**call, "check": "seeded"})  # its example: smaller calls, generators seeded alike
     if torch.equal(first, other) or (first[:, :seq_len] == first[0, 0]).all():
         raise Mismatch(f"{what} gave the same tokens for generators seeded 1 and 2 ({first[0].tolist()}): the "
                        "tokens must be random, drawn with the generator", cause=TOKEN_RULES)
