@@ -36,7 +36,8 @@ import torch
 
 from grader import catalog
 from grader.grading.compare import Mismatch, dtype_text, picture_cells
-from grader.grading.testkit import (GRADIENT_SCALED, LAYERS_DIFFER, NO_GRADIENT, RETURNS_AN_INPUT, Made, Raised, Tracked, Withheld, as64,
+from grader.grading.testkit import (GRADIENT_SCALED, LAYERS_DIFFER, NO_GRADIENT, RETURNS_AN_INPUT, STATE_EXTRA, Made,
+                                    Raised, Tracked, Withheld, as64,
                                     check_device_kept, check_grads, check_inputs_kept, check_module_gradients,
                                     check_parameters, check_result, grad_request,
                                     one_thread)
@@ -46,6 +47,7 @@ from grader.sandbox.wire import axis_order, laid_out
 
 MAX_TRIES = 60  # calls of the student's code one example may cost, at most
 SECONDS = 5.0  # the time one exercise's examples may take (never past its deadline): a guard against slow code
+ANOMALY_HINT = "Hint: enable anomaly detection"  # the end of autograd's in-place error, which an example leaves out
 MESSAGE = 300  # characters of an error's message an example keeps (a device's names the line that made the tensor)
 MAX_SHOWN = 64  # elements of one tensor an example may hold: a bigger one is no napkin example
 MAX_WEIGHTS = 16  # elements of a module's weight the example's text prints (a larger one: its shape)
@@ -377,7 +379,8 @@ class _Search:
         return _run_check(self.student, self.exercise, self.call, self.spec, made, args, sizes=sizes)
 
     def _function(self, args):
-        return _run_function(self.student, self.exercise, self.call["target"], self.params, args, self.call["kwargs"])
+        return _run_function(self.student, self.exercise, self.call["target"], self.params, args, self.call["kwargs"],
+                             self.call.get("wrt") if self.crashes else None)
 
     def _module(self, made, args):
         return _run_module(self.student, self.exercise, self.call["target"], self.spec, made,
@@ -393,16 +396,23 @@ class _Search:
         return reference(*as64(positional), **as64(keywords)), reference.state_dict()
 
 
-def _run_function(student, exercise, name, params, args, kwargs):
+def _run_function(student, exercise, name, params, args, kwargs, wrt=None):
     """(theirs, the reference's in float64) of `name` on the bound `args` (the failing call's other
-    keywords `kwargs` as they were)."""
+    keywords `kwargs` as they were); with `wrt`, theirs run backwards too, for `_upstream` (a crash of
+    the backward pass: an in-place edit of a tensor autograd saved)."""
     positional, keywords = _unbind(params, args, kwargs)
-    try:
-        got = student.run(name, *positional, **keywords)["value"]
-    except _THEIRS as error:
-        return _Raised.of(error), None
     with torch.no_grad(), _refused():
         expected = exercise.reference_object(name)(*as64(positional), **as64(keywords))
+    options = {}
+    if wrt:
+        outputs = expected if isinstance(expected, tuple) else (expected,)
+        dtype = positional[wrt[0]].dtype
+        options["grad"] = grad_request(wrt, [_upstream(out, dtype) if out.is_floating_point() else None
+                                             for out in outputs])
+    try:
+        got = student.run(name, *positional, **keywords, **options)["value"]
+    except _THEIRS as error:
+        return _Raised.of(error), None
     return got, expected
 
 
@@ -548,7 +558,7 @@ def _run_check(student, exercise, call, spec, made, args, state=None, sizes=None
 def _parameters_differ(student, exercise, call, spec, made):
     """(the shapes of the student's parameters, the reference's, None) where the module made at `made`
     has parameters other than the chapter's, as the suites check them (a name, a shape, a bias it must
-    not have); or Nones."""
+    not have, a buffer its state dict must not hold); or Nones."""
     positional, keywords = _unbind(spec.made, made, call["object"].kwargs)
     try:
         reference = exercise.reference_object(call["target"])(*positional, **keywords)
@@ -556,9 +566,9 @@ def _parameters_differ(student, exercise, call, spec, made):
         return None, None, None
     try:
         state = student.run(call["target"], *positional, **keywords)["value"].state_dict()
-        check_parameters(state, reference, what=call["target"], layers="", bias="")
+        check_parameters(state, reference, what=call["target"], layers="", bias="", exact=True)
     except Mismatch as mismatch:
-        if mismatch.details.get("cause") == LAYERS_DIFFER:
+        if mismatch.details.get("cause") in (LAYERS_DIFFER, STATE_EXTRA):
             return _shapes(state), _shapes(reference.state_dict()), None
     except _THEIRS:
         pass
@@ -709,7 +719,8 @@ def reproduces(student, exercise, example):
         got, expected, _ = _run_module(student, exercise, example["function"], spec, example["made"],
                                        example.get("made_keywords", {}), args, kwargs, state)
     else:
-        got, expected = _run_function(student, exercise, example["function"], params, args, kwargs)
+        got, expected = _run_function(student, exercise, example["function"], params, args, kwargs,
+                                      example.get("wrt") if example.get("raises") else None)
     if example.get("raises"):
         return isinstance(got, _Raised) and got.type == example["raises"]
     return not isinstance(got, _Raised) and _differs(got, expected, dtype)
@@ -910,7 +921,8 @@ class _Raised:
 
     @staticmethod
     def of(error):
-        return _Raised(getattr(error, "type", type(error).__name__), getattr(error, "message", "")[:MESSAGE])
+        message = getattr(error, "message", "").split(ANOMALY_HINT)[0].rstrip()  # torch's advice: not the mistake
+        return _Raised(getattr(error, "type", type(error).__name__), message[:MESSAGE])
 
     def __str__(self):
         return f"raises {self.type}" + (f": {self.message}" if self.message else "")
@@ -1204,6 +1216,8 @@ def _example(search):
         example["layouts"] = layouts
     if isinstance(shown["got"], _Raised):
         example["raises"] = shown["got"].type
+        if search.crashes and search.call.get("wrt"):
+            example["wrt"] = search.call["wrt"]  # it raised backwards
     if search.call.get("check"):
         example.update(check=search.call["check"], names=search.call.get("names", []),
                        at_most=search.call.get("at_most"), new=search.call.get("new", False),
@@ -1356,7 +1370,8 @@ def _text(name, shown, made, search, pictures):
                           f"  yours:               {_parameters(shown['got'])}"])
     lines = [f"The smallest call that shows it: {call}" + (f", {shapes}" if shapes else "")
              + (", on the grader's stand-in for a GPU" if search.call.get("check") == "device" else "")
-             + (BACKWARDS if search.call.get("check") == "gradient" else "")]
+             + (BACKWARDS if search.call.get("check") == "gradient" or (search.crashes and search.call.get("wrt"))
+                else "")]
     if made is not None:
         lines.append("  its weights, the same in yours and in the reference:")
         for key, value in (shown["state"] or {}).items():

@@ -278,6 +278,10 @@ CAUSES = {
                          "projections, each of one shape, and nothing more, so that its size is what the chapter "
                          "counts and a checkpoint saved from one such layer loads into another. Yours learns a "
                          "different set. Reread " + WALKTHROUGH + ".",
+"state-dict-extra": "A layer's state dict is what a checkpoint saves and loads: the chapter's layer holds its "
+                        "learned projections and nothing more, so a checkpoint of one such layer loads into another "
+                        "and its size is what the chapter counts. Yours saves something more, which a checkpoint of "
+                        "the chapter's layer lacks. Reread " + WALKTHROUGH + ".",
     "gradient-scaled": "Autograd differentiates the steps it recorded, and only those: a model learns from the "
                        "gradient of what the forward pass computed only if every step of it was recorded. Yours "
                        "returns the right values, but its gradients are off by one factor, so some step of the "

@@ -96,7 +96,8 @@ class Student:
             reply = child.request(_to_wire(request))
         except StudentError as error:
             if isinstance(target, str) and not target[:1].isupper() and replayable(error, grad, stand_in):
-                crash_evidence(error, {"target": target, "args": args, "kwargs": kwargs})  # a function's call
+                crash_evidence(error, {"target": target, "args": args, "kwargs": kwargs,  # a function's call
+                                       **({"wrt": grad["wrt"]} if grad else {})})  # run backwards: which gradients
             raise
         if not return_args:  # the child sends them back always, so that no call looks like a check of them
             reply.pop("args", None)

@@ -342,6 +342,7 @@ GRADIENT_SCALED = "gradient-scaled"  # a cause: right values, gradients one fact
 PEEKS_AT_THE_FUTURE = "peeks-at-the-future"  # a cause: changing a later token changed an earlier one's result
 KEPT_FROM_A_CALL = "kept-from-an-earlier-call"  # a cause: a module answers differently after a call of another size
 LAYERS_DIFFER = "parameters-differ"  # a cause: a module's parameters are not the chapter's (a name or a shape)
+STATE_EXTRA = "state-dict-extra"  # a cause: a module's state dict holds more than its parameters (a saved buffer)
 RETURNS_AN_INPUT = "returns-an-input"  # a cause: a result shares memory with an input, where a new tensor is due
 BUILT_ON_THE_CPU = ("pass `device=x.device` (an input's device, or the function's `device` argument) where you "
                     "make it, and `dtype=x.dtype` where it holds values, or make it from an input "
@@ -654,22 +655,23 @@ def check_parameters(state, reference, *, what, layers, bias, exact=False, formu
                        "tensors: leave state_dict to nn.Module")
     got = {name: tuple(t.shape) for name, t in state.items() if isinstance(t, torch.Tensor)}
 
-    def differ(text):
+    def differ(text, cause):
         call = {} if made is None else {"call": parameters_call(made, got)}
-        return Mismatch(text, cause=LAYERS_DIFFER, **call)
+        return Mismatch(text, cause=cause, **call)
 
     missing = [name for name in expected if name not in got]
     if missing:
         have = ", ".join(sorted(got)) or "no parameters at all"
-        raise differ(f"{what} has no parameter `{missing[0]}` (it has {have}): {layers}")
+        raise differ(f"{what} has no parameter `{missing[0]}` (it has {have}): {layers}", cause=LAYERS_DIFFER)
     extra = sorted(set(got) - set(expected))
     biases = [name for name in extra if name.endswith("bias")]
     if biases:
-        raise differ(f"{what} has a parameter `{biases[0]}` the chapter's layer doesn't have: {bias}")
+        raise differ(f"{what} has a parameter `{biases[0]}` the chapter's layer doesn't have: {bias}",
+                     cause=LAYERS_DIFFER)
     if exact and extra:
-        raise Mismatch(f"{what}'s state_dict also holds {', '.join(extra)}: keep anything else out of the "
-                       "state dict (a causal-mask buffer: register it with persistent=False, or build it in "
-                       "forward with causal_mask(L))")
+        raise differ(f"{what}'s state_dict also holds {', '.join(extra)}: keep anything else out of the state dict "
+                     "(a causal-mask buffer: register it with persistent=False, or build it in forward with "
+                     "causal_mask(L))", cause=STATE_EXTRA)
     for name, shape in expected.items():
         if got[name] == shape:
             continue
@@ -678,7 +680,7 @@ def check_parameters(state, reference, *, what, layers, bias, exact=False, formu
             text += f", that is {formulas[name]}"
         if got[name] == shape[::-1]:
             text += ": nn.Linear(in_features, out_features) stores its weight as (out, in)"
-        raise differ(text)
+        raise differ(text, cause=LAYERS_DIFFER)
 
 
 def parameters_call(made, shapes):

@@ -1,4 +1,4 @@
-"""Exercise 6, nanoGPT style: a causal-mask buffer in the state dict, and the mask argument ignored.
+"""Exercise 6, nanoGPT style: a causal-mask buffer (kept out of the state dict), and the mask argument ignored.
 
 Diagnosis: explicit-mask-ignored.
 """
@@ -51,7 +51,7 @@ class MultiHeadAttention(nn.Module):
         self.n_heads = n_heads
         self.qkv = nn.Linear(d_model, 3 * d_model, bias=bias)
         self.out = nn.Linear(d_model, d_model, bias=bias)
-        self.register_buffer("tril", causal_mask(max_len))
+        self.register_buffer("tril", causal_mask(max_len), persistent=False)
 
     def forward(self, x, mask=None):
         B, L, D = x.shape
