@@ -102,7 +102,8 @@ MISCONCEPTIONS = (
     Misconception(
         "softmax-nan-on-masked-row", (5, 6, 7),
         "A row whose every key is masked comes out NaN (-inf - (-inf), then 0/0): it must give zero weights "
-        "and a zero output; shift by 0 where the max is -inf and divide by 1 where the sum is 0: see " + MASKING,
+        "and a zero output; shift by 0 where the max is -inf and divide by 1 where the sum is 0 (in a module, the "
+        "given scaled_dot_product_attention does both): see " + MASKING,
         (softmax_dividing(shift=True, guard=False),),
         {5: [("    x_max = x_max.masked_fill(x_max == float(\"-inf\"), 0.0)", "    pass"),
              ("    return e / total.masked_fill(total == 0, 1.0)", "    return e / total")],
@@ -110,7 +111,8 @@ MISCONCEPTIONS = (
         principle="A query that may see no key at all (a row of only -∞, as padding can leave) must get zero weights "
                   "and a zero output: a NaN there spreads to every later layer and every gradient. The chapter calls "
                   "it a classic padding bug; yours has it. Reread " + MASKING + ".",
-        cause="On a row of only -inf your softmax computes -inf - (-inf), then 0/0, so that row comes out NaN.",
+        cause="On a row of only -inf the softmax you call (your own, or torch.softmax) computes -inf - (-inf), then "
+              "0/0, so that row comes out NaN.",
     ),
     Misconception(
         "scaled-by-value-width", (5, 10),

@@ -41,7 +41,9 @@ EXAMPLES = {
                                      refused=tuple({"pattern": pattern} for pattern in NOT_A_PATTERN)),
     "induction_score": Function({"pattern": Tensor(REPEATED, kind="keep"), "seq_len": Size("seq_len")},
                                 refused=({"pattern": uniform(1, 1, 2, 2), "seq_len": 2},  # L = 2, not twice 2
+                                         {"pattern": uniform(1, 1, 3, 3), "seq_len": 1},  # one more than twice 1
                                          *({"pattern": pattern, "seq_len": 1} for pattern in NOT_A_PATTERN[1:]))),
     "find_heads": Function({"patterns": Tensors(Tensor(REPEATED, kind="keep"), count="layers"), "threshold": None},
-                           refused=tuple({"patterns": [pattern]} for pattern in (uniform(1, 1, 1, 1), *NOT_A_PATTERN[1:]))),
+                           refused=tuple({"patterns": [pattern]}  # an odd length first: no sequence repeated twice
+                                         for pattern in (uniform(1, 1, 1, 1), uniform(1, 1, 3, 3), *NOT_A_PATTERN[1:]))),
 }
