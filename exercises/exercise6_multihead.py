@@ -82,7 +82,8 @@ def merge_heads(x):
 class MultiHeadAttention(nn.Module):
     """The chapter's multi-head self-attention.
 
-    MultiHeadAttention(d_model, n_heads, bias=True) must have exactly two submodules:
+    MultiHeadAttention(d_model, n_heads, bias=True) must learn exactly two layers, and its state dict hold
+    nothing else:
       qkv: nn.Linear(d_model, 3 * d_model, bias=bias)  W_Q, W_K, W_V fused side by side
       out: nn.Linear(d_model, d_model, bias=bias)      W_O, mixes the heads
     (the grader loads a state dict with the keys qkv.weight, qkv.bias, out.weight, out.bias).

@@ -14,8 +14,9 @@ per sequence in the batch. It is the KV heads that count (H_kv, not the H query 
 needs 2 GiB of cache.
 
 Positions count from 0. Inputs are left unchanged (except the cache, which `update` fills), and
-tensors come back in the inputs' dtype and on their device. Torch's fused attention and
-nn.MultiheadAttention are off limits; torch.softmax is fine.
+tensors come back in the inputs' dtype and on their device. A float64 input is computed in
+float64 all the way: no .float() and no float32 softmax on the way, as some libraries do for
+speed. Torch's fused attention and nn.MultiheadAttention are off limits; torch.softmax is fine.
 
 It must train: autograd through your code gives the chapter's gradients (no .detach(), no
 in-place edit of a tensor autograd still needs). The grader checks the gradients of one forward

@@ -16,7 +16,9 @@ The maths is ordinary per-head attention after one extra step: repeat each KV he
 so that it lines up with its group of query heads.
 
 Every function and module here leaves its inputs unchanged and returns tensors in the inputs'
-dtype (float32 or float64; float16 and bfloat16 too) and on their device.
+dtype (float32 or float64; float16 and bfloat16 too) and on their device. A float64 input is
+computed in float64 all the way: no .float() and no float32 softmax on the way, as some
+libraries do for speed.
 It must train: autograd through your code gives the chapter's gradients (no .detach(), no
 in-place edit of a tensor autograd still needs).
 """

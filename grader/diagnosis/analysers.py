@@ -812,6 +812,8 @@ _FLOAT_SIZE = re.compile(r"must be tuple of ints,\s*but (?:got|found element of 
 _BOOL_INDEX = re.compile(r"The shape of the mask \[([\d, ]*)\] at index \d+ does not match the shape of the indexed "
                          r"tensor \[([\d, ]*)\]")
 _TRANSPOSE_2D = "t() expects a tensor with <= 2 dimensions"
+_SCORES_1_2 = re.compile(r"transpose\(\s*1\s*,\s*2\s*\)")  # k's axes 1 and 2 swapped: scores:k-transposed-1-2
+_UNPACK = re.compile(r"(not enough|too many) values to unpack \(expected (\d+)(?:, got (\d+))?\)")
 _DIM_RANGE = re.compile(r"Dimension out of range \(expected to be in range of \[(-?\d+), (-?\d+)\], but got (-?\d+)\)")
 _VIEW_SIZE = re.compile(r"shape '\[([-\d, ]*)\]' is invalid for input of size (\d+)")
 
@@ -897,13 +899,21 @@ def crash_findings(call):
                         f"so a mask of shape ({shapes.group(1)}) cannot index a tensor of shape ({shapes.group(2)}): "
                         "masked_fill and torch.where broadcast it (x.masked_fill(~mask, value))")]
     out_of_range = _DIM_RANGE.search(raised.message) if raised.type == "IndexError" else None
-    if out_of_range and int(out_of_range.group(3)) >= 0 and re.search(rf"\bdim\s*=\s*{out_of_range.group(3)}\b", code):
+    if out_of_range and int(out_of_range.group(3)) >= 0 and re.search(
+            rf"\bdim\s*=\s*{out_of_range.group(3)}\b|\b(?:transpose|swapaxes|movedim)\((?:\s*\d+\s*,)?\s*{out_of_range.group(3)}\b",
+            code) and not _SCORES_1_2.search(code):  # dim=2, or transpose(2, 3)'s 3 (transpose(1, 2): its own finding)
         rank, n = -int(out_of_range.group(1)), int(out_of_range.group(3))
         return [Finding("crash:dim-from-the-front", at + f"dim {n} counts from the front, so it is the axis you mean "
                         f"only in tensors of one number of dims, and this one has {rank}: count from the end (dim=-1 "
                         "for the last axis), which names the same axis whatever batch dims sit in front")]
     if raised.type not in ("RuntimeError", "ValueError"):
         return []
+    unpacked = _UNPACK.search(raised.message) if raised.type == "ValueError" else None
+    if unpacked and re.search(r"=\s*[\w.]+\.(?:shape|size\(\))\s*$", code):
+        return [Finding("crash:shape-unpacked", at + f"unpacking a tensor's shape into {unpacked.group(2)} names takes "
+                        f"only tensors of {unpacked.group(2)} dims, and this one has {unpacked.group(3)}: take the "
+                        "sizes you need from the end (L, d = x.shape[-2:]) and keep whatever batch dims sit in front "
+                        "(x.shape[:-2])")]
     if _TRANSPOSE_2D in raised.message and re.search(r"\.t\(\)|\.t_\(\)|torch\.t\(", code):
         dims = raised.message.rsplit("self is ", 1)[-1].removesuffix(".")
         return [Finding("crash:t-on-batched", at + f".t() transposes a matrix, a tensor of at most 2 dims, and this one "

@@ -8,10 +8,13 @@ from lumen_ref's. Each try runs the student's code in their confined process, th
 smaller try that still differs, one size at a time, within a few dozen tries and the time it is
 given; a student's code that raises, loops or dies on small sizes costs only the example. A
 failing call that failed a check rather than a value (its device, on the child's stand-in for a
-GPU; its inputs kept or a new tensor; a gradient; a module's parameters; the matrix products the
-probe counts) is shrunk by redoing that check; one the reference must refuse (`"refuses"`) by
-finding the smallest call it refuses and theirs answers. A function that answers one call two ways
-keeps state between calls, which a call alone in a fresh process may not show: it gets no example.
+GPU; its inputs kept or a new tensor; a gradient, a module's included; a module's parameters or
+state dict; the matrix products the probe counts; a whole (L_q, L_k) matrix the probe finds; draws
+from generators seeded alike) is shrunk by redoing that check; one the reference must refuse
+(`"refuses"`) by finding the smallest call it refuses and theirs answers (or the first of the small
+calls the exercise lists, `Function.refused`); one that raised in its backward pass by running the
+smaller calls backwards too. A function that answers one call two ways keeps state between calls,
+which a call alone in a fresh process may not show: it gets no example.
 
 What the engine needs to know of a function, how its arguments' sizes hang together, each exercise
 declares in its package as `EXAMPLES = {name: Function(...), Module(...) or Stateful(...)}` in
@@ -20,9 +23,10 @@ symbols of each argument's axes ("L_q", "d_k", a product ("n_heads", "d_head"), 
 leading batch axes); a smaller call is the failing call's own tensors cut to smaller symbols
 (which keeps the values a mistake may need, 1e4 or a masked row), or fresh small integers of
 those sizes. Modules are made anew at the smaller sizes, with small integer weights; a class whose
-answers depend on its past (a KV cache) is `Stateful`: tried as the exercise's short scenarios; a
-function of random draws is `Drawn`: its answers, from a generator seeded 0, held to the rules the
-exercise writes.
+answers depend on its past (a KV cache) is `Stateful`: tried as the exercise's short scenarios (on
+the stand-in for a GPU where its failing check was a device's; a last step measured by the probe,
+or run backwards, where the scenario says so); a function of random draws is `Drawn`: its answers,
+from a generator seeded 0, held to the rules the exercise writes.
 """
 
 import importlib
@@ -57,10 +61,10 @@ FROM = "_from_"  # FROM + symbol: where a cut along that symbol's axes starts
 CUT, COUNTING, SMALL = 0, 1, 2  # the values of a try: the failing call's, cut; 1, 2, 3, ...; small integers
 FRESH = (COUNTING, SMALL)  # simple values, simplest first
 ON_STAND_IN = "gpu"  # a scenario's device keyword: the child's stand-in for a GPU (see Scenario)
-MATRIX_AXES = ("rows", "columns", "block")
+MATRIX_AXES = ("rows", "columns", "block")  # a "whole-matrix" check's symbols: the matrix's axes, a block of columns
 SEEDED_OUTCOMES, SEEDED_DRAWS = 16, 6  # a "seeded" check's example: 6 draws of torch's own all agree 1 time in 16⁵
 BACKWARDS = ", backwards for an upstream gradient of 10, 20, 30, …"  # see _upstream
-FINITE_THERE = "the float64 reference's is finite there"  # a NaN gradient's symptom: the example shows, not tells  # a "whole-matrix" check's symbols: the matrix's axes, a block of columns
+FINITE_THERE = "the float64 reference's is finite there"  # a NaN gradient's symptom: the example shows, not tells
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,9 @@ STRUCTURAL = {
     "crash:dim-from-the-front": "A step of attention is one formula whatever comes before the last axes: no batch, "
                                 "a batch, a batch and heads. Yours names an axis by its place from the front, which "
                                 "moves when batch dims are added. Reread " + WALKTHROUGH + ".",
+    "crash:shape-unpacked": "A step of attention is one formula whatever comes before the last axes: no batch, a "
+                            "batch, a batch and heads. Yours takes its sizes as a fixed list of all the axes, which "
+                            "only one number of dims fits. Reread " + WALKTHROUGH + ".",
     "scores:outer-over-batch": "Every query meets every key of its own sequence: the scores pair the tokens within "
                                "one sequence, and the sequences of a batch never meet. Yours scores each sequence's "
                                "queries against every sequence's keys. Reread " + SCORE + ".",

@@ -265,7 +265,8 @@ def _tiny_error(dtype, got, want, wrong):
     number, is a constant made in float32; each row (the last axis) the right one times a factor just
     below 1, so the error is largest where the row's denominator is smallest, is an epsilon added to
     a denominator (or a clamp on it); an error about float32's rounding, 6e-8 relative, on nearly
-    every value and of either sign is a step that computes in float32; anything else: (None, '')."""
+    every value and of either sign is a step that computes in float32, and one far below it (no cause:
+    a hint) a number written with fewer digits than float64's; anything else: (None, '')."""
     if dtype != torch.float64:
         return None, ""
     finite = torch.isfinite(want) & torch.isfinite(got)
@@ -293,11 +294,15 @@ def _tiny_error(dtype, got, want, wrong):
                 "sum itself and guard only a sum of 0 (torch.where)")
     signs = torch.sign(got - want)[sizeable & wrong]
     everywhere = int((sizeable & wrong).sum()) >= 0.5 * int(sizeable.sum())
-    if everywhere and bool((signs > 0).any()) and bool((signs < 0).any()):
-        return "computes-in-float32", ("; that is the size of float32 rounding: a step of yours computes in float32 (a tensor made "
-                "without dtype=, a .float(), a Python list turned into a default-dtype tensor) — keep "
-                "every step in the inputs' dtype")
-    return None, ""
+    if not (everywhere and bool((signs > 0).any()) and bool((signs < 0).any())):
+        return None, ""
+    if error < FLOAT32_ROUNDING / 4:  # far below what a step in float32 leaves on the largest values
+        return None, (f"; that is about {error:.0e} of the largest value, far below float32's rounding (6e-8): not a "
+                      "step in float32, but a number with fewer digits than float64 holds does that (a constant "
+                      "written to 8 or 9 digits, such as log2(e) = 1.44269504): write it in full, or compute it")
+    return "computes-in-float32", ("; that is the size of float32 rounding: a step of yours computes in float32 (a tensor made "
+            "without dtype=, a .float(), a Python list turned into a default-dtype tensor) — keep "
+            "every step in the inputs' dtype")
 
 
 def _row_factor_below_one(got, want, sizeable, scale):

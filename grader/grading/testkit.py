@@ -664,7 +664,7 @@ def check_parameters(state, reference, *, what, layers, bias, exact=False, formu
         have = ", ".join(sorted(got)) or "no parameters at all"
         raise differ(f"{what} has no parameter `{missing[0]}` (it has {have}): {layers}", cause=LAYERS_DIFFER)
     extra = sorted(set(got) - set(expected))
-    biases = [name for name in extra if name.endswith("bias")]
+    biases = [name for name in extra if name.endswith("bias") and len(got[name]) == 1]  # not nanoGPT's mask "bias"
     if biases:
         raise differ(f"{what} has a parameter `{biases[0]}` the chapter's layer doesn't have: {bias}",
                      cause=LAYERS_DIFFER)

@@ -13,6 +13,7 @@ COST_ONE_PRODUCT = "cost-one-product"
 COST_MULTIPLY_ADDS = "cost-multiply-adds"
 CROSSOVER_ONE_TERM = "crossover-one-linear-term"
 WHOLE_MATRIX = "tiled-holds-whole-matrix"
+KEYS_NOT_BLOCKED = "tiled-keys-not-in-blocks"
 CAUSES = {
     COST_MULTIPLY_ADDS: "A FLOP is one multiplication or one addition, and a matrix product does both for every term "
                         "it sums: an (n, k) by (k, m) product is n·k·m multiply-adds, twice as many FLOPs. Yours "
@@ -31,6 +32,10 @@ CAUSES = {
                   "long contexts does not fit, while the online softmax needs only one block of keys and its scores "
                   "at a time, so memory grows like L, not L². Yours still holds something as large as the whole "
                   "matrix. Reread " + COST + ".",
+    KEYS_NOT_BLOCKED: "Tiled attention walks through the keys one block at a time, carrying each query's running max, "
+                      "sum and output from block to block: the block size sets how many keys it reads at once and so "
+                      "how much memory one step holds. Yours does the same work whatever block size it is given: "
+                      "it does not read the keys in blocks of that size. Reread " + COST + ".",
 }
 
 # lines of the solutions that the edits below rewrite

@@ -22,7 +22,8 @@ from grader.grading.compare import (Mismatch, attention_magnitude, check_tensor,
                                     summarise)
 from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
 from grader.catalog.exercise10_tiled_attention.misconceptions import (COST_MULTIPLY_ADDS, COST_NOT_INT, COST_ONE_PRODUCT,
-                                                                    CROSSOVER_ONE_TERM, WHOLE_MATRIX)
+                                                                    CROSSOVER_ONE_TERM, KEYS_NOT_BLOCKED,
+                                                                    WHOLE_MATRIX)
 from grader.grading.testkit import (as64, cases, check_call, check_device_kept, check_grads, check_inputs_kept,
                                     check_result, dims, failing_call, measure_call, randn)
 
@@ -58,6 +59,7 @@ SIZES = {
     "attention_half": dict(B=(2, 3), L=10, d_k=8, d_v=6, block=4),
     "gradients": dict(B=(2, 3), L_q=11, L_k=7, d_k=5, d_v=6, block=4),
     "memory": dict(B=1, n_heads=4, L=1024, d_k=32, block=64, shorter=(256, 512)),  # L: the longest measured
+    "blocks": dict(B=1, n_heads=2, L=512, d_k=8, blocks=(32, 128)),  # 16 blocks of keys, then 4
     # one call whose (L, L) float32 scores (256 MiB; 128 MiB in half precision) are far more than the memory
     # its process may gain (`memory`), at a block size whose (L, block) scores need a few MiB
     "measured": dict(B=1, L=8192, d_k=5, d_v=7, block=64, memory=112 << 20, rows=64),
@@ -312,7 +314,8 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
     the device: sizes are what is measured, not time). It must grow like L (one block of scores,
     (L, block_size)), and stay below one head's (L, L) scores at the longest L (so a buffer of a
     fixed size that holds them does not pass for tiled: round 14's a2). Then one call at L = 8192 must give the
-    right answer while its process gains less memory (read from outside it) than one (L, L) matrix."""
+    right answer while its process gains less memory (read from outside it) than one (L, L) matrix. In
+    between, the keys must be read block_size at a time (`_check_blocks_read`)."""
     size = SIZES["memory"]
     B, H, d_k, block = size["B"], size["n_heads"], size["d_k"], size["block"]
     found = []
@@ -331,7 +334,8 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
     if exponent >= QUADRATIC or last["bytes"] >= whole:
         sizes = ", ".join(f"{_mib(measured['bytes'])} at L = {L}" for L, measured in found)
         held = f"of shape {tuple(last['shape'])}" if last["shape"] else "held outside torch (numpy arrays or Python objects)"
-        raise Mismatch(f"{call} holds the whole matrix: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
+        what = "the whole matrix" if tuple(last["shape"][-2:]) in ((long, long), ()) else "more than a block of scores"
+        raise Mismatch(f"{call} holds {what}: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
                        f"largest, {held}, at L = {long}), and the (L, L) scores of one head are {_mib(whole)} "
                        f"there. {advice}", cause=WHOLE_MATRIX, call=record)
     # the matrix kept as many tensors of a block each (a list of row blocks): what they hold together
@@ -349,7 +353,27 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
                        f"({entries} entries; of shape {tuple(last['element_shape'])} at L = {long}), as a whole "
                        f"(L_q, L_k) mask does, made before the loop even in bool. Make each block's part of it "
                        f"inside the loop, (L_q, block_size). {advice}", cause=WHOLE_MATRIX, call=record)
+    _check_blocks_read(student, rng)
     _check_measured_call(student, rng, advice)
+
+
+def _check_blocks_read(student, rng):
+    """The docstring's "reading K and V block_size keys at a time": with 4 times the block size, a call
+    runs fewer matrix products (counted by the grader's probe), as it reads fewer blocks of keys. A chunk
+    of queries against all the keys at once holds no (L, L) matrix either, but ignores block_size (round
+    19's a1). Code that runs no matrix product at all (sums of products) cannot be told: it passes here."""
+    size = SIZES["blocks"]
+    B, H, L, d_k = size["B"], size["n_heads"], size["L"], size["d_k"]
+    q, k, v = (randn(rng, B, H, L, d_k) for _ in "qkv")
+    counted = [measure_call(student, TILED, q, k, v, block, what="tiled_attention's matrix products")["products"]
+               for block in size["blocks"]]
+    (small, large), (few, more) = size["blocks"], counted
+    if few and more >= few:
+        raise Mismatch(f"tiled_attention(q, k, v of shape ({B}, {H}, {L}, {d_k}), block_size) ran {few} matrix "
+                       f"products with block_size={small} and {more} with block_size={large}: the keys it reads at "
+                       f"once do not follow block_size. Read K and V block_size keys at a time ({L // small} blocks, "
+                       f"then {L // large}), each query's running max, sum and output carried from block to block, "
+                       "as the docstring says", cause=KEYS_NOT_BLOCKED)
 
 
 def _check_measured_call(student, rng, advice):

@@ -53,7 +53,7 @@ EXERCISE = Exercise(
         Rule("for each token, head 0's d_head numbers, then head 1's", ("test_merge_heads_values",
                                                                         "test_merge_heads_shapes")),
         Rule("Undo split_heads", ("test_merge_undoes_split",)),
-        Rule("must have exactly two submodules", ("test_constructor_parameters",)),
+        Rule("must learn exactly two layers, and its state dict hold nothing else", ("test_constructor_parameters",)),
         Rule("Steps: qkv, split into q, k, v, split_heads each, attention, merge_heads, out.", ("test_forward_values",)),
         Rule("x: (B, L, D) -> (B, L, D)", ("test_forward_shapes",)),
         Rule("mask: None for causal attention", ("test_no_peeking_at_the_future", "test_one_module_at_several_lengths"),

@@ -56,6 +56,7 @@ EXERCISE = Exercise(
         Rule("the gradients through it are zeros, not NaN", ("test_gqa_gradients_fully_masked_rows",)),
         Rule("leaves its inputs unchanged", ("test_repeat_kv_input_not_modified", "test_gqa_input_not_modified")),
         Rule("in x's dtype and device", ("test_gqa_float64", "test_gqa_on_the_inputs_device")),
+        Rule("A float64 input is computed in float64 all the way", ("test_gqa_float64",)),
         Rule("float16 and bfloat16 too", ("test_repeat_kv_half_precision", "test_gqa_half_precision")),
         Rule("autograd through your code gives the chapter's gradients", ("test_repeat_kv_gradients", "test_gqa_gradients")),
     ),

@@ -66,6 +66,7 @@ EXERCISE = Exercise(
         Rule("The new token i sits at position past + i", ("test_cached_gqa_chunked",)),
         Rule("len(cache) is past + T_new after the call", ("test_cached_gqa_chunked", "test_cached_gqa_other_head_counts")),
         Rule("Inputs are left unchanged (except the cache, which `update` fills)", ("test_cached_gqa_input_not_modified",)),
+        Rule("A float64 input is computed in float64 all the way", ("test_cached_gqa_float64",)),
         Rule("tensors come back in the inputs' dtype and on their device", ("test_cached_gqa_float64",
                                                                             "test_cached_gqa_half_precision",
                                                                             "test_cached_gqa_on_the_inputs_device")),

@@ -1,0 +1,2 @@
+#!/bin/bash
+/work/round19/run_both.sh exercise10 "$(dirname "$0")" -v
