@@ -365,8 +365,9 @@ class _Search:
                 if not (self.crashes and got.type == self.call["got"].type):
                     return False
                 try:
-                    with torch.no_grad():
-                        expected, state = self._expected(made, args)
+                    if expected is None:  # a module's: a function's answer came with theirs
+                        with torch.no_grad():
+                            expected, state = self._expected(made, args)
                 except Exception:  # noqa: BLE001 - sizes the reference refuses too: no example there
                     return False
             elif not _differs(got, expected, _dtype(args)):
@@ -402,8 +403,8 @@ class _Search:
 
 def _run_function(student, exercise, name, params, args, kwargs, wrt=None):
     """(theirs, the reference's in float64) of `name` on the bound `args` (the failing call's other
-    keywords `kwargs` as they were); with `wrt`, theirs run backwards too, for `_upstream` (a crash of
-    the backward pass: an in-place edit of a tensor autograd saved)."""
+    keywords `kwargs` as they were), theirs an `_Raised` where it raised; with `wrt`, theirs run
+    backwards too, for `_upstream` (a crash of the backward pass: an in-place edit autograd saw)."""
     positional, keywords = _unbind(params, args, kwargs)
     with torch.no_grad(), _refused():
         expected = exercise.reference_object(name)(*as64(positional), **as64(keywords))
@@ -416,7 +417,7 @@ def _run_function(student, exercise, name, params, args, kwargs, wrt=None):
     try:
         got = student.run(name, *positional, **keywords, **options)["value"]
     except _THEIRS as error:
-        return _Raised.of(error), None
+        got = _Raised.of(error)
     return got, expected
 
 
@@ -875,7 +876,7 @@ def _backward_step(student, scenario, done, step, remote, args, reference, ours)
         reply = student.run(remote, *args, method=step[1], grad=grad_request([0], [upstream]))
     except _THEIRS:
         return None
-    names = [name for name, parameter in reference.named_parameters() if parameter.requires_grad]
+    names = [name for name, _ in reference.named_parameters()]
     cut = [name for name in names if reply["param_grads"].get(name) is None]
     if not cut:
         return None
