@@ -78,7 +78,7 @@ class LargestAllocation(TorchDispatchMode):
     """While it is on, notes the largest storage any operation creates (not an input's, nor a view
     of one): its bytes, and the shape of the tensor that made it; the most bytes the storages it
     made held at once (`peak`: a matrix kept as many small blocks, round 15's a03); the last storage
-    created (for the canaries); and how many matrix products ran."""
+    created (for the canaries); how many matrix products ran, and how many operations of any kind."""
 
     @classmethod
     def _should_skip_dynamo(cls):
@@ -89,7 +89,7 @@ class LargestAllocation(TorchDispatchMode):
     def __init__(self, inputs=()):
         super().__init__()
         self.inputs = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
-        self.bytes, self.shape, self.last, self.products = 0, (), None, 0
+        self.bytes, self.shape, self.last, self.products, self.ops = 0, (), None, 0, 0
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
         self.refs, self.sizes, self.ptrs, self.peak = [], [], [], 0  # the storages made and alive: weak refs, bytes
 
@@ -120,6 +120,7 @@ class LargestAllocation(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         self.products += func.overloadpacket in _PRODUCTS
+        self.ops += 1
         for tensor in leaves(out):
             if isinstance(tensor, torch.Tensor):
                 try:
@@ -194,9 +195,9 @@ def _canary(probe):
 
 
 def measure(fn, args, kwargs=None, held=()):
-    """{"bytes", "shape", "products", "elements", "element_shape", "peak", "disabled"}: the largest
-    tensor fn(*args, **kwargs) allocates, in bytes and in entries (without gradients), the most bytes
-    its new storages held at once, the matrix products it runs, and why the probe was disabled during
+    """{"bytes", "shape", "products", "ops", "elements", "element_shape", "peak", "disabled"}: the
+    largest tensor fn(*args, **kwargs) allocates, in bytes and in entries (without gradients), the most
+    bytes its new storages held at once, the matrix products and the operations of any kind it runs, and why the probe was disabled during
     the call (None if it never was); `held`: the data pointers of storages that exist already (an
     object's, whose method fn is), as the inputs'.
     The dispatch-mode stack is left as it was found, whatever the call did to it."""
@@ -209,7 +210,7 @@ def measure(fn, args, kwargs=None, held=()):
         try:
             watch = _Watch(probe, depth)
             seen_before = _canary(probe)
-            probe.bytes, probe.shape, probe.products, probe.elements, probe.element_shape = 0, (), 0, 0, ()
+            probe.bytes, probe.shape, probe.products, probe.ops, probe.elements, probe.element_shape = 0, (), 0, 0, 0, ()
             probe.forget()
             probe.peak = 0
             traced = _tracing()
@@ -229,7 +230,7 @@ def measure(fn, args, kwargs=None, held=()):
                 if traced:  # as the student's code left it
                     _start_tracing()
             reason = reason or watch.in_force()
-            found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products,
+            found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products, "ops": probe.ops,
                      "elements": probe.elements, "element_shape": list(probe.element_shape), "peak": probe.peak}
             if outside is None:
                 reason = reason or "your code stopped tracemalloc, which counts memory outside torch"

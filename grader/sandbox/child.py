@@ -57,7 +57,7 @@ class Session:
         op = request["op"]
         if op == "load":
             return wire.encode(self.load(request["source"], request["path"], request["module"],
-                                         request.get("forbidden", ())))
+                                         request.get("forbidden", ()), request.get("ctypes", False)))
         if op in OPS and self.guard is None:  # a child that never loads student code (the reference's)
             return wire.encode(OPS[op](self, request))
         if self.guard is None:
@@ -68,13 +68,14 @@ class Session:
             return self.guard.run(lambda: wire.encode(OPS[op](self, request)))
         raise ValueError(f"unknown op {op!r}")
 
-    def load(self, source, path, module_name, forbidden=()):
+    def load(self, source, path, module_name, forbidden=(), ctypes=False):
         """Run the student's file as module `module_name` from its source, which the judge read
         and sent (this process may not be able to open the file), with nothing beside it importable,
-        under every exercise's rules and the `forbidden` rule ids of its exercise's declaration."""
+        under every exercise's rules and the `forbidden` rule ids of its exercise's declaration
+        (`ctypes`: see judge.load_request)."""
         folder = os.path.dirname(os.path.abspath(path))
         sys.path[:] = [p for p in sys.path if p not in ("", ".", folder, os.getcwd())]
-        self.guard = rules.Guard(tuple(forbidden), path)
+        self.guard = rules.Guard(tuple(forbidden), path, ctypes=ctypes)
         self.guard.install()
         self.path = os.path.abspath(path)
         linecache.cache[self.path] = (len(source), None, source.splitlines(True), self.path)  # for tracebacks

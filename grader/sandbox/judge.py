@@ -169,10 +169,12 @@ def _not_text(name, data, error):
             "save it as UTF-8, or name its encoding in a coding line (# -*- coding: latin-1 -*-)")
 
 
-def load_request(path, module, forbidden=()):
+def load_request(path, module, forbidden=(), ctypes=False):
     """The request that loads a student's file in a child as `module`: its source, read here by the
     judge (files.read_submission), so that the child needs no access to the student's folder, and
-    the rule ids its exercise forbids beyond every exercise's rules (grader.sandbox.rules)."""
+    the rule ids its exercise forbids beyond every exercise's rules (grader.sandbox.rules). `ctypes`:
+    the file may use ctypes (only the kit's own probes of the kernel's layer, which must get past
+    Python's; a student's file never)."""
     try:
         data = files.read_submission(path)
     except OSError as error:
@@ -181,7 +183,8 @@ def load_request(path, module, forbidden=()):
         source = python_text(data)
     except UnicodeDecodeError as error:
         raise SubmissionRefused(_not_text(os.path.basename(path), data, error)) from None
-    return {"op": "load", "source": source, "path": str(path), "module": module, "forbidden": list(forbidden)}
+    return {"op": "load", "source": source, "path": str(path), "module": module, "forbidden": list(forbidden),
+            "ctypes": bool(ctypes)}
 
 
 class Launcher:

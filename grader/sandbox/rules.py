@@ -108,6 +108,11 @@ RULES = (
 
 # Changing torch's function-mode stack from inside a call would blind the mode: a violation too.
 TAMPERING = Rule("tampering", "changing the grader's checks", "leave torch's function modes as you found them")
+# ctypes calls compiled code by its address: torch's kernels (at::cpu::_softmax_outf, a DispatchStub's
+# function) without the dispatcher, where the rules and the grader's probe watch (round 20's a1, a2)
+FOREIGN = Rule("foreign-code", "calling compiled code through ctypes",
+               "write it in torch: ctypes reaches torch's kernels around the exercise's rules and the grader's checks")
+_CTYPES = os.path.dirname(os.path.abspath(ctypes.__file__)) + os.sep
 
 
 class Violation(BaseException):
@@ -157,8 +162,9 @@ class Guard:
     """The rules of one exercise, watching one child: `install` once, then run every piece of the
     student's code through `run`."""
 
-    def __init__(self, forbidden, submission):
+    def __init__(self, forbidden, submission, ctypes=False):
         self.rules = rules_for(forbidden)
+        self.ctypes = ctypes  # ctypes allowed: the kit's probes of the kernel's layer (judge.load_request)
         self.submission = os.path.realpath(submission)
         self.calls = [(part, rule) for rule in self.rules for part in rule.calls]
         self.modules = {module: rule for rule in self.rules for module in rule.modules}
@@ -273,7 +279,11 @@ class Guard:
                 self.flag(rule, f"your code called {_display_name(func)}")
 
     def _audit(self, event, args):
-        """The audit hook: imports of forbidden modules, and opening or running forbidden files."""
+        """The audit hook: imports of forbidden modules, opening or running forbidden files, ctypes,
+        and code made under a file name of torch's or the grader's."""
+        if event.startswith("ctypes.") and not self.ctypes:
+            self._foreign(event)
+            return
         if event not in ("import", "open", "exec"):
             return
         if event == "import":
@@ -298,6 +308,47 @@ class Guard:
                 self.flag(rule, f"your code {'opened' if event == 'open' else 'ran code from'} {path}")
 
 
+    def _foreign(self, event):
+        """ctypes, unless the grader's code or torch.cuda's (NVML's device count) asked for it: the
+        code of the frame that did is one of theirs, by identity (`_trusted_code`), not by the file
+        name it shows, which code compiled by the student's may claim."""
+        frame = sys._getframe(2)
+        while frame is not None and (frame.f_code.co_filename.startswith(("<frozen ", _CTYPES))
+                                     or frame.f_code.co_filename == __file__):
+            frame = frame.f_back
+        if frame is None or id(frame.f_code) not in _trusted_code():
+            self.flag(FOREIGN, f"your code used ctypes ({event})")
+
+
+_TRUSTED = []  # [set of ids, the code objects themselves (kept alive, so that no id is reused)]
+
+
+def _trusted_code():
+    """The ids of every code object of the grader's modules and of torch.cuda's, as imported before
+    any student's file: those that may use ctypes in a child. Taken once, before forget_modules."""
+    if not _TRUSTED:
+        codes = []
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__dict__", {}).get("__file__")
+            if name == "torch.cuda" or name.startswith("torch.cuda.") or (isinstance(file, str) and _inside(file, [_GRADER])):
+                for value in list(vars(module).values()):
+                    members = list(vars(value).values()) if isinstance(value, type) and value.__module__ == name else [value]
+                    for member in members:
+                        for function in (member, getattr(member, "__func__", None), getattr(member, "fget", None)):
+                            if isinstance(getattr(function, "__code__", None), types.CodeType):
+                                _nested(function.__code__, codes)
+        _TRUSTED[:] = [{id(code) for code in codes}, codes]
+    return _TRUSTED[0]
+
+
+def _nested(code, into):
+    """code and every code object in its constants (its nested functions, classes and lambdas)."""
+    into.append(code)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _nested(const, into)
+
+
 _forgotten = False  # whether this process (or the zygote it was forked from) ran forget_modules
 
 
@@ -309,6 +360,7 @@ def forget_modules():
     global _forgotten
     if _forgotten:
         return
+    _trusted_code()
     names = {module for rule in RULES for module in rule.modules}
     roots = [os.path.realpath(path) for rule in RULES for path in rule.paths] + [os.path.join(_PROJECT, "tests")]
     for name, module in list(sys.modules.items()):

@@ -13,6 +13,7 @@ FILE = "exercise10_tiled_attention.py"
 
 COST = {"test_attention_cost", "test_crossover_length"}
 SOFTMAX = {"test_online_softmax", "test_online_softmax_huge_scores", "test_online_softmax_masked_entries"}
+SOFTMAX_BLOCKS = {"test_online_softmax_reads_blocks"}  # scored once the values are right
 TILED = {"test_tiled_attention", "test_tiled_attention_float64", "test_tiled_attention_queries_and_keys",
          "test_tiled_attention_huge_scores", "test_tiled_attention_negative_scores",
          "test_tiled_attention_without_batch_dims", "test_tiled_attention_gradients"}
@@ -65,12 +66,12 @@ WRONG = {
 def test_solution_scores_full_marks(grade):
     result = graded(grade, 10, SOLUTIONS / FILE)
     assert result.passed and result.score == result.max_score
-    assert {t.name.split("[")[0] for t in result.tests} == COST | SOFTMAX | TILED | MEMORY | DEVICE | HALF | {
+    assert {t.name.split("[")[0] for t in result.tests} == COST | SOFTMAX | SOFTMAX_BLOCKS | TILED | MEMORY | DEVICE | HALF | {
         "test_inputs_not_modified"}
 
 
 def test_stub_fails_every_test(grade):
-    assert set(failed_tests(graded(grade, 10, EXERCISES / FILE))) == COST | SOFTMAX | TILED | MEMORY | DEVICE | HALF | {
+    assert set(failed_tests(graded(grade, 10, EXERCISES / FILE))) == COST | SOFTMAX | SOFTMAX_BLOCKS | TILED | MEMORY | DEVICE | HALF | {
         "test_inputs_not_modified"}
 
 
@@ -101,6 +102,30 @@ def test_one_block_hides_a_missing_rescale(grade):
     failing = {t.name for t in result.tests if t.status == "failed"}
     assert "test_tiled_attention[cpu-one-block-full]" not in failing
     assert "test_tiled_attention[cpu-block-1-full]" in failing
+
+
+def test_a_whole_row_online_softmax_loses_only_its_block_rule(grade):
+    """One block for the whole row whatever block_size says: right values, and the same operations
+    with blocks of one entry, which the block rule's test counts (round 20's a3)."""
+    source = (SOLUTIONS / FILE).read_text()
+    loop = "    for start in range(0, x.size(-1), block_size):"
+    whole_row = source.replace(loop, "    block_size = x.size(-1)\n" + loop)
+    assert whole_row != source
+    result = grade(10, whole_row)
+    assert failed_tests(result) == ["test_online_softmax_reads_blocks"]
+    assert "its work does not follow block_size" in messages(result, "test_online_softmax_reads_blocks")[0]
+
+
+def test_the_whole_matrix_at_the_value_tests_lengths_loses_the_memory_points(grade):
+    """Tiled only where the keys are many: at the value tests' lengths the whole (L_q, L_k) scores are
+    one block, which the memory test measures there too (round 20's a3)."""
+    source = (SOLUTIONS / FILE).read_text()
+    anchor = "    L_q, L_k = q.size(-2), k.size(-2)\n    m = torch.full_like(q[..., :1]"
+    switched = source.replace(anchor, anchor.replace("\n", "\n    block_size = L_k if L_k <= 64 else block_size\n", 1))
+    assert switched != source
+    result = grade(10, switched)
+    assert failed_tests(result) == list(MEMORY)
+    assert "a call of the value tests' sizes, made a tensor of shape" in messages(result, list(MEMORY)[0])[0]
 
 
 def test_cost_messages_name_the_term(grade):

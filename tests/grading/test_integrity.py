@@ -194,7 +194,7 @@ def test_attacks_on_the_judge_are_all_refused(tmp_path):
     exit_code, exercise = graded(case, submission(case, tmp_path / "submission"))
     assert_honest(case, exit_code, exercise)
     attempts = [line for line in exercise["output"].splitlines() if ": " in line]
-    assert len(attempts) == 7, exercise["output"]
+    assert len(attempts) == 6, exercise["output"]
     refused = [line for line in attempts if not line.endswith(": done")]
     if sys.platform == "linux":
         assert refused == attempts

@@ -1,11 +1,12 @@
-"""Crashes its process with SIGSEGV through ctypes."""
+"""Crashes its process with SIGSEGV (faulthandler's own test of a crash: no ctypes, which the rules
+refuse before any crash)."""
 
-import ctypes
+import faulthandler
 
 
 def scale_scores(scores, d_k):
-    ctypes.string_at(0)
+    faulthandler._sigsegv()
 
 
 def scaled_scores(q, k):
-    ctypes.string_at(0)
+    faulthandler._sigsegv()

@@ -244,7 +244,10 @@ WHOLE_MATRIX_ATTACKS = {  # files that hold the whole (L, L) matrix where the in
     "round14/a6_mprotect_ballast/cheat": "read-only private mappings, which RLIMIT_DATA does not count",
     "round14/x1_clear_refs/cheat": "resets its peak through /proc/self/clear_refs",
     "round14/x2_file_pages/cheat": "maps a library to offset its peak with file pages",
+    "round19/a2_mmap_numpy": "computes in NumPy, in a private anonymous mmap, wherever the probe could watch",
 }
+# what the torch operations of a call computed outside torch show: they do not follow block_size
+NOT_IN_BLOCKS = "its work does not follow block_size"
 # files that dodged the measured call otherwise (rounds 15 and 16): a message each may lose its points with
 DODGES = {
     "round15/a03_rowblock_list/v1": ("holds the whole matrix in pieces",),  # row blocks; blocks at L >= 4096
@@ -261,11 +264,12 @@ DODGES = {
 def test_a_whole_matrix_the_probe_does_not_see_still_loses_the_memory_points(grade, attack):
     """Whole-matrix files the in-process probe reads as tiled (WHOLE_MATRIX_ATTACKS says how): the call
     whose memory the judge reads from the kernel shows the matrix (or, where a forged probe left it, the
-    storages' total does), so the points are lost all the same."""
+    storages' total does), or its torch operations do not follow block_size where it computes outside
+    torch, so the points are lost all the same."""
     result = grade("exercise10", path=ATTACKS / attack / "exercise10_tiled_attention.py")
     test = _memory_test(result)
     assert test.status == "failed" and result.score == result.max_score - test.max_score, test.message
-    if "holds the whole matrix in pieces" not in test.message:  # a forged probe that left the storages' total
+    if "holds the whole matrix in pieces" not in test.message and NOT_IN_BLOCKS not in test.message:  # a forged probe that left the storages' total
         assert "made its process's memory grow by" in test.message, test.message
         assert float(test.message.split("grow by ")[1].split(" MiB")[0]) >= 200, test.message
 

@@ -40,7 +40,7 @@ def children(tmp_path):
         one = Child(launcher, str(path.parent / "child.log"), time.monotonic() + 120, DEFAULTS.memory_limit,
                     readable=(str(path),))
         started.append(one)
-        one.request(load_request(str(path), "exercise3_scaling"))
+        one.request(load_request(str(path), "exercise3_scaling", ctypes=True))  # probes of the kernel's layer
         return one
 
     try:

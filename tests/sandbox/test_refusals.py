@@ -197,3 +197,62 @@ def test_inputs_swapped_from_the_stack_are_still_seen(grade):
     result = grade("exercise5", path=path)
     inputs = [test for test in result.tests if test.name.startswith("test_inputs_not_modified")]
     assert inputs and any(test.status == "failed" for test in inputs), [(t.name, t.status) for t in inputs]
+
+
+FOREIGN = rules.FOREIGN.name
+ROUND20 = SOLUTIONS.parent / "tests" / "attacks" / "round20"
+CTYPES_SHORTCUTS = {  # exercise 5's softmax(x, dim=-1) through ctypes: refused whoever the code claims to be
+    "libc": """
+        import ctypes
+
+        def softmax(x, dim=-1):
+            ctypes.CDLL(None).getpid()
+            return torch.zeros_like(x)
+    """,
+    "named-as-torch": """
+        import ctypes
+
+        _claims = {"ctypes": ctypes}
+        exec(compile("def use():\\n    return ctypes.CDLL(None).getpid()\\n", torch.__file__, "exec"), _claims)
+
+        def softmax(x, dim=-1):
+            _claims["use"]()
+            return torch.zeros_like(x)
+    """,
+}
+
+
+@pytest.mark.privileges
+@pytest.mark.parametrize("shortcut", CTYPES_SHORTCUTS)
+def test_ctypes_is_refused_whoever_the_code_claims_to_be(grade, shortcut):
+    """ctypes reaches torch's kernels by address, past the dispatcher (round 20's a1 and a2): refused
+    in the student's code, also in code compiled under torch's file name."""
+    source = (SOLUTIONS / "exercise5_softmax.py").read_text() + textwrap.dedent(CTYPES_SHORTCUTS[shortcut])
+    result = grade("exercise5", source)
+    softmax_tests = [test for test in _tests_of(result, "softmax") if "attention" not in test.name]
+    assert softmax_tests and all(FOREIGN in test.message for test in softmax_tests), \
+        [test.message for test in softmax_tests]
+
+
+@pytest.mark.privileges
+@pytest.mark.parametrize("exercise, attack", [("exercise5", "a1_ctypes_softmax"), ("exercise10", "a2_ctypes_fused_attention")])
+def test_torch_kernels_called_through_ctypes_score_nothing(grade, exercise, attack):
+    """Round 20's a1 (at::cpu::_softmax_outf) and a2 (the flash-attention kernel's DispatchStub):
+    full marks before; refused at import now."""
+    result = grade(exercise, path=next((ROUND20 / attack / "submission").glob("*.py")))
+    assert result.score == 0 and FOREIGN in result.error, result.error
+
+
+@pytest.mark.privileges
+def test_torch_s_own_ctypes_is_allowed(grade):
+    """torch.cuda asks NVML for the device count with ctypes when CUDA is not started yet (a student's
+    `torch.cuda.device_count()` at import): torch's code, so not refused; without NVML it fails as
+    it would anywhere."""
+    source = (SOLUTIONS / "exercise5_softmax.py").read_text() + textwrap.dedent("""
+        try:
+            torch.cuda._raw_device_count_nvml()
+        except OSError:  # no NVML on this machine
+            pass
+    """)
+    result = grade("exercise5", source)
+    assert result.score == result.max_score, result.error

@@ -14,6 +14,7 @@ COST_MULTIPLY_ADDS = "cost-multiply-adds"
 CROSSOVER_ONE_TERM = "crossover-one-linear-term"
 WHOLE_MATRIX = "tiled-holds-whole-matrix"
 KEYS_NOT_BLOCKED = "tiled-keys-not-in-blocks"
+ONLINE_NOT_BLOCKED = "online-softmax-not-in-blocks"
 CAUSES = {
     COST_MULTIPLY_ADDS: "A FLOP is one multiplication or one addition, and a matrix product does both for every term "
                         "it sums: an (n, k) by (k, m) product is n·k·m multiply-adds, twice as many FLOPs. Yours "
@@ -36,6 +37,10 @@ CAUSES = {
                       "sum and output from block to block: the block size sets how many keys it reads at once and so "
                       "how much memory one step holds. Yours does the same work whatever block size it is given: "
                       "it does not read the keys in blocks of that size. Reread " + COST + ".",
+    ONLINE_NOT_BLOCKED: "The online softmax is the one-pass softmax that tiled attention needs: it reads a row one block "
+                        "at a time, keeping only a running max and a running sum, rescaled whenever a block raises the "
+                        "max. Yours does the same work whatever block size it is given: it reads each row whole. "
+                        "Reread " + COST + ".",
 }
 
 # lines of the solutions that the edits below rewrite

@@ -23,7 +23,7 @@ from grader.grading.compare import (Mismatch, attention_magnitude, check_tensor,
 from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
 from grader.catalog.exercise10_tiled_attention.misconceptions import (COST_MULTIPLY_ADDS, COST_NOT_INT, COST_ONE_PRODUCT,
                                                                     CROSSOVER_ONE_TERM, KEYS_NOT_BLOCKED,
-                                                                    WHOLE_MATRIX)
+                                                                    ONLINE_NOT_BLOCKED, WHOLE_MATRIX)
 from grader.grading.testkit import (as64, cases, check_call, check_device_kept, check_grads, check_inputs_kept,
                                     check_result, dims, failing_call, measure_call, randn)
 
@@ -42,6 +42,7 @@ SIZES = {
     "softmax[one-block]": dict(B=2, L_q=3, L_k=6, block=8),
     "softmax_huge": dict(B=2, L_q=3, L_k=9, block=4),
     "softmax_masked": dict(B=2, L_q=5, L_k=10, block=3),
+    "softmax_blocks": dict(B=2, L_q=3, L_k=12, blocks=(1, 16)),  # 12 blocks of one entry, then one block
     "attention[divides]": dict(B=(2, 3), L=12, d_k=5, d_v=7, block=4),
     "attention[partial]": dict(B=(2, 3), L=11, d_k=5, d_v=7, block=4),
     "attention[block-1]": dict(B=(2, 3), L=6, d_k=5, d_v=7, block=1),
@@ -201,6 +202,26 @@ def test_online_softmax_masked_entries(student, rng, device):
 # -- tiled attention --------------------------------------------------------------------------------
 
 
+@pytest.mark.needs_values("test_online_softmax")
+@pytest.mark.points(1)
+def test_online_softmax_reads_blocks(student, rng):
+    """The docstring's "read block_size entries at a time": with blocks of one entry the call runs more
+    torch operations than with one block for the whole row (counted by the grader's probe, on the
+    CPU), as a loop over the blocks does. A whole-row softmax does the same work whatever the block
+    size (round 20's a3)."""
+    size = SIZES["softmax_blocks"]
+    x = randn(rng, *dims(size, "B", "L_q", "L_k"), scale=3.0)
+    (small, large) = size["blocks"]
+    few, more = (measure_call(student, "online_softmax", x, block, what="online_softmax's operations")["ops"]
+                 for block in (large, small))
+    if more <= few:
+        raise Mismatch(f"online_softmax(x of shape {tuple(x.shape)}, block_size) ran {more} torch operations with "
+                       f"block_size={small} and {few} with block_size={large}: its work does not follow block_size, "
+                       f"so it reads each row whole. Read x block_size entries at a time ({size['L_k']} blocks, "
+                       "then one), keeping each row's running max and sum, as the docstring says",
+                       cause=ONLINE_NOT_BLOCKED)
+
+
 def qkv(rng, name, **options):
     """q, k and v of the SIZES case `name` (options: randn's); L stands for L_q = L_k."""
     size = dict(SIZES[name])
@@ -314,8 +335,9 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
     the device: sizes are what is measured, not time). It must grow like L (one block of scores,
     (L, block_size)), and stay below one head's (L, L) scores at the longest L (so a buffer of a
     fixed size that holds them does not pass for tiled: round 14's a2). Then one call at L = 8192 must give the
-    right answer while its process gains less memory (read from outside it) than one (L, L) matrix. In
-    between, the keys must be read block_size at a time (`_check_blocks_read`)."""
+    right answer while its process gains less memory (read from outside it) than one (L, L) matrix; the
+    keys must be read block_size at a time (`_check_blocks_read`), and last, the rule holds at the value
+    tests' lengths too (`_check_value_sizes`)."""
     size = SIZES["memory"]
     B, H, d_k, block = size["B"], size["n_heads"], size["d_k"], size["block"]
     found = []
@@ -353,27 +375,57 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
                        f"({entries} entries; of shape {tuple(last['element_shape'])} at L = {long}), as a whole "
                        f"(L_q, L_k) mask does, made before the loop even in bool. Make each block's part of it "
                        f"inside the loop, (L_q, block_size). {advice}", cause=WHOLE_MATRIX, call=record)
-    _check_blocks_read(student, rng)
     _check_measured_call(student, rng, advice)
+    _check_blocks_read(student, rng)
+    _check_value_sizes(student, rng)
+
+
+def _check_value_sizes(student, rng):
+    """The rule at the sizes of the value tests too: code that holds the whole (L_q, L_k) matrix while
+    L_k is short and tiles only at the lengths above would score every value with it (round 20's a3).
+    Its largest tensor in entries must not be (..., L_q, L_k) where block_size < L_k."""
+    for name, causal in (("attention[divides]", True), ("lengths[decode]", False)):
+        q, k, v = qkv(rng, name)
+        block = SIZES[name]["block"]
+        measured = measure_call(student, TILED, q, k, v, block, causal=causal, what="tiled_attention's memory")
+        L_q, L_k = q.size(-2), k.size(-2)
+        if tuple(measured["element_shape"][-2:]) == (L_q, L_k):
+            record = {"target": TILED, "args": (q, k, v, block), "kwargs": {"causal": causal}, "got": None,
+                      "check": "whole-matrix", "rows": "L_q", "columns": "L_k", "block": "block"}
+            raise Mismatch(f"tiled_attention(q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}, v, "
+                           f"block_size={block}, causal={causal}), a call of the value tests' sizes, made a tensor "
+                           f"of shape {tuple(measured['element_shape'])}: the whole (L_q, L_k) matrix, though "
+                           f"block_size={block} < L_k = {L_k}. The rule holds at every length, short ones too: read "
+                           "K and V block_size keys at a time and keep only a block of scores, (L_q, block_size)",
+                           cause=WHOLE_MATRIX, call=record)
 
 
 def _check_blocks_read(student, rng):
     """The docstring's "reading K and V block_size keys at a time": with 4 times the block size, a call
     runs fewer matrix products (counted by the grader's probe), as it reads fewer blocks of keys. A chunk
     of queries against all the keys at once holds no (L, L) matrix either, but ignores block_size (round
-    19's a1). Code that runs no matrix product at all (sums of products) cannot be told: it passes here."""
+    19's a1). Code that runs no matrix product (sums of products) is held to the same rule by the torch
+    operations it runs; so is code that computes outside torch (NumPy), whose operations do not follow
+    block_size there (round 19's a2: a whole matrix in memory torch never allocated)."""
     size = SIZES["blocks"]
     B, H, L, d_k = size["B"], size["n_heads"], size["L"], size["d_k"]
     q, k, v = (randn(rng, B, H, L, d_k) for _ in "qkv")
-    counted = [measure_call(student, TILED, q, k, v, block, what="tiled_attention's matrix products")["products"]
+    counted = [measure_call(student, TILED, q, k, v, block, what="tiled_attention's matrix products")
                for block in size["blocks"]]
     (small, large), (few, more) = size["blocks"], counted
-    if few and more >= few:
-        raise Mismatch(f"tiled_attention(q, k, v of shape ({B}, {H}, {L}, {d_k}), block_size) ran {few} matrix "
-                       f"products with block_size={small} and {more} with block_size={large}: the keys it reads at "
-                       f"once do not follow block_size. Read K and V block_size keys at a time ({L // small} blocks, "
-                       f"then {L // large}), each query's running max, sum and output carried from block to block, "
-                       "as the docstring says", cause=KEYS_NOT_BLOCKED)
+    call = f"tiled_attention(q, k, v of shape ({B}, {H}, {L}, {d_k}), block_size)"
+    advice = (f"Read K and V block_size keys at a time ({L // small} blocks, then {L // large}), each query's running "
+              "max, sum and output carried from block to block, as the docstring says")
+    if few["products"] and more["products"] >= few["products"]:
+        raise Mismatch(f"{call} ran {few['products']} matrix products with block_size={small} and {more['products']} "
+                       f"with block_size={large}: the keys it reads at once do not follow block_size. {advice}",
+                       cause=KEYS_NOT_BLOCKED)
+    if not few["products"] and more["ops"] >= few["ops"]:
+        raise Mismatch(f"{call} ran no matrix product, and {few['ops']} torch operations with block_size={small} and "
+                       f"{more['ops']} with block_size={large}: its work does not follow block_size. Either the keys "
+                       "are not read a block at a time, or the scores are computed outside torch (NumPy, Python "
+                       "numbers), where the grader's probe, autograd and a GPU cannot follow them. " + advice,
+                       cause=KEYS_NOT_BLOCKED)
 
 
 def _check_measured_call(student, rng, advice):
