@@ -200,10 +200,15 @@ def _divisor_findings(call, c, named, what):
     for text_name, text in _named(theirs, {**named, **_dims(call)}, halves=True):
         if text_name != name:
             findings.append(Finding(f"divisor:{text_name}", f"{what}: your scores are divided by {text}"
-                                    f"{_words(text_name)}{must}"))
+                                    f"{_words(text_name)}{must}{_PRECEDENCE.get(text_name, '')}"))
     for text_name, text in _named(1 / theirs, named):
         findings.append(Finding(f"divisor:1/{text_name}", f"{what}: your scores are multiplied by {text}{must}"))
     return findings
+
+
+# a divisor of d_k / 2, or of 2·d_k, is what d_k ** 1/2 gives, in two places of a division
+_PRECEDENCE = {"d_k/2": "; d_k ** 1/2 gives that: ** binds tighter than /, so it is (d_k ** 1) / 2",
+               "2·d_k": "; scores / d_k ** 1/2 gives that: ** binds tighter than /, so it is (scores / d_k) / 2"}
 
 
 def _words(expression):
@@ -936,6 +941,13 @@ def crash_findings(call):
         return [Finding("crash:T-reverses-all-dims", at + ".T reverses ALL the dims of a tensor with more than two "
                         "(a (B, H, L, d) tensor becomes (d, L, H, B)), the batch dims too, so the shapes no longer "
                         "fit: swap only the last two, .transpose(-2, -1) (or .mT)")]
+    function = [found for found in map(_FRAME.match, raised.frames) if found][-1].group(2).strip()
+    if _SIZES_CLASH.search(raised.message) and function == "backward":
+        return [Finding("crash:custom-backward-shapes", at + "your own backward pass (an autograd.Function's) "
+                        "multiplies tensors whose shapes do not fit. Each gradient has the shape of the input it is "
+                        "for, and for a product A @ B the gradient is g @ Bᵀ for A and Aᵀ @ g for B: the transposes "
+                        "make the shapes fit, and only seem optional while the sizes are equal. Or leave the gradient "
+                        "to autograd: the forward alone, in torch operations, without an autograd.Function")]
     if _THREE_D_ONLY.search(raised.message) and re.search(r"\bbmm\b|\bbaddbmm\b", code):
         dims = " and ".join(sorted({str(t.dim()) for t in tensors}))
         return [Finding("crash:bmm-3d-only", at + f"torch.bmm takes exactly 3-D tensors, (batch, n, m) and (batch, "

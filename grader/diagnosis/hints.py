@@ -186,6 +186,10 @@ STRUCTURAL = {
     "crash:T-reverses-all-dims": "Every query meets every key: only k's last two axes, tokens and features, trade "
                                  "places for the scores. On a batched k yours reverses every axis, so the shapes no "
                                  "longer meet. Reread " + SCORE + ".",
+    "crash:custom-backward-shapes": "A gradient has the shape of what it is the gradient of, and the backward pass "
+                                    "of a product sends the upstream gradient through the other factor, turned so "
+                                    "that the shapes meet. Yours sends it through unturned, which only fits while "
+                                    "the sizes happen to be equal. Reread " + WALKTHROUGH + ".",
     "crash:bmm-3d-only": "The scores are one formula whatever comes before the last two axes: no batch, a batch, "
                          "a batch and heads. Yours uses a product that accepts exactly one batch axis, so every "
                          "other layout fails. Reread " + SCORE + ".",

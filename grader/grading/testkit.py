@@ -15,6 +15,7 @@ so that a mistake that crashes is replayed like one that computes a wrong number
 """
 
 import contextlib
+import re
 from dataclasses import dataclass, field
 
 import torch
@@ -185,9 +186,17 @@ def grad_request(wrt, upstream, trail=False):
 def replayable(error, grad, stand_in):
     """Is the crash of a call (made with gradients `grad`, on the stand-in device or not) evidence the
     diagnosis replays? A crash of autograd or of the stand-in is not, but for an in-place edit or an out=
-    of theirs."""
+    of theirs, or a line of their own backward."""
     return not stand_in and (grad is None or any(text in getattr(error, "message", "")
-                                                 for text in (AUTOGRAD_IN_PLACE, AUTOGRAD_OUT)))
+                                                 for text in (AUTOGRAD_IN_PLACE, AUTOGRAD_OUT))
+                             or _in_their_backward(error))
+
+
+def _in_their_backward(error):
+    """Whether the error was raised in a `backward` of the student's own (an autograd.Function's): a
+    line of theirs, as a forward's is."""
+    frames = getattr(error, "frames", None) or ()
+    return bool(frames) and re.match(r"[^,]*, line \d+, in backward\b", frames[-1]) is not None
 
 
 # -- checking a value ---------------------------------------------------------------------------

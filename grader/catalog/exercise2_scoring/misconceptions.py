@@ -27,8 +27,9 @@ MISCONCEPTIONS = (
     ),
     Misconception(
         "scores-transposed", (2, 3, 5),
-        "You computed K Qᵀ: row i of the scores is query i against every key, S = Q Kᵀ of shape (L_q, L_k); "
-        "transpose k, not q: see 'Step 2 — Score every key'",
+        "You computed K Qᵀ: your row i is key i against every query, and row i of the scores is query i against "
+        "every key, S = Q Kᵀ of shape (L_q, L_k) (with @: q times k transposed, not k times q transposed; with "
+        "broadcasting: the queries along the rows, the keys along the columns): see 'Step 2 — Score every key'",
         ({"attention_scores": lambda self, q, k: k @ q.transpose(-2, -1)},),
         {2: [("    return q @ k.transpose(-2, -1)", "    return k @ q.transpose(-2, -1)")]},
         principle="The scores have one row per query: row i holds query i against every key, so S has shape (L_q, "

@@ -38,7 +38,14 @@ MISCONCEPTIONS = (
         "You repeated along another dim than the heads: each KV head is repeated n_rep times along dim 1, "
         "(B, H_kv, L, d) -> (B, H_kv·n_rep, L, d): see " + GQA,
         tuple({"repeat_kv": lambda self, x, n_rep, dim=dim: x.repeat_interleave(n_rep, dim=dim)}
-              for dim in (0, 2, 3)),
+              for dim in (0, 2, 3))
+        # the same, then reshaped to (B, H_kv·n_rep, L, d): the features, or the positions as Meta's Llama
+        # repeat_kv does it for its (B, L, H_kv, d) layout, with an expand and a .view (which one position cannot
+        # take); the batch so reshaped is the heads tiled, gqa-repeat-tiles
+        + ({"repeat_kv": lambda self, x, n_rep: x.repeat_interleave(n_rep, dim=3).reshape(
+                x.size(0), x.size(1) * n_rep, *x.shape[2:])},
+           {"repeat_kv": lambda self, x, n_rep: x[:, :, :, None, :].expand(*x.shape[:3], n_rep, x.size(3)).reshape(
+               x.size(0), x.size(1), -1, x.size(3)).view(x.size(0), -1, x.size(2), x.size(3))}),
         {7: [("    return x.repeat_interleave(n_rep, dim=1)  # (B, H_kv*n_rep, L, d)\n    # END",
               "    return x.repeat_interleave(n_rep, dim=2)\n    # END")]},
         principle="Repeating the KV heads adds heads and nothing else: (B, H_kv, L, d) becomes (B, H, L, d), each "
