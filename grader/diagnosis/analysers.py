@@ -945,9 +945,10 @@ def crash_findings(call):
     if _SIZES_CLASH.search(raised.message) and function == "backward":
         return [Finding("crash:custom-backward-shapes", at + "your own backward pass (an autograd.Function's) "
                         "multiplies tensors whose shapes do not fit. Each gradient has the shape of the input it is "
-                        "for, and for a product A @ B the gradient is g @ Bᵀ for A and Aᵀ @ g for B: the transposes "
-                        "make the shapes fit, and only seem optional while the sizes are equal. Or leave the gradient "
-                        "to autograd: the forward alone, in torch operations, without an autograd.Function")]
+                        "for, and for a product A @ B the gradient is g @ Bᵀ for A and Aᵀ @ g for B (for a factor "
+                        "used transposed, B = Cᵀ, C's is that one transposed: gᵀ @ A): the transposes make the "
+                        "shapes fit, and only seem optional while the sizes are equal. Or leave the gradient to "
+                        "autograd: the forward alone, in torch operations, without an autograd.Function")]
     if _THREE_D_ONLY.search(raised.message) and re.search(r"\bbmm\b|\bbaddbmm\b", code):
         dims = " and ".join(sorted({str(t.dim()) for t in tensors}))
         return [Finding("crash:bmm-3d-only", at + f"torch.bmm takes exactly 3-D tensors, (batch, n, m) and (batch, "

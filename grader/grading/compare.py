@@ -279,6 +279,12 @@ def _tiny_error(dtype, got, want, wrong):
     sizeable = finite & (want.abs() >= 1e-3 * scale)  # entries whose relative error means something
     shrinks = _row_factor_below_one(got, want, sizeable, scale)
     if shrinks is not None and shrinks[1] >= 0.999 * shrinks[0]:  # one factor for the whole result
+        power = math.log10(shrinks[0])
+        if abs(power - round(power)) < 0.002:  # 1 - 1e-08 to 0.5%: an epsilon over a divisor of 1, not a rounding
+            return "epsilon-in-divisor", (f"; all of yours is the expected result times one factor, 1 - {shrinks[0]:.1g}, a "
+                    f"round power of ten that float32's rounding of a number would not give: an epsilon ({shrinks[0]:.0e}) "
+                    "added to a divisor of about 1 does that (a sum where one score dominates), not float32 — divide by "
+                    "the value itself and guard only a sum of 0 (torch.where)")
         if shrinks[0] <= 1.01 * FLOAT32_ROUNDING:
             return "float32-constant", (f"; all of yours is the expected result times one factor, 1 - {shrinks[0]:.1g}: that is one number "
                     "rounded to float32 (a divisor or a scale made in float32: a tensor made without dtype=, a "

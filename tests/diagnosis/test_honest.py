@@ -140,6 +140,18 @@ def test_one_common_factor_is_one_rounded_number_or_a_constant_in_a_divisor():
     assert "a small constant" in constant.value.message and "float32 rounding" not in constant.value.message
 
 
+def test_one_common_factor_of_a_round_power_of_ten_is_an_epsilon():
+    """Every value times 1 - 1e-8 exactly: what an epsilon of 1e-8 over a sum of 1 gives (lucidrains'
+    attention with scores so large that one dominates every row), within float32's rounding of one
+    number but a round power of ten, which that rounding would not make."""
+    want = torch.linspace(-2.0, 2.0, 42, dtype=torch.float64).reshape(2, 3, 7)
+    with pytest.raises(Mismatch) as epsilon:
+        check_close(want / (1 + 1e-8), want, what="tiled_attention(q, k, v, block_size=4)")
+    assert "an epsilon (1e-08) added to a divisor of about 1" in epsilon.value.message
+    assert "one number rounded to float32" not in epsilon.value.message
+    assert epsilon.value.details["cause"] == "epsilon-in-divisor"
+
+
 def test_a_gradient_off_by_a_tiny_amount_is_given_no_cause():
     """A gradient's error has no row structure: an epsilon in the forward pass spreads through it
     unlike float32 rounding or a row factor, so its check names neither (the forward check does)."""

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SOLUTIONS, unwrapped
+from conftest import ROOT, SOLUTIONS, names_itself, unwrapped
 from test_batch import gone_all, make_class, marked, read_csv, unique_marker
 from test_containment import _as_nobody
 
 pytestmark = pytest.mark.privileges  # who may kill and remove what the children made: root or a user
 
 PER_EXERCISE = 300  # --timeout: far beyond what any of these runs may take
-NAME_ITSELF = "import ctypes, math\n\n\ndef _spin():\n    ctypes.CDLL(None).prctl(15, {marker!r})\n    while True:\n        pass\n\n\n"
+NAME_ITSELF = "import math\n\nimport torch\n\n\ndef _spin():\n    {name}\n    while True:\n        pass\n\n\n"
 SCALED = "def scaled_scores(q, k):\n    return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n"
 PHASES = {  # where the submission spends its time -> (its code after NAME_ITSELF, --total-timeout)
     "import": ("_spin()\n", 4),
@@ -60,7 +60,7 @@ def test_one_deadline_covers_import_tests_timing_and_the_judge(tmp_path):
     runs at once, to keep the suite fast."""
     markers = {phase: unique_marker()[:11] + phase[0] for phase in PHASES}
     started = time.monotonic()
-    runs = {phase: _start(tmp_path / phase, NAME_ITSELF.format(marker=markers[phase].encode()) + code, total)
+    runs = {phase: _start(tmp_path / phase, NAME_ITSELF.format(name=names_itself(markers[phase])) + code, total)
             for phase, (code, total) in PHASES.items()}
     (tmp_path / "suites").mkdir()
     (tmp_path / "suites" / "test_exercise3_stuck.py").write_text(STUCK_SUITE)
@@ -134,7 +134,7 @@ def test_a_batch_told_to_stop_ends_every_child_and_removes_its_folders(tmp_path)
     marker = unique_marker()
     folder = make_class(tmp_path / "class", {"amy": {"notes.txt": "no code yet"},
                                              "zed": {"exercise3_scaling.py": NAME_ITSELF.format(
-                                                 marker=marker.encode()) + "_spin()\n"}})
+                                                 name=names_itself(marker)) + "_spin()\n"}})
     temp = tmp_path / "tmp"
     temp.mkdir()
     out = tmp_path / "grades.csv"
