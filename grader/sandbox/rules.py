@@ -147,6 +147,7 @@ def _inside(path, roots):
 
 
 BY_ID = {rule.id: rule for rule in RULES}
+ANSWER_KEY = "answer-key"
 
 
 def rules_for(forbidden):
@@ -361,6 +362,7 @@ def forget_modules():
     if _forgotten:
         return
     _trusted_code()
+    FUNCTIONS[ANSWER_KEY] = FUNCTIONS.get(ANSWER_KEY, []) + _answer_key_functions()
     names = {module for rule in RULES for module in rule.modules}
     roots = [os.path.realpath(path) for rule in RULES for path in rule.paths] + [os.path.join(_PROJECT, "tests")]
     for name, module in list(sys.modules.items()):
@@ -368,6 +370,29 @@ def forget_modules():
         if name.partition(".")[0] in names or (isinstance(file, str) and _inside(file, roots)):
             del sys.modules[name]
     _forgotten = True
+
+
+def _answer_key_functions():
+    """[(name, function, the refusing code it gets)] of every function and method of the answer key's
+    modules this process has loaded (the judge imports lumen_ref before the zygote forks, so its
+    objects are in every child's memory, where gc.get_objects() finds them: round 21's a2 bound each
+    exercise's names to them). A student's child gives each the code of a refusal (Guard.install);
+    the reference's child, which loads the reference afresh, never installs a Guard."""
+    roots = BY_ID[ANSWER_KEY].modules
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] not in roots:
+            continue
+        for value in list(vars(module).values()):
+            members = [value, *vars(value).values()] if isinstance(value, type) else [value]
+            for member in members:
+                for function in (member, getattr(member, "__func__", None), getattr(member, "fget", None),
+                                 getattr(member, "fset", None)):
+                    if isinstance(function, types.FunctionType) and \
+                            str(function.__module__).partition(".")[0] in roots:
+                        found[id(function)] = function
+    return [(f"{function.__module__}.{function.__qualname__}", function, _refusing_code(function.__code__))
+            for function in found.values()]
 
 
 _TORCH = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep

@@ -4,6 +4,7 @@ measured exactly and never reads as disabled. Then exercise 10's memory rule end
 solution keeps its points, the full (L, L) matrix loses them with the sizes in the message, and a
 file that switches the probe off loses them as "the grader's probe was disabled"."""
 
+import re
 import sys
 import textwrap
 import threading
@@ -16,6 +17,7 @@ from torch.utils._python_dispatch import _disable_current_modes
 from conftest import SOLUTIONS
 from grader import catalog
 from grader.perf import probe
+from grader.sandbox import rules
 
 SLOW = SOLUTIONS.parent / "tests" / "slow_submissions"
 B, H, D, BLOCK = 1, 4, 32, 64
@@ -222,6 +224,17 @@ def _memory_test(result):
     return test
 
 
+def _graded_attack(grade, attack):
+    """An attack file graded, or None where it uses ctypes: refused at import now (round 20), so that it
+    scores nothing at all, which this asserts."""
+    path = ATTACKS / attack / "exercise10_tiled_attention.py"
+    result = grade("exercise10", path=path)
+    if re.search(r"^import\b.*\bctypes\b", path.read_text(encoding="utf-8"), re.MULTILINE):
+        assert result.score == 0 and rules.FOREIGN.name in result.error, result.error
+        return None
+    return result
+
+
 @pytest.mark.privileges
 def test_the_solution_keeps_the_memory_points_and_the_full_matrix_loses_them(grade):
     solution = grade("exercise10", path=SOLUTIONS / "exercise10_tiled_attention.py")
@@ -266,9 +279,13 @@ def test_a_whole_matrix_the_probe_does_not_see_still_loses_the_memory_points(gra
     whose memory the judge reads from the kernel shows the matrix (or, where a forged probe left it, the
     storages' total does), or its torch operations do not follow block_size where it computes outside
     torch, so the points are lost all the same."""
-    result = grade("exercise10", path=ATTACKS / attack / "exercise10_tiled_attention.py")
+    result = _graded_attack(grade, attack)
+    if result is None:
+        return
     test = _memory_test(result)
-    assert test.status == "failed" and result.score == result.max_score - test.max_score, test.message
+    lost = {t.name for t in result.tests if t.status != "passed" and t.status != "skipped"}
+    assert test.status == "failed" and lost <= {MEMORY_TEST, "test_online_softmax_reads_blocks"}, test.message
+    assert result.score == result.max_score - sum(t.max_score for t in result.tests if t.name in lost), lost
     if "holds the whole matrix in pieces" not in test.message and NOT_IN_BLOCKS not in test.message:  # a forged probe that left the storages' total
         assert "made its process's memory grow by" in test.message, test.message
         assert float(test.message.split("grow by ")[1].split(" MiB")[0]) >= 200, test.message
@@ -277,7 +294,9 @@ def test_a_whole_matrix_the_probe_does_not_see_still_loses_the_memory_points(gra
 @pytest.mark.privileges
 @pytest.mark.parametrize("attack", sorted(DODGES))
 def test_a_whole_matrix_that_dodges_the_measured_call_loses_the_memory_points(grade, attack):
-    result = grade("exercise10", path=ATTACKS / attack / "exercise10_tiled_attention.py")
+    result = _graded_attack(grade, attack)
+    if result is None:
+        return
     test = _memory_test(result)
     assert test.status != "passed" and any(phrase in test.message for phrase in DODGES[attack]), test.message
     assert result.score == result.max_score - test.max_score, test.message

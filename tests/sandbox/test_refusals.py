@@ -256,3 +256,22 @@ def test_torch_s_own_ctypes_is_allowed(grade):
     """)
     result = grade("exercise5", source)
     assert result.score == result.max_score, result.error
+
+
+ROUND21 = SOLUTIONS.parent / "tests" / "attacks" / "round21"
+
+
+@pytest.mark.privileges
+def test_the_answer_key_found_in_memory_refuses():
+    """Round 21's a2: the judge imported lumen_ref before the zygote forked, so its functions are in
+    every child's memory, where gc finds them; each exercise's names bound to them scored 329/329. In
+    a student's child every function and method of the answer key has the code of a refusal."""
+    from grader.grading.runner import grade as run_all
+    from grader.grading.settings import Settings
+
+    report = run_all(catalog.EXERCISES, Settings(submission=ROUND21 / "a2_answer_key_from_gc" / "sub", device="cpu",
+                                                 perf=False, time_limit=60.0))
+    assert sum(exercise.score for exercise in report.exercises) == 0
+    failed = [test for exercise in report.exercises for test in exercise.tests if test.status == "failed"]
+    assert failed and all("forbidden: the answer key" in test.message for test in failed), \
+        {test.message for test in failed if "forbidden: the answer key" not in test.message}

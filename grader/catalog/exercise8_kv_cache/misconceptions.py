@@ -36,7 +36,7 @@ CAUSES = {
     REALLOCATED: "A KV cache exists so that the past is stored once, in storage made when the cache is made and kept "
                  "for every sequence after: each new token should cost memory and time for itself, not for every "
                  "token before it. Yours makes something as large as the whole cache again after the cache was made "
-                 "(in an update, or in reset). "
+                 "(as tokens are added, or as it is emptied for a new sequence). "
                  "Reread " + CACHE + ".",
 }
 
