@@ -226,7 +226,28 @@ def test_explicit_mask(student, rng, device, case):
     else:
         lengths = torch.tensor(size["lengths"], device=device)
         mask, text = ref.padding_mask(lengths, L)[:, None], "a (B, 1, 1, L) padding mask"
-    check_forward(module, reference, x, mask, what=f"{what}(x, mask) with {text}")
+    got = module(x, mask)
+    if case == "all-true":
+        _check_not_causal(got, reference, x, what=f"{what}(x, mask) with {text}", call=module.last_call())
+    check_forward(module, reference, x, mask, what=f"{what}(x, mask) with {text}", got=got)
+
+
+def _check_not_causal(got, reference, x, *, what, call):
+    """An all-True mask lets every query read every key: an output that is the causal one (whatever
+    else the code does with the mask: ignores it, combines it with the causal one, adds it to the
+    scores as Hugging Face's GPT-2 does) breaks the docstring's "A given mask replaces the causal one"."""
+    with torch.no_grad():
+        causal = reference(*as64((x,)))
+    if not isinstance(got, torch.Tensor) or got.shape != causal.shape:
+        return
+    try:
+        check_close(got, causal, what=what)
+    except Mismatch:
+        return
+    raise Mismatch(f"{what} is what causal attention gives: with an all-True mask every query may read every key, "
+                   "later ones too, and yours reads only the earlier ones. The docstring: a given mask replaces the "
+                   "causal one (it is not combined with it), so attend with the mask as it is given and make the "
+                   "causal mask only when mask is None", call=call)
 
 
 @pytest.mark.points(2)
