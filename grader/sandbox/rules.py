@@ -280,8 +280,8 @@ class Guard:
                 self.flag(rule, f"your code called {_display_name(func)}")
 
     def _audit(self, event, args):
-        """The audit hook: imports of forbidden modules, opening or running forbidden files, ctypes,
-        and code made under a file name of torch's or the grader's."""
+        """The audit hook: imports of forbidden modules, opening or running forbidden files, and
+        ctypes (`_foreign`)."""
         if event.startswith("ctypes.") and not self.ctypes:
             self._foreign(event)
             return
@@ -308,7 +308,6 @@ class Guard:
             if _inside(path, roots):
                 self.flag(rule, f"your code {'opened' if event == 'open' else 'ran code from'} {path}")
 
-
     def _foreign(self, event):
         """ctypes, unless the grader's code or torch.cuda's (NVML's device count) asked for it: the
         code of the frame that did is one of theirs, by identity (`_trusted_code`), not by the file
@@ -332,14 +331,22 @@ def _trusted_code():
         for name, module in list(sys.modules.items()):
             file = getattr(module, "__dict__", {}).get("__file__")
             if name == "torch.cuda" or name.startswith("torch.cuda.") or (isinstance(file, str) and _inside(file, [_GRADER])):
-                for value in list(vars(module).values()):
-                    members = list(vars(value).values()) if isinstance(value, type) and value.__module__ == name else [value]
-                    for member in members:
-                        for function in (member, getattr(member, "__func__", None), getattr(member, "fget", None)):
-                            if isinstance(getattr(function, "__code__", None), types.CodeType):
-                                _nested(function.__code__, codes)
+                for function in _functions_of(module, lambda owner: owner == name):
+                    _nested(function.__code__, codes)
         _TRUSTED[:] = [{id(code) for code in codes}, codes]
     return _TRUSTED[0]
+
+
+def _functions_of(module, owns):
+    """The Python functions a module holds, with the methods (properties' too) of the classes in it
+    whose module name `owns` accepts."""
+    for value in list(vars(module).values()):
+        members = [value, *vars(value).values()] if isinstance(value, type) and owns(str(value.__module__)) else [value]
+        for member in members:
+            for function in (member, getattr(member, "__func__", None), getattr(member, "fget", None),
+                             getattr(member, "fset", None)):
+                if isinstance(function, types.FunctionType) and owns(str(function.__module__)):
+                    yield function
 
 
 def _nested(code, into):
@@ -381,16 +388,9 @@ def _answer_key_functions():
     roots = BY_ID[ANSWER_KEY].modules
     found = {}
     for name, module in list(sys.modules.items()):
-        if name.partition(".")[0] not in roots:
-            continue
-        for value in list(vars(module).values()):
-            members = [value, *vars(value).values()] if isinstance(value, type) else [value]
-            for member in members:
-                for function in (member, getattr(member, "__func__", None), getattr(member, "fget", None),
-                                 getattr(member, "fset", None)):
-                    if isinstance(function, types.FunctionType) and \
-                            str(function.__module__).partition(".")[0] in roots:
-                        found[id(function)] = function
+        if name.partition(".")[0] in roots:
+            for function in _functions_of(module, lambda owner: owner.partition(".")[0] in roots):
+                found[id(function)] = function
     return [(f"{function.__module__}.{function.__qualname__}", function, _refusing_code(function.__code__))
             for function in found.values()]
 

@@ -349,9 +349,7 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
     advice = (f"Read K and V one block at a time and keep only a block of scores, (L_q, block_size): "
               f"{_mib(B * H * long * block * 4)} at L = {long}")
     whole = long * long * 4  # the float32 (L, L) scores of one head
-    # for the smallest example: the same call smaller, where a tensor of theirs is (L_q, L_k) though block_size < L_k
-    record = {"target": TILED, "args": (q, k, v, block), "kwargs": {"causal": True}, "got": None,
-              "check": "whole-matrix", "rows": "L_q", "columns": "L_k", "block": "block"}
+    record = _whole_matrix_call(q, k, v, block, causal=True)
     exponent = _growth(first["bytes"], last["bytes"], short, long)
     if exponent >= QUADRATIC or last["bytes"] >= whole:
         sizes = ", ".join(f"{_mib(measured['bytes'])} at L = {L}" for L, measured in found)
@@ -380,6 +378,13 @@ def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
     _check_value_sizes(student, rng)
 
 
+def _whole_matrix_call(q, k, v, block, causal):
+    """A call that held the whole matrix, for the smallest example: the same call smaller, where a
+    tensor of theirs is (L_q, L_k) though block_size < L_k (grader.diagnosis.examples)."""
+    return {"target": TILED, "args": (q, k, v, block), "kwargs": {"causal": causal}, "got": None,
+            "check": "whole-matrix", "rows": "L_q", "columns": "L_k", "block": "block"}
+
+
 def _check_value_sizes(student, rng):
     """The rule at the sizes of the value tests too: code that holds the whole (L_q, L_k) matrix while
     L_k is short and tiles only at the lengths above would score every value with it (round 20's a3).
@@ -390,8 +395,7 @@ def _check_value_sizes(student, rng):
         measured = measure_call(student, TILED, q, k, v, block, causal=causal, what="tiled_attention's memory")
         L_q, L_k = q.size(-2), k.size(-2)
         if tuple(measured["element_shape"][-2:]) == (L_q, L_k):
-            record = {"target": TILED, "args": (q, k, v, block), "kwargs": {"causal": causal}, "got": None,
-                      "check": "whole-matrix", "rows": "L_q", "columns": "L_k", "block": "block"}
+            record = _whole_matrix_call(q, k, v, block, causal=causal)
             raise Mismatch(f"tiled_attention(q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}, v, "
                            f"block_size={block}, causal={causal}), a call of the value tests' sizes, made a tensor "
                            f"of shape {tuple(measured['element_shape'])}: the whole (L_q, L_k) matrix, though "
