@@ -58,6 +58,7 @@ _TRACE_CONTROLS = frozenset(getattr(_tracemalloc, name) for name in ("stop", "cl
 _PYTHON_KEYS = (torch._C.DispatchKey.Python, torch._C.DispatchKey.PythonTLSSnapshot)
 OUTSIDE_ALLOWANCE = 1 << 18  # bytes traced outside torch that a call may peak at unnoticed: the Python objects
                              # of a call and of the probe itself (tens of KiB), not an array of scores
+MAX_SHAPES = 256  # distinct shapes of the tensors a call made that the probe keeps
 CANARY_BYTES = 4099  # an odd size no tensor of the student's is likely to have; it only has to be seen
 DISABLED = "the grader's probe was disabled"
 # code the watch does not judge: torch's, the probe's, and the grader's that runs inside a measured call (the
@@ -90,6 +91,7 @@ class LargestAllocation(TorchDispatchMode):
         super().__init__()
         self.inputs = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
         self.bytes, self.shape, self.last, self.products, self.ops = 0, (), None, 0, 0
+        self.shapes = set()  # the shapes of the tensors its operations returned (the inputs' storages aside)
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
         self.refs, self.sizes, self.ptrs, self.peak = [], [], [], 0  # the storages made and alive: weak refs, bytes
 
@@ -130,6 +132,8 @@ class LargestAllocation(TorchDispatchMode):
                 self.last = storage.data_ptr()
                 if self.last not in self.inputs:
                     self._made(storage)
+                    if len(self.shapes) < MAX_SHAPES:
+                        self.shapes.add(tuple(tensor.shape))
                 if self.last not in self.inputs and storage.nbytes() > self.bytes:
                     self.bytes, self.shape = storage.nbytes(), tuple(tensor.shape)
                 if self.last not in self.inputs and storage.nbytes() // tensor.element_size() > self.elements:
@@ -195,9 +199,10 @@ def _canary(probe):
 
 
 def measure(fn, args, kwargs=None, held=()):
-    """{"bytes", "shape", "products", "ops", "elements", "element_shape", "peak", "disabled"}: the
-    largest tensor fn(*args, **kwargs) allocates, in bytes and in entries (without gradients), the most
-    bytes its new storages held at once, the matrix products and the operations of any kind it runs, and why the probe was disabled during
+    """{"bytes", "shape", "products", "ops", "shapes", "elements", "element_shape", "peak", "disabled"}:
+    the largest tensor fn(*args, **kwargs) allocates, in bytes and in entries (without gradients), the
+    most bytes its new storages held at once, the matrix products and the operations of any kind it
+    runs, the shapes of the tensors it made (MAX_SHAPES at most), and why the probe was disabled during
     the call (None if it never was); `held`: the data pointers of storages that exist already (an
     object's, whose method fn is), as the inputs'.
     The dispatch-mode stack is left as it was found, whatever the call did to it."""
@@ -211,6 +216,7 @@ def measure(fn, args, kwargs=None, held=()):
             watch = _Watch(probe, depth)
             seen_before = _canary(probe)
             probe.bytes, probe.shape, probe.products, probe.ops, probe.elements, probe.element_shape = 0, (), 0, 0, 0, ()
+            probe.shapes = set()
             probe.forget()
             probe.peak = 0
             traced = _tracing()
@@ -231,6 +237,7 @@ def measure(fn, args, kwargs=None, held=()):
                     _start_tracing()
             reason = reason or watch.in_force()
             found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products, "ops": probe.ops,
+                     "shapes": sorted(map(list, probe.shapes)),
                      "elements": probe.elements, "element_shape": list(probe.element_shape), "peak": probe.peak}
             if outside is None:
                 reason = reason or "your code stopped tracemalloc, which counts memory outside torch"
