@@ -941,8 +941,7 @@ def crash_findings(call):
         return [Finding("crash:T-reverses-all-dims", at + ".T reverses ALL the dims of a tensor with more than two "
                         "(a (B, H, L, d) tensor becomes (d, L, H, B)), the batch dims too, so the shapes no longer "
                         "fit: swap only the last two, .transpose(-2, -1) (or .mT)")]
-    function = [found for found in map(_FRAME.match, raised.frames) if found][-1].group(2).strip()
-    if _SIZES_CLASH.search(raised.message) and function == "backward":
+    if _SIZES_CLASH.search(raised.message) and raising_function(raised).strip() == "backward":
         return [Finding("crash:custom-backward-shapes", at + "your own backward pass (an autograd.Function's) "
                         "multiplies tensors whose shapes do not fit. Each gradient has the shape of the input it is "
                         "for, and for a product A @ B the gradient is g @ Bᵀ for A and Aᵀ @ g for B (for a factor "
