@@ -46,26 +46,40 @@ def confined_calls(trace):
     return calls, refused
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def main(command):
+def report(trace, gpu=False):
+    """The lines that list what the confined children of an `strace -f` log called, each marked
+    where the allowlist (with CUDA's allowance: `gpu`) lacks it."""
     from grader.sandbox import child
 
-    if not shutil.which("strace"):
-        raise click.ClickException("needs strace")
-    with tempfile.NamedTemporaryFile("r", suffix=".strace") as log:
-        subprocess.run(["strace", "-f", "-qq", "-s", "0", "-o", log.name, *command], stdout=sys.stderr)
-        calls, refused = confined_calls(log)
+    calls, refused = confined_calls(trace)
     honest = collections.Counter()
     for top, counts in calls.items():
         if top not in refused:
             honest.update(counts)
-    allowed = {name for name, _ in child._rules(pid=0)}  # as they come, or for some arguments
-    click.echo(f"{len(calls)} confined children, {len(calls) - len(refused)} never refused anything")
-    for name, count in sorted(honest.items()):
-        click.echo(f"  {name:<20} {count:8}{'' if name in allowed else '  NOT IN THE ALLOWLIST'}")
-    click.echo("only in children that were refused something: "
-               + " ".join(sorted({n for top in refused for n in calls[top]} - set(honest))))
+    allowed = {name for name, _ in child._rules(pid=0, gpu=gpu)}  # as they come, or for some arguments
+    lines = [f"{len(calls)} confined children, {len(calls) - len(refused)} never refused anything"]
+    lines += [f"  {name:<20} {count:8}{'' if name in allowed else '  NOT IN THE ALLOWLIST'}"
+              for name, count in sorted(honest.items())]
+    lines.append("only in children that were refused something: "
+                 + " ".join(sorted({n for top in refused for n in calls[top]} - set(honest))))
+    return lines
+
+
+def traced(command, gpu=False):
+    """`command` run under `strace -f`: the report's lines of its log (`gpu`: see `report`)."""
+    if not shutil.which("strace"):
+        raise click.ClickException("needs strace")
+    with tempfile.NamedTemporaryFile("r", suffix=".strace") as log:
+        subprocess.run(["strace", "-f", "-qq", "-s", "0", "-o", log.name, *command], stdout=sys.stderr)
+        return report(log, gpu)
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.option("--gpu", is_flag=True, help="Mark the calls against the allowlist with CUDA's allowance.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def main(gpu, command):
+    for line in traced(command, gpu):
+        click.echo(line)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,8 @@ from grader.diagnosis import examples, matcher as diagnose, trails
 from grader.grading import testkit
 from grader.grading.compare import Mismatch
 from grader.grading.results import TestResult
-from grader.sandbox.judge import ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, StudentError, SubmissionRefused
+from grader.sandbox.judge import (ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, GraderFault, StudentError,
+                                  SubmissionRefused)
 from grader.grading.student import Student
 
 DEVICES = ("cpu", "cuda")
@@ -396,6 +397,8 @@ def _outcome(excinfo, limit, found=None):
         return "skipped", str(getattr(error, "msg", error)), {}
     if isinstance(error, NotRun):
         return "not_run", "not run: the file could not be graded (the reason is given once, for the exercise)", {}
+    if isinstance(error, GraderFault):
+        return "error", error.summary, {}
     if isinstance(error, Mismatch):
         return "failed", error.message, error.details
     if isinstance(error, AssertionError):

@@ -143,6 +143,7 @@ class GradeReport:
     seed: int
     wall_time: float = 0.0  # seconds the grading run took (Gradescope's `execution_time`)
     containment: dict = None  # how the student's code was confined: {"level": kernel|process, "layers"}
+    device_note: str = None  # why a device present was not graded on (runner.usable_devices), if one was not
 
     @property
     def containment_level(self):
@@ -175,4 +176,5 @@ class GradeReport:
             "containment": self.containment_level,
             "containment_layers": list((self.containment or {}).get("layers") or []),
             "exercises": [exercise.to_dict() for exercise in self.exercises],
+            **({"device_note": self.device_note} if self.device_note else {}),
         }

@@ -17,7 +17,6 @@ import grader.perf.child  # noqa: F401 (registers every child's "bench" op, and 
 from grader.sandbox.judge import Deadline, Launcher
 
 
-
 class DeviceUnavailable(ValueError):
     """--device cuda on a machine without a usable CUDA device."""
 
@@ -41,6 +40,22 @@ def resolve_devices(choice):
     return (choice,)
 
 
+def usable_devices(choice, launcher, memory_limit):
+    """(devices, note): `resolve_devices(choice)`, where CUDA counts only if it also starts in a
+    child confined as a student's is (`Launcher.cuda_problem`), and None or the note that says why it
+    does not. Without it every CUDA test would fail, whatever the code: `--device cuda` then raises
+    DeviceUnavailable naming the reason, and `auto` grades on the CPU alone, with the note."""
+    devices = resolve_devices(choice)
+    problem = launcher.cuda_problem(memory_limit) if "cuda" in devices else None
+    if problem is None:
+        return devices, None
+    why = f"CUDA works on this machine but does not start in the grader's sandbox ({problem})"
+    if choice == "cuda":
+        raise DeviceUnavailable(f"--device cuda: {why}. Grade with --device cpu, and report this to the "
+                                "course staff")
+    return tuple(device for device in devices if device != "cuda"), f"graded on the CPU only: {why}"
+
+
 def confidential(options):
     """The trees a run's children must not read beyond the kit's own secrets: the instructor's
     suites, the folder of the notebook graded."""
@@ -59,9 +74,9 @@ def grade(exercises, options, launcher=None, on_verdict=None):
         launcher = Launcher(forbidden=confidential(options))
         launcher.start()  # fork the zygote before any expected value exists in this process
     try:
-        devices = resolve_devices(options.device)
+        devices, note = usable_devices(options.device, launcher, options.memory_limit)
         verdict = _grade(exercises, options, launcher, devices, run, on_verdict)
-        return dataclasses.replace(verdict, wall_time=time.monotonic() - started)
+        return dataclasses.replace(verdict, wall_time=time.monotonic() - started, device_note=note)
     finally:
         if own_launcher:
             launcher.close()

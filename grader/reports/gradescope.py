@@ -85,7 +85,7 @@ def _summary(report, hidden_visibility, show_tier=True):
     """The top-level output: per exercise, the checks a student may see now, tier and diagnoses."""
     when_hidden = VISIBILITIES[hidden_visibility]
     lines = [f"Lumen attention kit — graded on {report.device}, seed {report.seed}, "
-             f"containment: {report.containment_text}"]
+             f"containment: {report.containment_text}"] + ([report.device_note] if report.device_note else [])
     skipped = Counter()
     for exercise in report.exercises:
         ran = [test for test in exercise.tests if test.status != "skipped"]

@@ -47,6 +47,8 @@ def render_text(report, color=False, width=80, verbose=False, device_skips=True,
     if device and device_skips:  # [kernel] or [process]: how the student's code was confined
         heading += f" ({device} GPU checks skipped)"
     text.line(heading)
+    if report.device_note:
+        text.line(f"! {report.device_note}", hang=2, fg="yellow")
     text.blank()
     for exercise in report.exercises:
         _exercise(text, exercise, verbose)

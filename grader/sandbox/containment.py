@@ -30,6 +30,7 @@ given failed (a container that refuses namespaces, users barred from user namesp
 might learn or reach what that layer hides.
 """
 
+import contextlib
 import ctypes
 import glob
 import os
@@ -114,6 +115,15 @@ class Plan(NamedTuple):
     drop_uid_host: bool  # ... or without one (the trees and the folders above them are)
     pid_ns: bool = False  # the zygote and its children live in a PID namespace of their own (`namespaces`)
     user_ns: bool = False  # ... and, not root, in a user namespace where a child can build a private root
+
+    @property
+    def nvidia(self):
+        """Whether its children may use NVIDIA devices (CUDA's allowance: see `_cuda_allowance`)."""
+        return uses_nvidia(self.devices)
+
+
+def uses_nvidia(devices):
+    return any(device.startswith("/dev/nvidia") for device in devices)
 
 
 def _inside(path, root):
@@ -320,7 +330,7 @@ def _private_root(plan, scratch, readable, owner, scratch_bytes=SCRATCH_BYTES):
     _mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0755,size=1m,nr_inodes={ROOT_FILES}")
     for tree in plan.mounts:
         if tree != "/proc" or not plan.pid_ns or not _own_proc(new + tree):
-            _bind(tree, new + tree, read_only=True)
+            _bind(tree, new + tree, read_only=tree != "/proc" or not plan.nvidia)
     for file in (*readable, *plan.devices):
         if os.path.exists(file):
             _bind(file, new + file, read_only=file in readable, devices=file in plan.devices)
@@ -395,6 +405,24 @@ def _drop_privileges(drop_uid, user_ns=False):
 _CAPABILITY_VERSION_3 = 0x20080522
 
 
+def _cuda_allowance(plan):
+    """What NVIDIA's driver needs of the files of a child that uses CUDA: it names the threads it
+    starts by writing /proc/self/task/<tid>/comm, and treats a refusal as fatal (CUDA error 304,
+    "OS call failed"; driver 570 and later, as reported by other sandboxes). Those files belong to
+    the process only while it is dumpable, which a uid change (and the judge's own setting, which
+    a fork inherits) turns off; so a GPU child is made dumpable again, and Landlock lets it write
+    under its own /proc/self/task only (`_landlock`). Its /proc is then writable (`_private_root`):
+    Landlock and the files' owners keep the rest of it read-only; /proc/<pid>/mem of another child
+    stays closed by Landlock's ptrace rule (a domain cannot reach a sibling's)."""
+    if plan.nvidia:
+        _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+        with contextlib.suppress(OSError):  # held open for the child's life, so that the folder
+            _OWN_TASKS.append(os.open("/proc/self/task", os.O_PATH | os.O_CLOEXEC))  # Landlock's rule names stays
+
+
+_OWN_TASKS = []  # in a GPU child: a descriptor of its /proc/self/task (`_cuda_allowance`)
+
+
 def _own_processes_only(plan):
     """Whether this child's /proc shows its PID namespace's processes only: it is in one
     (plan.pid_ns) and /proc/self names it by its pid there, not by the host's."""
@@ -428,9 +456,11 @@ def _landlock(plan, scratch, readable):
         rules = [(path, _READ) for path in plan.read] + [(path, _FS["read_file"]) for path in readable]
         rules += [(path, _FS["read_file"] | _FS["write_file"] | _FS["ioctl_dev"]) for path in plan.devices]
         rules.append((scratch, _WRITE))
-        for path, rights in rules:
+        if plan.nvidia and _OWN_TASKS:  # this process's tasks, the threads CUDA starts later too
+            rules.append((_OWN_TASKS[0], _FS["read_file"] | _FS["read_dir"] | _FS["write_file"] | _FS["truncate"]))
+        for path, rights in rules:  # a path, or a descriptor already open
             try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                fd = path if isinstance(path, int) else os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:
                 continue
             try:
@@ -440,7 +470,8 @@ def _landlock(plan, scratch, readable):
                 _check(_LIBC.syscall(_LL_ADD_RULE, ruleset, _LL_RULE_PATH_BENEATH, ctypes.byref(rule),
                                      ctypes.c_uint32(0)), f"landlock_add_rule {path}")
             finally:
-                os.close(fd)
+                if fd != path:
+                    os.close(fd)
         _check(_LIBC.syscall(_LL_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)), "landlock_restrict_self")
     finally:
         os.close(ruleset)
@@ -475,6 +506,7 @@ def confine(plan, scratch, readable=(), scratch_bytes=SCRATCH_BYTES):
         _drop_privileges(drop_uid, user_ns=plan.user_ns)
         layers.append(Layer(f"uid {UNPRIVILEGED}" if drop_uid else "no capabilities", True))
     layers.append(Layer("pid-namespace", _own_processes_only(plan)))
+    _cuda_allowance(plan)  # after the uid change, which turns dumpable off
     _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after the uid change, which clears it
     if os.getppid() != parent:  # the parent died before that: follow it

@@ -68,6 +68,8 @@ class StudentError(Exception):
                                  **fields)
         if fields["type"] == "MemoryLimit":
             return MemoryLimit(**fields)
+        if fields["type"] == child.FAULT:
+            return GraderFault(**fields)
         return StudentError(**fields)
 
     @property
@@ -103,6 +105,15 @@ class ForbiddenCall(StudentError):
     def summary(self):
         where = f", {self.location}" if self.frames else ""
         return f"forbidden: {self.rule} ({self.message}{where}) — {self.advice}"
+
+
+class GraderFault(StudentError):
+    """The child could not even read a request (its tensors could not be put on the device asked
+    for: CUDA that does not start there): no code of the student's ran."""
+
+    @property
+    def summary(self):
+        return f"the grader could not run this test here, and your code is not the cause: {self.message}"
 
 
 class MemoryLimit(StudentError):
@@ -206,6 +217,7 @@ class Launcher:
         self.zygote_pids = {}  # a child's pid here -> its pid in the zygote's PID namespace
         self.talking = threading.Lock()  # one exchange with the zygote at a time (children made on another thread)
         self.reserved = None  # the CPU a run's timing has for itself (grader.perf.judge), which no other child gets
+        self.cuda = _UNTRIED  # why CUDA does not start in its children, None where it does (`cuda_problem`)
 
     @property
     def level(self):
@@ -283,6 +295,32 @@ class Launcher:
         files.remove_tree(scratch)
         return code
 
+    def cuda_problem(self, memory_limit):
+        """None where a child confined as a student's is (no student code in it) runs a small product
+        on the GPU; else why it did not, in a line. Tried once per launcher."""
+        if self.cuda is _UNTRIED:
+            self.cuda = self._try_cuda(memory_limit)
+        return self.cuda
+
+    def _try_cuda(self, memory_limit):
+        with tempfile.TemporaryDirectory(prefix="lumen-cuda-") as folder:
+            try:
+                one = Child(self, os.path.join(folder, "child.log"), time.monotonic() + CUDA_START_SECONDS,
+                            memory_limit)
+            except (ChildCrashed, ChildTimeout) as error:
+                return str(error) or f"no child started within {CUDA_START_SECONDS:g} s"
+            try:
+                one.request({"op": "cuda"})
+                return None
+            except StudentError as error:
+                return f"{error.type}: {error.message}"
+            except ChildTimeout:
+                return f"no answer within {CUDA_START_SECONDS:g} s"
+            except ChildCrashed as error:
+                return str(error)
+            finally:
+                one.stop()
+
     def confined(self, report):
         """Record what a child said of its confinement (before any student code ran there)."""
         level = report.get("containment") if isinstance(report, dict) else None
@@ -308,6 +346,8 @@ class Launcher:
             self.scratch = None
 
 
+_UNTRIED = object()
+CUDA_START_SECONDS = 60.0  # what CUDA may take to start in a child: a driver can take seconds to bring a GPU up
 _KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the folder holding grader/
 _LIVE = weakref.WeakSet()  # launchers whose zygote runs
 
