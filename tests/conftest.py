@@ -86,6 +86,11 @@ def launcher():
     launcher.close()
 
 
+# an exercise's time limit for the corpora's files: the slowest (Python loops over blocks, in an exercise
+# whose every call is measured) take half a minute on a loaded machine, and no corpus test is about speed
+CORPUS_TIME_LIMIT = 120.0
+
+
 @pytest.fixture
 def grade(launcher, tmp_path):
     """grade(exercise, source=None, path=None, **options) -> the ExerciseResult.

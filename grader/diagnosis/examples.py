@@ -187,8 +187,8 @@ def declared(exercise):
 class Budget:
     """The time left to one exercise's examples (all its diagnoses share it)."""
 
-    def __init__(self, seconds=SECONDS):
-        self.until = time.monotonic() + seconds
+    def __init__(self, seconds=None):
+        self.until = time.monotonic() + (SECONDS if seconds is None else seconds)
 
     def left(self):
         return max(self.until - time.monotonic(), 0.0)

@@ -30,11 +30,9 @@ of reach of any in-process check (code that edits the probe's own memory through
 is listed in docs/security.md.
 """
 
-import collections
-import itertools
-import operator
 import os
 import sys
+import _thread
 import tracemalloc
 import _tracemalloc
 
@@ -54,6 +52,9 @@ _exclude_set = torch._C._dispatch_tls_local_exclude_set
 _expired, _free_weak_ref = torch.UntypedStorage._expired, torch.UntypedStorage._free_weak_ref
 _traced, _tracing = tracemalloc.get_traced_memory, tracemalloc.is_tracing
 _start_tracing, _stop_tracing = tracemalloc.start, tracemalloc.stop
+_THREAD_STARTS = frozenset(getattr(_thread, name) for name in ("start_new_thread", "start_joinable_thread")
+                           if hasattr(_thread, name))
+THREAD_CHECK_EVERY = 64  # builtins between two counts of the threads, besides those that start one
 _TRACE_CONTROLS = frozenset(getattr(_tracemalloc, name) for name in ("stop", "clear_traces", "reset_peak", "start"))
 _PYTHON_KEYS = (torch._C.DispatchKey.Python, torch._C.DispatchKey.PythonTLSSnapshot)
 OUTSIDE_ALLOWANCE = 1 << 18  # bytes traced outside torch that a call may peak at unnoticed: the Python objects
@@ -70,9 +71,10 @@ _OURS = (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, os.path.absp
 
 
 _aten = torch.ops.aten
-# aten's matrix products: torch.matmul, @, einsum and nn.Linear all reach one of them per product
+# aten's matrix products: torch.matmul, @, einsum and nn.Linear all reach one of them per product; a
+# convolution (a 1x1 one is a product: round 22's a2 ran three, uncounted) and a bilinear form are products too
 _PRODUCTS = frozenset({_aten.mm, _aten.bmm, _aten.addmm, _aten.baddbmm, _aten.addbmm, _aten.mv, _aten.addmv,
-                       _aten.dot, _aten.vdot, _aten._int_mm})
+                       _aten.dot, _aten.vdot, _aten._int_mm, _aten.convolution, _aten._convolution, _aten._trilinear})
 
 
 class LargestAllocation(TorchDispatchMode):
@@ -93,52 +95,81 @@ class LargestAllocation(TorchDispatchMode):
         self.bytes, self.shape, self.last, self.products, self.ops = 0, (), None, 0, 0
         self.shapes = set()  # the shapes of the tensors its operations returned (the inputs' storages aside)
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
-        self.refs, self.sizes, self.ptrs, self.peak = [], [], [], 0  # the storages made and alive: weak refs, bytes
+        self.alive, self.total, self.peak = {}, 0, 0  # the storages made and maybe alive: data pointer ->
+        # (weak reference, bytes), and their bytes together (an upper bound: some may have died since)
 
     def _made(self, storage):
         """A storage an operation made: counted while it lives (its weak reference says when it died).
-        Written in whole-list calls: each call is one event of the watch's, not one per storage."""
+        The storages that died are let go only when the count would pass the peak, the one time it
+        matters (a loop over blocks makes and drops one per step: purging at every step cost the
+        whole list each time)."""
         ptr = storage.data_ptr()
         if not ptr:
             return
-        dead = list(map(_expired, self.refs))
-        if any(dead):
-            collections.deque(map(_free_weak_ref, itertools.compress(self.refs, dead)), maxlen=0)
-            alive = list(map(operator.not_, dead))
-            self.refs, self.sizes, self.ptrs = (list(itertools.compress(items, alive))
-                                                for items in (self.refs, self.sizes, self.ptrs))
-        if ptr in self.ptrs:  # a view of a living storage, or an in-place result
-            return
-        self.refs.append(storage._weak_ref())
-        self.sizes.append(storage.nbytes())
-        self.ptrs.append(ptr)
-        self.peak = max(self.peak, sum(self.sizes))
+        known = self.alive.get(ptr)
+        if known is not None:
+            if not _expired(known[0]):
+                return  # a view of a living storage, or an in-place result
+            self._let_go(ptr)  # dead, its address reused by this one
+        self.alive[ptr] = (storage._weak_ref(), storage.nbytes())
+        self.total += storage.nbytes()
+        if self.total > self.peak:
+            for dead in [ptr for ptr, (ref, _) in self.alive.items() if _expired(ref)]:
+                self._let_go(dead)
+            self.peak = max(self.peak, self.total)
+
+    def _let_go(self, ptr):
+        ref, size = self.alive.pop(ptr)
+        _free_weak_ref(ref)
+        self.total -= size
 
     def forget(self):
         """Let go of the weak references (after the call)."""
-        collections.deque(map(_free_weak_ref, self.refs), maxlen=0)
-        self.refs, self.sizes, self.ptrs = [], [], []
+        for ref, _ in self.alive.values():
+            _free_weak_ref(ref)
+        self.alive, self.total = {}, 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         self.products += func.overloadpacket in _PRODUCTS
         self.ops += 1
-        for tensor in leaves(out):
+        for tensor in (out,) if type(out) is torch.Tensor else leaves(out):
             if isinstance(tensor, torch.Tensor):
-                try:
-                    storage = tensor.untyped_storage()
-                except (RuntimeError, NotImplementedError):  # a tensor without storage of its own
-                    continue
-                self.last = storage.data_ptr()
-                if self.last not in self.inputs:
-                    self._made(storage)
-                    if len(self.shapes) < MAX_SHAPES:
-                        self.shapes.add(tuple(tensor.shape))
-                if self.last not in self.inputs and storage.nbytes() > self.bytes:
-                    self.bytes, self.shape = storage.nbytes(), tuple(tensor.shape)
-                if self.last not in self.inputs and storage.nbytes() // tensor.element_size() > self.elements:
-                    self.elements, self.element_shape = storage.nbytes() // tensor.element_size(), tuple(tensor.shape)
+                self._seen(tensor, args, kwargs)
         return out
+
+    def _seen(self, tensor, args, kwargs):
+        """A tensor an operation returned: its storage, if new, made by the call. Not new: an input's, or
+        the storage of one of the operation's own arguments (a view, an in-place or out= result), however
+        old: a buffer made before the call and written in place is no allocation of the call's (round
+        22's a11 zeroed a 2 MiB one at every call, a floor under every size the probe read)."""
+        try:
+            storage = tensor.untyped_storage()
+        except (RuntimeError, NotImplementedError):  # a tensor without storage of its own
+            return
+        self.last = storage.data_ptr()
+        if self.last in self.inputs or (self.last not in self.alive and self.last in _storages(args, kwargs)):
+            return
+        self._made(storage)
+        shape, nbytes = tuple(tensor.shape), storage.nbytes()
+        if len(self.shapes) < MAX_SHAPES:
+            self.shapes.add(shape)
+        if nbytes > self.bytes:
+            self.bytes, self.shape = nbytes, shape
+        if nbytes // tensor.element_size() > self.elements:
+            self.elements, self.element_shape = nbytes // tensor.element_size(), shape
+
+
+def _storages(args, kwargs):
+    """The data pointers of the storages of an operation's tensor arguments."""
+    found = set()
+    for arg in leaves([args, kwargs or {}]):
+        if isinstance(arg, torch.Tensor):
+            try:
+                found.add(arg.untyped_storage().data_ptr())
+            except (RuntimeError, NotImplementedError):
+                pass
+    return found
 
 
 _DISPATCH = LargestAllocation.__dict__["__torch_dispatch__"]
@@ -155,41 +186,51 @@ def _threads():
 
 
 class _Watch:
-    """The profile function of a measured call: at every event in code that is not torch's or the
-    grader's (torch takes a mode off its stack while the mode's own code runs), whether the probe is
-    in force. Keeps the first reason it was not."""
+    """The profile function of a measured call: after every builtin that code not torch's or the
+    grader's calls (torch takes a mode off its stack while the mode's own code runs), whether the
+    probe is in force. Python code alone changes nothing it watches (popping a mode, excluding a key,
+    starting a thread are calls of builtins); a class patched in Python is seen at the next builtin,
+    a torch operation's return among them. The threads are counted (a stat of /proc) where a thread
+    can have started: after `_thread`'s start functions, every THREAD_CHECK_EVERY builtins, and at
+    the end. Keeps the first reason it was not in force."""
 
     def __init__(self, probe, depth):
         self.probe, self.depth, self.threads = probe, depth, _threads()
         self.reason = None
         self.armed = False  # whether it saw an event yet
+        self.returns = 0  # builtins returned from, in code that is not ours
 
-    def in_force(self):
-        """Why the probe is not watching now, or None."""
+    def in_force(self, threads=True):
+        """Why the probe is not watching now, or None (`threads`: count them too)."""
         if _stack_length() <= self.depth or _stack_at(self.depth) is not self.probe:
             return "torch's dispatch-mode stack was changed (a mode popped or the modes disabled)"
         excluded = _exclude_set()
-        if any(excluded.has(key) for key in _PYTHON_KEYS):
+        if excluded.has(_PYTHON_KEYS[0]) or excluded.has(_PYTHON_KEYS[1]):
             return "torch's Python dispatch was switched off (_DisableTorchDispatch or an excluded key)"
         if type(self.probe) is not LargestAllocation or LargestAllocation.__dict__.get("__torch_dispatch__") is not \
                 _DISPATCH or _DISPATCH.__code__ is not _DISPATCH_CODE or "__torch_dispatch__" in vars(self.probe):
             return "the probe's class was changed"
-        if self.threads is not None and _threads() != self.threads:
+        if threads and self.threads is not None and _threads() != self.threads:
             return "your code started a thread, where the probe cannot see what it allocates"
         return None
 
     def __call__(self, frame, event, arg):
+        if event == "call" or event == "return":
+            return
         if not self.armed:  # the first event may be the return of the grader's own sys.setprofile
             self.armed = True
             if event == "c_return" and arg is _setprofile:
                 return
-        if self.reason is None and not frame.f_code.co_filename.startswith(_OURS):
-            if arg is _setprofile and event in ("c_call", "c_return"):
-                self.reason = "your code replaced the grader's profile function (sys.setprofile)"
-            elif event == "c_call" and arg in _TRACE_CONTROLS:
+        if self.reason is not None or frame.f_code.co_filename.startswith(_OURS):
+            return
+        if arg is _setprofile:  # before it runs: once it has, this function hears nothing more
+            self.reason = "your code replaced the grader's profile function (sys.setprofile)"
+        elif event == "c_call":
+            if arg in _TRACE_CONTROLS:
                 self.reason = "your code stopped or reset tracemalloc, which counts memory outside torch"
-            else:
-                self.reason = self.in_force()
+        else:
+            self.returns += 1
+            self.reason = self.in_force(threads=arg in _THREAD_STARTS or not self.returns % THREAD_CHECK_EVERY)
 
 
 def _canary(probe):
@@ -199,7 +240,14 @@ def _canary(probe):
 
 
 def measure(fn, args, kwargs=None, held=()):
-    """{"bytes", "shape", "products", "ops", "shapes", "elements", "element_shape", "peak", "disabled"}:
+    """What `measured_call` finds, of a call without gradients; its value is let go."""
+    with _no_grad():
+        return measured_call(fn, args, kwargs, held)[1]
+
+
+def measured_call(fn, args, kwargs=None, held=()):
+    """(fn's value, what the probe found): {"bytes", "shape", "products", "ops", "shapes", "elements",
+    "element_shape", "peak", "disabled"}:
     the largest tensor fn(*args, **kwargs) allocates, in bytes and in entries (without gradients), the
     most bytes its new storages held at once, the matrix products and the operations of any kind it
     runs, the shapes of the tensors it made (MAX_SHAPES at most), and why the probe was disabled during
@@ -210,45 +258,44 @@ def measure(fn, args, kwargs=None, held=()):
     probe = LargestAllocation(tensors)
     probe.inputs |= set(held)
     previous, depth = _getprofile(), _stack_length()
-    with _no_grad():
-        probe.__enter__()
+    probe.__enter__()
+    try:
+        watch = _Watch(probe, depth)
+        seen_before = _canary(probe)
+        probe.bytes, probe.shape, probe.products, probe.ops, probe.elements, probe.element_shape = 0, (), 0, 0, 0, ()
+        probe.shapes = set()
+        probe.forget()
+        probe.peak = 0
+        traced = _tracing()
+        _stop_tracing()  # traced afresh: memory the student's code traced before (a ballast it frees
+        _start_tracing()  # during the call, round 11's a04) cannot offset what the call allocates
+        start, _ = _traced()
+        _setprofile(watch)
         try:
-            watch = _Watch(probe, depth)
-            seen_before = _canary(probe)
-            probe.bytes, probe.shape, probe.products, probe.ops, probe.elements, probe.element_shape = 0, (), 0, 0, 0, ()
-            probe.shapes = set()
-            probe.forget()
-            probe.peak = 0
-            traced = _tracing()
-            _stop_tracing()  # traced afresh: memory the student's code traced before (a ballast it frees
-            _start_tracing()  # during the call, round 11's a04) cannot offset what the call allocates
-            start, _ = _traced()
-            _setprofile(watch)
-            try:
-                fn(*args, **(kwargs or {}))
-            finally:
-                profiled = _getprofile() is watch
-                reason = watch.reason
-                _setprofile(previous)
-                outside = _traced()[1] - start if _tracing() else None
-                if outside is not None:
-                    _stop_tracing()
-                if traced:  # as the student's code left it
-                    _start_tracing()
-            reason = reason or watch.in_force()
-            found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products, "ops": probe.ops,
-                     "shapes": sorted(map(list, probe.shapes)),
-                     "elements": probe.elements, "element_shape": list(probe.element_shape), "peak": probe.peak}
-            if outside is None:
-                reason = reason or "your code stopped tracemalloc, which counts memory outside torch"
-            elif outside > max(probe.bytes, OUTSIDE_ALLOWANCE):
-                found.update(bytes=outside, shape=[])
-            if not profiled:
-                reason = reason or "your code removed the grader's profile function (sys.setprofile)"
-            if not (seen_before and _canary(probe)):
-                reason = reason or "the probe did not see the grader's own allocation"
+            value = fn(*args, **(kwargs or {}))
         finally:
-            probe.forget()
-            while _stack_length() > depth:
-                _pop_mode(None)
-    return {**found, "disabled": None if reason is None else f"{DISABLED}: {reason}"}
+            profiled = _getprofile() is watch
+            reason = watch.reason
+            _setprofile(previous)
+            outside = _traced()[1] - start if _tracing() else None
+            if outside is not None:
+                _stop_tracing()
+            if traced:  # as the student's code left it
+                _start_tracing()
+        reason = reason or watch.in_force()
+        found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products, "ops": probe.ops,
+                 "shapes": sorted(map(list, probe.shapes)),
+                 "elements": probe.elements, "element_shape": list(probe.element_shape), "peak": probe.peak}
+        if outside is None:
+            reason = reason or "your code stopped tracemalloc, which counts memory outside torch"
+        elif outside > max(probe.bytes, OUTSIDE_ALLOWANCE):
+            found.update(bytes=outside, shape=[])
+        if not profiled:
+            reason = reason or "your code removed the grader's profile function (sys.setprofile)"
+        if not (seen_before and _canary(probe)):
+            reason = reason or "the probe did not see the grader's own allocation"
+    finally:
+        probe.forget()
+        while _stack_length() > depth:
+            _pop_mode(None)
+    return value, {**found, "disabled": None if reason is None else f"{DISABLED}: {reason}"}

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from conftest import ROOT, SOLUTIONS, SUBMISSIONS, wrong_corpus
+from conftest import CORPUS_TIME_LIMIT, ROOT, SOLUTIONS, SUBMISSIONS, wrong_corpus
 from grader import catalog
 from grader.diagnosis import matcher as diagnose, misconceptions, trails
 from grader.diagnosis.reference import Reference
@@ -41,7 +41,7 @@ def graded(grade, exercise, path=None, source=None):
     seed, and the corpus tests here and in tests/catalog/test_suite_exercise*.py look at the same results."""
     key = (catalog.find(str(exercise)).id, str(path) if source is None else source)
     if key not in _GRADED:
-        _GRADED[key] = grade(exercise, path=path, source=source)
+        _GRADED[key] = grade(exercise, path=path, source=source, time_limit=CORPUS_TIME_LIMIT)
     return _GRADED[key]
 
 

@@ -6,18 +6,35 @@ file whose code loops or crashes on small sizes gets its diagnosis and grade, an
 correct file gets none.
 """
 
+import functools
 import json
 import math
 from pathlib import Path
 
 import pytest
 
-from conftest import SOLUTIONS, SUBMISSIONS
+from conftest import CORPUS_TIME_LIMIT, SOLUTIONS, SUBMISSIONS
 from test_diagnoses import graded
 from grader import catalog
 from grader.diagnosis import examples, misconceptions
 from grader.grading.settings import DEFAULTS
 from grader.grading.student import Student
+
+
+@pytest.fixture
+def grade(grade):
+    """The corpora's files graded with their own time limit (conftest.CORPUS_TIME_LIMIT): the search for
+    a small example shares the exercise's deadline."""
+    return functools.partial(grade, time_limit=CORPUS_TIME_LIMIT)
+
+
+@pytest.fixture
+def roomy(monkeypatch):
+    """The examples' time (examples.SECONDS, a guard against slow code) far above what they take: whether
+    an example is found must not depend on how loaded the machine is (a search of 3 s took more than
+    its 5 s on a machine running two suites)."""
+    monkeypatch.setattr(examples, "SECONDS", 60.0)
+
 
 KNOWN = {  # a mistake -> the function its example calls
     "exercise3/wrong_divide_by_dk.py": "scale_scores",
@@ -69,7 +86,7 @@ def rerun(launcher, tmp_path, exercise, path, example):
 
 
 @pytest.mark.parametrize("name", KNOWN)
-def test_a_known_mistake_gets_a_small_example_that_differs_and_reproduces(grade, launcher, tmp_path, name):
+def test_a_known_mistake_gets_a_small_example_that_differs_and_reproduces(grade, launcher, tmp_path, name, roomy):
     path = SUBMISSIONS / name
     exercise = catalog.find(path.parent.name)
     result = grade(exercise.id, path=path)

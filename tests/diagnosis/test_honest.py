@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from conftest import HONEST, SUBMISSIONS, honest_corpus
+from conftest import CORPUS_TIME_LIMIT, HONEST, SUBMISSIONS, honest_corpus
 from grader import catalog
 from grader.grading.compare import Mismatch, TOLERANCES, check_close, softmax_magnitude
 
@@ -27,7 +27,7 @@ def not_passed(result):
 
 @pytest.mark.parametrize("entry", CORPUS, ids=lambda entry: entry.id)
 def test_an_honest_alternative_gets_full_marks(grade, entry):
-    result = grade(entry.exercise.id, path=entry.path)
+    result = grade(entry.exercise.id, path=entry.path, time_limit=CORPUS_TIME_LIMIT)
     assert not_passed(result) == [] and result.score == result.max_score > 0
 
 

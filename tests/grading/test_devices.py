@@ -77,3 +77,19 @@ def test_a_request_the_child_cannot_read_is_the_graders_fault(launcher, tmp_path
         assert one.request(call_request("scale_scores", args=[4.0, 4]))["value"] == 2.0
     finally:
         one.stop()
+
+
+def test_an_exception_of_the_students_named_like_the_graders_fault_is_the_students(grade):
+    """Round 22's a14: an exception class named GraderFault made every failed test read as the grader's."""
+    result = grade("exercise3", source=(SOLUTIONS / "exercise3_scaling.py").read_text() + """
+
+class GraderFault(Exception):
+    pass
+
+
+def scale_scores(scores, d_k):
+    raise GraderFault("not mine")
+""")
+    errors = [test.message for test in result.tests if test.status == "error"]
+    assert errors and not any("your code is not the cause" in message for message in errors), errors
+    assert all("GraderFault (a class of your code's)" in message for message in errors), errors

@@ -390,17 +390,19 @@ def _whole_matrix_call(q, k, v, block, causal):
 def _check_value_sizes(student, rng):
     """The rule at the sizes of the value tests too: code that holds the whole (L_q, L_k) matrix while
     L_k is short and tiles only at the lengths above would score every value with it (round 20's a3).
-    Its largest tensor in entries must not be (..., L_q, L_k) where block_size < L_k."""
+    No tensor it makes may be (..., L_q, L_k) where block_size < L_k: any of them, not only its largest
+    (one head's whole matrix at a time is smaller than the output there: round 22's a11)."""
     for name, causal in (("attention[divides]", True), ("lengths[decode]", False)):
         q, k, v = qkv(rng, name)
         block = SIZES[name]["block"]
         measured = measure_call(student, TILED, q, k, v, block, causal=causal, what="tiled_attention's memory")
         L_q, L_k = q.size(-2), k.size(-2)
-        if tuple(measured["element_shape"][-2:]) == (L_q, L_k):
+        whole = [shape for shape in measured["shapes"] if tuple(shape[-2:]) == (L_q, L_k)]
+        if whole:
             record = _whole_matrix_call(q, k, v, block, causal=causal)
             raise Mismatch(f"tiled_attention(q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}, v, "
                            f"block_size={block}, causal={causal}), a call of the value tests' sizes, made a tensor "
-                           f"of shape {tuple(measured['element_shape'])}: the whole (L_q, L_k) matrix, though "
+                           f"of shape {tuple(whole[0])}: the whole (L_q, L_k) matrix, though "
                            f"block_size={block} < L_k = {L_k}. The rule holds at every length, short ones too: read "
                            "K and V block_size keys at a time and keep only a block of scores, (L_q, block_size)",
                            cause=WHOLE_MATRIX, call=record)

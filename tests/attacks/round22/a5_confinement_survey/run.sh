@@ -1,0 +1,7 @@
+#!/bin/bash
+# a5: a survey of the child's confinement (files, processes, sockets, fork, signals, shared memory, env). Root, then uid 65534.
+HERE=$(cd "$(dirname "$0")" && pwd); source /work/round22/common.sh
+echo "== root"; $ROOT_GRADE exercise3 --submission "$HERE" --no-perf
+setup_user_python
+D=/tmp/u65534/a5; rm -rf $D; mkdir -p $D; cp "$HERE/exercise3_scaling.py" $D/; chown -R 65534:65534 /tmp/u65534
+echo "== uid 65534"; (cd /tmp/u65534 && as_user lumen-grade exercise3 --submission $D --no-perf)
