@@ -135,20 +135,22 @@ class LargestAllocation(TorchDispatchMode):
         self.ops += 1
         for tensor in (out,) if type(out) is torch.Tensor else leaves(out):
             if isinstance(tensor, torch.Tensor):
-                self._seen(tensor, args, kwargs)
+                self._seen(tensor, func, args, kwargs)
         return out
 
-    def _seen(self, tensor, args, kwargs):
+    def _seen(self, tensor, func, args, kwargs):
         """A tensor an operation returned: its storage, if new, made by the call. Not new: an input's, or
-        the storage of one of the operation's own arguments (a view, an in-place or out= result), however
-        old: a buffer made before the call and written in place is no allocation of the call's (round
-        22's a11 zeroed a 2 MiB one at every call, a floor under every size the probe read)."""
+        the storage of one of the operation's own arguments (a view, an in-place or out= result, as its
+        schema says), however old: a buffer made before the call and written in place is no allocation
+        of the call's (round 22's a11 zeroed a 2 MiB one at every call, a floor under every size the
+        probe read)."""
         try:
             storage = tensor.untyped_storage()
         except (RuntimeError, NotImplementedError):  # a tensor without storage of its own
             return
         self.last = storage.data_ptr()
-        if self.last in self.inputs or (self.last not in self.alive and self.last in _storages(args, kwargs)):
+        if self.last in self.inputs or (self.last not in self.alive and _aliases(func)
+                                        and self.last in _storages(args, kwargs)):
             return
         self._made(storage)
         shape, nbytes = tuple(tensor.shape), storage.nbytes()
@@ -158,6 +160,18 @@ class LargestAllocation(TorchDispatchMode):
             self.bytes, self.shape = nbytes, shape
         if nbytes // tensor.element_size() > self.elements:
             self.elements, self.element_shape = nbytes // tensor.element_size(), shape
+
+
+def _aliases(func):
+    """Whether a result of the operator `func` may be one of its arguments (a view, an in-place or out=
+    operator: its schema's returns carry alias information); asked once per operator."""
+    known = _ALIASES.get(func)
+    if known is None:
+        known = _ALIASES[func] = any(result.alias_info is not None for result in func._schema.returns)
+    return known
+
+
+_ALIASES = {}
 
 
 def _storages(args, kwargs):
@@ -240,14 +254,7 @@ def _canary(probe):
 
 
 def measure(fn, args, kwargs=None, held=()):
-    """What `measured_call` finds, of a call without gradients; its value is let go."""
-    with _no_grad():
-        return measured_call(fn, args, kwargs, held)[1]
-
-
-def measured_call(fn, args, kwargs=None, held=()):
-    """(fn's value, what the probe found): {"bytes", "shape", "products", "ops", "shapes", "elements",
-    "element_shape", "peak", "disabled"}:
+    """{"bytes", "shape", "products", "ops", "shapes", "elements", "element_shape", "peak", "disabled"}:
     the largest tensor fn(*args, **kwargs) allocates, in bytes and in entries (without gradients), the
     most bytes its new storages held at once, the matrix products and the operations of any kind it
     runs, the shapes of the tensors it made (MAX_SHAPES at most), and why the probe was disabled during
@@ -258,6 +265,12 @@ def measured_call(fn, args, kwargs=None, held=()):
     probe = LargestAllocation(tensors)
     probe.inputs |= set(held)
     previous, depth = _getprofile(), _stack_length()
+    with _no_grad():
+        return _measured(probe, previous, depth, fn, args, kwargs)
+
+
+def _measured(probe, previous, depth, fn, args, kwargs):
+    """`measure`'s call, under the probe (entered here, and taken off the stack whatever happens)."""
     probe.__enter__()
     try:
         watch = _Watch(probe, depth)
@@ -272,7 +285,7 @@ def measured_call(fn, args, kwargs=None, held=()):
         start, _ = _traced()
         _setprofile(watch)
         try:
-            value = fn(*args, **(kwargs or {}))
+            fn(*args, **(kwargs or {}))
         finally:
             profiled = _getprofile() is watch
             reason = watch.reason
@@ -298,4 +311,4 @@ def measured_call(fn, args, kwargs=None, held=()):
         probe.forget()
         while _stack_length() > depth:
             _pop_mode(None)
-    return value, {**found, "disabled": None if reason is None else f"{DISABLED}: {reason}"}
+    return {**found, "disabled": None if reason is None else f"{DISABLED}: {reason}"}

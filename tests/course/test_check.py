@@ -157,8 +157,19 @@ def verdict_of(exercise, *calls):
     return GradeReport(exercises=[result], device="cpu", seed=0)
 
 
+def whole_kit(launcher):
+    """`check.run` of every exercise (its mutants aside: `no_mutants`), once per session: two tests read
+    its rows (a run of a minute on a CI machine)."""
+    if not _WHOLE_KIT:
+        _WHOLE_KIT.append(by_check(check.run(SOLUTIONS, launcher=launcher)))
+    return _WHOLE_KIT[0]
+
+
+_WHOLE_KIT = []
+
+
 def test_every_graded_function_is_called_with_separating_sizes(launcher, no_mutants):
-    rows = by_check(check.run(SOLUTIONS, launcher=launcher))
+    rows = whole_kit(launcher)
     row = rows["graded calls have separating sizes"]
     assert row.status == check.PASS and row.detail == "19 of 19 functions with sizes to separate", row.failures
 
@@ -219,7 +230,7 @@ def test_an_exercise_without_shapes_is_not_available_for_the_sizes_row():
 
 
 def test_every_rule_the_stubs_write_is_graded_and_every_graded_rule_written(launcher, no_mutants):
-    row = by_check(check.run(SOLUTIONS, launcher=launcher))["stub rules are written and graded"]
+    row = whole_kit(launcher)["stub rules are written and graded"]
     assert row.status == check.PASS, row.failures
     rules = [rule for exercise in catalog.EXERCISES for rule in exercise.rules]
     broken = sum(rule.breaks is not None for rule in rules)
