@@ -32,7 +32,6 @@ is listed in docs/security.md.
 
 import os
 import sys
-import _thread
 import tracemalloc
 import _tracemalloc
 
@@ -52,9 +51,6 @@ _exclude_set = torch._C._dispatch_tls_local_exclude_set
 _expired, _free_weak_ref = torch.UntypedStorage._expired, torch.UntypedStorage._free_weak_ref
 _traced, _tracing = tracemalloc.get_traced_memory, tracemalloc.is_tracing
 _start_tracing, _stop_tracing = tracemalloc.start, tracemalloc.stop
-_THREAD_STARTS = frozenset(getattr(_thread, name) for name in ("start_new_thread", "start_joinable_thread")
-                           if hasattr(_thread, name))
-THREAD_CHECK_EVERY = 64  # builtins between two counts of the threads, besides those that start one
 _TRACE_CONTROLS = frozenset(getattr(_tracemalloc, name) for name in ("stop", "clear_traces", "reset_peak", "start"))
 _PYTHON_KEYS = (torch._C.DispatchKey.Python, torch._C.DispatchKey.PythonTLSSnapshot)
 OUTSIDE_ALLOWANCE = 1 << 18  # bytes traced outside torch that a call may peak at unnoticed: the Python objects
@@ -200,51 +196,41 @@ def _threads():
 
 
 class _Watch:
-    """The profile function of a measured call: after every builtin that code not torch's or the
-    grader's calls (torch takes a mode off its stack while the mode's own code runs), whether the
-    probe is in force. Python code alone changes nothing it watches (popping a mode, excluding a key,
-    starting a thread are calls of builtins); a class patched in Python is seen at the next builtin,
-    a torch operation's return among them. The threads are counted (a stat of /proc) where a thread
-    can have started: after `_thread`'s start functions, every THREAD_CHECK_EVERY builtins, and at
-    the end. Keeps the first reason it was not in force."""
+    """The profile function of a measured call: at every event in code that is not torch's or the
+    grader's (torch takes a mode off its stack while the mode's own code runs), whether the probe is
+    in force. Keeps the first reason it was not."""
 
     def __init__(self, probe, depth):
         self.probe, self.depth, self.threads = probe, depth, _threads()
         self.reason = None
         self.armed = False  # whether it saw an event yet
-        self.returns = 0  # builtins returned from, in code that is not ours
 
-    def in_force(self, threads=True):
-        """Why the probe is not watching now, or None (`threads`: count them too)."""
+    def in_force(self):
+        """Why the probe is not watching now, or None."""
         if _stack_length() <= self.depth or _stack_at(self.depth) is not self.probe:
             return "torch's dispatch-mode stack was changed (a mode popped or the modes disabled)"
         excluded = _exclude_set()
-        if excluded.has(_PYTHON_KEYS[0]) or excluded.has(_PYTHON_KEYS[1]):
+        if any(excluded.has(key) for key in _PYTHON_KEYS):
             return "torch's Python dispatch was switched off (_DisableTorchDispatch or an excluded key)"
         if type(self.probe) is not LargestAllocation or LargestAllocation.__dict__.get("__torch_dispatch__") is not \
                 _DISPATCH or _DISPATCH.__code__ is not _DISPATCH_CODE or "__torch_dispatch__" in vars(self.probe):
             return "the probe's class was changed"
-        if threads and self.threads is not None and _threads() != self.threads:
+        if self.threads is not None and _threads() != self.threads:
             return "your code started a thread, where the probe cannot see what it allocates"
         return None
 
     def __call__(self, frame, event, arg):
-        if event == "call" or event == "return":
-            return
         if not self.armed:  # the first event may be the return of the grader's own sys.setprofile
             self.armed = True
             if event == "c_return" and arg is _setprofile:
                 return
-        if self.reason is not None or frame.f_code.co_filename.startswith(_OURS):
-            return
-        if arg is _setprofile:  # before it runs: once it has, this function hears nothing more
-            self.reason = "your code replaced the grader's profile function (sys.setprofile)"
-        elif event == "c_call":
-            if arg in _TRACE_CONTROLS:
+        if self.reason is None and not frame.f_code.co_filename.startswith(_OURS):
+            if arg is _setprofile and event in ("c_call", "c_return"):
+                self.reason = "your code replaced the grader's profile function (sys.setprofile)"
+            elif event == "c_call" and arg in _TRACE_CONTROLS:
                 self.reason = "your code stopped or reset tracemalloc, which counts memory outside torch"
-        else:
-            self.returns += 1
-            self.reason = self.in_force(threads=arg in _THREAD_STARTS or not self.returns % THREAD_CHECK_EVERY)
+            else:
+                self.reason = self.in_force()
 
 
 def _canary(probe):
