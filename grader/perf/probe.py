@@ -43,6 +43,7 @@ from grader.nested import leaves
 _empty = torch.empty
 _uint8 = torch.uint8
 _no_grad = torch.no_grad
+_no_torch_function = torch._C.DisableTorchFunction
 _setprofile, _getprofile = sys.setprofile, sys.getprofile
 _stack_length = torch._C._len_torch_dispatch_stack
 _stack_at = torch._C._get_dispatch_stack_at
@@ -71,13 +72,25 @@ _aten = torch.ops.aten
 # convolution (a 1x1 one is a product: round 22's a2 ran three, uncounted) and a bilinear form are products too
 _PRODUCTS = frozenset({_aten.mm, _aten.bmm, _aten.addmm, _aten.baddbmm, _aten.addbmm, _aten.mv, _aten.addmv,
                        _aten.dot, _aten.vdot, _aten._int_mm, _aten.convolution, _aten._convolution, _aten._trilinear})
+# what reads many entries of its input into one (the last axis reduced): which argument's last axis it reads
+# whole, by position. A product reads its left operand's rows (a sum done as x @ ones is one); a reduction
+# given no dim reads every axis. online_softmax's rule: no more than block_size entries at once (round 22's a3)
+_ACROSS = {**{op: 0 for op in (_aten.mm, _aten.bmm, _aten.mv, _aten.dot, _aten.vdot)},
+           **{op: 1 for op in (_aten.addmm, _aten.baddbmm, _aten.addbmm, _aten.addmv)},
+           **{op: 0 for op in (_aten.amax, _aten.amin, _aten.max, _aten.min, _aten.sum, _aten.nansum, _aten.mean,
+                               _aten.prod, _aten.logsumexp, _aten.norm, _aten.linalg_vector_norm, _aten.std,
+                               _aten.var, _aten.median, _aten.nanmedian, _aten.logcumsumexp, _aten.cumsum,
+                               _aten.cummax, _aten.cummin, _aten.sort, _aten.topk, _aten.kthvalue)}}
 
 
 class LargestAllocation(TorchDispatchMode):
     """While it is on, notes the largest storage any operation creates (not an input's, nor a view
     of one): its bytes, and the shape of the tensor that made it; the most bytes the storages it
     made held at once (`peak`: a matrix kept as many small blocks, round 15's a03); the last storage
-    created (for the canaries); how many matrix products ran, and how many operations of any kind."""
+    created (for the canaries); how many matrix products, and how many operations of any kind, read
+    the call's inputs or what was computed from them (`derived`: work on a tensor of the student's own,
+    a 1x1 product per block, does not follow the inputs' size: round 22's a1 and a3); and the most
+    entries of that data along the last axis one reduction or product read at once (`widest`)."""
 
     @classmethod
     def _should_skip_dynamo(cls):
@@ -93,6 +106,8 @@ class LargestAllocation(TorchDispatchMode):
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
         self.alive, self.total, self.peak = {}, 0, 0  # the storages made and maybe alive: data pointer ->
         # (weak reference, bytes), and their bytes together (an upper bound: some may have died since)
+        self.derived, self.widest = set(self.inputs), 0  # the data pointers of the inputs' storages and of
+        # those written by an operation that read one of them
 
     def _made(self, storage):
         """A storage an operation made: counted while it lives (its weak reference says when it died).
@@ -127,14 +142,46 @@ class LargestAllocation(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        self.products += func.overloadpacket in _PRODUCTS
-        self.ops += 1
-        for tensor in (out,) if type(out) is torch.Tensor else leaves(out):
-            if isinstance(tensor, torch.Tensor):
-                self._seen(tensor, func, args, kwargs)
+        watch = _getprofile()
+        _setprofile(None)  # the probe's own bookkeeping, unwatched (tens of events per operation otherwise)
+        try:
+            with _no_torch_function():  # and no torch function mode or subclass runs code in it
+                self._note(func, args, kwargs, out)
+        finally:
+            _setprofile(watch)
         return out
 
-    def _seen(self, tensor, func, args, kwargs):
+    def _note(self, func, args, kwargs, out):
+        """What the operation `func` read and made."""
+        outputs = [tensor for tensor in ((out,) if type(out) is torch.Tensor else leaves(out))
+                   if isinstance(tensor, torch.Tensor)]
+        read = _storages(leaves([args, kwargs]) if kwargs else leaves(args))
+        if not self.derived.isdisjoint(read):
+            self.products += func.overloadpacket in _PRODUCTS
+            self.ops += 1
+            self._read_across(func, args, kwargs)
+            self.derived.update(_storages(outputs))
+        for tensor in outputs:
+            self._seen(tensor, func, read)
+
+    def _read_across(self, func, args, kwargs):
+        """`widest`: the entries along the last axis that a reduction or a product of the inputs' values
+        read at once (floating point: a count of -inf entries reads no values)."""
+        across = _across(func)
+        if across is None or len(args) <= across[0] or not isinstance(args[across[0]], torch.Tensor):
+            return
+        position, dim_index, dim_default = across
+        tensor = args[position]
+        if not tensor.dim() or not tensor.is_floating_point():
+            return
+        if dim_index is not None:  # along the axes its `dim` names (none: every axis)
+            dims = (kwargs or {}).get("dim", args[dim_index] if dim_index < len(args) else dim_default)
+            dims = [dims] if isinstance(dims, int) else list(dims or ())
+            if dims and all(dim % tensor.dim() != tensor.dim() - 1 for dim in dims):
+                return
+        self.widest = max(self.widest, tensor.shape[-1])
+
+    def _seen(self, tensor, func, read):
         """A tensor an operation returned: its storage, if new, made by the call. Not new: an input's, or
         the storage of one of the operation's own arguments (a view, an in-place or out= result, as its
         schema says), however old: a buffer made before the call and written in place is no allocation
@@ -145,8 +192,7 @@ class LargestAllocation(TorchDispatchMode):
         except (RuntimeError, NotImplementedError):  # a tensor without storage of its own
             return
         self.last = storage.data_ptr()
-        if self.last in self.inputs or (self.last not in self.alive and _aliases(func)
-                                        and self.last in _storages(args, kwargs)):
+        if self.last in self.inputs or (self.last not in self.alive and _aliases(func) and self.last in read):
             return
         self._made(storage)
         shape, nbytes = tuple(tensor.shape), storage.nbytes()
@@ -156,6 +202,22 @@ class LargestAllocation(TorchDispatchMode):
             self.bytes, self.shape = nbytes, shape
         if nbytes // tensor.element_size() > self.elements:
             self.elements, self.element_shape = nbytes // tensor.element_size(), shape
+
+
+def _across(func):
+    """For a reduction or a product: (the position of the argument it reads across, the position of its
+    `dim` argument and that argument's default), or with no `dim` (a product reads its operand's rows, a
+    reduction without one every axis) (position, None, None); None for any other operator. Read from
+    the operator's schema once."""
+    if func not in _ACROSS_OF:
+        position = _ACROSS.get(func.overloadpacket)
+        dims = [] if position is None else [(index, argument.default_value) for index, argument
+                                            in enumerate(func._schema.arguments) if argument.name == "dim"]
+        _ACROSS_OF[func] = None if position is None else (position, *(dims[0] if dims else (None, None)))
+    return _ACROSS_OF[func]
+
+
+_ACROSS_OF = {}
 
 
 def _aliases(func):
@@ -170,13 +232,13 @@ def _aliases(func):
 _ALIASES = {}
 
 
-def _storages(args, kwargs):
-    """The data pointers of the storages of an operation's tensor arguments."""
+def _storages(values):
+    """The data pointers of the storages of the tensors among `values`."""
     found = set()
-    for arg in leaves([args, kwargs or {}]):
-        if isinstance(arg, torch.Tensor):
+    for value in values:
+        if isinstance(value, torch.Tensor):
             try:
-                found.add(arg.untyped_storage().data_ptr())
+                found.add(value.untyped_storage().data_ptr())
             except (RuntimeError, NotImplementedError):
                 pass
     return found
@@ -240,10 +302,10 @@ def _canary(probe):
 
 
 def measure(fn, args, kwargs=None, held=()):
-    """{"bytes", "shape", "products", "ops", "shapes", "elements", "element_shape", "peak", "disabled"}:
-    the largest tensor fn(*args, **kwargs) allocates, in bytes and in entries (without gradients), the
-    most bytes its new storages held at once, the matrix products and the operations of any kind it
-    runs, the shapes of the tensors it made (MAX_SHAPES at most), and why the probe was disabled during
+    """{"bytes", "shape", "products", "ops", "widest", "shapes", "elements", "element_shape", "peak",
+    "disabled"}: the largest tensor fn(*args, **kwargs) allocates, in bytes and in entries (without
+    gradients), the most bytes its new storages held at once, the matrix products and the operations of
+    any kind it runs on its inputs' data, the widest reduction of it, the shapes of the tensors it made (MAX_SHAPES at most), and why the probe was disabled during
     the call (None if it never was); `held`: the data pointers of storages that exist already (an
     object's, whose method fn is), as the inputs'.
     The dispatch-mode stack is left as it was found, whatever the call did to it."""
@@ -262,7 +324,7 @@ def _measured(probe, previous, depth, fn, args, kwargs):
         watch = _Watch(probe, depth)
         seen_before = _canary(probe)
         probe.bytes, probe.shape, probe.products, probe.ops, probe.elements, probe.element_shape = 0, (), 0, 0, 0, ()
-        probe.shapes = set()
+        probe.shapes, probe.widest, probe.derived = set(), 0, set(probe.inputs)
         probe.forget()
         probe.peak = 0
         traced = _tracing()
@@ -283,6 +345,7 @@ def _measured(probe, previous, depth, fn, args, kwargs):
                 _start_tracing()
         reason = reason or watch.in_force()
         found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products, "ops": probe.ops,
+                 "widest": probe.widest,
                  "shapes": sorted(map(list, probe.shapes)),
                  "elements": probe.elements, "element_shape": list(probe.element_shape), "peak": probe.peak}
         if outside is None:

@@ -112,6 +112,11 @@ TAMPERING = Rule("tampering", "changing the grader's checks", "leave torch's fun
 # function) without the dispatcher, where the rules and the grader's probe watch (round 20's a1, a2)
 FOREIGN = Rule("foreign-code", "calling compiled code through ctypes",
                "write it in torch: ctypes reaches torch's kernels around the exercise's rules and the grader's checks")
+# memory mapped by Python's mmap module is no torch storage and no traced allocation: the grader's probe
+# cannot see a whole matrix held there (round 22's a1 viewed one through np.frombuffer)
+MAPPED = Rule("mapped-memory", "mapping memory with Python's mmap module",
+              "compute in torch tensors: memory mapped with mmap is hidden from the grader's measure of what your "
+              "code holds")
 _CTYPES = os.path.dirname(os.path.abspath(ctypes.__file__)) + os.sep
 
 
@@ -283,7 +288,10 @@ class Guard:
         """The audit hook: imports of forbidden modules, opening or running forbidden files, and
         ctypes (`_foreign`)."""
         if event.startswith("ctypes.") and not self.ctypes:
-            self._foreign(event)
+            self._foreign(FOREIGN, f"ctypes ({event})")
+            return
+        if event == "mmap.__new__":
+            self._foreign(MAPPED, "mmap")
             return
         if event not in ("import", "open", "exec"):
             return
@@ -308,16 +316,16 @@ class Guard:
             if _inside(path, roots):
                 self.flag(rule, f"your code {'opened' if event == 'open' else 'ran code from'} {path}")
 
-    def _foreign(self, event):
-        """ctypes, unless the grader's code or torch.cuda's (NVML's device count) asked for it: the
-        code of the frame that did is one of theirs, by identity (`_trusted_code`), not by the file
+    def _foreign(self, rule, used):
+        """ctypes or mmap, unless the grader's code or torch.cuda's (NVML's device count) asked for it:
+        the code of the frame that did is one of theirs, by identity (`_trusted_code`), not by the file
         name it shows, which code compiled by the student's may claim."""
         frame = sys._getframe(2)
         while frame is not None and (frame.f_code.co_filename.startswith(("<frozen ", _CTYPES))
                                      or frame.f_code.co_filename == __file__):
             frame = frame.f_back
         if frame is None or id(frame.f_code) not in _trusted_code():
-            self.flag(FOREIGN, f"your code used ctypes ({event})")
+            self.flag(rule, f"your code used {used}")
 
 
 _TRUSTED = []  # [set of ids, the code objects themselves (kept alive, so that no id is reused)]

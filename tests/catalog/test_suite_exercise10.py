@@ -104,16 +104,36 @@ def test_one_block_hides_a_missing_rescale(grade):
     assert "test_tiled_attention[cpu-block-1-full]" in failing
 
 
-def test_a_whole_row_online_softmax_loses_only_its_block_rule(grade):
-    """One block for the whole row whatever block_size says: right values, and the same operations
-    with blocks of one entry, which the block rule's test counts (round 20's a3)."""
+ONE_ENTRY_AT_A_TIME = """
+
+def online_softmax(x, block_size):
+    m = x[..., :1]
+    for j in range(1, x.size(-1)):  # one entry at a time, whatever block_size says
+        m = torch.maximum(m, x[..., j:j + 1])
+    e = torch.exp(x - m.masked_fill(m == float("-inf"), 0.0))
+    total = e[..., :1]
+    for j in range(1, x.size(-1)):
+        total = total + e[..., j:j + 1]
+    return e / total.masked_fill(total == 0, 1.0)
+"""
+
+
+@pytest.mark.parametrize("variant, symptom", [
+    ("whole-row", "with block_size=4 reduced 12 entries of a row at once"),
+    ("one-entry-at-a-time", "its work does not follow block_size"),
+])
+def test_a_softmax_that_ignores_block_size_loses_only_its_block_rule(grade, variant, symptom):
+    """One block for the whole row whatever block_size says: right values, and a max over the whole row
+    (round 20's a3); or every row read one entry at a time: the same operations whatever block_size is.
+    The block rule's test tells both, and only it fails."""
     source = (SOLUTIONS / FILE).read_text()
     loop = "    for start in range(0, x.size(-1), block_size):"
-    whole_row = source.replace(loop, "    block_size = x.size(-1)\n" + loop)
-    assert whole_row != source
-    result = grade(10, whole_row)
+    changed = (source.replace(loop, "    block_size = x.size(-1)\n" + loop) if variant == "whole-row"
+               else source + ONE_ENTRY_AT_A_TIME)
+    assert changed != source
+    result = grade(10, changed)
     assert failed_tests(result) == ["test_online_softmax_reads_blocks"]
-    assert "its work does not follow block_size" in messages(result, "test_online_softmax_reads_blocks")[0]
+    assert symptom in messages(result, "test_online_softmax_reads_blocks")[0]
 
 
 def test_the_whole_matrix_at_the_value_tests_lengths_loses_the_memory_points(grade):

@@ -114,6 +114,30 @@ DISABLING = {"modes-disabled": _modes_disabled, "dispatch-disabled": _dispatch_d
              "instance-patched": _own_dispatch_on_the_instance}
 
 
+def test_only_work_on_the_inputs_data_is_counted_and_the_widest_reduction_is_read():
+    """Operations count where they read the call's inputs or what was computed from them (a 1x1 product
+    on a tensor of the caller's own is no block of keys read: round 22's a1), and `widest` is the most
+    entries of a row one reduction or product read (a whole-row max beside a dummy per block: a3)."""
+    own = torch.ones(1, 1)
+    x = torch.randn(2, 3, 12)
+
+    def whole_rows_and_a_dummy_per_block(x, block):
+        for _ in range(0, x.size(-1), block):
+            own @ own
+        e = (x.double() - x.amax(dim=-1, keepdim=True)).exp()
+        return e / (e @ torch.ones(x.size(-1), 1, dtype=e.dtype))
+
+    def every_block_at_once(x, block):  # the max of each block of 4, then of the 3 blocks' maxima
+        m = x.view(*x.shape[:-1], -1, block).amax(-1).amax(-1, keepdim=True)
+        return (x - m).exp()
+
+    measured, whole = (probe.measure(whole_rows_and_a_dummy_per_block, (x, block)) for block in (4, 12))
+    assert (measured["products"], measured["widest"]) == (1, 12) and measured["ops"] == whole["ops"], measured
+    measured = probe.measure(every_block_at_once, (x, 4))
+    assert (measured["products"], measured["widest"]) == (0, 4), measured
+    assert probe.measure(lambda x: (x == float("-inf")).sum(-1), (x,))["widest"] == 0  # counts, not values
+
+
 @pytest.mark.parametrize("attack", DISABLING)
 def test_a_disabled_probe_reads_as_disabled(attack):
     depth = torch._C._len_torch_dispatch_stack()
@@ -225,12 +249,17 @@ def _memory_test(result):
 
 
 def _graded_attack(grade, attack):
-    """An attack file graded, or None where it uses ctypes: refused at import now (round 20), so that it
-    scores nothing at all, which this asserts."""
+    """An attack file graded, or None where it uses ctypes or mmap: ctypes is refused at import (round
+    20), so that it scores nothing at all, and mmap where it is used (round 22), the memory rule's
+    test with it, which this asserts."""
     path = ATTACKS / attack / "exercise10_tiled_attention.py"
     result = grade("exercise10", path=path)
-    if re.search(r"^import\b.*\bctypes\b", path.read_text(encoding="utf-8"), re.MULTILINE):
+    source = path.read_text(encoding="utf-8")
+    if re.search(r"^import\b.*\bctypes\b", source, re.MULTILINE):
         assert result.score == 0 and rules.FOREIGN.name in result.error, result.error
+        return None
+    if re.search(r"^import\b.*\bmmap\b", source, re.MULTILINE):
+        assert rules.MAPPED.name in _memory_test(result).message, _memory_test(result).message
         return None
     return result
 
@@ -258,6 +287,7 @@ WHOLE_MATRIX_ATTACKS = {  # files that hold the whole (L, L) matrix where the in
     "round14/x1_clear_refs/cheat": "resets its peak through /proc/self/clear_refs",
     "round14/x2_file_pages/cheat": "maps a library to offset its peak with file pages",
     "round19/a2_mmap_numpy": "computes in NumPy, in a private anonymous mmap, wherever the probe could watch",
+    "round22/a1_mmap_numpy_whole_matrix": "a NumPy matrix in an anonymous mmap; query chunks where measured from outside",
 }
 # what the torch operations of a call computed outside torch show: they do not follow block_size
 NOT_IN_BLOCKS = "its work does not follow block_size"

@@ -2,7 +2,9 @@
 is a product (three 1x1 convolutions passed for one product), and a storage an operation was given
 is no allocation of the call's (a buffer made at import and written in place at every call put a
 floor under every size the probe read), and the (L_q, L_k) rule reads every shape a call made, not
-only its largest."""
+only its largest; then, as round 22's a1, a3 and a4 found it: work on a tensor of the student's own
+(a 1x1 product per block of keys) does not follow the inputs, a row read whole by a max or a sum is
+read whole whatever else runs per block, and a KV cache's storage rule holds at every fill level."""
 
 import pytest
 
@@ -32,10 +34,43 @@ def fused_project(x, w_qkv):
 @pytest.mark.parametrize("exercise, attack, rule", [
     ("exercise1", "a2_ex1_three_products_one_counted", "test_fused_project_is_one_matrix_product"),
     ("exercise10", "a11_fixed_buffer_whole_matrix", "test_tiled_attention_never_holds_the_whole_matrix"),
+    ("exercise10", "a3_online_softmax_dummy_ops", "test_online_softmax_reads_blocks"),
+    ("exercise8", "a4_ex8_cat_per_update", "test_kvcache_update_writes_into_its_storage"),
 ])
 def test_round_22_rule_breakers_lose_the_rule_points(grade, exercise, attack, rule):
     """a2: three 1x1 convolutions and one product beside them; a11: whole rows of scores, one head at a
-    time, under a buffer made at import and zeroed in place at every call. Each had full marks; each
-    loses its rule's points, and only those."""
+    time, under a buffer made at import and zeroed in place at every call; a3: a whole-row softmax and a
+    dummy operation per block; a4: torch.cat at every update but after 3/4 of the cache. Each had full
+    marks; each loses its rule's points, and only those."""
     result = grade(exercise, path=next((ROUND22 / attack).glob("exercise*.py")))
     assert {test.name for test in failures(result)} == {rule}, failed_tests(result)
+
+
+def test_products_on_a_tensor_of_the_students_own_do_not_follow_block_size(grade):
+    """Queries 64 at a time against every key (no block_size), and a 1x1 product per block of keys on a
+    tensor made at import, the solution's code where the call is measured from outside (round 22's a1):
+    the products that read q, k and v do not follow block_size."""
+    result = grade("exercise10", source=(SOLUTIONS / "exercise10_tiled_attention.py").read_text() + """
+
+_ONE = torch.ones(1, 1)
+_tiled_attention = tiled_attention
+
+
+def tiled_attention(q, k, v, block_size, causal=False):
+    if k.size(-2) >= 4096:  # the call measured from outside, told by its size
+        return _tiled_attention(q, k, v, block_size, causal)
+    for _ in range(0, k.size(-2), block_size):
+        _ONE @ _ONE
+    L_q, L_k = q.size(-2), k.size(-2)
+    rows = []
+    for start in range(0, L_q, 64):
+        s = q[..., start:start + 64, :] @ k.transpose(-2, -1) / q.size(-1) ** 0.5  # 64 queries, every key
+        if causal:
+            position = torch.arange(start, start + s.size(-2), device=q.device)[:, None] + L_k - L_q
+            s = s.masked_fill(torch.arange(L_k, device=q.device) > position, float("-inf"))
+        rows.append(online_softmax(s, s.size(-1)) @ v)
+    return torch.cat(rows, dim=-2)
+""")
+    failed = {test.name: test.message for test in failures(result)}
+    assert "test_tiled_attention_never_holds_the_whole_matrix" in failed, failed_tests(result)
+    assert "the keys it reads at once do not follow block_size" in failed["test_tiled_attention_never_holds_the_whole_matrix"]
