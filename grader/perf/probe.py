@@ -18,6 +18,10 @@ call runs and after it, that the probe was in force:
   whose class or method is not the grader's, was disabled;
 - after the call, the profile function is still the grader's.
 
+The probe's own bookkeeping at each operation runs with the profile function off (its tens of
+events per operation doubled the cost of a measured call) and torch function handling disabled, so
+that no student code (a mode, a subclass's method) runs in it unwatched.
+
 Memory torch does not allocate (a numpy array, Python lists of floats) is counted by `tracemalloc`,
 which numpy's allocator and Python's report to, started afresh for the call (what was traced before,
 freed during the call, offsets nothing): its peak during the call stands for the largest
