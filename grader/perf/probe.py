@@ -76,9 +76,9 @@ _aten = torch.ops.aten
 # convolution (a 1x1 one is a product: round 22's a2 ran three, uncounted) and a bilinear form are products too
 _PRODUCTS = frozenset({_aten.mm, _aten.bmm, _aten.addmm, _aten.baddbmm, _aten.addbmm, _aten.mv, _aten.addmv,
                        _aten.dot, _aten.vdot, _aten._int_mm, _aten.convolution, _aten._convolution, _aten._trilinear})
-# what reads many entries of its input into one (the last axis reduced): which argument's last axis it reads
-# whole, by position. A product reads its left operand's rows (a sum done as x @ ones is one); a reduction
-# given no dim reads every axis. online_softmax's rule: no more than block_size entries at once (round 22's a3)
+# what reads many entries of its input's last axis at once (a reduction, a scan, a sort, a product), and which
+# argument, by position. A product reads its left operand's rows (a sum done as x @ ones is one); a reduction
+# given no dim reads every axis. Exercise 10's rules: no more than a block at once (round 22's a1 and a3)
 _ACROSS = {**{op: 0 for op in (_aten.mm, _aten.bmm, _aten.mv, _aten.dot, _aten.vdot)},
            **{op: 1 for op in (_aten.addmm, _aten.baddbmm, _aten.addbmm, _aten.addmv)},
            **{op: 0 for op in (_aten.amax, _aten.amin, _aten.max, _aten.min, _aten.sum, _aten.nansum, _aten.mean,
@@ -309,9 +309,10 @@ def measure(fn, args, kwargs=None, held=()):
     """{"bytes", "shape", "products", "ops", "widest", "shapes", "elements", "element_shape", "peak",
     "disabled"}: the largest tensor fn(*args, **kwargs) allocates, in bytes and in entries (without
     gradients), the most bytes its new storages held at once, the matrix products and the operations of
-    any kind it runs on its inputs' data, the widest reduction of it, the shapes of the tensors it made (MAX_SHAPES at most), and why the probe was disabled during
-    the call (None if it never was); `held`: the data pointers of storages that exist already (an
-    object's, whose method fn is), as the inputs'.
+    any kind it runs on its inputs' data, the widest reduction of it, the shapes of the tensors it made
+    (MAX_SHAPES at most), and why the probe was disabled during the call (None if it never was);
+    `held`: the data pointers of storages that exist already (an object's, whose method fn is), as the
+    inputs'.
     The dispatch-mode stack is left as it was found, whatever the call did to it."""
     tensors = [arg for arg in leaves(list(args) + list((kwargs or {}).values())) if isinstance(arg, torch.Tensor)]
     probe = LargestAllocation(tensors)

@@ -46,10 +46,15 @@ def test_round_22_rule_breakers_lose_the_rule_points(grade, exercise, attack, ru
     assert {test.name for test in failures(result)} == {rule}, failed_tests(result)
 
 
-def test_products_on_a_tensor_of_the_students_own_do_not_follow_block_size(grade):
-    """Queries 64 at a time against every key (no block_size), and a 1x1 product per block of keys on a
-    tensor made at import, the solution's code where the call is measured from outside (round 22's a1):
-    the products that read q, k and v do not follow block_size."""
+@pytest.mark.parametrize("dummy, symptom", [
+    ("_ONE @ _ONE", "the keys it reads at once do not follow block_size"),  # on a tensor of its own: not counted
+    ("q[..., :1, :] @ k[..., :1, :].transpose(-2, -1)", "some of its work reads all the keys at once"),
+])
+def test_products_beside_the_work_do_not_make_it_follow_block_size(grade, dummy, symptom):
+    """Queries 64 at a time against every key (no block_size), the solution's code where the call is
+    measured from outside, and a 1x1 product per block of keys (round 22's a1): on a tensor made at
+    import, it is not counted (only work on q, k and v's values is); on q and k, the products follow
+    block_size, but p @ v reads every key at once."""
     result = grade("exercise10", source=(SOLUTIONS / "exercise10_tiled_attention.py").read_text() + """
 
 _ONE = torch.ones(1, 1)
@@ -60,7 +65,7 @@ def tiled_attention(q, k, v, block_size, causal=False):
     if k.size(-2) >= 4096:  # the call measured from outside, told by its size
         return _tiled_attention(q, k, v, block_size, causal)
     for _ in range(0, k.size(-2), block_size):
-        _ONE @ _ONE
+        DUMMY
     L_q, L_k = q.size(-2), k.size(-2)
     rows = []
     for start in range(0, L_q, 64):
@@ -70,7 +75,7 @@ def tiled_attention(q, k, v, block_size, causal=False):
             s = s.masked_fill(torch.arange(L_k, device=q.device) > position, float("-inf"))
         rows.append(online_softmax(s, s.size(-1)) @ v)
     return torch.cat(rows, dim=-2)
-""")
+""".replace("DUMMY", dummy))
     failed = {test.name: test.message for test in failures(result)}
-    assert "test_tiled_attention_never_holds_the_whole_matrix" in failed, failed_tests(result)
-    assert "the keys it reads at once do not follow block_size" in failed["test_tiled_attention_never_holds_the_whole_matrix"]
+    assert set(failed) == {"test_tiled_attention_never_holds_the_whole_matrix"}, failed_tests(result)
+    assert symptom in failed["test_tiled_attention_never_holds_the_whole_matrix"]

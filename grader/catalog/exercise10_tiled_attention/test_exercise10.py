@@ -420,7 +420,10 @@ def _check_blocks_read(student, rng):
     of queries against all the keys at once holds no (L, L) matrix either, but ignores block_size (round
     19's a1). Code that runs no matrix product (sums of products) is held to the same rule by the torch
     operations it runs; so is code that computes outside torch (NumPy), whose operations do not follow
-    block_size there (round 19's a2: a whole matrix in memory torch never allocated)."""
+    block_size there (round 19's a2: a whole matrix in memory torch never allocated). Only work on q, k
+    and v's values counts, and no reduction or product of it may read more than a block of keys or a
+    query at once: a chunk of queries against all the keys with a small product per block beside it
+    reads every key in its `p @ v` (round 22's a1)."""
     size = SIZES["blocks"]
     B, H, L, d_k = size["B"], size["n_heads"], size["L"], size["d_k"]
     q, k, v = (randn(rng, B, H, L, d_k) for _ in "qkv")
@@ -439,6 +442,11 @@ def _check_blocks_read(student, rng):
                        f"{more['ops']} with block_size={large}: its work does not follow block_size. Either the keys "
                        "are not read a block at a time, or the scores are computed outside torch (NumPy, Python "
                        "numbers), where the grader's probe, autograd and a GPU cannot follow them. " + advice,
+                       cause=KEYS_NOT_BLOCKED)
+    if few["widest"] > max(small, d_k):  # a product over all the keys, beside one per block that reads little
+        raise Mismatch(f"{call} with block_size={small} read {few['widest']} values at once in one reduction or "
+                       f"product along the last axis (a max, a sum, p @ v), where a block of keys has {small} and a "
+                       f"query {d_k}: some of its work reads all the keys at once, whatever block_size says. {advice}",
                        cause=KEYS_NOT_BLOCKED)
 
 
