@@ -15,8 +15,10 @@ installed in the child before the student's file is loaded:
   function handling or the modes switched off, a popped mode, another thread); torch's Python
   functions that compose a forbidden operation out of allowed ones (`F.multi_head_attention_forward`)
   have their code replaced by a refusal, so that no reference to them computes anything;
-- an audit hook, which cannot be removed, sees imports, and the answer key's files being opened or
-  run by path (`importlib` by path, `runpy`, `exec(open(...).read())`).
+- an audit hook, which cannot be removed, sees imports, the answer key's files being opened or
+  run by path (`importlib` by path, `runpy`, `exec(open(...).read())`), and the student's code
+  using ctypes or Python's mmap (compiled code called past the dispatcher; memory the grader's
+  probe cannot see).
 
 A violation raises `Violation` and is also remembered, so a submission that catches the
 exception still answers that request with the rule's name, and the judge scores those tests 0.
@@ -285,8 +287,8 @@ class Guard:
                 self.flag(rule, f"your code called {_display_name(func)}")
 
     def _audit(self, event, args):
-        """The audit hook: imports of forbidden modules, opening or running forbidden files, and
-        ctypes (`_foreign`)."""
+        """The audit hook: imports of forbidden modules, opening or running forbidden files, ctypes
+        and Python's mmap (`_foreign`)."""
         if event.startswith("ctypes.") and not self.ctypes:
             self._foreign(FOREIGN, f"ctypes ({event})")
             return
