@@ -403,7 +403,7 @@ def code_only(source):
             if token.type == tokenize.COMMENT:
                 row, col = token.start
                 lines[row - 1] = lines[row - 1][:col].rstrip() + "\n"
-    except (SyntaxError, ValueError, tokenize.TokenError):
+    except (SyntaxError, ValueError, tokenize.TokenError, RecursionError, MemoryError):  # round 23's a14
         pass
     return "".join(lines)
 

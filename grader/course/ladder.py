@@ -23,6 +23,7 @@ import copy
 import dataclasses
 import hashlib
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -184,6 +185,7 @@ class Ladder:
         if self.path is None:
             return [], {}
         try:
+            self._own_folder()
             data = files.read_regular(self.path, MAX_STATE_BYTES, follow=False)
         except (FileNotFoundError, NotADirectoryError):
             return [], {}
@@ -198,6 +200,12 @@ class Ladder:
         self.kept = data
         return [], state
 
+    def _own_folder(self):
+        """Refuse (UnsafeFile) a `.lumen` that is a link: a student's `.lumen` pointing at a classmate's
+        would have this grading climb their ladder, and root's write a file anywhere (round 23's a9)."""
+        if os.path.islink(self.path.parent):
+            raise files.UnsafeFile(f"{self.path.parent} is a link, not the ladder's own folder")
+
     def _write(self, state):
         """Keep `state`; [] or the note (said once) that it could not be kept."""
         if self.path is None:
@@ -207,6 +215,7 @@ class Ladder:
             return []  # unchanged, or nothing to keep where nothing was kept
         try:
             self.path.parent.mkdir(exist_ok=True)
+            self._own_folder()
             files.write_replacing(self.path, text)
         except OSError as error:
             return self._say(f"hint ladder: cannot save it in {self.path.parent} ({error.strerror or error}): "

@@ -61,7 +61,7 @@ class Found:
         what the student's own code already has."""
         try:
             tree = ast.parse(self.code.read_text(encoding="utf-8", errors="replace"))
-        except (OSError, SyntaxError, ValueError):
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):  # too deep: round 23's a14
             return {}
         return {node.name: node.lineno for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and not any(isinstance(inner, ast.Name) and inner.id == "NotImplementedError" for inner in ast.walk(node))}
@@ -249,6 +249,9 @@ def read_notebook(path):
         raise SubmissionError(message, path, "read the notebook") from None
     except (OSError, UnicodeDecodeError) as error:
         raise SubmissionError(f"cannot read {path}: {error}", path, "read the notebook") from None
+    except ValueError as error:  # JSON Python will not read: an integer of thousands of digits (round 23's a4)
+        raise SubmissionError(f"{path.name} is not a readable notebook: {str(error)[:200]}; reopen and save it in "
+                              "Jupyter or Colab, or download it again", path, "read the notebook") from None
     import nbformat  # a third of a second to import: only when there is a notebook to read
 
     try:  # the structure is validated: every cell has its type and its source as one string

@@ -105,7 +105,7 @@ def _function_lines(file):
         return {}
     try:
         tree = ast.parse(path.read_bytes())
-    except (OSError, SyntaxError, ValueError):
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):  # too deep to parse: round 23's a14
         return {}
     lines = {}
     for node in tree.body:

@@ -15,6 +15,7 @@ child says is data: errors are rebuilt here from plain strings, cleaned of contr
 """
 
 import array
+import codecs
 import contextlib
 import ctypes
 import io
@@ -165,11 +166,14 @@ class SubmissionRefused(ChildCrashed):
 def python_text(data):
     """A source file's bytes as the text Python itself would read: in the encoding its BOM or PEP 263
     coding line names (a Windows editor's BOM, a latin-1 file that says so), else UTF-8. Raises
-    UnicodeDecodeError where Python could not read it either."""
+    UnicodeDecodeError where Python could not read it either, UnicodeError where the coding line
+    names a codec that makes no text (hex, rot13, zlib: Python's "encoding problem")."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except (SyntaxError, LookupError):  # a coding line naming no codec, or a BOM beside another one
         encoding = "utf-8"
+    if not codecs.lookup(encoding)._is_text_encoding:  # round 23's a8: "grader error" before
+        raise UnicodeError(f"its coding line names {encoding}, which is not a text encoding")
     return data.decode(encoding)
 
 
@@ -194,6 +198,9 @@ def load_request(path, module, forbidden=(), ctypes=False):
         source = python_text(data)
     except UnicodeDecodeError as error:
         raise SubmissionRefused(_not_text(os.path.basename(path), data, error)) from None
+    except UnicodeError as error:  # a coding line Python refuses too ("undefined", a bytes-to-bytes codec)
+        raise SubmissionRefused(f"cannot grade {os.path.basename(path)}: {error}: save it as UTF-8 and remove "
+                                "its coding line") from None
     return {"op": "load", "source": source, "path": str(path), "module": module, "forbidden": list(forbidden),
             "ctypes": bool(ctypes)}
 

@@ -205,6 +205,21 @@ def test_a_link_as_the_state_file_is_never_followed(tmp_path, fake_levels):
     assert not (tmp_path / ".lumen" / "ladder.json").is_symlink()  # replaced by the state, not written through
 
 
+def test_a_link_as_the_state_folder_is_never_followed(tmp_path, fake_levels):
+    """bob's `.lumen` -> alice's: grading bob neither climbs alice's ladder nor reads it (round 23's a9)."""
+    (tmp_path / "alice").mkdir(), (tmp_path / "bob").mkdir()
+    alice, bob = Student(tmp_path / "alice"), Student(tmp_path / "bob")
+    alice.grade()
+    kept = (tmp_path / "alice" / ".lumen" / "ladder.json").read_bytes()
+    (tmp_path / "bob" / ".lumen").symlink_to(tmp_path / "alice" / ".lumen")
+    for version in ("version 2", "version 3"):
+        bob.save(version)
+        assert bob.grade()["level"] == 1  # nothing kept: every version is bob's first
+    assert len(bob.notes) == 1 and "is a link" in bob.notes[0]
+    assert (tmp_path / "alice" / ".lumen" / "ladder.json").read_bytes() == kept
+    assert sorted(os.listdir(tmp_path / "alice" / ".lumen")) == ["ladder.json"]
+
+
 def test_a_read_only_folder_as_an_unprivileged_user_grades_anyway():
     """Root writes anywhere: the read-only folder is a user's (uid 65534), in a child process."""
     top = Path(tempfile.mkdtemp(prefix="lumen-ladder-"))  # pytest's own tmp_path is root's alone (0700)

@@ -159,7 +159,8 @@ def test_a_cell_that_is_not_python_is_named(tmp_path):
     ('{"cells": [', r"exercise3_x.ipynb is not a readable notebook: its JSON is broken at line 1, column 12"),
     ('[1, 2]', "exercise3_x.ipynb is JSON but not a Jupyter notebook"),
     ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}}', "JSON but not a Jupyter notebook"),
-], ids=["broken-json", "a-list", "no-cells"])
+    ('{"cells": [], "execution_count": ' + "7" * 5000 + "}", "exercise3_x.ipynb is not a readable notebook: Exceeds"),
+], ids=["broken-json", "a-list", "no-cells", "an-integer-python-will-not-read"])
 def test_a_file_that_is_not_a_notebook_is_named(tmp_path, text, words):
     path = tmp_path / "exercise3_x.ipynb"
     path.write_text(text, encoding="utf-8")

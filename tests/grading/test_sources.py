@@ -5,6 +5,7 @@ and never a grade of code Python would run differently."""
 import pytest
 
 from conftest import SOLUTIONS
+from grader.sandbox.judge import SubmissionRefused, load_request
 
 CORRECT = (SOLUTIONS / "exercise3_scaling.py").read_bytes()
 
@@ -23,3 +24,13 @@ def test_bytes_that_do_not_decode_are_a_one_line_reason(grade, tmp_path):
     assert result.score == 0
     assert result.error.startswith("cannot grade exercise3_scaling.py: it is not utf-8 text (byte 0xff on line 1)")
     assert "\n" not in result.error and "Traceback" not in result.error
+
+
+@pytest.mark.parametrize("codec", ["hex", "rot13", "zlib_codec", "undefined"])
+def test_a_coding_line_python_refuses_is_a_one_line_reason(tmp_path, codec):
+    """A coding line naming a codec that makes no text, as Python refuses it ("encoding problem"): the
+    student's file is refused with a reason, never the grader's error (round 23's a8)."""
+    path = tmp_path / "exercise3_scaling.py"
+    path.write_bytes(f"# -*- coding: {codec} -*-\n".encode() + CORRECT)
+    with pytest.raises(SubmissionRefused, match=f"^cannot grade exercise3_scaling.py: .*{codec}.*save it as UTF-8"):
+        load_request(path, "exercise3_scaling")

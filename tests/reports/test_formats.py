@@ -296,6 +296,17 @@ def test_junit_points_at_the_line_of_the_students_function(tmp_path, monkeypatch
     assert found[-1] == "4"
 
 
+def test_junit_of_a_file_too_deep_to_parse_is_written_without_lines(tmp_path):
+    """A line Python's parser gives up on (3000 terms: RecursionError): the lines are decoration, the
+    report is written all the same (round 23's a14 left no XML)."""
+    path = tmp_path / "exercise3_scaling.py"
+    path.write_text("x = " + " + ".join(["1"] * 3000) + "\n", encoding="utf-8")
+    tests = [Check("test_scaled", "failed", 1.0, message="wrong", details={"call": {"target": "scaled_scores"}})]
+    verdict = GradeReport([ExerciseResult("exercise3", "Scale", str(path), tests)], device="cpu", seed=0)
+    (suite,) = parse_junit(junit.render(verdict))
+    assert suite.find("testcase/failure").text.splitlines()[-1] == "0/1 points"
+
+
 # -- real runs, through the command line ----------------------------------------------------------
 
 WRONG_SCALING = (SOLUTIONS / "exercise3_scaling.py").read_text().replace("math.sqrt(d_k)", "d_k")

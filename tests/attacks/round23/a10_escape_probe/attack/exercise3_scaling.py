@@ -1,0 +1,45 @@
+# exercise3's right code, whose import first tries to reach past the sandbox and reports what worked
+# (in its import error, which the report shows): signals to others, other processes' memory and
+# environment, the kit's secrets, other users' files, new processes, sockets, limits, scheduling
+import errno, os, signal, socket, sys, threading
+R = []
+def t(name, f):
+    try:
+        out = f(); R.append(f"{name}=OK:{str(out)[:60]}")
+    except BaseException as e:
+        R.append(f"{name}=no({type(e).__name__}:{getattr(e, 'errno', '')})")
+t("kill_ppid", lambda: os.kill(os.getppid(), 0))
+t("kill_1", lambda: os.kill(1, 0))
+t("kill_-1", lambda: os.kill(-1, 0))
+t("killpg_0", lambda: os.killpg(0, 0))
+t("setpgid", lambda: os.setpgid(0, 0))
+t("proc_1_environ", lambda: open("/proc/1/environ", "rb").read(60))
+t("proc_1_cmdline", lambda: open("/proc/1/cmdline", "rb").read(60))
+t("proc_ppid_mem", lambda: open(f"/proc/{os.getppid()}/mem", "rb"))
+t("proc_1_root", lambda: os.listdir("/proc/1/root"))
+t("proc_1_cwd", lambda: os.listdir("/proc/1/cwd"))
+t("proc_pids", lambda: [p for p in os.listdir("/proc") if p.isdigit()])
+t("etc_shadow", lambda: open("/etc/shadow").read(20))
+t("grader_tests", lambda: os.listdir(os.path.dirname(os.__file__) + "/../../../../work/scratch20/grader/catalog"))
+t("write_etc", lambda: open("/etc/lumen_probe", "w"))
+t("write_dev_shm", lambda: open("/dev/shm/lumen_probe", "w"))
+t("write_tmp", lambda: open("/tmp/lumen_probe", "w"))
+t("write_log_fd1_seek", lambda: (os.lseek(1, 0, 0), os.write(1, b"x")))
+t("fork", lambda: os.fork())
+t("socket", lambda: socket.socket())
+t("socketpair", lambda: socket.socketpair())
+t("setrlimit_up", lambda: __import__("resource").setrlimit(__import__("resource").RLIMIT_NOFILE, (4096, 4096)))
+t("nice", lambda: os.nice(-5))
+t("setaffinity", lambda: os.sched_setaffinity(0, {0}))
+t("memfd", lambda: os.memfd_create("x"))
+t("eventfd", lambda: os.eventfd(0))
+t("pipe", lambda: os.pipe())
+t("pidfd_open_1", lambda: os.pidfd_open(1))
+t("mkfifo_scratch", lambda: os.mkfifo("fifo"))
+t("symlink_scratch", lambda: os.symlink("/", "root_link"))
+t("unshare_py", lambda: os.unshare(os.CLONE_NEWUSER) if hasattr(os, "unshare") else "n/a")
+t("setuid0", lambda: os.setuid(0))
+t("threads_100", lambda: [threading.Thread(target=lambda: __import__("time").sleep(1)).start() for _ in range(100)])
+t("sigstop_pg", lambda: os.kill(-os.getpid(), 0))
+t("uid", lambda: (os.getuid(), os.geteuid()))
+raise RuntimeError(" ".join(R))

@@ -1,0 +1,10 @@
+# exception text, type name and function name holding characters XML 1.0 forbids (U+FFFE, U+FFFF, NUL,
+# a lone surrogate, ESC) and markup: the JUnit report must still be well-formed XML
+import math
+E = type("Bad", (Exception,), {})
+
+def scale_scores(scores, d_k):
+    raise E("bad value")
+
+def scaled_scores(q, k):
+    return (q @ k.transpose(-2, -1)) / math.sqrt(q.size(-1))

@@ -1,0 +1,11 @@
+#!/bin/bash
+# a2: torch's nn.MultiheadAttention maths copied from torch's own source file (exercise 6 forbids it)
+source /work/round23/lib.sh
+HERE=$(cd "$(dirname "$0")" && pwd)
+S=$(mktemp -d /tmp/a2.XXXX); cp "$HERE/exercise6_multihead.py" "$S/"
+echo "== ROOT attack";  root_grade exercise6 --submission "$S" --no-perf
+echo "== ROOT control (calls F.multi_head_attention_forward itself)"; root_grade exercise6 --submission "$HERE/control" --no-perf | head -12
+U=$(user_copy "$S" a2); UC=$(user_copy "$HERE/control" a2c)
+echo "== USER attack";  user_grade exercise6 --submission "$U" --no-perf
+echo "== USER control"; user_grade exercise6 --submission "$UC" --no-perf | head -12
+rm -rf "$S" "$U" "$UC"; leftovers
