@@ -383,6 +383,18 @@ def test_a_notebook_for_another_exercise_in_the_folder_is_a_usage_error(tmp_path
     assert result.exit_code == 2 and "is the notebook of exercise3, not exercise5" in unwrapped(result.output)
 
 
+def test_in_all_a_notebook_for_another_exercise_is_that_exercises_error_alone(tmp_path):
+    """`all` (and so batch, which runs it per student) grades the rest: the mislabelled notebook costs
+    its own exercise, never the whole run as a usage error (round 23's a11: a batch row of `error`)."""
+    shutil.copy(SOLUTIONS / EX3.file_name, tmp_path / EX3.file_name)
+    solved_notebook(tmp_path / "exercise4_masking.ipynb")  # exercise 3's notebook, renamed
+    result = invoke("all", "--submission", tmp_path, "--device", "cpu", "--no-perf", "--format", "json")
+    assert result.exit_code == 1, result.output
+    report = {exercise["id"]: exercise for exercise in json.loads(result.output)["exercises"]}
+    assert report["exercise3"]["score"] == report["exercise3"]["max_score"] > 0
+    assert "is the notebook of exercise3, not exercise4" in report["exercise4"]["error"]
+
+
 def test_a_runtime_error_names_the_notebook_cell_not_the_graded_file(tmp_path):
     """The student's traceback, through the one mapping of the graded .py's lines to the cells."""
     from grader.grading.plugin import _outcome
