@@ -33,6 +33,7 @@ class Student:
         self.child = None
         self.load_failure = None  # why the file could not be imported, once it failed
         self.generation = 0  # bumped at every restart, so handles from a dead child are refused
+        self.replies = wire.Allowance(REPLY_BYTES)  # what the answers of all its children may hold together
 
     def _live_child(self):
         if self.load_failure is not None:
@@ -45,7 +46,8 @@ class Student:
             except SubmissionRefused as refused:
                 self.load_failure = refused
                 raise
-            self.child = Child(self.launcher, self.log_path, self.deadline, self.memory_limit, (self.path,))
+            self.child = Child(self.launcher, self.log_path, self.deadline, self.memory_limit, (self.path,),
+                               allowance=self.replies)
             self.generation += 1
             try:
                 self.child.request(load)
@@ -135,7 +137,7 @@ class Student:
         load = load_request(self.path, self.exercise.stem, self.exercise.forbidden)
         log = os.path.join(os.path.dirname(self.log_path), f"{self.exercise.id}.measured.log")
         child = Child(self.launcher, log, self.deadline, self.memory_limit, (self.path,),
-                      scratch_bytes=MEASURED_SCRATCH)
+                      scratch_bytes=MEASURED_SCRATCH, allowance=self.replies)
         try:
             child.request({"op": "warm"})
             start = memory_status(child.pid)
@@ -210,6 +212,8 @@ class Student:
         return value
 
 
+REPLY_BYTES = 64 << 20  # what the answers to one exercise's tests may hold together (the solutions' hold about
+                       # 1 MiB): the judge keeps them, so they bound its memory (round 23's a7)
 FILE_PAGES_ALLOWED = 8 << 20  # bytes of files' pages a measured call may add uncounted (after the warm op: ~4 MiB)
 MEASURED_SCRATCH = 1 << 20  # bytes of scratch folder a measured call's process gets (a tmpfs: not its memory)
 PRINTED_SCAN = 1 << 20  # bytes of the log read for the report: hidden checks' spans are cut out of them

@@ -51,7 +51,7 @@ from grader.grading.results import TestResult
 from grader.grading.settings import DEFAULTS
 from grader.sandbox import wire
 from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, StudentError,
-                                  call_request, load_request, pin)
+                                  call_request, load_request, mib, pin)
 from grader.grading.testkit import as64, check_result, one_thread
 
 _STEP = math.sqrt(3)
@@ -1107,8 +1107,8 @@ def memory_report(case, memory, ref):
     report = {"bytes": memory["end_bytes"], "start_bytes": memory["start_bytes"], "expected_bytes": expected_bytes,
               "max_len": case.max_len, "tokens": memory["tokens"],
               "reallocations": memory["reallocations"], "steps": memory["steps"]}
-    held = f"{_mib(memory['end_bytes'])} for {memory['tokens']} tokens"
-    formula = f"kv_cache_bytes for max_len={case.max_len} float32 tokens is {_mib(expected_bytes)}"
+    held = f"{mib(memory['end_bytes'])} for {memory['tokens']} tokens"
+    formula = f"kv_cache_bytes for max_len={case.max_len} float32 tokens is {mib(expected_bytes)}"
     if memory["reallocations"] > memory["steps"] // 2:
         report["verdict"] = "reallocates"
         report["message"] = (f"memory: the cache is reallocated and copied as it grows ({memory['reallocations']} "
@@ -1139,8 +1139,8 @@ def largest_tensor(case, measured):
     full = [B * H * length * length * 4 for length in lengths]  # the float32 (L, L) scores of every head
     report = {"lengths": lengths, "bytes": sizes, "shapes": student["shapes"], "reference_bytes": reference["bytes"],
               "full_matrix_bytes": full, "exponent": round(exponent, 3), "block_size": case.block}
-    at = (f"{_mib(sizes[-1])} at L = {lengths[-1]} ({_mib(sizes[0])} at L = {lengths[0]}); the reference's largest "
-          f"is {_mib(reference['bytes'][-1])}, the whole (L, L) matrix of scores {_mib(full[-1])}")
+    at = (f"{mib(sizes[-1])} at L = {lengths[-1]} ({mib(sizes[0])} at L = {lengths[0]}); the reference's largest "
+          f"is {mib(reference['bytes'][-1])}, the whole (L, L) matrix of scores {mib(full[-1])}")
     if student.get("disabled"):  # switched off by the student's code: no size can be trusted
         report["verdict"] = "disabled"
         report["message"] = f"memory: not measured — {student['disabled']}"
@@ -1154,7 +1154,3 @@ def largest_tensor(case, measured):
         report["message"] = (f"memory: tiled — the largest tensor your {case.target} allocates grows like "
                              f"L^{exponent:.1f}, with L·block_size, not L²: {at}")
     return report
-
-
-def _mib(n):
-    return f"{n / 2 ** 20:.2f} MiB"

@@ -530,8 +530,9 @@ class MemoryWatch:
 class Child:
     """One child running one student file, with the exercise's deadline."""
 
-    def __init__(self, launcher, log_path, deadline, memory_limit, readable=(), trusted=False, scratch_bytes=None):
-        self.launcher, self.deadline = launcher, deadline
+    def __init__(self, launcher, log_path, deadline, memory_limit, readable=(), trusted=False, scratch_bytes=None,
+                 allowance=None):
+        self.launcher, self.deadline, self.allowance = launcher, deadline, allowance  # allowance: wire.Allowance
         self.sock, self.pid = launcher.spawn(log_path, memory_limit, readable, trusted, scratch_bytes)
         self.exit_code = None
         if not trusted:
@@ -559,13 +560,19 @@ class Child:
         try:
             self.sock.settimeout(max(self.deadline - time.monotonic(), 0.001))
             wire.send(self.sock, message)
-            reply = wire.receive(self.sock, self.deadline)
+            reply = wire.receive(self.sock, self.deadline, self.allowance)
         except (TimeoutError, socket.timeout):
             self.stop(grace=0)
             raise ChildTimeout() from None
         except (EOFError, OSError):
             self.stop(grace=1.0)
             raise ChildCrashed(describe_exit(self.exit_code)) from None
+        except wire.OverAllowance as over:
+            self.stop()
+            raise ChildCrashed(f"your code's answer held {mib(over.size)}, and the answers to one exercise's tests "
+                               f"may hold {mib(over.allowance.total)} together ({mib(over.allowance.left)} left): "
+                               "an answer is the size of the output its docstring describes, so the grader stopped "
+                               "your code's process") from None
         except wire.WireError:
             reply = None
         if not isinstance(reply, dict) or not ("value" in reply or "error" in reply):
@@ -581,6 +588,11 @@ class Child:
         if self.alive:
             self.sock.close()
             self.exit_code = self.launcher.stop(self.pid, grace)
+
+
+def mib(size):
+    """`size` bytes in MiB, as every message writes them."""
+    return f"{size / 2 ** 20:.2f} MiB"
 
 
 def describe_exit(code):

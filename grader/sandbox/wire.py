@@ -43,6 +43,24 @@ class WireError(Exception):
     """A value that cannot be sent, or a frame that does not decode."""
 
 
+class Allowance:
+    """The bytes of messages a receiver still takes from one sender, over all its messages: the judge
+    keeps what the student's answers hold (values, their float64 copies, the diagnosis's records), so
+    their total bounds its memory, as no limit on one child does (round 23's a7: 120 MiB at every call
+    took the judge from 0.3 to 2.2 GiB)."""
+
+    def __init__(self, total):
+        self.total, self.left = total, total
+
+
+class OverAllowance(WireError):
+    """A message larger than what its receiver's Allowance still takes: not read."""
+
+    def __init__(self, size, allowance):
+        super().__init__(f"a message of {size} bytes, with {allowance.left} of {allowance.total} left")
+        self.size, self.allowance = size, allowance
+
+
 class Handle:
     """A reference to an object that lives in the student's process (a module, a cache)."""
 
@@ -82,12 +100,17 @@ def send_frames(sock, frames):
         head = b""
 
 
-def receive(sock, deadline=None):
+def receive(sock, deadline=None, allowance=None):
     """Read one message written by `send`; EOFError when the other side has gone, TimeoutError
-    past `deadline` (time.monotonic()), however slowly the other side trickles its bytes."""
+    past `deadline` (time.monotonic()), however slowly the other side trickles its bytes;
+    OverAllowance, before reading it, for a message larger than what `allowance` still takes."""
     (size,) = struct.unpack("!Q", _read_exactly(sock, 8, deadline))
     if size > MAX_MESSAGE_BYTES:
         raise WireError(f"a message of {size} bytes is over the {MAX_MESSAGE_BYTES}-byte limit")
+    if allowance is not None:
+        if size > allowance.left:
+            raise OverAllowance(size, allowance)
+        allowance.left -= size
     frames, at = [], 0
     while at < size:  # the header, then each tensor's bytes straight into memory of its own (`_unpack`)
         if at + 8 > size:

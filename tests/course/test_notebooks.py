@@ -160,7 +160,10 @@ def test_a_cell_that_is_not_python_is_named(tmp_path):
     ('[1, 2]', "exercise3_x.ipynb is JSON but not a Jupyter notebook"),
     ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}}', "JSON but not a Jupyter notebook"),
     ('{"cells": [], "execution_count": ' + "7" * 5000 + "}", "exercise3_x.ipynb is not a readable notebook: Exceeds"),
-], ids=["broken-json", "a-list", "no-cells", "an-integer-python-will-not-read"])
+    (json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                 "cells": [{"cell_type": "raw", "metadata": {}, "source": ""}] * 1001}),
+     "exercise3_x.ipynb has 1001 cells, more than the 1000"),
+], ids=["broken-json", "a-list", "no-cells", "an-integer-python-will-not-read", "more-cells-than-nbformat-is-given"])
 def test_a_file_that_is_not_a_notebook_is_named(tmp_path, text, words):
     path = tmp_path / "exercise3_x.ipynb"
     path.write_text(text, encoding="utf-8")

@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from grader.grading import testkit
+from conftest import SOLUTIONS
+from grader.grading import student, testkit
 from grader.grading.compare import Mismatch
 
 
@@ -79,3 +80,17 @@ def test_a_run_keeps_a_bounded_summary_of_failing_values(grade, monkeypatch):
     withheld = [test.details["call"]["got"] for test in failed
                 if isinstance(test.details.get("call", {}).get("got"), testkit.Withheld)]
     assert {w.shape for w in withheld} == {(over,), (100_000,)}
+
+
+def test_the_answers_of_one_exercise_are_bounded_before_they_are_read(grade, monkeypatch):
+    """Answers the judge would keep (values, float64 copies, records) are bounded in total, each one
+    before it is read (round 23's a7: 120 MiB at every call took the judge to 2.2 GiB): a larger one
+    stops that child with the reason, and the other functions' tests are graded as ever."""
+    monkeypatch.setattr(student, "REPLY_BYTES", 1 << 20)
+    solution = (SOLUTIONS / "exercise3_scaling.py").read_text(encoding="utf-8")
+    result = grade(3, solution + "\n\ndef scaled_scores(q, k):\n    return torch.zeros(300_000)  # 1.2 MB\n")
+    over = [test for test in result.tests if "scaled_scores" in test.name and test.status != "passed"]
+    assert over and all("may hold 1.00 MiB together" in test.message for test in over if test.status == "error")
+    assert any(test.status == "error" for test in over), [(t.name, t.status, t.message) for t in over]
+    scale = [test for test in result.tests if test.name.startswith("test_scale_scores") and test.status != "skipped"]
+    assert scale and all(test.status == "passed" for test in scale), [(t.name, t.message) for t in scale]
