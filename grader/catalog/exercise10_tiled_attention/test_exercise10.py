@@ -195,7 +195,9 @@ def test_online_softmax_masked_entries(student, rng, device):
     x[0, 1, :block + 1] = float("-inf")  # the first block all -inf: the running max is -inf for a while
     x[0, 2] = float("-inf")  # a row that may see nothing: zeros
     x[1, 3, :-1] = float("-inf")  # one entry left, in the last (partial) block
-    _check_softmax(student, x, block, what=f"online_softmax(x, block_size={block}) with -inf entries",
+    x[1, 4] -= 100  # a running max far below 0, then a block all -inf: e^(-inf - m) is 0, but a block's own
+    x[1, 4, block:2 * block] = float("-inf")  # max, -inf, must not make e^(m_block - m) or 0 * inf (round 14's
+    _check_softmax(student, x, block, what=f"online_softmax(x, block_size={block}) with -inf entries",  # corpus)
                    nan_hint=EMPTY_ROW_HINT)
 
 
@@ -317,14 +319,21 @@ def test_inputs_not_modified(student, rng, device):
 
 @pytest.mark.points(2)
 def test_half_precision(student, rng, device):
-    size = SIZES["attention_half"]
+    """In float16 and bfloat16 too, a row with nothing to attend to gives zeros: an eps that is 1e-12 in
+    float32 is 0 there (round 14's corpus: l.clamp_min(1e-12) made 0/0)."""
+    size, fewer = SIZES["attention_half"], SIZES["lengths[more-queries]"]
     for dtype in (torch.float16, torch.bfloat16):
         x = randn(rng, *dims(size, "B", "L", "L"), dtype=dtype, device=device, scale=2.0)
+        x[0, 1] = float("-inf")  # a row that sees nothing: zeros
         _check_softmax(student, x, size["block"], what=f"online_softmax(x, block_size={size['block']}) in "
-                                                       f"{dtype_text(dtype)}")
+                                                       f"{dtype_text(dtype)}", nan_hint=EMPTY_ROW_HINT)
         q, k, v = qkv(rng, "attention_half", dtype=dtype, device=device)
         _check_tiled(student, q, k, v, size["block"], True,
                      what=f"tiled_attention(q, k, v, block_size={size['block']}, causal=True) in {dtype_text(dtype)}")
+        q, k, v = qkv(rng, "lengths[more-queries]", dtype=dtype, device=device)  # its first queries see no key
+        _check_tiled(student, q, k, v, fewer["block"], True, nan_hint=NO_KEY_HINT,
+                     what=f"tiled_attention(q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}, v, "
+                          f"block_size={fewer['block']}, causal=True) in {dtype_text(dtype)}")
 
 
 # -- the rule: never the (L, L) matrix -------------------------------------------------------------
