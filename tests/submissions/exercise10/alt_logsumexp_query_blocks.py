@@ -39,7 +39,7 @@ def online_softmax(x, block_size):
     maxima, sums = torch.cat(maxima, dim=-1), torch.cat(sums, dim=-1)  # (..., n_blocks)
     top = maxima.amax(dim=-1, keepdim=True)
     safe_top = torch.where(top == NEG_INF, torch.zeros_like(top), top)
-    safe_maxima = torch.where(maxima == NEG_INF, torch.zeros_like(maxima), maxima)
+    safe_maxima = torch.where(maxima == NEG_INF, safe_top, maxima)  # an empty block adds 0 * e^0, never 0 * inf
     total = (sums * torch.exp(safe_maxima - safe_top)).sum(dim=-1, keepdim=True)
     return torch.exp(x - safe_top) / torch.where(total > 0, total, torch.ones_like(total))
 
