@@ -405,4 +405,5 @@ def _cell_count(data):
     if not isinstance(data, dict):
         return 0
     sheets = data.get("worksheets") if isinstance(data.get("worksheets"), list) else [data]
-    return sum(len(sheet["cells"]) for sheet in sheets if isinstance(sheet, dict) and isinstance(sheet.get("cells"), list))
+    return sum(len(sheet["cells"]) for sheet in sheets
+               if isinstance(sheet, dict) and isinstance(sheet.get("cells"), list))

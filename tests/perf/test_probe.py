@@ -287,7 +287,7 @@ WHOLE_MATRIX_ATTACKS = {  # files that hold the whole (L, L) matrix where the in
     "round14/x1_clear_refs/cheat": "resets its peak through /proc/self/clear_refs",
     "round14/x2_file_pages/cheat": "maps a library to offset its peak with file pages",
     "round19/a2_mmap_numpy": "computes in NumPy, in a private anonymous mmap, wherever the probe could watch",
-    "round22/a1_mmap_numpy_whole_matrix": "a NumPy matrix in an anonymous mmap; query chunks where measured from outside",
+    "round22/a1_mmap_numpy_whole_matrix": "a NumPy matrix in an anonymous mmap; query chunks where measured outside",
 }
 # what the torch operations of a call computed outside torch show: they do not follow block_size
 NOT_IN_BLOCKS = "its work does not follow block_size"

@@ -210,9 +210,10 @@ def test_online_softmax_reads_blocks(student, rng):
     """The docstring's "read block_size entries at a time": with blocks of four entries no reduction (a
     max, a sum, a product) reads more than four values of a row at once (round 22's a3 read rows whole and
     ran a dummy operation per block; every block at once, then the blocks' maxima, reads no more), and
-    the call runs more torch operations on x's values than with one block for the whole row, as a loop over the blocks does, or makes tensors of other shapes, as every block at
-    once does ((..., blocks, block_size)); counted by the grader's probe, on the CPU. A whole-row softmax
-    does the same work whatever the block size (round 20's a3)."""
+    the call runs more torch operations on x's values than with one block for the whole row, as a loop
+    over the blocks does, or makes tensors of other shapes, as every block at once does ((..., blocks,
+    block_size)); counted by the grader's probe, on the CPU. A whole-row softmax does the same work
+    whatever the block size (round 20's a3)."""
     size = SIZES["softmax_blocks"]
     x = randn(rng, *dims(size, "B", "L_q", "L_k"), scale=3.0)
     (small, large) = size["blocks"]
