@@ -105,12 +105,12 @@ def receive(sock, deadline=None, allowance=None):
     past `deadline` (time.monotonic()), however slowly the other side trickles its bytes;
     OverAllowance, before reading it, for a message larger than what `allowance` still takes."""
     (size,) = struct.unpack("!Q", _read_exactly(sock, 8, deadline))
-    if size > MAX_MESSAGE_BYTES:
-        raise WireError(f"a message of {size} bytes is over the {MAX_MESSAGE_BYTES}-byte limit")
-    if allowance is not None:
+    if allowance is not None:  # first: its reason is the one a student can act on
         if size > allowance.left:
             raise OverAllowance(size, allowance)
         allowance.left -= size
+    if size > MAX_MESSAGE_BYTES:
+        raise WireError(f"a message of {size} bytes is over the {MAX_MESSAGE_BYTES}-byte limit")
     frames, at = [], 0
     while at < size:  # the header, then each tensor's bytes straight into memory of its own (`_unpack`)
         if at + 8 > size:
