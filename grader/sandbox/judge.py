@@ -573,12 +573,14 @@ class Child:
                                f"may hold {mib(over.allowance.total)} together ({mib(over.allowance.left)} left): "
                                "an answer is the size of the output its docstring describes, so the grader stopped "
                                "your code's process") from None
-        except wire.WireError:
-            reply = None
+        except wire.WireError as error:
+            reply = error
         if not isinstance(reply, dict) or not ("value" in reply or "error" in reply):
             self.stop()
-            raise ChildCrashed("your code's process sent the grader something that is not a reply: "
-                                "does your code write to files it did not open?")
+            why = f" ({reply})" if isinstance(reply, wire.WireError) else ""
+            raise ChildCrashed(f"your code's process sent the grader something that is not a reply{why}: does your "
+                               "code return something other than tensors and plain values, or write to files it "
+                               "did not open?")
         if "error" in reply:
             raise StudentError.from_wire(reply["error"])
         return reply

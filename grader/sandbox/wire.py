@@ -236,7 +236,9 @@ def _unpack(tree, buffers, budget):
         return tree
     if "tensor" in tree:
         dtype, shape = _DTYPES[tree["dtype"]], tree["shape"]
-        if not isinstance(shape, list) or len(shape) > MAX_DIMS or not all(type(n) is int and n >= 0 for n in shape):
+        if isinstance(shape, list) and len(shape) > MAX_DIMS:
+            raise ValueError(f"a tensor of {len(shape)} dimensions, where the grader takes {MAX_DIMS} at most")
+        if not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape):
             raise ValueError("a tensor's shape is not a list of sizes")
         flat = _bytes_tensor(budget.take(int(tree["tensor"]), buffers))
         if flat.numel() != math.prod(shape) * dtype.itemsize:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import torch
 from click.testing import CliRunner
 
 from conftest import ROOT, SOLUTIONS, unwrapped
@@ -293,6 +294,8 @@ def test_malformed_replies_are_wire_errors_not_crashes():
             wire.decode(frames)
     handle = wire.decode([json.dumps({"handle": 1, "kind": "\x1b[2Kpassed"}).encode()])
     assert handle.kind == "object"
+    with pytest.raises(wire.WireError, match="a tensor of 17 dimensions, where the grader takes 16 at most"):
+        wire.decode(wire.encode(torch.zeros([1] * 17)))  # the reason a student can act on (round 23)
 
 
 def test_a_reply_cannot_make_the_judge_build_more_than_it_sent():
