@@ -66,8 +66,9 @@ SIZES = {
     "measured": dict(B=1, L=8192, d_k=5, d_v=7, block=64, memory=112 << 20, rows=64),
 }
 TILED = "tiled_attention"
-EMPTY_ROW_HINT = ("a row with no finite score must give zeros, not NaN: e^(-inf - (-inf)) and 0/0 are NaN, so shift "
-                  "by 0 while the running max is -inf and divide by 1 where the running sum is 0")
+EMPTY_ROW_HINT = ("a block with no finite score must add nothing, and a row with none give zeros, not NaN: "
+                  "e^(-inf - (-inf)), 0 * inf and 0/0 are NaN, so shift by 0 while the running max is -inf and "
+                  "divide by 1 where the running sum is 0")
 NO_KEY_HINT = ("with more queries than keys, the first L_q - L_k queries (positions before the first key) see no key "
                "at all: their output must be zeros, not NaN (shift by 0 while the running max is -inf, divide by 1 "
                "where the sum is 0)")
