@@ -105,11 +105,15 @@ class LargestAllocation(TorchDispatchMode):
     def __init__(self, inputs=()):
         super().__init__()
         self.inputs = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
-        self.bytes, self.shape, self.last, self.products, self.ops = 0, (), None, 0, 0
+        self.last, self.alive = None, {}
+        self.reset()
+
+    def reset(self):
+        """Count from nothing again (after the canary before the call): only the inputs read so far."""
+        self.forget()
+        self.bytes, self.shape, self.products, self.ops, self.peak = 0, (), 0, 0, 0
         self.shapes = set()  # the shapes of the tensors its operations returned (the inputs' storages aside)
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
-        self.alive, self.total, self.peak = {}, 0, 0  # the storages made and maybe alive: data pointer ->
-        # (weak reference, bytes), and their bytes together (an upper bound: some may have died since)
         self.derived, self.widest = set(self.inputs), 0  # the data pointers of the inputs' storages and of
         # those written by an operation that read one of them
 
@@ -139,7 +143,9 @@ class LargestAllocation(TorchDispatchMode):
         self.total -= size
 
     def forget(self):
-        """Let go of the weak references (after the call)."""
+        """Let go of the weak references (after the call). `alive`: the storages made and maybe alive,
+        data pointer -> (weak reference, bytes); `total`: their bytes together (an upper bound: some
+        may have died since)."""
         for ref, _ in self.alive.values():
             _free_weak_ref(ref)
         self.alive, self.total = {}, 0
@@ -328,10 +334,7 @@ def _measured(probe, previous, depth, fn, args, kwargs):
     try:
         watch = _Watch(probe, depth)
         seen_before = _canary(probe)
-        probe.bytes, probe.shape, probe.products, probe.ops, probe.elements, probe.element_shape = 0, (), 0, 0, 0, ()
-        probe.shapes, probe.widest, probe.derived = set(), 0, set(probe.inputs)
-        probe.forget()
-        probe.peak = 0
+        probe.reset()
         traced = _tracing()
         _stop_tracing()  # traced afresh: memory the student's code traced before (a ballast it frees
         _start_tracing()  # during the call, round 11's a04) cannot offset what the call allocates
