@@ -207,6 +207,9 @@ class _Job:
         if not self.staged:  # the notes name what bears an exercise's name but is no file (a link, a pipe)
             self.outcome = ("no files", "; ".join(["no exercise files anywhere in this folder", *self.notes]))
             return
+        if all(staged.refusal for staged in self.staged.values()):  # each file found was refused: nothing to run
+            self.outcome = ("error", "; ".join(self.notes))
+            return
         settings = self.settings
         command = [sys.executable, "-m", "grader", "all", "--submission", STAGING, "--format", "json",
                    "--device", settings.device, "--seed", str(settings.seed), "--timeout", str(settings.timeout),
@@ -301,7 +304,7 @@ def as_in_folder(report, student, staging, staged):
     for exercise in report["exercises"]:
         exercise.update(as_submitted(student, staged, catalog.find(exercise["id"])))
     names = {str(Path(folder, name)): submitted_name(student, source) for folder in (staging, STAGING)
-             for sources, _ in staged.values() for name, source in sources.items()}
+             for sources, *_ in staged.values() for name, source in sources.items()}
     return _replaced(report, {**names, str(staging): "your submission"})
 
 

@@ -22,6 +22,7 @@ import time
 import traceback
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 from grader import catalog
 from grader.course import ladder, policy as course_policy
@@ -198,9 +199,10 @@ def stage(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS):
     staged = stage_files(tree, dest, exercises, limits, found)
     notes = []
     for exercise in exercises:
-        sources, ignored = staged.get(exercise, ({}, []))
+        sources, ignored, refusal = staged.get(exercise, Staged({}, []))
         others = f" (ignored: {', '.join(submitted_name(tree, path) for path in ignored)})" if ignored else ""
-        notes += [f"{exercise.id}: graded {submitted_name(tree, source)}{others}" for source in sources.values()]
+        notes += [f"{exercise.id}: {refusal}{others}" if refusal else f"{exercise.id}: graded {submitted_name(tree, source)}{others}"
+                  for source in sources.values()]
     return staged, notes + not_file_notes(tree, found, exercises)
 
 
@@ -211,15 +213,24 @@ def not_file_notes(tree, found, exercises):
             for exercise in exercises for path in submission.not_files(exercise, found)]
 
 
+class Staged(NamedTuple):
+    """One exercise's files as `stage_files` found them: {staged name: the file chosen}, the other
+    candidates (not graded), and, where the file chosen was refused (so not staged), why."""
+    sources: dict
+    ignored: list
+    refusal: str = ""
+
+
 def stage_files(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS, found=None):
     """Copy each exercise's file, chosen by the rule of `submission.candidates` (the one rule of
     `lumen-grade all`, `batch` and Gradescope), into `dest` under its standard name; returns
-    {exercise: ({staged name: source}, [candidates not graded])}.
+    {exercise: Staged}.
 
     Each file is read as the judge reads a student's file (`files.read_submission`: a regular
     file, bounded, never the kit's own file by a hard link), before it is copied: the copy would
-    hide what the original is. Raises SubmissionError (one line, for the student's row) for a
-    file refused, or past `limits` (the tree's depth and size, the bytes staged)."""
+    hide what the original is. A file refused costs its exercise alone, as in `lumen-grade all`:
+    it is not copied, and its Staged says why in one line. Raises SubmissionError (one line, for
+    the student's row) past `limits` (the tree's depth and size, the bytes staged)."""
     found = submission.listing(tree, nested=True, limits=limits) if found is None else found
     staged, total = {}, 0
     for exercise in exercises:
@@ -233,15 +244,16 @@ def stage_files(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS, found=
         except OSError as error:
             reason = str(error) if isinstance(error, files.UnsafeFile) else error.strerror or str(error)
             reason = reason.replace(str(chosen[0]), submitted_name(tree, chosen[0]))
-            raise submission.SubmissionError(clean_text(f"cannot grade {submitted_name(tree, chosen[0])}: {reason}",
-                                                        newlines=False), chosen[0], "read the file") from None
+            refusal = clean_text(f"cannot grade {submitted_name(tree, chosen[0])}: {reason}", newlines=False)
+            staged[exercise] = Staged({name: chosen[0]}, chosen[1:], refusal)
+            continue
         total += len(data)
         if total > limits.tree_bytes:
             raise submission.TreeTooLarge(f"your exercise files come to more than {limits.tree_bytes >> 20} MiB "
                                           "together: hand in each exercise's file once, without its outputs",
                                           chosen[0], "read the file")
         Path(dest, name).write_bytes(data)
-        staged[exercise] = ({name: chosen[0]}, chosen[1:])
+        staged[exercise] = Staged({name: chosen[0]}, chosen[1:])
     return staged
 
 
@@ -258,10 +270,12 @@ def graded_notes(folder, staged, verdict):
         exercise = catalog.find(result.id)
         if exercise not in staged:
             continue
-        sources, ignored = staged[exercise]
+        sources, ignored, refusal = staged[exercise]
         graded = sources.get(Path(result.file).name)
         others = [source for name, source in sources.items() if source is not graded] + ignored
         line = f"{exercise.id}: graded {submitted_name(folder, graded)}" if graded else f"{exercise.id}: nothing graded"
+        if refusal:  # the file chosen was not staged: why, and the other copies
+            line, others = f"{exercise.id}: {refusal}", ignored
         if others:
             line += f" (not graded: {', '.join(submitted_name(folder, path) for path in others)})"
         notes.append(line)
@@ -269,7 +283,7 @@ def graded_notes(folder, staged, verdict):
 
 
 def as_submitted(folder, staged, exercise):
-    """The fields (`file`, `ignored`; for a missing file `error` and `handed_in`) by which a report
+    """The fields (`file`, `ignored`; for a missing or refused file `error` and `handed_in`) by which a report
     names an exercise's file to the student whose `folder` was staged (`stage_files`): the file
     graded and the copies not graded, relative to that folder, never the grader's staging copy; for
     an exercise with no file there, its standard name and what to hand in."""
@@ -277,10 +291,11 @@ def as_submitted(folder, staged, exercise):
         return {"file": exercise.file_name, "ignored": [], "handed_in": False,
                 "error": f"no {exercise.file_name} (or {exercise.stem}.ipynb) anywhere in your submission: "
                          "upload it under exactly this name"}
-    sources, ignored = staged[exercise]
+    sources, ignored, refusal = staged[exercise]
     graded, *others = sources.values()
     return {"file": submitted_name(folder, graded),
-            "ignored": [submitted_name(folder, path) for path in [*others, *ignored]]}
+            "ignored": [submitted_name(folder, path) for path in [*others, *ignored]],
+            **({"error": refusal, "handed_in": True} if refusal else {})}
 
 
 # -- grading inside the container ------------------------------------------------------------------

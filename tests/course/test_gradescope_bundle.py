@@ -218,7 +218,7 @@ def test_stage_finds_files_at_any_depth_and_skips_junk(tmp_path):
     dest.mkdir()
     chosen, notes = gradescope.stage(tree, dest)
     assert {exercise.id: path.relative_to(tree).as_posix()
-            for exercise, (sources, _) in chosen.items() for path in sources.values()} == {
+            for exercise, (sources, *_) in chosen.items() for path in sources.values()} == {
         "exercise3": "hw/exercise3_scaling.py", "exercise4": "notebooks/exercise4_masking.ipynb",
         "exercise5": "notebooks/exercise5_softmax (1).ipynb"}
     assert sorted(path.name for path in dest.iterdir()) == [

@@ -9,6 +9,7 @@ import os
 import socket
 import stat
 import tempfile
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -155,22 +156,35 @@ def test_a_hostile_class_finishes_a_row_each_and_leaves_nothing_in_tmpdir(tmp_pa
 
 @pytest.mark.privileges
 def test_a_hard_link_onto_the_answer_key_is_refused_by_lumen_grade_batch_and_gradescope(tmp_path, fresh_tmpdir):
+    """The refusal costs that exercise alone, as `lumen-grade all` does: in `batch` and Gradescope
+    the student's other file is graded; a student whose only file is refused gets a row `error`."""
     hard_link_to_solution(tmp_path / "class" / "mallory" / "sub" / "exercise3_scaling.py")
+    os.link(tmp_path / "class" / "mallory" / "sub" / "exercise3_scaling.py", tmp_path / "class" / "trudy.py")
+    (tmp_path / "class" / "trudy").mkdir()
+    os.rename(tmp_path / "class" / "trudy.py", tmp_path / "class" / "trudy" / "exercise3_scaling.py")
+    (tmp_path / "class" / "mallory" / "exercise2_scoring.py").write_bytes((SOLUTIONS / "exercise2_scoring.py").read_bytes())
     refusal = "is a link to one of the grader's own files, not your code"
     alone = CliRunner().invoke(main, ["exercise3", "--submission", str(tmp_path / "class" / "mallory" / "sub"),
                                       "--device", "cpu", "--no-perf", "--format", "json"])
     assert alone.exit_code == 1 and refusal in alone.output
     assert json.loads(alone.output)["score"] == 0
     out = tmp_path / "grades.csv"
-    assert grade_class(tmp_path / "class", out).exit_code == 1
-    record = records_of(out)["mallory"]
-    assert record["status"] == "error" and record["report"] is None
-    assert record["message"] == f"cannot grade sub/exercise3_scaling.py: exercise3_scaling.py {refusal}: submit the file you wrote"
+    assert grade_class(tmp_path / "class", out).exit_code == 1  # trudy's row is an error
+    records = records_of(out)
+    why = f"cannot grade sub/exercise3_scaling.py: exercise3_scaling.py {refusal}: submit the file you wrote"
+    exercises = {exercise["id"]: exercise for exercise in records["mallory"]["report"]["exercises"]}
+    assert records["mallory"]["status"] == "graded" and exercises["exercise2"]["score"] == 17
+    assert exercises["exercise3"]["score"] == 0 and exercises["exercise3"]["error"] == why
+    assert exercises["exercise3"]["handed_in"] and exercises["exercise3"]["file"] == "sub/exercise3_scaling.py"
+    assert {test["status"] for test in exercises["exercise3"]["tests"]} - {"skipped"} == {"not_run"}  # skipped: CUDA
+    assert records["trudy"]["status"] == "error" and records["trudy"]["report"] is None
+    assert records["trudy"]["message"] == why.replace("sub/", "").join(["exercise3: ", ""])
     root = tmp_path / "autograder"
     (root / "submission").mkdir(parents=True)
-    os.link(tmp_path / "class" / "mallory" / "sub" / "exercise3_scaling.py", root / "submission" / "exercise3_scaling.py")
-    results = gradescope.run(root, exercises=[EXERCISE3], no_perf=True)
-    assert results["score"] == 0 and refusal in results["output"] and "not your fault" not in results["output"]
+    for name in ("sub/exercise3_scaling.py", "exercise2_scoring.py"):
+        os.link(tmp_path / "class" / "mallory" / name, root / "submission" / Path(name).name)
+    results = gradescope.run(root, exercises=[EXERCISE3, catalog.find("exercise2")], no_perf=True)
+    assert results["score"] == 17 and refusal in results["output"] and "not your fault" not in results["output"]
     assert os.listdir(fresh_tmpdir) == []
 
 
