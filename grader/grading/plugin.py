@@ -31,7 +31,7 @@ from grader.diagnosis import examples, matcher as diagnose, trails
 from grader.grading import testkit
 from grader.grading.compare import Mismatch
 from grader.grading.results import TestResult
-from grader.sandbox.judge import (ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, GraderFault, StudentError,
+from grader.sandbox.judge import (ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, InputsUnread, StudentError,
                                   SubmissionRefused)
 from grader.grading.student import Student
 
@@ -397,7 +397,7 @@ def _outcome(excinfo, limit, found=None):
         return "skipped", str(getattr(error, "msg", error)), {}
     if isinstance(error, NotRun):
         return "not_run", "not run: the file could not be graded (the reason is given once, for the exercise)", {}
-    if isinstance(error, GraderFault):
+    if isinstance(error, InputsUnread):
         return "error", error.summary, {}
     if isinstance(error, Mismatch):
         return "failed", error.message, error.details

@@ -19,7 +19,7 @@ STATUSES = ("passed", "failed", "error", "timeout", "not_run", "skipped")
 # C0 and C1 controls (but tab and newline), DEL, zero-width and bidirectional formatting characters
 # that can redraw a terminal line or hide text, and lone surrogates (a str can hold '\ud800', which
 # no UTF-8 encoder, JSON file or XML document accepts).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff\ud800-\udfff]")
 
 
 def clean_text(text, newlines=True):

@@ -275,7 +275,10 @@ def notebook_code(path, exercise=None):
 
 
 def _module_text(path, cells):
-    return "\n\n".join(f"# {path.name}, cell {number}\n{code}" for number, _, code in cells) + "\n"
+    """The notebook's code cells as one module, each after a comment naming it; the file's name is
+    written as ascii() escapes it (its quotes left out), so that no character of it (a lone carriage
+    return ends a line for Python: round 24's a5) can turn the rest of the name into code."""
+    return "\n\n".join(f"# {ascii(path.name)[1:-1]}, cell {number}\n{code}" for number, _, code in cells) + "\n"
 
 
 def notebook_cells(path, exercise=None):

@@ -211,7 +211,7 @@ class Session:
         elif isinstance(error, RuntimeError) and "can't start new thread" in message:
             message += f" (the grader allows {THREAD_CAP} threads per submission)"
         kind = type(error).__name__
-        if kind == FAULT:  # a class of the student's named like the grader's own fault (round 22's a14)
+        if kind == UNREAD:  # a class of the student's named like the child's own (round 22's a14)
             kind = f"{kind} (a class of your code's)"
         return {"type": kind, "message": message, "frames": frames}
 
@@ -224,7 +224,7 @@ def serve(sock, session):
         except (EOFError, OSError, wire.WireError):
             return  # the judge has gone, or what it sends can no longer be read
         except Exception as error:  # noqa: BLE001 - read whole, but its values cannot be made here (CUDA
-            request, frames = None, wire.encode({"error": _fault(error)})  # that does not start in this child)
+            request, frames = None, wire.encode({"error": _unread(error)})  # that does not start in this child)
         if request is not None:
             frames = _answer(session, request)
         for stream in (sys.stdout, sys.stderr):
@@ -247,12 +247,12 @@ def _answer(session, request):
             return wire.encode({"error": {"type": type(error).__name__, "message": "", "frames": []}})
 
 
-def _fault(error):
-    """The reply's error for a request this child could not even read: the grader's fault, not the code's."""
-    return {"type": FAULT, "message": f"{type(error).__name__}: {error}"[:2000], "frames": []}
+def _unread(error):
+    """The reply's error for a request this child could not even read (judge.InputsUnread)."""
+    return {"type": UNREAD, "message": f"{type(error).__name__}: {error}"[:2000], "frames": []}
 
 
-FAULT = "GraderFault"  # the error type of `_fault`
+UNREAD = "InputsUnread"  # the error type of `_unread`
 
 
 def child_main(fd, log_path, memory_limit=None, plan=None, scratch=None, readable=(), scratch_bytes=None):
@@ -296,15 +296,27 @@ def _own_environment():
     which can print it into its own report (round 22's a9). os.environ's removals reach the C
     library's copy too (unsetenv)."""
     for name in list(os.environ):
-        if name not in KEPT_ENVIRONMENT and not name.startswith(KEPT_PREFIXES):
+        if name not in KEPT_ENVIRONMENT:
             del os.environ[name]
 
 
-# what a child keeps of the grader's environment: where it is and its language, its scratch folder
-# (HOME, TMPDIR: containment.confine), and how torch, its thread pools and CUDA are set up
-KEPT_ENVIRONMENT = frozenset({"PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TZ", "TERM", "LD_LIBRARY_PATH"})
-KEPT_PREFIXES = ("LC_", "OMP_", "MKL_", "OPENBLAS_", "KMP_", "CUDA_", "NVIDIA_", "CUBLAS_", "CUDNN_", "PYTORCH_",
-                 "TORCH_")
+# what a child keeps of the grader's environment, by name (never a family of names: a token lives
+# in NVIDIA_API_KEY or TORCH_HUB_TOKEN as well, round 24's a10): where it is and its language, its
+# scratch folder (HOME, TMPDIR: containment.confine), and the settings that torch, its thread pools
+# and CUDA read as they start in the child (CUDA starts there, lazily) or as they run
+KEPT_ENVIRONMENT = frozenset({
+    "PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TZ", "TERM", "LD_LIBRARY_PATH",
+    "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES", "LC_PAPER",
+    "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION",
+    "OMP_NUM_THREADS", "OMP_DYNAMIC", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "OMP_STACKSIZE",
+    "MKL_NUM_THREADS", "MKL_DYNAMIC", "MKL_THREADING_LAYER", "MKL_SERVICE_FORCE_INTEL", "OPENBLAS_NUM_THREADS",
+    "KMP_AFFINITY", "KMP_BLOCKTIME", "KMP_DUPLICATE_LIB_OK",
+    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING", "CUDA_LAUNCH_BLOCKING", "CUDA_CACHE_PATH",
+    "CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "CUDA_HOME", "CUDA_PATH", "CUBLAS_WORKSPACE_CONFIG",
+    "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_TF32_OVERRIDE",
+    "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_NO_CUDA_MEMORY_CACHING", "PYTORCH_NVML_BASED_CUDA_CHECK",
+    "TORCH_SHOW_CPP_STACKTRACES", "TORCH_CPP_LOG_LEVEL", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
+})
 
 
 def _steady_allocator():

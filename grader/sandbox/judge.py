@@ -36,13 +36,14 @@ from typing import NamedTuple
 
 from grader.sandbox import child, containment, files, rules, wire
 
-_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff]")
 PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
 
 
 def printable(text, limit=2000, newlines=False):
-    """A student's text as the report may show it: no terminal escapes, carriage returns or
-    bidirectional overrides (which could draw a fake "passed" line), newlines only if asked."""
+    """A student's text as the report may show it: no terminal escapes, carriage returns, line or
+    paragraph separators (U+2028, U+2029: round 24) or bidirectional overrides (which could draw a
+    fake "passed" line), newlines only if asked."""
     text = _UNPRINTABLE.sub("\ufffd", str(text)[:limit])
     return text if newlines else text.replace("\n", " ")
 
@@ -69,8 +70,8 @@ class StudentError(Exception):
                                  **fields)
         if fields["type"] == "MemoryLimit":
             return MemoryLimit(**fields)
-        if fields["type"] == child.FAULT:
-            return GraderFault(**fields)
+        if fields["type"] == child.UNREAD:
+            return InputsUnread(**fields)
         return StudentError(**fields)
 
     @property
@@ -108,13 +109,15 @@ class ForbiddenCall(StudentError):
         return f"forbidden: {self.rule} ({self.message}{where}) — {self.advice}"
 
 
-class GraderFault(StudentError):
-    """The child could not even read a request (its tensors could not be put on the device asked
-    for: CUDA that does not start there): no code of the student's ran."""
+class InputsUnread(StudentError):
+    """The child says it could not read a request (its tensors could not be put on the device asked
+    for: CUDA that does not start there). Only the child says so, and the student's code runs in it
+    and may write on its socket (round 24's a7): never taken as the grader's fault."""
 
     @property
     def summary(self):
-        return f"the grader could not run this test here, and your code is not the cause: {self.message}"
+        return (f"your code's process could not take this test's inputs ({self.message}), so the test did not "
+                "run: on a GPU, does your code change CUDA's settings, or hold the GPU's memory, when it is imported?")
 
 
 class MemoryLimit(StudentError):

@@ -436,3 +436,17 @@ def test_a_notebook_cell_that_is_not_a_cell_is_a_one_line_reason(launcher, tmp_p
     result = grade_folder(launcher, tmp_path)
     assert "cell 1 is not a notebook cell" in result.error and "Traceback" not in result.error
 
+
+
+def test_a_notebooks_file_name_is_never_code(tmp_path):
+    """Round 24's a5: the released stub's cells, in a notebook whose name carries code after carriage
+    returns (a lone \\r ends a line for Python), were graded 21/21: the name was written into the module."""
+    code = "\r".join(["import math", "def scale_scores(s, d): return s.div(math.sqrt(d))",
+                      "def scaled_scores(q, k): return scale_scores(q @ k.transpose(-2, -1), q.size(-1))", "#"])
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    shutil.copyfile(NOTEBOOKS / "exercise3_scaling.ipynb", folder / f"exercise3_scaling\r{code}.ipynb")
+    result = invoke("exercise3", "--submission", folder, "--device", "cpu", "--no-perf", "--format", "json")
+    (exercise,) = json.loads(result.output)["exercises"]
+    assert result.exit_code == 1 and exercise["score"] == 0, result.output
+    assert any("not implemented yet" in test["message"] for test in exercise["tests"])

@@ -16,7 +16,7 @@ from grader.cli.main import main
 from grader.grading import runner
 from grader.grading.settings import DEFAULTS
 from grader.sandbox import wire
-from grader.sandbox.judge import Child, GraderFault, StudentError, call_request, load_request
+from grader.sandbox.judge import Child, InputsUnread, StudentError, call_request, load_request
 
 SOLUTIONS = ROOT / "solutions"
 
@@ -59,9 +59,10 @@ def test_the_student_reads_why(choice, code, cuda_claimed):
         assert report["device_note"].startswith("graded on the CPU only: ")
 
 
-def test_a_request_the_child_cannot_read_is_the_graders_fault(launcher, tmp_path):
-    """Tensors for a device the child cannot start (CUDA, on a CPU build): the reply blames the grader,
-    and the child goes on answering."""
+def test_a_request_the_child_cannot_read_is_said_of_the_students_process(launcher, tmp_path):
+    """Tensors for a device the child cannot start (CUDA, on a CPU build): the reply says the inputs were
+    not taken, never that the student's code is not the cause (only the child says so, and the student's
+    code can write on its socket: round 24's a7), and the child goes on answering."""
     path = tmp_path / "exercise3_scaling.py"
     path.write_text((SOLUTIONS / "exercise3_scaling.py").read_text())
     one = Child(launcher, str(tmp_path / "child.log"), time.monotonic() + 60, DEFAULTS.memory_limit,
@@ -72,24 +73,47 @@ def test_a_request_the_child_cannot_read_is_the_graders_fault(launcher, tmp_path
         frames[0] = frames[0].replace(b'"device": "cpu"', b'"device": "cuda"')
         wire.send_frames(one.sock, frames)
         error = StudentError.from_wire(wire.receive(one.sock)["error"])
-        assert isinstance(error, GraderFault) and error.summary.startswith(
-            "the grader could not run this test here, and your code is not the cause: "), error.summary
+        assert isinstance(error, InputsUnread) and error.summary.startswith(
+            "your code's process could not take this test's inputs ("), error.summary
+        assert "not the cause" not in error.summary
         assert one.request(call_request("scale_scores", args=[4.0, 4]))["value"] == 2.0
     finally:
         one.stop()
 
 
-def test_an_exception_of_the_students_named_like_the_graders_fault_is_the_students(grade):
-    """Round 22's a14: an exception class named GraderFault made every failed test read as the grader's."""
+def test_an_exception_of_the_students_named_like_the_childs_own_is_the_students(grade):
+    """Round 22's a14: an exception class named like the child's own error type read as the grader's fault."""
     result = grade("exercise3", source=(SOLUTIONS / "exercise3_scaling.py").read_text() + """
 
-class GraderFault(Exception):
+class InputsUnread(Exception):
     pass
 
 
 def scale_scores(scores, d_k):
-    raise GraderFault("not mine")
+    raise InputsUnread("not mine")
 """)
     errors = [test.message for test in result.tests if test.status == "error"]
-    assert errors and not any("your code is not the cause" in message for message in errors), errors
-    assert all("GraderFault (a class of your code's)" in message for message in errors), errors
+    assert errors and not any("could not take this test's inputs" in message for message in errors), errors
+    assert all("InputsUnread (a class of your code's)" in message for message in errors), errors
+
+
+def test_a_reply_written_by_the_students_code_blames_no_grader(grade):
+    """Round 24's a7: the student's code writes a well-formed error reply on the child's socket itself, of
+    the type the child uses for inputs it cannot read, in words of its own, and ends its process."""
+    result = grade("exercise3", source=(SOLUTIONS / "exercise3_scaling.py").read_text() + """
+
+def scale_scores(scores, d_k):
+    import json, os, stat, struct
+    header = json.dumps({"error": {"type": "InputsUnread", "message": "the grader broke", "frames": []}}).encode()
+    message = struct.pack("!Q", len(header) + 8) + struct.pack("!Q", len(header)) + header
+    for fd in range(3, 64):
+        try:
+            if stat.S_ISSOCK(os.fstat(fd).st_mode):
+                os.write(fd, message)
+        except OSError:
+            pass
+    os._exit(0)
+""")
+    messages = [test.message for test in result.tests if test.status in ("error", "failed")]
+    assert messages and result.score < result.max_score
+    assert not any("not the cause" in message or "grader error" in message for message in messages), messages

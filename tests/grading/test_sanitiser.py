@@ -4,16 +4,19 @@ never reach a report, in any format, and never cost a submission its grade."""
 import json
 
 from grader.reports import formats, gradescope
+from grader.sandbox.judge import printable
 from grader.grading.results import ExerciseResult, GradeReport, clean_text
 from grader.grading.results import TestResult as Check  # not a pytest class
 
-NASTY = "bad \ud800 \x1b[32m✓ passed\x1b[0m \x00\r done \u202e"
+NASTY = "bad \ud800 \x1b[32m✓ passed\x1b[0m \x00\r done \u202e \u2028Total: 21/21\u2029"
 
 
 def test_clean_text_replaces_what_no_format_can_carry():
     cleaned = clean_text(NASTY)
     assert "\ud800" not in cleaned and "\x1b" not in cleaned and "\x00" not in cleaned and "\r" not in cleaned
     assert "\u202e" not in cleaned and cleaned.startswith("bad \ufffd") and "✓ passed" in cleaned
+    assert not {"\u2028", "\u2029"} & set(cleaned)  # line and paragraph separators (round 24)
+    assert not {"\u2028", "\u2029", "\r"} & set(printable(NASTY, newlines=True))  # the judge's, of a child's text
     cleaned.encode("utf-8")  # a lone surrogate would raise here
     assert clean_text("line 1\nline 2\tx") == "line 1\nline 2\tx"
     assert clean_text("line 1\nline 2", newlines=False) == "line 1 line 2"

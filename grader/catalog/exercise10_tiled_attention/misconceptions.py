@@ -48,6 +48,17 @@ SOLUTION_ONLINE_SUM = "        l = l * torch.exp(m - shift) + torch.exp(block - 
 SOLUTION_TILED_OUTPUT = "        o = o * rescale + p @ v_block"
 SOLUTION_TILED_RETURN = "    return o / l.masked_fill(l == 0, 1.0)"
 SOLUTION_TILED_SUM = "        l = l * rescale + p.sum(dim=-1, keepdim=True)"
+SOLUTION_TILED_TERMS = "        p = torch.exp(s - shift)  # (..., L_q, b)"
+
+
+def merged_block_exponentials(reference, block, m_old, m_new):
+    """block_exponentials as a merge of block-local softmaxes: each block shifted by its own max, then
+    brought to the running max by e^(block max - m_new), a fully masked block's max taken as 0."""
+    local = block.amax(dim=-1, keepdim=True)  # (..., 1)
+    local = local.masked_fill(local == float("-inf"), 0.0)
+    shift = reference.exponent_shift(m_new)
+    return reference.exp(m_old - shift), reference.exp(block - local) * reference.exp(local - shift)
+
 
 MISCONCEPTIONS = (
     Misconception(
@@ -165,12 +176,30 @@ MISCONCEPTIONS = (
         ({"running_max_start": lambda self, like: torch.zeros_like(like)},
          {"running_max_start": lambda self, like: torch.zeros_like(like), "normalise": lambda self, e, l: e / l}),
         {10: [('    m = torch.full_like(q[..., :1], float("-inf"))', "    m = torch.zeros_like(q[..., :1])")]},
-        includes=("online-nan-on-empty-row",),
+        includes=("online-nan-on-empty-row", "masked-block-factor-overflows"),
         principle="Before the first block no score has been seen, so the running max starts below every possible "
                   "score and the first block's max takes its place, whatever the scores, very negative ones too. "
                   "Yours starts above very negative scores. Reread " + COST + ".",
         cause="Your running max starts at 0, so when every score is far below 0, e^(s - 0) underflows to 0 and the "
               "sum is 0.",
+    ),
+    Misconception(
+        "masked-block-factor-overflows", (10,),
+        "You bring each block to the running max with a factor e^(block max - m_new), and a fully masked block's "
+        "max, taken as 0, makes it e^(0 - m_new): infinite once the running max is far below 0 (-709 in float64, "
+        "-88 in float32), and its terms' 0 times infinity is NaN. Shift the block's scores by the running max "
+        "itself, e^(s - m_new), so that a masked score gives e^(-inf) = 0 whatever the max: see " + COST,
+        ({"block_exponentials": merged_block_exponentials},
+         {"block_exponentials": merged_block_exponentials, "exp": student_exp}),
+        {10: [(SOLUTION_TILED_TERMS,
+               "        local = s.amax(dim=-1, keepdim=True)  # (..., L_q, 1) the block's own max\n"
+               "        local = local.masked_fill(local == float(\"-inf\"), 0.0)  # a fully masked block: 0\n"
+               "        p = torch.exp(s - local) * torch.exp(local - shift)  # (..., L_q, b)")]},
+        principle="Every term of the running sums is measured against the running max, and a masked score adds "
+                  "nothing to them: e^(-∞ - m) = 0, whatever m is. Yours gives a fully masked block a factor that "
+                  "overflows when the running max is very negative, and 0 · ∞ is NaN. Reread " + COST + ".",
+        cause="You bring each block to the running max with e^(block max - m_new), and a fully masked block's max, "
+              "taken as 0, makes that factor e^(0 - m_new): infinite when the running max is far below 0.",
     ),
     Misconception(
         "online-nan-on-empty-row", (10,),
