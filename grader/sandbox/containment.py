@@ -35,6 +35,7 @@ import ctypes
 import glob
 import os
 import platform
+import re
 import signal
 import stat
 import sys
@@ -93,6 +94,7 @@ _FILE_RIGHTS = _FS["execute"] | _FS["write_file"] | _FS["read_file"] | _FS["trun
 CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, CLONE_NEWIPC = 0x00020000, 0x20000000, 0x10000000, 0x08000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 1, 38, 24
 PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
@@ -379,10 +381,28 @@ def _bind(source, target, read_only, devices=False):
         if not os.path.exists(target):
             open(target, "w").close()
     _mount(source, target, None, MS_BIND | MS_REC)
-    kept = MS_NOEXEC if os.statvfs(source).f_flag & os.ST_NOEXEC else 0  # in a user namespace the kernel
-    flags = (MS_REMOUNT | MS_BIND | MS_NOSUID | kept  # refuses a remount that drops a flag of the source
-             | (MS_RDONLY if read_only else 0) | (0 if devices else MS_NODEV))
-    _mount(None, target, None, flags)
+    # the bind and every mount under it (/sys's cgroup hierarchies: round 24), each keeping the flags
+    # of its own that a user namespace's kernel refuses to see dropped
+    for point in [target, *_mounts_under(target)]:
+        flags = (MS_REMOUNT | MS_BIND | MS_NOSUID | _locked_flags(point)
+                 | (MS_RDONLY if read_only else 0) | (0 if devices else MS_NODEV))
+        _mount(None, point, None, flags)
+
+
+def _mounts_under(target):
+    """The mount points below `target` in this mount namespace (/proc/self/mountinfo's fifth field,
+    whose spaces and the like are written in octal)."""
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as table:
+        points = [re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), line.split()[4]) for line in table]
+    return [point for point in dict.fromkeys(points) if point.startswith(target.rstrip("/") + "/")]
+
+
+def _locked_flags(point):
+    """The flags of the mount at `point` that a remount must keep: no exec, and how access times are kept."""
+    have = os.statvfs(point).f_flag
+    return sum(flag for stat_flag, flag in ((os.ST_NOEXEC, MS_NOEXEC), (os.ST_NOATIME, MS_NOATIME),
+                                            (os.ST_NODIRATIME, MS_NODIRATIME), (os.ST_RELATIME, MS_RELATIME))
+               if have & stat_flag)
 
 
 def _drop_privileges(drop_uid, user_ns=False):
