@@ -381,12 +381,18 @@ def _bind(source, target, read_only, devices=False):
         if not os.path.exists(target):
             open(target, "w").close()
     _mount(source, target, None, MS_BIND | MS_REC)
-    # the bind and every mount under it (/sys's cgroup hierarchies: round 24), each keeping the flags
-    # of its own that a user namespace's kernel refuses to see dropped
-    for point in [target, *_mounts_under(target)]:
-        flags = (MS_REMOUNT | MS_BIND | MS_NOSUID | _locked_flags(point)
-                 | (MS_RDONLY if read_only else 0) | (0 if devices else MS_NODEV))
-        _mount(None, point, None, flags)
+    flags = MS_REMOUNT | MS_BIND | MS_NOSUID | (MS_RDONLY if read_only else 0) | (0 if devices else MS_NODEV)
+    _mount(None, target, None, flags | _locked_flags(target))
+    # read-only reaches every mount under the bind too (/sys's cgroup hierarchies: round 24), each
+    # keeping the flags of its own that a user namespace's kernel refuses to see dropped; one that will
+    # not be remounted is covered (and so are the mounts under it, gone from view)
+    for point in _mounts_under(target) if read_only else ():
+        if not os.path.lexists(point):
+            continue
+        try:
+            _mount(None, point, None, flags | _locked_flags(point))
+        except OSError:
+            _mount("tmpfs", point, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0555,size=4k")
 
 
 def _mounts_under(target):
