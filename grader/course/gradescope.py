@@ -208,9 +208,12 @@ def stage(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS):
 
 def not_file_notes(tree, found, exercises):
     """A line for each entry of the `listing` of `tree` that bears an exercise's name but is not a
-    file (a link, a pipe, a device), so was not graded: the student learns why."""
+    file (a link, a pipe, a device), so was not graded, and for each folder that could not be read,
+    so was not searched: the student learns why."""
     return [f"{exercise.id}: not graded {submitted_name(tree, path)}: it is {submission.kind_of(path)}, not a file"
-            for exercise in exercises for path in submission.not_files(exercise, found)]
+            for exercise in exercises for path in submission.not_files(exercise, found)] + [
+        f"not searched: the folder {submitted_name(tree, path) if path != Path(tree) else '.'} could not be read"
+        for path in found.unreadable]
 
 
 class Staged(NamedTuple):
@@ -221,7 +224,7 @@ class Staged(NamedTuple):
     refusal: str = ""
 
 
-def stage_files(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS, found=None):
+def stage_files(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS, found=None, secrets=()):
     """Copy each exercise's file, chosen by the rule of `submission.candidates` (the one rule of
     `lumen-grade all`, `batch` and Gradescope), into `dest` under its standard name; returns
     {exercise: Staged}.
@@ -229,8 +232,10 @@ def stage_files(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS, found=
     Each file is read as the judge reads a student's file (`files.read_submission`: a regular
     file, bounded, never the kit's own file by a hard link), before it is copied: the copy would
     hide what the original is. A file refused costs its exercise alone, as in `lumen-grade all`:
-    it is not copied, and its Staged says why in one line. Raises SubmissionError (one line, for
-    the student's row) past `limits` (the tree's depth and size, the bytes staged)."""
+    it is not copied, and its Staged says why in one line. `secrets`: trees of the kit's beside the
+    installed one (a Gradescope bundle's source), whose files are refused as the kit's own are. Raises
+    SubmissionError (one line, for the student's row) past `limits` (the tree's depth and size, the
+    bytes staged)."""
     found = submission.listing(tree, nested=True, limits=limits) if found is None else found
     staged, total = {}, 0
     for exercise in exercises:
@@ -240,7 +245,7 @@ def stage_files(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS, found=
         name = f"{exercise.stem}{chosen[0].suffix}"
         limit = submission.MAX_NOTEBOOK_BYTES if chosen[0].suffix == submission.NOTEBOOK_SUFFIX else files.MAX_SOURCE_BYTES
         try:
-            data = files.read_submission(chosen[0], limit)
+            data = files.read_submission(chosen[0], limit, secrets)
         except OSError as error:
             reason = str(error) if isinstance(error, files.UnsafeFile) else error.strerror or str(error)
             reason = reason.replace(str(chosen[0]), submitted_name(tree, chosen[0]))
@@ -312,7 +317,7 @@ def run(root, *, hidden_visibility=results_json.HIDDEN_VISIBILITY, printed_visib
     try:
         options = {"seed": seed, "time_limit": timeout, "suites": list(suites), "perf": not no_perf, "policy": policy}
         results = _grade(root / "submission", list(exercises) or list(catalog.EXERCISES), hidden_visibility,
-                         options, hint_ladder(root / METADATA, policy))
+                         options, hint_ladder(root / METADATA, policy), secrets=[root / "source"])
         results["stdout_visibility"] = printed_visibility
     except Exception as error:  # the student must get a result whatever went wrong in here
         traceback.print_exc()  # Gradescope keeps stdout and stderr for the instructor
@@ -351,17 +356,18 @@ def hint_ladder(path, policy):
     return ladder.Ladder(policy, history=ladder.history(metadata), now=ladder.moment(metadata.get("created_at")))
 
 
-def _grade(folder, exercises, hidden_visibility, options, hints=None):
+def _grade(folder, exercises, hidden_visibility, options, hints=None, secrets=()):
     """The results of grading the exercise files found under `folder`, with runner options, each
     mistake at the level the Ladder `hints` chooses. Every exercise is graded, so that its maximum
     is the same for every student: one with no file is not run, and says what to upload. What the
-    student's code printed goes to stdout, which Gradescope shows as `stdout_visibility` says."""
+    student's code printed goes to stdout, which Gradescope shows as `stdout_visibility` says.
+    `secrets`: the bundle's trees, whose files an uploaded hard link may not stand for (`stage_files`)."""
     from grader.grading import runner  # imports torch
 
     with tempfile.TemporaryDirectory(prefix="lumen-submission-") as staging:
         try:
             found = submission.listing(folder, nested=True)
-            staged = stage_files(folder, staging, exercises, found=found) if folder.is_dir() else {}
+            staged = stage_files(folder, staging, exercises, found=found, secrets=secrets) if folder.is_dir() else {}
         except submission.SubmissionError as error:  # the student's upload: a result that says why
             print(error)
             return {"score": 0.0, "output": f"Your submission could not be graded: {error}", "tests": []}

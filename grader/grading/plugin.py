@@ -61,6 +61,7 @@ class GradingPlugin:
         self.errors = dict(errors)  # exercise id -> why it cannot be graded (no file; then a failed import)
         self.sources = sources or {}  # exercise id -> submission.Found: names a line's notebook cell
         self.tests = {exercise_id: [] for exercise_id in [*files, *errors]}  # every exercise asked for
+        self.rank, self.ranks = {}, {}  # test id -> its place in the suites; id(TestResult) -> its test's
         self.passed_calls = {exercise_id: [] for exercise_id in self.tests}
         self.outputs, self.diagnoses = {}, {}
         self.launcher, self.log_dir = launcher, log_dir
@@ -98,9 +99,17 @@ class GradingPlugin:
             metafunc.parametrize("device", ("cuda",) if cuda_only else DEVICES, indirect=True)
 
     def pytest_collection_modifyitems(self, config, items):
+        """Only the exercises asked for; each one's hidden tests after its visible ones, so that no
+        visible test's message (what the student's code raised there) can carry the inputs of a hidden
+        one that the code kept (round 25's a15); the report keeps the suites' order (`outcome`)."""
         selected = [item for item in items if self._exercise_of(item) in self.tests]
         config.hook.pytest_deselected(items=[item for item in items if item not in selected])
-        items[:] = selected
+        self.rank = {item.nodeid: rank for rank, item in enumerate(selected)}
+        first = {}
+        for item in selected:
+            first.setdefault(self._exercise_of(item), len(first))
+        items[:] = sorted(selected, key=lambda item: (first[self._exercise_of(item)],
+                                                      item.get_closest_marker("hidden") is not None))
         self.last_items = {self._exercise_of(item): item for item in items}  # each exercise's last test
 
     def pytest_collectreport(self, report):
@@ -232,6 +241,7 @@ class GradingPlugin:
             duration=call.duration,
         )
         self.tests[exercise_id].append(test)
+        self.ranks[id(test)] = self.rank.get(item.nodeid, len(self.rank))
         self._attribute_output(exercise_id, test, student)
         params = item.callspec.params if hasattr(item, "callspec") else {}
         self.recorded[exercise_id].append((item.originalname, params.get("device"), _needed(item, params), test))
@@ -295,7 +305,8 @@ class GradingPlugin:
 
     def outcome(self, exercise_id):
         """What the suites found for an exercise, once they have run."""
-        return SuiteOutcome(list(self.tests[exercise_id]), self.errors.get(exercise_id, ""),
+        tests = sorted(self.tests[exercise_id], key=lambda test: self.ranks.get(id(test), 0))  # the suites' order
+        return SuiteOutcome(tests, self.errors.get(exercise_id, ""),
                             self.outputs.get(exercise_id, ""), self.diagnoses.get(exercise_id, []),
                             self.passed_calls[exercise_id])
 

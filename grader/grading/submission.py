@@ -14,6 +14,7 @@ import itertools
 import json
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,19 +95,21 @@ class TreeTooLarge(SubmissionError):
 class Listing:
     """What the search for exercise files saw in a submission's folder: `files`, every regular file;
     `others`, every entry that is neither a regular file nor a folder (a link, a pipe, a socket, a
-    device), which is never graded: each is reported by its kind if it bears an exercise's name."""
+    device), which is never graded: each is reported by its kind if it bears an exercise's name;
+    `unreadable`, the folders that could not be read, so were not searched (said to the student)."""
 
     folder: Path
     files: tuple
     others: tuple
+    unreadable: tuple = ()
 
 
 def listing(folder, nested=False, limits=DEFAULTS):
     """The Listing of `folder` (nested: of its whole tree, hidden folders, caches and __MACOSX left
     out), walked without recursion and never through a link; TreeTooLarge past `limits.tree_depth`
-    folder levels or `limits.tree_entries` entries. A folder that cannot be read is skipped."""
+    folder levels or `limits.tree_entries` entries. A folder that cannot be read is skipped, and listed."""
     folder = Path(folder)
-    regular, others, seen, todo = [], [], 0, [(folder, 0)]
+    regular, others, unreadable, seen, todo = [], [], [], 0, [(folder, 0)]
     while todo:
         here, depth = todo.pop()
         try:
@@ -130,8 +133,8 @@ def listing(folder, nested=False, limits=DEFAULTS):
                     else:
                         others.append(path)
         except OSError:  # gone, unreadable, or a path too long to open
-            continue
-    return Listing(folder, tuple(regular), tuple(others))
+            unreadable.append(here)
+    return Listing(folder, tuple(regular), tuple(others), tuple(unreadable))
 
 
 def _is(test):
@@ -262,7 +265,9 @@ def read_notebook(path):
     import nbformat  # a third of a second to import: only when there is a notebook to read
 
     try:  # the structure is validated: every cell has its type and its source as one string
-        return nbformat.reads(text, as_version=4, capture_validation_error={})
+        with warnings.catch_warnings():  # a cell without an id, say: the student's notebook, nothing to tell
+            warnings.simplefilter("ignore")  # the staff on the grader's stderr (round 25)
+            return nbformat.reads(text, as_version=4, capture_validation_error={})
     except Exception as error:  # nbformat raises many types for JSON that is not a notebook
         raise SubmissionError(f"{path.name} is JSON but not a Jupyter notebook ({type(error).__name__}: "
                               f"{error})", path, "read the notebook") from None

@@ -4,6 +4,7 @@ report checked by schema.py."""
 
 import dataclasses
 import re
+import unicodedata
 
 
 # a number in a message: cut out, what is left says the kind of problem (the text report and the page)
@@ -15,10 +16,12 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 def safe_cell(value):
     """A CSV cell that a spreadsheet shows as text and never runs: one starting with = + - @, a tab or
-    a carriage return (a student folder named `=cmd|...`, a roster's name, a message) gets a leading
-    single quote; the csv module quotes separators and quotes."""
+    a carriage return (a student folder named `=cmd|...`, a roster's name, a message), after spaces
+    too, or with a wide form of them (＝, which some spreadsheets take for =: round 25), gets a
+    leading single quote; the csv module quotes separators and quotes."""
     text = "" if value is None else str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    first = unicodedata.normalize("NFKC", text.lstrip()[:1])
+    return "'" + text if text.startswith(FORMULA_STARTS) or first.startswith(FORMULA_STARTS) else text
 
 
 # how a report says to see the next level of the hint ladder (the notebook's check cell, which grades

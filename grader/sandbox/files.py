@@ -196,11 +196,11 @@ def write_replacing(path, data):
         raise
 
 
-@lru_cache(maxsize=1)
-def _secret_inodes():
-    """(device, inode) of every file of the kit's secret trees."""
+@lru_cache(maxsize=4)
+def _secret_inodes(trees):
+    """(device, inode) of every file of the `trees`."""
     found = set()
-    for tree in containment.kit_secrets():
+    for tree in trees:
         for folder, _, names in os.walk(tree):
             for name in names:
                 try:
@@ -214,16 +214,18 @@ def _secret_inodes():
 MAX_SOURCE_BYTES = 2 << 20  # a student's file: far more than any exercise needs
 
 
-def read_submission(path, limit=MAX_SOURCE_BYTES):
+def read_submission(path, limit=MAX_SOURCE_BYTES, secrets=()):
     """A student's file as the judge sends it to the child, and as `batch` and Gradescope stage it
     (one rule for all three): a regular file (never a link, a pipe, a socket or a device), at most
-    `limit` bytes, and not one of the kit's own files (a hard link to the answer key is the answer
-    key), judged by the very file read. Raises UnsafeFile with a message for the student."""
+    `limit` bytes, and not one of the kit's own files nor one of the trees `secrets` (a Gradescope
+    bundle's copy of the kit and its solution: round 25's a16): a hard link to the answer key is the
+    answer key, judged by the very file read. Raises UnsafeFile with a message for the student."""
+    trees = (*containment.kit_secrets(), *map(str, secrets))
     real = os.path.realpath(path)
-    own = any(real.startswith(os.path.realpath(tree) + os.sep) for tree in containment.kit_secrets())
+    own = any(real.startswith(os.path.realpath(tree) + os.sep) for tree in trees)
 
     def refuse(info):
-        if not own and (info.st_dev, info.st_ino) in _secret_inodes():  # grading solutions/ itself is fine
+        if not own and (info.st_dev, info.st_ino) in _secret_inodes(trees):  # grading solutions/ itself is fine
             raise UnsafeFile(f"{os.path.basename(path)} is a link to one of the grader's own files, "
                              "not your code: submit the file you wrote")
 

@@ -196,6 +196,8 @@ def _pack(value, buffers):
         tensor = value.detach()
         if dtype_text(tensor.dtype) not in _DTYPES:
             raise WireError(f"tensors of dtype {tensor.dtype} are not supported")
+        if tensor.is_meta:  # its copy raises NotImplementedError, which would read as a stub not yet written
+            raise WireError("a tensor on the meta device (a shape without values)")
         if buffers is None:  # only checking
             return None
         order = axis_order(tensor)

@@ -115,6 +115,8 @@ def test_the_csv_has_a_row_per_student_and_misconception(klass):
 def test_a_cell_that_a_spreadsheet_would_run_is_defused():
     assert safe_cell("=HYPERLINK(\"http://x\")") == "'=HYPERLINK(\"http://x\")"
     assert [safe_cell(text) for text in ("+1", "-1", "@x", "\tx", "ok")] == ["'+1", "'-1", "'@x", "'\tx", "ok"]
+    assert [safe_cell(text) for text in (" =1+2", "\u3000=1", "＝1+2", "ok =1")] == [  # round 25
+        "' =1+2", "'\u3000=1", "'＝1+2", "ok =1"]
     summary = {"by_student": [{"student": "=cmd|' /C calc'!A0", "misconception": "m", "exercises": "exercise1",
                                "failed_tests": 1, "cause": "c", "section": "s"}]}
     (row,) = csv.DictReader(io.StringIO(class_tables.misconceptions_csv(summary)))

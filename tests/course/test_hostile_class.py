@@ -6,6 +6,7 @@ student's file in `lumen-grade`, `batch` and Gradescope."""
 
 import json
 import os
+import shutil
 import socket
 import stat
 import tempfile
@@ -188,6 +189,17 @@ def test_a_hard_link_onto_the_answer_key_is_refused_by_lumen_grade_batch_and_gra
     assert os.listdir(fresh_tmpdir) == []
 
 
+def test_a_hard_link_onto_the_bundles_own_solution_is_refused_on_gradescope(tmp_path, fresh_tmpdir):
+    """Round 25's a16: the bundle's self-test solution (<root>/source/selftest) is the answer key too."""
+    (tmp_path / "source" / "selftest").mkdir(parents=True)
+    (tmp_path / "submission").mkdir()
+    shutil.copyfile(SOLUTION, tmp_path / "source" / "selftest" / "exercise3_scaling.py")
+    os.link(tmp_path / "source" / "selftest" / "exercise3_scaling.py", tmp_path / "submission" / "exercise3_scaling.py")
+    results = gradescope.run(tmp_path, exercises=[EXERCISE3], no_perf=True)
+    assert results["score"] == 0 and "is a link to one of the grader's own files" in results["output"]
+    assert os.listdir(fresh_tmpdir) == []
+
+
 def test_gradescope_tells_the_student_when_their_upload_is_too_deep(tmp_path, fresh_tmpdir):
     nest(tmp_path / "submission", 40)
     (tmp_path / "submission" / "exercise3_scaling.py").write_bytes(SOLUTION.read_bytes())
@@ -308,3 +320,20 @@ def test_the_class_report_finds_a_folder_by_its_printable_name(tmp_path):
     (tmp_path / "amy").mkdir()
     assert class_report.student_folder(tmp_path, "Jos%E9") == tmp_path / os.fsdecode(b"Jos\xe9")
     assert class_report.student_folder(tmp_path, "amy") == tmp_path / "amy"
+
+
+def test_a_folder_that_cannot_be_read_is_said(tmp_path, monkeypatch):
+    """Round 25: a file inside a folder the grader cannot read was skipped without a word ("no files")."""
+    (tmp_path / "alice" / "locked").mkdir(parents=True)
+    (tmp_path / "alice" / "locked" / "exercise3_scaling.py").write_bytes(SOLUTION.read_bytes())
+    scandir = os.scandir
+
+    def refusing(path):
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(submission.os, "scandir", refusing)
+    (tmp_path / "staged").mkdir()
+    staged, notes = gradescope.stage(tmp_path / "alice", tmp_path / "staged", [EXERCISE3])
+    assert staged == {} and notes == ["not searched: the folder locked could not be read"]

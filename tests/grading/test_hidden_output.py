@@ -28,3 +28,31 @@ def test_what_the_import_and_visible_checks_printed_is_all_shown(grade):
             return q @ k.mT / math.sqrt(q.size(-1))
         """)
     assert result.output.startswith("imported\nscaling") and "hidden checks" not in result.output
+
+
+def test_no_visible_check_runs_after_a_hidden_one(grade):
+    """Round 25's a15: the code keeps what every call gave it and raises it in a later visible check, whose
+    message is shown: each exercise's hidden checks run after its visible ones. The report keeps the
+    suites' order."""
+    result = grade(3, source="""
+        import math
+
+        SEEN = []
+
+        def scale_scores(scores, d_k):
+            SEEN.append(float(scores.abs().max()))
+            if SEEN[-1] >= 1e4:  # only the hidden check's scores are this large
+                raise ValueError("huge scores")
+            return scores / math.sqrt(d_k)
+
+        def scaled_scores(q, k):
+            if any(seen >= 1e4 for seen in SEEN):
+                raise ValueError(f"seen before: {max(SEEN)}")
+            return q @ k.mT / math.sqrt(q.size(-1))
+        """)
+    hidden = [test for test in result.tests if test.visibility == "hidden" and test.status != "skipped"]
+    assert hidden and all(test.status == "error" for test in hidden), hidden
+    visible = [test for test in result.tests if test.visibility == "visible" and test.status != "skipped"]
+    assert visible and all("seen before" not in test.message for test in visible), visible
+    names = [test.name for test in result.tests]
+    assert names.index(hidden[0].name) < names.index(visible[-1].name)  # reported in the suites' order

@@ -65,6 +65,7 @@ CASES = [
     Case("print_flood.py", "", on_solution=True, honest=("",)),
     Case("patches_comparisons.py", "is wrong at", honest=("test_inputs_not_modified",)),
     Case("tensor_subclass.py", "subclass of torch.Tensor"),
+    Case("meta_tensor.py", "a tensor on the meta device"),
     Case("equal_to_everything.py", "expected a tensor", honest=("test_inputs_not_modified",)),
     Case("right_shape_zeros.py", "is wrong at", honest=("test_inputs_not_modified",)),
     Case("stub_needs_torch.py", "not implemented yet", beside=SHADOWED),
