@@ -61,7 +61,7 @@ class GradingPlugin:
         self.errors = dict(errors)  # exercise id -> why it cannot be graded (no file; then a failed import)
         self.sources = sources or {}  # exercise id -> submission.Found: names a line's notebook cell
         self.tests = {exercise_id: [] for exercise_id in [*files, *errors]}  # every exercise asked for
-        self.rank, self.ranks = {}, {}  # test id -> its place in the suites; id(TestResult) -> its test's
+        self.suite_order, self.places = {}, {}  # test id -> its place in the suites; id(TestResult) -> its test's
         self.passed_calls = {exercise_id: [] for exercise_id in self.tests}
         self.outputs, self.diagnoses = {}, {}
         self.launcher, self.log_dir = launcher, log_dir
@@ -104,7 +104,7 @@ class GradingPlugin:
         one that the code kept (round 25's a15); the report keeps the suites' order (`outcome`)."""
         selected = [item for item in items if self._exercise_of(item) in self.tests]
         config.hook.pytest_deselected(items=[item for item in items if item not in selected])
-        self.rank = {item.nodeid: rank for rank, item in enumerate(selected)}
+        self.suite_order = {item.nodeid: place for place, item in enumerate(selected)}
         first = {}
         for item in selected:
             first.setdefault(self._exercise_of(item), len(first))
@@ -241,7 +241,7 @@ class GradingPlugin:
             duration=call.duration,
         )
         self.tests[exercise_id].append(test)
-        self.ranks[id(test)] = self.rank.get(item.nodeid, len(self.rank))
+        self.places[id(test)] = self.suite_order.get(item.nodeid, len(self.suite_order))
         self._attribute_output(exercise_id, test, student)
         params = item.callspec.params if hasattr(item, "callspec") else {}
         self.recorded[exercise_id].append((item.originalname, params.get("device"), _needed(item, params), test))
@@ -305,7 +305,7 @@ class GradingPlugin:
 
     def outcome(self, exercise_id):
         """What the suites found for an exercise, once they have run."""
-        tests = sorted(self.tests[exercise_id], key=lambda test: self.ranks.get(id(test), 0))  # the suites' order
+        tests = sorted(self.tests[exercise_id], key=lambda test: self.places.get(id(test), 0))  # the suites' order
         return SuiteOutcome(tests, self.errors.get(exercise_id, ""),
                             self.outputs.get(exercise_id, ""), self.diagnoses.get(exercise_id, []),
                             self.passed_calls[exercise_id])
