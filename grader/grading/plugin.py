@@ -62,7 +62,7 @@ class GradingPlugin:
         self.sources = sources or {}  # exercise id -> submission.Found: names a line's notebook cell
         self.tests = {exercise_id: [] for exercise_id in [*files, *errors]}  # every exercise asked for
         self.suite_order, self.places = {}, {}  # test id -> its place in the suites; id(TestResult) -> its test's
-        self.passed_calls = {exercise_id: [] for exercise_id in self.tests}
+        self.passed_calls = {exercise_id: [] for exercise_id in self.tests}  # [(its test's place, [calls])]
         self.outputs, self.diagnoses = {}, {}
         self.launcher, self.log_dir = launcher, log_dir
         self.devices, self.seed, self.time_limit = devices, seed, time_limit
@@ -245,7 +245,7 @@ class GradingPlugin:
         self._attribute_output(exercise_id, test, student)
         params = item.callspec.params if hasattr(item, "callspec") else {}
         self.recorded[exercise_id].append((item.originalname, params.get("device"), _needed(item, params), test))
-        self.passed_calls[exercise_id].extend(testkit.take_passed_calls())
+        self.passed_calls[exercise_id].append((self.places[id(test)], testkit.take_passed_calls()))
         if status in ("failed", "error") and "call" in details:
             self.failed_calls.setdefault(exercise_id, []).append((test, details["call"]))
         if status == "failed" and details.get("cause"):
@@ -284,9 +284,9 @@ class GradingPlugin:
             self.outputs[exercise_id] = student.printed(withheld=self.withheld_output[exercise_id])
         if exercise_id in {*self.failed_calls, *self.causes}:
             exercise = catalog.find(exercise_id)
-            self.diagnoses[exercise_id] = _diagnose(exercise.number, self.failed_calls.get(exercise_id, []),
-                                                    self.passed_calls[exercise_id], self.causes.get(exercise_id, []),
-                                                    *self._explainers(exercise))
+            self.diagnoses[exercise_id] = _diagnose(
+                exercise.number, self._in_suite_order(self.failed_calls, exercise_id), self._passed(exercise_id),
+                self._in_suite_order(self.causes, exercise_id), *self._explainers(exercise))
         if student is not None:
             student.close()
         if self.on_concluded is not None:
@@ -308,7 +308,16 @@ class GradingPlugin:
         tests = sorted(self.tests[exercise_id], key=lambda test: self.places.get(id(test), 0))  # the suites' order
         return SuiteOutcome(tests, self.errors.get(exercise_id, ""),
                             self.outputs.get(exercise_id, ""), self.diagnoses.get(exercise_id, []),
-                            self.passed_calls[exercise_id])
+                            self._passed(exercise_id))
+
+    def _passed(self, exercise_id):
+        """The calls of an exercise's passed checks, in the suites' order (hidden tests run last)."""
+        return [call for _, calls in sorted(self.passed_calls[exercise_id], key=lambda pair: pair[0]) for call in calls]
+
+    def _in_suite_order(self, found, exercise_id):
+        """[(TestResult, ...)] of `found` for an exercise, in the suites' order: a diagnosis weighs the
+        evidence in the order the suites list it, whatever order the tests ran in."""
+        return sorted(found.get(exercise_id, []), key=lambda pair: self.places.get(id(pair[0]), 0))
 
 
 def _needed(item, params):

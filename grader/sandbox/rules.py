@@ -84,7 +84,9 @@ RULES = (
          "write softmax yourself: subtract the maximum, torch.exp, divide by the sum "
          "(chapter: Step 4 — Softmax)",
          calls=("softmax",),
-         kernels=r"softmax", private=("torch._refs", "torch._decomp")),
+         kernels=r"softmax",
+         functions=("torch.distributions.transforms:SoftmaxTransform._call",),  # round 26's a16
+         private=("torch._refs", "torch._decomp", "torch.distributed.tensor.parallel.loss")),
     Rule("fused-attention", "torch's fused attention (F.scaled_dot_product_attention)",
          "compute softmax(Q Kᵀ / √d_k) V step by step, or call the scaled_dot_product_attention "
          "in your own file",

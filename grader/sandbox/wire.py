@@ -198,6 +198,8 @@ def _pack(value, buffers):
             raise WireError(f"tensors of dtype {tensor.dtype} are not supported")
         if tensor.is_meta:  # its copy raises NotImplementedError, which would read as a stub not yet written
             raise WireError("a tensor on the meta device (a shape without values)")
+        if tensor.layout != torch.strided:  # its copy raises a RuntimeError that would read as the code's own
+            raise WireError(f"a tensor of layout {str(tensor.layout).removeprefix('torch.')} (return a dense one)")
         if buffers is None:  # only checking
             return None
         order = axis_order(tensor)

@@ -407,14 +407,15 @@ def _whole_matrix_call(q, k, v, block, causal):
 def _check_value_sizes(student, rng):
     """The rule at the sizes of the value tests too: code that holds the whole (L_q, L_k) matrix while
     L_k is short and tiles only at the lengths above would score every value with it (round 20's a3).
-    No tensor it makes may be (..., L_q, L_k) where block_size < L_k: any of them, not only its largest
-    (one head's whole matrix at a time is smaller than the output there: round 22's a11)."""
-    for name, causal in (("attention[divides]", True), ("lengths[decode]", False)):
+    No tensor it makes may hold an axis of L_q and another of L_k where block_size < L_k: any of them, not
+    only its largest (one head's whole matrix at a time is smaller than the output there: round 22's a11),
+    in any layout ((..., L_q, 1, L_k): round 26's a15), causal or not (round 26's a3)."""
+    for name, causal in (("attention[divides]", True), ("attention[divides]", False), ("lengths[decode]", False)):
         q, k, v = qkv(rng, name)
         block = SIZES[name]["block"]
         measured = measure_call(student, TILED, q, k, v, block, causal=causal, what="tiled_attention's memory")
         L_q, L_k = q.size(-2), k.size(-2)
-        whole = [shape for shape in measured["shapes"] if tuple(shape[-2:]) == (L_q, L_k)]
+        whole = [shape for shape in measured["shapes"] if _holds_both(tuple(shape), L_q, L_k)]
         if whole:
             record = _whole_matrix_call(q, k, v, block, causal=causal)
             raise Mismatch(f"tiled_attention(q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}, v, "
@@ -423,6 +424,14 @@ def _check_value_sizes(student, rng):
                            f"block_size={block} < L_k = {L_k}. The rule holds at every length, short ones too: read "
                            "K and V block_size keys at a time and keep only a block of scores, (L_q, block_size)",
                            cause=WHOLE_MATRIX, call=record)
+
+
+def _holds_both(shape, L_q, L_k):
+    """Does a tensor of `shape` hold an axis of L_q entries and another of L_k? With one query, only a
+    shape ending in (1, L_k) does (an axis of 1 is in many a tensor)."""
+    if L_q == 1:
+        return shape[-2:] == (L_q, L_k)
+    return any(i != j for i, n in enumerate(shape) if n == L_q for j, m in enumerate(shape) if m == L_k)
 
 
 def _check_blocks_read(student, rng):

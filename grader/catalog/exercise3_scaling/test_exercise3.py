@@ -13,6 +13,7 @@ from grader.grading.testkit import (cases, check_call, check_device_kept, check_
 SCALE = ("test_scale_scores_values", "test_zero_and_huge_scores")  # what property tests of each function wait on
 SCALED = ("test_scaled_scores_shapes", "test_scaled_scores_width")
 DTYPES = [torch.float32, torch.float64]
+HALF_DTYPES = (torch.float16, torch.bfloat16)  # the docstring promises them too
 
 # scores (B..., L_q, L_k) with d_k; q (B..., L_q, d_k), k (B..., L_k, d_k); held to the rule by tests/catalog/test_sizes.py
 SIZES = {
@@ -47,9 +48,11 @@ def check_scaled(student, q, k, **options):
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_text)
 def test_scale_scores_values(student, rng, device, dtype):
     size = SIZES["scale_values"]
-    scores = randn(rng, *dims(size, "B", "L_q", "L_k"), dtype=dtype, device=device, scale=8.0)
-    check_call(student, "scale_scores", scores, size["d_k"], ref=ref.scale_scores,
-               what=f"scale_scores(scores, {size['d_k']})", like=scores)
+    for dtype in (dtype, *(HALF_DTYPES if dtype == torch.float32 else ())):  # the docstring's half precision too
+        scores = randn(rng, *dims(size, "B", "L_q", "L_k"), dtype=dtype, device=device, scale=8.0)
+        half = f" in {dtype_text(dtype)}" if dtype in HALF_DTYPES else ""
+        check_call(student, "scale_scores", scores, size["d_k"], ref=ref.scale_scores,
+                   what=f"scale_scores(scores, {size['d_k']}){half}", like=scores)
 
 
 @pytest.mark.points(2)
@@ -57,6 +60,9 @@ def test_scale_scores_values(student, rng, device, dtype):
 def test_scaled_scores_shapes(student, rng, device, case):
     q, k = qk(rng, f"scaled_shapes[{case}]", device=device)
     check_scaled(student, q, k, what="scaled_scores(q, k)", like=q)
+    for dtype in HALF_DTYPES if case == "batch" else ():  # float16 and bfloat16 come back as they went in (round 26)
+        half_q, half_k = q.to(dtype), k.to(dtype)
+        check_scaled(student, half_q, half_k, what=f"scaled_scores(q, k) in {dtype_text(dtype)}", like=half_q)
 
 
 @pytest.mark.parametrize("d_k", cases(SIZES, "scaled_width"))

@@ -207,6 +207,8 @@ def test_gqa_explicit_mask(student, rng, device):
     mask = (torch.arange(L)[None, :] < lengths[:, None])[:, None, None, :]  # (B, 1, 1, L) padding
     mask = (mask & ref.causal_mask(L)).to(device)  # (B, 1, L, L)
     check_forward(module, reference, x, mask=mask, what=f"{what}(x, mask) with a padding mask (B, 1, L, L)")
+    # any mask that broadcasts to the scores, one of (L, L) too (round 26's a4 unsqueezed it for the groups)
+    check_forward(module, reference, x, mask=mask[1, 0], what=f"{what}(x, mask) with a mask of shape (L, L)")
 
 
 @pytest.mark.hidden
@@ -241,6 +243,9 @@ def test_gqa_input_not_modified(student, rng, device):
     module, what = load_gqa(student, reference, device=device)
     x = x_of(rng, "module_other", device=device)
     check_inputs_kept(module, "__call__", x, names=["x"])
+    B, L = x.size(0), x.size(-2)  # the caller's padding-shaped mask, which its other layers use too (round 26's a9)
+    mask = ref.causal_mask(L).expand(B, 1, L, L).clone().to(device)
+    check_inputs_kept(module, "__call__", x, mask, names=["x", "mask"])
 
 
 @pytest.mark.points(2)

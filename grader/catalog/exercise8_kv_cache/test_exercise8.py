@@ -139,6 +139,21 @@ def new_cache(student, reference, B, max_len, dtype=torch.float32, device="cpu")
 def feed(module, cache, x, chunks, reference, *, what, keyword=False):
     """Feed x (B, L, D) chunk by chunk through one empty cache: each call must add its tokens to the
     cache, and its output must match the reference's causal GQA on the whole sequence at its positions."""
+    for _ in feeding(module, cache, x, chunks, reference, what=what, keyword=keyword):
+        pass
+
+
+def feed_alternately(module, feeds, reference, *, what):
+    """`feed` for several (cache, x, chunks), one call of each in turn on the one module: its position
+    in a sequence is its cache's, never a count of its own (round 26's a14)."""
+    steps = [feeding(module, cache, x, chunks, reference, what=f"{what} (sequence {n} of {len(feeds)}, fed in turn)")
+             for n, (cache, x, chunks) in enumerate(feeds, 1)]
+    while steps:
+        steps = [step for step in steps if next(step, None) is not None]
+
+
+def feeding(module, cache, x, chunks, reference, *, what, keyword=False):
+    """`feed`, one call at a time: yields after each call's checks."""
     B, L, D = x.shape
     with torch.no_grad():
         expected = reference(as64(x))  # (B, L, D): plain causal GQA on the whole sequence
@@ -154,6 +169,7 @@ def feed(module, cache, x, chunks, reference, *, what, keyword=False):
                    "must add the new tokens' keys and values to the cache with cache.update(k, v)")
         check_result(got, expected[:, start:start + T], what=step, like=x, call=output)
         start += T
+        yield call
 
 
 # -- kv_cache_bytes -------------------------------------------------------------------------
@@ -428,6 +444,9 @@ def test_cached_gqa_reset_between_sequences(student, rng):
     expect_len(cache, 0, "after 5 tokens and cache.reset() len(cache) is {n}, expected {expected}: reset must set "
                "the number of cached tokens back to 0, ready for the next sequence")
     feed(module, cache, second, [2, 1, 4], reference, what=f"{what} (a second sequence after reset)")
+    caches = [new_cache(student, reference, x.shape[0], SIZES[f"module_reset[{name}]"]["max_len"])
+              for name, x in (("first", first), ("second", second))]
+    feed_alternately(module, [(caches[0], first, [2, 1, 2]), (caches[1], second, [3, 1, 1, 2])], reference, what=what)
 
 
 @pytest.mark.needs_values(*CACHED_VALUES)

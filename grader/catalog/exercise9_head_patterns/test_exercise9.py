@@ -17,7 +17,7 @@ import lumen_ref as ref
 from grader import oracle
 from grader.catalog.exercise9_head_patterns.misconceptions import (AT_THE_THRESHOLD, HEADS_NOT_INTS, SHAPES_NOT_REFUSED,
                                                                  TOKEN_DTYPE, TOKEN_RULES)
-from grader.grading.compare import Mismatch, describe, picture_cells, shape_text
+from grader.grading.compare import Mismatch, check_unchanged, describe, picture_cells, shape_text
 from grader.sandbox.judge import StudentError
 from grader.grading.testkit import (KEPT_FROM_A_CALL, Raised, as64, bounded, check_call, check_device_kept,
                                     check_inputs_kept, dims, failing_call, passed)
@@ -26,9 +26,12 @@ KINDS = ("previous_token", "induction")
 
 # B: sequences; n_layers patterns of n_heads heads, on seq_len tokens repeated twice (L = 2 * seq_len).
 # tests/catalog/test_sizes.py holds every case to the rule.
+UNIFORM_CHI_SQUARE = 30.0  # 3 degrees of freedom (tokens_uniform's 4 ids): a fair draw passes it once in a million
+
 SIZES = {
     "tokens": dict(B=3, seq_len=5, vocab_size=11),
     "tokens_vocab": dict(B=64, seq_len=6, vocab_size=4),
+    "tokens_uniform": dict(B=256, seq_len=16, vocab_size=4),  # draws enough that a skewed id shows, not chance
     "previous": dict(B=2, n_heads=5, seq_len=6, L=12),
     "induction": dict(B=3, n_heads=4, seq_len=7, L=14),
     "find": dict(B=2, n_layers=3, n_heads=4, seq_len=5, L=10),
@@ -203,6 +206,21 @@ def test_repeated_tokens_cover_the_vocabulary(student, rng):
     if not isinstance(torch_global, torch.Tensor) or tuple(torch_global.shape) != (2, 6):
         raise Mismatch(f"repeated_tokens(2, 3, {vocab}) (no generator) returned {describe(torch_global)}, expected "
                        "(2, 6): with generator=None draw from torch's global generator", cause=TOKEN_RULES)
+    # torch's global generator moves on with each draw: two calls alike give other tokens (round 26's a2)
+    first, again = (student.run("repeated_tokens", 4, 16, 50)["value"] for _ in range(2))
+    if isinstance(first, torch.Tensor) and isinstance(again, torch.Tensor) and torch.equal(first, again):
+        raise Mismatch("repeated_tokens(4, 16, 50) (no generator) gave the same tokens twice: with generator=None "
+                       "draw from torch's global generator, which moves on with every draw", cause=TOKEN_RULES)
+    # each id as likely as any other (round 26's a7 drew the last one twice as often)
+    tokens, what, call = tokens_of(student, "tokens_uniform", torch.Generator().manual_seed(0))
+    seq_len, vocab = dims(SIZES["tokens_uniform"], "seq_len", "vocab_size")
+    counts = torch.bincount(tokens[:, :seq_len].flatten(), minlength=vocab).double()
+    expected = counts.sum() / vocab
+    spread = float(((counts - expected) ** 2 / expected).sum())  # chi-square, vocab - 1 degrees of freedom
+    if spread > UNIFORM_CHI_SQUARE:
+        raise Mismatch(f"{what} drew the ids {counts.long().tolist()} times in {int(counts.sum())} draws, where each "
+                       f"is as likely as any other (about {expected:.0f} each): draw with torch.randint(vocab_size, "
+                       "...), whose high is exclusive", cause=TOKEN_RULES, call=call)
 
 
 # -- previous_token_score and induction_score ---------------------------------------------------------
@@ -215,6 +233,8 @@ def test_previous_token_score_planted(student, rng, device, dtype):
     pattern = planted(rng, B, PLANTED["previous"], seq_len, dtype, device)
     check_score(student, "previous_token_score", pattern,
                 what="previous_token_score(pattern) on heads planted as " + ", ".join(PLANTED["previous"]))
+    for part, which in _one_of_each(pattern, dtype):  # a batch of one, a single head (round 26's a1 squeezed them)
+        check_score(student, "previous_token_score", part, what=f"previous_token_score(pattern) of {which}")
 
 
 @pytest.mark.points(2)
@@ -224,6 +244,15 @@ def test_induction_score_planted(student, rng, device, dtype):
     pattern = planted(rng, B, PLANTED["induction"], seq_len, dtype, device)
     check_score(student, "induction_score", pattern, seq_len,
                 what=f"induction_score(pattern, {seq_len}) on heads planted as " + ", ".join(PLANTED["induction"]))
+    for part, which in _one_of_each(pattern, dtype):
+        check_score(student, "induction_score", part, seq_len, what=f"induction_score(pattern, {seq_len}) of {which}")
+
+
+def _one_of_each(pattern, dtype):
+    """(part, what it is) of a (B, H, L, L) pattern with one sequence, and with one head: in float64 only."""
+    if dtype != torch.float64:
+        return []
+    return [(pattern[:1], "one sequence, (1, H, L, L)"), (pattern[:, 1:2], "one head, (B, 1, L, L)")]
 
 
 @pytest.mark.points(2)
@@ -242,6 +271,14 @@ def test_scores_leave_the_pattern_unchanged(student, rng):
     pattern = planted(rng, B, ("previous", "induction", "uniform"), seq_len)
     check_inputs_kept(student, "previous_token_score", pattern, names=["pattern"])
     check_inputs_kept(student, "induction_score", pattern, seq_len, names=["pattern"])
+    # find_heads' layers too, one with a query that sees no key (a row of zeros: round 26's a10 divided by its sum)
+    empty = pattern.clone()
+    empty[0, :, -1] = 0.0
+    patterns = [pattern, empty]
+    reply = student.run("find_heads", patterns, return_args=True)
+    (after,) = reply["args"]
+    for layer, (before, kept) in enumerate(zip(patterns, after if isinstance(after, list) else [after] * 2)):
+        check_unchanged(before, kept, what=f"patterns[{layer}]", call="find_heads(patterns)")
 
 
 @pytest.mark.hidden
