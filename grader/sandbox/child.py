@@ -345,8 +345,8 @@ def warm_kernels(session, request):
     the free heap's pages are given back, so that the memory a measured call then gains is the
     student's code's own, all of it counted (Student.run_measured). From then on a block of 64 KiB
     or more is mapped on its own and given back when freed: in the heap of `_steady_allocator`, a loop
-    that keeps a small tensor after each large one made its peak grow by what it had freed (round 14's
-    wrong_query_blocks_only: 256 MiB one run in two, for blocks of 2 MiB), which is no memory it held."""
+    that keeps a small tensor after each large one made its peak grow by what it had freed, memory it
+    never held (round 14's wrong_query_blocks_only read as the whole matrix one run in two)."""
     if session.guard is not None:
         raise RuntimeError("the warm op comes before any file is loaded")
     for dtype in (torch.float32, torch.float64):
