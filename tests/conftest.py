@@ -96,7 +96,9 @@ def grade(launcher, tmp_path):
     """grade(exercise, source=None, path=None, **options) -> the ExerciseResult.
 
     `source`: the text of the student's file (dedented); `path`: an existing file to grade.
-    Either way the file is copied into a fresh folder under the exercise's own file name.
+    Either way the file is copied into a fresh folder under the exercise's own file name. A file
+    that reaches into its own process is scored (`hold_reaching=False`): the layers behind that hold
+    (rules, probe, limits) are what most tests here check; tests/sandbox/test_reach.py checks the hold.
     """
 
     def run(exercise, source=None, path=None, **options):
@@ -111,6 +113,7 @@ def grade(launcher, tmp_path):
         options.setdefault("device", "cpu")
         options.setdefault("time_limit", 20.0)
         options.setdefault("perf", False)
+        options.setdefault("hold_reaching", False)
         report = runner.grade([exercise], Settings(submission=folder, **options), launcher=launcher)
         return report.exercises[0]
 

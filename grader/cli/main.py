@@ -28,7 +28,7 @@ from grader.course import gradescope
 from grader.reports import formats, text as report
 from grader.reports import gradescope as gradescope_results
 from grader.grading.settings import COURSE_FILE, DEFAULTS, RUN_MARGIN, Settings, overrun
-from grader.grading.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner
+from grader.grading.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner, wrong_exercise
 
 FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
 NUMBERS = f"{FIRST.number}–{LAST.number}"  # "1–8"
@@ -197,6 +197,11 @@ def run_options():
                           help="Run only the --suites folders, not the built-in hidden suites."),
         instructor_option("--perf-points", type=click.FloatRange(min=0), default=DEFAULTS.perf_points, show_default=True,
                           help="Points each exercise's performance tier is worth (0: informative)."),
+        instructor_option("--score-reaching", "hold_reaching", is_flag=True, flag_value=False,
+                          default=DEFAULTS.hold_reaching,
+                          help="Score a file that reaches into the process that runs it (sys, gc, ctypes, frames, "
+                               "torch's private names) as any other, instead of holding its points for a person's "
+                               "review: for a course whose own exercises need such code."),
     ]
 
 
@@ -418,8 +423,7 @@ def _check_notebook_owner(exercise, path):
     except SubmissionError:
         return
     if owner not in (None, exercise.id):
-        raise click.UsageError(f"{path} is the notebook of {owner}, not {exercise.id}: grade it with "
-                               f"lumen-grade {owner} --notebook {path}")
+        raise click.UsageError(wrong_exercise(path, owner, exercise.id, notebook=path))
 
 
 def unknown_exercise(name, commands=()):

@@ -92,7 +92,8 @@ def reports_folder(out):
 
 
 def students(submissions, out):
-    """The Students of a class folder, by name; hidden folders and our reports left out."""
+    """The Students of a class folder, by name; hidden folders and our reports left out. A link to
+    a folder is listed too, so that its row says it was not graded through it (`_Job`)."""
     reports = reports_folder(out).resolve()
     return sorted((Student(classbook.student_name(path.name), path) for path in Path(submissions).iterdir()
                    if path.is_dir() and not path.name.startswith(".") and path.resolve() != reports),
@@ -196,6 +197,10 @@ class _Job:
     def _start(self):
         staging = self.folder / STAGING
         staging.mkdir()
+        if self.student.folder.is_symlink():  # to solutions/ or a classmate: their files, not this student's
+            self.outcome = ("error", f"{self.student.folder.name} is a link to another folder, not a student's own "
+                                     "folder: not graded through it (copy the student's files in)")
+            return
         try:
             self.staged, self.notes = stage(self.student.folder, staging)
         except submission.SubmissionError as error:  # the walk's bounds, a file refused: said for the student

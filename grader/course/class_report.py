@@ -12,7 +12,8 @@ records into the summary that `class-report.json` holds and `grader.reports.clas
   for the top ones an anonymised example: the student's lines that differ from the stub, comments
   and docstrings dropped, every name, email, id and folder name of the class replaced;
 - stuck students: 0 points on each of the first `STUCK_FIRST` exercises, or one misconception on
-  several exercises; students whose grading failed (with the reason); containment levels;
+  several exercises; students whose grading failed (with the reason); containment levels; the
+  exercises held for review (code that reaches into its own process), with the lines named;
 - a lecture recap (the `RECAP` misconceptions that would help most students);
 - with a previous grading: per misconception, students who fixed it, kept it or newly show it;
 - with `similarity`: leads for review from `grader.course.similarity` (never verdicts).
@@ -25,6 +26,7 @@ is only counted, never shown by its name (it may be a real name).
 import ast
 import difflib
 import io
+import os
 import re
 import statistics
 import tokenize
@@ -35,6 +37,7 @@ from grader import catalog
 from grader.course import classbook
 from grader.course import similarity as leads
 from grader.grading import submission
+from grader.grading.results import held_where
 from grader.reports import class_page, class_tables
 from grader.sandbox import files
 
@@ -200,6 +203,7 @@ def build(records, *, roster=None, names=False, unreadable=(), submissions=None,
         "misconceptions": _ranked(shows, graded, who, submissions, stubs),
         "stuck": _stuck(graded, shows, who),
         "errors": _errors(records, unreadable, who),
+        "held_for_review": _held(graded, who),
         "containment": dict(Counter(r["report"]["containment"] for r in graded.values()).most_common()),
         "by_student": _by_student(shows, who),
     }
@@ -315,6 +319,18 @@ def _errors(records, unreadable, who):
     return sorted(errors, key=lambda e: (e["student"], e["reason"]))
 
 
+def _held(graded, who):
+    """The exercises whose points the kit held for a person's review (their code reaches into the
+    process that runs it): who, which exercise, and the lines named."""
+    held = []
+    for name, record in graded.items():
+        for entry, submitted in exercise_entries(record).values():
+            where = next(filter(None, (held_where(test["message"]) for test in entry["tests"])), None)
+            if submitted and where is not None:
+                held.append({"student": who.label[name], "exercise": entry["id"], "where": where})
+    return sorted(held, key=lambda h: (h["student"], catalog.find(h["exercise"]).number))
+
+
 def _by_student(shows, who):
     """The rows of misconceptions.csv: one per student × misconception."""
     rows = []
@@ -361,7 +377,9 @@ def student_folder(submissions, name):
 
 def student_source(folder, exercise):
     """The text of the file batch would grade for `exercise` in a student's folder (a notebook's
-    code cells), or None."""
+    code cells), or None; never through a folder that is a link (batch does not grade one)."""
+    if os.path.islink(folder):
+        return None
     found = submission.candidates(exercise, folder, nested=True)
     if not found:
         return None

@@ -30,7 +30,7 @@ from grader import catalog
 from grader.diagnosis import examples, matcher as diagnose, trails
 from grader.grading import testkit
 from grader.grading.compare import Mismatch
-from grader.grading.results import TestResult
+from grader.grading.results import TestResult, held_message
 from grader.sandbox.judge import (ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, InputsUnread, StudentError,
                                   SubmissionRefused)
 from grader.grading.student import Student
@@ -56,7 +56,7 @@ class SuiteOutcome:
 
 class GradingPlugin:
     def __init__(self, *, files, errors, launcher, log_dir, devices, seed, time_limit,
-                 memory_limit, sources=None, run=None, concluded=None):
+                 memory_limit, sources=None, run=None, concluded=None, hold_reaching=True):
         self.files = files  # exercise id -> the student's file to grade
         self.errors = dict(errors)  # exercise id -> why it cannot be graded (no file; then a failed import)
         self.sources = sources or {}  # exercise id -> submission.Found: names a line's notebook cell
@@ -68,6 +68,7 @@ class GradingPlugin:
         self.devices, self.seed, self.time_limit = devices, seed, time_limit
         self.memory_limit = memory_limit  # bytes per child, beyond what it holds at its start
         self.run = run  # the whole run's Deadline (None: none), which no exercise's outlasts
+        self.hold_reaching = hold_reaching  # hold a file that reaches into its process for review (Settings)
         self.students = {}  # exercise id -> Student, shared by every suite of that exercise
         self.imported = set()  # exercise ids whose file has been imported (or failed to be)
         self.printed_at = {}  # exercise id -> its log's size after its last test (or its import)
@@ -209,6 +210,11 @@ class GradingPlugin:
             return found.where(line)
         return self._shown(exercise) + (f", line {line}" if line is not None else "")
 
+    def _place(self, exercise, line):
+        """Line `line` of the code graded, as the student finds it (a notebook's cell and its line)."""
+        found = self.sources.get(exercise.id)
+        return found.where(line) if found is not None else f"{self._shown(exercise)}, line {line}"
+
     def _shown(self, exercise):
         """The name of the file graded, as the student knows it (a notebook's, not its code's)."""
         found = self.sources.get(exercise.id)
@@ -280,6 +286,9 @@ class GradingPlugin:
         self.concluded.add(exercise_id)
         _withhold(self.recorded[exercise_id])
         student = self.students.get(exercise_id)
+        if student is not None and student.reaches and self.hold_reaching:
+            exercise = catalog.find(exercise_id)
+            _hold_for_review(self.tests[exercise_id], [f"{self._place(exercise, found.line)}: {found.names}" for found in student.reaches])
         if student is not None:  # what the suites' calls printed (the child flushes after each)
             self.outputs[exercise_id] = student.printed(withheld=self.withheld_output[exercise_id])
         if exercise_id in {*self.failed_calls, *self.causes}:
@@ -346,6 +355,19 @@ def _withhold(recorded):
         test.message = ("not scored yet: this test checks a property of the function's answer, which earns its "
                         f"points once the answer itself is right, and none of its value tests{named} passed")
         test.details = {**test.details, "needs_values": list(needs)}
+
+
+def _hold_for_review(tests, places, listed=3):
+    """Withhold the points of every passed test of a file that reaches into its own process
+    (grader.sandbox.reach): code there can edit what the grader measures inside it, so a person, not
+    the kit, decides what such a file earned. Each test says where and why, and what to do."""
+    where = "; ".join(places[:listed]) + (f"; and {len(places) - listed} more" if len(places) > listed else "")
+    for test in tests:
+        if test.status != "passed" and not test.earned:
+            continue
+        test.status, test.earned = "failed", (0.0 if test.earned is not None else None)
+        test.message = held_message(where)
+        test.details = {**test.details, "held_for_review": places}
 
 
 def _diagnose(number, failed, passed, causes, example=lambda calls: None,

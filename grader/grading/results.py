@@ -8,18 +8,35 @@ machine (a CUDA case without a GPU) counts towards neither score nor maximum, th
 student graded there.
 
 Every text field that can hold what a student produced (messages, exception text, printed output,
-file names) is passed through `clean_text` as it is set, so every report format can carry it.
+file names, the diagnoses and the tier) is passed through `clean_text` as it is set, so every
+report format can carry it.
 """
 
 import re
 from dataclasses import dataclass, field
 
 STATUSES = ("passed", "failed", "error", "timeout", "not_run", "skipped")
+HELD_FOR_REVIEW = "held for your instructor's review"  # how a held test's message starts (held_message)
+_HELD = re.compile(re.escape(HELD_FOR_REVIEW) + r": your code reaches into the process that runs it \((.*)\), where code")
 
 # C0 and C1 controls (but tab and newline), DEL, zero-width and bidirectional formatting characters
 # that can redraw a terminal line or hide text, and lone surrogates (a str can hold '\ud800', which
 # no UTF-8 encoder, JSON file or XML document accepts).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff\ud800-\udfff]")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff\ud800-\udfff]")
+
+
+def held_message(where):
+    """The message of each test passed by a file that reaches into its own process (`where`: the
+    places, grader.sandbox.reach), whose points wait for a person: the cause, then what to do."""
+    return (f"{HELD_FOR_REVIEW}: your code reaches into the process that runs it ({where}), where code can change "
+            "what the grader measures, so the kit does not score this exercise. Attention code needs none of this: "
+            "take it out and submit again")
+
+
+def held_where(message):
+    """The places a held test's message names (`held_message`), or None for any other message."""
+    match = _HELD.match(message)
+    return match.group(1) if match else None
 
 
 def clean_text(text, newlines=True):
@@ -27,6 +44,19 @@ def clean_text(text, newlines=True):
     becomes U+FFFD, and without `newlines` a newline becomes a space."""
     text = _UNSAFE.sub("\ufffd", str(text))
     return text if newlines else text.replace("\n", " ")
+
+
+def clean_data(value):
+    """`value` (text, or dicts, lists and tuples of them, as a diagnosis or a tier holds) with every
+    string in it cleaned by `clean_text`, newlines kept; numbers and the rest as they are."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_data(key): clean_data(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [clean_data(item) for item in value]
+        return items if isinstance(value, list) else tuple(items)
+    return value
 
 
 class _CleanFields:
@@ -101,8 +131,10 @@ class ExerciseResult(_CleanFields):
     calls: list = field(default_factory=list, repr=False)  # the passed checks' calls, for the diagnosis
 
     def __setattr__(self, name, value):
-        if name == "ignored" and isinstance(value, list):
-            value = [clean_text(item) for item in value]
+        # the diagnoses' messages and examples and the tier's message can quote the student's own
+        # exception text (a diagnosis's smallest example, "not timed: on the performance case, ...")
+        if name in ("ignored", "diagnoses", "tier") and value is not None:
+            value = clean_data(value)
         super().__setattr__(name, value)
 
     @property

@@ -99,7 +99,8 @@ def _grade(exercises, options, launcher, devices, run, on_verdict=None):
                     absent.add(exercise.id)
                 continue
             shown[exercise.id], ignored[exercise.id] = str(found.shown), list(found.ignored)
-            files[exercise.id], sources[exercise.id] = str(found.code.resolve()), found
+            # the path as found, not its real path: a folder linked into the kit is not the kit's (files.read_submission)
+            files[exercise.id], sources[exercise.id] = str(found.code.absolute()), found
         # the reference's world, only after the fork, and before any student code runs: a
         # submission that could write this kit's files must not change what is imported later
         from grader.perf import judge as perf
@@ -141,7 +142,7 @@ def _run_suites(exercises, files, errors, sources, launcher, options, devices, r
         plugin = GradingPlugin(
             files=files, errors=errors, launcher=launcher, log_dir=log_dir,
             devices=devices, seed=options.seed, time_limit=options.time_limit,
-            memory_limit=options.memory_limit, sources=sources, run=run,
+            memory_limit=options.memory_limit, sources=sources, run=run, hold_reaching=options.hold_reaching,
             concluded=done and (lambda exercise_id, outcome: done(asked[exercise_id], _found_tests(exercise_id, outcome))),
         )
         args = [str(folder) for folder in folders] + [

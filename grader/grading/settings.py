@@ -55,6 +55,8 @@ class Settings:
     builtin_suites: bool = True  # run the exercises' own hidden suites too
     perf: bool = True  # time the passed exercises for their performance tier
     perf_points: float = 0.0  # points the tier is worth per exercise; 0: informative only
+    hold_reaching: bool = True  # hold the points of a file that reaches into its own process for a person's review
+                                # (grader.sandbox.reach); False: score it as any other (--score-reaching)
     watch_interval: float = 0.3  # seconds between two looks at the files (lumen-grade watch --interval)
     # How much of a student's folder is looked at to find their files (batch, Gradescope and
     # lumen-grade alike): beyond any of these, the student's row is an error that says which.

@@ -12,7 +12,7 @@ import os
 import stat
 import time
 
-from grader.sandbox import files, wire
+from grader.sandbox import files, reach, wire
 from grader.grading.compare import Mismatch, describe
 from grader.grading.testkit import crash_evidence, grad_request, replayable
 from grader.nested import map_values
@@ -34,6 +34,7 @@ class Student:
         self.load_failure = None  # why the file could not be imported, once it failed
         self.generation = 0  # bumped at every restart, so handles from a dead child are refused
         self.replies = wire.Allowance(REPLY_BYTES)  # what the answers of all its children may hold together
+        self.reaches = []  # where the file reaches into its process (grader.sandbox.reach), once it was read
 
     def _live_child(self):
         if self.load_failure is not None:
@@ -46,6 +47,7 @@ class Student:
             except SubmissionRefused as refused:
                 self.load_failure = refused
                 raise
+            self.reaches = reach.reaches(load["source"])
             self.child = Child(self.launcher, self.log_path, self.deadline, self.memory_limit, (self.path,),
                                allowance=self.replies)
             self.generation += 1

@@ -29,6 +29,7 @@ MAX_NOTEBOOK_CELLS = 1000  # an exercise's notebook has a dozen; nbformat valida
 # Cell magics that run their body as Python in the kernel: the body is kept, the magic line dropped.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _ASSIGNED_MAGIC = re.compile(r"[ \t]*[\w.]+[ \t]*=[ \t]*[!%]")  # files = !ls, t = %timeit f()
+_LINE_END = re.compile(r"\r\n?|\n")  # a line's end for Python: a lone CR too (round 27's a08)
 
 
 FIND_STEP = "find the file"  # the step of a SubmissionError for a file that is not there at all
@@ -218,7 +219,9 @@ def prepare(exercise, folder, work_dir, notebook=None):
     starts, line = [], 1
     for number, code_number, text in cells:
         starts.append((line + 1, number, code_number))  # after the "# file, cell N" comment
-        line += text.count("\n") + 3  # the comment, the code, and the blank line between cells
+        # the comment, the code, and the blank line between cells (a code's last CR and the next
+        # newline end one line, as Python reads them)
+        line += 1 + len(_LINE_END.findall(text + "\n\n"))
     return Found(path, code, cells=tuple(starts), ignored=ignored)
 
 
@@ -232,6 +235,31 @@ def _owner(notebook):
     metadata = notebook.get("metadata")
     lumen = metadata.get("lumen") if isinstance(metadata, dict) else None
     return lumen.get("exercise") if isinstance(lumen, dict) else None
+
+
+OWNER_SHOWN = 80  # characters of a notebook's claimed exercise that a message quotes
+
+
+def owner_text(owner):
+    """A notebook's claimed exercise (`_owner`: any JSON value the student wrote) as a message quotes
+    it: on one line, escaped (ascii) and cut to OWNER_SHOWN characters, so that it can never draw lines
+    of a report of its own (round 27's a18: a fake "passed" verdict); an exercise's id as it is."""
+    if isinstance(owner, str) and re.fullmatch(r"exercise\d{1,2}", owner):
+        return owner
+    text = ascii(owner)
+    return text if len(text) <= OWNER_SHOWN else text[:OWNER_SHOWN - 3] + "..."
+
+
+def wrong_exercise(name, owner, exercise_id, notebook=None):
+    """Why the notebook `name`, whose metadata claims `owner`, is not graded as `exercise_id`, and what
+    to do: grade the exercise it claims (`--notebook` naming it, where given), or, where the claim is no
+    exercise's id, mend the claim."""
+    claimed = owner_text(owner)
+    if claimed != owner:
+        return (f"{name} says in its metadata that it is the notebook of {claimed}, which is no exercise: set its "
+                f"`lumen` metadata's `exercise` to {exercise_id} (or remove it), or hand in the exercise's own notebook")
+    option = f" --notebook {notebook}" if notebook else ""
+    return f"{name} is the notebook of {owner}, not {exercise_id}: grade it with lumen-grade {owner}{option}"
 
 
 def read_notebook(path):
@@ -296,8 +324,7 @@ def notebook_cells(path, exercise=None):
     notebook = read_notebook(path)
     owner = _owner(notebook)
     if exercise is not None and owner not in (None, exercise.id):
-        raise WrongExercise(f"{path.name} is the notebook of {owner}, not {exercise.id}: grade it with "
-                            f"lumen-grade {owner}", path, "read the notebook")
+        raise WrongExercise(wrong_exercise(path.name, owner, exercise.id), path, "read the notebook")
     parts, code_cells = [], 0
     for number, cell in enumerate(notebook.get("cells") or (), start=1):
         if not (isinstance(cell, dict) and isinstance(cell.get("cell_type"), str)

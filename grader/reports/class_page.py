@@ -52,7 +52,7 @@ def render(summary, title="Class report"):
             _tests(summary), _misconceptions(summary)]
     if "trend" in summary:
         body.append(_trend(summary["trend"]))
-    body += [_stuck(summary), _errors(summary), _tiers(summary)]
+    body += [_stuck(summary), _held(summary), _errors(summary), _tiers(summary)]
     if "similarity" in summary:
         body.append(_similarity(summary["similarity"]))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -221,6 +221,16 @@ def _stuck(summary):
     rows = [(escape(s["student"]), escape("; ".join(s["reasons"]))) for s in stuck]
     return ('<h2 id="stuck">Students who are stuck</h2><p class="note">0 points on the first exercises, or the '
             'same misconception on several exercises.</p>' + _table(["student", "why"], rows))
+
+
+def _held(summary):
+    held = summary["held_for_review"]
+    if not held:
+        return '<h2 id="held">Held for your review</h2><p>None.</p>'
+    rows = [(escape(h["student"]), escape(h["exercise"]), escape(h["where"])) for h in held]
+    return ('<h2 id="held">Held for your review</h2><p class="note">Code that reaches into the process that runs it, '
+            'where it could change what the grader measures: the kit scored these exercises 0. Read the lines named '
+            'and decide (docs/security.md).</p>' + _table(["student", "exercise", "lines"], rows))
 
 
 def _errors(summary):

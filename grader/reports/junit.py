@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path, PurePath
 
 from grader.reports import hint_lines
+from grader.sandbox import files
 
 
 def _points(value):
@@ -99,13 +100,15 @@ def _dotted(file):
 
 def _function_lines(file):
     """{name: line} of the functions and classes (and Class.method) of a student's .py file, read
-    with `ast` (never run); empty for a notebook or a file that does not parse."""
+    with `ast` (never run) as the judge reads it (`files.read_submission`: a bounded regular file,
+    opened non-blocking, never through a link: round 27's a03 named /dev/zero and a pipe); empty for a
+    notebook or a file that is refused or does not parse."""
     path = Path(file)
     if path.suffix != ".py":
         return {}
     try:
-        tree = ast.parse(path.read_bytes())
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):  # too deep to parse: round 23's a14
+        tree = ast.parse(files.read_submission(path))
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):  # UnsafeFile is an OSError
         return {}
     lines = {}
     for node in tree.body:

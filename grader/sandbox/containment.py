@@ -92,6 +92,7 @@ _FILE_RIGHTS = _FS["execute"] | _FS["write_file"] | _FS["read_file"] | _FS["trun
 
 # mounts, namespaces, prctl
 CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, CLONE_NEWIPC = 0x00020000, 0x20000000, 0x10000000, 0x08000000
+CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
@@ -360,6 +361,14 @@ def _private_root(plan, scratch, readable, owner, scratch_bytes=SCRATCH_BYTES):
     _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
+def _own_network():
+    """Move this child into a network namespace of its own, empty (a loopback, down), so that /proc/net
+    shows none of the host's sockets (round 27's a02: the paths of unix sockets in other users' private
+    folders, every listening port); whether it did. Where the kernel refuses, the host's stay in view,
+    as before: names to read, not a way out (seccomp and Landlock keep sockets closed)."""
+    return _LIBC.unshare(CLONE_NEWNET) == 0
+
+
 def _own_proc(target):
     """Mount a /proc of this process's PID namespace at `target`, while the host's is still in view
     (a user namespace may mount one only then, and only where the host's is not partly covered, as
@@ -518,7 +527,9 @@ def confine(plan, scratch, readable=(), scratch_bytes=SCRATCH_BYTES):
     parent = os.getppid()
     if os.environ.get(OFF_ENV) == "1":  # measuring what the kernel layers cost: the level says so
         plan = plan._replace(root=False, landlock=0)
+    network = False
     if plan.root or plan.user_ns:
+        network = _own_network()
         try:
             _private_root(plan, scratch, readable, owner=os.getuid() if plan.user_ns else
                           UNPRIVILEGED if plan.drop_uid else 0, scratch_bytes=scratch_bytes)
@@ -532,6 +543,8 @@ def confine(plan, scratch, readable=(), scratch_bytes=SCRATCH_BYTES):
         _drop_privileges(drop_uid, user_ns=plan.user_ns)
         layers.append(Layer(f"uid {UNPRIVILEGED}" if drop_uid else "no capabilities", True))
     layers.append(Layer("pid-namespace", _own_processes_only(plan)))
+    if network:  # named where it held; without it the child is as confined as before, so no lower level
+        layers.append(Layer("network-namespace", True))
     _cuda_allowance(plan)  # after the uid change, which turns dumpable off
     _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after the uid change, which clears it

@@ -221,8 +221,12 @@ def read_submission(path, limit=MAX_SOURCE_BYTES, secrets=()):
     bundle's copy of the kit and its solution: round 25's a16): a hard link to the answer key is the
     answer key, judged by the very file read. Raises UnsafeFile with a message for the student."""
     trees = (*containment.kit_secrets(), *map(str, secrets))
-    real = os.path.realpath(path)
-    own = any(real.startswith(os.path.realpath(tree) + os.sep) for tree in trees)
+    # the kit's own file, named as one (`--submission solutions`), not a path that only leads into
+    # the kit through a link: a student folder linked to solutions/ is not the answer key's folder
+    given, real = os.path.abspath(path), os.path.realpath(path)
+    own = any(real.startswith(os.path.realpath(tree) + os.sep)
+              and any(given.startswith(root + os.sep) for root in {os.path.abspath(tree), os.path.realpath(tree)})
+              for tree in trees)
 
     def refuse(info):
         if not own and (info.st_dev, info.st_ino) in _secret_inodes(trees):  # grading solutions/ itself is fine

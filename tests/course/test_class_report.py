@@ -5,6 +5,7 @@ files each student handed in, the trend between two gradings against the files c
 similarity leads on planted near-copies, and privacy (no name in an anonymised example)."""
 
 import csv
+import html
 import html.parser
 import io
 import json
@@ -19,7 +20,8 @@ import synthetic_class
 from grader import catalog
 from grader.cli.main import main
 from grader.course import class_report, classbook, similarity
-from grader.reports import class_tables, safe_cell
+from grader.grading import results
+from grader.reports import class_page, class_tables, safe_cell
 
 ROOT = synthetic_class.ROOT
 CLASS_SIZE = synthetic_class.CLASS_SIZE
@@ -147,8 +149,6 @@ def test_the_default_page_shows_ids_and_names_only_when_asked(klass):
 
 
 def class_report_page(summary):
-    from grader.reports import class_page
-
     return class_page.render(summary)
 
 
@@ -370,3 +370,20 @@ def test_scrubbing_replaces_names_and_emails_but_not_matrix_products():
     assert who.scrub("scores = q@k.transpose(-2, -1)  # x@w.T") == "scores = q@k.transpose(-2, -1)  # x@w.T"
     assert who.scrub("ADA_L = 'Lovelace, mail me: a.l@other.org'") == "[name] = '[name], mail me: [name]'"
     assert who.label == {"ada_l": "ada_l"}  # a folder not matched to the roster keeps its name
+
+
+def test_exercises_held_for_review_are_listed_with_their_lines(klass):
+    """A student whose code reaches into its own process has that exercise's points held: the class
+    report lists who, which exercise and the lines, on the page too; nobody else."""
+    records = json.loads(json.dumps(klass["records"]))  # a copy
+    name = next(n for n, r in sorted(records.items()) if r["status"] == "graded")
+    entry = next(e for e in records[name]["report"]["exercises"] if e["tests"])
+    where = f"{entry['id']}.py, line 3: import gc"
+    for test in entry["tests"]:
+        if test["status"] == "passed":
+            test["status"], test["score"], test["message"] = "failed", 0.0, results.held_message(where)
+    summary = class_report.build(records, roster=klass["roster"])
+    assert [(h["exercise"], h["where"]) for h in summary["held_for_review"]] == [(entry["id"], where)]
+    assert klass["summary"]["held_for_review"] == []
+    page = class_page.render(summary)
+    assert "Held for your review" in page and html.escape(where) in page

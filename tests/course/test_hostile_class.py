@@ -337,3 +337,42 @@ def test_a_folder_that_cannot_be_read_is_said(tmp_path, monkeypatch):
     (tmp_path / "staged").mkdir()
     staged, notes = gradescope.stage(tmp_path / "alice", tmp_path / "staged", [EXERCISE3])
     assert staged == {} and notes == ["not searched: the folder locked could not be read"]
+
+
+def test_a_student_folder_that_is_a_link_is_not_graded_through_it(tmp_path, fresh_tmpdir):
+    """Round 27, a07: `bob -> solutions/` got full marks from the answer key, `carol -> alice` got
+    alice's files. Each link gets a row `error` that says why; alice is graded as ever."""
+    from grader.course import class_report
+
+    (tmp_path / "class" / "alice").mkdir(parents=True)
+    (tmp_path / "class" / "alice" / "exercise3_scaling.py").write_bytes(SOLUTION.read_bytes())
+    os.symlink(SOLUTIONS, tmp_path / "class" / "bob")
+    os.symlink("alice", tmp_path / "class" / "carol")
+    out = tmp_path / "grades.csv"
+    result = grade_class(tmp_path / "class", out)
+    assert result.exit_code == 1, result.output
+    records = records_of(out)
+    assert records["alice"]["status"] == "graded" and records["alice"]["report"]["score"] > 0
+    for name in ("bob", "carol"):
+        assert records[name]["status"] == "error" and records[name]["report"] is None
+        assert records[name]["message"].startswith(f"{name} is a link to another folder, not a student's own folder")
+        assert "\n" not in records[name]["message"]
+        assert class_report.student_source(tmp_path / "class" / name, EXERCISE3) is None
+    assert class_report.student_source(tmp_path / "class" / "alice", EXERCISE3) is not None
+    assert os.listdir(fresh_tmpdir) == []
+
+
+def test_a_file_of_the_kit_reached_through_a_folder_link_is_refused(tmp_path):
+    """Round 27, a07: the hard-link check was waved for any file whose real path is in the kit; it is
+    waved only where the path as given is in the kit (`--submission solutions`)."""
+    os.symlink(SOLUTIONS, tmp_path / "bob")
+    with pytest.raises(files.UnsafeFile, match="is a link to one of the grader's own files"):
+        files.read_submission(tmp_path / "bob" / SOLUTION.name)
+    assert files.read_submission(SOLUTION) == SOLUTION.read_bytes()
+    alone = CliRunner().invoke(main, ["exercise3", "--submission", str(SOLUTIONS), "--device", "cpu", "--no-perf",
+                                      "--format", "json"])
+    assert alone.exit_code == 0 and json.loads(alone.output)["score"] == json.loads(alone.output)["max_score"]
+    linked = CliRunner().invoke(main, ["exercise3", "--submission", str(tmp_path / "bob"), "--device", "cpu",
+                                       "--no-perf", "--format", "json"])  # a CI repository's `exercises -> kit`
+    assert linked.exit_code == 1 and json.loads(linked.output)["score"] == 0
+    assert "is a link to one of the grader's own files" in linked.output

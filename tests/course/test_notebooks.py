@@ -192,6 +192,21 @@ def test_the_notebook_of_another_exercise_is_refused(tmp_path):
     assert notebook_code(path, catalog.find("4")).endswith("x = 1\n")
 
 
+def test_the_claimed_exercise_is_quoted_on_one_short_line(tmp_path):
+    """Round 27, a18: the metadata's claim was quoted whole, newlines and all, so a notebook could print
+    a fake "✓ ... 26/26" verdict in the usage error, in `all`'s error and on Gradescope."""
+    fake = "exercise9\n\n\u2713 exercise4  Causal and padding masks  26/26  on par\n\nTotal: 26/26\n" + "\n" * 24
+    path = write_notebook(tmp_path / "exercise4_masking.ipynb", "x = 1", metadata={"lumen": {"exercise": fake * 100}})
+    with pytest.raises(SubmissionError) as refused:
+        notebook_code(path, catalog.find("4"))
+    assert "\n" not in str(refused.value) and "Total: 26/26" not in str(refused.value)
+    assert len(str(refused.value)) < 400 and "'exercise9\\n\\n\\u2713 exercise4" in str(refused.value)
+    assert "which is no exercise: set its `lumen` metadata's `exercise` to exercise4" in str(refused.value)
+    result = invoke("exercise4", "--submission", tmp_path, "--device", "cpu")
+    assert result.exit_code == 2 and "Total: 26/26" not in result.output and "\u2713" not in result.output
+    assert "is the notebook of 'exercise9\\n" in unwrapped(result.output) and "lumen-grade 'exercise9" not in unwrapped(result.output)
+
+
 # Grading notebooks
 
 
@@ -424,6 +439,24 @@ def test_a_runtime_error_names_the_notebook_cell_not_the_graded_file(tmp_path):
     assert details["frames"] == [f"{EX3.stem}.ipynb, cell 4 (code cell 2), line 3, in scaled_scores: "
                                  "raise ValueError('oops')"]
     assert found.frame(frame) == found.frame(found.frame(frame))  # a frame already mapped stays as it is
+
+
+def test_a_cell_with_lone_carriage_returns_keeps_the_later_cells_lines(tmp_path):
+    """Round 27, a08: a lone CR ends a line for Python, and the cells' lines were counted by "\\n"
+    alone: an error on cell 3's line 3 was reported at a line 10 that does not exist."""
+    from grader.grading.submission import prepare
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("import torch\rimport math\r\rx = 1\r\ny = 2\r" * 3),
+                      nbformat.v4.new_markdown_cell("then"),
+                      nbformat.v4.new_code_cell("def scaled_scores(q, k):\n    x = 1\n    raise ValueError('oops')")]
+    nbformat.write(notebook, (tmp_path / EX3.stem).with_suffix(".ipynb"))
+    (tmp_path / "code").mkdir()
+    found = prepare(EX3, tmp_path, tmp_path / "code")
+    module = found.code.read_bytes().decode("utf-8")
+    line = re.split(r"\r\n?|\n", module).index("    raise ValueError('oops')") + 1  # as Python numbers it
+    assert found.frame(f"{EX3.file_name}, line {line}, in scaled_scores: raise ValueError('oops')") == (
+        f"{EX3.stem}.ipynb, cell 3 (code cell 2), line 3, in scaled_scores: raise ValueError('oops')")
 
 
 @pytest.mark.parametrize("cell", [{"cell_type": "code", "source": 5, "metadata": {}, "outputs": []},

@@ -113,9 +113,11 @@ def submission(case, folder):
 
 
 def grade_cli(case, folder, *extra):
-    """The case graded by `lumen-grade` in this process; returns (exit code, what it printed)."""
+    """The case graded by `lumen-grade` in this process; returns (exit code, what it printed). Scored
+    even where it reaches into its process (--score-reaching): what the layers behind that hold let
+    through is what these cases check (tests/sandbox/test_reach.py checks the hold)."""
     args = [case.exercise, "--submission", str(folder), "--device", "cpu", "--format", "json",
-            "--timeout", str(case.timeout), "--memory-limit", MEMORY_LIMIT, *extra]
+            "--timeout", str(case.timeout), "--memory-limit", MEMORY_LIMIT, "--score-reaching", *extra]
     args += [] if case.timed else ["--no-perf"]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code in (0, 1), result.output
@@ -217,7 +219,7 @@ def lumen_grade(folder, *args, python_m=False):
     command = [sys.executable, "-m", "grader"] if python_m else [LUMEN_GRADE]
     env = {**os.environ, "TMPDIR": str(folder)}
     done = subprocess.run([*command, "exercise3", "--submission", ".", "--device", "cpu", "--format", "json",
-                           "--memory-limit", MEMORY_LIMIT, "--timeout", "30", "--no-perf", *args],
+                           "--memory-limit", MEMORY_LIMIT, "--timeout", "30", "--no-perf", "--score-reaching", *args],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=300)
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, json.loads(done.stdout), done.stderr

@@ -42,7 +42,7 @@ def _start(folder, code, total, *extra):
     (folder / "tmp").mkdir()
     return subprocess.Popen(
         [sys.executable, "-m", "grader", "exercise3", "--submission", str(folder / "submission"), "--device", "cpu",
-         "--format", "json", "--timeout", str(PER_EXERCISE), "--total-timeout", str(total), *extra],
+         "--format", "json", "--timeout", str(PER_EXERCISE), "--total-timeout", str(total), "--score-reaching", *extra],
         env={**os.environ, "TMPDIR": str(folder / "tmp")}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
 

@@ -30,6 +30,51 @@ def test_results_clean_text_whenever_it_is_set():
         assert text == clean_text(text) and "\ud800" not in text
 
 
+def test_the_judge_and_the_results_clean_surrogates_and_the_arabic_letter_mark():
+    for cleaned in (printable("a \ud800 b \u061c 1"), clean_text("a \ud800 b \u061c 1")):
+        assert cleaned == "a \ufffd b \ufffd 1"
+        cleaned.encode("utf-8")
+
+
+def test_diagnoses_and_tier_are_cleaned_whenever_they_are_set():
+    """A diagnosis's smallest example and the tier's "not timed" message quote the student's own
+    exception text (round 27: a lone surrogate there crashed every report writer)."""
+    diagnosis = {"id": "x", "message": NASTY, "example": {"call": NASTY, "raised": [NASTY, 3]}}
+    tier = {"id": None, "name": "not timed", "message": f"not timed: on the performance case, {NASTY}", "ratio": None}
+    exercise = ExerciseResult("exercise8", "KV", "f.py", diagnoses=[diagnosis], tier=tier)
+    assert exercise.tier["message"] == clean_text(tier["message"]) and exercise.tier["ratio"] is None
+    assert exercise.diagnoses[0]["example"]["raised"] == [clean_text(NASTY), 3]
+    exercise.tier = dict(tier)  # set later, as the performance phase does
+    verdict = GradeReport([exercise], device="cpu", seed=0)
+    for fmt, render in formats.RENDERERS.items():
+        text = render(verdict)
+        text.encode("utf-8")
+        assert "\ud800" not in text, fmt
+    json.dumps(exercise.to_dict(), ensure_ascii=False).encode("utf-8")
+
+
+def test_an_error_with_a_lone_surrogate_on_the_performance_case_gets_its_real_verdict(grade):
+    """Round 27, a15: right on every test, raising only on the performance case's shape: the tier's
+    message quotes the error, and the file is graded, not a grader crash."""
+    result = grade(3, perf=True, source=r'''
+        import math
+
+        def scale_scores(scores, d_k):
+            if tuple(scores.shape[-3:]) == (8, 128, 128):
+                raise ValueError("too big \ud800")
+            return scores / math.sqrt(d_k)
+
+        def scaled_scores(q, k):
+            return scale_scores(q @ k.transpose(-2, -1), q.size(-1))
+    ''')
+    assert all(test.status in ("passed", "skipped") for test in result.tests if test.name != "performance tier")
+    assert "too big \ufffd" in result.tier["message"]
+    verdict = GradeReport([result], device="cpu", seed=0)
+    for fmt, render in formats.RENDERERS.items():
+        render(verdict).encode("utf-8")
+    assert json.loads(gradescope.render(verdict))["score"] == result.score
+
+
 def test_student_text_with_a_lone_surrogate_is_graded_in_every_format(grade):
     result = grade(3, source=r'''
         import math

@@ -5,7 +5,8 @@ file, in /tmp, in the kit and in its scratch folder; reading its own file; memor
 /dev/zero or a file of its scratch folder, which --memory-limit (RLIMIT_DATA) would not count;
 files at the root of its file system, more empty files in its scratch folder than a child may
 make, 64 GiB of address space and 2000 open files (each costs kernel memory that no size limit
-counts).
+counts). Besides: the paths of the unix sockets /proc/net/unix shows it (round 27's a02: the host's,
+in other users' private folders).
 @KIT@ is the kit's folder, written in by the test."""
 
 import mmap
@@ -87,10 +88,21 @@ def _writable_mounts(scratch):
                   and point != "/proc" and not point.startswith(("/dev/", scratch)))
 
 
+def _unix_sockets():
+    """The paths of the unix sockets this child's /proc/net/unix lists (its network namespace's), or
+    why it could not be read."""
+    try:
+        with open("/proc/net/unix", encoding="utf-8", errors="replace") as table:
+            return sorted(fields[7] for fields in (line.split() for line in table.readlines()[1:]) if len(fields) > 7)
+    except OSError as error:
+        return f"unreadable: {error.strerror}"
+
+
 def probe():
     scratch = tempfile.gettempdir()
     return {
         "writable mounts": _writable_mounts(scratch),
+        "unix sockets": _unix_sockets(),
         "read the answer key by path": _attempt(lambda: _read(KEY)),
         "read the answer key by dir_fd": _attempt(_by_dir_fd),
         "read the answer key by hard link": _attempt(lambda: _by_link(os.link)),

@@ -3,9 +3,11 @@ expect (Gradescope's autograder specification; the JUnit fields GitHub and GitLa
 made by hand and on real grading runs; and the CI examples, whose commands are run as written."""
 
 import json
+import os
 import re
 import shlex
 import shutil
+import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -305,6 +307,25 @@ def test_junit_of_a_file_too_deep_to_parse_is_written_without_lines(tmp_path):
     verdict = GradeReport([ExerciseResult("exercise3", "Scale", str(path), tests)], device="cpu", seed=0)
     (suite,) = parse_junit(junit.render(verdict))
     assert suite.find("testcase/failure").text.splitlines()[-1] == "0/1 points"
+
+
+def test_junit_reads_no_exercise_file_the_judge_would_refuse(tmp_path):
+    """Round 27, a03: a link (to /dev/zero: GiBs of memory), a pipe (a hang) or an oversized file
+    named as the exercise: the JUnit writer reads it as the judge does, or not at all (no lines)."""
+    (tmp_path / "real.py").write_text("def scaled_scores(q, k):\n    return q\n")
+    os.symlink(tmp_path / "real.py", tmp_path / "exercise3_scaling.py")
+    os.mkfifo(tmp_path / "exercise4_masking.py")
+    (tmp_path / "exercise5_softmax.py").write_text("def softmax(x):\n    return x\n" + "#" * (3 << 20))
+    tests = [Check("test_scaled", "failed", 1.0, message="wrong", details={"call": {"target": "scaled_scores"}})]
+    for name in ("exercise3_scaling.py", "exercise4_masking.py", "exercise5_softmax.py"):
+        verdict = GradeReport([ExerciseResult(name[:9], "x", str(tmp_path / name), tests)], device="cpu", seed=0)
+        written = []
+        writer = threading.Thread(target=lambda: written.append(junit.render(verdict)), daemon=True)
+        writer.start()
+        writer.join(timeout=20)
+        assert written, f"{name}: the writer blocked"
+        (suite,) = parse_junit(written[0])
+        assert suite.find("testcase/failure").text.splitlines()[-1] == "0/1 points", name
 
 
 # -- real runs, through the command line ----------------------------------------------------------

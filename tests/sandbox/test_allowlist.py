@@ -81,13 +81,16 @@ def test_every_refused_call_answers_eperm_and_python_names_it(tmp_path):
 def test_ordinary_code_keeps_working_in_the_child(tmp_path):
     """Files in its scratch folder, threads and a thread pool, torch at 4 threads, a 64 MiB tensor,
     torch.save, sleeping, randomness, a formatted traceback: at import and in a call, graded by
-    `lumen-grade` to full marks. In a fresh grader process: torch's OpenMP pool hangs in a child
+    `lumen-grade --score-reaching` to full marks (the file reaches into its process: it needs `os`
+    and `threading`, which attention code does not, so by default its points would be held for review,
+    tests/sandbox/test_reach.py). In a fresh grader process: torch's OpenMP pool hangs in a child
     forked from a process whose pool already ran (as this test process's may have), which a
     grading run avoids by forking its zygote before it computes anything."""
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "exercise3_scaling.py").write_text((PROBES / "everyday.py").read_text())
     done = subprocess.run([sys.executable, "-m", "grader", "exercise3", "--submission", str(tmp_path / "submission"),
-                           "--no-perf", "--device", "cpu", "--format", "json"], capture_output=True, text=True,
+                           "--no-perf", "--device", "cpu", "--format", "json", "--score-reaching"],
+                          capture_output=True, text=True,
                           timeout=300, cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp_path)})
     report = json.loads(done.stdout)
     assert done.returncode == 0 and report["score"] == report["max_score"] > 0, done.stdout[-2000:]

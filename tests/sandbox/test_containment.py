@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -55,6 +56,9 @@ def escape_attempts(folder):
     forbidden-shortcut rules are switched off (their audit hook would refuse the answer key's
     files first): what is left is the kernel's doing."""
     folder.mkdir(parents=True, exist_ok=True)
+    host = socket.socket(socket.AF_UNIX)  # a socket of the host's network namespace, as another user's server
+    host.bind(str(folder / "host-server.sock"))
+    host.listen()
     path = folder / "exercise3_scaling.py"
     path.write_text(PROBE.read_text().replace("@KIT@", str(ROOT)))
     audit, rules.Guard._audit = rules.Guard._audit, lambda self, event, args: None
@@ -69,19 +73,29 @@ def escape_attempts(folder):
             outcomes = child.request({"op": "call", "target": "probe", "args": [], "kwargs": {}})["value"]
         finally:
             child.stop()
+        outcomes["host socket in view outside"] = str(folder / "host-server.sock") in _host_unix_sockets()
     finally:
         launcher.close()
+        host.close()
     return launcher.containment, outcomes
+
+
+def _host_unix_sockets():
+    with open("/proc/net/unix", encoding="utf-8", errors="replace") as table:
+        return [line.split()[7] for line in table.readlines()[1:] if len(line.split()) > 7]
 
 
 def assert_confined(level, outcomes):
     """Every attempt of the probe's got what OUTCOMES says; in a private root (the mount namespace held)
     every mount is read-only but the scratch, the devices and /proc, sub-mounts too (round 24: /sys's
-    cgroup hierarchies were writable under a read-only /sys)."""
-    writable = outcomes.pop("writable mounts")
+    cgroup hierarchies were writable under a read-only /sys), and /proc/net lists no unix socket."""
+    writable, sockets = outcomes.pop("writable mounts"), outcomes.pop("unix sockets")
+    assert outcomes.pop("host socket in view outside")  # what the child must not see was there to see
     assert outcomes == OUTCOMES
     if "mount-namespace" in level["layers"]:
         assert writable == [], writable
+        # a network namespace of its own, empty: none of the host's unix sockets (round 27's a02)
+        assert "network-namespace" in level["layers"] and sockets == [], (level, sockets)
 
 
 @NEEDS_KERNEL

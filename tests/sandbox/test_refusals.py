@@ -270,7 +270,7 @@ def test_the_answer_key_found_in_memory_refuses():
     from grader.grading.settings import Settings
 
     report = run_all(catalog.EXERCISES, Settings(submission=ROUND21 / "a2_answer_key_from_gc" / "sub", device="cpu",
-                                                 perf=False, time_limit=60.0))
+                                                 perf=False, time_limit=60.0, hold_reaching=False))
     assert sum(exercise.score for exercise in report.exercises) == 0
     failed = [test for exercise in report.exercises for test in exercise.tests if test.status == "failed"]
     assert failed and all("forbidden: the answer key" in test.message for test in failed), \

@@ -1,0 +1,343 @@
+"""What in a student's source reaches into the interpreter it runs in, read by the judge from the text
+it sends the child, so that no code of the student's can hide it.
+
+The child measures some things of the student's code from inside its own process: the rules that
+refuse a forbidden shortcut, the inputs as a call left them, the device of what it made, the products
+a projection runs, a cache's storage. Code in that process can find the grader's objects there and
+forge any of it (docs/security.md: no refusal inside one CPython process makes them unreachable).
+Finding them takes the interpreter's insides, which attention code never needs: the modules that
+hold it (`sys`, `gc`, `ctypes`, `inspect`, ...), attributes that lead from an object to another's
+code, globals or frames (`__globals__`, `__subclasses__`, `f_back`), torch's private names
+(`torch._C`), attributes named at run time (`getattr(x, name)`), built-ins that run or reach code
+(`exec`, `eval`, `compile`, `__import__`, `globals`, `vars`, `open`, `id`), and library functions that
+run code held in data (a pickle, an annotation's text, a timer's statement).
+
+The rule is an allowlist where one can be written, read from the source's syntax tree (string
+annotations included, which libraries evaluate): the modules a student may import and the built-ins
+they may call are listed (a built-in's name counts as the student's own only where a function binds
+it: elsewhere it may fall through to the built-in); dunders are refused but for everyday ones;
+private names only where the student's code defines them and torch does not; the frame and code
+attributes are those the interpreter's own types have. A file that steps outside gets its exercise
+held for a person (grader.grading.plugin withholds its points and says which line), never a forged
+grade; the student learns at once what to take out.
+"""
+
+import ast
+import builtins
+import functools
+import importlib
+import operator
+import types
+from dataclasses import dataclass
+
+# What attention code imports (and debugging code beside it); a dotted module must keep to public names.
+MODULES = frozenset({"torch", "numpy", "math", "cmath", "random", "typing", "typing_extensions", "dataclasses",
+                     "functools", "operator", "itertools", "collections", "enum", "abc", "numbers", "fractions",
+                     "decimal", "statistics", "heapq", "bisect", "warnings", "time", "datetime", "copy", "re",
+                     "json", "os", "pathlib", "logging", "pprint", "textwrap", "contextlib", "__future__", "einops"})
+# Python's own modules that hold the interpreter or its memory, and the functions of allowed modules that
+# run code held in data (a pickle, an annotation's text, a timer's statement), hand out frames, or name
+# attributes at run time: an attribute of that name (`torch.sys`, `np.ctypeslib.ctypes`, `torch.load`,
+# `torch.utils.benchmark`, `operator.attrgetter`) reaches them from an allowed module.
+INTERPRETER = frozenset({"sys", "gc", "ctypes", "ctypeslib", "inspect", "builtins", "importlib", "types",
+                         "signal", "threading", "_thread", "weakref", "traceback", "linecache", "marshal", "pickle",
+                         "copyreg", "code", "codeop", "dis", "tracemalloc", "faulthandler", "atexit", "subprocess",
+                         "multiprocessing", "runpy", "pkgutil", "mmap", "resource", "pdb", "bdb", "ast", "site",
+                         "stride_tricks", "hub", "package", "cpp_extension", "load_library", "load_inline",
+                         "benchmark", "attrgetter", "methodcaller", "load", "loads", "get_type_hints", "ForwardRef",
+                         "runstring", "currentframe", "singledispatch", "singledispatchmethod"})
+# `sys` itself, for the values attention code reads of it (`import sys`, never under another name).
+SYS_VALUES = frozenset({"maxsize", "float_info", "version_info", "byteorder", "stdout", "stderr"})
+# The built-ins attention code calls: values, containers, iteration, exceptions (every exception class
+# is allowed, below). `getattr`, `hasattr` and `setattr` with a name written in the code, read as an attribute.
+BUILTINS = frozenset({"abs", "all", "any", "bool", "callable", "chr", "classmethod", "complex", "dict",
+                      "divmod", "enumerate", "filter", "float", "format", "frozenset", "hash", "int",
+                      "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min", "next", "object",
+                      "ord", "pow", "print", "property", "range", "repr", "reversed", "round", "set", "slice",
+                      "sorted", "staticmethod", "str", "sum", "super", "tuple", "type", "zip", "NotImplemented",
+                      "Ellipsis", "None", "True", "False", "__name__", "__debug__"})
+NAMED_ATTRIBUTES = frozenset({"getattr", "hasattr", "setattr"})
+# The dunders everyday classes use, and those operators call (as the `operator` module names them); any
+# other (`__globals__`, `__subclasses__`, `__dict__`, `__code__`) leads from an object to another's insides.
+DUNDERS = frozenset({"__init__", "__post_init__", "__call__", "__name__", "__qualname__", "__doc__", "__class__",
+                     "__len__", "__iter__", "__next__", "__repr__", "__str__", "__enter__", "__exit__", "__hash__",
+                     "__bool__", "__float__", "__int__", "__future__", "__main__", "__all__", "__slots__",
+                     "__version__", "__author__"}
+                    | {name for name in dir(operator) if name.startswith("__")
+                       and isinstance(getattr(operator, name), types.BuiltinFunctionType)})
+# Attributes of frames, code, tracebacks, generators and coroutines, as this interpreter names them.
+_INSIDES = (types.FrameType, types.CodeType, types.TracebackType, types.GeneratorType, types.CoroutineType,
+            types.AsyncGeneratorType, types.CellType)
+FRAME_ATTRIBUTES = frozenset(name for kind in _INSIDES for name in dir(kind)
+                             if name.startswith(("f_", "co_", "tb_", "gi_", "cr_", "ag_", "cell_")))
+# The modules whose private names lead into torch's dispatcher, its modes and the interpreter: a private
+# name of theirs is refused even where the student's code defines one like it (`self._C = ...`).
+TORCH_INSIDES = ("torch", "torch._C", "torch.utils", "torch.overrides", "torch.nn", "torch.nn.functional",
+                 "torch.nn.modules.module", "torch.library", "torch.autograd", "numpy", "numpy.lib")
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+              ast.GeneratorExp)
+_SCOPES = (*_FUNCTIONS, ast.ClassDef, ast.Module)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """One place where the source reaches into the interpreter: its line and what it names."""
+    line: int
+    names: str
+
+    def __str__(self):
+        return f"line {self.line}: {self.names}"
+
+
+@functools.lru_cache(maxsize=None)
+def torch_private_names():
+    """The private names of TORCH_INSIDES (read once; torch is imported by the judge anyway)."""
+    names = set()
+    for name in TORCH_INSIDES:
+        try:
+            names.update(attribute for attribute in dir(importlib.import_module(name)) if _private(attribute))
+        except ImportError:
+            continue
+    return frozenset(names)
+
+
+def reaches(source):
+    """The places in `source` (a module's text) that reach into the interpreter, in line order; [] for
+    attention code. A text whose syntax tree cannot be read here (nested beyond the parser's depth)
+    is one place: a file the judge cannot read through is not one it vouches for."""
+    try:
+        tree = ast.parse(source)
+        scopes = _Scopes(tree)
+    except (SyntaxError, ValueError):
+        return []  # its import fails first, with the reason (a line, a null byte)
+    except (RecursionError, MemoryError):
+        return [Reach(0, "a file too deeply nested to read through")]
+    return sorted(set(scopes.reached()), key=lambda reach: (reach.line, reach.names))
+
+
+class _Scopes:
+    """The module's nodes, each with the scope it runs in (a function's defaults and decorators run in
+    the scope around it), and the names each function binds: what a name means where it is read."""
+
+    def __init__(self, tree):
+        self.scope_of, self.parent = {}, {id(tree): None}
+        self.bound, self.declared_global = {id(tree): set()}, {id(tree): set()}
+        self.nodes = []
+        self.unread = set()  # nodes not read: a main block's, and those read with their parent
+        self.own_private = set()  # private names the student's code defines (`self._k = ...`, `_k = ...` in a class)
+        self.sets_name = False  # whether the module assigns `__name__` (then its main block may run)
+        pending = [(tree, tree)]
+        while pending:  # breadth first, without recursion: any depth the parser took
+            node, scope = pending.pop()
+            self.nodes.append(node)
+            self.scope_of[id(node)] = scope
+            self._note_binding(node, scope)
+            for child, child_scope in self._children(node, scope):
+                if isinstance(child, ast.AST):
+                    if child_scope is not scope and id(child_scope) not in self.bound:
+                        self.parent[id(child_scope)] = scope
+                        self.bound[id(child_scope)], self.declared_global[id(child_scope)] = set(), set()
+                    pending.append((child, child_scope))
+        if not self.sets_name:  # the grader's import never runs a main block: the student's own tries
+            self.unread.update(id(node) for block in tree.body if _is_main_block(block)
+                               for statement in block.body for node in ast.walk(statement))
+
+    def _children(self, node, scope):
+        """(child, the scope it runs in) of one node."""
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            outside = [*arguments.defaults, *filter(None, arguments.kw_defaults)]
+            if not isinstance(node, ast.Lambda):
+                outside += [*node.decorator_list, *filter(None, [node.returns])]
+                outside += [a.annotation for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                                   arguments.vararg, arguments.kwarg) if a is not None and a.annotation]
+            inside = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                      *filter(None, [arguments.vararg, arguments.kwarg])]
+            body = node.body if isinstance(node.body, list) else [node.body]
+            return [(child, scope) for child in outside] + [(child, node) for child in (*inside, *body)]
+        if isinstance(node, ast.NamedExpr):  # `(x := ...)` in a comprehension binds x in the scope around it
+            target = scope
+            while isinstance(target, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                target = self.parent[id(target)]
+            return [(node.target, target), (node.value, scope)]
+        if isinstance(node, ast.ClassDef):
+            outside = [*node.decorator_list, *node.bases, *node.keywords]
+            return [(child, scope) for child in outside] + [(child, node) for child in node.body]
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            first, rest = node.generators[0].iter, [child for child in ast.iter_child_nodes(node)]
+            return [(first, scope)] + [(child, node) for child in rest if child is not node.generators[0]] + \
+                [(child, node) for child in ast.iter_child_nodes(node.generators[0]) if child is not first]
+        return [(child, scope) for child in ast.iter_child_nodes(node)]
+
+    def _note_binding(self, node, scope):
+        bound = self.bound[id(scope)]
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+            self.sets_name |= node.id == "__name__"
+            if isinstance(scope, ast.ClassDef) and _private(node.id):
+                self.own_private.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _private(node.attr):
+            self.own_private.add(node.attr)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+            if isinstance(scope, ast.ClassDef) and _private(node.name):
+                self.own_private.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+        elif isinstance(node, ast.Global):
+            self.declared_global[id(scope)].update(node.names)
+
+    def local(self, name, scope):
+        """Whether `name`, read in `scope`, is surely a function's own variable: a function binds it
+        (and does not declare it global). At module or class level a binding may not have happened
+        (`if False: eval = None`, `del eval`), and the built-in answers instead."""
+        while scope is not None:
+            if isinstance(scope, _FUNCTIONS):
+                if name in self.declared_global[id(scope)]:
+                    return False
+                if name in self.bound[id(scope)]:
+                    return True
+            scope = self.parent.get(id(scope))
+        return False
+
+    def reached(self):
+        found = []
+        for node in self.nodes:
+            if id(node) in self.unread:
+                continue
+            for names in self._reached(node):
+                found.append(Reach(getattr(node, "lineno", 0), names))
+            for annotation in _string_annotations(node):  # text that typing.get_type_hints would evaluate
+                found.extend(self._annotation(annotation))
+        return found
+
+    def _annotation(self, node):
+        try:
+            expression = ast.parse(node.value.strip(), mode="eval")
+        except (SyntaxError, ValueError):
+            return []  # no expression: nothing a library could evaluate
+        inner = _Scopes(ast.Module(body=[ast.Expr(expression.body)], type_ignores=[]))
+        return [Reach(node.lineno, f"{reach.names} (in a string annotation)") for reach in inner.reached()]
+
+    def _reached(self, node):
+        """What one node reaches (names, each a short text), marking in `unread` the children it read."""
+        scope = self.scope_of[id(node)]
+        if isinstance(node, ast.Import):
+            return [reached for alias in node.names if (reached := _module(alias.name, alias.asname))]
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                return [f"from {'.' * node.level}{node.module or ''} import ..."]
+            module = node.module or ""
+            if module == "sys":
+                return [f"from sys import {alias.name}" for alias in node.names if alias.name not in SYS_VALUES]
+            found = [reached] if (reached := _module(module)) else []
+            return found + [f"from {module} import {alias.name}" for alias in node.names
+                            if alias.name == "*" or _private(alias.name) or alias.name in INTERPRETER]
+        if isinstance(node, ast.MatchClass):  # `case Exception(__traceback__=tb)` reads that attribute
+            return [f".{name}" for name in node.kwd_attrs if self._refused(name)]
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == "sys":
+                self.unread.add(id(node.value))
+                return [] if node.attr in SYS_VALUES else [f"sys.{node.attr}"]
+            return [f".{node.attr}"] if self._refused(node.attr) else []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NAMED_ATTRIBUTES \
+                and not self.local(node.func.id, scope) and len(node.args) > 1 and not node.keywords:
+            name = _written_name(node.args[1])
+            if name is not None:
+                self.unread.add(id(node.func))  # a name written in the code: read as the attribute it is
+                return [f"{node.func.id}(..., {name!r})"] if self._refused(name) else []
+        if isinstance(node, ast.Name):
+            return self._name(node, scope)
+        return []
+
+    def _name(self, node, scope):
+        name = node.id
+        if name == "sys":
+            return ["sys"]  # `sys` itself, not one of its values
+        if _dunder(name):
+            refused = name not in DUNDERS and name not in BUILTINS
+            return [name] if refused and (isinstance(node.ctx, ast.Load) or name == "__builtins__") else []
+        if not isinstance(node.ctx, ast.Load) or not hasattr(builtins, name) or _allowed_builtin(name) \
+                or self.local(name, scope):
+            return []
+        if name in NAMED_ATTRIBUTES:
+            return [f"{name} with a name not written in the code"]
+        return [f"{name}()" if callable(getattr(builtins, name)) else name]
+
+    def _refused(self, name):
+        """An attribute `name`, of any object, that leads into the interpreter: a dunder not listed, a
+        frame's or code's attribute, an interpreter module's name, or a private name the student's code
+        does not define or that torch has."""
+        if _dunder(name):
+            return name not in DUNDERS
+        if _private(name):
+            return name not in self.own_private or name in torch_private_names()
+        return name in FRAME_ATTRIBUTES or name in INTERPRETER
+
+
+def _is_main_block(statement):
+    """`if __name__ == "__main__":`, the block a module runs only as a script."""
+    test = getattr(statement, "test", None)
+    return (isinstance(statement, ast.If) and isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__")
+
+
+def _string_annotations(node):
+    """The annotations of one node that are text (`x: "torch.Tensor"`)."""
+    if isinstance(node, ast.arg):
+        annotations = [node.annotation]
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        annotations = [node.returns]
+    elif isinstance(node, ast.AnnAssign):
+        annotations = [node.annotation]
+    else:
+        return []
+    return [a for a in annotations if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+
+
+def _written_name(node):
+    """The attribute name a `getattr` argument can only be, as far as its text says: a literal, or an
+    f-string whose fixed start or end keeps it away from the refused names (`f"{which}_proj"`); None
+    where the name is made at run time."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr) and node.values:
+        first, last = node.values[0], node.values[-1]
+        start = first.value if isinstance(first, ast.Constant) else ""
+        end = last.value if isinstance(last, ast.Constant) else ""
+        refused = (*FRAME_ATTRIBUTES, *INTERPRETER, *torch_private_names())
+        if start[:1].isalpha() and not any(name.startswith(start) for name in refused):
+            return f"{start}…"  # a public name, and none of the refused ones
+        if end and not end.endswith("_") and not any(name.endswith(end) for name in refused):
+            return f"…{end}"  # no dunder, and none of the refused names
+    return None
+
+
+def _dunder(name):
+    return name.startswith("__") and name.endswith("__") and len(name) > 4
+
+
+def _private(name):
+    return name.startswith("_") and not _dunder(name)
+
+
+def _allowed_builtin(name):
+    value = getattr(builtins, name, None)
+    return name in BUILTINS or (isinstance(value, type) and issubclass(value, BaseException))
+
+
+def _module(name, alias=None):
+    """What an import of `name` (as `alias`) reaches, or None."""
+    parts = name.split(".")
+    if parts == ["sys"]:
+        return f"import sys as {alias}" if alias not in (None, "sys") else None  # its uses are read at each `sys.`
+    if parts[0] not in MODULES or any(part.startswith("_") or part in INTERPRETER for part in parts[1:]):
+        return f"import {name}"
+    return None

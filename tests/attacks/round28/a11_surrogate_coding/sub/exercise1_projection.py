@@ -1,0 +1,13 @@
+# coding: raw_unicode_escape
+# \ud800
+import torch
+
+
+def project(x, w_q, w_k, w_v):
+    return x @ w_q, x @ w_k, x @ w_v
+
+
+def fused_project(x, w_qkv):
+    d = w_qkv.size(-1) // 3
+    q, k, v = (x @ w_qkv).split(d, dim=-1)
+    return q, k, v

@@ -1,0 +1,172 @@
+"""A file that reaches into the process that runs it is held for a person's review (grader.sandbox.reach):
+what such code can do to the grader's own objects there, no check in that process can rule out, and
+attention code never needs it. Every honest file the kit keeps must read as not reaching (a false
+alarm costs a student an exercise until they take the line out); every way the kit's testers found
+into the child's interpreter must read as reaching."""
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from grader.sandbox import reach
+from click.testing import CliRunner
+
+from conftest import HONEST, SOLUTIONS, SUBMISSIONS, failures
+from grader.cli.main import main
+from grader.grading import submission
+
+TESTS = Path(__file__).resolve().parent.parent
+# every file of the kit's corpora written as a student's (right or wrong), by the team and by testers who
+# had not read this module: none reaches
+STUDENT_FILES = sorted({*SOLUTIONS.glob("*.py"), *SUBMISSIONS.glob("exercise*/*.py"), *HONEST.glob("exercise*/*.py"),
+                        *(TESTS / "unseen").glob("**/honest_*.py"), *(TESTS / "unseen").glob("**/wrong_*.py")})
+
+
+def names(source):
+    return [found.names for found in reach.reaches(textwrap.dedent(source))]
+
+
+def test_a_doctest_run_at_import_is_held():
+    """Round 28's honest file that imports doctest at its top: doctest runs the text of docstrings as
+    code, so it is held (in the main block it would not be read)."""
+    source = (TESTS / "unseen" / "round28" / "exercise1" / "held_doctest.py").read_text(encoding="utf-8")
+    assert names(source) == ["import doctest"]
+
+
+def test_no_student_file_of_the_corpora_reaches():
+    assert len(STUDENT_FILES) > 1000
+    reaching = {str(path.relative_to(TESTS.parent)): reach.reaches(path.read_text(encoding="utf-8"))
+                for path in STUDENT_FILES}
+    assert {path: found for path, found in reaching.items() if found} == {}
+
+
+def test_no_student_notebook_of_the_corpora_reaches():
+    notebooks = sorted((TESTS / "unseen").glob("**/honest_*.ipynb"))
+    assert notebooks
+    assert {path.name: found for path in notebooks if (found := reach.reaches(submission.notebook_code(path)))} == {}
+
+
+@pytest.mark.parametrize("source, expected", [
+    # the ways in of the kit's testers (tests/attacks: rounds 9, 13, 21, 22, 23)
+    ("import gc\nobjects = gc.get_objects()", ["import gc"]),
+    ("try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    g = e.__traceback__.tb_frame.f_back.f_globals",
+     [".__traceback__", ".f_back", ".f_globals", ".tb_frame"]),
+    ("import torch\nwatched = torch._C._len_torch_dispatch_stack() > 0", ["._C", "._len_torch_dispatch_stack"]),
+    ("import sys\nwatched = sys.getprofile() is not None", ["sys.getprofile"]),
+    ("import sys\nframe = sys._getframe(1)", ["sys._getframe"]),
+    ("import ast, torch.nn.functional as F\nsource = open(F.__file__).read()", [".__file__", "import ast", "open()"]),
+    ("code = compile('x = 1', 'f', 'exec')\nexec(code)", ["compile()", "exec()"]),
+    # what leads from an object to other objects' insides, whatever the object
+    ("classes = object.__subclasses__()", [".__subclasses__"]),
+    ("def f(): pass\nmodule = f.__globals__", [".__globals__"]),
+    ("import torch\nimport_sys = torch.sys.modules", [".sys"]),
+    ("import numpy as np\nc = np.ctypeslib.ctypes", [".ctypes", ".ctypeslib"]),
+    ("import numpy as np\nview = np.lib.stride_tricks.as_strided", [".stride_tricks"]),
+    ("import operator\nget = operator.attrgetter('f_back')", [".attrgetter"]),
+    ("import torch\nhidden = getattr(torch, '_C')", ["getattr(..., '_C')"]),
+    ("import torch\nname = 's' + 'ys'\nm = getattr(torch, name)", ["getattr with a name not written in the code"]),
+    ("g = vars()\nh = globals()\ni = id(g)", ["globals()", "id()", "vars()"]),
+    ("sys = __import__('sys')", ["__import__", "sys"]),
+    ("__builtins__ = {}", ["__builtins__"]),
+    # attributes read without an attribute's syntax, and code run from data
+    ("match error:\n    case Exception(__traceback__=tb):\n        pass", [".__traceback__"]),
+    ("import torch\nx = torch.load('scores.pt', weights_only=False)", [".load"]),
+    ("import typing\ndef f(x: 'g()'): pass\nhints = typing.get_type_hints(f)", [".get_type_hints"]),
+    ("import string\nfield = string.Formatter().get_field('0.x', (1,), {})", ["import string"]),
+    # round 28 (a tester who had read this module, not the kit's tests): each held nothing before
+    ("from sys import modules\ngc = modules['gc']", ["from sys import modules"]),
+    ("import sys as interp\nwatched = interp.getprofile()", ["import sys as interp"]),
+    ("def describe(eval=None):\n    return eval\nx = eval('1')", ["eval()"]),  # a parameter is not the module's
+    ("eval = None\ndel eval\nx = eval('1')", ["eval()"]),  # a module's binding may be gone
+    ("x = [eval('1') for _ in [0] if [(eval := None) for _ in []]]", ["eval()"]),  # := binds the module's
+    ("class C:\n    def f(self):\n        return self._C\n    def g(self):\n        self._C = None",
+     ["._C", "._C"]),  # a private name torch has, even where the student's class defines it
+    ("class C:\n    def f(self):\n        return self._cache_", ["._cache_"]),  # one it never defines
+    ("import typing\nclass K:\n    def f(self, x: 'sys._getframe(1).f_back'): pass",
+     [".f_back (in a string annotation)", "sys._getframe (in a string annotation)"]),
+    ("import torch.utils.benchmark as b", ["import torch.utils.benchmark"]),
+    ("import torch\nt = torch.utils.benchmark.Timer(stmt='1')", [".benchmark"]),
+    ("from functools import singledispatch", ["from functools import singledispatch"]),
+    ("import doctest", ["import doctest"]),  # runs the text of docstrings
+    ("import torch\nv = getattr(torch, f'f_{1}')", ["getattr with a name not written in the code"]),
+    ("from torch.utils import _python_dispatch", ["from torch.utils import _python_dispatch"]),
+    ("import torch.utils.cpp_extension", ["import torch.utils.cpp_extension"]),
+    ("from . import helper", ["from . import ..."]),
+    ("import os, signal", ["import signal"]),
+    ("if __name__ == '__main__':\n    pass\nelse:\n    import gc", ["import gc"]),  # the else runs on import
+    ("__name__ = '__main__'\nif __name__ == '__main__':\n    import gc", ["import gc"]),  # then the block runs
+    ("x = " + "a." * 5000 + "b", ["a file too deeply nested to read through"]),
+])
+def test_ways_into_the_interpreter_are_found(source, expected):
+    assert sorted(names(source)) == sorted(expected)
+
+
+def test_what_attention_code_writes_is_not_reaching():
+    source = """
+        from __future__ import annotations
+        import logging, math, os, sys, warnings
+        from dataclasses import dataclass
+        import numpy as np
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        __all__ = ["Cache"]
+        DEBUG = os.environ.get("DEBUG")
+
+
+        def helper(input, id, dir=1):  # built-ins' names as a function's own
+            return input[id] * dir
+
+        class Cache(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self._k = None  # the student's own private attribute
+                self.register_buffer("mask", torch.tril(torch.ones(4, 4, dtype=torch.bool)))
+
+            def forward(self, x, which="q"):
+                if not hasattr(self, "_k") or self._k is None:
+                    self._k = x
+                proj = getattr(self, f"{which}_proj", None)  # a name with a fixed, public end
+                layer = getattr(self, f"layer{len(x)}", None)
+                logging.getLogger(__name__).debug("cache %s", self._k.shape)
+                big = sys.maxsize if x.dtype == torch.int64 else torch.finfo(x.dtype).min
+                print(type(self).__name__, x.shape, file=sys.stderr)
+                return F.softmax(x.masked_fill(~self.mask, big), dim=-1).__mul__(math.sqrt(x.size(-1)))
+
+        if __name__ == "__main__":
+            import time, os
+            start = time.perf_counter()
+            print(os.getcwd(), sys.argv)
+    """
+    assert names(source) == []
+
+
+def test_a_file_that_does_not_parse_is_left_to_its_import():
+    assert reach.reaches("def broken(:\n") == []
+
+
+def test_a_reaching_file_is_held_for_review_and_says_where(grade):
+    source = (SOLUTIONS / "exercise3_scaling.py").read_text(encoding="utf-8") + "\nimport gc\n_seen = len(gc.get_objects())\n"
+    line = source.splitlines().index("import gc") + 1
+    result = grade(3, source=source, hold_reaching=True)  # the product's default (Settings)
+    assert result.score == 0 and result.max_score > 0
+    held = failures(result)
+    assert held and all(test.message.startswith("held for your instructor's review: your code reaches into the "
+                                                 f"process that runs it (exercise3_scaling.py, line {line}: import gc)")
+                        for test in held)
+    assert all(test.details["held_for_review"] == [f"exercise3_scaling.py, line {line}: import gc"] for test in held)
+
+
+def test_a_course_can_score_reaching_files(tmp_path):
+    """By default `lumen-grade` holds such a file; --score-reaching (a course whose own exercises need
+    such code) scores it as any other."""
+    (tmp_path / "exercise3_scaling.py").write_text((SOLUTIONS / "exercise3_scaling.py").read_text(encoding="utf-8")
+                                                   + "\nimport gc\n", encoding="utf-8")
+    args = ["exercise3", "--submission", str(tmp_path), "--device", "cpu", "--no-perf", "--format", "json"]
+    held, scored = (json.loads(CliRunner().invoke(main, args + extra, catch_exceptions=False).output)
+                    for extra in ([], ["--score-reaching"]))
+    assert held["score"] == 0 < held["max_score"]
+    assert scored["score"] == scored["max_score"] == held["max_score"]

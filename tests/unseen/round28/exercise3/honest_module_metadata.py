@@ -1,0 +1,19 @@
+"""Exercise 3: scaling the scores.
+
+Author: Jane Student (CS 4780)
+"""
+
+__author__ = "Jane Student"
+__all__ = ["scale_scores", "scaled_scores"]
+
+import math
+
+import torch
+
+
+def scale_scores(scores, d_k):
+    return scores / math.sqrt(d_k)
+
+
+def scaled_scores(q, k):
+    return scale_scores(q @ k.transpose(-2, -1), q.size(-1))
