@@ -213,7 +213,10 @@ class Session:
         kind = type(error).__name__
         if kind == UNREAD:  # a class of the student's named like the child's own (round 22's a14)
             kind = f"{kind} (a class of your code's)"
-        return {"type": kind, "message": message, "frames": frames}
+        # the built-in exceptions it is one of: a class of the student's own (`CacheFullError(ValueError)`)
+        # is the ValueError a docstring asks for (round 29)
+        kinds = [base.__name__ for base in type(error).__mro__ if base.__module__ == "builtins"]
+        return {"type": kind, "message": message, "frames": frames, "kinds": kinds[:8]}
 
 
 def serve(sock, session):

@@ -51,9 +51,15 @@ def printable(text, limit=2000, newlines=False):
 class StudentError(Exception):
     """The student's code raised; carries what the student needs to find the line."""
 
-    def __init__(self, type, message, frames):
+    def __init__(self, type, message, frames, kinds=()):
         super().__init__(f"{type}: {message}")
         self.type, self.message, self.frames = type, message, frames
+        self.kinds = (type, *kinds)  # its type, and the built-in exceptions it is one of
+
+    def is_a(self, kind):
+        """Whether the student's exception is a `kind` (a built-in exception's name), as `except kind` would
+        say: its own class or one it derives from."""
+        return kind in self.kinds
 
     @staticmethod
     def from_wire(error):
@@ -65,6 +71,8 @@ class StudentError(Exception):
             "message": printable(error.get("message", "")),
             "frames": [printable(frame, 500) for frame in frames[-5:]] if isinstance(frames, list) else [],
         }
+        kinds = error.get("kinds")
+        kinds = [printable(kind, 100) for kind in kinds[:8]] if isinstance(kinds, list) else []
         if fields["type"] == "ForbiddenCall":
             return ForbiddenCall(rule=printable(error.get("rule", "")), advice=printable(error.get("advice", "")),
                                  **fields)
@@ -72,7 +80,7 @@ class StudentError(Exception):
             return MemoryLimit(**fields)
         if fields["type"] == child.UNREAD:
             return InputsUnread(**fields)
-        return StudentError(**fields)
+        return StudentError(**fields, kinds=kinds)
 
     @property
     def location(self):

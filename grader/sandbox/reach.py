@@ -34,18 +34,27 @@ from dataclasses import dataclass
 MODULES = frozenset({"torch", "numpy", "math", "cmath", "random", "typing", "typing_extensions", "dataclasses",
                      "functools", "operator", "itertools", "collections", "enum", "abc", "numbers", "fractions",
                      "decimal", "statistics", "heapq", "bisect", "warnings", "time", "datetime", "copy", "re",
-                     "json", "os", "pathlib", "logging", "pprint", "textwrap", "contextlib", "__future__", "einops"})
+                     "json", "os", "pathlib", "logging", "pprint", "textwrap", "contextlib", "argparse", "__future__",
+                     "einops"})
+# Submodules of allowed modules that run code held in data or text: `logging.config` resolves "ext://gc..."
+# and evaluates its files, numpy's `lib.format` unpickles, torch's benchmark timer runs its statement.
+REFUSED_MODULES = frozenset({"logging.config", "numpy.lib.format", "torch.utils.benchmark"})
 # Python's own modules that hold the interpreter or its memory, and the functions of allowed modules that
-# run code held in data (a pickle, an annotation's text, a timer's statement), hand out frames, or name
-# attributes at run time: an attribute of that name (`torch.sys`, `np.ctypeslib.ctypes`, `torch.load`,
-# `torch.utils.benchmark`, `operator.attrgetter`) reaches them from an allowed module.
+# run code held in data (a pickle, an annotation's text, a timer's statement), load code, register kernels
+# in torch's dispatcher, hand out frames, or name attributes at run time: an attribute of that name
+# (`torch.sys`, `np.ctypeslib.ctypes`, `torch.library`, `logging.config.dictConfig`, `operator.attrgetter`)
+# reaches them from an allowed module.
 INTERPRETER = frozenset({"sys", "gc", "ctypes", "ctypeslib", "inspect", "builtins", "importlib", "types",
                          "signal", "threading", "_thread", "weakref", "traceback", "linecache", "marshal", "pickle",
                          "copyreg", "code", "codeop", "dis", "tracemalloc", "faulthandler", "atexit", "subprocess",
                          "multiprocessing", "runpy", "pkgutil", "mmap", "resource", "pdb", "bdb", "ast", "site",
-                         "stride_tricks", "hub", "package", "cpp_extension", "load_library", "load_inline",
-                         "benchmark", "attrgetter", "methodcaller", "load", "loads", "get_type_hints", "ForwardRef",
-                         "runstring", "currentframe", "singledispatch", "singledispatchmethod"})
+                         "stride_tricks", "hub", "package", "cpp_extension", "load_library", "load_inline", "Timer",
+                         "attrgetter", "methodcaller", "get_type_hints", "ForwardRef", "runstring", "currentframe",
+                         "dictConfig", "fileConfig", "library", "read_array", "npyio", "NpzFile", "open_memmap",
+                         "model_zoo", "load_url", "serialization", "add_safe_globals", "safe_globals"})
+# The keywords that let torch and numpy unpickle (`torch.load(..., weights_only=False)`,
+# `np.load(..., allow_pickle=True)`): a pickle can call any function. Without them both refuse to.
+PICKLE_KEYWORDS = frozenset({"allow_pickle", "weights_only", "pickle_module"})
 # `sys` itself, for the values attention code reads of it (`import sys`, never under another name).
 SYS_VALUES = frozenset({"maxsize", "float_info", "version_info", "byteorder", "stdout", "stderr"})
 # The built-ins attention code calls: values, containers, iteration, exceptions (every exception class
@@ -62,7 +71,7 @@ NAMED_ATTRIBUTES = frozenset({"getattr", "hasattr", "setattr"})
 DUNDERS = frozenset({"__init__", "__post_init__", "__call__", "__name__", "__qualname__", "__doc__", "__class__",
                      "__len__", "__iter__", "__next__", "__repr__", "__str__", "__enter__", "__exit__", "__hash__",
                      "__bool__", "__float__", "__int__", "__future__", "__main__", "__all__", "__slots__",
-                     "__version__", "__author__"}
+                     "__version__", "__author__", "__constants__", "__file__", "__setattr__"}
                     | {name for name in dir(operator) if name.startswith("__")
                        and isinstance(getattr(operator, name), types.BuiltinFunctionType)})
 # Attributes of frames, code, tracebacks, generators and coroutines, as this interpreter names them.
@@ -74,6 +83,12 @@ FRAME_ATTRIBUTES = frozenset(name for kind in _INSIDES for name in dir(kind)
 # name of theirs is refused even where the student's code defines one like it (`self._C = ...`).
 TORCH_INSIDES = ("torch", "torch._C", "torch.utils", "torch.overrides", "torch.nn", "torch.nn.functional",
                  "torch.nn.modules.module", "torch.library", "torch.autograd", "numpy", "numpy.lib")
+# What a module or class may set of its own beside DUNDERS: its metadata.
+DUNDER_SETTINGS = frozenset({"__all__", "__slots__", "__version__", "__author__", "__constants__", "__annotations__"})
+# Methods that make `isinstance` answer what a class wants, so that a class pattern matches any object
+# (`case Fields(x)` on a function, reading the attributes its `__match_args__` names).
+REFUSED_METHODS = frozenset({"__instancecheck__", "__subclasscheck__", "__subclasshook__", "__match_args__"})
+MAX_ANNOTATION = 10_000  # characters of a string annotation read as code; a longer one is held unread
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
               ast.GeneratorExp)
 _SCOPES = (*_FUNCTIONS, ast.ClassDef, ast.Module)
@@ -91,28 +106,38 @@ class Reach:
 
 @functools.lru_cache(maxsize=None)
 def torch_private_names():
-    """The private names of TORCH_INSIDES (read once; torch is imported by the judge anyway)."""
-    names = set()
+    """The private names of TORCH_INSIDES that lead somewhere: a module, or a function or class that is
+    not also one of their public names (`torch.library._dtype` is `torch.dtype`; a type alias leads
+    nowhere). Read once; torch is imported by the judge anyway."""
+    modules = []
     for name in TORCH_INSIDES:
         try:
-            names.update(attribute for attribute in dir(importlib.import_module(name)) if _private(attribute))
+            modules.append(importlib.import_module(name))
         except ImportError:
             continue
-    return frozenset(names)
+    public = {id(getattr(module, name, None)) for module in modules for name in dir(module) if not name.startswith("_")}
+    return frozenset(name for module in modules for name in dir(module) if _private(name)
+                     and _leads_somewhere(getattr(module, name, None), public))
 
 
+def _leads_somewhere(value, public):
+    return isinstance(value, types.ModuleType) or (callable(value) and id(value) not in public)
+
+
+@functools.lru_cache(maxsize=64)
 def reaches(source):
-    """The places in `source` (a module's text) that reach into the interpreter, in line order; [] for
+    """The places in `source` (a module's text) that reach into the interpreter, in line order; () for
     attention code. A text whose syntax tree cannot be read here (nested beyond the parser's depth)
-    is one place: a file the judge cannot read through is not one it vouches for."""
+    is one place: a file the judge cannot read through is not one it vouches for. Kept for the next
+    child of the same file."""
     try:
         tree = ast.parse(source)
-        scopes = _Scopes(tree)
+        found = _Scopes(tree).reached()
     except (SyntaxError, ValueError):
-        return []  # its import fails first, with the reason (a line, a null byte)
+        return ()  # its import fails first, with the reason (a line, a null byte)
     except (RecursionError, MemoryError):
-        return [Reach(0, "a file too deeply nested to read through")]
-    return sorted(set(scopes.reached()), key=lambda reach: (reach.line, reach.names))
+        return (Reach(0, "a file too deeply nested to read through"),)
+    return tuple(sorted(set(found), key=lambda reach: (reach.line, reach.names)))
 
 
 class _Scopes:
@@ -213,11 +238,17 @@ class _Scopes:
                 continue
             for names in self._reached(node):
                 found.append(Reach(getattr(node, "lineno", 0), names))
-            for annotation in _string_annotations(node):  # text that typing.get_type_hints would evaluate
-                found.extend(self._annotation(annotation))
+            for annotation in _annotations(node):  # text that typing.get_type_hints would evaluate
+                if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+                    found.extend(self._annotation(annotation))
+                elif any(isinstance(part, (ast.JoinedStr, ast.Call)) or (isinstance(part, ast.BinOp)
+                         and not isinstance(part.op, ast.BitOr)) for part in ast.walk(annotation)):
+                    found.append(Reach(annotation.lineno, "an annotation made at run time"))
         return found
 
     def _annotation(self, node):
+        if len(node.value) > MAX_ANNOTATION:
+            return [Reach(node.lineno, "a string annotation too long to read")]
         try:
             expression = ast.parse(node.value.strip(), mode="eval")
         except (SyntaxError, ValueError):
@@ -238,7 +269,12 @@ class _Scopes:
                 return [f"from sys import {alias.name}" for alias in node.names if alias.name not in SYS_VALUES]
             found = [reached] if (reached := _module(module)) else []
             return found + [f"from {module} import {alias.name}" for alias in node.names
-                            if alias.name == "*" or _private(alias.name) or alias.name in INTERPRETER]
+                            if alias.name == "*" or _private(alias.name) or alias.name in INTERPRETER
+                            or _module(f"{module}.{alias.name}") and not _module(module)]
+        if isinstance(node, ast.keyword) and node.arg in PICKLE_KEYWORDS:
+            return [f"{node.arg}="]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in REFUSED_METHODS:
+            return [f"def {node.name}"]
         if isinstance(node, ast.MatchClass):  # `case Exception(__traceback__=tb)` reads that attribute
             return [f".{name}" for name in node.kwd_attrs if self._refused(name)]
         if isinstance(node, ast.Attribute):
@@ -260,9 +296,10 @@ class _Scopes:
         name = node.id
         if name == "sys":
             return ["sys"]  # `sys` itself, not one of its values
-        if _dunder(name):
+        if _dunder(name):  # a module's or class's own setting (`__all__ = [...]`) is allowed, not `__match_args__`
             refused = name not in DUNDERS and name not in BUILTINS
-            return [name] if refused and (isinstance(node.ctx, ast.Load) or name == "__builtins__") else []
+            return [name] if refused and (isinstance(node.ctx, ast.Load) or name in ("__builtins__", *REFUSED_METHODS)
+                                          or name not in DUNDER_SETTINGS) else []
         if not isinstance(node.ctx, ast.Load) or not hasattr(builtins, name) or _allowed_builtin(name) \
                 or self.local(name, scope):
             return []
@@ -289,17 +326,18 @@ def _is_main_block(statement):
             and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__")
 
 
-def _string_annotations(node):
-    """The annotations of one node that are text (`x: "torch.Tensor"`)."""
+def _annotations(node):
+    """The annotation one node holds (`x: "torch.Tensor"`, `-> Tensor`), if any: libraries evaluate
+    them (text as code)."""
     if isinstance(node, ast.arg):
-        annotations = [node.annotation]
+        annotation = node.annotation
     elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        annotations = [node.returns]
+        annotation = node.returns
     elif isinstance(node, ast.AnnAssign):
-        annotations = [node.annotation]
+        annotation = node.annotation
     else:
         return []
-    return [a for a in annotations if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    return [annotation] if annotation is not None else []
 
 
 def _written_name(node):
@@ -338,6 +376,7 @@ def _module(name, alias=None):
     parts = name.split(".")
     if parts == ["sys"]:
         return f"import sys as {alias}" if alias not in (None, "sys") else None  # its uses are read at each `sys.`
-    if parts[0] not in MODULES or any(part.startswith("_") or part in INTERPRETER for part in parts[1:]):
+    if parts[0] not in MODULES or any(part.startswith("_") or part in INTERPRETER for part in parts[1:]) \
+            or any(name == refused or name.startswith(refused + ".") for refused in REFUSED_MODULES):
         return f"import {name}"
     return None

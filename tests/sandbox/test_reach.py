@@ -56,7 +56,7 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("import torch\nwatched = torch._C._len_torch_dispatch_stack() > 0", ["._C", "._len_torch_dispatch_stack"]),
     ("import sys\nwatched = sys.getprofile() is not None", ["sys.getprofile"]),
     ("import sys\nframe = sys._getframe(1)", ["sys._getframe"]),
-    ("import ast, torch.nn.functional as F\nsource = open(F.__file__).read()", [".__file__", "import ast", "open()"]),
+    ("import ast, torch.nn.functional as F\nsource = open(F.__file__).read()", ["import ast", "open()"]),
     ("code = compile('x = 1', 'f', 'exec')\nexec(code)", ["compile()", "exec()"]),
     # what leads from an object to other objects' insides, whatever the object
     ("classes = object.__subclasses__()", [".__subclasses__"]),
@@ -72,7 +72,7 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("__builtins__ = {}", ["__builtins__"]),
     # attributes read without an attribute's syntax, and code run from data
     ("match error:\n    case Exception(__traceback__=tb):\n        pass", [".__traceback__"]),
-    ("import torch\nx = torch.load('scores.pt', weights_only=False)", [".load"]),
+    ("import torch\nx = torch.load('scores.pt', weights_only=False)", ["weights_only="]),
     ("import typing\ndef f(x: 'g()'): pass\nhints = typing.get_type_hints(f)", [".get_type_hints"]),
     ("import string\nfield = string.Formatter().get_field('0.x', (1,), {})", ["import string"]),
     # round 28 (a tester who had read this module, not the kit's tests): each held nothing before
@@ -87,8 +87,21 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("import typing\nclass K:\n    def f(self, x: 'sys._getframe(1).f_back'): pass",
      [".f_back (in a string annotation)", "sys._getframe (in a string annotation)"]),
     ("import torch.utils.benchmark as b", ["import torch.utils.benchmark"]),
-    ("import torch\nt = torch.utils.benchmark.Timer(stmt='1')", [".benchmark"]),
-    ("from functools import singledispatch", ["from functools import singledispatch"]),
+    ("import torch\nt = torch.utils.benchmark.Timer(stmt='1')", [".Timer"]),
+    # round 29 (another tester who had read this module): library routes to code held in data or text,
+    # and a class pattern that matches any object
+    ("import logging.config\nlogging.config.dictConfig({'v': 'ext://gc.get_objects'})",
+     [".dictConfig", "import logging.config"]),
+    ("import numpy as np\na = np.lib.format.read_array(f, allow_pickle=True)", ["allow_pickle=", ".read_array"]),
+    ("from numpy.lib import format", ["from numpy.lib import format"]),
+    ("import torch\nw = torch.utils.model_zoo.load_url('file:///x')", [".load_url", ".model_zoo"]),
+    ("import torch\nschema = torch.library.infer_schema(f)", [".library"]),
+    ("def f(x: f\"{'g'}()\"): pass", ["an annotation made at run time"]),
+    ("def f(x: 'a' + 'b'): pass", ["an annotation made at run time"]),
+    ("def f(x: '-' * 3): pass", ["an annotation made at run time"]),
+    ("def f(x: '" + "-" * 20000 + "1'): pass", ["a string annotation too long to read"]),
+    ("class Meta(type):\n    def __instancecheck__(cls, other):\n        return True", ["def __instancecheck__"]),
+    ("class Fields:\n    __match_args__ = ('__globals__',)", ["__match_args__"]),
     ("import doctest", ["import doctest"]),  # runs the text of docstrings
     ("import torch\nv = getattr(torch, f'f_{1}')", ["getattr with a name not written in the code"]),
     ("from torch.utils import _python_dispatch", ["from torch.utils import _python_dispatch"]),
@@ -106,7 +119,10 @@ def test_ways_into_the_interpreter_are_found(source, expected):
 def test_what_attention_code_writes_is_not_reaching():
     source = """
         from __future__ import annotations
-        import logging, math, os, sys, warnings
+        import argparse, json, logging, math, os, sys, warnings
+        from dataclasses import dataclass
+        from functools import singledispatch
+        from pathlib import Path
         from dataclasses import dataclass
         import numpy as np
         import torch
@@ -115,6 +131,21 @@ def test_what_attention_code_writes_is_not_reaching():
 
         __all__ = ["Cache"]
         DEBUG = os.environ.get("DEBUG")
+        CONFIG = json.loads((Path(__file__).parent / "config.json").read_text()) if DEBUG else {}
+        torch.backends.cudnn.benchmark = True
+
+
+        @dataclass(frozen=True)
+        class Shape:
+            d: int
+
+            def __post_init__(self):
+                object.__setattr__(self, "d", int(self.d))
+
+
+        @singledispatch
+        def size_of(x) -> int:
+            return len(x)
 
 
         def helper(input, id, dir=1):  # built-ins' names as a function's own
@@ -128,7 +159,7 @@ def test_what_attention_code_writes_is_not_reaching():
 
             def forward(self, x, which="q"):
                 if not hasattr(self, "_k") or self._k is None:
-                    self._k = x
+                    self._k, self._dtype, self._size = x, x.dtype, x.shape
                 proj = getattr(self, f"{which}_proj", None)  # a name with a fixed, public end
                 layer = getattr(self, f"layer{len(x)}", None)
                 logging.getLogger(__name__).debug("cache %s", self._k.shape)
@@ -145,7 +176,7 @@ def test_what_attention_code_writes_is_not_reaching():
 
 
 def test_a_file_that_does_not_parse_is_left_to_its_import():
-    assert reach.reaches("def broken(:\n") == []
+    assert reach.reaches("def broken(:\n") == ()
 
 
 def test_a_reaching_file_is_held_for_review_and_says_where(grade):

@@ -265,7 +265,7 @@ def expect_refused(cache, T, cached, max_len, rng):
     except StudentError as error:
         if type(error) is not StudentError or error.type == "NotImplementedError":
             raise  # a forbidden call, the memory limit, a stub: the plugin reports those itself
-        if error.type != "ValueError":
+        if not error.is_a("ValueError"):
             raise Mismatch(f"{what} raised {error.type}, expected ValueError: check len(cache) + T_new <= max_len "
                            "before writing", cause=CAPACITY) from None
     else:
@@ -287,7 +287,7 @@ def test_kvcache_full_raises_value_error(student, rng):
     try:
         got = cache.update(k2, v2)
     except StudentError as error:
-        if error.type != "ValueError":
+        if not error.is_a("ValueError"):
             raise
         raise Mismatch("filling a KVCache(max_len=5) exactly (3 cached + 2 new) raised ValueError: only refuse "
                        "when len(cache) + T_new > max_len", cause=CAPACITY,

@@ -318,7 +318,7 @@ def _expect_value_error(student, name, pattern, args, why):
     except StudentError as error:
         if type(error) is not StudentError or error.type == "NotImplementedError":
             raise  # a forbidden call, the memory limit, a stub: the plugin reports those itself
-        if error.type != "ValueError":
+        if not error.is_a("ValueError"):
             raise Mismatch(f"{what} raised {error.type}, expected ValueError: check the shapes first and raise "
                            "ValueError saying what is wrong", cause=SHAPES_NOT_REFUSED,
                            call={**record, "got": Raised.of(error)}) from None

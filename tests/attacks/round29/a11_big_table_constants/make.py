@@ -1,0 +1,9 @@
+"""Writes sub/exercise2_scoring.py (about 2 MiB; not kept in git): a TABLE of 13616 lines."""
+import pathlib
+
+HEAD = 'import torch\n\nTABLE = [\n'
+LINE = '    0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5,\n'
+REST = ''
+TAIL = ']\n\n\ndef attention_scores(q, k):\n    return q @ k.transpose(-2, -1)\n'
+path = pathlib.Path(__file__).resolve().parent / "sub" / "exercise2_scoring.py"
+path.write_text(HEAD + LINE * 13616 + REST + TAIL)
