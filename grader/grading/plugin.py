@@ -203,12 +203,8 @@ class GradingPlugin:
 
     def _where(self, exercise, error):
         """The file and, from the error's last frame in it, the line (a notebook's: the cell and its line)."""
-        found = self.sources.get(exercise.id)
         lines = [int(match.group(1)) for match in map(_FRAME_LINE.match, error.frames) if match]
-        line = lines[-1] if lines else None
-        if found is not None and line is not None:
-            return found.where(line)
-        return self._shown(exercise) + (f", line {line}" if line is not None else "")
+        return self._place(exercise, lines[-1]) if lines else self._shown(exercise)
 
     def _place(self, exercise, line):
         """Line `line` of the code graded, as the student finds it (a notebook's cell and its line)."""
@@ -285,14 +281,13 @@ class GradingPlugin:
             return
         self.concluded.add(exercise_id)
         _withhold(self.recorded[exercise_id])
-        student = self.students.get(exercise_id)
+        student, exercise = self.students.get(exercise_id), catalog.find(exercise_id)
         if student is not None and student.reaches and self.hold_reaching:
-            exercise = catalog.find(exercise_id)
-            _hold_for_review(self.tests[exercise_id], [f"{self._place(exercise, found.line)}: {found.names}" for found in student.reaches])
+            _hold_for_review(self.tests[exercise_id],
+                             [f"{self._place(exercise, found.line)}: {found.names}" for found in student.reaches])
         if student is not None:  # what the suites' calls printed (the child flushes after each)
             self.outputs[exercise_id] = student.printed(withheld=self.withheld_output[exercise_id])
         if exercise_id in {*self.failed_calls, *self.causes}:
-            exercise = catalog.find(exercise_id)
             self.diagnoses[exercise_id] = _diagnose(
                 exercise.number, self._in_suite_order(self.failed_calls, exercise_id), self._passed(exercise_id),
                 self._in_suite_order(self.causes, exercise_id), *self._explainers(exercise))
@@ -363,9 +358,9 @@ def _hold_for_review(tests, places, listed=3):
     the kit, decides what such a file earned. Each test says where and why, and what to do."""
     where = "; ".join(places[:listed]) + (f"; and {len(places) - listed} more" if len(places) > listed else "")
     for test in tests:
-        if test.status != "passed" and not test.earned:
+        if test.score == 0:
             continue
-        test.status, test.earned = "failed", (0.0 if test.earned is not None else None)
+        test.status, test.earned = "failed", None
         test.message = held_message(where)
         test.details = {**test.details, "held_for_review": places}
 

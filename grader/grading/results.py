@@ -15,14 +15,13 @@ report format can carry it.
 import re
 from dataclasses import dataclass, field
 
+from grader.characters import REPLACEMENT, UNSAFE
+from grader.nested import map_values
+
 STATUSES = ("passed", "failed", "error", "timeout", "not_run", "skipped")
 HELD_FOR_REVIEW = "held for your instructor's review"  # how a held test's message starts (held_message)
 _HELD = re.compile(re.escape(HELD_FOR_REVIEW) + r": your code reaches into the process that runs it \((.*)\), where code")
 
-# C0 and C1 controls (but tab and newline), DEL, zero-width and bidirectional formatting characters
-# that can redraw a terminal line or hide text, and lone surrogates (a str can hold '\ud800', which
-# no UTF-8 encoder, JSON file or XML document accepts).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff\ud800-\udfff]")
 
 
 def held_message(where):
@@ -40,23 +39,16 @@ def held_where(message):
 
 
 def clean_text(text, newlines=True):
-    """`text` as every report format can carry and show it: each unsafe character (see _UNSAFE)
+    """`text` as every report format can carry and show it: each unsafe character (grader.characters)
     becomes U+FFFD, and without `newlines` a newline becomes a space."""
-    text = _UNSAFE.sub("\ufffd", str(text))
+    text = UNSAFE.sub(REPLACEMENT, str(text))
     return text if newlines else text.replace("\n", " ")
 
 
 def clean_data(value):
     """`value` (text, or dicts, lists and tuples of them, as a diagnosis or a tier holds) with every
     string in it cleaned by `clean_text`, newlines kept; numbers and the rest as they are."""
-    if isinstance(value, str):
-        return clean_text(value)
-    if isinstance(value, dict):
-        return {clean_data(key): clean_data(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        items = [clean_data(item) for item in value]
-        return items if isinstance(value, list) else tuple(items)
-    return value
+    return map_values(value, lambda leaf: clean_text(leaf) if isinstance(leaf, str) else leaf)
 
 
 class _CleanFields:

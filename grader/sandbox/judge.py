@@ -34,9 +34,9 @@ import tokenize
 import weakref
 from typing import NamedTuple
 
+from grader.characters import REPLACEMENT, UNSAFE
 from grader.sandbox import child, containment, files, rules, wire
 
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff\ud800-\udfff]")
 PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
 
 
@@ -44,7 +44,7 @@ def printable(text, limit=2000, newlines=False):
     """A student's text as the report may show it: no terminal escapes, carriage returns, line or
     paragraph separators (U+2028, U+2029: round 24), bidirectional marks or overrides (which could draw
     a fake "passed" line) or lone surrogates (which no report writer can encode), newlines only if asked."""
-    text = _UNPRINTABLE.sub("\ufffd", str(text)[:limit])
+    text = UNSAFE.sub(REPLACEMENT, str(text)[:limit])
     return text if newlines else text.replace("\n", " ")
 
 

@@ -100,28 +100,43 @@ class Reach:
     line: int
     names: str
 
-    def __str__(self):
-        return f"line {self.line}: {self.names}"
+
+@functools.lru_cache(maxsize=None)
+def _torch_insides():
+    """(module, the names it lists) of each of TORCH_INSIDES (read once; torch is imported by the judge anyway)."""
+    found = []
+    for name in TORCH_INSIDES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        found.append((module, frozenset(dir(module))))
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=None)
 def torch_private_names():
-    """The private names of TORCH_INSIDES that lead somewhere: a module, or a function or class that is
-    not also one of their public names (`torch.library._dtype` is `torch.dtype`; a type alias leads
-    nowhere). Read once; torch is imported by the judge anyway."""
-    modules = []
-    for name in TORCH_INSIDES:
-        try:
-            modules.append(importlib.import_module(name))
-        except ImportError:
+    """Every private name TORCH_INSIDES list (a name made at run time must steer clear of all of them)."""
+    return frozenset(name for _, names in _torch_insides() for name in names if _private(name))
+
+
+@functools.lru_cache(maxsize=4096)
+def leads_into_torch(name):
+    """Whether the private `name` of one of TORCH_INSIDES leads somewhere: a module, or a function or
+    class that is not one of their public names under its own (`torch.library._dtype` is `torch.dtype`;
+    a type alias leads nowhere). Asked only of the names a student's code defines."""
+    insides = _torch_insides()
+    for module, names in insides:
+        if name not in names:
             continue
-    public = {id(getattr(module, name, None)) for module in modules for name in dir(module) if not name.startswith("_")}
-    return frozenset(name for module in modules for name in dir(module) if _private(name)
-                     and _leads_somewhere(getattr(module, name, None), public))
-
-
-def _leads_somewhere(value, public):
-    return isinstance(value, types.ModuleType) or (callable(value) and id(value) not in public)
+        value = getattr(module, name, None)
+        if isinstance(value, types.ModuleType):
+            return True
+        public = getattr(value, "__name__", "_")
+        if callable(value) and not (public[:1] != "_" and any(public in listed and getattr(other, public, None) is value
+                                                              for other, listed in insides)):
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=64)
@@ -314,7 +329,7 @@ class _Scopes:
         if _dunder(name):
             return name not in DUNDERS
         if _private(name):
-            return name not in self.own_private or name in torch_private_names()
+            return name not in self.own_private or leads_into_torch(name)
         return name in FRAME_ATTRIBUTES or name in INTERPRETER
 
 
