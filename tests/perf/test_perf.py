@@ -827,16 +827,29 @@ def test_tier_in_the_json_and_text_reports_and_no_perf_skips_it(tmp_path):
     assert json.loads(skipped.output)["exercises"][0]["tier"] is None
 
 
+@pytest.mark.parametrize("tier_id, score, status", [
+    ("on-par", 4, "passed"), ("3x", 2, "failed"), ("10x", 0, "failed"), ("100x", 0, "failed"), (None, 0, "failed"),
+])
+def test_perf_points_per_tier(tier_id, score, status):
+    tier = {"id": tier_id, "message": "performance: ..."} if tier_id else None
+    test = perf.points_test(tier, 4)
+    assert (test.name, test.max_score, test.score, test.status) == ("performance tier", 4, score, status)
+
+
 def test_perf_points_make_the_tier_a_scored_test(tmp_path):
+    """The tier reaches the report as a test worth --perf-points. Which tier a run measures is the
+    machine's (`test_perf_points_per_tier` holds the shares): a file far past on par is used, and
+    the test's points must be those of the tier the same run reports."""
     folder = tmp_path / "slow"
     folder.mkdir()
-    (folder / "exercise6_multihead.py").write_bytes((SLOW / "exercise6" / "projection_thrice.py").read_bytes())
-    result = invoke("exercise6", "--submission", folder, "--device", "cpu", "--format", "json", "--perf-points", 4)
+    (folder / "exercise2_scoring.py").write_bytes((SLOW / "exercise2" / "loop_over_rows.py").read_bytes())
+    result = invoke("exercise2", "--submission", folder, "--device", "cpu", "--format", "json", "--perf-points", 4)
     (exercise,) = json.loads(result.output)["exercises"]
     (points,) = [test for test in exercise["tests"] if test["name"] == "performance tier"]
-    assert exercise["tier"]["id"] == "3x"
-    assert points["max_score"] == 4 and points["score"] == 2 and points["status"] == "failed"
-    assert result.exit_code == 1
+    share = perf.POINTS_SHARE.get(exercise["tier"]["id"], 0.0)
+    assert points["max_score"] == 4 and points["score"] == 4 * share and points["message"] == exercise["tier"]["message"]
+    assert (points["status"] == "passed") == (share == 1.0) and result.exit_code == (0 if share == 1.0 else 1)
+    assert exercise["score"] == exercise["max_score"] - 4 + points["score"]
 
 
 def test_perf_points_without_perf_is_a_usage_error():
