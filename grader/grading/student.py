@@ -35,6 +35,7 @@ class Student:
         self.generation = 0  # bumped at every restart, so handles from a dead child are refused
         self.replies = wire.Allowance(REPLY_BYTES)  # what the answers of all its children may hold together
         self.reaches = []  # where the file reaches into its process (grader.sandbox.reach), once it was read
+        self.watched = {}  # name -> what was measured of each of its calls so far (the exercise's `watched`)
 
     def _live_child(self):
         if self.load_failure is not None:
@@ -43,7 +44,7 @@ class Student:
             raise ChildTimeout(earlier=True)
         if self.child is None or not self.child.alive:
             try:
-                load = load_request(self.path, self.exercise.stem, self.exercise.forbidden)
+                load = self._load_request()
             except SubmissionRefused as refused:
                 self.load_failure = refused
                 raise
@@ -60,6 +61,17 @@ class Student:
                 self.child.stop()
                 raise
         return self.child
+
+    def _load_request(self):
+        exercise = self.exercise
+        return load_request(self.path, exercise.stem, exercise.forbidden, watched=exercise.watched)
+
+    def watched_calls(self, name):
+        """What the grader's probe measured of every call of `name`, one of the exercise's `watched`,
+        made so far: [{"products", "bytes", "disabled"}, ...]."""
+        if name not in self.exercise.watched:
+            raise ValueError(f"{self.exercise.id} does not watch {name}")
+        return self.watched.get(name, [])
 
     @contextlib.contextmanager
     def within(self, seconds):
@@ -106,6 +118,9 @@ class Student:
         if not return_args:  # the child sends them back always, so that no call looks like a check of them
             reply.pop("args", None)
             reply.pop("shares", None)
+        measured = reply.pop("watched", None)
+        if measured is not None:
+            self.watched.setdefault(target, []).append(measured)
         reply = map_values(reply, self._from_wire)
         if isinstance(target, str) and target[:1].isupper() and method is None and grad is None \
                 and not isinstance(reply.get("value"), RemoteObject):  # a class of the exercise, called
@@ -136,7 +151,7 @@ class Student:
         memory of its own it held as a MemoryWatch saw it, less what it held at the start (pages of
         files dropped and faulted back in cannot offset that one). Its scratch folder, where data would
         not count as its memory, holds MEASURED_SCRATCH bytes at most (in a private root)."""
-        load = load_request(self.path, self.exercise.stem, self.exercise.forbidden)
+        load = self._load_request()
         log = os.path.join(os.path.dirname(self.log_path), f"{self.exercise.id}.measured.log")
         child = Child(self.launcher, log, self.deadline, self.memory_limit, (self.path,),
                       scratch_bytes=MEASURED_SCRATCH, allowance=self.replies)

@@ -311,7 +311,20 @@ def measure_call(student, target, *args, what, method=None, **kwargs):
     """What one call of the student's code does at the aten level, measured by the grader's probe in
     its process (grader.perf.probe): {"bytes", "shape", "products"}. A probe the student's code
     switched off fails the check, never passes it. A test's last calls: nothing replays them."""
-    measured = student.largest_allocation(target, *args, method=method, **kwargs)
+    return check_measured(student.largest_allocation(target, *args, method=method, **kwargs), what)
+
+
+def watched_calls(student, name, what):
+    """What the grader's probe measured of every call of `name` (one of the exercise's `watched`) the
+    suites made so far, this test's included: a call a test checks is measured as every other is."""
+    calls = [check_measured(measured, what) for measured in student.watched_calls(name)]
+    if not calls:
+        raise RuntimeError(f"no call of {name} was measured")  # the test calls it first: the grader's own failure
+    return calls
+
+
+def check_measured(measured, what):
+    """A probe's measure, or the failure of a probe the student's code switched off."""
     if measured["disabled"]:
         raise Mismatch(f"{what} could not be measured: {measured['disabled']}. The grader measures the tensors "
                        "your code allocates and the products it runs; leave torch's modes, dispatch and profiling "

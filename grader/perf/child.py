@@ -16,7 +16,9 @@ What a child does for the timing:
 - the reference's child (one that never loaded a student file) `adopt`s an exercise's reference
   and then answers the same calls as a student's child, watched by the same rules;
 - exercise 10's memory verdict (`allocations`, and the suites' `largest_allocation` op), measured
-  by a probe that reads as disabled when the student's code switches it off (`grader.perf.probe`); the decode and allocation cases' verification, and
+  by a probe that reads as disabled when the student's code switches it off (`grader.perf.probe`),
+  which also measures every call the suites make of an exercise's `watched` names (`watched_call`,
+  `grader.sandbox.child.WATCH`); the decode and allocation cases' verification, and
   a KV cache's storage (`storages`) are requests of their own (`handle`);
 - `time_case`: the in-process timing loop of `benchmarks/reference_vs_fused.py`, which never
   holds student code.
@@ -215,6 +217,14 @@ def largest_allocation(session, request):
                                    held=held)}
 
 
+def watched_call(fn, args, kwargs):
+    """A call of a watched name (`Exercise.watched`), as the suites make every one: its value, and
+    {"products", "bytes", "disabled"} as the probe measured them."""
+    value = []
+    measured = probe.measure(lambda *a, **k: value.append(fn(*a, **k)), args, kwargs)
+    return value[0], {key: measured[key] for key in ("products", "bytes", "disabled")}
+
+
 def adopt(session, exercise):
     """Make the reference's child answer "call" requests as a student's child does: its module the
     exercise's reference (each name also as "fused.NAME", with torch's fused attention in the
@@ -279,3 +289,4 @@ def _serve_bench(session, request):
 
 sandbox_child.OPS["bench"] = _serve_bench
 sandbox_child.OPS["largest_allocation"] = largest_allocation
+sandbox_child.WATCH = watched_call

@@ -124,16 +124,19 @@ def _hints(text, diagnosis):
 
 
 def _every_test(text, exercise):
-    """-v: a line per test with its points, its message and its picture; skips counted."""
-    drawn, skipped, said = _drawn(exercise), Counter(), {}
+    """-v: a line per test with its points, its message ("as above" where the last one said the same:
+    a held file's paragraph once, not under every test) and its picture; skips counted."""
+    drawn, skipped, said, last = _drawn(exercise), Counter(), {}, None
     for test in exercise.tests:
         if test.status == "skipped":
             skipped[test.message] += 1
             continue
         symbol, colour = MARKS.get(test.status, ("✗", "red"))
         text.mark(symbol, colour, f"{_points(test.score)}/{_points(test.max_score)}  {test.name}", indent=4, hang=8)
-        if test.message:
-            text.line(_without_tolerance(test, said), indent=10, hang=10)
+        message = _without_tolerance(test, said) if test.message else None
+        if message:
+            text.line("as above" if message == last else message, indent=10, hang=10)
+        last = message
         if id(test) in drawn:
             text.picture(test.details["picture"], indent=10)
     _tolerances(text, said, indent=4)

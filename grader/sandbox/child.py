@@ -37,6 +37,9 @@ from grader.sandbox import clock, containment, dtype_trail, gradient_trail, rule
 # a child that loaded a student's file the handler runs under the exercise's rules; in one that
 # never did (the reference's timing child) the handler applies what it needs itself.
 OPS = {}
+# How a watched call is measured (Session.call): watch(fn, args, kwargs) -> (its value, what was measured).
+# Registered with the ops by the later stage that measures (grader.perf.child).
+WATCH = None
 OUTPUT_LIMIT = 8 << 20  # bytes: what the student's code may print (the log file) or write to any file
 _OUT_OF_MEMORY = re.compile(r"can't allocate memory|not enough memory")  # torch's CPU allocator
 
@@ -50,6 +53,7 @@ class Session:
         self.guard = None  # the exercise's rules, from the load request on
         self.memory_limit = memory_limit
         self.objects = {}  # handle ref -> object living here (a module, a cache)
+        self.watched = frozenset()  # the names whose every call is measured (the exercise's `watched`)
 
     def answer(self, request):
         """The encoded reply to one request. The student's code, and the encoding of what it
@@ -57,7 +61,8 @@ class Session:
         op = request["op"]
         if op == "load":
             return wire.encode(self.load(request["source"], request["path"], request["module"],
-                                         request.get("forbidden", ()), request.get("ctypes", False)))
+                                         request.get("forbidden", ()), request.get("ctypes", False),
+                                         request.get("watched", ())))
         if op in OPS and self.guard is None:  # a child that never loads student code (the reference's)
             return wire.encode(OPS[op](self, request))
         if self.guard is None:
@@ -68,11 +73,14 @@ class Session:
             return self.guard.run(lambda: wire.encode(OPS[op](self, request)))
         raise ValueError(f"unknown op {op!r}")
 
-    def load(self, source, path, module_name, forbidden=(), ctypes=False):
+    def load(self, source, path, module_name, forbidden=(), ctypes=False, watched=()):
         """Run the student's file as module `module_name` from its source, which the judge read
         and sent (this process may not be able to open the file), with nothing beside it importable,
         under every exercise's rules and the `forbidden` rule ids of its exercise's declaration
-        (`ctypes`: see judge.load_request)."""
+        (`ctypes`, `watched`: see judge.load_request)."""
+        if watched and WATCH is None:
+            raise RuntimeError("watched calls need grader.perf.child imported before the child started")
+        self.watched = frozenset(watched)
         folder = os.path.dirname(os.path.abspath(path))
         sys.path[:] = [p for p in sys.path if p not in ("", ".", folder, os.getcwd())]
         self.guard = rules.Guard(tuple(forbidden), path, ctypes=ctypes)
@@ -110,6 +118,8 @@ class Session:
         args = tuple(self.resolve(request["args"]))  # a tuple: the tensors sent back are the ones passed
         kwargs = self.resolve(request["kwargs"])
         grad = request.get("grad")
+        watched = (isinstance(request["target"], str) and not request.get("method")
+                   and request["target"] in self.watched)
         if request.get("stand_in"):
             if grad is not None:
                 raise ValueError("a call on the stand-in device takes no grad")
@@ -118,13 +128,15 @@ class Session:
             return self.call_with_dtype_trail(obj, fn, args, kwargs)
         if grad is None:
             with torch.no_grad() if request.get("no_grad") else contextlib.nullcontext():
-                value = fn(*args, **kwargs)
+                value, measured = _watch(fn, args, kwargs, watched)
                 spent = clock.since(start)
             # the arguments as the call left them, whether or not the judge checks them: no request says
             # which calls are a check of the inputs (round 11's a09 edited them in place but when asked back)
-            return {"value": self.sendable(value), "clock": spent, "args": map_values(args, _plain),
-                    "shares": _shared(value, args)}
-        return self.call_with_grad(obj, fn, args, kwargs, grad)
+            reply = {"value": self.sendable(value), "clock": spent, "args": map_values(args, _plain),
+                     "shares": _shared(value, args)}
+        else:
+            reply, measured = self.call_with_grad(obj, fn, args, kwargs, grad, watched)
+        return reply if measured is None else {**reply, "watched": measured}
 
     def call_on_stand_in(self, obj, fn, args, kwargs):
         """fn with every tensor argument (and a module's parameters and buffers) on the stand-in
@@ -147,8 +159,9 @@ class Session:
                 return {"value": None, "raised": True, "entered": trail.crash}
         return {"value": self.sendable(value), "raised": False, "entered": trail.of(value)}
 
-    def call_with_grad(self, obj, fn, args, kwargs, grad):
-        """Run fn with gradients on, backpropagate the judge's upstream gradient, return grads."""
+    def call_with_grad(self, obj, fn, args, kwargs, grad, watched=False):
+        """Run fn with gradients on, backpropagate the judge's upstream gradient: the reply with its
+        grads, and what was measured of the call (forward only) if it is `watched`."""
         args = tuple(arg.detach().clone().requires_grad_(True) if index in grad["wrt"] else arg
                      for index, arg in enumerate(args))
         params = dict(obj.named_parameters()) if isinstance(obj, torch.nn.Module) else {}
@@ -156,7 +169,7 @@ class Session:
             p.grad = None
         trail = gradient_trail.Trail(self.path) if grad.get("trail") else None
         with trail or contextlib.nullcontext():
-            value = fn(*args, **kwargs)
+            value, measured = _watch(fn, args, kwargs, watched)
             outputs = value if isinstance(value, tuple) else (value,)
             # an output outside autograd's record (detached, made under no_grad) passes no gradient back:
             # the inputs it alone depends on get None, which the judge reports as "no gradient reached"
@@ -174,7 +187,7 @@ class Session:
         }
         if trail:  # where the first inf or NaN of the backward pass was made (grader.sandbox.gradient_trail)
             reply["entered"] = trail.first
-        return reply
+        return reply, measured
 
     def sendable(self, value):
         """Plain values travel as they are; any other object stays here behind a handle."""
@@ -223,7 +236,7 @@ def serve(sock, session):
     """Answer the judge's requests until it hangs up."""
     while True:
         try:
-            request = wire.receive(sock)
+            request = wire.receive(sock, from_judge=True)
         except (EOFError, OSError, wire.WireError):
             return  # the judge has gone, or what it sends can no longer be read
         except Exception as error:  # noqa: BLE001 - read whole, but its values cannot be made here (CUDA
@@ -686,6 +699,11 @@ class _SockFilter(ctypes.Structure):
 
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _watch(fn, args, kwargs, watched):
+    """fn(*args, **kwargs), and what the grader measured of the call if it is `watched` (else None)."""
+    return WATCH(fn, args, kwargs) if watched else (fn(*args, **kwargs), None)
 
 
 def _shared(value, args):

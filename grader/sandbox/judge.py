@@ -195,12 +195,13 @@ def _not_text(name, data, error):
             "save it as UTF-8, or name its encoding in a coding line (# -*- coding: latin-1 -*-)")
 
 
-def load_request(path, module, forbidden=(), ctypes=False):
+def load_request(path, module, forbidden=(), ctypes=False, watched=()):
     """The request that loads a student's file in a child as `module`: its source, read here by the
     judge (files.read_submission), so that the child needs no access to the student's folder, and
     the rule ids its exercise forbids beyond every exercise's rules (grader.sandbox.rules). `ctypes`:
     the file may use ctypes (only the kit's own probes of the kernel's layer, which must get past
-    Python's; a student's file never)."""
+    Python's; a student's file never). `watched`: the names whose every call the child measures
+    (`child.Session.call`)."""
     try:
         data = files.read_submission(path)
     except OSError as error:
@@ -213,7 +214,7 @@ def load_request(path, module, forbidden=(), ctypes=False):
         raise SubmissionRefused(f"cannot grade {os.path.basename(path)}: {error}: save it as UTF-8 and remove "
                                 "its coding line") from None
     return {"op": "load", "source": source, "path": str(path), "module": module, "forbidden": list(forbidden),
-            "ctypes": bool(ctypes)}
+            "ctypes": bool(ctypes), "watched": list(watched)}
 
 
 class Launcher:

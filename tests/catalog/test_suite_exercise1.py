@@ -160,3 +160,29 @@ def test_a_fused_projection_without_any_matrix_product_is_not_one_product(grade)
     assert failed_tests(result) == ["test_fused_project_is_one_matrix_product"]
     assert messages(result, "test_fused_project_is_one_matrix_product")[0].startswith(
         "fused_project(x, w_qkv) ran no matrix product")
+
+
+@pytest.mark.parametrize("condition", [
+    "x.dtype == torch.float64",  # the values test in float64, made before the count's own call
+    "torch.is_grad_enabled() and x.requires_grad",  # the gradients test, made after it
+    "x.shape[-2] == 7",  # one of the shapes tests
+])
+def test_every_call_of_fused_project_is_counted(grade, condition):
+    """Round 28's a03 did one product only where a few timed operations were slow, as they were in the
+    one call the probe measured. Every call the suites make is measured now: three products in any
+    of them, before the count's test or after it, fail the rule, as they would in every call."""
+    result = grade(1, source=f"""
+        import torch
+
+        def project(x, w_q, w_k, w_v):
+            return x @ w_q, x @ w_k, x @ w_v
+
+        def fused_project(x, w_qkv):
+            d = w_qkv.size(-1) // 3
+            if {condition}:
+                return x @ w_qkv[:, :d], x @ w_qkv[:, d:2 * d], x @ w_qkv[:, 2 * d:]
+            return tuple((x @ w_qkv).split(d, dim=-1))
+    """)
+    assert failed_tests(result) == ["test_fused_project_is_one_matrix_product"]
+    assert messages(result, "test_fused_project_is_one_matrix_product")[0].startswith(
+        "fused_project(x, w_qkv) ran 3 matrix products")

@@ -129,6 +129,19 @@ def test_more_problems_than_shown_point_to_verbose():
     assert "… 3 more problems in 3 tests: lumen-grade exercise2 -v lists every test" in words
 
 
+def test_verbose_says_a_message_the_test_before_said_as_above():
+    """-v: a held file's paragraph (the same under every test) once, then "as above"; a different
+    message, or one after a test without a message, in full."""
+    held = "held for your instructor's review: your code reaches into the process that runs it"
+    tests = [Check("test_a", "failed", 2.0, message=held), Check("test_b", "failed", 1.0, message=held),
+             Check("test_c", "passed", 1.0), Check("test_d", "failed", 1.0, message=held),
+             Check("test_e", "failed", 1.0, message="another problem")]
+    text = report.render_text(GradeReport([ExerciseResult("exercise2", "Score every key", "f.py", tests)], "cpu", 0),
+                              width=400, verbose=True)
+    said = [line.strip() for line in text.splitlines() if line.startswith(" " * 10)]
+    assert said == [held, "as above", held, "another problem"], text
+
+
 def mismatch(name, function, subject, got, dtype="float32", diagnosis=None):
     """A failed check as compare words it: `function` called as `subject` gave a wrong value `got`."""
     tolerance = {"float32": "1e-05 + 0.0001·|expected|", "float64": "1e-12 + 1e-10·|expected|"}[dtype]

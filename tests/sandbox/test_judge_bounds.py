@@ -94,3 +94,16 @@ def test_the_answers_of_one_exercise_are_bounded_before_they_are_read(grade, mon
     assert any(test.status == "error" for test in over), [(t.name, t.status, t.message) for t in over]
     scale = [test for test in result.tests if test.name.startswith("test_scale_scores") and test.status != "skipped"]
     assert scale and all(test.status == "passed" for test in scale), [(t.name, t.message) for t in scale]
+
+
+def test_a_file_holding_a_large_table_of_numbers_is_loaded(grade):
+    """The bound on the marks of a reply's header (wire.MAX_TOKENS) is the judge's, against what a
+    student's process sends; the child reads the judge's load request unbounded. Round 29's a11, an
+    honest table of about 400 000 numbers, made its child end at import ("died ... os._exit")."""
+    from grader.sandbox import wire
+
+    row = "    " + "0.5, " * 30 + "\n"
+    table = "TABLE = [\n" + row * (wire.MAX_TOKENS // 30 + 10) + "]\n"
+    solution = (SOLUTIONS / "exercise2_scoring.py").read_text(encoding="utf-8")
+    result = grade(2, solution + "\n\n" + table)
+    assert result.score == result.max_score, [(t.name, t.message) for t in result.tests if t.status != "passed"]

@@ -48,6 +48,7 @@ EXERCISE = Exercise(
     ),
     reference=("steps",),
     forbidden=(),
+    watched=("fused_project",),
     perf=Perf(sizes={"cpu": dict(B=4, L=128, D=256), "cuda": dict(B=4, L=512, D=512)},
               cases=perf_cases),
     oracle_checks=oracle_checks,

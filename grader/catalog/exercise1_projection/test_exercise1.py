@@ -7,7 +7,7 @@ import lumen_ref as ref
 from grader.catalog.exercise1_projection.misconceptions import SEVERAL_PRODUCTS
 from grader.grading.compare import Mismatch, dtype_text, shape_text
 from grader.grading.testkit import (cases, check_call, check_device_kept, check_grads, check_inputs_kept, dims,
-                                    measure_call, product_conditioning, randn)
+                                    product_conditioning, randn, watched_calls)
 
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
@@ -153,23 +153,6 @@ def test_fused_project_napkin_example(student):
 
 
 @pytest.mark.needs_values("test_fused_project_values", "test_fused_project_napkin_example")
-def test_fused_project_is_one_matrix_product(student, rng):
-    """The docstring's rule, which no value shows: the three projections come from ONE product
-    x @ w_qkv (counted by the grader's probe: aten's matrix products, not time)."""
-    x, w_qkv = fused_inputs(rng, "fused_values")
-    measured = measure_call(student, "fused_project", x, w_qkv, what="fused_project's matrix products")
-    if measured["products"] > 1:
-        raise Mismatch(f"fused_project(x, w_qkv) ran {measured['products']} matrix products: the point of the fused "
-                       "projection is that one product x @ w_qkv makes Q, K and V together, cut into three "
-                       "afterwards; slicing w_qkv first and multiplying each part is three products again",
-                       cause=SEVERAL_PRODUCTS, call={"target": "fused_project", "args": (x, w_qkv), "kwargs": {},
-                                                     "check": "products", "at_most": 1, "got": measured["products"]})
-    if measured["products"] == 0:  # multiplied and summed by hand (round 11's a08 did it three times)
-        raise Mismatch("fused_project(x, w_qkv) ran no matrix product: the projection is one matrix product, "
-                       "x @ w_qkv (torch.matmul, @, einsum or nn.functional.linear), cut into Q, K and V afterwards")
-
-
-@pytest.mark.needs_values("test_fused_project_values", "test_fused_project_napkin_example")
 def test_fused_project_inputs_not_modified(student, rng, device):
     x, w_qkv = fused_inputs(rng, "fused_inputs", device=device)
     for x in (x, x[0]):  # batched, and one sequence alone
@@ -212,3 +195,24 @@ def test_fused_project_half_precision(student, rng, device):
     for dtype in HALF_DTYPES:
         x, w_qkv = fused_inputs(rng, "fused_half", dtype=dtype, device=device, scale=0.5)
         check_answer(student, "fused_project", x, w_qkv, what=f"fused_project(x, w_qkv) in {dtype_text(dtype)}")
+
+
+@pytest.mark.needs_values("test_fused_project_values", "test_fused_project_napkin_example")
+def test_fused_project_is_one_matrix_product(student, rng):
+    """The docstring's rule, which no value shows: the three projections come from ONE product
+    x @ w_qkv (counted by the grader's probe: aten's matrix products, not time), in this call and in
+    every other the suite made (it comes last): fused_project is `watched`, so that this call is
+    measured as every other is and code cannot behave only while it is measured (round 28's a03)."""
+    x, w_qkv = fused_inputs(rng, "fused_values")
+    student.run("fused_project", x, w_qkv)
+    counts = [measured["products"] for measured in watched_calls(student, "fused_project",
+                                                                  what="fused_project's matrix products")]
+    if max(counts) > 1:
+        raise Mismatch(f"fused_project(x, w_qkv) ran {max(counts)} matrix products: the point of the fused "
+                       "projection is that one product x @ w_qkv makes Q, K and V together, cut into three "
+                       "afterwards; slicing w_qkv first and multiplying each part is three products again",
+                       cause=SEVERAL_PRODUCTS, call={"target": "fused_project", "args": (x, w_qkv), "kwargs": {},
+                                                     "check": "products", "at_most": 1, "got": max(counts)})
+    if min(counts) == 0:  # multiplied and summed by hand (round 11's a08 did it three times)
+        raise Mismatch("fused_project(x, w_qkv) ran no matrix product: the projection is one matrix product, "
+                       "x @ w_qkv (torch.matmul, @, einsum or nn.functional.linear), cut into Q, K and V afterwards")
