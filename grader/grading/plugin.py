@@ -33,7 +33,7 @@ from grader.grading.compare import Mismatch
 from grader.grading.results import TestResult, held_message
 from grader.sandbox.judge import (ChildCrashed, ChildTimeout, Deadline, ForbiddenCall, InputsUnread, StudentError,
                                   SubmissionRefused)
-from grader.grading.student import Student
+from grader.grading.student import Student, printed_text
 
 DEVICES = ("cpu", "cuda")
 _FRAME_LINE = re.compile(r"[^,]*, line (\d+), in ")  # a frame as the child describes it
@@ -71,8 +71,7 @@ class GradingPlugin:
         self.hold_reaching = hold_reaching  # hold a file that reaches into its process for review (Settings)
         self.students = {}  # exercise id -> Student, shared by every suite of that exercise
         self.imported = set()  # exercise ids whose file has been imported (or failed to be)
-        self.printed_at = {}  # exercise id -> its log's size after its last test (or its import)
-        self.withheld_output = {exercise_id: [] for exercise_id in self.tests}  # byte spans printed during hidden tests
+        self.printed = {exercise_id: [] for exercise_id in self.tests}  # [(during a hidden test, bytes printed)]
         self.recorded = {exercise_id: [] for exercise_id in self.tests}  # [(test function, device, needs, TestResult)]
         self.failed_calls = {}  # exercise id -> [(TestResult, the call its failing check recorded)]
         self.evidence = testkit.Evidence()  # bounds what the failed calls keep of the student's values
@@ -177,7 +176,7 @@ class GradingPlugin:
             return
         try:
             self._student(exercise).load()
-            self.printed_at[exercise.id] = self.students[exercise.id].printed_size()  # import's output: always shown
+            self.printed[exercise.id].append((False, self.students[exercise.id].read_printed()))  # always shown
         except ForbiddenCall as error:
             reason = f"{self._where(exercise, error)}: importing it used a forbidden shortcut: {error.summary}"
         except StudentError as error:
@@ -254,14 +253,11 @@ class GradingPlugin:
             self.causes.setdefault(exercise_id, []).append((test, details["cause"]))
 
     def _attribute_output(self, exercise_id, test, student):
-        """Note what the student's code printed during a hidden test (the child flushes after each
-        call), so that the report leaves it out: printed inputs would show the hidden check's."""
-        size = student.printed_size() if student else None
-        before = self.printed_at.get(exercise_id)
-        if test.visibility == "hidden" and size is not None and before is not None and size > before:
-            self.withheld_output[exercise_id].append((before, size))
-        if size is not None:
-            self.printed_at[exercise_id] = size
+        """Keep what the student's code printed during a test (the child flushes after each call),
+        marked if the test is hidden, so that the report leaves it out: printed inputs would show the
+        hidden check's."""
+        if student is not None:
+            self.printed[exercise_id].append((test.visibility == "hidden", student.read_printed()))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -286,7 +282,7 @@ class GradingPlugin:
             _hold_for_review(self.tests[exercise_id],
                              [f"{self._place(exercise, found.line)}: {found.names}" for found in student.reaches])
         if student is not None:  # what the suites' calls printed (the child flushes after each)
-            self.outputs[exercise_id] = student.printed(withheld=self.withheld_output[exercise_id])
+            self.outputs[exercise_id] = printed_text([*self.printed[exercise_id], (False, student.read_printed())])
         if exercise_id in {*self.failed_calls, *self.causes}:
             self.diagnoses[exercise_id] = _diagnose(
                 exercise.number, self._in_suite_order(self.failed_calls, exercise_id), self._passed(exercise_id),

@@ -9,7 +9,6 @@ forbidden import, a crash), every test reports the same failure.
 
 import contextlib
 import os
-import stat
 import time
 
 from grader.sandbox import files, reach, wire
@@ -36,6 +35,7 @@ class Student:
         self.replies = wire.Allowance(REPLY_BYTES)  # what the answers of all its children may hold together
         self.reaches = []  # where the file reaches into its process (grader.sandbox.reach), once it was read
         self.watched = {}  # name -> what was measured of each of its calls so far (the exercise's `watched`)
+        self.printed_from = 0  # bytes of its log the judge has read (`read_printed`)
 
     def _live_child(self):
         if self.load_failure is not None:
@@ -191,32 +191,19 @@ class Student:
         if self.child is not None:
             self.child.stop()
 
-    def printed_size(self):
-        """How many bytes the student's code has printed so far (its log's size), or None."""
-        try:
-            info = os.lstat(self.log_path)
-        except OSError:
-            return None
-        return info.st_size if stat.S_ISREG(info.st_mode) else None
-
-    def printed(self, limit=2000, withheld=()):
-        """The start of what the student's code printed (stdout and stderr), for the report,
-        without terminal escapes or carriage returns that could draw over the report's lines;
-        `withheld`: (start, end) byte spans of it left out (what it printed during hidden checks,
-        which would show their inputs), said in a note."""
+    def read_printed(self):
+        """What the student's code printed (stdout and stderr) since the judge last read its log (the
+        child flushes after each call), PRINTED_SCAN bytes in all at most. The judge keeps what it
+        read: a child that writes over its log's start (round 30's a08) cannot change it."""
+        left = PRINTED_SCAN - self.printed_from
+        if left <= 0:
+            return b""
         try:  # a child could have put a pipe or a link there: never block, never follow
-            head = files.read_regular(self.log_path, PRINTED_SCAN, follow=False, head=True)
+            data = files.read_regular(self.log_path, left, follow=False, head=True, start=self.printed_from)
         except OSError:
-            return ""
-        kept, at = [], 0
-        for start, end in sorted(withheld):
-            kept.append(head[at:start])
-            at = max(at, end)
-        text = printable(b"".join(kept + [head[at:]]).decode(errors="replace"), limit, newlines=True)
-        left_out = sum(max(0, min(end, len(head)) - start) for start, end in withheld)
-        if left_out:
-            text += f"\n[{left_out} bytes your code printed during hidden checks are not shown: they would show their inputs]"
-        return text
+            return b""
+        self.printed_from += len(data)
+        return data
 
     def _from_wire(self, value):
         """One value of a reply as the suites see it: a handle as a RemoteObject; an integer beyond
@@ -227,6 +214,19 @@ class Student:
         if isinstance(value, wire.Handle):
             return RemoteObject(self, value, self.generation)
         return value
+
+
+def printed_text(parts, limit=2000):
+    """The start of what the student's code printed, for the report, without terminal escapes or
+    carriage returns that could draw over the report's lines. `parts`: (printed during a hidden check,
+    the bytes), in the order printed; what hidden checks printed would show their inputs: it is left
+    out, and said in a note."""
+    text = printable(b"".join(data for hidden, data in parts if not hidden).decode(errors="replace"), limit,
+                     newlines=True)
+    left_out = sum(len(data) for hidden, data in parts if hidden)
+    if left_out:
+        text += f"\n[{left_out} bytes your code printed during hidden checks are not shown: they would show their inputs]"
+    return text
 
 
 REPLY_BYTES = 64 << 20  # what the answers to one exercise's tests may hold together (the solutions' hold about

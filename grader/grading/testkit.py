@@ -323,8 +323,17 @@ def watched_calls(student, name, what):
     return calls
 
 
+_COUNTS = ("bytes", "products", "ops", "widest", "elements", "peak")  # what a probe's measure counts
+
+
 def check_measured(measured, what):
-    """A probe's measure, or the failure of a probe the student's code switched off."""
+    """A probe's measure, or the failure of a probe the student's code switched off or answered for
+    (a measure not as the probe makes it: round 30's a04 sent `{"products": "many"}`)."""
+    if not isinstance(measured, dict) or "products" not in measured \
+            or not all(type(measured[key]) is int for key in _COUNTS if key in measured) \
+            or not isinstance(measured.get("disabled"), (str, type(None))):
+        raise Mismatch(f"{what} could not be measured: what your code's process answered is not the grader's "
+                       "measure. Leave the grader's connection and objects in your process as they are")
     if measured["disabled"]:
         raise Mismatch(f"{what} could not be measured: {measured['disabled']}. The grader measures the tensors "
                        "your code allocates and the products it runs; leave torch's modes, dispatch and profiling "

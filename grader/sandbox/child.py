@@ -403,8 +403,10 @@ OPS["cuda"] = cuda_check
 
 def _redirect_output(log_path, keep):
     """stdout and stderr into the log file, stdin from /dev/null; every other inherited file
-    descriptor (the judge's terminal among them) closed, except the socket `keep`."""
-    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    descriptor (the judge's terminal among them) closed, except the socket `keep`. The log is
+    appended to: a restarted child keeps what the last one printed, and a seek moves no write back
+    over what the judge read already (round 30's a08)."""
+    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(log, 1)
@@ -417,28 +419,24 @@ def _redirect_output(log_path, keep):
     sys.stderr = sys.__stderr__ = _capped_text(2)
 
 
-class _CappedFile(io.RawIOBase):
-    """Writes to a file descriptor that stop silently at the file size limit: printing past
-    OUTPUT_LIMIT is cut off, not an error in the student's code."""
-
-    def __init__(self, fd):
-        super().__init__()
-        self.fd = fd
-
-    def writable(self):
-        return True
-
-    def write(self, data):
-        try:
-            return os.write(self.fd, data)
-        except OSError as error:
-            if error.errno != errno.EFBIG:
-                raise
-            return len(data)
-
-
 def _capped_text(fd):
-    return io.TextIOWrapper(io.BufferedWriter(_CappedFile(fd)), encoding="utf-8",
+    """A text stream onto `fd` whose writes stop silently at the file size limit: printing past
+    OUTPUT_LIMIT is cut off, not an error in the student's code. The descriptor is held in a
+    closure, not an attribute that code could point at the judge's socket (`sys.stdout.buffer.raw`)."""
+
+    class CappedFile(io.RawIOBase):
+        def writable(self):
+            return True
+
+        def write(self, data):
+            try:
+                return os.write(fd, data)
+            except OSError as error:
+                if error.errno != errno.EFBIG:
+                    raise
+                return len(data)
+
+    return io.TextIOWrapper(io.BufferedWriter(CappedFile()), encoding="utf-8",
                             errors="backslashreplace", line_buffering=True)
 
 

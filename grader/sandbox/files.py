@@ -21,11 +21,12 @@ class UnsafeFile(OSError):
     """A file the judge refuses to read or write: a link, a pipe, a device, a folder, too large."""
 
 
-def read_regular(path, limit, follow=True, head=False, refuse=None):
+def read_regular(path, limit, follow=True, head=False, refuse=None, start=0):
     """The bytes of the regular file at `path`, at most `limit` of them (UnsafeFile beyond that,
     or for anything but a regular file; with follow=False, also for a link). With `head`, a
     longer file is not refused: its first `limit` bytes are returned. `refuse(info)`, given the
-    open file's fstat, may raise UnsafeFile before anything is read: a check of the very file read."""
+    open file's fstat, may raise UnsafeFile before anything is read: a check of the very file read.
+    `start`: read from that offset on (with `head`)."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
         fd = os.open(path, flags)
@@ -42,6 +43,8 @@ def read_regular(path, limit, follow=True, head=False, refuse=None):
         if refuse is not None:
             refuse(info)
         chunks, left = [], limit + 1
+        if start:
+            os.lseek(fd, start, os.SEEK_SET)
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
             if not chunk:

@@ -51,12 +51,24 @@ INTERPRETER = frozenset({"sys", "gc", "ctypes", "ctypeslib", "inspect", "builtin
                          "stride_tricks", "hub", "package", "cpp_extension", "load_library", "load_inline", "Timer",
                          "attrgetter", "methodcaller", "get_type_hints", "ForwardRef", "runstring", "currentframe",
                          "dictConfig", "fileConfig", "library", "read_array", "npyio", "NpzFile", "open_memmap",
-                         "model_zoo", "load_url", "serialization", "add_safe_globals", "safe_globals"})
-# The keywords that let torch and numpy unpickle (`torch.load(..., weights_only=False)`,
-# `np.load(..., allow_pickle=True)`): a pickle can call any function. Without them both refuse to.
-PICKLE_KEYWORDS = frozenset({"allow_pickle", "weights_only", "pickle_module"})
-# `sys` itself, for the values attention code reads of it (`import sys`, never under another name).
-SYS_VALUES = frozenset({"maxsize", "float_info", "version_info", "byteorder", "stdout", "stderr"})
+                         "model_zoo", "load_url", "serialization", "add_safe_globals", "safe_globals",
+                         "get_annotations", "update_wrapper", "os"})
+# The keywords that make a library run code or read attributes held in data: torch and numpy unpickle
+# (`torch.load(..., weights_only=False)`, `np.load(..., allow_pickle=True)`), and a pickle can call any
+# function; annotations' text is evaluated (`get_annotations(..., eval_str=True)`); `functools.wraps` and
+# `update_wrapper` copy the attributes their `assigned` and `updated` name (`("__globals__",)`).
+CODE_KEYWORDS = frozenset({"allow_pickle", "weights_only", "pickle_module", "eval_str", "assigned", "updated"})
+# The functions that take those keywords' values positionally too (`np.load(f, None, True)`,
+# `functools.wraps(f, ("__globals__",))`): the most positional arguments they are called with, and
+# never with `*` or `**`, whose contents the text does not show.
+CODE_POSITIONS = {"load": 2, "wraps": 1}
+# Modules read by the values attention code takes of them (`import sys`, `import os`, never under
+# another name): anything else of theirs holds the interpreter (`sys.modules`) or works on file
+# descriptors (`os.write` on the child's socket answered the judge in the student's stead: round 30's a01).
+MODULE_VALUES = {"sys": frozenset({"maxsize", "float_info", "version_info", "byteorder", "stdout", "stderr"}),
+                 "os": frozenset({"path", "environ", "getenv", "cpu_count", "getcwd", "getpid", "listdir",
+                                  "makedirs", "sep", "linesep", "pathsep", "curdir", "pardir", "devnull", "name",
+                                  "fspath", "PathLike", "urandom"})}
 # The built-ins attention code calls: values, containers, iteration, exceptions (every exception class
 # is allowed, below). `getattr`, `hasattr` and `setattr` with a name written in the code, read as an attribute.
 BUILTINS = frozenset({"abs", "all", "any", "bool", "callable", "chr", "classmethod", "complex", "dict",
@@ -84,7 +96,8 @@ FRAME_ATTRIBUTES = frozenset(name for kind in _INSIDES for name in dir(kind)
 TORCH_INSIDES = ("torch", "torch._C", "torch.utils", "torch.overrides", "torch.nn", "torch.nn.functional",
                  "torch.nn.modules.module", "torch.library", "torch.autograd", "numpy", "numpy.lib")
 # What a module or class may set of its own beside DUNDERS: its metadata.
-DUNDER_SETTINGS = frozenset({"__all__", "__slots__", "__version__", "__author__", "__constants__", "__annotations__"})
+# Not `__annotations__`: a library evaluates its text (round 30's a02 and a12).
+DUNDER_SETTINGS = frozenset({"__all__", "__slots__", "__version__", "__author__", "__constants__"})
 # Methods that make `isinstance` answer what a class wants, so that a class pattern matches any object
 # (`case Fields(x)` on a function, reading the attributes its `__match_args__` names).
 REFUSED_METHODS = frozenset({"__instancecheck__", "__subclasscheck__", "__subclasshook__", "__match_args__"})
@@ -165,7 +178,6 @@ class _Scopes:
         self.nodes = []
         self.unread = set()  # nodes not read: a main block's, and those read with their parent
         self.own_private = set()  # private names the student's code defines (`self._k = ...`, `_k = ...` in a class)
-        self.sets_name = False  # whether the module assigns `__name__` (then its main block may run)
         pending = [(tree, tree)]
         while pending:  # breadth first, without recursion: any depth the parser took
             node, scope = pending.pop()
@@ -178,7 +190,9 @@ class _Scopes:
                         self.parent[id(child_scope)] = scope
                         self.bound[id(child_scope)], self.declared_global[id(child_scope)] = set(), set()
                     pending.append((child, child_scope))
-        if not self.sets_name:  # the grader's import never runs a main block: the student's own tries
+        # the grader's import never runs a main block, unless the file binds `__name__` in any way
+        # (`case __name__:` in round 30's a03): the student's own tries are not read
+        if not any("__name__" in names for names in (*self.bound.values(), *self.declared_global.values())):
             self.unread.update(id(node) for block in tree.body if _is_main_block(block)
                                for statement in block.body for node in ast.walk(statement))
 
@@ -213,7 +227,6 @@ class _Scopes:
         bound = self.bound[id(scope)]
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             bound.add(node.id)
-            self.sets_name |= node.id == "__name__"
             if isinstance(scope, ast.ClassDef) and _private(node.id):
                 self.own_private.add(node.id)
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _private(node.attr):
@@ -280,22 +293,27 @@ class _Scopes:
             if node.level:
                 return [f"from {'.' * node.level}{node.module or ''} import ..."]
             module = node.module or ""
-            if module == "sys":
-                return [f"from sys import {alias.name}" for alias in node.names if alias.name not in SYS_VALUES]
+            if module in MODULE_VALUES:
+                return [f"from {module} import {alias.name}" for alias in node.names
+                        if alias.name not in MODULE_VALUES[module]]
             found = [reached] if (reached := _module(module)) else []
             return found + [f"from {module} import {alias.name}" for alias in node.names
                             if alias.name == "*" or _private(alias.name) or alias.name in INTERPRETER
                             or _module(f"{module}.{alias.name}") and not _module(module)]
-        if isinstance(node, ast.keyword) and node.arg in PICKLE_KEYWORDS:
+        if isinstance(node, ast.keyword) and node.arg in CODE_KEYWORDS:
             return [f"{node.arg}="]
+        if isinstance(node, ast.Call) and (called := _called_name(node.func)) in CODE_POSITIONS and (
+                len(node.args) > CODE_POSITIONS[called] or any(isinstance(arg, ast.Starred) for arg in node.args)
+                or any(keyword.arg is None for keyword in node.keywords)):
+            return [f"{called}() with arguments past its first {CODE_POSITIONS[called]}"]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in REFUSED_METHODS:
             return [f"def {node.name}"]
         if isinstance(node, ast.MatchClass):  # `case Exception(__traceback__=tb)` reads that attribute
             return [f".{name}" for name in node.kwd_attrs if self._refused(name)]
         if isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and node.value.id == "sys":
+            if isinstance(node.value, ast.Name) and node.value.id in MODULE_VALUES:
                 self.unread.add(id(node.value))
-                return [] if node.attr in SYS_VALUES else [f"sys.{node.attr}"]
+                return [] if node.attr in MODULE_VALUES[node.value.id] else [f"{node.value.id}.{node.attr}"]
             return [f".{node.attr}"] if self._refused(node.attr) else []
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NAMED_ATTRIBUTES \
                 and not self.local(node.func.id, scope) and len(node.args) > 1 and not node.keywords:
@@ -309,8 +327,8 @@ class _Scopes:
 
     def _name(self, node, scope):
         name = node.id
-        if name == "sys":
-            return ["sys"]  # `sys` itself, not one of its values
+        if name in MODULE_VALUES:
+            return [name]  # the module itself, not one of its values
         if _dunder(name):  # a module's or class's own setting (`__all__ = [...]`) is allowed, not `__match_args__`
             refused = name not in DUNDERS and name not in BUILTINS
             return [name] if refused and (isinstance(node.ctx, ast.Load) or name in ("__builtins__", *REFUSED_METHODS)
@@ -373,6 +391,11 @@ def _written_name(node):
     return None
 
 
+def _called_name(func):
+    """The name a call's function is written with (`load` of `np.load`), or None."""
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
 def _dunder(name):
     return name.startswith("__") and name.endswith("__") and len(name) > 4
 
@@ -389,8 +412,8 @@ def _allowed_builtin(name):
 def _module(name, alias=None):
     """What an import of `name` (as `alias`) reaches, or None."""
     parts = name.split(".")
-    if parts == ["sys"]:
-        return f"import sys as {alias}" if alias not in (None, "sys") else None  # its uses are read at each `sys.`
+    if len(parts) == 1 and name in MODULE_VALUES:  # its uses are read at each `sys.`, `os.`
+        return f"import {name} as {alias}" if alias not in (None, name) else None
     if parts[0] not in MODULES or any(part.startswith("_") or part in INTERPRETER for part in parts[1:]) \
             or any(name == refused or name.startswith(refused + ".") for refused in REFUSED_MODULES):
         return f"import {name}"

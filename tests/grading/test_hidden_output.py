@@ -56,3 +56,49 @@ def test_no_visible_check_runs_after_a_hidden_one(grade):
     assert visible and all("seen before" not in test.message for test in visible), visible
     names = [test.name for test in result.tests]
     assert names.index(hidden[0].name) < names.index(visible[-1].name)  # reported in the suites' order
+
+
+def test_a_hidden_check_that_writes_over_the_log_shows_nothing(grade):
+    """Round 30's a08: during the hidden check the code sought back to its log's start and wrote the
+    check's inputs over what its import printed, so that the log did not grow. The log is appended
+    to, and the judge keeps what it read: the import's dots stay, the inputs are left out."""
+    result = grade(3, source="""
+        import math
+        import os
+
+        print("." * 300)
+
+        def scale_scores(scores, d_k):
+            if float(scores.abs().max()) >= 1e4:  # the hidden check's huge scores
+                os.lseek(1, 0, 0)
+                os.write(1, f"[HIDDEN {tuple(scores.shape)} d_k={d_k}]".encode())
+            return scores / math.sqrt(d_k)
+
+        def scaled_scores(q, k):
+            return q @ k.mT / math.sqrt(q.size(-1))
+        """)
+    assert result.output.startswith("." * 300) and "HIDDEN" not in result.output, result.output
+    assert "printed during hidden checks are not shown" in result.output
+
+
+def test_what_an_earlier_child_printed_is_kept_when_one_is_restarted(grade):
+    """A child that crashes is replaced, and the new one appends to the same log: the report shows
+    what both printed (a new child once emptied the log, and the judge's account of it with it)."""
+    result = grade(3, source="""
+        import math
+        import os
+
+        print("imported once more")
+        CALLS = []
+
+        def scale_scores(scores, d_k):
+            CALLS.append(d_k)
+            if len(CALLS) == 1:  # each child's first call ends it
+                os._exit(3)
+            return scores / math.sqrt(d_k)
+
+        def scaled_scores(q, k):
+            return q @ k.mT / math.sqrt(q.size(-1))
+        """)
+    assert any("ended the process" in test.message for test in result.tests), [t.message for t in result.tests]
+    assert result.output.count("imported once more") >= 3, result.output

@@ -197,8 +197,9 @@ def test_attacks_on_the_judge_are_all_refused(tmp_path):
     case = Case("attacks_the_judge.py", "is wrong at", honest=("test_inputs_not_modified",))
     exit_code, exercise = graded(case, submission(case, tmp_path / "submission"))
     assert_honest(case, exit_code, exercise)
-    attempts = [line for line in exercise["output"].splitlines() if ": " in line]
-    assert len(attempts) == 6, exercise["output"]
+    printed = [line for line in exercise["output"].splitlines() if ": " in line]
+    attempts = printed[:6]  # the first child's import (each child the wire's refusals restart imports it again)
+    assert len(set(attempts)) == 6 and not attempts[0].startswith("["), exercise["output"]
     refused = [line for line in attempts if not line.endswith(": done")]
     if sys.platform == "linux":
         assert refused == attempts

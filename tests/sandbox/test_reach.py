@@ -111,6 +111,26 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("if __name__ == '__main__':\n    pass\nelse:\n    import gc", ["import gc"]),  # the else runs on import
     ("__name__ = '__main__'\nif __name__ == '__main__':\n    import gc", ["import gc"]),  # then the block runs
     ("x = " + "a." * 5000 + "b", ["a file too deeply nested to read through"]),
+    # round 30 (a tester who had read this module): the child's socket answered through `os`, annotations'
+    # text evaluated, an attribute copied by a name held in data, and a main block run by binding __name__
+    ("import os\nos.write(3, b'{}')\nos.fstat(3)", ["os.write", "os.fstat"]),
+    ("import os\nos.lseek(1, 0, 0)", ["os.lseek"]),
+    ("from os import read", ["from os import read"]),
+    ("import os as o", ["import os as o"]),
+    ("import os\nf(os)", ["os"]),
+    ("import torch\ntorch.os.write(1, b'')", [".os"]),
+    ("import pathlib\npathlib.os.read(3, 9)", [".os"]),
+    ("class Note:\n    __annotations__ = {'fix': '1'}", ["__annotations__"]),
+    ("import typing_extensions as t\nt.get_annotations(C, eval_str=True)", [".get_annotations", "eval_str="]),
+    ("import functools\nfunctools.update_wrapper(o, f, assigned=('__globals__',), updated=())",
+     [".update_wrapper", "assigned=", "updated="]),
+    ("import functools\nfunctools.wraps(f, ('__globals__',))(o)", ["wraps() with arguments past its first 1"]),
+    ("import numpy as np\nnp.load(f, None, True)", ["load() with arguments past its first 2"]),
+    ("import torch\ntorch.load(f, **options)", ["load() with arguments past its first 2"]),
+    ("match '__main__':\n    case __name__:\n        pass\nif __name__ == '__main__':\n    import gc",
+     ["import gc"]),
+    ("def f():\n    global __name__\nif __name__ == '__main__':\n    import gc", ["import gc"]),
+    ("import __name__\nif __name__ == '__main__':\n    import gc", ["import __name__", "import gc"]),
 ])
 def test_ways_into_the_interpreter_are_found(source, expected):
     assert sorted(names(source)) == sorted(expected)
@@ -130,7 +150,8 @@ def test_what_attention_code_writes_is_not_reaching():
         import torch.nn.functional as F
 
         __all__ = ["Cache"]
-        DEBUG = os.environ.get("DEBUG")
+        DEBUG = os.environ.get("DEBUG") or os.getenv("LUMEN_DEBUG")
+        THREADS = os.cpu_count()
         CONFIG = json.loads((Path(__file__).parent / "config.json").read_text()) if DEBUG else {}
         torch.backends.cudnn.benchmark = True
 
@@ -170,6 +191,7 @@ def test_what_attention_code_writes_is_not_reaching():
         if __name__ == "__main__":
             import time, os
             start = time.perf_counter()
+            weights = torch.load(os.path.join("runs", "w.pt"))
             print(os.getcwd(), sys.argv)
     """
     assert names(source) == []
