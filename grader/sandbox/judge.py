@@ -191,8 +191,11 @@ def python_text(data):
 def _not_text(name, data, error):
     """Why a file whose bytes do not decode cannot be graded, in one line."""
     line = data.count(b"\n", 0, error.start) + 1
-    return (f"cannot grade {name}: it is not {error.encoding} text (byte 0x{data[error.start]:02x} on line {line}): "
-            "save it as UTF-8, or name its encoding in a coding line (# -*- coding: latin-1 -*-)")
+    where = f"it is not {error.encoding} text (byte 0x{data[error.start]:02x} on line {line})"
+    if data.startswith(b"\xef\xbb\xbf"):  # a byte-order mark: UTF-8 whatever its coding line says (round 30's a15)
+        return f"cannot grade {name}: {where}, and it starts with UTF-8's byte-order mark: save it as UTF-8"
+    return (f"cannot grade {name}: {where}: save it as UTF-8, or name its encoding in a coding line "
+            "(# -*- coding: latin-1 -*-)")
 
 
 def load_request(path, module, forbidden=(), ctypes=False, watched=()):

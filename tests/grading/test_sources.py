@@ -34,3 +34,14 @@ def test_a_coding_line_python_refuses_is_a_one_line_reason(tmp_path, codec):
     path.write_bytes(f"# -*- coding: {codec} -*-\n".encode() + CORRECT)
     with pytest.raises(SubmissionRefused, match=f"^cannot grade exercise3_scaling.py: .*{codec}.*save it as UTF-8"):
         load_request(path, "exercise3_scaling")
+
+
+def test_a_byte_order_mark_before_another_coding_line_says_the_mark_decides(tmp_path):
+    """Python reads a file that starts with UTF-8's byte-order mark as UTF-8, whatever its coding line
+    says: the reason names the mark, not a coding line the file already has (round 30's a15)."""
+    path = tmp_path / "exercise3_scaling.py"
+    path.write_bytes(b"\xef\xbb\xbf# -*- coding: latin-1 -*-\n# caf\xe9\n" + CORRECT)
+    with pytest.raises(SubmissionRefused) as refused:
+        load_request(path, "exercise3_scaling")
+    assert str(refused.value) == ("cannot grade exercise3_scaling.py: it is not utf-8 text (byte 0xe9 on line 2), "
+                                  "and it starts with UTF-8's byte-order mark: save it as UTF-8")

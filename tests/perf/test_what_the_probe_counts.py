@@ -79,3 +79,29 @@ def tiled_attention(q, k, v, block_size, causal=False):
     failed = {test.name: test.message for test in failures(result)}
     assert set(failed) == {"test_tiled_attention_never_holds_the_whole_matrix"}, failed_tests(result)
     assert symptom in failed["test_tiled_attention_never_holds_the_whole_matrix"]
+
+
+@pytest.mark.parametrize("measured", [
+    {"products": "many", "bytes": 0, "disabled": None},  # round 30's a04, through its own answers to the judge
+    {"bytes": 0, "disabled": None},
+    {"products": 1, "bytes": 0.5, "disabled": None},
+    {"products": 1, "bytes": 0, "disabled": 7},
+    ["products", 1],
+])
+def test_a_measure_not_as_the_probe_makes_it_fails_its_check(measured):
+    from grader.grading.compare import Mismatch
+    from grader.grading.testkit import check_measured
+
+    with pytest.raises(Mismatch, match="is not the grader's measure"):
+        check_measured(measured, "f's products")
+
+
+def test_a_watched_function_answered_without_its_measure_fails_its_check():
+    from types import SimpleNamespace
+
+    from grader.grading.compare import Mismatch
+    from grader.grading.testkit import watched_calls
+
+    answered = SimpleNamespace(watched_calls=lambda name: [])  # the process answered, no measure came with it
+    with pytest.raises(Mismatch, match="answered without the grader's measure"):
+        watched_calls(answered, "fused_project", what="fused_project's matrix products")
