@@ -588,9 +588,9 @@ def _run_products(student, call, spec, args):
         measured = student.largest_allocation(call["target"], *positional, **keywords)
     except _THEIRS:
         return None, None, None
-    if measured.get("disabled") or measured["products"] <= call["at_most"]:
+    if measured.get("disabled") or measured["every_product"] <= call["at_most"]:
         return None, None, None
-    return _products(measured["products"]), _products(call["at_most"]), None
+    return _products(measured["every_product"]), _products(call["at_most"]), None
 
 
 def _run_whole_matrix(student, call, spec, args, sizes):

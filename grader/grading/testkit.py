@@ -324,7 +324,7 @@ def watched_calls(student, name, what):
     return calls
 
 
-_COUNTS = ("bytes", "products", "ops", "widest", "elements", "peak")  # what a probe's measure counts
+_COUNTS = ("bytes", "products", "every_product", "ops", "widest", "elements", "peak")  # what a measure counts
 _LEAVE_THE_GRADER = "Leave the grader's connection and objects in your process as they are"
 
 
@@ -333,9 +333,13 @@ def check_measured(measured, what):
     (a measure not as the probe makes it: round 30's a04 sent `{"products": "many"}`)."""
     if not isinstance(measured, dict) or "products" not in measured \
             or not all(type(measured[key]) is int for key in _COUNTS if key in measured) \
-            or not isinstance(measured.get("disabled"), (str, type(None))):
+            or not all(isinstance(measured.get(key), (str, type(None))) for key in ("disabled", "exported")):
         raise Mismatch(f"{what} could not be measured: what your code's process answered is not the grader's "
                        f"measure. {_LEAVE_THE_GRADER}")
+    if measured.get("exported"):
+        raise Mismatch(f"{what} could not be measured: your code handed a tensor's data to numpy or Python "
+                       f"({measured['exported']}), where the grader cannot see what it computes. Compute with "
+                       "torch's operations on the tensors themselves")
     if measured["disabled"]:
         raise Mismatch(f"{what} could not be measured: {measured['disabled']}. The grader measures the tensors "
                        "your code allocates and the products it runs; leave torch's modes, dispatch and profiling "

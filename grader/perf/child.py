@@ -217,12 +217,15 @@ def largest_allocation(session, request):
                                    held=held)}
 
 
+WATCHED = ("products", "every_product", "bytes", "exported", "disabled")  # what a watched call's reply carries
+
+
 def watched_call(fn, args, kwargs):
     """A call of a watched name (`Exercise.watched`), as the suites make every one: its value, and
-    {"products", "bytes", "disabled"} as the probe measured them."""
+    what the probe measured of it (WATCHED)."""
     value = []
     measured = probe.measure(lambda *a, **k: value.append(fn(*a, **k)), args, kwargs)
-    return value[0], {key: measured[key] for key in ("products", "bytes", "disabled")}
+    return value[0], {key: measured[key] for key in WATCHED}
 
 
 def adopt(session, exercise):

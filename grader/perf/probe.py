@@ -34,12 +34,14 @@ of reach of any in-process check (code that edits the probe's own memory through
 is listed in docs/security.md.
 """
 
+import gc
 import os
 import sys
 import tracemalloc
 import _tracemalloc
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from grader.nested import leaves
@@ -62,6 +64,9 @@ OUTSIDE_ALLOWANCE = 1 << 18  # bytes traced outside torch that a call may peak a
 MAX_SHAPES = 256  # distinct shapes of the tensors a call made that the probe keeps
 CANARY_BYTES = 4099  # an odd size no tensor of the student's is likely to have; it only has to be seen
 DISABLED = "the grader's probe was disabled"
+# Tensor methods that hand a tensor's data to numpy or Python, where no operation of the work done on it is
+# one the probe sees (round 31's a08 computed exercise 10's attention in numpy, a12 a KV cache's storage)
+_EXPORTS = frozenset({"numpy", "tolist", "__array__", "__dlpack__", "untyped_storage", "storage"})
 # code the watch does not judge: torch's, the probe's, and the grader's that runs inside a measured call (the
 # exercise's rules are a torch function mode, which torch calls while this probe's own handler runs, the probe
 # then off its stack: an honest torch.from_numpy did that, round 14)
@@ -111,6 +116,8 @@ class LargestAllocation(TorchDispatchMode):
         """Count from nothing again (after the canary before the call): only the inputs read so far."""
         self.forget()
         self.bytes, self.shape, self.products, self.ops, self.peak = 0, (), 0, 0, 0
+        self.every_product = 0  # matrix products of any data: a copy of the inputs made through Python is
+        # no longer theirs (round 31's a07: torch.tensor(x.tolist()) @ w)
         self.shapes = set()  # the shapes of the tensors its operations returned (the inputs' storages aside)
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
         self.derived, self.widest = set(self.inputs), 0  # the data pointers of the inputs' storages and of
@@ -151,12 +158,15 @@ class LargestAllocation(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        watch = _getprofile()
+        watch, collecting = _getprofile(), gc.isenabled()
         _setprofile(None)  # the probe's own bookkeeping, unwatched (tens of events per operation otherwise)
+        gc.disable()  # and no finalizer of the student's runs in it (round 31's a14 ran products there)
         try:
             with _no_torch_function():  # and no torch function mode or subclass runs code in it
                 self._note(func, args, kwargs, out)
         finally:
+            if collecting:
+                gc.enable()
             _setprofile(watch)
         return out
 
@@ -165,6 +175,7 @@ class LargestAllocation(TorchDispatchMode):
         outputs = [tensor for tensor in ((out,) if type(out) is torch.Tensor else leaves(out))
                    if isinstance(tensor, torch.Tensor)]
         read = _storages(leaves([args, kwargs]) if kwargs else leaves(args))
+        self.every_product += func.overloadpacket in _PRODUCTS
         if not self.derived.isdisjoint(read):
             self.products += func.overloadpacket in _PRODUCTS
             self.ops += 1
@@ -304,6 +315,22 @@ class _Watch:
                 self.reason = self.in_force()
 
 
+class _Exports(TorchFunctionMode):
+    """Notes the first time a call hands a tensor of more than one entry to numpy or Python
+    (`_EXPORTS`): what it computes there, the probe cannot see."""
+
+    def __init__(self):
+        super().__init__()
+        self.found = None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", "")
+        if self.found is None and name in _EXPORTS and args and isinstance(args[0], torch.Tensor) \
+                and args[0].numel() > 1:
+            self.found = f"Tensor.{name}"
+        return func(*args, **(kwargs or {}))
+
+
 def _canary(probe):
     """A tensor the grader allocates under the probe: whether the probe saw it."""
     canary = _empty(CANARY_BYTES, dtype=_uint8)
@@ -312,10 +339,12 @@ def _canary(probe):
 
 def measure(fn, args, kwargs=None, held=()):
     """{"bytes", "shape", "products", "ops", "widest", "shapes", "elements", "element_shape", "peak",
-    "disabled"}: the largest tensor fn(*args, **kwargs) allocates, in bytes and in entries (without
-    gradients), the most bytes its new storages held at once, the matrix products and the operations of
-    any kind it runs on its inputs' data, the widest reduction of it, the shapes of the tensors it made
-    (MAX_SHAPES at most), and why the probe was disabled during the call (None if it never was);
+    "every_product", "exported", "disabled"}: the largest tensor fn(*args, **kwargs) allocates, in bytes
+    and in entries (without gradients), the most bytes its new storages held at once, the matrix
+    products and the operations of any kind it runs on its inputs' data, the widest reduction of it, the
+    shapes of the tensors it made (MAX_SHAPES at most), the matrix products of any data, the first
+    method that handed a tensor's data to numpy or Python (None if none did: `_Exports`), and why the
+    probe was disabled during the call (None if it never was);
     `held`: the data pointers of storages that exist already (an object's, whose method fn is), as the
     inputs'.
     The dispatch-mode stack is left as it was found, whatever the call did to it. The call runs in the
@@ -340,8 +369,10 @@ def _measured(probe, previous, depth, fn, args, kwargs):
         _start_tracing()  # during the call, round 11's a04) cannot offset what the call allocates
         start, _ = _traced()
         _setprofile(watch)
+        exports = _Exports()
         try:
-            fn(*args, **(kwargs or {}))
+            with exports:
+                fn(*args, **(kwargs or {}))
         finally:
             profiled = _getprofile() is watch
             reason = watch.reason
@@ -353,6 +384,7 @@ def _measured(probe, previous, depth, fn, args, kwargs):
                 _start_tracing()
         reason = reason or watch.in_force()
         found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products, "ops": probe.ops,
+                 "every_product": probe.every_product, "exported": exports.found,
                  "widest": probe.widest,
                  "shapes": sorted(map(list, probe.shapes)),
                  "elements": probe.elements, "element_shape": list(probe.element_shape), "peak": probe.peak}

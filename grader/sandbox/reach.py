@@ -52,7 +52,7 @@ INTERPRETER = frozenset({"sys", "gc", "ctypes", "ctypeslib", "inspect", "builtin
                          "attrgetter", "methodcaller", "get_type_hints", "ForwardRef", "runstring", "currentframe",
                          "dictConfig", "fileConfig", "library", "read_array", "npyio", "NpzFile", "open_memmap",
                          "model_zoo", "load_url", "serialization", "add_safe_globals", "safe_globals",
-                         "get_annotations", "update_wrapper", "os"})
+                         "get_annotations", "update_wrapper", "os", "evaluate_forward_ref", "fx", "jit"})
 # The keywords that make a library run code or read attributes held in data: torch and numpy unpickle
 # (`torch.load(..., weights_only=False)`, `np.load(..., allow_pickle=True)`), and a pickle can call any
 # function; annotations' text is evaluated (`get_annotations(..., eval_str=True)`); `functools.wraps` and
@@ -61,7 +61,10 @@ CODE_KEYWORDS = frozenset({"allow_pickle", "weights_only", "pickle_module", "eva
 # The functions that take those keywords' values positionally too (`np.load(f, None, True)`,
 # `functools.wraps(f, ("__globals__",))`): the most positional arguments they are called with, and
 # never with `*` or `**`, whose contents the text does not show.
-CODE_POSITIONS = {"load": 2, "wraps": 1}
+CODE_POSITIONS = {"load": 2, "wraps": 1, "type": 1}  # `type(name, bases, {"__instancecheck__": ...})`: round 31's a06
+# What code may do with `os.environ`: read it. A variable set there changes what a library does
+# (`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` made `torch.load` unpickle: round 31's a02).
+ENVIRON_READS = frozenset({"get", "copy", "keys", "items", "values"})
 # Modules read by the values attention code takes of them (`import sys`, `import os`, never under
 # another name): anything else of theirs holds the interpreter (`sys.modules`) or works on file
 # descriptors (`os.write` on the child's socket answered the judge in the student's stead: round 30's a01).
@@ -93,6 +96,10 @@ FRAME_ATTRIBUTES = frozenset(name for kind in _INSIDES for name in dir(kind)
                              if name.startswith(("f_", "co_", "tb_", "gi_", "cr_", "ag_", "cell_")))
 # The modules whose private names lead into torch's dispatcher, its modes and the interpreter: a private
 # name of theirs is refused even where the student's code defines one like it (`self._C = ...`).
+# Private names students give helpers of their own, whose objects in TORCH_INSIDES hand out nothing (an
+# assertion, an operator, a printer): a student's `self._check(...)` is allowed (round 31's a09).
+STUDENT_HELPERS = frozenset({"_check", "_assert", "_softmax", "_stack", "_print", "_unique", "_pair", "_single",
+                             "_triple", "_sync", "_warn"})
 TORCH_INSIDES = ("torch", "torch._C", "torch.utils", "torch.overrides", "torch.nn", "torch.nn.functional",
                  "torch.nn.modules.module", "torch.library", "torch.autograd", "numpy", "numpy.lib")
 # What a module or class may set of its own beside DUNDERS: its metadata.
@@ -137,7 +144,10 @@ def torch_private_names():
 def leads_into_torch(name):
     """Whether the private `name` of one of TORCH_INSIDES leads somewhere: a module, or a function or
     class that is not one of their public names under its own (`torch.library._dtype` is `torch.dtype`;
-    a type alias leads nowhere). Asked only of the names a student's code defines."""
+    a type alias leads nowhere; nor does one of STUDENT_HELPERS). Asked only of the names a student's code
+    defines."""
+    if name in STUDENT_HELPERS:
+        return False
     insides = _torch_insides()
     for module, names in insides:
         if name not in names:
@@ -178,6 +188,7 @@ class _Scopes:
         self.nodes = []
         self.unread = set()  # nodes not read: a main block's, and those read with their parent
         self.own_private = set()  # private names the student's code defines (`self._k = ...`, `_k = ...` in a class)
+        self.above = {}  # id(node) -> the node it is part of
         pending = [(tree, tree)]
         while pending:  # breadth first, without recursion: any depth the parser took
             node, scope = pending.pop()
@@ -186,6 +197,7 @@ class _Scopes:
             self._note_binding(node, scope)
             for child, child_scope in self._children(node, scope):
                 if isinstance(child, ast.AST):
+                    self.above[id(child)] = node
                     if child_scope is not scope and id(child_scope) not in self.bound:
                         self.parent[id(child_scope)] = scope
                         self.bound[id(child_scope)], self.declared_global[id(child_scope)] = set(), set()
@@ -267,9 +279,9 @@ class _Scopes:
             for names in self._reached(node):
                 found.append(Reach(getattr(node, "lineno", 0), names))
             for annotation in _annotations(node):  # text that typing.get_type_hints would evaluate
-                if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-                    found.extend(self._annotation(annotation))
-                elif any(isinstance(part, (ast.JoinedStr, ast.Call)) or (isinstance(part, ast.BinOp)
+                for text in _texts(annotation):  # `x: "T"`, and within one: `list["T"]` (round 31's a03)
+                    found.extend(self._annotation(text))
+                if any(isinstance(part, (ast.JoinedStr, ast.Call)) or (isinstance(part, ast.BinOp)
                          and not isinstance(part.op, ast.BitOr)) for part in ast.walk(annotation)):
                     found.append(Reach(annotation.lineno, "an annotation made at run time"))
         return found
@@ -308,11 +320,15 @@ class _Scopes:
             return [f"{called}() with arguments past its first {CODE_POSITIONS[called]}"]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in REFUSED_METHODS:
             return [f"def {node.name}"]
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and self._refused_text(node):
+            return [repr(node.value)]  # a name a library reads by: `type(..., {"__instancecheck__": f})`
         if isinstance(node, ast.MatchClass):  # `case Exception(__traceback__=tb)` reads that attribute
             return [f".{name}" for name in node.kwd_attrs if self._refused(name)]
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id in MODULE_VALUES:
                 self.unread.add(id(node.value))
+                if (node.value.id, node.attr) == ("os", "environ") and not self._read_only(node):
+                    return ["os.environ changed or handed on"]
                 return [] if node.attr in MODULE_VALUES[node.value.id] else [f"{node.value.id}.{node.attr}"]
             return [f".{node.attr}"] if self._refused(node.attr) else []
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NAMED_ATTRIBUTES \
@@ -339,6 +355,30 @@ class _Scopes:
         if name in NAMED_ATTRIBUTES:
             return [f"{name} with a name not written in the code"]
         return [f"{name}()" if callable(getattr(builtins, name)) else name]
+
+    def _read_only(self, node):
+        """Whether `node` (`os.environ`) is only read where it stands: `os.environ.get(...)`,
+        `os.environ[key]`, `key in os.environ`."""
+        above = self.above.get(id(node))
+        if isinstance(above, ast.Attribute) and above.attr in ENVIRON_READS:
+            return isinstance(self.above.get(id(above)), ast.Call) and self.above[id(above)].func is above
+        if isinstance(above, ast.Subscript):
+            return above.value is node and isinstance(above.ctx, ast.Load)
+        return isinstance(above, ast.Compare) and node in above.comparators and \
+            all(isinstance(op, (ast.In, ast.NotIn)) for op in above.ops)
+
+    def _refused_text(self, node):
+        """A string that is exactly a name the attribute rules refuse and that libraries read objects by
+        (a dunder, a frame's attribute): `{"__instancecheck__": f}` given to `type`; but for the slots a
+        class keeps (`__slots__ = ("_k", "__dict__")`)."""
+        text = node.value
+        if not ((_dunder(text) and text not in DUNDERS) or text in FRAME_ATTRIBUTES):
+            return False
+        above = self.above.get(id(node))
+        above = self.above.get(id(above)) if isinstance(above, (ast.Tuple, ast.List)) else above
+        return not (isinstance(above, (ast.Assign, ast.AnnAssign)) and text in ("__dict__", "__weakref__")
+                    and any(isinstance(target, ast.Name) and target.id == "__slots__"
+                            for target in getattr(above, "targets", [getattr(above, "target", None)])))
 
     def _refused(self, name):
         """An attribute `name`, of any object, that leads into the interpreter: a dunder not listed, a
@@ -371,6 +411,20 @@ def _annotations(node):
     else:
         return []
     return [annotation] if annotation is not None else []
+
+
+def _texts(annotation):
+    """The string constants in an annotation, which a library may evaluate as code: the annotation
+    itself, or any inside it, but for a `Literal[...]`'s values, which are kept as they are."""
+    found, pending = [], [annotation]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Subscript) and _called_name(node.value) == "Literal":
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.append(node)
+        pending.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _written_name(node):

@@ -7,8 +7,11 @@ only its largest; then, as round 22's a1, a3 and a4 found it: work on a tensor o
 read whole whatever else runs per block, and a KV cache's storage rule holds at every fill level."""
 
 import pytest
+import torch
 
 from conftest import ROOT, failed_tests, failures
+from grader.grading.compare import Mismatch
+from grader.grading.testkit import check_measured, watched_calls
 
 SOLUTIONS = ROOT / "solutions"
 ROUND22 = ROOT / "tests" / "attacks" / "round22"
@@ -89,9 +92,6 @@ def tiled_attention(q, k, v, block_size, causal=False):
     ["products", 1],
 ])
 def test_a_measure_not_as_the_probe_makes_it_fails_its_check(measured):
-    from grader.grading.compare import Mismatch
-    from grader.grading.testkit import check_measured
-
     with pytest.raises(Mismatch, match="is not the grader's measure"):
         check_measured(measured, "f's products")
 
@@ -99,9 +99,21 @@ def test_a_measure_not_as_the_probe_makes_it_fails_its_check(measured):
 def test_a_watched_function_answered_without_its_measure_fails_its_check():
     from types import SimpleNamespace
 
-    from grader.grading.compare import Mismatch
-    from grader.grading.testkit import watched_calls
-
     answered = SimpleNamespace(watched_calls=lambda name: [])  # the process answered, no measure came with it
     with pytest.raises(Mismatch, match="answered without the grader's measure"):
         watched_calls(answered, "fused_project", what="fused_project's matrix products")
+
+
+def test_every_product_counts_products_of_any_data_and_handing_data_out_is_noted():
+    """A copy of the inputs made through Python is no longer theirs (round 31's a07: three products, two
+    of them on torch.tensor(x.tolist())): `every_product` counts them, and handing a tensor of more than
+    one entry to numpy or Python is noted (`exported`, a failed check: a08 and a12 computed there)."""
+    from grader.perf import probe
+
+    x, w = torch.randn(3, 4), torch.randn(4, 6)
+    laundered = probe.measure(lambda x, w: (x @ w, torch.ones(3, 4) @ torch.ones(4, 2)), (x, w))
+    assert (laundered["products"], laundered["every_product"], laundered["exported"]) == (1, 2, None)
+    listed = probe.measure(lambda x, w: torch.tensor(x.tolist()) @ w, (x, w))
+    assert listed["exported"] == "Tensor.tolist"
+    assert probe.measure(lambda x, w: x.numpy().sum(), (x, w))["exported"] == "Tensor.numpy"
+    assert probe.measure(lambda x, w: float(x[0, 0]) * x.sum().item(), (x, w))["exported"] is None  # scalars

@@ -64,7 +64,7 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("import torch\nimport_sys = torch.sys.modules", [".sys"]),
     ("import numpy as np\nc = np.ctypeslib.ctypes", [".ctypes", ".ctypeslib"]),
     ("import numpy as np\nview = np.lib.stride_tricks.as_strided", [".stride_tricks"]),
-    ("import operator\nget = operator.attrgetter('f_back')", [".attrgetter"]),
+    ("import operator\nget = operator.attrgetter('f_back')", [".attrgetter", "'f_back'"]),
     ("import torch\nhidden = getattr(torch, '_C')", ["getattr(..., '_C')"]),
     ("import torch\nname = 's' + 'ys'\nm = getattr(torch, name)", ["getattr with a name not written in the code"]),
     ("g = vars()\nh = globals()\ni = id(g)", ["globals()", "id()", "vars()"]),
@@ -101,7 +101,7 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("def f(x: '-' * 3): pass", ["an annotation made at run time"]),
     ("def f(x: '" + "-" * 20000 + "1'): pass", ["a string annotation too long to read"]),
     ("class Meta(type):\n    def __instancecheck__(cls, other):\n        return True", ["def __instancecheck__"]),
-    ("class Fields:\n    __match_args__ = ('__globals__',)", ["__match_args__"]),
+    ("class Fields:\n    __match_args__ = ('__globals__',)", ["__match_args__", "'__globals__'"]),
     ("import doctest", ["import doctest"]),  # runs the text of docstrings
     ("import torch\nv = getattr(torch, f'f_{1}')", ["getattr with a name not written in the code"]),
     ("from torch.utils import _python_dispatch", ["from torch.utils import _python_dispatch"]),
@@ -123,14 +123,31 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("class Note:\n    __annotations__ = {'fix': '1'}", ["__annotations__"]),
     ("import typing_extensions as t\nt.get_annotations(C, eval_str=True)", [".get_annotations", "eval_str="]),
     ("import functools\nfunctools.update_wrapper(o, f, assigned=('__globals__',), updated=())",
-     [".update_wrapper", "assigned=", "updated="]),
-    ("import functools\nfunctools.wraps(f, ('__globals__',))(o)", ["wraps() with arguments past its first 1"]),
+     [".update_wrapper", "assigned=", "updated=", "'__globals__'"]),
+    ("import functools\nfunctools.wraps(f, ('__globals__',))(o)",
+     ["wraps() with arguments past its first 1", "'__globals__'"]),
     ("import numpy as np\nnp.load(f, None, True)", ["load() with arguments past its first 2"]),
     ("import torch\ntorch.load(f, **options)", ["load() with arguments past its first 2"]),
     ("match '__main__':\n    case __name__:\n        pass\nif __name__ == '__main__':\n    import gc",
      ["import gc"]),
     ("def f():\n    global __name__\nif __name__ == '__main__':\n    import gc", ["import gc"]),
     ("import __name__\nif __name__ == '__main__':\n    import gc", ["import __name__", "import gc"]),
+    # round 31 (another tester who had read this module): text evaluated as code inside an annotation and
+    # through a forward reference, an attribute path through torch.fx, a variable that makes torch.load
+    # unpickle, refused names handed to type() as a class's dict
+    ("def f(x: list[\"__import__('gc')\"]): pass", ["__import__ (in a string annotation)"]),
+    ("def f(x: 'Literal[\"open\"]'): pass\ndef g(x: Literal['open', 'input']): pass", []),
+    ("import typing_extensions as t\nv = t.evaluate_forward_ref(r)", [".evaluate_forward_ref"]),
+    ("import torch.fx", ["import torch.fx"]),
+    ("import torch\ng = torch.fx.Graph()", [".fx"]),
+    ("import torch\nf = torch.jit.script(g)", [".jit"]),
+    ("import os\nos.environ['TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD'] = '1'", ["os.environ changed or handed on"]),
+    ("import os\nos.environ.update(A='1')", ["os.environ changed or handed on"]),
+    ("import os\nenv = os.environ", ["os.environ changed or handed on"]),
+    ("A = type('A', (type,), {'__instancecheck__': f})",
+     ["type() with arguments past its first 1", "'__instancecheck__'"]),
+    ("class C:\n    __slots__ = ('_k', '__dict__', '__weakref__')", []),
+    ("x = {'__dict__': 1}", ["'__dict__'"]),
 ])
 def test_ways_into_the_interpreter_are_found(source, expected):
     assert sorted(names(source)) == sorted(expected)
@@ -142,6 +159,7 @@ def test_what_attention_code_writes_is_not_reaching():
         import argparse, json, logging, math, os, sys, warnings
         from dataclasses import dataclass
         from functools import singledispatch
+        from typing import Literal, Optional
         from pathlib import Path
         from dataclasses import dataclass
         import numpy as np
@@ -150,7 +168,8 @@ def test_what_attention_code_writes_is_not_reaching():
         import torch.nn.functional as F
 
         __all__ = ["Cache"]
-        DEBUG = os.environ.get("DEBUG") or os.getenv("LUMEN_DEBUG")
+        DEBUG = os.environ.get("DEBUG") or os.getenv("LUMEN_DEBUG") or "LUMEN_TRACE" in os.environ
+        LEVEL = os.environ["LEVEL"] if "LEVEL" in os.environ else "info"
         THREADS = os.cpu_count()
         CONFIG = json.loads((Path(__file__).parent / "config.json").read_text()) if DEBUG else {}
         torch.backends.cudnn.benchmark = True
@@ -165,8 +184,12 @@ def test_what_attention_code_writes_is_not_reaching():
 
 
         @singledispatch
-        def size_of(x) -> int:
+        def size_of(x: "list[torch.Tensor]") -> int:
             return len(x)
+
+
+        def mode_of(x: Literal["causal", "open"] = "causal") -> "Optional[int]":
+            return None
 
 
         def helper(input, id, dir=1):  # built-ins' names as a function's own
