@@ -48,6 +48,7 @@ def render(report, hidden_visibility=HIDDEN_VISIBILITY, policy=Policy()):
         "execution_time": round(report.wall_time, 2),
         "output": _summary(report, hidden_visibility, policy.show_tier),
         "output_format": "text",
+        "test_output_format": "text",  # each test's output holds the student's own text: never read as markup
         "extra_data": {"max_score": report.max_score, "device": report.device, "seed": report.seed,
                        "containment": report.containment_level},
         "tests": tests,

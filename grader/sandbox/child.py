@@ -81,6 +81,7 @@ class Session:
         if watched and WATCH is None:
             raise RuntimeError("watched calls need grader.perf.child imported before the child started")
         self.watched = frozenset(watched)
+        _refuse_tensor_subclasses(os.path.abspath(path))
         folder = os.path.dirname(os.path.abspath(path))
         sys.path[:] = [p for p in sys.path if p not in ("", ".", folder, os.getcwd())]
         self.guard = rules.Guard(tuple(forbidden), path, ctypes=ctypes)
@@ -697,6 +698,33 @@ class _SockFilter(ctypes.Structure):
 
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+_CLASS_KEYS = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__firstlineno__",
+                         "__static_attributes__"})  # what every class body holds
+
+
+def _refuse_tensor_subclasses(path):
+    """A tensor subclass whose methods are the student's runs them wherever torch or the grader handle
+    one of its tensors: in the probe's own bookkeeping (round 31's a15 overrode `untyped_storage`, a17
+    hid exercise 10's whole-matrix attention there, a18 reported another tensor's storage). A class
+    that overrides anything of torch.Tensor's, made while the student's file `path` runs, is refused
+    (torch's own subclasses were made at its import)."""
+    tensor = torch.Tensor
+    theirs = frozenset(dir(tensor)) | {"__torch_function__", "__torch_dispatch__"}
+
+    def refuse(cls, **kwargs):
+        overrides = sorted(name for name in vars(cls) if name in theirs and name not in _CLASS_KEYS)
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename != path:
+            frame = frame.f_back
+        if overrides and frame is not None:
+            raise TypeError(f"{cls.__name__} changes torch's tensors ({', '.join(overrides[:3])}): a subclass of "
+                            "torch.Tensor with methods of its own is not allowed in the grader, whose checks handle "
+                            "your tensors; attention code needs none")
+        super(tensor, cls).__init_subclass__(**kwargs)
+
+    tensor.__init_subclass__ = classmethod(refuse)
 
 
 def _watch(fn, args, kwargs, watched):

@@ -316,7 +316,9 @@ def test_a_whole_matrix_the_probe_does_not_see_still_loses_the_memory_points(gra
     lost = {t.name for t in result.tests if t.status != "passed" and t.status != "skipped"}
     assert test.status == "failed" and lost <= {MEMORY_TEST, "test_online_softmax_reads_blocks"}, test.message
     assert result.score == result.max_score - sum(t.max_score for t in result.tests if t.name in lost), lost
-    if "holds the whole matrix in pieces" not in test.message and NOT_IN_BLOCKS not in test.message:  # a forged probe that left the storages' total
+    handed_out = "handed a tensor's data to numpy or Python"  # computed outside torch, where no probe sees (round 31)
+    if not any(said in test.message for said in ("holds the whole matrix in pieces", NOT_IN_BLOCKS, handed_out)):
+        # a forged probe that left the storages' total
         assert "made its process's memory grow by" in test.message, test.message
         assert float(test.message.split("grow by ")[1].split(" MiB")[0]) >= 200, test.message
 
