@@ -117,3 +117,36 @@ def test_every_product_counts_products_of_any_data_and_handing_data_out_is_noted
     assert listed["exported"] == "Tensor.tolist"
     assert probe.measure(lambda x, w: x.numpy().sum(), (x, w))["exported"] == "Tensor.numpy"
     assert probe.measure(lambda x, w: float(x[0, 0]) * x.sum().item(), (x, w))["exported"] is None  # scalars
+
+
+def test_a_tensor_subclass_that_overrides_torch_is_refused_at_import(grade):
+    """Round 31's a15: a subclass's `untyped_storage`, which the probe's bookkeeping calls on every
+    tensor an operation reads, ran products there, unseen. A subclass of torch.Tensor that overrides
+    anything of it is refused while the student's file runs; one that overrides nothing is allowed."""
+    overriding = grade(1, source="""
+        import torch
+
+        class Marker(torch.Tensor):
+            def untyped_storage(self):
+                return super().untyped_storage()
+
+        def project(x, w_q, w_k, w_v):
+            return x @ w_q, x @ w_k, x @ w_v
+
+        def fused_project(x, w_qkv):
+            return tuple((x.as_subclass(Marker) @ w_qkv).split(w_qkv.size(-1) // 3, dim=-1))
+        """)
+    assert overriding.score == 0 and "Marker changes torch's tensors (untyped_storage)" in overriding.error
+    plain = grade(1, source="""
+        import torch
+
+        class Named(torch.Tensor):
+            pass
+
+        def project(x, w_q, w_k, w_v):
+            return x @ w_q, x @ w_k, x @ w_v
+
+        def fused_project(x, w_qkv):
+            return tuple((x @ w_qkv).split(w_qkv.size(-1) // 3, dim=-1))
+        """)
+    assert plain.score == plain.max_score, [(t.name, t.message) for t in plain.tests if t.status != "passed"]
