@@ -1,0 +1,7 @@
+#!/bin/bash
+# reproduce: grade exercise3 from ./sub as root and as uid 65534
+cd "$(dirname "$0")"; source /work/round31/lib.sh
+echo "=== root"; root_grade exercise3 --submission "$PWD/sub" --no-perf -v
+echo "=== uid 65534"; U=$(user_copy "$PWD/sub" sub-$(basename "$PWD")); user_grade exercise3 --submission "$U" --no-perf -v
+leftovers
+echo "--- processes of uid 65534 or with 'sleep' in their command line, right after:"; ps -eo pid,user,etimes,args | awk '$2=="nobody" || $2=="65534"' | head; ps -eo pid,args | grep -c "[t]ime.sleep" 
