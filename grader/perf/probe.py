@@ -36,7 +36,9 @@ is listed in docs/security.md.
 
 import gc
 import os
+import re
 import sys
+import sysconfig
 import tracemalloc
 import _tracemalloc
 
@@ -67,28 +69,58 @@ DISABLED = "the grader's probe was disabled"
 # Tensor methods that hand a tensor's data to numpy or Python, where no operation of the work done on it is
 # one the probe sees (round 31's a08 computed exercise 10's attention in numpy, a12 a KV cache's storage)
 _EXPORTS = frozenset({"numpy", "tolist", "__array__", "__dlpack__", "untyped_storage", "storage"})
+# torch functions that make a tensor of memory torch did not allocate (an array numpy made: round 32's a05)
+_IMPORTS = frozenset({"from_numpy", "frombuffer", "as_tensor", "asarray", "from_dlpack", "from_file"})
 # code the watch does not judge: torch's, the probe's, and the grader's that runs inside a measured call (the
 # exercise's rules are a torch function mode, which torch calls while this probe's own handler runs, the probe
 # then off its stack: an honest torch.from_numpy did that, round 14)
 _GRADER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _OURS = (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, os.path.abspath(__file__), _GRADER + "nested.py",
          os.path.join(_GRADER, "sandbox", "rules.py"))
+_STDLIB = os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep  # Python's own library (its packages aside)
+
+
+def _library(filename):
+    """Python's own library (its packages aside), or code a library made from text (a named tuple's `__new__`)."""
+    return filename.startswith("<") or (filename.startswith(_STDLIB)
+                                        and "-packages" + os.sep not in filename[len(_STDLIB):])
+
+
+def _judged(frame):
+    """Whether the watch judges this frame's code: not torch's or the grader's, nor Python's library
+    where torch or the grader called it, as torch does while its modes are off (printing a tensor goes
+    through contextlib: round 32's a17); Python's library that the student's code called, it does."""
+    if frame.f_code.co_filename.startswith(_OURS):
+        return False
+    while frame is not None and _library(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame is None or not frame.f_code.co_filename.startswith(_OURS)
 
 
 _aten = torch.ops.aten
-# aten's matrix products: torch.matmul, @, einsum and nn.Linear all reach one of them per product; a
-# convolution (a 1x1 one is a product: round 22's a2 ran three, uncounted) and a bilinear form are products too
-_PRODUCTS = frozenset({_aten.mm, _aten.bmm, _aten.addmm, _aten.baddbmm, _aten.addbmm, _aten.mv, _aten.addmv,
-                       _aten.dot, _aten.vdot, _aten._int_mm, _aten.convolution, _aten._convolution, _aten._trilinear})
+_OPERATORS = sorted({name.split("::")[1].split(".")[0] for name in torch._C._dispatch_get_all_op_names()
+                     if name.startswith("aten::")})  # every aten operator torch registers, by name
+# aten's matrix products, read from torch's registry by name (a list by hand left out conv_tbc: round 32's
+# a02): every product, batched, added to, sparse, quantized or scaled, every convolution (a 1x1 one is a
+# product: round 22's a2) and bilinear form; torch.matmul, @, einsum and nn.Linear reach one of them
+_PRODUCT_NAME = re.compile(r"(^|_)(mm|bmm|addmm|addbmm|baddbmm|sspaddmm|mv|addmv|dot|vdot|matmul|bilinear|trilinear|"
+                           r"linear|kron|outer|ger|addr)(_|$)|conv")
+_PRODUCTS = frozenset(getattr(_aten, name) for name in _OPERATORS
+                      if _PRODUCT_NAME.search(name) and not name.endswith("backward"))
+# the reductions, scans and sorts: each reads many entries of its input's last axis at once (aminmax and
+# var_mean were missing from a list by hand: round 32's a03 and a04)
+_REDUCTION_NAME = re.compile(r"^_?(sum|nansum|mean|nanmean|amax|amin|max|min|aminmax|prod|logsumexp|norm|std|var|"
+                             r"var_mean|std_mean|median|nanmedian|logcumsumexp|cumsum|cumprod|cummax|cummin|sort|"
+                             r"argsort|topk|kthvalue|mode|argmax|argmin|all|any|count_nonzero|linalg_vector_norm|"
+                             r"softmax|log_softmax|special_logsumexp)_?$")
+_REDUCTIONS = frozenset(getattr(_aten, name) for name in _OPERATORS if _REDUCTION_NAME.match(name))
 # what reads many entries of its input's last axis at once (a reduction, a scan, a sort, a product), and which
-# argument, by position. A product reads its left operand's rows (a sum done as x @ ones is one); a reduction
-# given no dim reads every axis. Exercise 10's rules: no more than a block at once (round 22's a1 and a3)
-_ACROSS = {**{op: 0 for op in (_aten.mm, _aten.bmm, _aten.mv, _aten.dot, _aten.vdot)},
-           **{op: 1 for op in (_aten.addmm, _aten.baddbmm, _aten.addbmm, _aten.addmv)},
-           **{op: 0 for op in (_aten.amax, _aten.amin, _aten.max, _aten.min, _aten.sum, _aten.nansum, _aten.mean,
-                               _aten.prod, _aten.logsumexp, _aten.norm, _aten.linalg_vector_norm, _aten.std,
-                               _aten.var, _aten.median, _aten.nanmedian, _aten.logcumsumexp, _aten.cumsum,
-                               _aten.cummax, _aten.cummin, _aten.sort, _aten.topk, _aten.kthvalue)}}
+# argument, by position: a product its left operand's rows (its first, or its second where it adds to the
+# first: addmm), a reduction its input, every axis where it is given no dim. Exercise 10's rules: no more than
+# a block at once (round 22's a1 and a3)
+_ACROSS = {**{op: int(op.__name__.lstrip("_").startswith(("add", "badd", "sspadd"))) for op in _PRODUCTS
+              if "conv" not in op.__name__},
+           **{op: 0 for op in _REDUCTIONS}}
 
 
 class LargestAllocation(TorchDispatchMode):
@@ -118,6 +150,7 @@ class LargestAllocation(TorchDispatchMode):
         self.bytes, self.shape, self.products, self.ops, self.peak = 0, (), 0, 0, 0
         self.every_product = 0  # matrix products of any data: a copy of the inputs made through Python is
         # no longer theirs (round 31's a07: torch.tensor(x.tolist()) @ w)
+        self.reductions = 0  # reductions of the inputs' data: a product is a multiplication and a sum (round 32's a01)
         self.shapes = set()  # the shapes of the tensors its operations returned (the inputs' storages aside)
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
         self.derived, self.widest = set(self.inputs), 0  # the data pointers of the inputs' storages and of
@@ -157,27 +190,27 @@ class LargestAllocation(TorchDispatchMode):
         self.alive, self.total = {}, 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        with _Bookkeeping():  # the storages it reads, before it runs: `resize_` and `out=` may replace them
+            read = _storages(leaves([args, kwargs]) if kwargs else leaves(args))  # (round 32's a07, a12)
         out = func(*args, **(kwargs or {}))
-        watch, collecting = _getprofile(), gc.isenabled()
-        _setprofile(None)  # the probe's own bookkeeping, unwatched (tens of events per operation otherwise)
-        gc.disable()  # and no finalizer of the student's runs in it (round 31's a14 ran products there)
-        try:
-            with _no_torch_function():  # and no torch function mode or subclass runs code in it
-                self._note(func, args, kwargs, out)
-        finally:
-            if collecting:
-                gc.enable()
-            _setprofile(watch)
+        with _Bookkeeping():
+            self._note(func, args, kwargs, out, read)
         return out
 
-    def _note(self, func, args, kwargs, out):
-        """What the operation `func` read and made."""
+    def imported(self, tensor):
+        """A tensor the call made of memory torch did not allocate (`torch.from_numpy` of an array it
+        made): as any storage the call made (round 32's a05 kept a cache's copies there)."""
+        with _Bookkeeping():
+            self._seen(tensor, None, frozenset())
+
+    def _note(self, func, args, kwargs, out, read):
+        """What the operation `func` read (the storages `read`) and made."""
         outputs = [tensor for tensor in ((out,) if type(out) is torch.Tensor else leaves(out))
                    if isinstance(tensor, torch.Tensor)]
-        read = _storages(leaves([args, kwargs]) if kwargs else leaves(args))
         self.every_product += func.overloadpacket in _PRODUCTS
         if not self.derived.isdisjoint(read):
             self.products += func.overloadpacket in _PRODUCTS
+            self.reductions += func.overloadpacket in _REDUCTIONS
             self.ops += 1
             self._read_across(func, args, kwargs)
             self.derived.update(_storages(outputs))
@@ -212,7 +245,8 @@ class LargestAllocation(TorchDispatchMode):
         except (RuntimeError, NotImplementedError):  # a tensor without storage of its own
             return
         self.last = storage.data_ptr()
-        if self.last in self.inputs or (self.last not in self.alive and _aliases(func) and self.last in read):
+        if self.last in self.inputs or (self.last not in self.alive and func is not None and _aliases(func)
+                                        and self.last in read):
             return
         self._made(storage)
         shape, nbytes = tuple(tensor.shape), storage.nbytes()
@@ -306,7 +340,7 @@ class _Watch:
             self.armed = True
             if event == "c_return" and arg is _setprofile:
                 return
-        if self.reason is None and not frame.f_code.co_filename.startswith(_OURS):
+        if self.reason is None and _judged(frame):
             if arg is _setprofile and event in ("c_call", "c_return"):
                 self.reason = "your code replaced the grader's profile function (sys.setprofile)"
             elif event == "c_call" and arg in _TRACE_CONTROLS:
@@ -315,20 +349,43 @@ class _Watch:
                 self.reason = self.in_force()
 
 
+class _Bookkeeping:
+    """The probe's own work at an operation: unwatched by the profile function (tens of events per
+    operation otherwise), with no finalizer of the student's run in it (the collector off: round 31's
+    a14 ran products there), and no torch function mode or subclass either."""
+
+    def __enter__(self):
+        self.watch, self.collecting = _getprofile(), gc.isenabled()
+        _setprofile(None)
+        gc.disable()
+        self.functions = _no_torch_function()
+        self.functions.__enter__()
+
+    def __exit__(self, *exc):
+        self.functions.__exit__(*exc)
+        if self.collecting:
+            gc.enable()
+        _setprofile(self.watch)
+
+
 class _Exports(TorchFunctionMode):
     """Notes the first time a call hands a tensor of more than one entry to numpy or Python
-    (`_EXPORTS`): what it computes there, the probe cannot see."""
+    (`_EXPORTS`): what it computes there, the probe cannot see; and gives the probe each tensor made
+    of memory torch did not allocate (`_IMPORTS`), as a storage the call made."""
 
-    def __init__(self):
+    def __init__(self, probe):
         super().__init__()
-        self.found = None
+        self.probe, self.found = probe, None
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = getattr(func, "__name__", "")
         if self.found is None and name in _EXPORTS and args and isinstance(args[0], torch.Tensor) \
                 and args[0].numel() > 1:
             self.found = f"Tensor.{name}"
-        return func(*args, **(kwargs or {}))
+        out = func(*args, **(kwargs or {}))
+        if name in _IMPORTS and isinstance(out, torch.Tensor):
+            self.probe.imported(out)
+        return out
 
 
 def _canary(probe):
@@ -369,7 +426,7 @@ def _measured(probe, previous, depth, fn, args, kwargs):
         _start_tracing()  # during the call, round 11's a04) cannot offset what the call allocates
         start, _ = _traced()
         _setprofile(watch)
-        exports = _Exports()
+        exports = _Exports(probe)
         try:
             with exports:
                 fn(*args, **(kwargs or {}))
@@ -384,7 +441,7 @@ def _measured(probe, previous, depth, fn, args, kwargs):
                 _start_tracing()
         reason = reason or watch.in_force()
         found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products, "ops": probe.ops,
-                 "every_product": probe.every_product, "exported": exports.found,
+                 "every_product": probe.every_product, "reductions": probe.reductions, "exported": exports.found,
                  "widest": probe.widest,
                  "shapes": sorted(map(list, probe.shapes)),
                  "elements": probe.elements, "element_shape": list(probe.element_shape), "peak": probe.peak}

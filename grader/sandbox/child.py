@@ -708,17 +708,24 @@ def _refuse_tensor_subclasses(path):
     """A tensor subclass whose methods are the student's runs them wherever torch or the grader handle
     one of its tensors: in the probe's own bookkeeping (round 31's a15 overrode `untyped_storage`, a17
     hid exercise 10's whole-matrix attention there, a18 reported another tensor's storage). A class
-    that overrides anything of torch.Tensor's, made while the student's file `path` runs, is refused
-    (torch's own subclasses were made at its import)."""
+    that overrides anything of torch.Tensor's is refused where the student's file `path` makes it, or
+    where one of its overriding methods is the student's code; torch's own, made where torch's modules
+    are first imported, are not."""
     tensor = torch.Tensor
     theirs = frozenset(dir(tensor)) | {"__torch_function__", "__torch_dispatch__"}
 
+    def students(value):
+        for inner in (value, getattr(value, "__func__", None), getattr(value, "fget", None),
+                      getattr(value, "func", None)):  # a method, a class or static method, a property, a partial
+            code = getattr(inner, "__code__", None)
+            if code is not None and code.co_filename == path:
+                return True
+        return False
+
     def refuse(cls, **kwargs):
         overrides = sorted(name for name in vars(cls) if name in theirs and name not in _CLASS_KEYS)
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename != path:
-            frame = frame.f_back
-        if overrides and frame is not None:
+        if overrides and (sys._getframe(1).f_code.co_filename == path
+                          or any(students(vars(cls)[name]) for name in overrides)):
             raise TypeError(f"{cls.__name__} changes torch's tensors ({', '.join(overrides[:3])}): a subclass of "
                             "torch.Tensor with methods of its own is not allowed in the grader, whose checks handle "
                             "your tensors; attention code needs none")
