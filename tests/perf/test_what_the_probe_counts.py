@@ -150,3 +150,42 @@ def test_a_tensor_subclass_that_overrides_torch_is_refused_at_import(grade):
             return tuple((x @ w_qkv).split(w_qkv.size(-1) // 3, dim=-1))
         """)
     assert plain.score == plain.max_score, [(t.name, t.message) for t in plain.tests if t.status != "passed"]
+
+
+ROUND32 = ROOT / "tests" / "attacks" / "round32"
+
+
+@pytest.mark.parametrize("exercise, attack, rule", [
+    ("exercise1", "a01_ex1_one_mm_rest_broadcast", "test_fused_project_is_one_matrix_product"),  # a product as mul + sum
+    ("exercise1", "a02_ex1_conv_tbc_uncounted", "test_fused_project_is_one_matrix_product"),  # conv_tbc
+    ("exercise10", "a03_ex10_whole_row_unlisted_reductions", "test_online_softmax_reads_blocks"),  # aminmax, var_mean
+    ("exercise8", "a05_ex8_cache_reallocates_via_numpy", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise10", "a07_ex10_whole_matrix_in_resized_buffer", "test_tiled_attention_never_holds_the_whole_matrix"),
+    ("exercise8", "a12_ex8_cache_reallocates_via_resize", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise10", "a18_ex10_whole_matrix_out_buffer", "test_tiled_attention_never_holds_the_whole_matrix"),
+])
+def test_round_32_rule_breakers_lose_the_rule_points(grade, exercise, attack, rule):
+    """Round 32 got past the probe without reaching anything: products and reductions missing from
+    lists by hand, storages replaced by `resize_` or `out=` counted as read, a cache's copies kept in
+    numpy's memory. Each loses the rule it broke (and, for resize_ and out=, the device test, whose
+    stand-in device does not follow a resized storage)."""
+    (path,) = (ROUND32 / attack / "sub").glob("*.py")
+    result = grade(exercise, path=path)
+    assert rule in failed_tests(result), failures(result)
+
+
+def test_printing_a_tensor_in_a_measured_call_is_no_disabled_probe(grade):
+    """Round 32's a17: an honest fused_project that prints what it made (torch's printing takes its modes
+    off the stack, through contextlib) read as a disabled probe and lost the product count."""
+    result = grade(1, path=ROUND32 / "a17_false_alarm_print_tensor" / "sub" / "exercise1_projection.py")
+    assert result.score == result.max_score, failures(result)
+
+
+def test_reductions_are_read_from_torch_s_registry():
+    from grader.perf import probe
+
+    x = torch.randn(2, 3, 40)
+    for reduce in (lambda x: torch.aminmax(x, dim=-1), lambda x: torch.var_mean(x, dim=-1), lambda x: x.amax(-1)):
+        measured = probe.measure(reduce, (x,))
+        assert measured["widest"] == 40 and measured["reductions"] == 1, measured
+    assert probe.measure(lambda x: x.amax(0), (x,))["widest"] == 0  # across another axis: no row read whole
