@@ -69,8 +69,10 @@ DISABLED = "the grader's probe was disabled"
 # Tensor methods that hand a tensor's data to numpy or Python, where no operation of the work done on it is
 # one the probe sees (round 31's a08 computed exercise 10's attention in numpy, a12 a KV cache's storage)
 _EXPORTS = frozenset({"numpy", "tolist", "__array__", "__dlpack__", "untyped_storage", "storage"})
-# torch functions that make a tensor of memory torch did not allocate (an array numpy made: round 32's a05)
-_IMPORTS = frozenset({"from_numpy", "frombuffer", "as_tensor", "asarray", "from_dlpack", "from_file"})
+# torch functions that make a tensor of memory torch did not allocate (an array numpy made), among those a
+# torch function mode sees (`torch.from_numpy` is not: a KV cache's storage made so is found by the storages
+# its object holds, `grader.perf.child.largest_allocation`: round 32's a05)
+_IMPORTS = frozenset({"as_tensor", "asarray"})
 # code the watch does not judge: torch's, the probe's, and the grader's that runs inside a measured call (the
 # exercise's rules are a torch function mode, which torch calls while this probe's own handler runs, the probe
 # then off its stack: an honest torch.from_numpy did that, round 14)
@@ -198,8 +200,8 @@ class LargestAllocation(TorchDispatchMode):
         return out
 
     def imported(self, tensor):
-        """A tensor the call made of memory torch did not allocate (`torch.from_numpy` of an array it
-        made): as any storage the call made (round 32's a05 kept a cache's copies there)."""
+        """A tensor the call made of memory torch did not allocate (`torch.as_tensor` of an array numpy
+        made): as any storage the call made."""
         with _Bookkeeping():
             self._seen(tensor, None, frozenset())
 

@@ -154,12 +154,13 @@ def test_detached_outputs_lose_the_gradient_points(grade):
 
 
 def test_a_fused_projection_without_any_matrix_product_is_not_one_product(grade):
-    """Round 11's a08: three projections, each multiplied and summed by hand, ran no aten product."""
+    """Round 11's a08: three projections, each multiplied and summed by hand, ran no aten product; each
+    multiplication and sum counts as a product (round 32's a01 did two that way, beside one `@`)."""
     path = SUBMISSIONS.parent / "attacks" / "round11" / "a08" / "trick" / "exercise1_projection.py"
     result = grade(1, path=path)
     assert failed_tests(result) == ["test_fused_project_is_one_matrix_product"]
     assert messages(result, "test_fused_project_is_one_matrix_product")[0].startswith(
-        "fused_project(x, w_qkv) ran no matrix product")
+        "fused_project(x, w_qkv) ran 3 matrix products")
 
 
 @pytest.mark.parametrize("condition", [

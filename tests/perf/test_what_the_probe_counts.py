@@ -189,3 +189,13 @@ def test_reductions_are_read_from_torch_s_registry():
         measured = probe.measure(reduce, (x,))
         assert measured["widest"] == 40 and measured["reductions"] == 1, measured
     assert probe.measure(lambda x: x.amax(0), (x,))["widest"] == 0  # across another axis: no row read whole
+
+
+def test_a_tensor_made_of_numpy_s_memory_counts_as_made_by_the_call():
+    import numpy as np
+
+    from grader.perf import probe
+
+    x = torch.randn(3, 4)
+    measured = probe.measure(lambda x: (torch.as_tensor(np.zeros((100, 100))), x + 1), (x,))
+    assert measured["bytes"] == 100 * 100 * 8 and measured["shape"] == [100, 100]
