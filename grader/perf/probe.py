@@ -106,7 +106,8 @@ _OPERATORS = sorted({name.split("::")[1].split(".")[0] for name in torch._C._dis
 # a02): every product, batched, added to, sparse, quantized or scaled, every convolution (a 1x1 one is a
 # product: round 22's a2) and bilinear form; torch.matmul, @, einsum and nn.Linear reach one of them
 _PRODUCT_NAME = re.compile(r"(^|_)(mm|bmm|addmm|addbmm|baddbmm|sspaddmm|mv|addmv|dot|vdot|matmul|bilinear|trilinear|"
-                           r"linear|kron|outer|ger|addr)(_|$)|conv")
+                           r"linear|kron|outer|ger|addr|cdist|pdist|dist|tensordot)(_|$)|conv|embedding_bag|fft|"
+                           r"grid_sampler")  # embedding_bag's weighted sums: round 34's a01
 _PRODUCTS = frozenset(getattr(_aten, name) for name in _OPERATORS
                       if _PRODUCT_NAME.search(name) and not name.endswith("backward"))
 # the reductions, scans and sorts: each reads many entries of its input's last axis at once (aminmax and
@@ -114,15 +115,21 @@ _PRODUCTS = frozenset(getattr(_aten, name) for name in _OPERATORS
 _REDUCTION_NAME = re.compile(r"^_?(sum|nansum|mean|nanmean|amax|amin|max|min|aminmax|prod|logsumexp|norm|std|var|"
                              r"var_mean|std_mean|median|nanmedian|logcumsumexp|cumsum|cumprod|cummax|cummin|sort|"
                              r"argsort|topk|kthvalue|mode|argmax|argmin|all|any|count_nonzero|linalg_vector_norm|"
-                             r"softmax|log_softmax|special_logsumexp)_?$")
-_REDUCTIONS = frozenset(getattr(_aten, name) for name in _OPERATORS if _REDUCTION_NAME.match(name))
+                             r"softmax|log_softmax|special_logsumexp|trace|histc|bincount|renorm|index_add|"
+                             r"index_reduce|scatter_add|scatter_reduce|segment_reduce|layer_norm|native_layer_norm|"
+                             r"group_norm|native_group_norm|batch_norm|native_batch_norm|instance_norm|rms_norm|"
+                             r"fused_rms_norm|kl_div|binary_cross_entropy|binary_cross_entropy_with_logits|"
+                             r"cross_entropy_loss|\w+_loss\w*)_?$"
+                             r"|^_?(adaptive_)?(max|avg|fractional_max)_pool\dd(_with_indices)?$")  # pooling: round 34's a02
+_REDUCTIONS = frozenset(getattr(_aten, name) for name in _OPERATORS if _REDUCTION_NAME.search(name)
+                        and not name.endswith("backward"))
 # what reads many entries of its input's last axis at once (a reduction, a scan, a sort, a product), and which
 # argument, by position: a product its left operand's rows (its first, or its second where it adds to the
 # first: addmm), a reduction its input, every axis where it is given no dim. Exercise 10's rules: no more than
 # a block at once (round 22's a1 and a3)
-_ACROSS = {**{op: int(op.__name__.lstrip("_").startswith(("add", "badd", "sspadd"))) for op in _PRODUCTS
-              if "conv" not in op.__name__},
+_ACROSS = {**{op: int(op.__name__.lstrip("_").startswith(("add", "badd", "sspadd"))) for op in _PRODUCTS},
            **{op: 0 for op in _REDUCTIONS}}
+_CONVOLUTIONS = frozenset(op for op in _PRODUCTS if "conv" in op.__name__)  # they read across their channels
 
 
 class LargestAllocation(TorchDispatchMode):
@@ -229,12 +236,16 @@ class LargestAllocation(TorchDispatchMode):
         tensor = args[position]
         if not tensor.dim() or not tensor.is_floating_point():
             return
-        if dim_index is not None:  # along the axes its `dim` names (none: every axis)
+        if func.overloadpacket in _CONVOLUTIONS:  # a 1x1 convolution is a product over its channels (round 34's a03)
+            self.widest = max(self.widest, tensor.shape[1] if tensor.dim() > 1 else tensor.shape[-1])
+            return
+        if dim_index is not None:  # along the axes its `dim` names, whichever they are: a row read through a
             dims = (kwargs or {}).get("dim", args[dim_index] if dim_index < len(args) else dim_default)
-            dims = [dims] if isinstance(dims, int) else list(dims or ())
-            if dims and all(dim % tensor.dim() != tensor.dim() - 1 for dim in dims):
+            dims = [dims] if isinstance(dims, int) else list(dims or ())  # transposed view too (round 34's a09)
+            if dims:
+                self.widest = max(self.widest, *(tensor.shape[dim] for dim in dims))
                 return
-        self.widest = max(self.widest, tensor.shape[-1])
+        self.widest = max(self.widest, tensor.shape[-1])  # none: every axis
 
     def _seen(self, tensor, func, read):
         """A tensor an operation returned: its storage, if new, made by the call. Not new: an input's, or
