@@ -324,7 +324,7 @@ def watched_calls(student, name, what):
     return calls
 
 
-_COUNTS = ("bytes", "products", "every_product", "reductions", "ops", "widest", "elements", "peak")  # its counts
+_COUNTS = ("bytes", "products", "every_product", "reductions", "written", "ops", "widest", "elements", "peak")
 _LEAVE_THE_GRADER = "Leave the grader's connection and objects in your process as they are"
 
 

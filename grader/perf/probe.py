@@ -160,6 +160,7 @@ class LargestAllocation(TorchDispatchMode):
         self.every_product = 0  # matrix products of any data: a copy of the inputs made through Python is
         # no longer theirs (round 31's a07: torch.tensor(x.tolist()) @ w)
         self.reductions = 0  # reductions of the inputs' data: a product is a multiplication and a sum (round 32's a01)
+        self.written = 0  # entries written in place into the inputs' storages, or the object's (`held`)
         self.shapes = set()  # the shapes of the tensors its operations returned (the inputs' storages aside)
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
         self.derived, self.widest = set(self.inputs), 0  # the data pointers of the inputs' storages and of
@@ -210,7 +211,7 @@ class LargestAllocation(TorchDispatchMode):
         """A tensor the call made of memory torch did not allocate (`torch.as_tensor` of an array numpy
         made): as any storage the call made."""
         with _Bookkeeping():
-            self._seen(tensor, None, frozenset())
+            self._seen(tensor, None, frozenset(), ())
 
     def _note(self, func, args, kwargs, out, read):
         """What the operation `func` read (the storages `read`) and made."""
@@ -224,7 +225,7 @@ class LargestAllocation(TorchDispatchMode):
             self._read_across(func, args, kwargs)
             self.derived.update(_storages(outputs))
         for tensor in outputs:
-            self._seen(tensor, func, read)
+            self._seen(tensor, func, read, args)
 
     def _read_across(self, func, args, kwargs):
         """`widest`: the entries along the last axis that a reduction or a product of the inputs' values
@@ -247,7 +248,7 @@ class LargestAllocation(TorchDispatchMode):
                 return
         self.widest = max(self.widest, tensor.shape[-1])  # none: every axis
 
-    def _seen(self, tensor, func, read):
+    def _seen(self, tensor, func, read, args):
         """A tensor an operation returned: its storage, if new, made by the call. Not new: an input's, or
         the storage of one of the operation's own arguments (a view, an in-place or out= result, as its
         schema says), however old: a buffer made before the call and written in place is no allocation
@@ -258,6 +259,8 @@ class LargestAllocation(TorchDispatchMode):
         except (RuntimeError, NotImplementedError):  # a tensor without storage of its own
             return
         self.last = storage.data_ptr()
+        if self.last in self.inputs and func is not None and _writes(func):  # written into an input's or the
+            self.written += _entries_written(func, args, tensor)  # object's: a cache copying its past in place
         if self.last in self.inputs or (self.last not in self.alive and func is not None and _aliases(func)
                                         and self.last in read):
             return
@@ -297,6 +300,33 @@ def _aliases(func):
 
 
 _ALIASES = {}
+
+
+def _writes(func):
+    """Whether the operator `func` writes into one of its arguments (in place, or out=), as its schema says."""
+    known = _WRITES.get(func)
+    if known is None:
+        known = _WRITES[func] = any(result.alias_info is not None and result.alias_info.is_write
+                                    for result in func._schema.returns)
+    return known
+
+
+_WRITES = {}
+# In-place operators that write their source's entries, not the whole tensor they return (a row of a cache
+# written by index_copy_ is no copy of the cache), by the source's position; a fill writes no data read anywhere
+_SOURCES = {"copy_": 1, "index_copy_": 3, "index_put_": 2, "_index_put_impl_": 2, "scatter_": 3, "scatter_add_": 3,
+            "scatter_reduce_": 3, "index_add_": 3, "index_reduce_": 3, "masked_scatter_": 2, "put_": 2}
+
+
+def _entries_written(func, args, tensor):
+    """How many entries the in-place operator `func` wrote into `tensor` (round 34's a05 copied a cache's
+    past from one of its buffers into the other at every update, allocating nothing)."""
+    name = func.overloadpacket.__name__
+    if "fill" in name or name == "zero_":
+        return 0
+    position = _SOURCES.get(name)
+    source = args[position] if position is not None and len(args) > position else None
+    return min(source.numel(), tensor.numel()) if isinstance(source, torch.Tensor) else tensor.numel()
 
 
 def _storages(values):
@@ -409,12 +439,13 @@ def _canary(probe):
 
 def measure(fn, args, kwargs=None, held=()):
     """{"bytes", "shape", "products", "ops", "widest", "shapes", "elements", "element_shape", "peak",
-    "every_product", "exported", "disabled"}: the largest tensor fn(*args, **kwargs) allocates, in bytes
-    and in entries (without gradients), the most bytes its new storages held at once, the matrix
-    products and the operations of any kind it runs on its inputs' data, the widest reduction of it, the
-    shapes of the tensors it made (MAX_SHAPES at most), the matrix products of any data, the first
-    method that handed a tensor's data to numpy or Python (None if none did: `_Exports`), and why the
-    probe was disabled during the call (None if it never was);
+    "every_product", "reductions", "written", "exported", "disabled"}: the largest tensor fn(*args,
+    **kwargs) allocates, in bytes and in entries (without gradients), the most bytes its new storages
+    held at once, the matrix products and the operations of any kind it runs on its inputs' data, the
+    widest reduction of it, the shapes of the tensors it made (MAX_SHAPES at most), the matrix products
+    of any data, the reductions of the inputs' data, the entries written in place into the inputs' or
+    `held` storages, the first method that handed a tensor's data to numpy or Python (None if none
+    did: `_Exports`), and why the probe was disabled during the call (None if it never was);
     `held`: the data pointers of storages that exist already (an object's, whose method fn is), as the
     inputs'.
     The dispatch-mode stack is left as it was found, whatever the call did to it. The call runs in the
@@ -454,7 +485,8 @@ def _measured(probe, previous, depth, fn, args, kwargs):
                 _start_tracing()
         reason = reason or watch.in_force()
         found = {"bytes": probe.bytes, "shape": list(probe.shape), "products": probe.products, "ops": probe.ops,
-                 "every_product": probe.every_product, "reductions": probe.reductions, "exported": exports.found,
+                 "every_product": probe.every_product, "reductions": probe.reductions, "written": probe.written,
+                 "exported": exports.found,
                  "widest": probe.widest,
                  "shapes": sorted(map(list, probe.shapes)),
                  "elements": probe.elements, "element_shape": list(probe.element_shape), "peak": probe.peak}

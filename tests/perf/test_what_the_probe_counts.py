@@ -188,7 +188,9 @@ def test_reductions_are_read_from_torch_s_registry():
     for reduce in (lambda x: torch.aminmax(x, dim=-1), lambda x: torch.var_mean(x, dim=-1), lambda x: x.amax(-1)):
         measured = probe.measure(reduce, (x,))
         assert measured["widest"] == 40 and measured["reductions"] == 1, measured
-    assert probe.measure(lambda x: x.amax(0), (x,))["widest"] == 0  # across another axis: no row read whole
+    assert probe.measure(lambda x: x.amax(0), (x,))["widest"] == 2  # the axis it reduces, whichever it is
+    assert probe.measure(lambda x: x.mT.amax(-2), (x,))["widest"] == 40  # a row through a transposed view (round 34)
+    assert probe.measure(lambda x: torch.nn.functional.max_pool1d(x, 40), (x,))["widest"] == 40  # pooling
 
 
 def test_a_tensor_made_of_numpy_s_memory_counts_as_made_by_the_call():
@@ -199,3 +201,21 @@ def test_a_tensor_made_of_numpy_s_memory_counts_as_made_by_the_call():
     x = torch.randn(3, 4)
     measured = probe.measure(lambda x: (torch.as_tensor(np.zeros((100, 100))), x + 1), (x,))
     assert measured["bytes"] == 100 * 100 * 8 and measured["shape"] == [100, 100]
+
+
+ROUND34 = ROOT / "tests" / "attacks" / "round34"
+
+
+@pytest.mark.parametrize("exercise, attack, rule", [
+    ("exercise1", "a01_embedding_bag", "test_fused_project_is_one_matrix_product"),
+    ("exercise10", "a02_pool_softmax", "test_online_softmax_reads_blocks"),
+    ("exercise10", "a03_query_chunks_conv", "test_tiled_attention_never_holds_the_whole_matrix"),
+    ("exercise8", "a05_kv_copy_past_in_place", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise10", "a09_softmax_transposed_axis", "test_online_softmax_reads_blocks"),
+])
+def test_round_34_rule_breakers_lose_the_rule_points(grade, exercise, attack, rule):
+    """Round 34, again without reaching anything: a product as an embedding bag, rows read whole by
+    pooling, through a transposed view or by a convolution over channels, and a cache copying its past
+    into a second buffer in place (no allocation)."""
+    (path,) = (ROUND34 / attack / "sub").glob("*.py")
+    assert rule in failed_tests(grade(exercise, path=path))

@@ -332,7 +332,8 @@ def test_kvcache_update_writes_into_its_storage(student, rng):
     the docstring says (no torch.cat, no clone). Every fill level, not one: a cache that copied itself
     at every update but in the one state measured scored (round 22's a4). From `first` on, a copy of
     the past keys outweighs a bool mask of the whole storage (a len that counts non-zero slots: its own
-    misconception). Measured by the grader's allocation probe (sizes, not time)."""
+    misconception). Nor does it write more into its storage than the new token (a copy of the past in
+    place allocates nothing). Measured by the grader's allocation probe (sizes, not time)."""
     size = SIZES["cache_storage"]
     B, H_kv, d_head, max_len, first = dims(size, "B", "n_kv_heads", "d_head", "max_len", "first")
     cache = make(student, "KVCache", B, H_kv, d_head, max_len)  # float32
@@ -353,6 +354,14 @@ def test_kvcache_update_writes_into_its_storage(student, rng):
                            "in __init__, write the new tokens into its slice [:, :, start:end] and return the views "
                            "[:, :, :end]",
                            cause=REALLOCATED, call=allocates(cache, "update", k, v))
+        new_entries = 2 * B * H_kv * d_head  # the new token's keys and values
+        if measured["written"] > new_entries and measured["written"] >= B * H_kv * past * d_head:
+            raise Mismatch(f"cache.update(k, v) with 1 new token after {past} (a KVCache({B}, {H_kv}, {d_head}, "
+                           f"max_len={max_len})) wrote {measured['written']:,} entries into the cache's own storage "
+                           f"(the new token's keys and values are {new_entries:,}): each update copies the tokens "
+                           "already cached, which the docstring says it never does, allocating or not (round 34's "
+                           "a05). Write only the new tokens into the slice [:, :, start:end] and return the views "
+                           "[:, :, :end]", cause=REALLOCATED)
 
 
 @pytest.mark.needs_values("test_kvcache_update_returns_everything")
