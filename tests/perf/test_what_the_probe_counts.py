@@ -152,24 +152,32 @@ def test_a_tensor_subclass_that_overrides_torch_is_refused_at_import(grade):
     assert plain.score == plain.max_score, [(t.name, t.message) for t in plain.tests if t.status != "passed"]
 
 
-ROUND32 = ROOT / "tests" / "attacks" / "round32"
+ATTACKS = ROOT / "tests" / "attacks"
+MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
 
 
 @pytest.mark.parametrize("exercise, attack, rule", [
-    ("exercise1", "a01_ex1_one_mm_rest_broadcast", "test_fused_project_is_one_matrix_product"),  # a product as mul + sum
-    ("exercise1", "a02_ex1_conv_tbc_uncounted", "test_fused_project_is_one_matrix_product"),  # conv_tbc
-    ("exercise10", "a03_ex10_whole_row_unlisted_reductions", "test_online_softmax_reads_blocks"),  # aminmax, var_mean
-    ("exercise8", "a05_ex8_cache_reallocates_via_numpy", "test_kvcache_update_writes_into_its_storage"),
-    ("exercise10", "a07_ex10_whole_matrix_in_resized_buffer", "test_tiled_attention_never_holds_the_whole_matrix"),
-    ("exercise8", "a12_ex8_cache_reallocates_via_resize", "test_kvcache_update_writes_into_its_storage"),
-    ("exercise10", "a18_ex10_whole_matrix_out_buffer", "test_tiled_attention_never_holds_the_whole_matrix"),
+    # round 32: products and reductions missing from lists by hand, storages replaced by `resize_` or `out=`
+    # counted as read, a cache's copies kept in numpy's memory (each loses the rule it broke and, for resize_
+    # and out=, the device test, whose stand-in device does not follow a resized storage)
+    ("exercise1", "round32/a01_ex1_one_mm_rest_broadcast", "test_fused_project_is_one_matrix_product"),  # mul + sum
+    ("exercise1", "round32/a02_ex1_conv_tbc_uncounted", "test_fused_project_is_one_matrix_product"),
+    ("exercise10", "round32/a03_ex10_whole_row_unlisted_reductions", "test_online_softmax_reads_blocks"),
+    ("exercise8", "round32/a05_ex8_cache_reallocates_via_numpy", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise10", "round32/a07_ex10_whole_matrix_in_resized_buffer", MEMORY_RULE),
+    ("exercise8", "round32/a12_ex8_cache_reallocates_via_resize", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise10", "round32/a18_ex10_whole_matrix_out_buffer", MEMORY_RULE),
+    # round 34: a product as an embedding bag, rows read whole by pooling, through a transposed view or by a
+    # convolution over channels, and a cache copying its past into a second buffer in place
+    ("exercise1", "round34/a01_embedding_bag", "test_fused_project_is_one_matrix_product"),
+    ("exercise10", "round34/a02_pool_softmax", "test_online_softmax_reads_blocks"),
+    ("exercise10", "round34/a03_query_chunks_conv", MEMORY_RULE),
+    ("exercise8", "round34/a05_kv_copy_past_in_place", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise10", "round34/a09_softmax_transposed_axis", "test_online_softmax_reads_blocks"),
 ])
-def test_round_32_rule_breakers_lose_the_rule_points(grade, exercise, attack, rule):
-    """Round 32 got past the probe without reaching anything: products and reductions missing from
-    lists by hand, storages replaced by `resize_` or `out=` counted as read, a cache's copies kept in
-    numpy's memory. Each loses the rule it broke (and, for resize_ and out=, the device test, whose
-    stand-in device does not follow a resized storage)."""
-    (path,) = (ROUND32 / attack / "sub").glob("*.py")
+def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
+    """Rounds 32 and 34 got past the probe without reaching anything; each file loses the rule it broke."""
+    (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)
 
@@ -177,7 +185,7 @@ def test_round_32_rule_breakers_lose_the_rule_points(grade, exercise, attack, ru
 def test_printing_a_tensor_in_a_measured_call_is_no_disabled_probe(grade):
     """Round 32's a17: an honest fused_project that prints what it made (torch's printing takes its modes
     off the stack, through contextlib) read as a disabled probe and lost the product count."""
-    result = grade(1, path=ROUND32 / "a17_false_alarm_print_tensor" / "sub" / "exercise1_projection.py")
+    result = grade(1, path=ATTACKS / "round32" / "a17_false_alarm_print_tensor" / "sub" / "exercise1_projection.py")
     assert result.score == result.max_score, failures(result)
 
 
@@ -201,21 +209,3 @@ def test_a_tensor_made_of_numpy_s_memory_counts_as_made_by_the_call():
     x = torch.randn(3, 4)
     measured = probe.measure(lambda x: (torch.as_tensor(np.zeros((100, 100))), x + 1), (x,))
     assert measured["bytes"] == 100 * 100 * 8 and measured["shape"] == [100, 100]
-
-
-ROUND34 = ROOT / "tests" / "attacks" / "round34"
-
-
-@pytest.mark.parametrize("exercise, attack, rule", [
-    ("exercise1", "a01_embedding_bag", "test_fused_project_is_one_matrix_product"),
-    ("exercise10", "a02_pool_softmax", "test_online_softmax_reads_blocks"),
-    ("exercise10", "a03_query_chunks_conv", "test_tiled_attention_never_holds_the_whole_matrix"),
-    ("exercise8", "a05_kv_copy_past_in_place", "test_kvcache_update_writes_into_its_storage"),
-    ("exercise10", "a09_softmax_transposed_axis", "test_online_softmax_reads_blocks"),
-])
-def test_round_34_rule_breakers_lose_the_rule_points(grade, exercise, attack, rule):
-    """Round 34, again without reaching anything: a product as an embedding bag, rows read whole by
-    pooling, through a transposed view or by a convolution over channels, and a cache copying its past
-    into a second buffer in place (no allocation)."""
-    (path,) = (ROUND34 / attack / "sub").glob("*.py")
-    assert rule in failed_tests(grade(exercise, path=path))
