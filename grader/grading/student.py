@@ -68,7 +68,7 @@ class Student:
 
     def watched_calls(self, name):
         """What the grader's probe measured of every call of `name`, one of the exercise's `watched`,
-        made so far: [{"products", "bytes", "disabled"}, ...]."""
+        made so far, a dict per call (its keys: `grader.perf.child.WATCHED`)."""
         if name not in self.exercise.watched:
             raise ValueError(f"{self.exercise.id} does not watch {name}")
         return self.watched.get(name, [])

@@ -223,7 +223,7 @@ def largest_allocation(session, request):
     return {"value": measured}
 
 
-WATCHED = ("products", "every_product", "reductions", "bytes", "exported", "disabled")  # what a watched call's reply carries
+WATCHED = ("products", "every_product", "reductions", "bytes", "exported", "disabled")  # a watched call's measure
 
 
 def watched_call(fn, args, kwargs):
