@@ -170,8 +170,6 @@ STRUCTURAL = {
     "softmax:without-keepdim": "Each row's maximum and sum belong to that row: they must line up with it, one per "
                                "row, when they are subtracted or divided. Yours loses the axis they were taken "
                                "over, so they line up with the wrong entries. Reread " + SOFTMAX + ".",
-    "mask:finite-fill": "A query that may see no key must get zero weights and a zero output: it reads nothing. "
-                        "Yours spreads its weight evenly over keys it may not see. Reread " + MASKING + ".",
     "shape:flattened-to-1d": "A result is its numbers and its shape: the caller expects the axes it was promised. "
                              "Yours comes back as one long row of numbers. Reread " + WALKTHROUGH + ".",
     "crash:dim-from-the-front": "A step of attention is one formula whatever comes before the last axes: no batch, "
