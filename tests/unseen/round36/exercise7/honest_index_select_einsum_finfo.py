@@ -1,0 +1,106 @@
+"""Exercise 7 — Grouped-query attention.
+
+Chapter section: "Grouped-query and multi-query attention".
+
+At generation time every layer caches the keys and values of every token, and that cache, not the
+weights, is what fills GPU memory. Queries are what make heads different; keys and values are just
+the context's labels and content. So grouped-query attention (GQA) keeps H query heads but only
+H_kv key/value heads, each shared by a group of H / H_kv query heads:
+
+- H_kv == H: ordinary multi-head attention.
+- H_kv == 1: multi-query attention (one key head and one value head for everyone).
+- in between: the KV cache is H / H_kv times smaller (Llama-2 70B and Llama-3 70B: H = 64 query
+  heads, H_kv = 8, so each KV head serves 8 query heads).
+
+The maths is ordinary per-head attention after one extra step: repeat each KV head H / H_kv times
+so that it lines up with its group of query heads.
+
+Every function and module here leaves its inputs unchanged and returns tensors in the inputs'
+dtype (float32 or float64; float16 and bfloat16 too) and on their device. A float64 input is
+computed in float64 all the way: no .float() and no float32 softmax on the way, as some
+libraries do for speed.
+It must train: autograd through your code gives the chapter's gradients (no .detach(), no
+in-place edit of a tensor autograd still needs).
+"""
+
+import math
+
+import torch
+import torch.nn as nn
+
+
+# Given: exercises 4 and 5, as the chapter writes them but for one difference: the chapter's attention
+# returns NaN for a query whose mask row is all False (torch.softmax of a row of -inf is 0/0), and
+# this one gives that query zero weights and a zero output, as your exercise 5 does. Padding can leave
+# such rows, and a NaN there would spread to every later layer and every gradient. From here on you
+# may use torch.softmax (writing it was exercise 5); torch's fused attention and nn.MultiheadAttention
+# stay off limits.
+
+
+def causal_mask(L, device=None):
+    """Given: (L, L) lower-triangular bool matrix: row i may see columns 0..i."""
+    return torch.tril(torch.ones(L, L, dtype=torch.bool, device=device))  # (L, L)
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    """Given: one head of attention.
+
+    q: (..., L_q, d_k)   k: (..., L_k, d_k)   v: (..., L_k, d_v)
+    mask: bool broadcastable to (..., L_q, L_k); True = may attend.
+    Returns (output (..., L_q, d_v), weights (..., L_q, L_k)); a fully masked query gets zeros.
+    """
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., L_q, L_k)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))  # -inf where NOT allowed
+    weights = torch.softmax(scores, dim=-1)  # (..., L_q, L_k) rows sum to 1
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)  # (..., L_q, L_k) a fully masked row: NaN -> 0
+    return weights @ v, weights  # (..., L_q, d_v), (..., L_q, L_k)
+
+
+# Your part.
+
+
+def repeat_kv(x, n_rep):
+    """index_select with the head map j -> j // n_rep (a new tensor, x untouched)."""
+    H_kv = x.size(1)
+    idx = torch.arange(H_kv * n_rep, device=x.device) // n_rep  # [0,..,0, 1,..,1, ...]
+    return x.index_select(1, idx)
+
+
+class GroupedQueryAttention(nn.Module):
+    """GQA with its own attention: einsum products, torch.softmax, and a large negative fill.
+
+    Masked scores are filled with the dtype's most negative finite number instead of -inf, so a
+    fully masked row is a uniform (finite) softmax; multiplying the weights by the mask then zeroes
+    it, output and gradients, without any NaN appearing. For any row with at least one visible key,
+    exp(finfo.min - max) underflows to exactly 0, so those rows are identical to the -inf version.
+    Computed in the input's dtype throughout (float64 stays float64).
+    """
+
+    def __init__(self, d_model, n_heads, n_kv_heads):
+        super().__init__()
+        self.n_heads = n_heads
+        self.n_kv_heads = n_kv_heads
+        self.d_head = d_model // n_heads
+        self.q_proj = nn.Linear(d_model, n_heads * self.d_head, bias=False)
+        self.k_proj = nn.Linear(d_model, n_kv_heads * self.d_head, bias=False)
+        self.v_proj = nn.Linear(d_model, n_kv_heads * self.d_head, bias=False)
+        self.o_proj = nn.Linear(n_heads * self.d_head, d_model, bias=False)
+
+    def _heads(self, t, n):
+        B, L, _ = t.shape
+        return t.unflatten(-1, (n, self.d_head)).transpose(1, 2)  # (B, n, L, d_head)
+
+    def forward(self, x, mask=None):
+        B, L, _ = x.shape
+        q = self._heads(self.q_proj(x), self.n_heads)
+        k = repeat_kv(self._heads(self.k_proj(x), self.n_kv_heads), self.n_heads // self.n_kv_heads)
+        v = repeat_kv(self._heads(self.v_proj(x), self.n_kv_heads), self.n_heads // self.n_kv_heads)
+        scores = torch.einsum("bhqd,bhkd->bhqk", q, k) * (self.d_head ** -0.5)
+        if mask is None:
+            mask = causal_mask(L, x.device)
+        scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+        weights = torch.softmax(scores, dim=-1) * mask  # zero where not allowed (and whole dead rows)
+        y = torch.einsum("bhqk,bhkd->bqhd", weights, v).reshape(B, L, self.n_heads * self.d_head)
+        return self.o_proj(y)
