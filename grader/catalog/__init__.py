@@ -114,8 +114,9 @@ class Exercise:
     introduction: str = field(repr=False)  # the notebook's opening Markdown
     reference: tuple = ()  # lumen_ref modules holding the reference of `names`, under the same names
     forbidden: tuple = ()  # ids of grader.sandbox.rules.RULES that apply beyond every exercise's own
-    watched: tuple = ()  # of `names`: every call the suites make is measured by the grader's probe, so that a
-                         # call a test checks the measure of is no different from any other (round 28's a03)
+    watched: tuple = ()  # of `names`, or "Name.method" (a method of the objects Name makes): every call the
+                         # suites make is measured by the grader's probe, so that a call a test checks the
+                         # measure of is no different from any other (round 28's a03)
     perf: Perf = field(default=None, compare=False)  # None: not timed
     oracle_checks: object = field(default=None, repr=False, compare=False)  # r -> (what, lumen_ref's, grader.oracle's)
     builtin_checks: object = field(default=None, repr=False, compare=False)  # r -> (what, lumen_ref's, torch's)

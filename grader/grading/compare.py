@@ -56,12 +56,13 @@ class Mismatch(AssertionError):
     """A wrong answer. `message` is the one line the report shows; `details` carry what front ends
     and the diagnosis use (the values, a `picture`, the `call` to replay, a `cause` id where the
     message itself names the mistake: a dtype or device changed, an input changed in place, and the
-    `symptom`, the message without its remedy, where an example shows what went wrong)."""
+    `symptom`, the message without its remedy, where an example shows what went wrong). A detail given
+    as None is not given."""
 
     def __init__(self, message, **details):
         super().__init__(message)
         self.message = message
-        self.details = details
+        self.details = {key: value for key, value in details.items() if value is not None}
 
 
 PLURAL_VERBS = {"is": "are", "has": "have"}

@@ -10,6 +10,9 @@ forbidden import, a crash), every test reports the same failure.
 import contextlib
 import os
 import time
+from typing import NamedTuple
+
+import torch
 
 from grader.sandbox import files, reach, wire
 from grader.grading.compare import Mismatch, describe
@@ -34,7 +37,7 @@ class Student:
         self.generation = 0  # bumped at every restart, so handles from a dead child are refused
         self.replies = wire.Allowance(REPLY_BYTES)  # what the answers of all its children may hold together
         self.reaches = []  # where the file reaches into its process (grader.sandbox.reach), once it was read
-        self.watched = {}  # name -> what was measured of each of its calls so far (the exercise's `watched`)
+        self.watched = {}  # name -> a WatchedCall for each of its calls so far (the exercise's `watched`)
         self.printed_from = 0  # bytes of its log the judge has read (`read_printed`)
 
     def _live_child(self):
@@ -67,8 +70,7 @@ class Student:
         return load_request(self.path, exercise.stem, exercise.forbidden, watched=exercise.watched)
 
     def watched_calls(self, name):
-        """What the grader's probe measured of every call of `name`, one of the exercise's `watched`,
-        made so far, a dict per call (its keys: `grader.perf.child.WATCHED`)."""
+        """Every call of `name`, one of the exercise's `watched`, made so far: a WatchedCall each."""
         if name not in self.exercise.watched:
             raise ValueError(f"{self.exercise.id} does not watch {name}")
         return self.watched.get(name, [])
@@ -103,6 +105,7 @@ class Student:
         `dtype_trail`: the reply's `entered` says where a dtype other than the inputs' entered
         (grader.sandbox.dtype_trail), and `raised` whether the call raised."""
         child = self._live_child()
+        name = watched_name(target, method)
         if isinstance(target, RemoteObject):
             if target.generation != self.generation:
                 raise ChildCrashed("an object made before the student's process restarted is gone")
@@ -119,9 +122,12 @@ class Student:
             reply.pop("args", None)
             reply.pop("shares", None)
         measured = reply.pop("watched", None)
-        if measured is not None:
-            self.watched.setdefault(target, []).append(measured)
         reply = map_values(reply, self._from_wire)
+        if measured is not None:
+            self.watched.setdefault(name, []).append(
+                WatchedCall(measured, map_values(args, _meta), map_values(reply.get("value"), _meta)))
+        if isinstance(target, str) and isinstance(reply.get("value"), RemoteObject):
+            reply["value"].made_by = target
         if isinstance(target, str) and target[:1].isupper() and method is None and grad is None \
                 and not isinstance(reply.get("value"), RemoteObject):  # a class of the exercise, called
             raise Mismatch(f"{target}(...) returned {describe(reply.get('value'))}, not an object: "
@@ -237,6 +243,26 @@ PRINTED_SCAN = 1 << 20  # bytes of the log read for the report: hidden checks' s
 _HUGE = 1 << 63  # an int beyond what any size or count can be (and beyond what a float compares exactly)
 
 
+class WatchedCall(NamedTuple):
+    """One call of a watched name: what the grader's probe measured of it in the student's process (a
+    dict, its keys `grader.perf.child.WATCHED`, as the child sent it: check it), and its arguments and
+    value with each tensor a meta tensor of its shape and dtype (their sizes, no data kept)."""
+    measured: object
+    args: tuple
+    value: object
+
+
+def watched_name(target, method):
+    """The name a call is watched by (`Exercise.watched`, as `grader.sandbox.child.Session.watched_name`):
+    "fused_project", or a method of an object a call of the file's names made, "KVCache.update"."""
+    maker = target.made_by if isinstance(target, RemoteObject) else target
+    return maker if method is None else f"{maker}.{method}"
+
+
+def _meta(value):
+    return torch.empty_like(value, device="meta") if isinstance(value, torch.Tensor) else value
+
+
 def _to_wire(value):
     """A request as it can travel: each RemoteObject in it as its handle."""
     return map_values(value, lambda item: item.handle if isinstance(item, RemoteObject) else item)
@@ -250,6 +276,7 @@ class RemoteObject:
 
     def __init__(self, student, handle, generation):
         self.student, self.handle, self.generation = student, handle, generation
+        self.made_by = None  # the name in the student's file whose call made it ("KVCache"), where known
 
     @property
     def kind(self):

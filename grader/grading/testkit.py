@@ -315,17 +315,38 @@ def measure_call(student, target, *args, what, method=None, **kwargs):
 
 
 def watched_calls(student, name, what):
-    """What the grader's probe measured of every call of `name` (one of the exercise's `watched`) the
-    suites made so far, this test's included: a call a test checks is measured as every other is."""
-    calls = [check_measured(measured, what) for measured in student.watched_calls(name)]
+    """Every call of `name` (one of the exercise's `watched`) the suites made so far, this test's
+    included, as a `grader.grading.student.WatchedCall` whose measure is checked: a call a test checks
+    is measured as every other is."""
+    calls = [call._replace(measured=check_measured(call.measured, what)) for call in student.watched_calls(name)]
     if not calls:  # the test called it first: its process answered without the measure (round 30's a01)
         raise Mismatch(f"{what} could not be measured: your code's process answered without the grader's "
                        f"measure. {_LEAVE_THE_GRADER}")
     return calls
 
 
-_COUNTS = ("bytes", "products", "every_product", "reductions", "written", "ops", "widest", "elements", "peak")
+_COUNTS = ("bytes", "products", "every_product", "reductions", "written", "combining", "ops", "widest", "elements",
+           "peak")
 _LEAVE_THE_GRADER = "Leave the grader's connection and objects in your process as they are"
+
+
+def _lists_well_formed(measured):
+    """Whether a measure's lists are as the probe makes them: `returned`, ints; `combined`, [int, ints] pairs;
+    `read_most`, [int, int] pairs."""
+    def pairs(key, second):
+        found = measured.get(key, [])
+        return type(found) is list and all(type(pair) is list and len(pair) == 2 and type(pair[0]) is int
+                                           and second(pair[1]) for pair in found)
+
+    return _ints(measured.get("returned", [])) and pairs("combined", _ints) and pairs("read_most", _int)
+
+
+def _int(value):
+    return type(value) is int
+
+
+def _ints(value):
+    return type(value) is list and all(type(item) is int for item in value)
 
 
 def check_measured(measured, what):
@@ -333,7 +354,8 @@ def check_measured(measured, what):
     (a measure not as the probe makes it: round 30's a04 sent `{"products": "many"}`)."""
     if not isinstance(measured, dict) or "products" not in measured \
             or not all(type(measured[key]) is int for key in _COUNTS if key in measured) \
-            or not all(isinstance(measured.get(key), (str, type(None))) for key in ("disabled", "exported")):
+            or not all(isinstance(measured.get(key), (str, type(None))) for key in ("disabled", "exported")) \
+            or not _lists_well_formed(measured):
         raise Mismatch(f"{what} could not be measured: what your code's process answered is not the grader's "
                        f"measure. {_LEAVE_THE_GRADER}")
     if measured.get("exported"):

@@ -23,6 +23,7 @@ What a child does for the timing:
 - `time_case`: the in-process timing loop of `benchmarks/reference_vs_fused.py`, which never
   holds student code.
 """
+import functools
 import gc
 import importlib.util
 import os
@@ -173,13 +174,28 @@ def storages(obj):
                 with torch._C.DisableTorchFunction():  # a subclass's __torch_function__ is the student's code
                     storage = torch.Tensor.untyped_storage(item)
                 kept[storage.data_ptr()] = storage.nbytes()
-            elif issubclass(kind, (list, tuple, set, frozenset, dict)):  # never a key's __eq__ (round 11's a02)
-                inside.append(item)
+            elif issubclass(kind, (list, tuple, set, frozenset, dict)) or _instance(kind):  # never a key's
+                inside.append(item)  # __eq__ (round 11's a02); a plain object's attributes (round 38's a04)
         level = inside
     return kept
 
 
 HELD_DEPTH = 4  # levels of containers below the object's attributes (a list of per-layer tuples, ...)
+# what `storages` does not look inside: classes, modules and code (a cache's reference to a function, its
+# module or torch would reach every tensor of the process)
+_NOT_HELD = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+             types.CodeType, types.FrameType, types.GeneratorType, types.CoroutineType, types.CellType,
+             functools.partial)
+
+
+def _instance(kind):
+    """Whether objects of `kind` are instances of a class written in Python, whose attributes `storages`
+    reads (their `__dict__` or slots, through `gc.get_referents`: no code of theirs runs)."""
+    return bool(_FLAGS.__get__(kind) & _HEAPTYPE) and not issubclass(kind, _NOT_HELD)
+
+
+_FLAGS = type.__dict__["__flags__"]  # read from `type` itself: a metaclass's `__flags__` would be code
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (or type()), not one of C's
 
 
 # -- timing across processes ---------------------------------------------------------------------
@@ -214,24 +230,32 @@ def largest_allocation(session, request):
     one it holds after that it did not before was made by the call, whatever made it (round 32's a05 kept
     its copies in numpy's memory, which no torch operation allocates)."""
     obj, fn = session.target(request)
-    held = storages(obj) if request.get("method") else {}
-    measured = probe.measure(fn, session.resolve(request["args"]), session.resolve(request["kwargs"]), held=held)
-    if request.get("method"):
-        kept = [size for pointer, size in storages(obj).items() if pointer not in held]
-        if kept and max(kept) > measured["bytes"]:
-            measured.update(bytes=max(kept), shape=[])
+    _, measured = _measured_call(fn, session.resolve(request["args"]), session.resolve(request["kwargs"]),
+                                 obj if request.get("method") else None)
     return {"value": measured}
 
 
-WATCHED = ("products", "every_product", "reductions", "bytes", "exported", "disabled")  # a watched call's measure
-
-
-def watched_call(fn, args, kwargs):
-    """A call of a watched name (`Exercise.watched`), as the suites make every one: its value, and
-    what the probe measured of it (WATCHED)."""
+def _measured_call(fn, args, kwargs, obj):
+    """(fn's value, the probe's measure of the call); obj: the object whose method fn is, or None."""
+    held = storages(obj) if obj is not None else {}
     value = []
-    measured = probe.measure(lambda *a, **k: value.append(fn(*a, **k)), args, kwargs)
-    return value[0], {key: measured[key] for key in WATCHED}
+    measured = probe.measure(lambda *a, **k: value.append(fn(*a, **k)), args, kwargs, held=held)
+    if obj is not None:
+        kept = [size for pointer, size in storages(obj).items() if pointer not in held]
+        if kept and max(kept) > measured["bytes"]:
+            measured.update(bytes=max(kept), shape=[])
+    return (value[0] if value else None), measured
+
+
+WATCHED = ("products", "every_product", "reductions", "combining", "returned", "bytes", "shape", "written",
+           "exported", "disabled")  # a watched call's measure
+
+
+def watched_call(fn, args, kwargs, obj=None):
+    """A call of a watched name (`Exercise.watched`), as the suites make every one: its value, and
+    what the probe measured of it (WATCHED); obj: the object whose method fn is, or None."""
+    value, measured = _measured_call(fn, args, kwargs, obj)
+    return value, {key: measured[key] for key in WATCHED}
 
 
 def adopt(session, exercise):

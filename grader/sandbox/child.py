@@ -37,7 +37,8 @@ from grader.sandbox import clock, containment, dtype_trail, gradient_trail, rule
 # a child that loaded a student's file the handler runs under the exercise's rules; in one that
 # never did (the reference's timing child) the handler applies what it needs itself.
 OPS = {}
-# How a watched call is measured (Session.call): watch(fn, args, kwargs) -> (its value, what was measured).
+# How a watched call is measured (Session.call): watch(fn, args, kwargs, obj) -> (its value, what was
+# measured), obj the object whose method fn is (its storages are not new) or None.
 # Registered with the ops by the later stage that measures (grader.perf.child).
 WATCH = None
 OUTPUT_LIMIT = 8 << 20  # bytes: what the student's code may print (the log file) or write to any file
@@ -53,6 +54,7 @@ class Session:
         self.guard = None  # the exercise's rules, from the load request on
         self.memory_limit = memory_limit
         self.objects = {}  # handle ref -> object living here (a module, a cache)
+        self.made_by = {}  # handle ref -> the name in the student's file whose call made it ("KVCache")
         self.watched = frozenset()  # the names whose every call is measured (the exercise's `watched`)
 
     def answer(self, request):
@@ -119,8 +121,7 @@ class Session:
         args = tuple(self.resolve(request["args"]))  # a tuple: the tensors sent back are the ones passed
         kwargs = self.resolve(request["kwargs"])
         grad = request.get("grad")
-        watched = (isinstance(request["target"], str) and not request.get("method")
-                   and request["target"] in self.watched)
+        watched = self.watched_name(request) in self.watched
         if request.get("stand_in"):
             if grad is not None:
                 raise ValueError("a call on the stand-in device takes no grad")
@@ -129,7 +130,7 @@ class Session:
             return self.call_with_dtype_trail(obj, fn, args, kwargs)
         if grad is None:
             with torch.no_grad() if request.get("no_grad") else contextlib.nullcontext():
-                value, measured = _watch(fn, args, kwargs, watched)
+                value, measured = _watch(obj, fn, args, kwargs, watched)
                 spent = clock.since(start)
             # the arguments as the call left them, whether or not the judge checks them: no request says
             # which calls are a check of the inputs (round 11's a09 edited them in place but when asked back)
@@ -137,7 +138,16 @@ class Session:
                      "shares": _shared(value, args)}
         else:
             reply, measured = self.call_with_grad(obj, fn, args, kwargs, grad, watched)
+        if isinstance(request["target"], str) and isinstance(reply["value"], wire.Handle):
+            self.made_by[reply["value"].ref] = request["target"]
         return reply if measured is None else {**reply, "watched": measured}
+
+    def watched_name(self, request):
+        """The name a call request is watched by (`Exercise.watched`): a function's ("fused_project"), or
+        of a method of an object a call of the file's names made, its maker's ("KVCache.update")."""
+        target, method = request["target"], request.get("method")
+        maker = target if isinstance(target, str) else self.made_by.get(target.ref)
+        return maker if method is None else f"{maker}.{method}"
 
     def call_on_stand_in(self, obj, fn, args, kwargs):
         """fn with every tensor argument (and a module's parameters and buffers) on the stand-in
@@ -170,7 +180,7 @@ class Session:
             p.grad = None
         trail = gradient_trail.Trail(self.path) if grad.get("trail") else None
         with trail or contextlib.nullcontext():
-            value, measured = _watch(fn, args, kwargs, watched)
+            value, measured = _watch(obj, fn, args, kwargs, watched)
             outputs = value if isinstance(value, tuple) else (value,)
             # an output outside autograd's record (detached, made under no_grad) passes no gradient back:
             # the inputs it alone depends on get None, which the judge reports as "no gradient reached"
@@ -734,9 +744,10 @@ def _refuse_tensor_subclasses(path):
     tensor.__init_subclass__ = classmethod(refuse)
 
 
-def _watch(fn, args, kwargs, watched):
-    """fn(*args, **kwargs), and what the grader measured of the call if it is `watched` (else None)."""
-    return WATCH(fn, args, kwargs) if watched else (fn(*args, **kwargs), None)
+def _watch(obj, fn, args, kwargs, watched):
+    """fn(*args, **kwargs), and what the grader measured of the call if it is `watched` (else None); obj:
+    the object whose method fn is, or fn itself."""
+    return WATCH(fn, args, kwargs, obj if obj is not fn else None) if watched else (fn(*args, **kwargs), None)
 
 
 def _shared(value, args):

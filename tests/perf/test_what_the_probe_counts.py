@@ -6,6 +6,8 @@ only its largest; then, as round 22's a1, a3 and a4 found it: work on a tensor o
 (a 1x1 product per block of keys) does not follow the inputs, a row read whole by a max or a sum is
 read whole whatever else runs per block, and a KV cache's storage rule holds at every fill level."""
 
+import ast
+
 import pytest
 import torch
 
@@ -104,6 +106,29 @@ def test_a_watched_function_answered_without_its_measure_fails_its_check():
         watched_calls(answered, "fused_project", what="fused_project's matrix products")
 
 
+def test_every_update_of_a_kv_cache_is_measured(grade):
+    """KVCache.update is `watched`: every update the suites make is measured, not only the storage test's
+    (from 12 tokens on). A cache that copies its past into new storage only while it holds fewer tokens
+    than that scored full marks before; a cache that behaves only when measured now behaves in every
+    update the grader makes (round 28's a03, in exercise 8)."""
+    solution = (ROOT / "solutions" / "exercise8_kv_cache.py").read_text()
+    writes = ("        self.k[:, :, start:end] = k  # (B, Hkv, T_new, dh) written in place: no copy of the past\n"
+              "        self.v[:, :, start:end] = v  # (B, Hkv, T_new, dh)\n")
+    assert writes in solution
+    copying = solution.replace(writes, """\
+        if start < 12:  # where the storage test's own measures never look
+            self.k = torch.cat([self.k[:, :, :start], k, self.k[:, :, end:]], 2)
+            self.v = torch.cat([self.v[:, :, :start], v, self.v[:, :, end:]], 2)
+        else:
+            self.k[:, :, start:end] = k
+            self.v[:, :, start:end] = v
+""")
+    result = grade(8, source=copying)
+    (failed,) = [test for test in result.tests if test.status == "failed"]
+    assert failed.name == "test_kvcache_update_writes_into_its_storage", failures(result)
+    assert "one of the grader's other calls, cache.update(k, v)" in failed.message
+
+
 def test_every_product_counts_products_of_any_data_and_handing_data_out_is_noted():
     """A copy of the inputs made through Python is no longer theirs (round 31's a07: three products, two
     of them on torch.tensor(x.tolist())): `every_product` counts them, and handing a tensor of more than
@@ -174,12 +199,43 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     ("exercise10", "round34/a03_query_chunks_conv", MEMORY_RULE),
     ("exercise8", "round34/a05_kv_copy_past_in_place", "test_kvcache_update_writes_into_its_storage"),
     ("exercise10", "round34/a09_softmax_transposed_axis", "test_online_softmax_reads_blocks"),
+    # round 35: a product of elementwise terms summed by an accumulating index_put, a sparse tensor's
+    # coalescing or a tree of additions; queries against all the keys, max and sum as trees of elementwise
+    # operations; a cache's past copied into buffers held by a plain object
+    ("exercise1", "round35/a01_indexput_accumulate", "test_fused_project_is_one_matrix_product"),
+    ("exercise1", "round35/a02_sparse_coalesce", "test_fused_project_is_one_matrix_product"),
+    ("exercise1", "round35/a04_ex1_elementwise_tree_sum", "test_fused_project_is_one_matrix_product"),
+    ("exercise10", "round35/a03_ex10_query_chunks_tree_reductions", MEMORY_RULE),
+    ("exercise8", "round35/a05_ex8_hidden_pingpong_copy", "test_kvcache_update_writes_into_its_storage"),
+    # round 37: copies read back from a tensor's printed text, or made by an optimizer's step (a `_foreach_`
+    # operator, which returns nothing); all the keys at once, laid out as (L_k / block_size, block_size)
+    ("exercise1", "round37/a01_repr_launder", "test_fused_project_is_one_matrix_product"),
+    ("exercise1", "round37/a05_ex1_foreach_launder", "test_fused_project_is_one_matrix_product"),
+    ("exercise10", "round37/a03_ex10_blockview_allkeys", MEMORY_RULE),
+    ("exercise8", "round37/a04_ex8_foreach_copy", "test_kvcache_update_writes_into_its_storage"),
+    # round 38: x's storage given to a fresh tensor by `set_`; terms of one entry of w each; a cache's storage
+    # resized in a plain object
+    ("exercise1", "round38/a01_ex1_set_storage_launder", "test_fused_project_is_one_matrix_product"),
+    ("exercise1", "round38/a02_ex1_one_entry_terms", "test_fused_project_is_one_matrix_product"),
+    ("exercise10", "round38/a03_ex10_query_chunks_launder", MEMORY_RULE),
+    ("exercise8", "round38/a04_ex8_storage_resize_hidden", "test_kvcache_update_writes_into_its_storage"),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
-    """Rounds 32 and 34 got past the probe without reaching anything; each file loses the rule it broke."""
+    """Rounds 32 to 38 got past the probe without reaching anything; each file loses the rule it broke."""
     (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)
+
+
+@pytest.mark.parametrize("check", ["h05_ex1_input_nan_assert", "h06_ex1_where_nan_guard",
+                                   "h07_ex1_output_isfinite_assert"])
+def test_honest_checks_beside_the_one_product_are_not_products(grade, check):
+    """Round 38's false alarms: NaN checks of the inputs (`isnan(x).any()`: a mask's any() read as a
+    product's sum), `torch.where(qkv.isnan(), 0, qkv)` and `isfinite(qkv).all()` (`qkv == qkv` read as two
+    operands holding x's and w's data) beside the one product x @ w_qkv."""
+    (path,) = (ATTACKS / "round38" / check / "sub").glob("*.py")
+    result = grade(1, path=path)
+    assert result.score == result.max_score, failures(result)
 
 
 def test_printing_a_tensor_in_a_measured_call_is_no_disabled_probe(grade):
@@ -187,6 +243,104 @@ def test_printing_a_tensor_in_a_measured_call_is_no_disabled_probe(grade):
     off the stack, through contextlib) read as a disabled probe and lost the product count."""
     result = grade(1, path=ATTACKS / "round32" / "a17_false_alarm_print_tensor" / "sub" / "exercise1_projection.py")
     assert result.score == result.max_score, failures(result)
+
+
+def test_what_computes_from_two_arguments_is_counted_whatever_its_name():
+    """Round 35's a01, a02 and a04 made two of exercise 1's three products from elementwise terms summed
+    with no operator the probe lists: `combining` counts every operation that computes from the data of
+    two arguments, what only moves entries aside (views, copies, casts, concatenations)."""
+    from grader.perf import probe
+
+    x, w = torch.randn(2, 5, 6), torch.randn(6, 9)
+    fused = probe.measure(lambda x, w: (x @ w.double().float().contiguous()).split(3, dim=-1), (x, w))
+    assert fused["combining"] == 1 and fused["exported"] is None
+
+    def tree(x, w):  # x @ w as terms summed by additions, and a concatenation of x and w before that
+        terms = torch.cat([x.reshape(-1), w.reshape(-1)])[:x.numel()].view_as(x)[..., :, None] * w
+        while terms.shape[-2] > 1:
+            terms = terms[..., : terms.shape[-2] // 2, :] + terms[..., terms.shape[-2] // 2:, :]
+        return terms
+
+    assert probe.measure(tree, (x, w))["combining"] == 4  # the multiplication, three levels of additions
+    accumulated = probe.measure(lambda x, w: torch.zeros(1, 9).index_put_(
+        (torch.zeros(6, dtype=torch.long),), x[0, 0, :, None] * w, accumulate=True), (x, w))
+    assert accumulated["combining"] == 1  # the terms; their sum, into zeros, reads them alone
+    biased = probe.measure(lambda x, w: (x @ w + torch.ones(9)) * torch.full((9,), 0.5), (x, w))
+    assert biased["combining"] == 1  # a bias added, a scale: one argument's data beside a constant
+
+    def stepped(x, w):  # a foreach operator over one-entry tensors, which returns nothing (round 37's a05)
+        copies = [torch.zeros(()) for _ in range(6)]
+        torch._foreach_add_(copies, list(x[0, 0].unbind()), alpha=1.0)
+        torch._foreach_mul_(copies, list(w[:, 0].unbind()))
+        return copies
+
+    assert probe.measure(stepped, (x, w))["combining"] == 1
+    def printed(x, w):  # a copy read back from its printed text (round 37's a01): torch prints with its modes off
+        return torch.tensor(ast.literal_eval(repr(w)[len("tensor("):-1])) * w
+
+    measured = probe.measure(printed, (x, w))
+    assert measured["combining"] == 1 and measured["returned"] == [probe._UNKNOWN]  # data the probe did not see made
+    copied = probe.measure(lambda x, w: torch.tensor([v.item() for v in torch.cat([x.reshape(-1), w.reshape(-1)])]),
+                           (x, w))  # a copy made through Python: more single entries than SCALARS_ALLOWED
+    assert copied["exported"] == "114 single entries (Tensor.item, float(), int())"
+    assert probe.measure(lambda x, w: x.sum().item() * w, (x, w))["exported"] is None
+
+
+def test_tensors_computed_from_two_arguments_are_listed_with_them():
+    """`combined`: the lengths of the axes of the tensors holding data of two arguments or more, by which
+    (exercise 10's scores of a chunk of queries against all the keys: round 35's a03); `read_most`: the most
+    entries one operand of an operation reading such data held (all the keys laid out in blocks: round 37's
+    a03)."""
+    from grader.perf import probe
+
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 7, 4), torch.randn(2, 7, 5)
+    measured = probe.measure(lambda q, k, v: (q @ k.mT).exp() @ v, (q, k, v))
+    assert measured["combined"] == [[0b011, [2, 3, 7]], [0b111, [2, 3, 5]]]  # the scores and their exp; the output
+    assert measured["read_most"] == [[0b011, 56], [0b111, 70]]  # k's 2 x 7 x 4 entries; v's 2 x 7 x 5
+    assert probe.measure(lambda q, k, v: torch.cat([k, v], -1) * 2, (q, k, v))["combined"] == [[0b110, [2, 7, 9]]]
+
+
+def test_what_a_call_writes_into_storage_it_did_not_make_is_counted():
+    """A buffer made before the call (at import, or held where the grader does not look: round 35's a05
+    kept a cache's in a plain object) is no allocation of the call's, but what is written into it is
+    counted (`written`), and what is computed from two arguments' data weighed as a tensor of its own
+    (`bytes`: scores in a buffer made at import); a cache's reset that multiplies its storage by 0 is no
+    allocation."""
+    from grader.perf import probe
+
+    buffer, q, k = torch.zeros(8, 8), torch.randn(8, 3), torch.randn(8, 3)
+    scores = probe.measure(lambda q, k: torch.matmul(q, k.T, out=buffer).sum(), (q, k))
+    assert (scores["written"], scores["bytes"], scores["shape"]) == (64, 256, [8, 8])
+    copied = probe.measure(lambda q, k: buffer.copy_(q[:, :1].expand(8, 8)).sum(), (q, k))
+    assert (copied["written"], copied["bytes"]) == (64, 4)  # one argument's data: the sum's 4 bytes alone
+    zeroed = probe.measure(lambda q, k: buffer.mul_(0).sum(), (q, k))
+    assert (zeroed["written"], zeroed["bytes"]) == (64, 4)  # the sum alone
+    assert probe.measure(lambda q, k: buffer.zero_().sum(), (q, k))["written"] == 0  # a fill writes no data
+
+
+def test_what_an_argument_holds_is_never_forgotten():
+    """A fresh tensor pointed at x's storage by `set_` (given as a storage, not a tensor: round 38's a01) holds
+    x's data; a one-entry view's `untyped_storage()` hands out its whole base (an export); `storages` reads a
+    cache's plain objects (round 38's a04 resized a storage held there)."""
+    from grader.perf import probe
+    from grader.perf.child import storages
+
+    x, w = torch.randn(4, 6), torch.randn(6, 5)
+    storage = x.untyped_storage()  # taken before the call: during it, handing it out is an export
+    pointed = probe.measure(lambda x, w: torch.empty(0).set_(storage, 0, x.shape, x.stride()), (x, w))
+    assert pointed["exported"] is None and pointed["returned"] == [0b01]
+    viewed = probe.measure(lambda x, w: torch.empty(0).set_(x[0, :1].untyped_storage(), 0, x.shape), (x, w))
+    assert viewed["exported"] == "Tensor.untyped_storage"
+
+    class Box:
+        pass
+
+    class Cache:
+        def __init__(self):
+            self.box, self.k = Box(), torch.zeros(3)
+            self.box.storage = torch.zeros(5)
+
+    assert sorted(storages(Cache()).values()) == [12, 20]
 
 
 def test_reductions_are_read_from_torch_s_registry():

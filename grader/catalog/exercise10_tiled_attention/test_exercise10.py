@@ -61,6 +61,7 @@ SIZES = {
     "gradients": dict(B=(2, 3), L_q=11, L_k=7, d_k=5, d_v=6, block=4),
     "memory": dict(B=1, n_heads=4, L=1024, d_k=32, block=64, shorter=(256, 512)),  # L: the longest measured
     "blocks": dict(B=1, n_heads=2, L=512, d_k=8, blocks=(32, 128)),  # 16 blocks of keys, then 4
+    "blocks_cross": dict(B=3, n_heads=2, L_q=40, L_k=512, d_k=8, block=32),  # no other axis has L_k's 512 entries
     # one call whose (L, L) float32 scores (256 MiB; 128 MiB in half precision) are far more than the memory
     # its process may gain (`memory`), at a block size whose (L, block) scores need a few MiB
     "measured": dict(B=1, L=8192, d_k=5, d_v=7, block=64, memory=112 << 20, rows=64),
@@ -443,7 +444,10 @@ def _check_blocks_read(student, rng):
     block_size there (round 19's a2: a whole matrix in memory torch never allocated). Only work on q, k
     and v's values counts, and no reduction or product of it may read more than a block of keys or a
     query at once: a chunk of queries against all the keys with a small product per block beside it
-    reads every key in its `p @ v` (round 22's a1)."""
+    reads every key in its `p @ v` (round 22's a1). Nor may any tensor computed from q's and k's values
+    hold all the keys' entries: with fewer queries than keys, an axis of L_k entries is the keys' (a chunk
+    of queries against all the keys, its max and sum made of elementwise operations, reads no more than a
+    block in any reduction or product: round 35's a03)."""
     size = SIZES["blocks"]
     B, H, L, d_k = size["B"], size["n_heads"], size["L"], size["d_k"]
     q, k, v = (randn(rng, B, H, L, d_k) for _ in "qkv")
@@ -468,6 +472,28 @@ def _check_blocks_read(student, rng):
                        f"product along the last axis (a max, a sum, p @ v), where a block of keys has {small} and a "
                        f"query {d_k}: some of its work reads all the keys at once, whatever block_size says. {advice}",
                        cause=KEYS_NOT_BLOCKED)
+    cross = SIZES["blocks_cross"]
+    q = randn(rng, *dims(cross, "B", "n_heads", "L_q", "d_k"))
+    k, v = (randn(rng, *dims(cross, "B", "n_heads", "L_k", "d_k")) for _ in "kv")
+    measured = measure_call(student, TILED, q, k, v, cross["block"], what="tiled_attention's scores")
+    block_of_scores = cross["B"] * cross["n_heads"] * cross["L_q"] * cross["block"]  # (L_q, block_size) per head
+    most = max([entries for origins, entries in measured["read_most"] if origins & QK == QK], default=0)
+    if most > block_of_scores:
+        raise Mismatch(f"tiled_attention(q of shape {tuple(q.shape)}, k and v of shape {tuple(k.shape)}, "
+                       f"block_size={cross['block']}) read {most:,} entries of q's and k's data in one operation, "
+                       f"where a block of scores, (L_q, block_size) for each head, is {block_of_scores:,}: all the "
+                       f"keys at once, laid out however (in blocks side by side too), whatever block_size says. "
+                       f"{advice}", cause=KEYS_NOT_BLOCKED)
+    if any(origins & QK == QK and cross["L_k"] in axes for origins, axes in measured["combined"]):
+        raise Mismatch(f"tiled_attention(q of shape {tuple(q.shape)}, k and v of shape {tuple(k.shape)}, "
+                       f"block_size={cross['block']}) made a tensor from q's and k's values with an axis of "
+                       f"{cross['L_k']} entries: all the keys at once, whatever block_size says (a chunk of queries "
+                       f"against every key holds no (L, L) matrix, but does not read the keys a block at a time). "
+                       f"{advice}", cause=KEYS_NOT_BLOCKED)
+
+
+QK = 0b11  # the probe's bits of q's and k's data (the first two arguments; grader.perf.probe.measure): data the
+# probe did not see made (handed out of torch and back: round 37's a02) has every bit
 
 
 def _check_measured_call(student, rng, advice):

@@ -200,7 +200,8 @@ def test_fused_project_half_precision(student, rng, device):
 @pytest.mark.needs_values("test_fused_project_values", "test_fused_project_napkin_example")
 def test_fused_project_is_one_matrix_product(student, rng):
     """The docstring's rule, which no value shows: the three projections come from ONE product
-    x @ w_qkv (counted by the grader's probe: aten's matrix products, not time), in this call and in
+    x @ w_qkv (counted by the grader's probe: aten's matrix products, and the torch operations that compute
+    from x's and w_qkv's values together, whatever their names; not time), in this call and in
     every other the suite made (it comes last): fused_project is `watched`, so that this call is
     measured as every other is and code cannot behave only while it is measured (round 28's a03)."""
     x, w_qkv = fused_inputs(rng, "fused_values")
@@ -208,13 +209,30 @@ def test_fused_project_is_one_matrix_product(student, rng):
     calls = watched_calls(student, "fused_project", what="fused_project's matrix products")
     # products of any data (a copy made through Python too), and reductions of the inputs' (a product is a
     # multiplication and a sum: round 32's a01)
-    most = max(measured["every_product"] + measured["reductions"] for measured in calls)
+    most = max(call.measured["every_product"] + call.measured["reductions"] for call in calls)
     if most > 1:
         raise Mismatch(f"fused_project(x, w_qkv) ran {most} matrix products: the point of the fused "
                        "projection is that one product x @ w_qkv makes Q, K and V together, cut into three "
                        "afterwards; slicing w_qkv first and multiplying each part is three products again",
                        cause=SEVERAL_PRODUCTS, call={"target": "fused_project", "args": (x, w_qkv), "kwargs": {},
                                                      "check": "products", "at_most": 1, "got": most})
-    if min(measured["products"] for measured in calls) == 0:  # summed by hand (round 11's a08 did it three times)
+    # and whatever computes from x's values and w_qkv's together, whatever its name (elementwise terms summed
+    # without a reduction: round 35's a01, a02, a04)
+    combining = max(call.measured["combining"] for call in calls)
+    if combining > 1:
+        raise Mismatch(f"fused_project(x, w_qkv) computed from x's and w_qkv's values together in {combining} torch "
+                       "operations, where the one product x @ w_qkv is one: the point of the fused projection is that "
+                       "one product makes Q, K and V together, cut into three afterwards; products made another way "
+                       "(elementwise terms and sums) or slicing w_qkv first are several products again",
+                       cause=SEVERAL_PRODUCTS)
+    if any(origins != XW for call in calls for origins in call.measured["returned"]):
+        raise Mismatch("fused_project(x, w_qkv) returned a tensor that the grader's probe did not see computed from "
+                       "x's and w_qkv's values (data handed out of torch and made a tensor again, as through its "
+                       "printed text: round 37's a01): Q, K and V are the one product x @ w_qkv, cut into three, "
+                       "computed with torch's operations on the tensors themselves", cause=SEVERAL_PRODUCTS)
+    if min(call.measured["products"] for call in calls) == 0:  # summed by hand (round 11's a08 did it three times)
         raise Mismatch("fused_project(x, w_qkv) ran no matrix product: the projection is one matrix product, "
                        "x @ w_qkv (torch.matmul, @, einsum or nn.functional.linear), cut into Q, K and V afterwards")
+
+
+XW = 0b11  # the probe's bits of data computed from x's values and w_qkv's (its first two arguments)

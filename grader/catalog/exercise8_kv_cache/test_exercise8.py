@@ -18,6 +18,7 @@ from grader.grading.testkit import (
     dims,
     check_forward,
     measure_call,
+    watched_calls,
     check_inputs_kept,
     check_module_gradients,
     check_result,
@@ -326,45 +327,6 @@ def allocates(cache, method, *args):
 
 
 @pytest.mark.needs_values("test_kvcache_update_returns_everything")
-def test_kvcache_update_writes_into_its_storage(student, rng):
-    """After `first` tokens, every update of 1 token until the cache is full allocates no tensor as large
-    as the past keys: the cache writes into the storage __init__ allocated and returns views of it, as
-    the docstring says (no torch.cat, no clone). Every fill level, not one: a cache that copied itself
-    at every update but in the one state measured scored (round 22's a4). From `first` on, a copy of
-    the past keys outweighs a bool mask of the whole storage (a len that counts non-zero slots: its own
-    misconception). Nor does it write more into its storage than the new token (a copy of the past in
-    place allocates nothing). Measured by the grader's allocation probe (sizes, not time)."""
-    size = SIZES["cache_storage"]
-    B, H_kv, d_head, max_len, first = dims(size, "B", "n_kv_heads", "d_head", "max_len", "first")
-    cache = make(student, "KVCache", B, H_kv, d_head, max_len)  # float32
-    for T in (first // 2, first - first // 2):
-        cache.update(*kv_of(rng, "cache_storage", T))
-    expect_len(cache, first, f"after updates of {first // 2} and {first - first // 2} tokens len(cache) is {{n}}, "
-               "expected {expected}")
-    for past in range(first, max_len):
-        k, v = kv_of(rng, "cache_storage", 1)
-        measured = measure_call(student, cache.remote, k, v, method="update", what="cache.update's memory")
-        past_bytes = B * H_kv * past * d_head * 4  # the float32 keys already cached
-        if measured["bytes"] >= past_bytes:
-            raise Mismatch(f"cache.update(k, v) with 1 new token after {past} (a KVCache({B}, {H_kv}, {d_head}, "
-                           f"max_len={max_len})) allocated a tensor of shape {tuple(measured['shape'])} "
-                           f"({measured['bytes']:,} bytes; the {past} cached keys take {past_bytes:,}): each update "
-                           "makes something as large as the cache, a copy of it (torch.cat, clone) or a computation "
-                           "over all of it (a count of its non-zero rows, through len). Allocate the storage once "
-                           "in __init__, write the new tokens into its slice [:, :, start:end] and return the views "
-                           "[:, :, :end]",
-                           cause=REALLOCATED, call=allocates(cache, "update", k, v))
-        new_entries = 2 * B * H_kv * d_head  # the new token's keys and values
-        if measured["written"] > new_entries and measured["written"] >= B * H_kv * past * d_head:
-            raise Mismatch(f"cache.update(k, v) with 1 new token after {past} (a KVCache({B}, {H_kv}, {d_head}, "
-                           f"max_len={max_len})) wrote {measured['written']:,} entries into the cache's own storage "
-                           f"(the new token's keys and values are {new_entries:,}): each update copies the tokens "
-                           "already cached, which the docstring says it never does, allocating or not (round 34's "
-                           "a05). Write only the new tokens into the slice [:, :, start:end] and return the views "
-                           "[:, :, :end]", cause=REALLOCATED)
-
-
-@pytest.mark.needs_values("test_kvcache_update_returns_everything")
 def test_kvcache_reset_keeps_its_storage(student, rng):
     """reset forgets the tokens and keeps the storage, as the docstring says: it allocates no tensor as
     large as the cache's keys (measured by the grader's allocation probe: sizes, not time)."""
@@ -532,3 +494,77 @@ def test_cached_gqa_on_the_inputs_device(student, rng, device):
     for start, stop in ((0, 3), (3, 4)):
         check_device_kept(module, "__call__", x[:, start:stop], cache, device=device,
                           what=f"{what}(x[:, {start}:{stop}], cache) after {start} tokens")
+
+
+@pytest.mark.needs_values("test_kvcache_update_returns_everything")
+def test_kvcache_update_writes_into_its_storage(student, rng):
+    """After `first` tokens, every update of 1 token until the cache is full allocates no tensor as large
+    as the past keys: the cache writes into the storage __init__ allocated and returns views of it, as
+    the docstring says (no torch.cat, no clone). Every fill level, not one: a cache that copied itself
+    at every update but in the one state measured scored (round 22's a4). From `first` on, a copy of
+    the past keys outweighs a bool mask of the whole storage (a len that counts non-zero slots: its own
+    misconception). Nor does it write more into its storage than the new token (a copy of the past in
+    place allocates nothing). Measured by the grader's allocation probe (sizes, not time); and so is
+    every other update the suite made (this test comes last): KVCache.update is `watched`, so that code
+    cannot copy its past only where it is not measured (round 28's a03 did so in exercise 1)."""
+    size = SIZES["cache_storage"]
+    B, H_kv, d_head, max_len, first = dims(size, "B", "n_kv_heads", "d_head", "max_len", "first")
+    cache = make(student, "KVCache", B, H_kv, d_head, max_len)  # float32
+    for T in (first // 2, first - first // 2):
+        cache.update(*kv_of(rng, "cache_storage", T))
+    expect_len(cache, first, f"after updates of {first // 2} and {first - first // 2} tokens len(cache) is {{n}}, "
+               "expected {expected}")
+    made = f"a KVCache({B}, {H_kv}, {d_head}, max_len={max_len})"
+    for past in range(first, max_len):
+        k, v = kv_of(rng, "cache_storage", 1)
+        measured = measure_call(student, cache.remote, k, v, method="update", what="cache.update's memory")
+        allocated, copied = _copies_its_past(measured, 1, past, B * H_kv * d_head, 4)  # float32
+        if copied:
+            raise Mismatch(f"cache.update(k, v) with 1 new token after {past} ({made}) {copied}", cause=REALLOCATED,
+                           call=allocates(cache, "update", k, v) if allocated else None)
+    for call in watched_calls(student, "KVCache.update", what="cache.update's memory"):
+        new, past, row, item_size = _update_sizes(call)
+        _, copied = _copies_its_past(call.measured, new, past, row, item_size)
+        if copied:
+            raise Mismatch(f"one of the grader's other calls, cache.update(k, v) with {plural(new, 'new token')} "
+                           f"after {past if past is not None else 'some'} (k of shape {tuple(call.args[0].shape)}), "
+                           f"{copied}", cause=REALLOCATED)
+
+
+def _update_sizes(call):
+    """(new tokens, tokens cached before, entries per token, bytes per entry) of a watched update: its k
+    (B, H_kv, T, d_head) and the keys it returned (B, H_kv, past + T, d_head) as meta tensors; `past` None
+    where it returned no such keys (then the cache's dtype is read as k's)."""
+    k = call.args[0] if call.args and isinstance(call.args[0], torch.Tensor) and call.args[0].dim() == 4 else None
+    keys = call.value[0] if isinstance(call.value, (tuple, list)) and call.value else None
+    if k is None:
+        return 0, None, 0, 1
+    new, (B, H_kv, _, d_head) = k.shape[-2], k.shape
+    if isinstance(keys, torch.Tensor) and keys.dim() == 4 and keys.shape[-2] >= new:
+        return new, keys.shape[-2] - new, keys.shape[0] * keys.shape[1] * keys.shape[3], keys.element_size()
+    return new, None, B * H_kv * d_head, k.element_size()
+
+
+def _copies_its_past(measured, new, past, row, item_size):
+    """(whether it allocated, how) an update of `new` tokens after `past` (None: unknown) copied the tokens
+    already cached, or (False, None): it wrote as many entries as the past keys into storage it kept from
+    before, beyond the new keys and values, or allocated a tensor as large as the past keys (and larger than
+    the new keys and values); `row`: entries per token, `item_size`: bytes. With no past there is nothing to
+    copy (a storage made at the first update is not a copy of a past); an unknown past is read as one token."""
+    if past == 0:
+        return False, None
+    past = past or 1
+    new_entries = 2 * new * row  # the new tokens' keys and values
+    if measured["written"] - new_entries >= past * row:  # beyond the new tokens, as many as the past keys
+        return False, (f"wrote {measured['written']:,} entries into storage it kept from before (the new tokens' keys "
+                       f"and values are {new_entries:,}): each update copies the tokens already cached, which the "
+                       "docstring says it never does, allocating or not (round 34's a05, and round 35's a05 in "
+                       "buffers of a plain object). Write only the new tokens into the slice [:, :, start:end] and "
+                       "return the views [:, :, :end]")
+    if measured["bytes"] >= past * row * item_size and measured["bytes"] > new_entries * item_size:
+        return True, (f"allocated a tensor of shape {tuple(measured['shape'])} ({measured['bytes']:,} bytes; the {past} "
+                      f"cached keys take {past * row * item_size:,}): each update makes something as large as the "
+                      "cache, a copy of it (torch.cat, clone) or a computation over all of it (a count of its non-zero "
+                      "rows, through len). Allocate the storage once in __init__, write the new tokens into its slice "
+                      "[:, :, start:end] and return the views [:, :, :end]")
+    return False, None
