@@ -188,7 +188,7 @@ class LargestAllocation(TorchDispatchMode):
         self.every_product = 0  # matrix products of any data: a copy of the inputs made through Python is
         # no longer theirs (round 31's a07: torch.tensor(x.tolist()) @ w)
         self.reductions = 0  # reductions of the inputs' data: a product is a multiplication and a sum (round 32's a01)
-        self.written = 0  # entries written in place into storages the call did not make (an input's, the
+        self.written = 0  # bytes written in place into storages the call did not make (an input's, the
         # object's, or one it keeps where the grader does not look: round 35's a05 hid a cache's in a plain object)
         self.shapes = set()  # the shapes of the tensors its operations returned (the inputs' storages aside)
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
@@ -199,6 +199,7 @@ class LargestAllocation(TorchDispatchMode):
         self.combined = {}  # arguments' bits -> the lengths of the axes of the floating tensors holding that data
         self.read_most = {}  # arguments' bits -> the most entries one operand of an operation reading them held
         self.scalars = 0  # single entries of the inputs' data handed to Python
+        self.mixed = set()  # data pointers of storages holding different arguments' entries side by side
 
     def _made(self, storage):
         """A storage an operation made: counted while it lives (its weak reference says when it died).
@@ -238,8 +239,8 @@ class LargestAllocation(TorchDispatchMode):
         with _Bookkeeping():  # the storages it reads, before it runs: `resize_` and `out=` may replace them
             operands = _operands(leaves([args, kwargs]) if kwargs else leaves(args))  # (round 32's a07, a12)
             computes = func.overloadpacket not in _MOVES and func.overloadpacket not in _BLANKS
-            if computes and self._combines(args, kwargs):
-                self.combining += 1
+            if computes and (self._combines(args, kwargs) or not self.mixed.isdisjoint(p for p, _ in operands)):
+                self.combining += 1  # an operand with x's and w's entries side by side: (z * z).imag, z = x + iw
         out = func(*args, **(kwargs or {}))
         with _Bookkeeping():
             self._note(func, args, kwargs, out, operands)
@@ -292,8 +293,20 @@ class LargestAllocation(TorchDispatchMode):
             self.ops += 1
             self._read_across(func, args, kwargs)
             self.derived.update(_storages(outputs))
+        moved = packet in _MOVES and self._mixes(operands)
         for tensor in outputs:
             self._seen(tensor, func, read, args, 0 if packet in _BLANKS else origins, operands)
+            if packet in _MOVES or packet in _BLANKS:
+                if moved:
+                    self.mixed.add(self.last)
+            elif self.last not in read:  # computed anew: each entry from all it read
+                self.mixed.discard(self.last)
+
+    def _mixes(self, operands):
+        """Whether an operation that moves entries puts different arguments' data side by side (x and w
+        stacked, copied into one buffer: round 39's a01), or moves data already so."""
+        kinds = {self.origin(pointer, entries) for pointer, entries in operands}
+        return len(kinds - {0}) > 1 or not self.mixed.isdisjoint(pointer for pointer, _ in operands)
 
     def _read_across(self, func, args, kwargs):
         """`widest`: the entries along the last axis that a reduction or a product of the inputs' values
@@ -346,7 +359,7 @@ class LargestAllocation(TorchDispatchMode):
             self.combined.setdefault(holds, set()).update(tensor.shape)
         if self.last not in self.alive and func is not None and _writes(func):  # into a storage made before
             entries = _entries_written(func, args, tensor)  # the call: a cache copying its past in place
-            self.written += entries
+            self.written += entries * tensor.element_size()  # bytes: a complex view halves entries (round 39's a03)
             written_from = 0  # what it wrote, not what was there (a buffer made at import: any data)
             for pointer, count in operands:
                 written_from |= self.origin(pointer, count) if pointer != self.last else 0
@@ -356,6 +369,7 @@ class LargestAllocation(TorchDispatchMode):
                                         and self.last in read):
             return
         self._made(storage)
+        self.taint[self.last] = holds  # `_made` let go of a dead storage at this address, and of its record
         shape, nbytes = tuple(tensor.shape), storage.nbytes()
         if len(self.shapes) < MAX_SHAPES:
             self.shapes.add(shape)
@@ -610,7 +624,7 @@ def measure(fn, args, kwargs=None, held=()):
     and in entries (without gradients), the most bytes its new storages held at once, the matrix
     products and the operations of any kind it runs on its inputs' data, the widest reduction of it,
     the shapes of the tensors it made (MAX_SHAPES at most), the matrix products of any data, the
-    reductions of the inputs' data, the entries written in place into storages it did not make, the
+    reductions of the inputs' data, the bytes written in place into storages it did not make, the
     operations that compute from the data of two arguments or more (`_MOVES`, `_combines`), [the
     arguments' bits, the lengths of the axes of the floating tensors holding that data] for data of two
     arguments or more (bit i: argument i, positional then keyword; `_UNKNOWN`: data the probe did not see

@@ -219,9 +219,12 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     ("exercise1", "round38/a02_ex1_one_entry_terms", "test_fused_project_is_one_matrix_product"),
     ("exercise10", "round38/a03_ex10_query_chunks_launder", MEMORY_RULE),
     ("exercise8", "round38/a04_ex8_storage_resize_hidden", "test_kvcache_update_writes_into_its_storage"),
+    # round 39: x and w stacked as one complex tensor and squared; a cache's past copied through complex views
+    ("exercise1", "round39/a01_complex_square_ex1", "test_fused_project_is_one_matrix_product"),
+    ("exercise8", "round39/a03_complex_view_copy_ex8", "test_kvcache_update_writes_into_its_storage"),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
-    """Rounds 32 to 38 got past the probe without reaching anything; each file loses the rule it broke."""
+    """Rounds 32 to 39 got past the probe without reaching anything; each file loses the rule it broke."""
     (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)
@@ -310,11 +313,11 @@ def test_what_a_call_writes_into_storage_it_did_not_make_is_counted():
 
     buffer, q, k = torch.zeros(8, 8), torch.randn(8, 3), torch.randn(8, 3)
     scores = probe.measure(lambda q, k: torch.matmul(q, k.T, out=buffer).sum(), (q, k))
-    assert (scores["written"], scores["bytes"], scores["shape"]) == (64, 256, [8, 8])
+    assert (scores["written"], scores["bytes"], scores["shape"]) == (256, 256, [8, 8])  # bytes, 64 entries
     copied = probe.measure(lambda q, k: buffer.copy_(q[:, :1].expand(8, 8)).sum(), (q, k))
-    assert (copied["written"], copied["bytes"]) == (64, 4)  # one argument's data: the sum's 4 bytes alone
+    assert (copied["written"], copied["bytes"]) == (256, 4)  # one argument's data: the sum's 4 bytes alone
     zeroed = probe.measure(lambda q, k: buffer.mul_(0).sum(), (q, k))
-    assert (zeroed["written"], zeroed["bytes"]) == (64, 4)  # the sum alone
+    assert (zeroed["written"], zeroed["bytes"]) == (256, 4)  # the sum alone
     assert probe.measure(lambda q, k: buffer.zero_().sum(), (q, k))["written"] == 0  # a fill writes no data
 
 
@@ -341,6 +344,31 @@ def test_what_an_argument_holds_is_never_forgotten():
             self.box.storage = torch.zeros(5)
 
     assert sorted(storages(Cache()).values()) == [12, 20]
+
+
+def test_an_honest_product_returns_both_arguments_data_whatever_the_allocator_reuses():
+    """Round 39's h01: a storage made at the address of one that died during the call lost its record (the
+    dead one's was let go after the new one's was written), so that an honest product's output read as data
+    the probe did not see made, depending on the allocator; and x and w stacked into one tensor, then squared
+    as complex numbers, computed x's entries times w's from one operand (a01)."""
+    from grader.perf import probe
+
+    def round_trip(x, w):
+        return (x.double() @ w.double()).to(x.dtype).split(w.size(-1) // 3, -1)
+
+    def copied(x, w):
+        return tuple(part.contiguous() for part in (x.float() @ w.float()).to(x.dtype).chunk(3, -1))
+
+    for project in (round_trip, copied):
+        for shape in ((2, 5, 6), (7, 6), (3, 1, 8), (2, 4, 5, 6)):
+            for dtype in (torch.float32, torch.float64, torch.float16):
+                x, w = torch.randn(*shape, dtype=dtype), torch.randn(shape[-1], 12, dtype=dtype)
+                measured = probe.measure(project, (x, w))
+                assert (measured["returned"], measured["combining"]) == ([0b11] * 3, 1), (project, shape, dtype)
+    x, w = torch.randn(6), torch.randn(6)
+    squared = probe.measure(lambda x, w: (torch.complex(x, w) ** 2).imag / 2, (x, w))
+    assert squared["combining"] == 1  # x and w side by side in one operand (`mixed`)
+    assert probe.measure(lambda x, w: torch.isfinite(x @ w), (x, w))["combining"] == 1  # x @ w only
 
 
 def test_reductions_are_read_from_torch_s_registry():

@@ -547,19 +547,20 @@ def _update_sizes(call):
 
 def _copies_its_past(measured, new, past, row, item_size):
     """(whether it allocated, how) an update of `new` tokens after `past` (None: unknown) copied the tokens
-    already cached, or (False, None): it wrote as many entries as the past keys into storage it kept from
-    before, beyond the new keys and values, or allocated a tensor as large as the past keys (and larger than
-    the new keys and values); `row`: entries per token, `item_size`: bytes. With no past there is nothing to
-    copy (a storage made at the first update is not a copy of a past); an unknown past is read as one token."""
+    already cached, or (False, None): it wrote as many bytes as the past keys take into storage it kept from
+    before, beyond the new keys and values (bytes, not entries: round 39's a03 copied through complex views),
+    or allocated a tensor as large as the past keys (and larger than the new keys and values); `row`: entries
+    per token, `item_size`: bytes. With no past there is nothing to copy (a storage made at the first update is
+    not a copy of a past); an unknown past is read as one token."""
     if past == 0:
         return False, None
     past = past or 1
     new_entries = 2 * new * row  # the new tokens' keys and values
-    if measured["written"] - new_entries >= past * row:  # beyond the new tokens, as many as the past keys
-        return False, (f"wrote {measured['written']:,} entries into storage it kept from before (the new tokens' keys "
-                       f"and values are {new_entries:,}): each update copies the tokens already cached, which the "
-                       "docstring says it never does, allocating or not (round 34's a05, and round 35's a05 in "
-                       "buffers of a plain object). Write only the new tokens into the slice [:, :, start:end] and "
+    if measured["written"] - new_entries * item_size >= past * row * item_size:
+        return False, (f"wrote {measured['written']:,} bytes into storage it kept from before (the new tokens' keys "
+                       f"and values take {new_entries * item_size:,}): each update copies the tokens already cached, "
+                       "which the docstring says it never does, allocating or not (round 34's a05, and round 35's a05 "
+                       "in buffers of a plain object). Write only the new tokens into the slice [:, :, start:end] and "
                        "return the views [:, :, :end]")
     if measured["bytes"] >= past * row * item_size and measured["bytes"] > new_entries * item_size:
         return True, (f"allocated a tensor of shape {tuple(measured['shape'])} ({measured['bytes']:,} bytes; the {past} "
