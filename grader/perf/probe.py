@@ -131,10 +131,11 @@ _ACROSS = {**{op: int(op.__name__.lstrip("_").startswith(("add", "badd", "sspadd
            **{op: 0 for op in _REDUCTIONS}}
 _CONVOLUTIONS = frozenset(op for op in _PRODUCTS if "conv" in op.__name__)  # they read across their channels
 # The operators that only move entries (views, copies, casts, concatenations, selections by index): what they
-# make holds the data they read, and computes nothing from it. Every other operator computes: one that reads
-# data of two arguments of the call (x's and w_qkv's) combines them, whatever its name (a product made of
-# elementwise terms summed by an accumulating index_put, a sparse tensor's coalescing or a tree of additions:
-# round 35's a01, a02, a04). A list of what does NOT compute, so that an operator left off it is counted.
+# make holds the data they read, and computes nothing from it. Every other operator computes: one whose operands
+# hold two arguments' data (x's and w_qkv's), or their entries side by side, combines them, whatever its name (a
+# product made of elementwise terms summed by an accumulating index_put, a sparse tensor's coalescing or a tree
+# of additions: round 35's a01, a02, a04). A list of what does NOT compute, so that an operator left off it is
+# counted.
 _MOVE_NAMES = frozenset("""
     alias alias_copy as_strided as_strided_copy _reshape_alias _reshape_alias_copy _reshape_copy _unsafe_view view
     view_copy view_as reshape reshape_as expand expand_as expand_copy permute permute_copy transpose transpose_
@@ -153,8 +154,9 @@ _BLANKS = frozenset(getattr(_aten, name) for name in ("empty_like", "zeros_like"
                                                       "new_empty_strided", "new_zeros", "new_ones", "new_full"))
 _SCALAR = _aten._local_scalar_dense  # one entry handed to Python: .item(), float(), int(), bool()
 ORIGINS = 16  # arguments of a call told apart by where their data goes (the rest share the last bit)
-_UNKNOWN = (1 << ORIGINS) - 1  # the origin of data in a tensor without storage (sparse, nested): any of them
-SCALARS_ALLOWED = 64  # single entries of its inputs' data a call may hand to Python (as many as 1/8 of them)
+_UNKNOWN = (1 << ORIGINS) - 1  # the origin of data the probe did not see made (`origin`), or in a tensor without
+# storage of its own (sparse, nested): any argument's
+SCALARS_ALLOWED = 64  # single entries of its inputs' data a call may hand to Python (or 1/8 of them, if more)
 
 
 class LargestAllocation(TorchDispatchMode):
@@ -166,7 +168,7 @@ class LargestAllocation(TorchDispatchMode):
     a 1x1 product per block, does not follow the inputs' size: round 22's a1 and a3); the most
     entries of that data along the last axis one reduction or product read at once (`widest`); and,
     following each argument's data by storage through every operation (`taint`), what computes from
-    two arguments' data together (`combining`, `combined`, `read_most`: rounds 35 to 38)."""
+    two arguments' data together (`combining`, `combined`, `read_most`, `mixed`: rounds 35 to 39)."""
 
     @classmethod
     def _should_skip_dynamo(cls):
