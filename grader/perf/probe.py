@@ -179,6 +179,7 @@ class LargestAllocation(TorchDispatchMode):
     def __init__(self, inputs=(), origins=None):
         super().__init__()
         self.inputs = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
+        self.allowed_scalars = max(SCALARS_ALLOWED, sum(t.numel() for t in inputs if isinstance(t, torch.Tensor)) // 8)
         self.origins = dict(origins or {})  # data pointer of each argument's storages -> its bit (`measure`)
         self.last, self.alive = None, {}
         self.reset()
@@ -647,7 +648,6 @@ def measure(fn, args, kwargs=None, held=()):
     origins.update({pointer: 0 for pointer in held if pointer not in origins})  # the object's: its own data
     probe = LargestAllocation(tensors, origins)
     probe.inputs |= set(held)
-    probe.allowed_scalars = max(SCALARS_ALLOWED, sum(tensor.numel() for tensor in tensors) // 8)
     previous, depth = _getprofile(), _stack_length()
     return _measured(probe, previous, depth, fn, args, kwargs)
 
