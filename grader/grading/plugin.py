@@ -8,8 +8,9 @@ files; this plugin is the only place that knows about grading.
 
 Every exercise asked for is collected, whether or not its file could be read, so that its maximum
 is always its full points. Before an exercise's first test the student's file is imported once:
-if that fails (or there is no file), the reason is said once, in the exercise's `error`, and each
-of its tests is `not_run` (0 of its points) instead of N copies of one failure. A test marked
+if that fails, the reason is said once, in the exercise's `error`, and each of its tests is
+`not_run` (0 of its points) instead of N copies of one failure. An exercise whose file was not
+found (or could not be read) gets those rows at collection, without running its tests. A test marked
 `cuda` runs on CUDA only; its case is skipped for the machine, never for the student.
 
 A test of a property of the answer (inputs left unchanged, the device kept, the memory held) is
@@ -37,6 +38,7 @@ from grader.grading.student import Student, printed_text
 
 DEVICES = ("cpu", "cuda")
 _FRAME_LINE = re.compile(r"[^,]*, line (\d+), in ")  # a frame as the child describes it
+_NOT_RUN = "not run: the file could not be graded (the reason is given once, for the exercise)"
 
 
 class NotRun(Exception):
@@ -103,8 +105,15 @@ class GradingPlugin:
         visible test's message (what the student's code raised there) can carry the inputs of a hidden
         one that the code kept (round 25's a15); the report keeps the suites' order (`outcome`)."""
         selected = [item for item in items if self._exercise_of(item) in self.tests]
-        config.hook.pytest_deselected(items=[item for item in items if item not in selected])
         self.suite_order = {item.nodeid: place for place, item in enumerate(selected)}
+        ungraded = {self._exercise_of(item) for item in selected if self.errors.get(self._exercise_of(item))}
+        for item in selected:  # a file not found or unreadable: its rows are known without running them
+            if self._exercise_of(item) in ungraded:
+                self._keep(item, *_unrun(item, self.devices), 0.0)
+        selected = [item for item in selected if self._exercise_of(item) not in ungraded]
+        config.hook.pytest_deselected(items=[item for item in items if item not in selected])
+        for exercise_id in sorted(ungraded, key=list(self.tests).index):
+            self._conclude(exercise_id)
         first = {}
         for item in selected:
             first.setdefault(self._exercise_of(item), len(first))
@@ -151,7 +160,7 @@ class GradingPlugin:
     def device(self, request):
         """The device a test runs on; CUDA cases skip where CUDA was not selected or is absent."""
         if request.param not in self.devices:
-            pytest.skip(f"{request.param} is not available or not selected (--device)")
+            pytest.skip(_unavailable(request.param))
         return request.param
 
     # -- the file, imported once -------------------------------------------------------------
@@ -162,7 +171,7 @@ class GradingPlugin:
         an exercise whose file could not be imported."""
         device = getattr(item, "callspec", None) and item.callspec.params.get("device")
         if device and device not in self.devices:
-            pytest.skip(f"{device} is not available or not selected (--device)")
+            pytest.skip(_unavailable(device))
         exercise = catalog.for_suite(os.path.basename(str(item.fspath)))
         if exercise.id not in self.imported:
             self.imported.add(exercise.id)
@@ -225,11 +234,16 @@ class GradingPlugin:
             self._record(item, call)
 
     def _record(self, item, call):
-        marker = item.get_closest_marker("points")
         exercise_id = self._exercise_of(item)
         student = self.students.get(exercise_id)
         limit = student.limit if student else Deadline.earliest(self.time_limit, self.run)
-        status, message, details = _outcome(call.excinfo, limit, self.sources.get(exercise_id))
+        self._keep(item, *_outcome(call.excinfo, limit, self.sources.get(exercise_id)), call.duration)
+
+    def _keep(self, item, status, message, details, duration):
+        """Keep a test's outcome as its TestResult, with what the diagnosis and the report need of it."""
+        marker = item.get_closest_marker("points")
+        exercise_id = self._exercise_of(item)
+        student = self.students.get(exercise_id)
         if "call" in details:
             details = {**details, "call": self.evidence.keep(details["call"])}
         test = TestResult(
@@ -239,7 +253,7 @@ class GradingPlugin:
             visibility="hidden" if item.get_closest_marker("hidden") else "visible",
             message=message,
             details=details,
-            duration=call.duration,
+            duration=duration,
         )
         self.tests[exercise_id].append(test)
         self.places[id(test)] = self.suite_order.get(item.nodeid, len(self.suite_order))
@@ -417,6 +431,20 @@ def _forbidden(error, found):
             f"`{name}` ({found.where(line)}): call it here instead of {error.rule}")
 
 
+def _unavailable(device):
+    """Why a test on `device` is skipped."""
+    return f"{device} is not available or not selected (--device)"
+
+
+def _unrun(item, devices):
+    """(status, message, details) of a test of an exercise whose file could not be graded, as running it
+    would give: skipped for a device not used, else not run."""
+    device = getattr(item, "callspec", None) and item.callspec.params.get("device")
+    if device and device not in devices:
+        return "skipped", _unavailable(device), {}
+    return "not_run", _NOT_RUN, {}
+
+
 def _outcome(excinfo, limit, found=None):
     """(status, one-line message, details) for a test's exception, or a pass; `limit`: the
     exercise's Deadline, to name the limit that ran out; `found`: the graded code
@@ -429,7 +457,7 @@ def _outcome(excinfo, limit, found=None):
     if excinfo.errisinstance(pytest.skip.Exception):
         return "skipped", str(getattr(error, "msg", error)), {}
     if isinstance(error, NotRun):
-        return "not_run", "not run: the file could not be graded (the reason is given once, for the exercise)", {}
+        return "not_run", _NOT_RUN, {}
     if isinstance(error, InputsUnread):
         return "error", error.summary, {}
     if isinstance(error, Mismatch):

@@ -38,6 +38,7 @@ class Student:
         self.replies = wire.Allowance(REPLY_BYTES)  # what the answers of all its children may hold together
         self.reaches = []  # where the file reaches into its process (grader.sandbox.reach), once it was read
         self.watched = {}  # name -> a WatchedCall for each of its calls so far (the exercise's `watched`)
+        self.watching = True  # whether its calls of a watched name are measured (not within `within`)
         self.printed_from = 0  # bytes of its log the judge has read (`read_printed`)
 
     def _live_child(self):
@@ -65,9 +66,9 @@ class Student:
                 raise
         return self.child
 
-    def _load_request(self):
+    def _load_request(self, watched=True):
         exercise = self.exercise
-        return load_request(self.path, exercise.stem, exercise.forbidden, watched=exercise.watched)
+        return load_request(self.path, exercise.stem, exercise.forbidden, watched=exercise.watched if watched else ())
 
     def watched_calls(self, name):
         """Every call of `name`, one of the exercise's `watched`, made so far: a WatchedCall each."""
@@ -79,15 +80,17 @@ class Student:
     def within(self, seconds):
         """Calls made inside must end within `seconds`, and still by the exercise's deadline: a
         later, optional step (the diagnosis's smallest example) shares that deadline and bounds
-        itself; a call past it times out as any other."""
+        itself; a call past it times out as any other. Its calls explain and grade nothing: a watched
+        name's are not measured (`Exercise.watched`)."""
         saved = self.deadline
         self.deadline = min(saved, time.monotonic() + seconds)
+        self.watching = False
         if self.child is not None:
             self.child.deadline = self.deadline
         try:
             yield self
         finally:
-            self.deadline = saved
+            self.deadline, self.watching = saved, True
             if self.child is not None:
                 self.child.deadline = saved
 
@@ -110,7 +113,7 @@ class Student:
             if target.generation != self.generation:
                 raise ChildCrashed("an object made before the student's process restarted is gone")
             target = target.handle
-        request = call_request(target, method, args, kwargs, grad, no_grad, stand_in, dtype_trail)
+        request = call_request(target, method, args, kwargs, grad, no_grad, stand_in, dtype_trail, self.watching)
         try:
             reply = child.request(_to_wire(request))
         except StudentError as error:
@@ -157,7 +160,7 @@ class Student:
         memory of its own it held as a MemoryWatch saw it, less what it held at the start (pages of
         files dropped and faulted back in cannot offset that one). Its scratch folder, where data would
         not count as its memory, holds MEASURED_SCRATCH bytes at most (in a private root)."""
-        load = self._load_request()
+        load = self._load_request(watched=False)  # measured from outside: the probe's records would weigh too
         log = os.path.join(os.path.dirname(self.log_path), f"{self.exercise.id}.measured.log")
         child = Child(self.launcher, log, self.deadline, self.memory_limit, (self.path,),
                       scratch_bytes=MEASURED_SCRATCH, allowance=self.replies)

@@ -231,15 +231,16 @@ def largest_allocation(session, request):
     its copies in numpy's memory, which no torch operation allocates)."""
     obj, fn = session.target(request)
     _, measured = _measured_call(fn, session.resolve(request["args"]), session.resolve(request["kwargs"]),
-                                 obj if request.get("method") else None)
+                                 obj if request.get("method") else None, session.threads)
     return {"value": measured}
 
 
-def _measured_call(fn, args, kwargs, obj):
-    """(fn's value, the probe's measure of the call); obj: the object whose method fn is, or None."""
+def _measured_call(fn, args, kwargs, obj, threads=None):
+    """(fn's value, the probe's measure of the call); obj: the object whose method fn is, or None;
+    threads: the most threads the process may have during the call (`probe.measure`)."""
     held = storages(obj) if obj is not None else {}
-    value = []
-    measured = probe.measure(lambda *a, **k: value.append(fn(*a, **k)), args, kwargs, held=held)
+    value = []  # fn itself is measured: what it returns is read by the probe (`returned`)
+    measured = probe.measure(fn, args, kwargs, held=held, kept=value, threads=threads)
     if obj is not None:
         kept = [size for pointer, size in storages(obj).items() if pointer not in held]
         if kept and max(kept) > measured["bytes"]:
@@ -248,13 +249,14 @@ def _measured_call(fn, args, kwargs, obj):
 
 
 WATCHED = ("products", "every_product", "reductions", "combining", "returned", "bytes", "shape", "written",
-           "exported", "disabled")  # a watched call's measure
+           "read_most", "widest", "exported", "disabled")  # a watched call's measure
 
 
-def watched_call(fn, args, kwargs, obj=None):
+def watched_call(fn, args, kwargs, obj=None, threads=None):
     """A call of a watched name (`Exercise.watched`), as the suites make every one: its value, and
-    what the probe measured of it (WATCHED); obj: the object whose method fn is, or None."""
-    value, measured = _measured_call(fn, args, kwargs, obj)
+    what the probe measured of it (WATCHED); obj: the object whose method fn is, or None; threads: as
+    `_measured_call`'s."""
+    value, measured = _measured_call(fn, args, kwargs, obj, threads)
     return value, {key: measured[key] for key in WATCHED}
 
 

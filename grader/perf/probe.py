@@ -47,6 +47,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from grader.nested import leaves
+from grader.sandbox import clock
 
 _empty = torch.empty
 _uint8 = torch.uint8
@@ -63,6 +64,7 @@ _TRACE_CONTROLS = frozenset(getattr(_tracemalloc, name) for name in ("stop", "cl
 _PYTHON_KEYS = (torch._C.DispatchKey.Python, torch._C.DispatchKey.PythonTLSSnapshot)
 OUTSIDE_ALLOWANCE = 1 << 18  # bytes traced outside torch that a call may peak at unnoticed: the Python objects
                              # of a call and of the probe itself (tens of KiB), not an array of scores
+MAX_VERDICTS = 4096  # frames the watch keeps its verdict of (a stack is far less deep)
 MAX_SHAPES = 256  # distinct shapes of the tensors a call made that the probe keeps
 CANARY_BYTES = 4099  # an odd size no tensor of the student's is likely to have; it only has to be seen
 DISABLED = "the grader's probe was disabled"
@@ -79,24 +81,30 @@ _IMPORTS = frozenset({"as_tensor", "asarray"})
 _GRADER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _OURS = (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, os.path.abspath(__file__), _GRADER + "nested.py",
          os.path.join(_GRADER, "sandbox", "rules.py"))
-_STDLIB = os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep  # Python's own library (its packages aside)
+# Python's own library and the packages installed (torch's neighbours: sympy, numpy), and text made into code
+_LIBRARIES = ("<", *{os.path.abspath(path) + os.sep for key in ("stdlib", "purelib", "platlib")
+                     if (path := sysconfig.get_paths().get(key))})
 
 
 def _library(filename):
-    """Python's own library (its packages aside), or code a library made from text (a named tuple's `__new__`)."""
-    return filename.startswith("<") or (filename.startswith(_STDLIB)
-                                        and "-packages" + os.sep not in filename[len(_STDLIB):])
+    """Python's own library, the packages installed beside torch, or code a library made from text (a
+    named tuple's `__new__`): judged as whoever called it."""
+    return filename.startswith(_LIBRARIES)
 
 
-def _judged(frame):
-    """Whether the watch judges this frame's code: not torch's or the grader's, nor Python's library
-    where torch or the grader called it, as torch does while its modes are off (printing a tensor goes
-    through contextlib: round 32's a17); Python's library that the student's code called, it does."""
-    if frame.f_code.co_filename.startswith(_OURS):
-        return False
-    while frame is not None and _library(frame.f_code.co_filename):
-        frame = frame.f_back
-    return frame is None or not frame.f_code.co_filename.startswith(_OURS)
+def _judged(frame, verdicts):
+    """Whether the watch judges this frame's code: not torch's or the grader's, nor a library's where
+    torch or the grader called it, as torch does while its modes are off (printing a tensor goes through
+    contextlib: round 32's a17) or as it imports a module lazily (torch._dynamo imports sympy: millions
+    of events); a library that the student's code called, it does. `verdicts`: frame -> verdict of the
+    frames alive, so that each event costs a look-up, not a walk up the stack."""
+    filename = frame.f_code.co_filename
+    if filename.startswith(_OURS):
+        return False  # not kept: a frame of the probe's own may end unseen (it takes the profile function off)
+    known = verdicts.get(frame)
+    if known is None:
+        known = verdicts[frame] = not _library(filename) or frame.f_back is None or _judged(frame.f_back, verdicts)
+    return known
 
 
 _aten = torch.ops.aten
@@ -203,6 +211,7 @@ class LargestAllocation(TorchDispatchMode):
         self.read_most = {}  # arguments' bits -> the most entries one operand of an operation reading them held
         self.scalars = 0  # single entries of the inputs' data handed to Python
         self.mixed = set()  # data pointers of storages holding different arguments' entries side by side
+        self.shared = None  # how the arguments' data was first written into memory torch did not allocate
 
     def _made(self, storage):
         """A storage an operation made: counted while it lives (its weak reference says when it died).
@@ -351,7 +360,10 @@ class LargestAllocation(TorchDispatchMode):
         matrix; a cache's reset that multiplies its storage by 0 allocates nothing)."""
         try:
             storage = tensor.untyped_storage()
-        except (RuntimeError, NotImplementedError):  # a tensor without storage of its own
+        except (RuntimeError, NotImplementedError):  # a tensor without storage of its own: sparse, nested
+            if origins and self.shared is None and func is not None:  # what it holds is followed no further
+                self.shared = (f"{func.overloadpacket.__name__} made a {str(tensor.layout).removeprefix('torch.')} "
+                               "tensor of the arguments' data, which the grader's probe cannot follow")
             return
         self.last = storage.data_ptr()
         known = self.alive.get(self.last)
@@ -360,12 +372,16 @@ class LargestAllocation(TorchDispatchMode):
         holds = self.taint[self.last] = origins | (0 if anew else self.origin(self.last, tensor.numel()))
         if _several(holds) and (tensor.is_floating_point() or tensor.is_complex()):
             self.combined.setdefault(holds, set()).update(tensor.shape)
-        if self.last not in self.alive and func is not None and _writes(func):  # into a storage made before
-            entries = _entries_written(func, args, tensor)  # the call: a cache copying its past in place
+        writes = func is not None and _writes(func)
+        written_from = 0  # what it wrote, not what was there (a buffer made at import: any data)
+        for pointer, count in operands if writes else ():
+            written_from |= self.origin(pointer, count) if pointer != self.last else 0
+        if written_from and self.shared is None and _outside(storage) and not self.origins.get(self.last):
+            self.shared = (f"{func.overloadpacket.__name__} wrote the arguments' data into memory torch did not "
+                           "allocate (an array's, shared with numpy: torch.from_numpy, torch.as_tensor)")
+        if self.last not in self.alive and writes:  # into a storage made before the call: a cache
+            entries = _entries_written(func, args, tensor)  # copying its past in place
             self.written += entries * tensor.element_size()  # bytes: a complex view halves entries (round 39's a03)
-            written_from = 0  # what it wrote, not what was there (a buffer made at import: any data)
-            for pointer, count in operands:
-                written_from |= self.origin(pointer, count) if pointer != self.last else 0
             if _several(written_from):  # computed from two arguments' data: scores in a buffer made at import
                 self._weigh(tuple(tensor.shape), entries * tensor.element_size(), entries)
         if self.last in self.inputs or (self.last not in self.alive and func is not None and _aliases(func)
@@ -509,6 +525,12 @@ def _floating(args):
     return isinstance(first, torch.Tensor) and (first.is_floating_point() or first.is_complex())
 
 
+def _outside(storage):
+    """Whether a storage is memory torch did not allocate, where numpy (or any library) computes unseen: one
+    that cannot be resized and is not torch's shared memory (the wire's replies move a cache there)."""
+    return not storage.resizable() and not storage.is_shared()
+
+
 def _several(origins):
     """Whether `origins` (bits) names two arguments or more."""
     return origins & (origins - 1) != 0
@@ -518,13 +540,7 @@ _DISPATCH = LargestAllocation.__dict__["__torch_dispatch__"]
 _DISPATCH_CODE = _DISPATCH.__code__
 
 
-def _threads():
-    """The number of threads of this process (the links of /proc/self/task: one per thread, plus
-    two), or None where it cannot be read."""
-    try:
-        return os.stat("/proc/self/task").st_nlink
-    except OSError:
-        return None
+_threads = clock.threads
 
 
 class _Watch:
@@ -532,10 +548,12 @@ class _Watch:
     grader's (torch takes a mode off its stack while the mode's own code runs), whether the probe is
     in force. Keeps the first reason it was not."""
 
-    def __init__(self, probe, depth):
-        self.probe, self.depth, self.threads = probe, depth, _threads()
+    def __init__(self, probe, depth, threads=None):
+        self.probe, self.depth = probe, depth
+        self.threads = _threads() if threads is None else threads
         self.reason = None
         self.armed = False  # whether it saw an event yet
+        self.verdicts = {}  # frame -> whether it is judged (`_judged`), while it runs
 
     def in_force(self):
         """Why the probe is not watching now, or None."""
@@ -547,8 +565,9 @@ class _Watch:
         if type(self.probe) is not LargestAllocation or LargestAllocation.__dict__.get("__torch_dispatch__") is not \
                 _DISPATCH or _DISPATCH.__code__ is not _DISPATCH_CODE or "__torch_dispatch__" in vars(self.probe):
             return "the probe's class was changed"
-        if self.threads is not None and _threads() != self.threads:
-            return "your code started a thread, where the probe cannot see what it allocates"
+        if self.threads is not None and (_threads() or 0) > self.threads:
+            return ("a thread of your code's runs beside the call (started by it, at import or by an earlier "
+                    "call), where the probe cannot see what it computes")
         return None
 
     def __call__(self, frame, event, arg):
@@ -556,7 +575,12 @@ class _Watch:
             self.armed = True
             if event == "c_return" and arg is _setprofile:
                 return
-        if self.reason is None and _judged(frame):
+        judged = self.reason is None and _judged(frame, self.verdicts)
+        if event == "return":
+            self.verdicts.pop(frame, None)
+        elif len(self.verdicts) > MAX_VERDICTS:  # frames that ended unseen keep their values alive: let go
+            self.verdicts.clear()
+        if judged:
             if arg is _setprofile and event in ("c_call", "c_return"):
                 self.reason = "your code replaced the grader's profile function (sys.setprofile)"
             elif event == "c_call" and arg in _TRACE_CONTROLS:
@@ -619,7 +643,7 @@ def _canary(probe):
     return probe.last == canary.untyped_storage().data_ptr()
 
 
-def measure(fn, args, kwargs=None, held=()):
+def measure(fn, args, kwargs=None, held=(), kept=None, threads=None):
     """{"bytes", "shape", "products", "ops", "widest", "shapes", "elements", "element_shape", "peak",
     "every_product", "reductions", "written", "combining", "combined", "read_most", "returned", "exported",
     "disabled"}: the
@@ -635,7 +659,10 @@ def measure(fn, args, kwargs=None, held=()):
     each tensor it returned, the first method that handed a tensor's data to numpy or Python (None if none did:
     `_Exports`; or more single entries of the inputs' data than 1/8 of them, SCALARS_ALLOWED at least),
     and why the probe was disabled during the call (None if it never was); `held`: the data pointers
-    of storages that exist already (an object's, whose method fn is), as the inputs'.
+    of storages that exist already (an object's, whose method fn is), as the inputs'; `kept`: a list
+    the call's value is appended to; `threads`: the most threads the process may have while the call
+    runs (the child's before the student's file ran: a thread started at import computes where the
+    probe, which watches one thread, cannot see: round 43's a01 to a03), None for those at its start.
     The dispatch-mode stack is left as it was found, whatever the call did to it. The call runs in the
     grad mode of every other call of the suites (round 28's a06 ran one product only where grad was
     off, as it was here once): being measured must look like any call."""
@@ -649,14 +676,14 @@ def measure(fn, args, kwargs=None, held=()):
     probe = LargestAllocation(tensors, origins)
     probe.inputs |= set(held)
     previous, depth = _getprofile(), _stack_length()
-    return _measured(probe, previous, depth, fn, args, kwargs)
+    return _measured(probe, previous, depth, fn, args, kwargs, kept, threads)
 
 
-def _measured(probe, previous, depth, fn, args, kwargs):
+def _measured(probe, previous, depth, fn, args, kwargs, kept=None, threads=None):
     """`measure`'s call, under the probe (entered here, and taken off the stack whatever happens)."""
     probe.__enter__()
     try:
-        watch = _Watch(probe, depth)
+        watch = _Watch(probe, depth, threads)
         seen_before = _canary(probe)
         probe.reset()
         traced = _tracing()
@@ -668,6 +695,8 @@ def _measured(probe, previous, depth, fn, args, kwargs):
         try:
             with exports:
                 result = fn(*args, **(kwargs or {}))
+            if kept is not None:
+                kept.append(result)
         finally:
             profiled = _getprofile() is watch
             reason = watch.reason
@@ -686,8 +715,9 @@ def _measured(probe, previous, depth, fn, args, kwargs):
                  "combined": sorted([origins, sorted(axes)] for origins, axes in probe.combined.items()),
                  "read_most": sorted([origins, entries] for origins, entries in probe.read_most.items()),
                  "returned": returned,
-                 "exported": exports.found or (f"{probe.scalars} single entries (Tensor.item, float(), int())"
-                                               if probe.scalars > probe.allowed_scalars else None),
+                 "exported": exports.found or probe.shared or (
+                     f"{probe.scalars} single entries (Tensor.item, float(), int())"
+                     if probe.scalars > probe.allowed_scalars else None),
                  "widest": probe.widest,
                  "shapes": sorted(map(list, probe.shapes)),
                  "elements": probe.elements, "element_shape": list(probe.element_shape), "peak": probe.peak}

@@ -37,8 +37,11 @@ from grader.sandbox import clock, containment, dtype_trail, gradient_trail, rule
 # a child that loaded a student's file the handler runs under the exercise's rules; in one that
 # never did (the reference's timing child) the handler applies what it needs itself.
 OPS = {}
-# How a watched call is measured (Session.call): watch(fn, args, kwargs, obj) -> (its value, what was
-# measured), obj the object whose method fn is (its storages are not new) or None.
+# The readings of threads and CUDA, as the child started (the student's code may replace this module's
+# names: tests/perf/test_perf.py's clocks_report_a_microsecond replaces `clock`)
+_threads, _cuda_initialized = clock.threads, clock.cuda_initialized
+# How a watched call is measured (Session.call): watch(fn, args, kwargs, obj, threads) -> (its value, what
+# was measured), obj the object whose method fn is (its storages are not new) or None.
 # Registered with the ops by the later stage that measures (grader.perf.child).
 WATCH = None
 OUTPUT_LIMIT = 8 << 20  # bytes: what the student's code may print (the log file) or write to any file
@@ -56,6 +59,7 @@ class Session:
         self.objects = {}  # handle ref -> object living here (a module, a cache)
         self.made_by = {}  # handle ref -> the name in the student's file whose call made it ("KVCache")
         self.watched = frozenset()  # the names whose every call is measured (the exercise's `watched`)
+        self.threads = None  # the threads this process had before the student's file ran (and CUDA's since)
 
     def answer(self, request):
         """The encoded reply to one request. The student's code, and the encoding of what it
@@ -93,9 +97,21 @@ class Session:
         code = compile(source, self.path, "exec", dont_inherit=True)
         module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(module_name, path))
         sys.modules[module_name] = module
+        if watched:  # CUDA's own threads are the grader's: started before they are counted, where it can start
+            with contextlib.suppress(Exception):
+                if torch.cuda.is_available():
+                    torch.cuda.init()
+        self.threads = _threads()  # a measured call may run beside no thread the student's code started
         self.guard.run(exec, code, vars(module))
         self.module = module
         return {"value": sorted(name for name in vars(module) if not name.startswith("_"))}
+
+    def received(self, threads_before, cuda_before):
+        """After the judge's request was read: the threads CUDA started if reading it started CUDA (its
+        tensors moved to the GPU) are the grader's, not the student's (`threads`)."""
+        if self.threads is not None and not cuda_before and _cuda_initialized():
+            grown = (_threads() or 0) - (threads_before or 0)
+            self.threads += max(grown, 0)
 
     def resolve(self, value):
         """Turn handles sent by the judge back into the objects they name, anywhere in a value."""
@@ -121,7 +137,7 @@ class Session:
         args = tuple(self.resolve(request["args"]))  # a tuple: the tensors sent back are the ones passed
         kwargs = self.resolve(request["kwargs"])
         grad = request.get("grad")
-        watched = self.watched_name(request) in self.watched
+        watched = request.get("watch", True) and self.watched_name(request) in self.watched
         if request.get("stand_in"):
             if grad is not None:
                 raise ValueError("a call on the stand-in device takes no grad")
@@ -130,7 +146,7 @@ class Session:
             return self.call_with_dtype_trail(obj, fn, args, kwargs)
         if grad is None:
             with torch.no_grad() if request.get("no_grad") else contextlib.nullcontext():
-                value, measured = _watch(obj, fn, args, kwargs, watched)
+                value, measured = _watch(obj, fn, args, kwargs, watched, self.threads)
                 spent = clock.since(start)
             # the arguments as the call left them, whether or not the judge checks them: no request says
             # which calls are a check of the inputs (round 11's a09 edited them in place but when asked back)
@@ -180,7 +196,7 @@ class Session:
             p.grad = None
         trail = gradient_trail.Trail(self.path) if grad.get("trail") else None
         with trail or contextlib.nullcontext():
-            value, measured = _watch(obj, fn, args, kwargs, watched)
+            value, measured = _watch(obj, fn, args, kwargs, watched, self.threads)
             outputs = value if isinstance(value, tuple) else (value,)
             # an output outside autograd's record (detached, made under no_grad) passes no gradient back:
             # the inputs it alone depends on get None, which the judge reports as "no gradient reached"
@@ -243,11 +259,14 @@ class Session:
         return {"type": kind, "message": message, "frames": frames, "kinds": kinds[:8]}
 
 
-def serve(sock, session):
-    """Answer the judge's requests until it hangs up."""
+def serve(sock, session, key=None):
+    """Answer the judge's requests until it hangs up, each reply signed with `key` (the judge's, for this
+    child: bytes the student's code writes on the socket are no reply)."""
     while True:
+        threads, cuda = _threads(), _cuda_initialized()
         try:
             request = wire.receive(sock, from_judge=True)
+            session.received(threads, cuda)
         except (EOFError, OSError, wire.WireError):
             return  # the judge has gone, or what it sends can no longer be read
         except Exception as error:  # noqa: BLE001 - read whole, but its values cannot be made here (CUDA
@@ -258,7 +277,7 @@ def serve(sock, session):
             with contextlib.suppress(Exception):  # the student's code may have replaced them
                 stream.flush()
         try:
-            wire.send_frames(sock, frames)
+            wire.send_frames(sock, frames, key)
         except (BrokenPipeError, ConnectionResetError):
             return  # the judge hung up on this child (it stopped reading it): nobody to answer
 
@@ -300,9 +319,10 @@ def child_main(fd, log_path, memory_limit=None, plan=None, scratch=None, readabl
         _own_environment()
         torch.set_num_threads(1)
         sock = socket.socket(fileno=fd)
+        key = bytes.fromhex(wire.receive(sock, from_judge=True)["key"])  # signs every reply (wire.receive)
         _refuse_in_python()
-        wire.send(sock, {"containment": containment.level_of(layers), "layers": containment.held(layers)})
-        serve(sock, Session(memory_limit))
+        wire.send(sock, {"containment": containment.level_of(layers), "layers": containment.held(layers)}, key)
+        serve(sock, Session(memory_limit), key)
     except BaseException:  # the child's own failure (before any student code): into its log
         with contextlib.suppress(BaseException):
             traceback.print_exc()
@@ -744,10 +764,12 @@ def _refuse_tensor_subclasses(path):
     tensor.__init_subclass__ = classmethod(refuse)
 
 
-def _watch(obj, fn, args, kwargs, watched):
+def _watch(obj, fn, args, kwargs, watched, threads):
     """fn(*args, **kwargs), and what the grader measured of the call if it is `watched` (else None); obj:
-    the object whose method fn is, or fn itself."""
-    return WATCH(fn, args, kwargs, obj if obj is not fn else None) if watched else (fn(*args, **kwargs), None)
+    the object whose method fn is, or fn itself; threads: the most threads the process may have meanwhile."""
+    if not watched:
+        return fn(*args, **kwargs), None
+    return WATCH(fn, args, kwargs, obj if obj is not fn else None, threads)
 
 
 def _shared(value, args):

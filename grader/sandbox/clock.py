@@ -3,6 +3,7 @@ imported (in the judge, before the zygote forks), so that they are the real ones
 submission patches later. `grader.perf` turns the readings into a tier; the sandbox only records them.
 """
 
+import os
 import time
 
 import torch
@@ -19,6 +20,20 @@ try:
     _RUSAGE_THREAD = getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)
 except ImportError:  # Windows
     _getrusage = None
+
+
+def threads():
+    """The number of threads of this process (the links of /proc/self/task: one per thread, plus
+    two), or None where it cannot be read."""
+    try:
+        return os.stat("/proc/self/task").st_nlink
+    except OSError:
+        return None
+
+
+def cuda_initialized():
+    """Whether CUDA has started in this process."""
+    return _cuda_initialized()
 
 
 def waits():

@@ -471,13 +471,14 @@ def _kill_group(pgid):
 
 
 def call_request(target, method=None, args=(), kwargs=None, grad=None, no_grad=False, stand_in=False,
-                 dtype_trail=False):
+                 dtype_trail=False, watch=True):
     """A "call" request, as the suites and the timing both send it: the same keys always, so that
     the student's code, which can read it from the child's frames, cannot tell one from the other
-    by its shape (round 11's a05)."""
+    by its shape (round 11's a05). `watch`: a call of a watched name is measured (the diagnosis's
+    calls, which explain and grade nothing, are not)."""
     return {"op": "call", "target": target, "method": method, "args": list(args), "kwargs": kwargs or {},
             "grad": grad, "no_grad": no_grad, "stand_in": stand_in,
-            "dtype_trail": dtype_trail}
+            "dtype_trail": dtype_trail, "watch": watch}
 
 
 def pin(pid, cpu=None, avoid=None):
@@ -550,11 +551,13 @@ class Child:
         self.launcher, self.deadline, self.allowance = launcher, deadline, allowance  # allowance: wire.Allowance
         self.sock, self.pid = launcher.spawn(log_path, memory_limit, readable, trusted, scratch_bytes)
         self.exit_code = None
+        self.key = wire.new_key()  # the child signs its replies with it: the student's code cannot
         if not trusted:
             pin(self.pid, avoid=launcher.reserved)
         try:  # the child's first message: how it is confined, sent before any student code ran
             self.sock.settimeout(max(self.deadline - time.monotonic(), 0.001))
-            hello = wire.receive(self.sock, self.deadline)
+            wire.send(self.sock, {"key": self.key.hex()})
+            hello = wire.receive(self.sock, self.deadline, key=self.key)
             if not trusted:
                 launcher.confined(hello)
         except (TimeoutError, socket.timeout):
@@ -575,7 +578,7 @@ class Child:
         try:
             self.sock.settimeout(max(self.deadline - time.monotonic(), 0.001))
             wire.send(self.sock, message)
-            reply = wire.receive(self.sock, self.deadline, self.allowance)
+            reply = wire.receive(self.sock, self.deadline, self.allowance, key=self.key)
         except (TimeoutError, socket.timeout):
             self.stop(grace=0)
             raise ChildTimeout() from None

@@ -27,11 +27,14 @@ import builtins
 import functools
 import importlib
 import operator
+import pkgutil
+import sys
 import types
+import warnings
 from dataclasses import dataclass
 
 # What attention code imports (and debugging code beside it); a dotted module must keep to public names.
-MODULES = frozenset({"torch", "numpy", "math", "cmath", "random", "typing", "typing_extensions", "dataclasses",
+MODULES = frozenset({"torch", "math", "cmath", "random", "typing", "typing_extensions", "dataclasses",
                      "functools", "operator", "itertools", "collections", "enum", "abc", "numbers", "fractions",
                      "decimal", "statistics", "heapq", "bisect", "warnings", "time", "datetime", "copy", "re",
                      "json", "os", "pathlib", "logging", "pprint", "textwrap", "contextlib", "argparse", "__future__",
@@ -52,7 +55,8 @@ INTERPRETER = frozenset({"sys", "gc", "ctypes", "ctypeslib", "inspect", "builtin
                          "attrgetter", "methodcaller", "get_type_hints", "ForwardRef", "runstring", "currentframe",
                          "dictConfig", "fileConfig", "library", "read_array", "npyio", "NpzFile", "open_memmap",
                          "model_zoo", "load_url", "serialization", "add_safe_globals", "safe_globals",
-                         "get_annotations", "update_wrapper", "os", "evaluate_forward_ref", "fx", "jit"})
+                         "get_annotations", "update_wrapper", "os", "evaluate_forward_ref", "fx", "jit",
+                         "make_dataclass"})
 # The keywords that make a library run code or read attributes held in data: torch and numpy unpickle
 # (`torch.load(..., weights_only=False)`, `np.load(..., allow_pickle=True)`), and a pickle can call any
 # function; annotations' text is evaluated (`get_annotations(..., eval_str=True)`); `functools.wraps` and
@@ -95,16 +99,29 @@ _INSIDES = (types.FrameType, types.CodeType, types.TracebackType, types.Generato
 FRAME_ATTRIBUTES = frozenset(name for kind in _INSIDES for name in dir(kind)
                              if name.startswith(("f_", "co_", "tb_", "gi_", "cr_", "ag_", "cell_")))
 # The modules whose private names lead into torch's dispatcher, its modes and the interpreter: a private
-# name of theirs is refused even where the student's code defines one like it (`self._C = ...`).
-# Private names students give helpers of their own, whose objects in TORCH_INSIDES hand out nothing (an
-# assertion, an operator, a printer): a student's `self._check(...)` is allowed (round 31's a09).
-STUDENT_HELPERS = frozenset({"_check", "_assert", "_softmax", "_stack", "_print", "_unique", "_pair", "_single",
-                             "_triple", "_sync", "_warn"})
+# name of theirs is refused even where the student's code defines one like it (`self._C = ...`); so is
+# one under which any module a student may import holds what is not allowed (`class H: _sys = None`,
+# then `collections._sys`: `_Modules.leads_inside`).
 TORCH_INSIDES = ("torch", "torch._C", "torch.utils", "torch.overrides", "torch.nn", "torch.nn.functional",
                  "torch.nn.modules.module", "torch.library", "torch.autograd", "numpy", "numpy.lib")
+# Private names students give helpers of their own, whose objects in TORCH_INSIDES hand out nothing (an
+# assertion, an operator, a printer, a version's parser, a counter): a student's `self._check(...)` is allowed
+# (round 31's a09), and `self._version` (round 42's h01). The names of `torch._C`'s own (`_verbose`: h02)
+# need `._C` first, which is refused.
+STUDENT_HELPERS = frozenset({"_check", "_assert", "_softmax", "_stack", "_print", "_unique", "_pair", "_single",
+                             "_triple", "_sync", "_warn", "_version", "_stats"})
 # What a module or class may set of its own beside DUNDERS: its metadata.
 # Not `__annotations__`: a library evaluates its text (round 30's a02 and a12).
 DUNDER_SETTINGS = frozenset({"__all__", "__slots__", "__version__", "__author__", "__constants__"})
+# Text whose subclasses' methods (`__str__`, `__format__`, `isidentifier`) decide what libraries that write
+# code from names put there (`dataclasses.make_dataclass` formats field names into the source it runs:
+# round 42's a04): a subclass of theirs may have no methods.
+TEXT_TYPES = frozenset({"str", "bytes", "bytearray", "UserString"})
+# Library functions and classes that set attributes whose names come from their keywords (`**d`), and the
+# keywords that name an attribute a library sets (argparse's `dest=`): a name made at run time could be one
+# that numpy reads memory by (`__array_interface__`: round 44's a02).
+ATTRIBUTES_FROM_KEYWORDS = frozenset({"Namespace", "SimpleNamespace"})
+NAMES_FROM_DATA = frozenset({"dest"})
 # Methods that make `isinstance` answer what a class wants, so that a class pattern matches any object
 # (`case Fields(x)` on a function, reading the attributes its `__match_args__` names).
 REFUSED_METHODS = frozenset({"__instancecheck__", "__subclasscheck__", "__subclasshook__", "__match_args__"})
@@ -121,45 +138,184 @@ class Reach:
     names: str
 
 
+class _Modules:
+    """The modules a student's code may reach, as loaded here once the file's own imports are (the
+    child loads the same), read by name: no list by hand of where the interpreter hides can be complete
+    (round 41: `enum.bltns` is `builtins`, `logging.io` is `io`, `collections._sys` is `sys`)."""
+
+    def __init__(self):
+        self.modules = [vars(module) for _, module in _loaded_modules()]
+        self.lazy = _lazy_submodules()
+        self._aliases, self._inside, self._refused = {}, {}, None
+
+    @classmethod
+    def now(cls):
+        """The modules loaded now (kept while no module is imported)."""
+        global _MODULES
+        if _MODULES is None or _MODULES[0] != len(sys.modules):
+            _MODULES = (len(sys.modules), cls())
+        return _MODULES[1]
+
+    def alias(self, name):
+        """Whether the public `name` is one under which a module holds what is not allowed: a module not
+        allowed, a submodule loaded on first use and not read, or a function or class of a module not
+        allowed where no module holds an allowed one under that name and no type attention code handles
+        has it (`typing.cast` beside `torch.xpu.cast`, ctypes')."""
+        if name not in self._aliases:
+            self._aliases[name] = self._alias(name)
+        return self._aliases[name]
+
+    def _alias(self, name):
+        if name in self.lazy:
+            return True
+        with warnings.catch_warnings():  # a deprecated name warns when its value is looked at
+            warnings.simplefilter("ignore")
+            kinds = {_kind(value) for names in self.modules if (value := names.get(name, _NOTHING)) is not _NOTHING}
+        return _an_alias(name, kinds)
+
+    def leads_inside(self, name):
+        """Whether the private `name` of a module a student may import leads somewhere: a module, or a
+        function or class that is not one of their public names under its own (`torch.library._dtype`
+        is `torch.dtype`; a type alias leads nowhere; nor does one of STUDENT_HELPERS). Asked only of
+        the names a student's code defines."""
+        if name in STUDENT_HELPERS:
+            return False
+        if name not in self._inside:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self._inside[name] = any(_kind(value) in ("outside", "foreign") for names in self.modules
+                                         if (value := names.get(name, _NOTHING)) is not _NOTHING) or \
+                    any(self._leads(vars(module)[name]) for module in _torch_insides()
+                        if name in vars(module) and not _private(module.__name__.rpartition(".")[2]))
+        return self._inside[name]
+
+    def _leads(self, value):
+        """Whether a private value of torch's insides leads anywhere but to a public name of its own."""
+        if isinstance(value, types.ModuleType):
+            return True
+        public = getattr(value, "__name__", "_")
+        return callable(value) and not (public[:1] != "_" and not self.alias(public)
+                                        and any(names.get(public) is value for names in self.modules))
+
+    def refused_names(self):
+        """Every name of theirs an attribute may not have (a name made at run time must steer clear of
+        all of them): the private ones, and the aliases."""
+        if self._refused is None:
+            kinds = {}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for names in self.modules:
+                    for name, value in list(names.items()):
+                        if not _dunder(name):
+                            kinds.setdefault(name, set()).add("private" if _private(name) else _kind(value))
+            self._refused = {name for name, found in kinds.items() if "private" in found or _an_alias(name, found)}
+        return self._refused
+
+
+def _kind(value):
+    """What a module holds under a public name, for `_an_alias`: "outside" (a module not allowed),
+    "allowed" (a function or class of an allowed module, or an allowed built-in), "foreign" (a function
+    or class of a module not allowed), or None (a value, or an allowed module)."""
+    if isinstance(value, types.ModuleType):
+        return None if _allowed_module(value.__name__) else "outside"
+    if not callable(value):
+        return None
+    return "allowed" if id(value) in _allowed_builtins() or _allowed_module(_module_of(value)) else "foreign"
+
+
+def _an_alias(name, kinds):
+    """Whether a public name the modules hold as `kinds` (`_kind`) leads out of them (`_Modules.alias`)."""
+    return "outside" in kinds or ("foreign" in kinds and "allowed" not in kinds and name not in _handled_attributes())
+
+
+_MODULES = None  # (how many modules were loaded, the _Modules read of them)
+_NOTHING = object()
+
+
+def _allowed_module(name):
+    """Whether a module of this name is one a student's code may hold: one of MODULES or inside one (its
+    accelerator, `_json` of json, counts as its own), but for those read only by their values (`sys`, `os`)."""
+    top = (name or "").partition(".")[0]
+    return top.lstrip("_") in MODULES and top not in MODULE_VALUES
+
+
+def _module_of(value):
+    """The name of the module a function or class comes from (a bound method's: its object's)."""
+    held = getattr(value, "__self__", None)
+    if getattr(value, "__module__", None) is None and held is not None:
+        return held.__name__ if isinstance(held, types.ModuleType) else type(held).__module__
+    return getattr(value, "__module__", None)
+
+
+def _loaded_modules():
+    """(name, module) of every module loaded here that a student's code may import."""
+    return [(name, module) for name, module in list(sys.modules.items())
+            if isinstance(module, types.ModuleType) and _allowed_module(name)]
+
+
+def _lazy_submodules():
+    """{name: package} of the submodules not loaded of the packages that import one when it is first
+    asked for (a module `__getattr__`: numpy's `np.fft`, torch's `torch.onnx`)."""
+    found = {}
+    for name, module in _loaded_modules():
+        if "__getattr__" in vars(module) and hasattr(module, "__path__"):
+            for submodule in pkgutil.iter_modules(module.__path__):
+                if f"{name}.{submodule.name}" not in sys.modules:
+                    found.setdefault(submodule.name, name)
+    return found
+
+
+def _load_what_it_names(tree):
+    """Import here what the file imports and the submodules its attributes would load on first use
+    (those a package lists as its own: `np.random`), so that what they hold is read before the file's
+    names are (`_Modules`); anything that cannot be imported here cannot be in the child either."""
+    wanted = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            wanted += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            wanted += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    lazy = _lazy_submodules()
+    named = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    for name in sorted(named & set(lazy)):
+        package = sys.modules.get(lazy[name])
+        if package is not None and name in dir(package) and not _private(name) and name not in INTERPRETER:
+            wanted.append(f"{lazy[name]}.{name}")
+    for name in wanted:
+        if _module(name) is None and name not in sys.modules:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - not a module (`from typing import Optional`), or not importable
+                pass
+
+
 @functools.lru_cache(maxsize=None)
 def _torch_insides():
-    """(module, the names it lists) of each of TORCH_INSIDES (read once; torch is imported by the judge anyway)."""
+    """The modules of TORCH_INSIDES (imported once; torch is imported by the judge anyway)."""
     found = []
     for name in TORCH_INSIDES:
         try:
-            module = importlib.import_module(name)
+            found.append(importlib.import_module(name))
         except ImportError:
             continue
-        found.append((module, frozenset(dir(module))))
     return tuple(found)
 
 
 @functools.lru_cache(maxsize=None)
-def torch_private_names():
-    """Every private name TORCH_INSIDES list (a name made at run time must steer clear of all of them)."""
-    return frozenset(name for _, names in _torch_insides() for name in names if _private(name))
+def _allowed_builtins():
+    return frozenset(id(getattr(builtins, name)) for name in dir(builtins) if _allowed_builtin(name))
 
 
-@functools.lru_cache(maxsize=4096)
-def leads_into_torch(name):
-    """Whether the private `name` of one of TORCH_INSIDES leads somewhere: a module, or a function or
-    class that is not one of their public names under its own (`torch.library._dtype` is `torch.dtype`;
-    a type alias leads nowhere; nor does one of STUDENT_HELPERS). Asked only of the names a student's code
-    defines."""
-    if name in STUDENT_HELPERS:
-        return False
-    insides = _torch_insides()
-    for module, names in insides:
-        if name not in names:
-            continue
-        value = getattr(module, name, None)
-        if isinstance(value, types.ModuleType):
-            return True
-        public = getattr(value, "__name__", "_")
-        if callable(value) and not (public[:1] != "_" and any(public in listed and getattr(other, public, None) is value
-                                                              for other, listed in insides)):
-            return True
-    return False
+@functools.lru_cache(maxsize=None)
+def _handled_attributes():
+    """The attributes of the types attention code handles: a name of theirs is never an alias."""
+    import numpy
+    import torch
+
+    return frozenset(name for kind in (torch.Tensor, torch.nn.Module, numpy.ndarray, str, bytes, list, dict, set,
+                                       tuple, int, float, complex) for name in dir(kind))
 
 
 @functools.lru_cache(maxsize=64)
@@ -170,7 +326,8 @@ def reaches(source):
     child of the same file."""
     try:
         tree = ast.parse(source)
-        found = _Scopes(tree).reached()
+        _load_what_it_names(tree)
+        found = _Scopes(tree, _Modules.now()).reached()
     except (SyntaxError, ValueError):
         return ()  # its import fails first, with the reason (a line, a null byte)
     except (RecursionError, MemoryError):
@@ -182,7 +339,8 @@ class _Scopes:
     """The module's nodes, each with the scope it runs in (a function's defaults and decorators run in
     the scope around it), and the names each function binds: what a name means where it is read."""
 
-    def __init__(self, tree):
+    def __init__(self, tree, modules):
+        self.modules = modules  # _Modules: what the names of the modules a student may import hold
         self.scope_of, self.parent = {}, {id(tree): None}
         self.bound, self.declared_global = {id(tree): set()}, {id(tree): set()}
         self.nodes = []
@@ -273,6 +431,7 @@ class _Scopes:
 
     def reached(self):
         found = []
+        bindings = None
         for node in self.nodes:
             if id(node) in self.unread:
                 continue
@@ -284,6 +443,9 @@ class _Scopes:
                 if any(isinstance(part, (ast.JoinedStr, ast.Call)) or (isinstance(part, ast.BinOp)
                          and not isinstance(part.op, ast.BitOr)) for part in ast.walk(annotation)):
                     found.append(Reach(annotation.lineno, "an annotation made at run time"))
+                bindings = bindings if bindings is not None else _bindings(self.nodes, self.scope_of)
+                found += [Reach(annotation.lineno, f"an annotation that may hold text ({name})")
+                          for name in _held_text(annotation, bindings)]
         return found
 
     def _annotation(self, node):
@@ -293,7 +455,7 @@ class _Scopes:
             expression = ast.parse(node.value.strip(), mode="eval")
         except (SyntaxError, ValueError):
             return []  # no expression: nothing a library could evaluate
-        inner = _Scopes(ast.Module(body=[ast.Expr(expression.body)], type_ignores=[]))
+        inner = _Scopes(ast.Module(body=[ast.Expr(expression.body)], type_ignores=[]), self.modules)
         return [Reach(node.lineno, f"{reach.names} (in a string annotation)") for reach in inner.reached()]
 
     def _reached(self, node):
@@ -311,15 +473,33 @@ class _Scopes:
             found = [reached] if (reached := _module(module)) else []
             return found + [f"from {module} import {alias.name}" for alias in node.names
                             if alias.name == "*" or _private(alias.name) or alias.name in INTERPRETER
-                            or _module(f"{module}.{alias.name}") and not _module(module)]
+                            or _module(f"{module}.{alias.name}") and not _module(module)
+                            or self.modules.alias(alias.name)]
         if isinstance(node, ast.keyword) and node.arg in CODE_KEYWORDS:
             return [f"{node.arg}="]
+        if isinstance(node, ast.keyword) and node.arg is not None and _dunder(node.arg) and node.arg not in DUNDERS:
+            return [f"{node.arg}="]  # an attribute of an object a library makes (`Namespace(__array_interface__=...)`)
+        if isinstance(node, ast.keyword) and node.arg in NAMES_FROM_DATA and _written_name(node.value, self.modules) \
+                is None:
+            return [f"{node.arg}= of a name not written in the code"]
+        if isinstance(node, ast.Call) and _called_name(node.func) in ATTRIBUTES_FROM_KEYWORDS \
+                and any(keyword.arg is None for keyword in node.keywords):
+            return [f"{_called_name(node.func)}(**...): attributes of names not written in the code"]
         if isinstance(node, ast.Call) and (called := _called_name(node.func)) in CODE_POSITIONS and (
                 len(node.args) > CODE_POSITIONS[called] or any(isinstance(arg, ast.Starred) for arg in node.args)
                 or any(keyword.arg is None for keyword in node.keywords)):
             return [f"{called}() with arguments past its first {CODE_POSITIONS[called]}"]
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in REFUSED_METHODS:
-            return [f"def {node.name}"]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                node.name in REFUSED_METHODS or _dunder(node.name) and node.name not in DUNDERS):
+            return [f"def {node.name}"]  # `__array_interface__` hands numpy any address: round 44's a02
+        if isinstance(node, ast.ClassDef) and any(_called_name(base) in TEXT_TYPES for base in node.bases) \
+                and any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) for item in node.body):
+            return [f"class {node.name}: text with methods of its own"]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__setattr__":
+            named = node.args[-2] if len(node.args) in (2, 3) else None  # (obj,) name, value
+            name = _written_name(named, self.modules) if named is not None else None
+            if name is None or self._refused(name):
+                return [f"__setattr__ of a name {'not written in the code' if name is None else repr(name)}"]
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and self._refused_text(node):
             return [repr(node.value)]  # a name a library reads by: `type(..., {"__instancecheck__": f})`
         if isinstance(node, ast.MatchClass):  # `case Exception(__traceback__=tb)` reads that attribute
@@ -333,7 +513,7 @@ class _Scopes:
             return [f".{node.attr}"] if self._refused(node.attr) else []
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NAMED_ATTRIBUTES \
                 and not self.local(node.func.id, scope) and len(node.args) > 1 and not node.keywords:
-            name = _written_name(node.args[1])
+            name = _written_name(node.args[1], self.modules)
             if name is not None:
                 self.unread.add(id(node.func))  # a name written in the code: read as the attribute it is
                 return [f"{node.func.id}(..., {name!r})"] if self._refused(name) else []
@@ -387,8 +567,84 @@ class _Scopes:
         if _dunder(name):
             return name not in DUNDERS
         if _private(name):
-            return name not in self.own_private or leads_into_torch(name)
-        return name in FRAME_ATTRIBUTES or name in INTERPRETER
+            return name not in self.own_private or self.modules.leads_inside(name)
+        return name in FRAME_ATTRIBUTES or name in INTERPRETER or self.modules.alias(name)
+
+
+_TYPE_MAKERS = frozenset({"TypeVar", "NewType", "ParamSpec", "TypeVarTuple"})  # `T = TypeVar("T")`
+
+
+def _bindings(nodes, scope_of):
+    """{name: how the file binds it}: "import", "definition" (a class or a function), "type" (assigned a
+    type expression: names, attributes, subscripts and `|` of them, None, a TypeVar) or "other"; and
+    {"root.attr": ...} for an attribute the file assigns (`torch.CODE = ...`: "torch.CODE"), or a class body
+    binds ("H.CODE"). What an annotation names is evaluated with it."""
+    found = {}
+    for node in nodes:
+        if isinstance(node, ast.alias):
+            found.setdefault((node.asname or node.name).partition(".")[0], set()).add("import")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.setdefault(node.name, set()).add("definition")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.setdefault(node.id, set())
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.setdefault(f"{_root(node)}.{node.attr}", set()).add("other")  # `torch.CODE = "..."`
+        elif isinstance(node, ast.arg):
+            found.setdefault(node.arg, set()).add("other")
+    for node in nodes:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and getattr(node, "value", None) is not None:
+            kind = "type" if _type_expression(node.value) else "other"
+            for target in getattr(node, "targets", [getattr(node, "target", None)]):
+                if isinstance(target, ast.Name):
+                    found[target.id].add(kind)
+                    if isinstance(scope_of.get(id(target)), ast.ClassDef):  # a class attribute
+                        found.setdefault(f"{scope_of[id(target)].name}.{target.id}", set()).add(kind)
+    for node in nodes:  # bound otherwise too: a loop's, a with's, a walrus's, unpacked, a global
+        targets = [getattr(node, "target", None)] if isinstance(node, (ast.For, ast.AsyncFor, ast.NamedExpr,
+                                                                       ast.AugAssign, ast.comprehension)) else \
+            [item.optional_vars for item in node.items] if isinstance(node, (ast.With, ast.AsyncWith)) else \
+            [target for target in node.targets if not isinstance(target, ast.Name)] if isinstance(node, ast.Assign) \
+            else []
+        for part in (part for target in targets if target is not None for part in ast.walk(target)):
+            if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Store):
+                found[part.id].add("other")
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                found.setdefault(name, set()).add("other")
+    for kinds in found.values():  # bound by `del`, an except, a match: whatever it holds
+        if not kinds:
+            kinds.add("other")
+    return found
+
+
+def _root(node):
+    """The name an attribute chain starts from (`torch` of `torch.nn.CODE`), or "" (a call's, a subscript's)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _type_expression(node):
+    """Whether an assigned value is a type expression (`Optional[Tensor]`, `int | None`, `TypeVar("T")`)."""
+    if isinstance(node, ast.Call):
+        return _called_name(node.func) in _TYPE_MAKERS and all(
+            isinstance(arg, ast.Constant) or _type_expression(arg) for arg in node.args)
+    return all(isinstance(part, (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.Load, ast.BitOr,
+                                 ast.Index)) or (isinstance(part, ast.BinOp) and isinstance(part.op, ast.BitOr))
+               or (isinstance(part, ast.Constant) and part.value in (None, Ellipsis)) for part in ast.walk(node))
+
+
+def _held_text(annotation, bindings):
+    """The names in an annotation that may hold text a library would evaluate as code (round 42's a01:
+    `def f(x: CODE)`, CODE a string, given to `functools.singledispatch().register`): one the file binds
+    other than by an import, a definition or a type expression, or an attribute it assigns (`H.CODE`)."""
+    held = []
+    for part in ast.walk(annotation):
+        if isinstance(part, ast.Name) and "other" in bindings.get(part.id, ()):
+            held.append(part.id)
+        elif isinstance(part, ast.Attribute) and "other" in bindings.get(f"{_root(part)}.{part.attr}", ()):
+            held.append(f"{_root(part)}.{part.attr}")
+    return held
 
 
 def _is_main_block(statement):
@@ -427,17 +683,19 @@ def _texts(annotation):
     return found
 
 
-def _written_name(node):
+def _written_name(node, modules):
     """The attribute name a `getattr` argument can only be, as far as its text says: a literal, or an
     f-string whose fixed start or end keeps it away from the refused names (`f"{which}_proj"`); None
     where the name is made at run time."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # `name + "_proj"`: as f"{name}_proj"
+        node = ast.JoinedStr(values=[node.left, node.right])
     if isinstance(node, ast.JoinedStr) and node.values:
         first, last = node.values[0], node.values[-1]
-        start = first.value if isinstance(first, ast.Constant) else ""
-        end = last.value if isinstance(last, ast.Constant) else ""
-        refused = (*FRAME_ATTRIBUTES, *INTERPRETER, *torch_private_names())
+        start = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
+        end = last.value if isinstance(last, ast.Constant) and isinstance(last.value, str) else ""
+        refused = (*FRAME_ATTRIBUTES, *INTERPRETER, *modules.lazy, *modules.refused_names())
         if start[:1].isalpha() and not any(name.startswith(start) for name in refused):
             return f"{start}…"  # a public name, and none of the refused ones
         if end and not end.endswith("_") and not any(name.endswith(end) for name in refused):

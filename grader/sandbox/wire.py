@@ -5,9 +5,12 @@ so whatever the student's process sends, what arrives is a real `torch.Tensor` (
 or an object with a custom `__eq__`) or a plain Python value.
 """
 
+import hashlib
+import hmac
 import json
 import math
 import re
+import secrets
 import struct
 import time
 
@@ -85,13 +88,16 @@ def check(value):
     _pack(value, None)
 
 
-def send(sock, value):
-    send_frames(sock, encode(value))
+def send(sock, value, key=None):
+    send_frames(sock, encode(value), key)
 
 
-def send_frames(sock, frames):
+def send_frames(sock, frames, key=None):
     """Write one message: its length, then each frame with its length. A tensor's bytes go from
-    its own memory to the socket, never copied into one body first."""
+    its own memory to the socket, never copied into one body first. With `key`, the message ends
+    with a frame that signs the others (`receive` checks it)."""
+    if key is not None:
+        frames = [*frames, _signature(key, frames)]
     sizes = [memoryview(frame).nbytes for frame in frames]
     head = struct.pack("!Q", sum(sizes) + 8 * len(sizes))
     for frame, size in zip(frames, sizes):
@@ -100,12 +106,14 @@ def send_frames(sock, frames):
         head = b""
 
 
-def receive(sock, deadline=None, allowance=None, from_judge=False):
+def receive(sock, deadline=None, allowance=None, from_judge=False, key=None):
     """Read one message written by `send`; EOFError when the other side has gone, TimeoutError
     past `deadline` (time.monotonic()), however slowly the other side trickles its bytes;
     OverAllowance, before reading it, for a message larger than what `allowance` still takes.
     `from_judge`: a child reading the judge's request, whose header is not counted before it is read
-    (a student's 2 MiB table of numbers is one string of many commas in the load request: round 29's a11)."""
+    (a student's 2 MiB table of numbers is one string of many commas in the load request: round 29's a11).
+    `key`: the message must be signed with it, as the child's own code signs its replies: bytes the
+    student's code wrote on the child's socket (round 42's a06 found its descriptor) are not a reply."""
     (size,) = struct.unpack("!Q", _read_exactly(sock, 8, deadline))
     if allowance is not None:  # first: its reason is the one a student can act on
         if size > allowance.left:
@@ -122,9 +130,33 @@ def receive(sock, deadline=None, allowance=None, from_judge=False):
             raise WireError("malformed message from the student's process: a frame is cut short")
         frames.append(_read_exactly(sock, length, deadline, tensor=bool(frames)))
         at += 8 + length
+    if key is not None:
+        if len(frames) < 2 or not hmac.compare_digest(_view(frames[-1]).tobytes(), _signature(key, frames[:-1])):
+            raise WireError("a message the grader's side of the student's process did not write")
+        frames = frames[:-1]
     if not frames or len(frames[0]) > MAX_HEADER_BYTES:
         raise WireError("malformed message from the student's process: no header, or one too large")
     return decode(frames, counted=not from_judge)
+
+
+def new_key():
+    """A key for one child's replies, made by the judge and read by the child before any student code runs."""
+    return secrets.token_bytes(32)
+
+
+def _signature(key, frames):
+    """The keyed hash of a message's frames, each with its length."""
+    signed = hmac.new(key, digestmod=hashlib.blake2b)
+    for frame in frames:
+        view = _view(frame)
+        signed.update(struct.pack("!Q", view.nbytes))
+        signed.update(view)
+    return signed.digest()
+
+
+def _view(frame):
+    """A frame's bytes, as read (a tensor's: `_read_exactly`) or to be sent."""
+    return memoryview(frame.numpy() if isinstance(frame, torch.Tensor) else frame)
 
 
 def _read_exactly(sock, size, deadline, tensor=False):
@@ -207,7 +239,9 @@ def _pack(value, buffers):
             return None
         order = axis_order(tensor)
         flat = tensor.permute(order).to("cpu").contiguous().reshape(-1)
-        buffers.append(flat.view(torch.uint8).numpy() if flat.numel() else b"")  # its bytes, not a copy
+        if flat.numel() and flat.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr():
+            flat = flat.clone()  # numpy's view of a storage marks it shared with numpy for good (a cache's: probe)
+        buffers.append(flat.view(torch.uint8).numpy() if flat.numel() else b"")  # its bytes
         packed = {
             "tensor": len(buffers) - 1,
             "dtype": dtype_text(tensor.dtype),

@@ -2,6 +2,7 @@
 that cannot be imported is reported once, at file level, with its tests not run."""
 
 import json
+import os
 import xml.etree.ElementTree as ET
 
 import nbformat
@@ -11,6 +12,7 @@ from conftest import SOLUTIONS
 from grader import catalog
 from grader.reports import gradescope as gradescope_report, json_report, junit as junit_report, text as report
 from grader.grading import runner
+from grader.grading.plugin import GradingPlugin
 from test_gradescope_bundle import as_notebook
 from grader.grading.settings import Settings
 
@@ -99,3 +101,53 @@ def test_an_import_failure_is_said_once_naming_the_line_or_cell(verdicts):
     assert text.count("left over") == 1 and "your code raised" not in text
     not_run = [test for test in broken.exercises[1].tests if test.status == "not_run"]
     assert len(not_run) > 5 and f"{len(not_run)} tests not run" in text
+
+
+ONE_SUITE = """
+import pytest
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("case", [1, 2])
+def test_counted(case, device):
+    assert False, "a test of an exercise whose file could not be graded ran"
+"""
+NOT_RUN = "not run: the file could not be graded (the reason is given once, for the exercise)"
+SKIPPED = "cuda is not available or not selected (--device)"
+
+
+@pytest.mark.parametrize("handed_in", ["nothing", "unimportable"])
+def test_an_exercise_without_a_gradable_file_gets_a_row_per_test(handed_in, launcher, tmp_path):
+    """Not found or failing to import: each test not run (skipped for a device not used), 0 of its points."""
+    (tmp_path / "suites").mkdir()
+    (tmp_path / "suites" / f"test_exercise8_rows_{handed_in}.py").write_text(ONE_SUITE)  # a module name per run
+    (tmp_path / "work").mkdir()
+    if handed_in == "unimportable":
+        (tmp_path / "work" / "exercise8_kv_cache.py").write_text("raise RuntimeError('left over')\n")
+    options = Settings(submission=tmp_path / "work", device="cpu", perf=False, suites=[tmp_path / "suites"],
+                       builtin_suites=False)
+    exercise = runner.grade([catalog.find("exercise8")], options, launcher=launcher).exercises[0]
+    rows = sorted((test.name, test.status, test.max_score, test.message) for test in exercise.tests)
+    assert rows == sorted((f"test_counted[{device}-{case}]", status, 2.0, message) for case in (1, 2)
+                          for device, status, message in (("cpu", "not_run", NOT_RUN), ("cuda", "skipped", SKIPPED)))
+    assert exercise.score == 0 and exercise.max_score == 4 and exercise.error
+
+
+def test_the_tests_of_an_exercise_with_no_file_are_not_run(tmp_path):
+    """Their rows are written at collection: pytest starts none of them (a batch's student who hands in
+    one exercise would otherwise pay for running every other exercise's tests)."""
+    (tmp_path / "test_exercise8_rows_unit.py").write_text(ONE_SUITE)
+    plugin = GradingPlugin(files={}, errors={"exercise8": "no exercise8_kv_cache.py in work"}, launcher=None,
+                           log_dir=str(tmp_path), devices=("cpu",), seed=0, time_limit=3.0, memory_limit=None)
+
+    class Started:
+        nodeids = []
+
+        def pytest_runtest_logstart(self, nodeid):
+            self.nodeids.append(nodeid)
+
+    started = Started()
+    pytest.main([str(tmp_path), "-p", "no:cacheprovider", "-p", "no:terminal", "--noconftest",
+                 "-c", os.devnull, "--rootdir", str(tmp_path)], plugins=[plugin, started])
+    assert started.nodeids == []
+    outcome = plugin.outcome("exercise8")
+    assert sorted(test.status for test in outcome.tests) == ["not_run", "not_run", "skipped", "skipped"]

@@ -222,9 +222,28 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     # round 39: x and w stacked as one complex tensor and squared; a cache's past copied through complex views
     ("exercise1", "round39/a01_complex_square_ex1", "test_fused_project_is_one_matrix_product"),
     ("exercise8", "round39/a03_complex_view_copy_ex8", "test_kvcache_update_writes_into_its_storage"),
+    # round 40: the arguments' data copied into memory shared with numpy, which computes there (the other
+    # projections, a cache's copies of its past, queries against every key, the whole matrix in a buffer made
+    # at import); copies read back from printed text (exercise 1's `returned` was never measured); the whole
+    # matrix at every length but those the suite measures
+    ("exercise1", "round40/a01_ex1_numpy_side", "test_fused_project_is_one_matrix_product"),
+    ("exercise8", "round40/a03_ex8_numpy_realloc", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise10", "round40/a04_ex10_numpy_querychunks", MEMORY_RULE),
+    ("exercise10", "round40/a05_ex10_whole_matrix_importbuf", MEMORY_RULE),
+    ("exercise1", "round40/a06_ex1_printed_text", "test_fused_project_is_one_matrix_product"),
+    ("exercise10", "round40/a07_ex10_whole_matrix_unmeasured_sizes", MEMORY_RULE),
+    # round 43: the work done on a thread started at import (logging.handlers.QueueListener), which the probe,
+    # watching one thread, does not see: three products, a cache's copies of its past, queries against every key
+    ("exercise1", "round43/a01_thread_ex1", "test_fused_project_is_one_matrix_product"),
+    ("exercise8", "round43/a02_thread_ex8", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise10", "round43/a03_thread_ex10", MEMORY_RULE),
+    # round 45: a cache's copies of its past kept as sparse tensors (no plain storage to follow); all the keys
+    # read at once at every length but the one the blocks test measures
+    ("exercise8", "round45/a01_kv_sparse_copy", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise10", "round45/a05_ex10_length_dependent", MEMORY_RULE),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
-    """Rounds 32 to 39 got past the probe without reaching anything; each file loses the rule it broke."""
+    """Rounds 32 to 45 got past the probe without reaching anything; each file loses the rule it broke."""
     (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)
@@ -239,6 +258,64 @@ def test_honest_checks_beside_the_one_product_are_not_products(grade, check):
     (path,) = (ATTACKS / "round38" / check / "sub").glob("*.py")
     result = grade(1, path=path)
     assert result.score == result.max_score, failures(result)
+
+
+def test_the_running_max_taken_with_its_block_is_a_block_read(grade):
+    """Round 40's h01: an honest tiled_attention whose running max is `cat([m, s], -1).amax(-1)` reads
+    block_size + 1 entries at once (the carried max beside the block); it lost 5 points as reading whole
+    rows."""
+    (path,) = (ATTACKS / "round40" / "h01_ex10_cat_running_max" / "sub").glob("*.py")
+    result = grade(10, path=path)
+    assert result.score == result.max_score, failures(result)
+
+
+def test_a_watched_call_s_returned_data_is_measured():
+    """Round 40's a06: the child measured a watched call through a wrapper that returned nothing, so that
+    exercise 1's "every returned tensor holds x's and w's data" could never fail."""
+    from grader.perf import child
+
+    def three(x, w):
+        return x @ w[:, :4], torch.tensor((x @ w[:, 4:8]).tolist()), x @ w[:, 8:]
+
+    x, w = torch.randn(3, 6), torch.randn(6, 12)
+    value, measured = child.watched_call(three, (x, w), {})
+    assert len(value) == 3 and measured["returned"][0] == measured["returned"][2] == 0b11
+    assert measured["returned"][1] != 0b11  # made from Python's numbers: data the probe did not see made
+
+
+def test_the_arguments_data_written_into_numpy_s_memory_is_an_export():
+    """Round 40's a01, a03 to a05: copy_ into a tensor sharing numpy's memory (made at import or in the call),
+    where numpy computes unseen; writing constants there is no export."""
+    import numpy as np
+
+    from grader.perf import probe
+
+    x, shared = torch.randn(3, 4), torch.from_numpy(np.zeros((3, 4), dtype=np.float32))
+    assert "wrote the arguments' data into memory torch did not allocate" in \
+        probe.measure(lambda x: shared.copy_(x), (x,))["exported"]
+    assert "copy_" in probe.measure(lambda x: torch.as_tensor(np.zeros((3, 4), np.float32)).copy_(x * 2), (x,))["exported"]
+    assert probe.measure(lambda x: (shared.fill_(1.0), x + 1), (x,))["exported"] is None
+
+
+def test_a_thread_running_beside_a_measured_call_disables_its_measure():
+    """Round 43: a thread started at import did the work unseen (the probe watches the calling thread); the
+    child's count of threads from before the student's file ran is what a measured call may have."""
+    import threading
+
+    from grader.perf import probe
+    from grader.sandbox import clock
+
+    before, stop = clock.threads(), threading.Event()
+    helper = threading.Thread(target=stop.wait)
+    helper.start()
+    try:
+        x = torch.randn(3, 4)
+        assert "a thread of your code's runs beside the call" in probe.measure(lambda x: x + 1, (x,), threads=before)[
+            "disabled"]
+        assert probe.measure(lambda x: x + 1, (x,))["disabled"] is None  # counted from the call's start
+    finally:
+        stop.set()
+        helper.join()
 
 
 def test_printing_a_tensor_in_a_measured_call_is_no_disabled_probe(grade):

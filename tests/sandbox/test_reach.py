@@ -35,11 +35,20 @@ def test_a_doctest_run_at_import_is_held():
     assert names(source) == ["import doctest"]
 
 
+# The corpora's files that use numpy, which is held since round 45 (numpy reads memory at any address an
+# object's `__array_interface__` names, and an attribute of a name made at run time has too many ways in)
+NUMPY_USERS = {"tests/unseen/round11/exercise2/wrong_numpy_roundtrip.py", "tests/unseen/round11/exercise8/wrong_numpy_prod.py",
+               "tests/unseen/round28/exercise4/honest_numpy_helper.py", "tests/unseen/round8/exercise2/wrong_numpy_roundtrip.py",
+               "tests/unseen/round9/exercise2/wrong_numpy_port.py"}
+
+
 def test_no_student_file_of_the_corpora_reaches():
     assert len(STUDENT_FILES) > 1000
     reaching = {str(path.relative_to(TESTS.parent)): reach.reaches(path.read_text(encoding="utf-8"))
                 for path in STUDENT_FILES}
-    assert {path: found for path, found in reaching.items() if found} == {}
+    assert {path: found for path, found in reaching.items() if found and path not in NUMPY_USERS} == {}
+    assert all({found.names for found in reaching[path]} <= {"import numpy", ".numpy"} and reaching[path]
+               for path in NUMPY_USERS)
 
 
 def test_no_student_notebook_of_the_corpora_reaches():
@@ -62,8 +71,8 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("classes = object.__subclasses__()", [".__subclasses__"]),
     ("def f(): pass\nmodule = f.__globals__", [".__globals__"]),
     ("import torch\nimport_sys = torch.sys.modules", [".sys"]),
-    ("import numpy as np\nc = np.ctypeslib.ctypes", [".ctypes", ".ctypeslib"]),
-    ("import numpy as np\nview = np.lib.stride_tricks.as_strided", [".stride_tricks"]),
+    ("import numpy as np\nc = np.ctypeslib.ctypes", [".ctypes", ".ctypeslib", "import numpy"]),
+    ("import numpy as np\nview = np.lib.stride_tricks.as_strided", [".stride_tricks", "import numpy"]),
     ("import operator\nget = operator.attrgetter('f_back')", [".attrgetter", "'f_back'"]),
     ("import torch\nhidden = getattr(torch, '_C')", ["getattr(..., '_C')"]),
     ("import torch\nname = 's' + 'ys'\nm = getattr(torch, name)", ["getattr with a name not written in the code"]),
@@ -92,8 +101,9 @@ def test_no_student_notebook_of_the_corpora_reaches():
     # and a class pattern that matches any object
     ("import logging.config\nlogging.config.dictConfig({'v': 'ext://gc.get_objects'})",
      [".dictConfig", "import logging.config"]),
-    ("import numpy as np\na = np.lib.format.read_array(f, allow_pickle=True)", ["allow_pickle=", ".read_array"]),
-    ("from numpy.lib import format", ["from numpy.lib import format"]),
+    ("import numpy as np\na = np.lib.format.read_array(f, allow_pickle=True)",
+     ["allow_pickle=", ".read_array", "import numpy"]),
+    ("from numpy.lib import format", ["import numpy.lib"]),
     ("import torch\nw = torch.utils.model_zoo.load_url('file:///x')", [".load_url", ".model_zoo"]),
     ("import torch\nschema = torch.library.infer_schema(f)", [".library"]),
     ("def f(x: f\"{'g'}()\"): pass", ["an annotation made at run time"]),
@@ -126,7 +136,7 @@ def test_no_student_notebook_of_the_corpora_reaches():
      [".update_wrapper", "assigned=", "updated=", "'__globals__'"]),
     ("import functools\nfunctools.wraps(f, ('__globals__',))(o)",
      ["wraps() with arguments past its first 1", "'__globals__'"]),
-    ("import numpy as np\nnp.load(f, None, True)", ["load() with arguments past its first 2"]),
+    ("import numpy as np\nnp.load(f, None, True)", ["load() with arguments past its first 2", "import numpy"]),
     ("import torch\ntorch.load(f, **options)", ["load() with arguments past its first 2"]),
     ("match '__main__':\n    case __name__:\n        pass\nif __name__ == '__main__':\n    import gc",
      ["import gc"]),
@@ -148,6 +158,41 @@ def test_no_student_notebook_of_the_corpora_reaches():
      ["type() with arguments past its first 1", "'__instancecheck__'"]),
     ("class C:\n    __slots__ = ('_k', '__dict__', '__weakref__')", []),
     ("x = {'__dict__': 1}", ["'__dict__'"]),
+    # round 41 (a tester of containment, who had read this module): the interpreter under the names an
+    # allowed module gives it (read from the modules, not listed), and a private one the file defines too
+    ("import enum\nenum.bltns.exec(text)", [".bltns"]),
+    ("from enum import bltns", ["from enum import bltns"]),
+    ("import logging\nf = logging.io.FileIO(3, 'w')", [".io"]),
+    ("import json\nf = json.codecs.open(path)", [".codecs"]),
+    ("class H:\n    _sys = None\nimport collections\nm = collections._sys.modules", ["._sys"]),
+    ("class H:\n    _os = None\nimport argparse\nargparse._os.write(3, b'')", ["._os"]),
+    ("class H:\n    _thread = None\nimport dataclasses\ndataclasses._thread", ["._thread"]),
+    ("import logging.handlers\nlogging.handlers.socket.socket()", [".socket"]),
+    ("import torch\nm = torch.onnx", [".onnx"]),  # a submodule torch imports when first asked for
+    ("import enum\nb = getattr(enum, f'bl{1}')", ["getattr with a name not written in the code"]),
+    # round 42 (a tester of that reading, who had read this module): text evaluated as an annotation that a
+    # variable holds (functools.singledispatch's `register` evaluates it), names a str subclass makes up
+    # for the code `dataclasses.make_dataclass` writes, an attribute set by a name made at run time
+    ("import functools\nCODE = 'exec(1)'\n@functools.singledispatch\ndef f(x): pass\ndef g(x: CODE): pass\n"
+     "f.register(g)", ["an annotation that may hold text (CODE)"]),
+    ("def f(CODE):\n    def g(x: CODE): pass", ["an annotation that may hold text (CODE)"]),
+    ("class H:\n    CODE = 'x'\ndef f(x: H.CODE): pass", ["an annotation that may hold text (H.CODE)"]),
+    ("class Name(str):\n    def isidentifier(self):\n        return True", ["class Name: text with methods of its own"]),
+    ("class M(type): pass\nM.__setattr__(C, '__match' + '_args__', ('x',))",
+     ["__setattr__ of a name not written in the code"]),
+    # round 44 (a tester of the whole kit, who had read this module): raw memory through numpy, which reads an
+    # array at the address an object's `__array_interface__` gives (a property of the student's class), then
+    # the grader's objects through it; and the ways a library sets such an attribute by a name from data
+    ("class Box:\n    @property\n    def __array_interface__(self):\n        return {}", ["def __array_interface__"]),
+    ("class Mode:\n    def __torch_function__(self, *args):\n        pass", ["def __torch_function__"]),
+    ("import argparse\nbox = argparse.Namespace(__array_interface__={})", ["__array_interface__="]),
+    ("import argparse\nbox = argparse.Namespace(**fields)", ["Namespace(**...): attributes of names not written in the code"]),
+    ("import argparse\nparser.add_argument('--x', dest=name)", ["dest= of a name not written in the code"]),
+    ("import dataclasses\nBox = dataclasses.make_dataclass('Box', fields)", [".make_dataclass"]),
+    # round 45: the same through an enum's functional API or a metaclass called on a dict of computed names;
+    # so numpy itself, which reads memory where such an attribute says, is held
+    ("import numpy as np", ["import numpy"]),
+    ("import torch\nprint(torch.ones(2).numpy())", [".numpy"]),
 ])
 def test_ways_into_the_interpreter_are_found(source, expected):
     assert sorted(names(source)) == sorted(expected)
@@ -156,13 +201,12 @@ def test_ways_into_the_interpreter_are_found(source, expected):
 def test_what_attention_code_writes_is_not_reaching():
     source = """
         from __future__ import annotations
-        import argparse, json, logging, math, os, sys, warnings
+        import argparse, enum, json, logging, math, os, random, sys, typing, warnings
         from dataclasses import dataclass
         from functools import singledispatch
         from typing import Literal, Optional
         from pathlib import Path
         from dataclasses import dataclass
-        import numpy as np
         import torch
         import torch.nn as nn
         import torch.nn.functional as F
@@ -178,6 +222,7 @@ def test_what_attention_code_writes_is_not_reaching():
         @dataclass(frozen=True)
         class Shape:
             d: int
+            mask: "Optional[torch.Tensor]" = None
 
             def __post_init__(self):
                 object.__setattr__(self, "d", int(self.d))
@@ -192,6 +237,38 @@ def test_what_attention_code_writes_is_not_reaching():
             return None
 
 
+        Mask = Optional[torch.Tensor]  # a type alias, and a str enum: no text of code
+        T = typing.TypeVar("T")
+
+
+        class Mode(str, enum.Enum):
+            CAUSAL = "causal"
+
+
+        class Window:  # the special methods everyday classes define
+            def __init__(self, n):
+                self.n = n
+
+            def __len__(self):
+                return self.n
+
+            def __getitem__(self, i):
+                return i
+
+            def __eq__(self, other):
+                return isinstance(other, Window) and other.n == self.n
+
+            def __hash__(self):
+                return hash(self.n)
+
+            def __repr__(self):
+                return f"Window({self.n})"
+
+
+        def masked(x: Mask, mode: Mode = Mode.CAUSAL, like: T = None) -> Mask:
+            return x
+
+
         def helper(input, id, dir=1):  # built-ins' names as a function's own
             return input[id] * dir
 
@@ -199,17 +276,24 @@ def test_what_attention_code_writes_is_not_reaching():
             def __init__(self, d):
                 super().__init__()
                 self._k = None  # the student's own private attribute
+                self._version, self._stats, self._verbose = 0, {}, False  # names torch's own modules have too
                 self.register_buffer("mask", torch.tril(torch.ones(4, 4, dtype=torch.bool)))
 
             def forward(self, x, which="q"):
                 if not hasattr(self, "_k") or self._k is None:
                     self._k, self._dtype, self._size = x, x.dtype, x.shape
                 proj = getattr(self, f"{which}_proj", None)  # a name with a fixed, public end
+                proj = getattr(self, which + "_proj", proj)  # the same, added (round 45's h01)
                 layer = getattr(self, f"layer{len(x)}", None)
                 logging.getLogger(__name__).debug("cache %s", self._k.shape)
                 big = sys.maxsize if x.dtype == torch.int64 else torch.finfo(x.dtype).min
                 print(type(self).__name__, x.shape, file=sys.stderr)
                 return F.softmax(x.masked_fill(~self.mask, big), dim=-1).__mul__(math.sqrt(x.size(-1)))
+
+            def checked(self, x):  # names that also name what some module holds from outside the allowed ones
+                noise = torch.randn(3, generator=torch.Generator().manual_seed(0)) + torch.fft.rfft(torch.ones(4)).real[:3]
+                weight = nn.Parameter(torch.as_tensor(noise)).split(1)
+                return typing.cast(list, weight), random.random(), os.path.join("a", "b"), x.to(torch.float64)
 
         if __name__ == "__main__":
             import time, os

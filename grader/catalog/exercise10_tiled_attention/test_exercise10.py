@@ -25,7 +25,7 @@ from grader.catalog.exercise10_tiled_attention.misconceptions import (COST_MULTI
                                                                     CROSSOVER_ONE_TERM, KEYS_NOT_BLOCKED,
                                                                     ONLINE_NOT_BLOCKED, WHOLE_MATRIX)
 from grader.grading.testkit import (as64, cases, check_call, check_device_kept, check_grads, check_inputs_kept,
-                                    check_result, dims, failing_call, measure_call, randn)
+                                    check_result, dims, failing_call, measure_call, randn, watched_calls)
 
 DTYPES = [torch.float32, torch.float64]
 
@@ -67,6 +67,7 @@ SIZES = {
     "measured": dict(B=1, L=8192, d_k=5, d_v=7, block=64, memory=112 << 20, rows=64),
 }
 TILED = "tiled_attention"
+CARRIED = 1  # entries a step reads beside its block: the running max taken with the block's (`cat([m, s]).amax`)
 EMPTY_ROW_HINT = ("a block with no finite score must add nothing, and a row with none give zeros, not NaN: "
                   "e^(-inf - (-inf)), 0 * inf and 0/0 are NaN, so shift by 0 while the running max is -inf and "
                   "divide by 1 where the running sum is 0")
@@ -225,7 +226,7 @@ def test_online_softmax_reads_blocks(student, rng):
     call = f"online_softmax(x of shape {tuple(x.shape)}, block_size)"
     advice = (f"Read x block_size entries at a time ({size['L_k'] // small} blocks, then one), keeping each row's "
               "running max and sum, as the docstring says")
-    if blocks["widest"] > small:
+    if blocks["widest"] > small + CARRIED:
         raise Mismatch(f"{call} with block_size={small} reduced {blocks['widest']} entries of a row at once (a max, a "
                        f"sum or a product along the last axis): it reads each row whole, where the running max and "
                        f"sum take block_size={small} entries at a time. {advice}", cause=ONLINE_NOT_BLOCKED)
@@ -348,56 +349,6 @@ def _mib(n):
     return f"{n / 2 ** 20:.2f} MiB"
 
 
-@pytest.mark.needs_values("test_tiled_attention")
-@pytest.mark.points(4)
-def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
-    """The largest tensor one causal call allocates, at L = 256, 512 and 1024 (on the CPU, whatever
-    the device: sizes are what is measured, not time). It must grow like L (one block of scores,
-    (L, block_size)), and stay below one head's (L, L) scores at the longest L (so a buffer of a
-    fixed size that holds them does not pass for tiled: round 14's a2). Then one call at L = 8192 must give the
-    right answer while its process gains less memory (read from outside it) than one (L, L) matrix; the
-    keys must be read block_size at a time (`_check_blocks_read`), and last, the rule holds at the value
-    tests' lengths too (`_check_value_sizes`)."""
-    size = SIZES["memory"]
-    B, H, d_k, block = size["B"], size["n_heads"], size["d_k"], size["block"]
-    found = []
-    for L in (*size["shorter"], size["L"]):
-        q, k, v = (randn(rng, B, H, L, d_k) for _ in "qkv")
-        found.append((L, measure_call(student, TILED, q, k, v, block, causal=True, what="tiled_attention's memory")))
-    (short, first), (long, last) = found[0], found[-1]
-    call = f"tiled_attention(q, k, v of shape ({B}, {H}, L, {d_k}), block_size={block}, causal=True)"
-    advice = (f"Read K and V one block at a time and keep only a block of scores, (L_q, block_size): "
-              f"{_mib(B * H * long * block * 4)} at L = {long}")
-    whole = long * long * 4  # the float32 (L, L) scores of one head
-    record = _whole_matrix_call(q, k, v, block, causal=True)
-    exponent = _growth(first["bytes"], last["bytes"], short, long)
-    if exponent >= QUADRATIC or last["bytes"] >= whole:
-        sizes = ", ".join(f"{_mib(measured['bytes'])} at L = {L}" for L, measured in found)
-        held = f"of shape {tuple(last['shape'])}" if last["shape"] else "held outside torch (numpy arrays or Python objects)"
-        what = "the whole matrix" if tuple(last["shape"][-2:]) in ((long, long), ()) else "more than a block of scores"
-        raise Mismatch(f"{call} holds {what}: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
-                       f"largest, {held}, at L = {long}), and the (L, L) scores of one head are {_mib(whole)} "
-                       f"there. {advice}", cause=WHOLE_MATRIX, call=record)
-    # the matrix kept as many tensors of a block each (a list of row blocks): what they hold together
-    exponent = _growth(first["peak"], last["peak"], short, long)
-    if exponent >= QUADRATIC:
-        held = ", ".join(f"{_mib(measured['peak'])} at L = {L}" for L, measured in found)
-        raise Mismatch(f"{call} holds the whole matrix in pieces: the tensors it makes hold together, at their most, "
-                       f"memory that grows like L^{exponent:.1f} ({held}). Keep one block of scores at a time: fold "
-                       f"each into the running values, then let it go. {advice}", cause=WHOLE_MATRIX)
-    # a tensor of few bytes per entry (a bool (L, L) mask made before the loop) grows like L^2 in entries
-    exponent = _growth(first["elements"], last["elements"], short, long)
-    if exponent >= QUADRATIC:
-        entries = ", ".join(f"{measured['elements']} at L = {L}" for L, measured in found)
-        raise Mismatch(f"{call} holds an (L, L) tensor: its tensor of the most entries grows like L^{exponent:.1f} "
-                       f"({entries} entries; of shape {tuple(last['element_shape'])} at L = {long}), as a whole "
-                       f"(L_q, L_k) mask does, made before the loop even in bool. Make each block's part of it "
-                       f"inside the loop, (L_q, block_size). {advice}", cause=WHOLE_MATRIX, call=record)
-    _check_measured_call(student, rng, advice)
-    _check_blocks_read(student, rng)
-    _check_value_sizes(student, rng)
-
-
 def _whole_matrix_call(q, k, v, block, causal):
     """A call that held the whole matrix, for the smallest example: the same call smaller, where a
     tensor of theirs is (L_q, L_k) though block_size < L_k (grader.diagnosis.examples)."""
@@ -467,7 +418,7 @@ def _check_blocks_read(student, rng):
                        "are not read a block at a time, or the scores are computed outside torch (NumPy, Python "
                        "numbers), where the grader's probe, autograd and a GPU cannot follow them. " + advice,
                        cause=KEYS_NOT_BLOCKED)
-    if few["widest"] > max(small, d_k):  # a product over all the keys, beside one per block that reads little
+    if few["widest"] > max(small + CARRIED, d_k):  # a product over all the keys, beside one per block that reads little
         raise Mismatch(f"{call} with block_size={small} read {few['widest']} values at once in one reduction or "
                        f"product along the last axis (a max, a sum, p @ v), where a block of keys has {small} and a "
                        f"query {d_k}: some of its work reads all the keys at once, whatever block_size says. {advice}",
@@ -476,7 +427,8 @@ def _check_blocks_read(student, rng):
     q = randn(rng, *dims(cross, "B", "n_heads", "L_q", "d_k"))
     k, v = (randn(rng, *dims(cross, "B", "n_heads", "L_k", "d_k")) for _ in "kv")
     measured = measure_call(student, TILED, q, k, v, cross["block"], what="tiled_attention's scores")
-    block_of_scores = cross["B"] * cross["n_heads"] * cross["L_q"] * cross["block"]  # (L_q, block_size) per head
+    # a block of scores, (L_q, block_size) per head, and each query's running max beside it
+    block_of_scores = cross["B"] * cross["n_heads"] * cross["L_q"] * (cross["block"] + CARRIED)
     most = max([entries for origins, entries in measured["read_most"] if origins & QK == QK], default=0)
     if most > block_of_scores:
         raise Mismatch(f"tiled_attention(q of shape {tuple(q.shape)}, k and v of shape {tuple(k.shape)}, "
@@ -575,3 +527,90 @@ def test_stays_on_the_inputs_device(student, rng, device, call):
         size = SIZES["softmax[partial]"]
         x = randn(rng, *dims(size, "B", "L_q", "L_k"))
         check_device_kept(student, call, x, size["block"], device=device, what=f"online_softmax(x, {size['block']})")
+
+
+# -- the rule, at every call: this test comes last -----------------------------------------------------
+
+
+@pytest.mark.needs_values("test_tiled_attention")
+@pytest.mark.points(4)
+def test_tiled_attention_never_holds_the_whole_matrix(student, rng):
+    """The largest tensor one causal call allocates, at L = 256, 512 and 1024 (on the CPU, whatever
+    the device: sizes are what is measured, not time). It must grow like L (one block of scores,
+    (L, block_size)), and stay below one head's (L, L) scores at the longest L (so a buffer of a
+    fixed size that holds them does not pass for tiled: round 14's a2). Then one call at L = 8192 must give the
+    right answer while its process gains less memory (read from outside it) than one (L, L) matrix; the
+    keys must be read block_size at a time (`_check_blocks_read`), and the rule holds at the value
+    tests' lengths too (`_check_value_sizes`), and last, at every call the suites made (`_check_every_call`:
+    this test comes last)."""
+    size = SIZES["memory"]
+    B, H, d_k, block = size["B"], size["n_heads"], size["d_k"], size["block"]
+    found = []
+    for L in (*size["shorter"], size["L"]):
+        q, k, v = (randn(rng, B, H, L, d_k) for _ in "qkv")
+        found.append((L, measure_call(student, TILED, q, k, v, block, causal=True, what="tiled_attention's memory")))
+    (short, first), (long, last) = found[0], found[-1]
+    call = f"tiled_attention(q, k, v of shape ({B}, {H}, L, {d_k}), block_size={block}, causal=True)"
+    advice = (f"Read K and V one block at a time and keep only a block of scores, (L_q, block_size): "
+              f"{_mib(B * H * long * block * 4)} at L = {long}")
+    whole = long * long * 4  # the float32 (L, L) scores of one head
+    record = _whole_matrix_call(q, k, v, block, causal=True)
+    exponent = _growth(first["bytes"], last["bytes"], short, long)
+    if exponent >= QUADRATIC or last["bytes"] >= whole:
+        sizes = ", ".join(f"{_mib(measured['bytes'])} at L = {L}" for L, measured in found)
+        held = f"of shape {tuple(last['shape'])}" if last["shape"] else "held outside torch (numpy arrays or Python objects)"
+        what = "the whole matrix" if tuple(last["shape"][-2:]) in ((long, long), ()) else "more than a block of scores"
+        raise Mismatch(f"{call} holds {what}: its largest tensor grows like L^{exponent:.1f} ({sizes}; the "
+                       f"largest, {held}, at L = {long}), and the (L, L) scores of one head are {_mib(whole)} "
+                       f"there. {advice}", cause=WHOLE_MATRIX, call=record)
+    # the matrix kept as many tensors of a block each (a list of row blocks): what they hold together
+    exponent = _growth(first["peak"], last["peak"], short, long)
+    if exponent >= QUADRATIC:
+        held = ", ".join(f"{_mib(measured['peak'])} at L = {L}" for L, measured in found)
+        raise Mismatch(f"{call} holds the whole matrix in pieces: the tensors it makes hold together, at their most, "
+                       f"memory that grows like L^{exponent:.1f} ({held}). Keep one block of scores at a time: fold "
+                       f"each into the running values, then let it go. {advice}", cause=WHOLE_MATRIX)
+    # a tensor of few bytes per entry (a bool (L, L) mask made before the loop) grows like L^2 in entries
+    exponent = _growth(first["elements"], last["elements"], short, long)
+    if exponent >= QUADRATIC:
+        entries = ", ".join(f"{measured['elements']} at L = {L}" for L, measured in found)
+        raise Mismatch(f"{call} holds an (L, L) tensor: its tensor of the most entries grows like L^{exponent:.1f} "
+                       f"({entries} entries; of shape {tuple(last['element_shape'])} at L = {long}), as a whole "
+                       f"(L_q, L_k) mask does, made before the loop even in bool. Make each block's part of it "
+                       f"inside the loop, (L_q, block_size). {advice}", cause=WHOLE_MATRIX, call=record)
+    _check_measured_call(student, rng, advice)
+    _check_blocks_read(student, rng)
+    _check_value_sizes(student, rng)
+    _check_every_call(student)
+
+
+def _check_every_call(student):
+    """Every call of tiled_attention the suites made, this test's included (it is `watched`): where the keys
+    are more than a block, no operation that read q's and k's data read more at once than a block of
+    scores, an output or a block of keys or values takes (per head: L_q or a block, by the widest of a block,
+    d_k and d_v), nor reduced or multiplied more than that many values at once along the last axis: code
+    that holds the whole matrix, or reads all the keys at once, only at lengths the grader does not measure
+    scored every value with it (round 40's a07, round 45's a05)."""
+    for call in watched_calls(student, TILED, what="tiled_attention's memory"):
+        if len(call.args) < 4 or not all(isinstance(t, torch.Tensor) and t.dim() >= 2 for t in call.args[:3]) \
+                or type(call.args[3]) is not int:
+            continue
+        q, k, v, block = call.args[:4]
+        L_q, L_k, widest = q.size(-2), k.size(-2), max(block + CARRIED, q.size(-1), v.size(-1))
+        if L_k <= widest:
+            continue
+        if call.measured["widest"] > widest:
+            raise Mismatch(f"one of the grader's other calls, tiled_attention(q of shape {tuple(q.shape)}, k of shape "
+                           f"{tuple(k.shape)}, v, block_size={block}), read {call.measured['widest']} values at once in "
+                           f"one reduction or product along the last axis, where a block of keys has {block} and a "
+                           f"query {q.size(-1)}: all the keys at once, at a length the grader did not measure. The "
+                           "rule holds at every length: read K and V block_size keys at a time", cause=KEYS_NOT_BLOCKED)
+        most = max([entries for origins, entries in call.measured["read_most"] if origins & QK == QK], default=0)
+        bound = math.prod(q.shape[:-2]) * max(L_q, block + CARRIED) * widest
+        if most > bound:
+            raise Mismatch(f"one of the grader's other calls, tiled_attention(q of shape {tuple(q.shape)}, k of shape "
+                           f"{tuple(k.shape)}, v, block_size={block}), read {most:,} entries in one operation on q's "
+                           f"and k's data, where a block of scores, (L_q, block_size) for each head, the output and a "
+                           f"block of keys or values take at most {bound:,}: all the keys at once, at a length the "
+                           "grader did not measure. The rule holds at every length: read K and V block_size keys at a "
+                           "time", cause=KEYS_NOT_BLOCKED)

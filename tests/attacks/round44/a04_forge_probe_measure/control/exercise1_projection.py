@@ -1,0 +1,11 @@
+"""Control: fused_project as three torch products (what the rule forbids), no raw views."""
+import torch
+
+
+def project(x, w_q, w_k, w_v):
+    return x @ w_q, x @ w_k, x @ w_v
+
+
+def fused_project(x, w_qkv):
+    d = w_qkv.shape[-1] // 3
+    return x @ w_qkv[:, :d], x @ w_qkv[:, d:2 * d], x @ w_qkv[:, 2 * d:]
