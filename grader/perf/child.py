@@ -249,7 +249,7 @@ def _measured_call(fn, args, kwargs, obj, threads=None):
 
 
 WATCHED = ("products", "every_product", "reductions", "combining", "returned", "bytes", "shape", "written",
-           "read_most", "widest", "exported", "disabled")  # a watched call's measure
+           "read_most", "widest", "peak", "exported", "disabled")  # a watched call's measure
 
 
 def watched_call(fn, args, kwargs, obj=None, threads=None):

@@ -549,7 +549,8 @@ def _copies_its_past(measured, new, past, row, item_size):
     """(whether it allocated, how) an update of `new` tokens after `past` (None: unknown) copied the tokens
     already cached, or (False, None): it wrote as many bytes as the past keys take into storage it kept from
     before, beyond the new keys and values (bytes, not entries: round 39's a03 copied through complex views),
-    or allocated a tensor as large as the past keys (and larger than the new keys and values); `row`: entries
+    or allocated a tensor as large as the past keys (and larger than the new keys and values), or tensors as
+    large together (a copy in pieces: round 46's a02); `row`: entries
     per token, `item_size`: bytes. With no past there is nothing to copy (a storage made at the first update is
     not a copy of a past); an unknown past is read as one token."""
     if past == 0:
@@ -567,5 +568,10 @@ def _copies_its_past(measured, new, past, row, item_size):
                       f"cached keys take {past * row * item_size:,}): each update makes something as large as the "
                       "cache, a copy of it (torch.cat, clone) or a computation over all of it (a count of its non-zero "
                       "rows, through len). Allocate the storage once in __init__, write the new tokens into its slice "
+                      "[:, :, start:end] and return the views [:, :, :end]")
+    if measured["peak"] >= past * row * item_size and measured["peak"] > new_entries * item_size:
+        return True, (f"held {measured['peak']:,} bytes of tensors it made at once (the {past} cached keys take "
+                      f"{past * row * item_size:,}): each update copies the cache in pieces (a clone per token, "
+                      "round 46's a02). Allocate the storage once in __init__, write the new tokens into its slice "
                       "[:, :, start:end] and return the views [:, :, :end]")
     return False, None

@@ -1,0 +1,4 @@
+import torch
+# ÿþ café
+def attention_scores(q, k):
+    return q @ k.transpose(-2, -1)
