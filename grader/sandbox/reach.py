@@ -166,12 +166,13 @@ class _Modules:
         return self._aliases[name]
 
     def _alias(self, name):
-        if name in self.lazy:
-            return True
+        return name in self.lazy or _an_alias(name, set(self._kinds(name)))
+
+    def _kinds(self, name):
+        """`_kind` of what each module holds under `name`."""
         with warnings.catch_warnings():  # a deprecated name warns when its value is looked at
             warnings.simplefilter("ignore")
-            kinds = {_kind(value) for names in self.modules if (value := names.get(name, _NOTHING)) is not _NOTHING}
-        return _an_alias(name, kinds)
+            return [_kind(value) for names in self.modules if (value := names.get(name, _NOTHING)) is not _NOTHING]
 
     def leads_inside(self, name):
         """Whether the private `name` of a module a student may import leads somewhere: a module, or a
@@ -181,12 +182,9 @@ class _Modules:
         if name in STUDENT_HELPERS:
             return False
         if name not in self._inside:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                self._inside[name] = any(_kind(value) in ("outside", "foreign") for names in self.modules
-                                         if (value := names.get(name, _NOTHING)) is not _NOTHING) or \
-                    any(self._leads(vars(module)[name]) for module in _torch_insides()
-                        if name in vars(module) and not _private(module.__name__.rpartition(".")[2]))
+            self._inside[name] = bool({"outside", "foreign"} & set(self._kinds(name))) or \
+                any(self._leads(vars(module)[name]) for module in _torch_insides()
+                    if name in vars(module) and not _private(module.__name__.rpartition(".")[2]))
         return self._inside[name]
 
     def _leads(self, value):
