@@ -28,7 +28,9 @@ import functools
 import importlib
 import operator
 import pkgutil
+import string
 import sys
+from _string import formatter_field_name_split
 import types
 import warnings
 from dataclasses import dataclass
@@ -56,7 +58,7 @@ INTERPRETER = frozenset({"sys", "gc", "ctypes", "ctypeslib", "inspect", "builtin
                          "dictConfig", "fileConfig", "library", "read_array", "npyio", "NpzFile", "open_memmap",
                          "model_zoo", "load_url", "serialization", "add_safe_globals", "safe_globals",
                          "get_annotations", "update_wrapper", "os", "evaluate_forward_ref", "fx", "jit",
-                         "make_dataclass"})
+                         "make_dataclass", "StrFormatStyle"})
 # The keywords that make a library run code or read attributes held in data: torch and numpy unpickle
 # (`torch.load(..., weights_only=False)`, `np.load(..., allow_pickle=True)`), and a pickle can call any
 # function; annotations' text is evaluated (`get_annotations(..., eval_str=True)`); `functools.wraps` and
@@ -110,6 +112,8 @@ TORCH_INSIDES = ("torch", "torch._C", "torch.utils", "torch.overrides", "torch.n
 # need `._C` first, which is refused.
 STUDENT_HELPERS = frozenset({"_check", "_assert", "_softmax", "_stack", "_print", "_unique", "_pair", "_single",
                              "_triple", "_sync", "_warn", "_version", "_stats"})
+# The public API of a named tuple, private by its names only (`self.fill._replace(length=0)`: round 47's h02).
+NAMED_TUPLE_API = frozenset({"_replace", "_asdict", "_fields", "_make", "_field_defaults"})
 # What a module or class may set of its own beside DUNDERS: its metadata.
 # Not `__annotations__`: a library evaluates its text (round 30's a02 and a12).
 DUNDER_SETTINGS = frozenset({"__all__", "__slots__", "__version__", "__author__", "__constants__"})
@@ -120,8 +124,21 @@ TEXT_TYPES = frozenset({"str", "bytes", "bytearray", "UserString"})
 # Library functions and classes that set attributes whose names come from their keywords (`**d`), and the
 # keywords that name an attribute a library sets (argparse's `dest=`): a name made at run time could be one
 # that numpy reads memory by (`__array_interface__`: round 44's a02).
-ATTRIBUTES_FROM_KEYWORDS = frozenset({"Namespace", "SimpleNamespace"})
+ATTRIBUTES_FROM_KEYWORDS = frozenset({"Namespace", "SimpleNamespace", "set_defaults"})
 NAMES_FROM_DATA = frozenset({"dest"})
+# argparse makes an attribute's name of each option string (`"--x-y"`: `x_y`) and sets it on whatever
+# `parse_args(namespace=...)` is given; prefix characters of the code's choosing (`"++__instancecheck__"`)
+# make any name of one (round 47's a07).
+OPTION_STRINGS = frozenset({"add_argument"})
+NAMES_FROM_PREFIXES = frozenset({"prefix_chars"})
+# Methods that read the attributes their text names (`"{0.gi_frame.f_back}".format(g)`: round 47's a06), and
+# logging's formatting by them (`style="{"`): the text must be written in the code, where it is read.
+FORMAT_METHODS = frozenset({"format", "format_map"})
+STYLES_BY_POSITION = frozenset({"%", "$"})  # logging's styles that read no attributes
+# The types a class pattern's positional part matches as a whole (`case int(n)`); any other class reads
+# the attributes its `__match_args__` names, which a name made at run time may have set (round 47's a08).
+MATCHED_WHOLE = frozenset({"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str",
+                           "tuple"})
 # Methods that make `isinstance` answer what a class wants, so that a class pattern matches any object
 # (`case Fields(x)` on a function, reading the attributes its `__match_args__` names).
 REFUSED_METHODS = frozenset({"__instancecheck__", "__subclasscheck__", "__subclasshook__", "__match_args__"})
@@ -345,6 +362,10 @@ class _Scopes:
         self.unread = set()  # nodes not read: a main block's, and those read with their parent
         self.own_private = set()  # private names the student's code defines (`self._k = ...`, `_k = ...` in a class)
         self.above = {}  # id(node) -> the node it is part of
+        self.stores = {}  # (id(scope), name) -> how the scope binds it: each a Name it stores, or None (otherwise)
+        self.declared = set()  # names declared global or nonlocal anywhere
+        self.tree = tree
+        self._module_names = self._definitions = None  # read when first needed (`_set_before`, `_matched_whole`)
         pending = [(tree, tree)]
         while pending:  # breadth first, without recursion: any depth the parser took
             node, scope = pending.pop()
@@ -393,26 +414,33 @@ class _Scopes:
 
     def _note_binding(self, node, scope):
         bound = self.bound[id(scope)]
+        name = None
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            bound.add(node.id)
+            name = node.id
             if isinstance(scope, ast.ClassDef) and _private(node.id):
                 self.own_private.add(node.id)
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _private(node.attr):
             self.own_private.add(node.attr)
         elif isinstance(node, ast.arg):
-            bound.add(node.arg)
+            name = node.arg
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
+            name = node.name
             if isinstance(scope, ast.ClassDef) and _private(node.name):
                 self.own_private.add(node.name)
         elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).partition(".")[0])
+            name = (node.asname or node.name).partition(".")[0]
         elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            bound.add(node.name)
+            name = node.name
         elif isinstance(node, ast.MatchMapping) and node.rest:
-            bound.add(node.rest)
+            name = node.rest
         elif isinstance(node, ast.Global):
             self.declared_global[id(scope)].update(node.names)
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            self.declared.update(node.names)
+        if name is not None:
+            bound.add(name)
+            stored = node if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) else None
+            self.stores.setdefault((id(scope), name), []).append(stored)
 
     def local(self, name, scope):
         """Whether `name`, read in `scope`, is surely a function's own variable: a function binds it
@@ -426,6 +454,80 @@ class _Scopes:
                     return True
             scope = self.parent.get(id(scope))
         return False
+
+    def written_names(self, node, scope):
+        """The names an argument naming an attribute can only be, as far as the text says: `_written_name`'s,
+        or those a variable holds that is bound only to written text, by assignments or loops over written
+        names (`for name, n in heads.items()` of a dict written in the code: round 47's h01); None where
+        a name may be made at run time."""
+        written = _written_name(node, self.modules)
+        if written is not None:
+            return {written}
+        return self._held(node.id, scope, self._stored_text) if isinstance(node, ast.Name) else None
+
+    def _held(self, name, scope, read):
+        """The union of `read(store)` over every binding of the variable `name` read in `scope`, or None
+        where one binds it otherwise (an argument, an import, `global`) or `read` finds no text."""
+        home = scope
+        while home is not None and name not in self.bound[id(home)]:
+            home = self.parent.get(id(home))
+            while isinstance(home, ast.ClassDef):  # the functions in a class body do not see its names
+                home = self.parent.get(id(home))
+        stores = self.stores.get((id(home), name)) if home is not None and name not in self.declared else None
+        found = set()
+        for store in stores or [None]:
+            texts = read(store) if store is not None else None
+            if texts is None:
+                return None
+            found |= texts
+        return found
+
+    def _stored_text(self, store):
+        """The texts one binding of a variable may give it: a written text, or each item of a loop over them."""
+        above = self.above.get(id(store))
+        if _assigned(above, store):
+            return {above.value.value} if isinstance(above.value, ast.Constant) and isinstance(above.value.value,
+                                                                                                str) else None
+        position, target = None, store
+        if isinstance(above, ast.Tuple):
+            position, target, above = above.elts.index(store), above, self.above.get(id(above))
+        loop = above.generators[0] if isinstance(above, (ast.ListComp, ast.SetComp, ast.DictComp,
+                                                         ast.GeneratorExp)) else above
+        if not isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) or loop.target is not target:
+            return None
+        items = loop.iter
+        if position is None:
+            return self._items(items)
+        if isinstance(items, ast.Call) and not items.keywords:
+            called = _called_name(items.func)
+            if called == "items" and isinstance(items.func, ast.Attribute) and position == 0 and not items.args:
+                return self._items(items.func.value)
+            if called == "zip" and isinstance(items.func, ast.Name) and position < len(items.args):
+                return self._items(items.args[position])
+            if called == "enumerate" and isinstance(items.func, ast.Name) and position == 1 and len(items.args) == 1:
+                return self._items(items.args[0])
+        return None
+
+    def _items(self, node):
+        """The texts iterating `node` gives, where it is written text: a tuple, list or set of texts, a
+        dict's keys, `.keys()` of one, or a variable bound only to such."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "keys" \
+                and not node.args and not node.keywords:
+            node = node.func.value
+        if isinstance(node, ast.Name):
+            return self._held(node.id, self.scope_of[id(node)], self._stored_items)
+        parts = node.keys if isinstance(node, ast.Dict) else node.elts if isinstance(
+            node, (ast.Tuple, ast.List, ast.Set)) else [None]
+        if all(isinstance(part, ast.Constant) and isinstance(part.value, str) for part in parts):
+            return {part.value for part in parts}
+        return None
+
+    def _stored_items(self, store):
+        """The texts iterating what one assignment binds gives (`heads = {"q_proj": ..., "k_proj": ...}`)."""
+        above = self.above.get(id(store))
+        if _assigned(above, store) and isinstance(above.value, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+            return self._items(above.value)
+        return None
 
     def reached(self):
         found = []
@@ -477,12 +579,32 @@ class _Scopes:
             return [f"{node.arg}="]
         if isinstance(node, ast.keyword) and node.arg is not None and _dunder(node.arg) and node.arg not in DUNDERS:
             return [f"{node.arg}="]  # an attribute of an object a library makes (`Namespace(__array_interface__=...)`)
-        if isinstance(node, ast.keyword) and node.arg in NAMES_FROM_DATA and _written_name(node.value, self.modules) \
-                is None:
-            return [f"{node.arg}= of a name not written in the code"]
-        if isinstance(node, ast.Call) and _called_name(node.func) in ATTRIBUTES_FROM_KEYWORDS \
-                and any(keyword.arg is None for keyword in node.keywords):
-            return [f"{_called_name(node.func)}(**...): attributes of names not written in the code"]
+        if isinstance(node, ast.keyword) and node.arg in NAMES_FROM_DATA:
+            names = self.written_names(node.value, scope)
+            if names is None:
+                return [f"{node.arg}= of a name not written in the code"]
+            return [f"{node.arg}={name!r}" for name in sorted(names) if self._refused(name)]
+        if isinstance(node, ast.keyword) and node.arg in NAMES_FROM_PREFIXES:
+            return [f"{node.arg}="]
+        if isinstance(node, ast.Call) and _called_name(node.func) in OPTION_STRINGS:
+            return self._option_strings(node, scope)
+        if isinstance(node, ast.Call) and _called_name(node.func) in ATTRIBUTES_FROM_KEYWORDS:
+            if any(keyword.arg is None for keyword in node.keywords):
+                return [f"{_called_name(node.func)}(**...): attributes of names not written in the code"]
+            return [f"{keyword.arg}=" for keyword in node.keywords if self._refused(keyword.arg)]
+        if isinstance(node, ast.Attribute) and node.attr == "__init__" and (
+                _called_name(node.value) in ATTRIBUTES_FROM_KEYWORDS or _called_name(node.value) == "__class__"
+                or isinstance(node.value, ast.Call) and _called_name(node.value.func) == "type"):
+            return [".__init__ of a class setting attributes of any names, given any object"]  # Namespace's
+        if isinstance(node, ast.keyword) and node.arg == "style" and not self._text_styles(node, node.value):
+            return ["style= of logging's {} formatting, with text not written in the code"]
+        if isinstance(node, ast.Call) and _called_name(node.func) == "Formatter" and len(node.args) > 2 \
+                and not self._text_styles(node, node.args[2]):
+            return ["logging.Formatter of {} formatting, with text not written in the code"]
+        if isinstance(node, ast.ClassDef) and any(_called_name(base) == "Formatter" for base in node.bases):
+            return [f"class {node.name}: a logging formatter of its own"]  # its style and text: any
+        if isinstance(node, ast.Attribute) and node.attr in FORMAT_METHODS and self._texts(node.value) is None:
+            return [f".{node.attr} of text not written in the code"]
         if isinstance(node, ast.Call) and (called := _called_name(node.func)) in CODE_POSITIONS and (
                 len(node.args) > CODE_POSITIONS[called] or any(isinstance(arg, ast.Starred) for arg in node.args)
                 or any(keyword.arg is None for keyword in node.keywords)):
@@ -498,10 +620,16 @@ class _Scopes:
             name = _written_name(named, self.modules) if named is not None else None
             if name is None or self._refused(name):
                 return [f"__setattr__ of a name {'not written in the code' if name is None else repr(name)}"]
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and self._refused_text(node):
-            return [repr(node.value)]  # a name a library reads by: `type(..., {"__instancecheck__": f})`
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if self._refused_text(node):
+                return [repr(node.value)]  # a name a library reads by: `type(..., {"__instancecheck__": f})`
+            return [f"{{….{name}}} in a format string" for name in _format_attributes(node.value)
+                    if self._refused(name)]  # `"{0.gi_frame}".format(g)`
         if isinstance(node, ast.MatchClass):  # `case Exception(__traceback__=tb)` reads that attribute
-            return [f".{name}" for name in node.kwd_attrs if self._refused(name)]
+            found = [f".{name}" for name in node.kwd_attrs if self._refused(name)]
+            if node.patterns and not self._matched_whole(node.cls):
+                found.append(f"case {_called_name(node.cls)}(...): attributes its __match_args__ names")
+            return found
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id in MODULE_VALUES:
                 self.unread.add(id(node.value))
@@ -511,10 +639,11 @@ class _Scopes:
             return [f".{node.attr}"] if self._refused(node.attr) else []
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NAMED_ATTRIBUTES \
                 and not self.local(node.func.id, scope) and len(node.args) > 1 and not node.keywords:
-            name = _written_name(node.args[1], self.modules)
-            if name is not None:
+            names = self.written_names(node.args[1], scope)
+            if names is not None:
                 self.unread.add(id(node.func))  # a name written in the code: read as the attribute it is
-                return [f"{node.func.id}(..., {name!r})"] if self._refused(name) else []
+                return [f"{node.func.id}(..., {name!r})" for name in sorted(names)
+                        if self._refused(name) or name in FORMAT_METHODS]
         if isinstance(node, ast.Name):
             return self._name(node, scope)
         return []
@@ -528,11 +657,67 @@ class _Scopes:
             return [name] if refused and (isinstance(node.ctx, ast.Load) or name in ("__builtins__", *REFUSED_METHODS)
                                           or name not in DUNDER_SETTINGS) else []
         if not isinstance(node.ctx, ast.Load) or not hasattr(builtins, name) or _allowed_builtin(name) \
-                or self.local(name, scope):
+                or self.local(name, scope) or self._set_before(node):
             return []
         if name in NAMED_ATTRIBUTES:
             return [f"{name} with a name not written in the code"]
         return [f"{name}()" if callable(getattr(builtins, name)) else name]
+
+    def _set_before(self, node):
+        """Whether the module's own variable shadows the built-in where `node` reads its name: a statement of
+        the module's body binds it, ending before that line (`input = torch.randn(2, 3)` in a notebook's
+        cell: round 47's h05), and nothing deletes it (`del`, `except ... as` that name)."""
+        if self._module_names is None:
+            deleted = {part.id for part in self.nodes if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Del)}
+            deleted |= {part.name for part in self.nodes if isinstance(part, ast.ExceptHandler) and part.name}
+            self._module_names = {}
+            for statement in self.tree.body:
+                for name in _names_bound_by(statement):
+                    if name not in deleted:
+                        self._module_names.setdefault(name, statement.end_lineno)
+        return node.lineno > self._module_names.get(node.id, float("inf"))
+
+    def _texts(self, node):
+        """The texts `node` may hold, where it is written text (or a variable bound only to such), else None."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value}
+        return self._held(node.id, self.scope_of[id(node)], self._stored_text) if isinstance(node, ast.Name) else None
+
+    def _text_styles(self, call, style):
+        """Whether logging's formatting given `style` (a keyword of `call`, or its argument) reads no attribute
+        that text made at run time names: a style that reads none, or a format written in the code (whose
+        fields are read where it stands)."""
+        if isinstance(style, ast.Constant) and style.value in STYLES_BY_POSITION:
+            return True
+        call = self.above.get(id(call)) if isinstance(call, ast.keyword) else call
+        text = call.args[0] if isinstance(call, ast.Call) and call.args else next(
+            (other.value for other in getattr(call, "keywords", []) if other.arg in ("fmt", "format")), None)
+        return text is not None and self._texts(text) is not None
+
+    def _option_strings(self, call, scope):
+        """What an argparse `add_argument` call reaches: an option string not written in the code, or one
+        whose attribute (`--x-y`: `x_y`) is refused or a dunder."""
+        if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+            return ["add_argument(*...): options not written in the code"]
+        found = []
+        for arg in call.args:
+            texts = self.written_names(arg, scope)
+            if texts is None:
+                found.append("add_argument() of an option not written in the code")
+                continue
+            names = {text.lstrip("-").replace("-", "_") for text in texts}
+            found += [f"add_argument() of an attribute {name!r}" for name in sorted(names)
+                      if _dunder(name) or self._refused(name)]
+        return found
+
+    def _matched_whole(self, cls):
+        """Whether a class pattern's positional part matches the subject itself (`case int(n)`), or reads
+        the fields a class the file defines names."""
+        name = cls.id if isinstance(cls, ast.Name) else None
+        if self._definitions is None:
+            self._definitions = _bindings(self.nodes, self.scope_of)
+        kinds = self._definitions.get(name)
+        return (kinds is None and name in MATCHED_WHOLE) or kinds == {"definition"}
 
     def _read_only(self, node):
         """Whether `node` (`os.environ`) is only read where it stands: `os.environ.get(...)`,
@@ -565,7 +750,7 @@ class _Scopes:
         if _dunder(name):
             return name not in DUNDERS
         if _private(name):
-            return name not in self.own_private or self.modules.leads_inside(name)
+            return (name not in self.own_private and name not in NAMED_TUPLE_API) or self.modules.leads_inside(name)
         return name in FRAME_ATTRIBUTES or name in INTERPRETER or self.modules.alias(name)
 
 
@@ -643,6 +828,43 @@ def _held_text(annotation, bindings):
         elif isinstance(part, ast.Attribute) and "other" in bindings.get(f"{_root(part)}.{part.attr}", ()):
             held.append(f"{_root(part)}.{part.attr}")
     return held
+
+
+def _assigned(statement, store):
+    """Whether `statement` assigns a value to the Name `store` itself (not unpacked into it)."""
+    if isinstance(statement, ast.Assign):
+        return store in statement.targets
+    return isinstance(statement, ast.AnnAssign) and statement.target is store and statement.value is not None
+
+
+def _names_bound_by(statement):
+    """The names one statement of a module's body binds wherever it runs through: an assignment's, a
+    definition's, an import's (`*` is none)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return [(alias.asname or alias.name).partition(".")[0] for alias in statement.names if alias.name != "*"]
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(
+        statement, ast.AnnAssign) and statement.value is not None else []
+    return [part.id for target in targets for part in ast.walk(target)
+            if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Store)]
+
+
+def _format_attributes(text):
+    """The attributes the replacement fields of `text` name, were it formatted (`{0.gi_frame.f_back}`:
+    gi_frame and f_back), fields nested in a format spec included, up to a malformed one (where
+    formatting stops)."""
+    found, pending = [], [text]
+    while pending:
+        try:
+            for _, field, spec, _ in string.Formatter().parse(pending.pop()):
+                if field:
+                    found += [key for attribute, key in formatter_field_name_split(field)[1] if attribute]
+                if spec:
+                    pending.append(spec)
+        except ValueError:
+            continue
+    return found
 
 
 def _is_main_block(statement):

@@ -241,8 +241,10 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     # read at once at every length but the one the blocks test measures
     ("exercise8", "round45/a01_kv_sparse_copy", "test_kvcache_update_writes_into_its_storage"),
     ("exercise10", "round45/a05_ex10_length_dependent", MEMORY_RULE),
-    # round 46: a cache copying its past at every update one token at a time (no piece as large as the past)
+    # round 46: a cache copying its past at every update one token at a time (no piece as large as the past);
+    # every block of scores kept (a list) in calls that are not causal, below the length measured from outside
     ("exercise8", "round46/a02_ex8_paged_copy", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise10", "round46/a05_ex10_noncausal_short_keeps_all", MEMORY_RULE),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
     """Rounds 32 to 46 got past the probe without reaching anything; each file loses the rule it broke."""

@@ -102,7 +102,7 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("import logging.config\nlogging.config.dictConfig({'v': 'ext://gc.get_objects'})",
      [".dictConfig", "import logging.config"]),
     ("import numpy as np\na = np.lib.format.read_array(f, allow_pickle=True)",
-     ["allow_pickle=", ".read_array", "import numpy"]),
+     ["allow_pickle=", ".read_array", "import numpy", ".format of text not written in the code"]),
     ("from numpy.lib import format", ["import numpy.lib"]),
     ("import torch\nw = torch.utils.model_zoo.load_url('file:///x')", [".load_url", ".model_zoo"]),
     ("import torch\nschema = torch.library.infer_schema(f)", [".library"]),
@@ -193,6 +193,32 @@ def test_no_student_notebook_of_the_corpora_reaches():
     # so numpy itself, which reads memory where such an attribute says, is held
     ("import numpy as np", ["import numpy"]),
     ("import torch\nprint(torch.ones(2).numpy())", [".numpy"]),
+    # round 47 (a tester of 7521de8): attributes named in text that `str.format` reads, and argparse
+    # making an attribute's name of an option string (prefix characters of its own), set on a metaclass
+    # that a class pattern's `__match_args__` then reads by
+    ("def f(g):\n    return ('{0.gi_frame' + '.f_back}').format(g)", [".format of text not written in the code"]),
+    ("def f(g):\n    return '{0:{1.gi_frame}}'.format(g, g)", ["{….gi_frame} in a format string"]),
+    ("def f(g):\n    return getattr('{}', 'format')(g)", ["getattr(..., 'format')"]),
+    ("import logging\nlogging.basicConfig(format=text, style='{')",
+     ["style= of logging's {} formatting, with text not written in the code"]),
+    ("import logging\nf = logging.Formatter(text, None, '{')",
+     ["logging.Formatter of {} formatting, with text not written in the code"]),
+    ("import logging\nclass F(logging.Formatter): pass", ["class F: a logging formatter of its own"]),
+    ("import argparse\np = argparse.ArgumentParser(prefix_chars='+')", ["prefix_chars="]),
+    ("import argparse\np.add_argument('--__instancecheck--')", ["add_argument() of an attribute '__instancecheck__'"]),
+    ("import argparse\np.add_argument(option)", ["add_argument() of an option not written in the code"]),
+    ("import argparse\np.add_argument('--x', dest='_probe')", ["dest='_probe'"]),
+    ("import argparse\np.set_defaults(_probe=1)", ["_probe="]),
+    ("import argparse\nargparse.Namespace.__init__(Meta, **names)",
+     [".__init__ of a class setting attributes of any names, given any object"]),
+    ("import argparse\ntype(argparse.Namespace()).__init__(Meta, **names)",
+     [".__init__ of a class setting attributes of any names, given any object"]),
+    ("import torch\nmatch x:\n    case torch.Size(n): pass", ["case Size(...): attributes its __match_args__ names"]),
+    ("def f(self, y):\n    for p in ('q_proj',):\n        p = y\n        return getattr(self, p)",
+     ["getattr with a name not written in the code"]),
+    ("for p in ('q_proj', 'f_back'):\n    getattr(self, p)", ["'f_back'", "getattr(..., 'f_back')"]),
+    ("def f():\n    return input()\nf()\ninput = 3", ["input()"]),  # read before the module binds it
+    ("input = 3\ndel input\nprint(input)", ["input()"]),
 ])
 def test_ways_into_the_interpreter_are_found(source, expected):
     assert sorted(names(source)) == sorted(expected)
@@ -272,6 +298,18 @@ def test_what_attention_code_writes_is_not_reaching():
         def helper(input, id, dir=1):  # built-ins' names as a function's own
             return input[id] * dir
 
+        input = torch.randn(2, 3)  # a notebook's scratch cell: a built-in's name as the module's own
+        print(input.sum(), "shape {} of {}".format(input.shape, input.dtype), "{0.shape!r:>4}".format(input))
+        logging.basicConfig(format="{asctime} {message}", style="{")
+        HEADS = {"q_proj": 4, "k_proj": 2, "v_proj": 2}
+
+
+        class State(typing.NamedTuple):  # a named tuple's own API (round 47's h02)
+            length: int
+
+            def grown(self, n):
+                return self._replace(length=self.length + n), self._asdict(), State._fields
+
         class Cache(nn.Module):
             def __init__(self, d):
                 super().__init__()
@@ -285,6 +323,15 @@ def test_what_attention_code_writes_is_not_reaching():
                 proj = getattr(self, f"{which}_proj", None)  # a name with a fixed, public end
                 proj = getattr(self, which + "_proj", proj)  # the same, added (round 45's h01)
                 layer = getattr(self, f"layer{len(x)}", None)
+                heads = [getattr(self, name)(x) for name, n in HEADS.items()]  # names written in the code (h01)
+                for name in ("q_proj", "k_proj"):
+                    proj = getattr(self, name)
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--block-size", type=int, default=64)
+                parser.add_argument("-v", "--verbose", action="store_true")
+                match x.shape:
+                    case tuple((n, m)) if isinstance(n, int):
+                        pass
                 logging.getLogger(__name__).debug("cache %s", self._k.shape)
                 big = sys.maxsize if x.dtype == torch.int64 else torch.finfo(x.dtype).min
                 print(type(self).__name__, x.shape, file=sys.stderr)
@@ -330,3 +377,26 @@ def test_a_course_can_score_reaching_files(tmp_path):
                     for extra in ([], ["--score-reaching"]))
     assert held["score"] == 0 < held["max_score"]
     assert scored["score"] == scored["max_score"] == held["max_score"]
+
+
+ROUND47 = TESTS / "attacks" / "round47"
+
+
+def _source(attempt):
+    (path,) = (ROUND47 / attempt / "sub").iterdir()
+    return submission.notebook_code(path) if path.suffix == ".ipynb" else path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("attempt", ["a06_format_frames", "a07_argparse_dest", "a08_match_frames_forge"])
+def test_round_47_s_ways_in_are_held(attempt):
+    """Round 47: the grader's frames read through `str.format`'s fields (a06), and attributes named by
+    argparse's option strings set on a metaclass, then read by a class pattern (a07; a08 forged exercise
+    1's product count with it, 32/32 at both levels)."""
+    assert reach.reaches(_source(attempt))
+
+
+@pytest.mark.parametrize("attempt", ["h01_getattr_loop", "h02_namedtuple_cache", "h05_notebook_input"])
+def test_round_47_s_honest_files_are_not_held(attempt):
+    """Round 47's false alarms: `getattr(self, name)` over a dict's names written in the code (h01), a named
+    tuple's `_replace` (h02), a notebook cell's `input = torch.randn(...)` (h05)."""
+    assert reach.reaches(_source(attempt)) == ()

@@ -398,7 +398,8 @@ def _check_blocks_read(student, rng):
     reads every key in its `p @ v` (round 22's a1). Nor may any tensor computed from q's and k's values
     hold all the keys' entries: with fewer queries than keys, an axis of L_k entries is the keys' (a chunk
     of queries against all the keys, its max and sum made of elementwise operations, reads no more than a
-    block in any reduction or product: round 35's a03)."""
+    block in any reduction or product: round 35's a03). Nor may the call, not causal, hold all its scores at
+    once, in blocks side by side (round 46's a05: only the causal calls' growth is measured)."""
     size = SIZES["blocks"]
     B, H, L, d_k = size["B"], size["n_heads"], size["L"], size["d_k"]
     q, k, v = (randn(rng, B, H, L, d_k) for _ in "qkv")
@@ -418,6 +419,13 @@ def _check_blocks_read(student, rng):
                        "are not read a block at a time, or the scores are computed outside torch (NumPy, Python "
                        "numbers), where the grader's probe, autograd and a GPU cannot follow them. " + advice,
                        cause=KEYS_NOT_BLOCKED)
+    whole = B * H * L * L * q.element_size()  # every score of the call, however laid out
+    if few["peak"] >= whole:  # the honest corpora hold at most about two thirds of it (float64 accumulators)
+        raise Mismatch(f"{call} with block_size={small}, not causal, held {_mib(few['peak'])} at once in the tensors it "
+                       f"made, and all of its scores, (L, L) for each head, are {_mib(whole)}: the whole matrix, "
+                       f"kept in pieces (a list of blocks) though each is read a block at a time. Keep one block of "
+                       f"scores at a time: fold each into the running values, then let it go. {advice}",
+                       cause=WHOLE_MATRIX)
     if few["widest"] > max(small + CARRIED, d_k):  # a product over all the keys, beside one per block that reads little
         raise Mismatch(f"{call} with block_size={small} read {few['widest']} values at once in one reduction or "
                        f"product along the last axis (a max, a sum, p @ v), where a block of keys has {small} and a "
