@@ -131,12 +131,19 @@ NAMES_FROM_DATA = frozenset({"dest"})
 # make any name of one (round 47's a07).
 OPTION_STRINGS = frozenset({"add_argument"})
 NAMES_FROM_PREFIXES = frozenset({"prefix_chars"})
+# argparse sets its attributes on the object given as `namespace` (by keyword or second argument): only on
+# a Namespace of its own may it set them (round 48's a02: the method under another name, given a metaclass).
+PARSE_METHODS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args", "parse_known_intermixed_args"})
+# Methods that give a module's objects private names of the code's choosing (`register_buffer("_tril", ...)`).
+NAMING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module", "setattr"})
 # Methods that read the attributes their text names (`"{0.gi_frame.f_back}".format(g)`: round 47's a06), and
 # logging's formatting by them (`style="{"`): the text must be written in the code, where it is read.
 FORMAT_METHODS = frozenset({"format", "format_map"})
 STYLES_BY_POSITION = frozenset({"%", "$"})  # logging's styles that read no attributes
 # The types a class pattern's positional part matches as a whole (`case int(n)`); any other class reads
-# the attributes its `__match_args__` names, which a name made at run time may have set (round 47's a08).
+# the attributes its `__match_args__` names, which a name made at run time may have set (round 47's a08),
+# or a dataclass's fields (`gi_frame: object`) name, its `isinstance` answered by `abc`'s `register` (round
+# 48's a01).
 MATCHED_WHOLE = frozenset({"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str",
                            "tuple"})
 # Methods that make `isinstance` answer what a class wants, so that a class pattern matches any object
@@ -365,7 +372,7 @@ class _Scopes:
         self.stores = {}  # (id(scope), name) -> how the scope binds it: each a Name it stores, or None (otherwise)
         self.declared = set()  # names declared global or nonlocal anywhere
         self.tree = tree
-        self._module_names = self._definitions = None  # read when first needed (`_set_before`, `_matched_whole`)
+        self._module_names = None  # read when first needed (`_set_before`)
         pending = [(tree, tree)]
         while pending:  # breadth first, without recursion: any depth the parser took
             node, scope = pending.pop()
@@ -421,6 +428,10 @@ class _Scopes:
                 self.own_private.add(node.id)
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _private(node.attr):
             self.own_private.add(node.attr)
+        elif isinstance(node, ast.Call) and _called_name(node.func) in NAMING_METHODS and node.args:
+            named = node.args[1 if _called_name(node.func) == "setattr" else 0] if len(node.args) > 1 else node.args[0]
+            if isinstance(named, ast.Constant) and isinstance(named.value, str) and _private(named.value):
+                self.own_private.add(named.value)  # `self.register_buffer("_tril", ...)`: round 48's h05
         elif isinstance(node, ast.arg):
             name = node.arg
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -592,10 +603,16 @@ class _Scopes:
             if any(keyword.arg is None for keyword in node.keywords):
                 return [f"{_called_name(node.func)}(**...): attributes of names not written in the code"]
             return [f"{keyword.arg}=" for keyword in node.keywords if self._refused(keyword.arg)]
-        if isinstance(node, ast.Attribute) and node.attr == "__init__" and (
-                _called_name(node.value) in ATTRIBUTES_FROM_KEYWORDS or _called_name(node.value) == "__class__"
-                or isinstance(node.value, ast.Call) and _called_name(node.value.func) == "type"):
-            return [".__init__ of a class setting attributes of any names, given any object"]  # Namespace's
+        if isinstance(node, ast.Attribute) and node.attr == "__init__" and not (
+                isinstance(node.value, ast.Call) and _called_name(node.value.func) == "super") and (
+                not self._called(node) or any(keyword.arg is None for keyword in self.above[id(node)].keywords)):
+            return [".__init__ of a class given names made at run time"]  # `Namespace.__init__(Meta, **names)`
+        if isinstance(node, ast.Attribute) and node.attr in PARSE_METHODS and not self._called(node):
+            return [f".{node.attr} not called where it is named"]
+        if isinstance(node, ast.Call) and _called_name(node.func) in PARSE_METHODS and (
+                len(node.args) > 1 or any(isinstance(arg, ast.Starred) for arg in node.args)
+                or any(keyword.arg in (None, "namespace") for keyword in node.keywords)):
+            return [f"{_called_name(node.func)}() given an object to set its attributes on"]
         if isinstance(node, ast.keyword) and node.arg == "style" and not self._text_styles(node, node.value):
             return ["style= of logging's {} formatting, with text not written in the code"]
         if isinstance(node, ast.Call) and _called_name(node.func) == "Formatter" and len(node.args) > 2 \
@@ -643,7 +660,7 @@ class _Scopes:
             if names is not None:
                 self.unread.add(id(node.func))  # a name written in the code: read as the attribute it is
                 return [f"{node.func.id}(..., {name!r})" for name in sorted(names)
-                        if self._refused(name) or name in FORMAT_METHODS]
+                        if self._refused(name) or name in FORMAT_METHODS | PARSE_METHODS]
         if isinstance(node, ast.Name):
             return self._name(node, scope)
         return []
@@ -710,14 +727,16 @@ class _Scopes:
                       if _dunder(name) or self._refused(name)]
         return found
 
+    def _called(self, node):
+        """Whether `node` is the function of the call it stands in (`p.parse_args(...)`, not `f = p.parse_args`)."""
+        above = self.above.get(id(node))
+        return isinstance(above, ast.Call) and above.func is node
+
     def _matched_whole(self, cls):
-        """Whether a class pattern's positional part matches the subject itself (`case int(n)`), or reads
-        the fields a class the file defines names."""
-        name = cls.id if isinstance(cls, ast.Name) else None
-        if self._definitions is None:
-            self._definitions = _bindings(self.nodes, self.scope_of)
-        kinds = self._definitions.get(name)
-        return (kinds is None and name in MATCHED_WHOLE) or kinds == {"definition"}
+        """Whether a class pattern's positional part matches the subject itself (`case int(n)`): a built-in
+        type's name, not bound by the file."""
+        return isinstance(cls, ast.Name) and cls.id in MATCHED_WHOLE and \
+            not any(cls.id in names for names in self.bound.values())
 
     def _read_only(self, node):
         """Whether `node` (`os.environ`) is only read where it stands: `os.environ.get(...)`,

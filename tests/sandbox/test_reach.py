@@ -209,10 +209,15 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("import argparse\np.add_argument(option)", ["add_argument() of an option not written in the code"]),
     ("import argparse\np.add_argument('--x', dest='_probe')", ["dest='_probe'"]),
     ("import argparse\np.set_defaults(_probe=1)", ["_probe="]),
-    ("import argparse\nargparse.Namespace.__init__(Meta, **names)",
-     [".__init__ of a class setting attributes of any names, given any object"]),
-    ("import argparse\ntype(argparse.Namespace()).__init__(Meta, **names)",
-     [".__init__ of a class setting attributes of any names, given any object"]),
+    ("import argparse\nargparse.Namespace.__init__(Meta, **names)", [".__init__ of a class given names made at run time"]),
+    ("import argparse\nNS = argparse.Namespace\nf = NS.__init__", [".__init__ of a class given names made at run time"]),
+    # round 48 (a tester of round 47's change): the same under other names, and a dataclass's fields named
+    # as a frame's attributes, `isinstance` answered by `abc`'s register
+    ("import argparse\nparse = p.parse_args\nparse(['--x'], Meta)", [".parse_args not called where it is named"]),
+    ("import argparse\np.parse_args(['--x'], namespace=Meta)", ["parse_args() given an object to set its attributes on"]),
+    ("import argparse\np.parse_known_args(['--x'], Meta)", ["parse_known_args() given an object to set its attributes on"]),
+    ("import abc, dataclasses\n@dataclasses.dataclass\nclass R(abc.ABC):\n    gi_frame: object\n"
+     "match g:\n    case R(frame): pass", ["case R(...): attributes its __match_args__ names"]),
     ("import torch\nmatch x:\n    case torch.Size(n): pass", ["case Size(...): attributes its __match_args__ names"]),
     ("def f(self, y):\n    for p in ('q_proj',):\n        p = y\n        return getattr(self, p)",
      ["getattr with a name not written in the code"]),
@@ -304,6 +309,15 @@ def test_what_attention_code_writes_is_not_reaching():
         HEADS = {"q_proj": 4, "k_proj": 2, "v_proj": 2}
 
 
+        class Masked(nn.Module):  # a private buffer's name given to torch (round 48's h05)
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("_tril", torch.ones(4, 4).tril(), persistent=False)
+
+            def forward(self, x):
+                return x.masked_fill(self._tril[: x.size(-1), : x.size(-1)] == 0, 0.0)
+
+
         class State(typing.NamedTuple):  # a named tuple's own API (round 47's h02)
             length: int
 
@@ -379,24 +393,26 @@ def test_a_course_can_score_reaching_files(tmp_path):
     assert scored["score"] == scored["max_score"] == held["max_score"]
 
 
-ROUND47 = TESTS / "attacks" / "round47"
+ATTACKS = TESTS / "attacks"
 
 
 def _source(attempt):
-    (path,) = (ROUND47 / attempt / "sub").iterdir()
+    (path,) = (ATTACKS / attempt / "sub").iterdir()
     return submission.notebook_code(path) if path.suffix == ".ipynb" else path.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("attempt", ["a06_format_frames", "a07_argparse_dest", "a08_match_frames_forge"])
-def test_round_47_s_ways_in_are_held(attempt):
+@pytest.mark.parametrize("attempt, held", [
+    ("round47/a06_format_frames", True), ("round47/a07_argparse_dest", True), ("round47/a08_match_frames_forge", True),
+    ("round47/h01_getattr_loop", False), ("round47/h02_namedtuple_cache", False), ("round47/h05_notebook_input", False),
+    ("round48/a01_probe_reset_via_match", True), ("round48/a02_argparse_alias_dunders", True),
+    ("round48/a03_namespace_alias_init", True), ("round48/h02_ex7_setattr_loop_einsum", False),
+    ("round48/h05_ex7_private_buffer", False)])
+def test_testers_ways_in_are_held_and_their_honest_files_are_not(attempt, held):
     """Round 47: the grader's frames read through `str.format`'s fields (a06), and attributes named by
     argparse's option strings set on a metaclass, then read by a class pattern (a07; a08 forged exercise
-    1's product count with it, 32/32 at both levels)."""
-    assert reach.reaches(_source(attempt))
-
-
-@pytest.mark.parametrize("attempt", ["h01_getattr_loop", "h02_namedtuple_cache", "h05_notebook_input"])
-def test_round_47_s_honest_files_are_not_held(attempt):
-    """Round 47's false alarms: `getattr(self, name)` over a dict's names written in the code (h01), a named
-    tuple's `_replace` (h02), a notebook cell's `input = torch.randn(...)` (h05)."""
-    assert reach.reaches(_source(attempt)) == ()
+    1's product count with it, 32/32 at both levels); its false alarms: `getattr(self, name)` over a dict's
+    names written in the code (h01), a named tuple's `_replace` (h02), a notebook cell's
+    `input = torch.randn(...)` (h05). Round 48: the frames read by a dataclass's fields in a class pattern
+    (a01), argparse and `Namespace.__init__` under other names (a02, a03: 39/39 for a cache copying its
+    past); its false alarm: a private buffer's name given to `register_buffer` (h05)."""
+    assert bool(reach.reaches(_source(attempt))) == held
