@@ -346,7 +346,8 @@ def _private_root(plan, scratch, readable, owner, scratch_bytes=SCRATCH_BYTES):
         if os.path.islink(link) and not os.path.lexists(new + link):
             os.symlink(os.readlink(link), new + link)
     os.makedirs(new + scratch, exist_ok=True)
-    _mount("tmpfs", new + scratch, "tmpfs", MS_NOSUID | MS_NODEV,
+    # no code runs from it: a library written there cannot be mapped to run (round 49's a02)
+    _mount("tmpfs", new + scratch, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
            f"mode=0700,uid={owner},gid={owner},size={scratch_bytes},nr_inodes={SCRATCH_FILES}")
     os.makedirs(new + "/.old")
     os.chdir(new)

@@ -58,7 +58,8 @@ INTERPRETER = frozenset({"sys", "gc", "ctypes", "ctypeslib", "inspect", "builtin
                          "dictConfig", "fileConfig", "library", "read_array", "npyio", "NpzFile", "open_memmap",
                          "model_zoo", "load_url", "serialization", "add_safe_globals", "safe_globals",
                          "get_annotations", "update_wrapper", "os", "evaluate_forward_ref", "fx", "jit",
-                         "make_dataclass", "StrFormatStyle"})
+                         "make_dataclass", "StrFormatStyle", "CUDAPluggableAllocator", "XPUPluggableAllocator",
+                         "change_current_allocator"})
 # The keywords that make a library run code or read attributes held in data: torch and numpy unpickle
 # (`torch.load(..., weights_only=False)`, `np.load(..., allow_pickle=True)`), and a pickle can call any
 # function; annotations' text is evaluated (`get_annotations(..., eval_str=True)`); `functools.wraps` and
@@ -372,7 +373,7 @@ class _Scopes:
         self.stores = {}  # (id(scope), name) -> how the scope binds it: each a Name it stores, or None (otherwise)
         self.declared = set()  # names declared global or nonlocal anywhere
         self.tree = tree
-        self._module_names = None  # read when first needed (`_set_before`)
+        self._module_names = self._definitions = None  # read when first needed (`_set_before`, `_own`)
         pending = [(tree, tree)]
         while pending:  # breadth first, without recursion: any depth the parser took
             node, scope = pending.pop()
@@ -534,11 +535,30 @@ class _Scopes:
         return None
 
     def _stored_items(self, store):
-        """The texts iterating what one assignment binds gives (`heads = {"q_proj": ..., "k_proj": ...}`)."""
+        """The texts iterating what one assignment binds gives (`heads = {"q_proj": ..., "k_proj": ...}`): a
+        list, set or dict only where the variable is read nowhere but as what a loop iterates, which no
+        code then changes (`box[0] = name`, `box.append(name)`: round 49's a01)."""
         above = self.above.get(id(store))
-        if _assigned(above, store) and isinstance(above.value, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
-            return self._items(above.value)
-        return None
+        if not (_assigned(above, store) and isinstance(above.value, (ast.Tuple, ast.List, ast.Set, ast.Dict))):
+            return None
+        if not isinstance(above.value, ast.Tuple) and not all(
+                self._iterated(node) for node in self.nodes
+                if isinstance(node, ast.Name) and node.id == store.id and isinstance(node.ctx, ast.Load)):
+            return None
+        return self._items(above.value)
+
+    def _iterated(self, node):
+        """Whether `node` is only iterated where it stands: what a loop iterates, or `.keys()` or `.items()`
+        of it there, or an argument of the `zip` or `enumerate` there."""
+        above = self.above.get(id(node))
+        if isinstance(above, ast.Attribute) and above.attr in ("keys", "items") and self._called(above):
+            node = self.above[id(above)]
+        elif isinstance(above, ast.Call) and _called_name(above.func) in ("zip", "enumerate") and node in above.args:
+            node = above
+        above = self.above.get(id(node))
+        loop = above.generators[0] if isinstance(above, (ast.ListComp, ast.SetComp, ast.DictComp,
+                                                         ast.GeneratorExp)) else above
+        return isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) and loop.iter is node
 
     def reached(self):
         found = []
@@ -584,6 +604,7 @@ class _Scopes:
             found = [reached] if (reached := _module(module)) else []
             return found + [f"from {module} import {alias.name}" for alias in node.names
                             if alias.name == "*" or _private(alias.name) or alias.name in INTERPRETER
+                            or alias.name in CODE_POSITIONS and alias.asname not in (None, alias.name)
                             or _module(f"{module}.{alias.name}") and not _module(module)
                             or self.modules.alias(alias.name)]
         if isinstance(node, ast.keyword) and node.arg in CODE_KEYWORDS:
@@ -622,7 +643,11 @@ class _Scopes:
             return [f"class {node.name}: a logging formatter of its own"]  # its style and text: any
         if isinstance(node, ast.Attribute) and node.attr in FORMAT_METHODS and self._texts(node.value) is None:
             return [f".{node.attr} of text not written in the code"]
-        if isinstance(node, ast.Call) and (called := _called_name(node.func)) in CODE_POSITIONS and (
+        if isinstance(node, ast.Attribute) and node.attr in CODE_POSITIONS and not self._called(node) \
+                and not self._own(node):
+            return [f".{node.attr} not called where it is named"]  # `load = torch.load; load(f, None, module)`
+        if isinstance(node, ast.Call) and (called := _called_name(node.func)) in CODE_POSITIONS \
+                and not self._own(node.func) and (
                 len(node.args) > CODE_POSITIONS[called] or any(isinstance(arg, ast.Starred) for arg in node.args)
                 or any(keyword.arg is None for keyword in node.keywords)):
             return [f"{called}() with arguments past its first {CODE_POSITIONS[called]}"]
@@ -673,6 +698,9 @@ class _Scopes:
             refused = name not in DUNDERS and name not in BUILTINS
             return [name] if refused and (isinstance(node.ctx, ast.Load) or name in ("__builtins__", *REFUSED_METHODS)
                                           or name not in DUNDER_SETTINGS) else []
+        if name in CODE_POSITIONS and isinstance(node.ctx, ast.Load) and not self._called(node) \
+                and not self._type_tested(node) and not self.local(name, scope) and not self._set_before(node):
+            return [f"{name} not called where it is named"]  # `T = type; T(name, bases, names)`: round 49
         if not isinstance(node.ctx, ast.Load) or not hasattr(builtins, name) or _allowed_builtin(name) \
                 or self.local(name, scope) or self._set_before(node):
             return []
@@ -726,6 +754,26 @@ class _Scopes:
             found += [f"add_argument() of an attribute {name!r}" for name in sorted(names)
                       if _dunder(name) or self._refused(name)]
         return found
+
+    def _own(self, func):
+        """Whether `func` (a name or attribute) is one the file's own code binds: its root is bound in the
+        file, but not by an import (`self.load(k, v, start)`: round 49's h01; `torch.load` is not)."""
+        if self._definitions is None:
+            self._definitions = _bindings(self.nodes, self.scope_of)
+        kinds = self._definitions.get(_root(func) if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+        return bool(kinds) and "import" not in kinds
+
+    def _type_tested(self, node):
+        """Whether `node` (`type`) stands where it hands out nothing: tested against (`isinstance(c, (int,
+        type))`), a class's base (`class M(type)`) or in an annotation (`x: type[int]`)."""
+        part, above = node, self.above.get(id(node))
+        while isinstance(above, (ast.Tuple, ast.Subscript, ast.BinOp)):
+            part, above = above, self.above.get(id(above))
+        if isinstance(above, ast.Call) and _called_name(above.func) in ("isinstance", "issubclass"):
+            return part in above.args[1:]
+        if isinstance(above, ast.ClassDef):
+            return part in above.bases
+        return part in _annotations(above)
 
     def _called(self, node):
         """Whether `node` is the function of the call it stands in (`p.parse_args(...)`, not `f = p.parse_args`)."""

@@ -291,6 +291,10 @@ class Guard:
     def _audit(self, event, args):
         """The audit hook: imports of forbidden modules, opening or running forbidden files, ctypes
         and Python's mmap (`_foreign`)."""
+        if event == "ctypes.dlopen" and not self.ctypes and "/" in os.fsdecode(args[0] or ""):
+            # a library by its path, whoever asks (torch.cuda's pluggable allocator loads any: round 49's
+            # a02); torch.cuda's own are loaded by name, from the system's library folders
+            self.flag(FOREIGN, f"your code loaded {os.fsdecode(args[0])}")
         if event.startswith("ctypes.") and not self.ctypes:
             self._foreign(FOREIGN, f"ctypes ({event})")
             return

@@ -5,7 +5,7 @@ file, in /tmp, in the kit and in its scratch folder; reading its own file; memor
 /dev/zero or a file of its scratch folder, which --memory-limit (RLIMIT_DATA) would not count;
 files at the root of its file system, more empty files in its scratch folder than a child may
 make, 64 GiB of address space and 2000 open files (each costs kernel memory that no size limit
-counts). Besides: the paths of the unix sockets /proc/net/unix shows it (round 27's a02: the host's,
+counts); a file it wrote in its scratch folder mapped to run (a library of its own: round 49's a02). Besides: the paths of the unix sockets /proc/net/unix shows it (round 27's a02: the host's,
 in other users' private folders).
 @KIT@ is the kit's folder, written in by the test."""
 
@@ -55,6 +55,16 @@ def _share(path, size=1 << 20):
         if not path.startswith("/dev/"):
             os.ftruncate(fd, size)
         mmap.mmap(fd, size, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ | mmap.PROT_WRITE).close()
+    finally:
+        os.close(fd)
+
+
+def _run_from(path):
+    with open(path, "wb") as file:
+        file.write(b"\xc3" * 4096)  # `ret`: what a library's code would be
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        mmap.mmap(fd, 4096, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_EXEC).close()
     finally:
         os.close(fd)
 
@@ -118,6 +128,7 @@ def probe():
         "share memory through /dev/zero": _attempt(lambda: _share("/dev/zero")),
         "share memory through a file": _attempt(lambda: _share(os.path.join(scratch, "shared"))),
         "write at the root of its file system": _attempt(lambda: _write(f"/lumen-escape-{os.getpid()}")),
+        "map a file of its scratch folder to run": _attempt(lambda: _run_from(os.path.join(scratch, "code.so"))),
         "make 20000 empty files in its scratch folder": _attempt(lambda: _many(os.path.join(scratch, "many"))),
         "reserve 64 GiB of address space": _attempt(_reserve),
         "hold 2000 open files": _attempt(_open_many),

@@ -45,6 +45,7 @@ OUTCOMES = {  # attempt -> what a confined child gets
     "make 20000 empty files in its scratch folder": "denied",  # containment.SCRATCH_FILES
     "reserve 64 GiB of address space": "denied",  # RLIMIT_AS on CPU: page tables are kernel memory
     "hold 2000 open files": "denied",  # child.OPEN_FILES
+    "map a file of its scratch folder to run": "denied",  # noexec: no library of the student's (round 49's a02)
 }
 NEEDS_KERNEL = pytest.mark.skipif(
     sys.platform != "linux" or containment.expected_level() != containment.KERNEL,

@@ -155,7 +155,7 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("import os\nos.environ.update(A='1')", ["os.environ changed or handed on"]),
     ("import os\nenv = os.environ", ["os.environ changed or handed on"]),
     ("A = type('A', (type,), {'__instancecheck__': f})",
-     ["type() with arguments past its first 1", "'__instancecheck__'"]),
+     ["type() with arguments past its first 1", "'__instancecheck__'", "type not called where it is named"]),
     ("class C:\n    __slots__ = ('_k', '__dict__', '__weakref__')", []),
     ("x = {'__dict__': 1}", ["'__dict__'"]),
     # round 41 (a tester of containment, who had read this module): the interpreter under the names an
@@ -218,6 +218,15 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("import argparse\np.parse_known_args(['--x'], Meta)", ["parse_known_args() given an object to set its attributes on"]),
     ("import abc, dataclasses\n@dataclasses.dataclass\nclass R(abc.ABC):\n    gi_frame: object\n"
      "match g:\n    case R(frame): pass", ["case R(...): attributes its __match_args__ names"]),
+    # round 49: names read from a list that code changed after it was written; the functions that run code
+    # held in data, under other names
+    ("def f(o, name):\n    box = ['weight']\n    box[0] = name\n    for a in box:\n        return getattr(o, a)",
+     ["getattr with a name not written in the code"]),
+    ("import torch\nload = torch.load\nx = load(f, None, m)", [".load not called where it is named"]),
+    ("from torch import load as read\nx = read(f, None, m)", ["from torch import load"]),
+    ("T = type\nM = T('M', (object,), names)", ["type not called where it is named"]),
+    ("g = type[int]", ["type not called where it is named"]),  # a generic alias calls its origin
+    ("import torch\na = torch.cuda.memory.CUDAPluggableAllocator(path, 'alloc', 'free')", [".CUDAPluggableAllocator"]),
     ("import torch\nmatch x:\n    case torch.Size(n): pass", ["case Size(...): attributes its __match_args__ names"]),
     ("def f(self, y):\n    for p in ('q_proj',):\n        p = y\n        return getattr(self, p)",
      ["getattr with a name not written in the code"]),
@@ -316,6 +325,14 @@ def test_what_attention_code_writes_is_not_reaching():
 
             def forward(self, x):
                 return x.masked_fill(self._tril[: x.size(-1), : x.size(-1)] == 0, 0.0)
+
+
+        class Loader:  # a method of the student's named like a library's (round 49's h01)
+            def load(self, k, v, start):
+                return k, v, start
+
+            def update(self, k, v):
+                return self.load(k, v, 0), isinstance(k, (int, type))
 
 
         class State(typing.NamedTuple):  # a named tuple's own API (round 47's h02)

@@ -275,3 +275,13 @@ def test_the_answer_key_found_in_memory_refuses():
     failed = [test for exercise in report.exercises for test in exercise.tests if test.status == "failed"]
     assert failed and all("forbidden: the answer key" in test.message for test in failed), \
         {test.message for test in failed if "forbidden: the answer key" not in test.message}
+
+
+def test_a_library_loaded_by_its_path_is_refused_whoever_asks():
+    """Round 49's a02: torch.cuda's pluggable allocator (code the guard trusts with ctypes, for NVML) loads
+    any library by its path, here one the student wrote in its scratch folder, whose constructor ran
+    Python in the child. A path is refused; torch.cuda's own libraries are loaded by name."""
+    guard = rules.Guard((), os.devnull, ctypes=False)
+    with pytest.raises(rules.Violation, match="loaded /scratch/allocator.so"):
+        guard._audit("ctypes.dlopen", ("/scratch/allocator.so",))
+    assert guard.violation.rule is rules.FOREIGN
