@@ -137,10 +137,18 @@ NAMES_FROM_PREFIXES = frozenset({"prefix_chars"})
 PARSE_METHODS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args", "parse_known_intermixed_args"})
 # Methods that give a module's objects private names of the code's choosing (`register_buffer("_tril", ...)`).
 NAMING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module", "setattr"})
+# Methods that may only be called where they are named: kept as a value, what they are given is not read
+# (`_set = Meta.__setattr__`: round 50's a05; `functools.wraps(obj)` kept, its keywords changed later: a01).
+CALLED_WHERE_NAMED = frozenset({"__setattr__"})
+# The names of the built-ins that name attributes or scopes at run time, as attributes: a module's
+# (`sys.modules["builtins"].getattr`: round 50's a07).
+BUILTIN_ATTRIBUTES = frozenset({"getattr", "setattr", "hasattr", "delattr", "vars", "globals", "locals", "exec"})
 # Methods that read the attributes their text names (`"{0.gi_frame.f_back}".format(g)`: round 47's a06), and
 # logging's formatting by them (`style="{"`): the text must be written in the code, where it is read.
 FORMAT_METHODS = frozenset({"format", "format_map"})
 STYLES_BY_POSITION = frozenset({"%", "$"})  # logging's styles that read no attributes
+# What `getattr` may not fetch by a written name either: the methods above, kept as values.
+VALUE_REFUSED = FORMAT_METHODS | PARSE_METHODS | CALLED_WHERE_NAMED | frozenset(CODE_POSITIONS)
 # The types a class pattern's positional part matches as a whole (`case int(n)`); any other class reads
 # the attributes its `__match_args__` names, which a name made at run time may have set (round 47's a08),
 # or a dataclass's fields (`gi_frame: object`) name, its `isinstance` answered by `abc`'s `register` (round
@@ -368,7 +376,8 @@ class _Scopes:
         self.bound, self.declared_global = {id(tree): set()}, {id(tree): set()}
         self.nodes = []
         self.unread = set()  # nodes not read: a main block's, and those read with their parent
-        self.own_private = set()  # private names the student's code defines (`self._k = ...`, `_k = ...` in a class)
+        self.private_sets = []  # (name, receiver node or None, scope): where the code sets a private name
+        self._own_private = None  # those set in a class body, or on a method's own `self` or `cls`
         self.above = {}  # id(node) -> the node it is part of
         self.stores = {}  # (id(scope), name) -> how the scope binds it: each a Name it stores, or None (otherwise)
         self.declared = set()  # names declared global or nonlocal anywhere
@@ -426,19 +435,20 @@ class _Scopes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             name = node.id
             if isinstance(scope, ast.ClassDef) and _private(node.id):
-                self.own_private.add(node.id)
+                self.private_sets.append((node.id, None, scope))
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _private(node.attr):
-            self.own_private.add(node.attr)
-        elif isinstance(node, ast.Call) and _called_name(node.func) in NAMING_METHODS and node.args:
-            named = node.args[1 if _called_name(node.func) == "setattr" else 0] if len(node.args) > 1 else node.args[0]
+            self.private_sets.append((node.attr, node.value, scope))
+        elif isinstance(node, ast.Call) and (called := _called_name(node.func)) in NAMING_METHODS and node.args:
+            receiver, named = (node.args[0], node.args[1] if len(node.args) > 1 else None) if called == "setattr" \
+                else (getattr(node.func, "value", None), node.args[0])
             if isinstance(named, ast.Constant) and isinstance(named.value, str) and _private(named.value):
-                self.own_private.add(named.value)  # `self.register_buffer("_tril", ...)`: round 48's h05
+                self.private_sets.append((named.value, receiver, scope))  # `register_buffer("_tril", ...)`
         elif isinstance(node, ast.arg):
             name = node.arg
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             name = node.name
             if isinstance(scope, ast.ClassDef) and _private(node.name):
-                self.own_private.add(node.name)
+                self.private_sets.append((node.name, None, scope))
         elif isinstance(node, ast.alias):
             name = (node.asname or node.name).partition(".")[0]
         elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
@@ -628,6 +638,11 @@ class _Scopes:
                 isinstance(node.value, ast.Call) and _called_name(node.value.func) == "super") and (
                 not self._called(node) or any(keyword.arg is None for keyword in self.above[id(node)].keywords)):
             return [".__init__ of a class given names made at run time"]  # `Namespace.__init__(Meta, **names)`
+        if isinstance(node, ast.Attribute) and node.attr in CALLED_WHERE_NAMED and not self._called(node):
+            return [f".{node.attr} not called where it is named"]
+        if isinstance(node, ast.Call) and _called_name(node.func) == "wraps" and not self._own(node.func) \
+                and not self._applied(node):
+            return ["wraps() not applied where it is made"]  # its partial changed later: round 50's a01 to a04
         if isinstance(node, ast.Attribute) and node.attr in PARSE_METHODS and not self._called(node):
             return [f".{node.attr} not called where it is named"]
         if isinstance(node, ast.Call) and _called_name(node.func) in PARSE_METHODS and (
@@ -660,7 +675,8 @@ class _Scopes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__setattr__":
             named = node.args[-2] if len(node.args) in (2, 3) else None  # (obj,) name, value
             name = _written_name(named, self.modules) if named is not None else None
-            if name is None or self._refused(name):
+            written_on = node.args[0] if len(node.args) == 3 else node.func.value
+            if name is None or self._refused(name, written_on):
                 return [f"__setattr__ of a name {'not written in the code' if name is None else repr(name)}"]
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             if self._refused_text(node):
@@ -678,14 +694,16 @@ class _Scopes:
                 if (node.value.id, node.attr) == ("os", "environ") and not self._read_only(node):
                     return ["os.environ changed or handed on"]
                 return [] if node.attr in MODULE_VALUES[node.value.id] else [f"{node.value.id}.{node.attr}"]
-            return [f".{node.attr}"] if self._refused(node.attr) else []
+            written_on = node.value if isinstance(node.ctx, (ast.Store, ast.Del)) else None
+            return [f".{node.attr}"] if self._refused(node.attr, written_on) else []
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NAMED_ATTRIBUTES \
                 and not self.local(node.func.id, scope) and len(node.args) > 1 and not node.keywords:
             names = self.written_names(node.args[1], scope)
             if names is not None:
                 self.unread.add(id(node.func))  # a name written in the code: read as the attribute it is
                 return [f"{node.func.id}(..., {name!r})" for name in sorted(names)
-                        if self._refused(name) or name in FORMAT_METHODS | PARSE_METHODS]
+                        if self._refused(name, node.args[0] if node.func.id == "setattr" else None)
+                        or name in VALUE_REFUSED]
         if isinstance(node, ast.Name):
             return self._name(node, scope)
         return []
@@ -763,6 +781,12 @@ class _Scopes:
         kinds = self._definitions.get(_root(func) if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
         return bool(kinds) and "import" not in kinds
 
+    def _applied(self, call):
+        """Whether what `call` makes is applied at once: a decorator, or called where it is made (`wraps(f)(g)`)."""
+        above = self.above.get(id(call))
+        return (isinstance(above, ast.Call) and above.func is call) or (
+            isinstance(above, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and call in above.decorator_list)
+
     def _type_tested(self, node):
         """Whether `node` (`type`) stands where it hands out nothing: tested against (`isinstance(c, (int,
         type))`), a class's base (`class M(type)`) or in an annotation (`x: type[int]`)."""
@@ -810,15 +834,45 @@ class _Scopes:
                     and any(isinstance(target, ast.Name) and target.id == "__slots__"
                             for target in getattr(above, "targets", [getattr(above, "target", None)])))
 
-    def _refused(self, name):
-        """An attribute `name`, of any object, that leads into the interpreter: a dunder not listed, a
-        frame's or code's attribute, an interpreter module's name, or a private name the student's code
-        does not define or that torch has."""
+    def _refused(self, name, written_on=None):
+        """An attribute `name` that leads into the interpreter: a dunder not listed, a frame's or code's
+        attribute, an interpreter module's name or a refused built-in's; or a private name other than a
+        named tuple's that the student's code does not set on its own objects (a method's `self` or `cls`, a
+        class the file defines), or that torch has; nor may one be set on another object (`written_on`): a
+        library object's private state, `redirect_stdout(None)._stream = "modules"`, led to `sys.modules`
+        (round 50's a07)."""
         if _dunder(name):
             return name not in DUNDERS
         if _private(name):
-            return (name not in self.own_private and name not in NAMED_TUPLE_API) or self.modules.leads_inside(name)
-        return name in FRAME_ATTRIBUTES or name in INTERPRETER or self.modules.alias(name)
+            if name in NAMED_TUPLE_API:
+                return self.modules.leads_inside(name)
+            return name not in self.own_private() or self.modules.leads_inside(name) or (
+                written_on is not None and not self._own_object(written_on))
+        return name in FRAME_ATTRIBUTES or name in INTERPRETER or name in BUILTIN_ATTRIBUTES or self.modules.alias(name)
+
+    def own_private(self):
+        """The private names the student's code sets in a class body or on its own objects."""
+        if self._own_private is None:
+            self._own_private = {name for name, receiver, scope in self.private_sets
+                                 if receiver is None or self._own_object(receiver, scope)}
+        return self._own_private
+
+    def _own_object(self, receiver, scope=None):
+        """Whether `receiver` is the student's own object: a method's first parameter (`self`, `cls`), never
+        bound otherwise in it, or a class the file defines and binds no other way."""
+        if not isinstance(receiver, ast.Name):
+            return False
+        scope = scope if scope is not None else self.scope_of.get(id(receiver))
+        while isinstance(scope, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            scope = self.parent.get(id(scope))
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(self.parent.get(id(scope)),
+                                                                                       ast.ClassDef):
+            first = [*scope.args.posonlyargs, *scope.args.args][:1]
+            if first and first[0].arg == receiver.id:
+                return self.stores.get((id(scope), receiver.id)) == [None] and receiver.id not in self.declared
+        if self._definitions is None:
+            self._definitions = _bindings(self.nodes, self.scope_of)
+        return self._definitions.get(receiver.id) == {"definition"}
 
 
 _TYPE_MAKERS = frozenset({"TypeVar", "NewType", "ParamSpec", "TypeVarTuple"})  # `T = TypeVar("T")`

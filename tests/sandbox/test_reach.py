@@ -160,7 +160,7 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("x = {'__dict__': 1}", ["'__dict__'"]),
     # round 41 (a tester of containment, who had read this module): the interpreter under the names an
     # allowed module gives it (read from the modules, not listed), and a private one the file defines too
-    ("import enum\nenum.bltns.exec(text)", [".bltns"]),
+    ("import enum\nenum.bltns.exec(text)", [".bltns", ".exec"]),
     ("from enum import bltns", ["from enum import bltns"]),
     ("import logging\nf = logging.io.FileIO(3, 'w')", [".io"]),
     ("import json\nf = json.codecs.open(path)", [".codecs"]),
@@ -224,6 +224,12 @@ def test_no_student_notebook_of_the_corpora_reaches():
      ["getattr with a name not written in the code"]),
     ("import torch\nload = torch.load\nx = load(f, None, m)", [".load not called where it is named"]),
     ("from torch import load as read\nx = read(f, None, m)", ["from torch import load"]),
+    # round 50: what `functools.wraps` made, kept and changed; `__setattr__` kept; a library object's private state
+    ("import functools\np = functools.wraps(obj)\np.keywords['assigned'] = (name,)", ["wraps() not applied where it is made"]),
+    ("_set = Meta.__setattr__", [".__setattr__ not called where it is named"]),
+    ("import contextlib\nclass C:\n    def __init__(self):\n        self._stream = 0\n"
+     "r = contextlib.redirect_stdout(None)\nr._stream = 'modules'", ["._stream"]),
+    ("m = box.getattr", [".getattr"]),
     ("T = type\nM = T('M', (object,), names)", ["type not called where it is named"]),
     ("g = type[int]", ["type not called where it is named"]),  # a generic alias calls its origin
     ("import torch\na = torch.cuda.memory.CUDAPluggableAllocator(path, 'alloc', 'free')", [".CUDAPluggableAllocator"]),
@@ -241,7 +247,7 @@ def test_ways_into_the_interpreter_are_found(source, expected):
 def test_what_attention_code_writes_is_not_reaching():
     source = """
         from __future__ import annotations
-        import argparse, enum, json, logging, math, os, random, sys, typing, warnings
+        import argparse, enum, functools, json, logging, math, os, random, sys, typing, warnings
         from dataclasses import dataclass
         from functools import singledispatch
         from typing import Literal, Optional
@@ -334,6 +340,10 @@ def test_what_attention_code_writes_is_not_reaching():
             def update(self, k, v):
                 return self.load(k, v, 0), isinstance(k, (int, type))
 
+            @functools.wraps(print)  # applied where it is made
+            def shown(self, cache):
+                return cache._k  # a private name its own objects hold, read on another of them
+
 
         class State(typing.NamedTuple):  # a named tuple's own API (round 47's h02)
             length: int
@@ -423,7 +433,12 @@ def _source(attempt):
     ("round47/h01_getattr_loop", False), ("round47/h02_namedtuple_cache", False), ("round47/h05_notebook_input", False),
     ("round48/a01_probe_reset_via_match", True), ("round48/a02_argparse_alias_dunders", True),
     ("round48/a03_namespace_alias_init", True), ("round48/h02_ex7_setattr_loop_einsum", False),
-    ("round48/h05_ex7_private_buffer", False)])
+    ("round48/h05_ex7_private_buffer", False),
+    ("round49/a01_list_mutation_frames", True), ("round49/a02_pluggable_allocator_dlopen", True),
+    ("round49/h01_kv_load_helper", False),
+    ("round50/a01_wraps_keywords", True), ("round50/a02_wraps_func", True), ("round50/a04_partial_kwargs", True),
+    ("round50/a05_setattr_alias_dunder", True), ("round50/a07_redirect_stream", True),
+    ("round50/h01_kv_namedtuple_decorator", False), ("round50/h02_gqa_lru_getattr", False)])
 def test_testers_ways_in_are_held_and_their_honest_files_are_not(attempt, held):
     """Round 47: the grader's frames read through `str.format`'s fields (a06), and attributes named by
     argparse's option strings set on a metaclass, then read by a class pattern (a07; a08 forged exercise
@@ -431,5 +446,9 @@ def test_testers_ways_in_are_held_and_their_honest_files_are_not(attempt, held):
     names written in the code (h01), a named tuple's `_replace` (h02), a notebook cell's
     `input = torch.randn(...)` (h05). Round 48: the frames read by a dataclass's fields in a class pattern
     (a01), argparse and `Namespace.__init__` under other names (a02, a03: 39/39 for a cache copying its
-    past); its false alarm: a private buffer's name given to `register_buffer` (h05)."""
+    past); its false alarm: a private buffer's name given to `register_buffer` (h05). Round 49: a list changed
+    after it was written (a01), a library of its own loaded by torch's pluggable allocator (a02); its false
+    alarm: a cache's own `load` method (h01). Round 50: `functools.wraps(obj)` kept and its keywords changed
+    (a01, a02, a04), `__setattr__` kept as a value (a05), a library object's private state set
+    (`redirect_stdout(None)._stream`, a07)."""
     assert bool(reach.reaches(_source(attempt))) == held
