@@ -467,7 +467,8 @@ def _written_arguments(func, args, kwargs):
               for index, argument in enumerate(func._schema.arguments) if argument.name in names]
     return [value for value in leaves(values) if isinstance(value, torch.Tensor)]
 # In-place operators that write their source's entries, not the whole tensor they return (a row of a cache
-# written by index_copy_ is no copy of the cache), by the source's position; a fill writes no data read anywhere
+# written by index_copy_ is no copy of the cache), by the source's position; a fill writes no data read
+# anywhere, unless its value is a tensor's (`fill_(past[i])`)
 _SOURCES = {"copy_": 1, "index_copy_": 3, "index_put_": 2, "_index_put_impl_": 2, "scatter_": 3, "scatter_add_": 3,
             "scatter_reduce_": 3, "index_add_": 3, "index_reduce_": 3, "masked_scatter_": 2, "put_": 2}
 
@@ -476,8 +477,10 @@ def _entries_written(func, args, tensor):
     """How many entries the in-place operator `func` wrote into `tensor` (round 34's a05 copied a cache's
     past from one of its buffers into the other at every update, allocating nothing)."""
     name = func.overloadpacket.__name__
-    if "fill" in name or name == "zero_":
-        return 0
+    if "fill" in name or name == "zero_":  # a value of a tensor's data (not a mask, not indices): round 51's a01
+        values = [value for value in args[1:] if isinstance(value, torch.Tensor)
+                  and (value.is_floating_point() or value.is_complex())]
+        return tensor.numel() if values else 0
     position = _SOURCES.get(name)
     source = args[position] if position is not None and len(args) > position else None
     return min(source.numel(), tensor.numel()) if isinstance(source, torch.Tensor) else tensor.numel()

@@ -59,7 +59,7 @@ INTERPRETER = frozenset({"sys", "gc", "ctypes", "ctypeslib", "inspect", "builtin
                          "model_zoo", "load_url", "serialization", "add_safe_globals", "safe_globals",
                          "get_annotations", "update_wrapper", "os", "evaluate_forward_ref", "fx", "jit",
                          "make_dataclass", "StrFormatStyle", "CUDAPluggableAllocator", "XPUPluggableAllocator",
-                         "change_current_allocator"})
+                         "change_current_allocator", "lazy_property"})
 # The keywords that make a library run code or read attributes held in data: torch and numpy unpickle
 # (`torch.load(..., weights_only=False)`, `np.load(..., allow_pickle=True)`), and a pickle can call any
 # function; annotations' text is evaluated (`get_annotations(..., eval_str=True)`); `functools.wraps` and
@@ -140,6 +140,9 @@ NAMING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module
 # Methods that may only be called where they are named: kept as a value, what they are given is not read
 # (`_set = Meta.__setattr__`: round 50's a05; `functools.wraps(obj)` kept, its keywords changed later: a01).
 CALLED_WHERE_NAMED = frozenset({"__setattr__"})
+# Names a library sets attributes by (`setattr(obj, f.__name__, value)`: torch's `lazy_property`), which the
+# code may read but not set (round 51's a02: `f.__name__ = made_at_run_time`).
+READ_ONLY_NAMES = frozenset({"__name__", "__qualname__"})
 # The names of the built-ins that name attributes or scopes at run time, as attributes: a module's
 # (`sys.modules["builtins"].getattr`: round 50's a07).
 BUILTIN_ATTRIBUTES = frozenset({"getattr", "setattr", "hasattr", "delattr", "vars", "globals", "locals", "exec"})
@@ -676,7 +679,7 @@ class _Scopes:
             named = node.args[-2] if len(node.args) in (2, 3) else None  # (obj,) name, value
             name = _written_name(named, self.modules) if named is not None else None
             written_on = node.args[0] if len(node.args) == 3 else node.func.value
-            if name is None or self._refused(name, written_on):
+            if name is None or self._refused(name, written_on, writes=True):
                 return [f"__setattr__ of a name {'not written in the code' if name is None else repr(name)}"]
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             if self._refused_text(node):
@@ -694,15 +697,15 @@ class _Scopes:
                 if (node.value.id, node.attr) == ("os", "environ") and not self._read_only(node):
                     return ["os.environ changed or handed on"]
                 return [] if node.attr in MODULE_VALUES[node.value.id] else [f"{node.value.id}.{node.attr}"]
-            written_on = node.value if isinstance(node.ctx, (ast.Store, ast.Del)) else None
-            return [f".{node.attr}"] if self._refused(node.attr, written_on) else []
+            writes = isinstance(node.ctx, (ast.Store, ast.Del))
+            return [f".{node.attr}"] if self._refused(node.attr, node.value, writes) else []
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NAMED_ATTRIBUTES \
                 and not self.local(node.func.id, scope) and len(node.args) > 1 and not node.keywords:
             names = self.written_names(node.args[1], scope)
             if names is not None:
                 self.unread.add(id(node.func))  # a name written in the code: read as the attribute it is
                 return [f"{node.func.id}(..., {name!r})" for name in sorted(names)
-                        if self._refused(name, node.args[0] if node.func.id == "setattr" else None)
+                        if self._refused(name, node.args[0], node.func.id == "setattr")
                         or name in VALUE_REFUSED]
         if isinstance(node, ast.Name):
             return self._name(node, scope)
@@ -713,7 +716,8 @@ class _Scopes:
         if name in MODULE_VALUES:
             return [name]  # the module itself, not one of its values
         if _dunder(name):  # a module's or class's own setting (`__all__ = [...]`) is allowed, not `__match_args__`
-            refused = name not in DUNDERS and name not in BUILTINS
+            refused = (name not in DUNDERS and name not in BUILTINS) or (
+                name in READ_ONLY_NAMES and not isinstance(node.ctx, ast.Load))
             return [name] if refused and (isinstance(node.ctx, ast.Load) or name in ("__builtins__", *REFUSED_METHODS)
                                           or name not in DUNDER_SETTINGS) else []
         if name in CODE_POSITIONS and isinstance(node.ctx, ast.Load) and not self._called(node) \
@@ -834,20 +838,22 @@ class _Scopes:
                     and any(isinstance(target, ast.Name) and target.id == "__slots__"
                             for target in getattr(above, "targets", [getattr(above, "target", None)])))
 
-    def _refused(self, name, written_on=None):
-        """An attribute `name` that leads into the interpreter: a dunder not listed, a frame's or code's
-        attribute, an interpreter module's name or a refused built-in's; or a private name other than a
-        named tuple's that the student's code does not set on its own objects (a method's `self` or `cls`, a
-        class the file defines), or that torch has; nor may one be set on another object (`written_on`): a
-        library object's private state, `redirect_stdout(None)._stream = "modules"`, led to `sys.modules`
-        (round 50's a07)."""
+    def _refused(self, name, on=None, writes=False):
+        """An attribute `name` (of the object `on`, where known; set there where `writes`) that leads into
+        the interpreter: a dunder not listed (or one only read, set), a frame's or code's attribute, an
+        interpreter module's name or a refused built-in's; or a private name other than a named tuple's that
+        the student's code does not set on its own objects (a method's `self` or `cls`, a class the file
+        defines), or that torch has unless read or set on those (`self._masked_softmax`: round 51's h01); nor
+        may one be set on another object: a library object's private state, `redirect_stdout(None)._stream
+        = "modules"`, led to `sys.modules` (round 50's a07)."""
         if _dunder(name):
-            return name not in DUNDERS
+            return name not in DUNDERS or (writes and name in READ_ONLY_NAMES)
         if _private(name):
             if name in NAMED_TUPLE_API:
                 return self.modules.leads_inside(name)
-            return name not in self.own_private() or self.modules.leads_inside(name) or (
-                written_on is not None and not self._own_object(written_on))
+            own = on is not None and self._own_object(on)
+            return name not in self.own_private() or (writes and not own) or (
+                self.modules.leads_inside(name) and not (own and name in self.bound[id(self._class_of(on))]))
         return name in FRAME_ATTRIBUTES or name in INTERPRETER or name in BUILTIN_ATTRIBUTES or self.modules.alias(name)
 
     def own_private(self):
@@ -856,6 +862,19 @@ class _Scopes:
             self._own_private = {name for name, receiver, scope in self.private_sets
                                  if receiver is None or self._own_object(receiver, scope)}
         return self._own_private
+
+    def _class_of(self, receiver):
+        """The class an own object (`_own_object`) is of, or is: where its class body binds a name, the
+        object's attribute is that one, whatever its bases hold."""
+        scope = self.scope_of.get(id(receiver))
+        while scope is not None and not isinstance(scope, ast.ClassDef):
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(
+                    self.parent.get(id(scope)), ast.ClassDef) and [*scope.args.posonlyargs, *scope.args.args][:1] \
+                    and [*scope.args.posonlyargs, *scope.args.args][0].arg == receiver.id:
+                return self.parent[id(scope)]
+            scope = self.parent.get(id(scope))
+        return next((node for node in self.nodes if isinstance(node, ast.ClassDef) and node.name == receiver.id),
+                    self.tree)
 
     def _own_object(self, receiver, scope=None):
         """Whether `receiver` is the student's own object: a method's first parameter (`self`, `cls`), never

@@ -245,9 +245,12 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     # every block of scores kept (a list) in calls that are not causal, below the length measured from outside
     ("exercise8", "round46/a02_ex8_paged_copy", "test_kvcache_update_writes_into_its_storage"),
     ("exercise10", "round46/a05_ex10_noncausal_short_keeps_all", MEMORY_RULE),
+    # round 51: a cache copying its past into its other buffer one entry at a time with `fill_(past[i])`, a fill
+    # whose value is the data's
+    ("exercise8", "round51/a01_fill_pingpong", "test_kvcache_update_writes_into_its_storage"),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
-    """Rounds 32 to 46 got past the probe without reaching anything; each file loses the rule it broke."""
+    """Rounds 32 to 51 got past the probe without reaching anything; each file loses the rule it broke."""
     (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)

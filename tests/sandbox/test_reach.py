@@ -119,7 +119,7 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("from . import helper", ["from . import ..."]),
     ("import os, signal", ["import signal"]),
     ("if __name__ == '__main__':\n    pass\nelse:\n    import gc", ["import gc"]),  # the else runs on import
-    ("__name__ = '__main__'\nif __name__ == '__main__':\n    import gc", ["import gc"]),  # then the block runs
+    ("__name__ = '__main__'\nif __name__ == '__main__':\n    import gc", ["__name__", "import gc"]),  # then the block runs
     ("x = " + "a." * 5000 + "b", ["a file too deeply nested to read through"]),
     # round 30 (a tester who had read this module): the child's socket answered through `os`, annotations'
     # text evaluated, an attribute copied by a name held in data, and a main block run by binding __name__
@@ -230,6 +230,9 @@ def test_no_student_notebook_of_the_corpora_reaches():
     ("import contextlib\nclass C:\n    def __init__(self):\n        self._stream = 0\n"
      "r = contextlib.redirect_stdout(None)\nr._stream = 'modules'", ["._stream"]),
     ("m = box.getattr", [".getattr"]),
+    # round 51: a name a library sets attributes by, set at run time
+    ("def f(): pass\nf.__name__ = name", [".__name__"]),
+    ("class C:\n    __qualname__ = name", ["__qualname__"]),
     ("T = type\nM = T('M', (object,), names)", ["type not called where it is named"]),
     ("g = type[int]", ["type not called where it is named"]),  # a generic alias calls its origin
     ("import torch\na = torch.cuda.memory.CUDAPluggableAllocator(path, 'alloc', 'free')", [".CUDAPluggableAllocator"]),
@@ -438,7 +441,8 @@ def _source(attempt):
     ("round49/h01_kv_load_helper", False),
     ("round50/a01_wraps_keywords", True), ("round50/a02_wraps_func", True), ("round50/a04_partial_kwargs", True),
     ("round50/a05_setattr_alias_dunder", True), ("round50/a07_redirect_stream", True),
-    ("round50/h01_kv_namedtuple_decorator", False), ("round50/h02_gqa_lru_getattr", False)])
+    ("round50/h01_kv_namedtuple_decorator", False), ("round50/h02_gqa_lru_getattr", False),
+    ("round51/a02_lazy_property_dunder", True), ("round51/h01_masked_softmax_method", False)])
 def test_testers_ways_in_are_held_and_their_honest_files_are_not(attempt, held):
     """Round 47: the grader's frames read through `str.format`'s fields (a06), and attributes named by
     argparse's option strings set on a metaclass, then read by a class pattern (a07; a08 forged exercise
@@ -450,5 +454,7 @@ def test_testers_ways_in_are_held_and_their_honest_files_are_not(attempt, held):
     after it was written (a01), a library of its own loaded by torch's pluggable allocator (a02); its false
     alarm: a cache's own `load` method (h01). Round 50: `functools.wraps(obj)` kept and its keywords changed
     (a01, a02, a04), `__setattr__` kept as a value (a05), a library object's private state set
-    (`redirect_stdout(None)._stream`, a07)."""
+    (`redirect_stdout(None)._stream`, a07). Round 51: a function's `__name__` set at run time, by which torch's
+    `lazy_property` set a dunder (a02); its false alarm: a method `_masked_softmax` of the student's class,
+    a name torch has too (h01)."""
     assert bool(reach.reaches(_source(attempt))) == held
