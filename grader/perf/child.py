@@ -155,9 +155,10 @@ def time_case(fns, make_args_for, device, seed, budget, bounds, watch=("student"
     return {**rounds.clocks, "calls": calls}
 
 
-def storages(obj):
+def storages(obj, alive=None):
     """{data pointer: bytes} of the tensors an object holds (its attributes, and the lists, tuples,
-    sets and dicts among them, HELD_DEPTH deep): the memory a KV cache really keeps. They are found
+    sets and dicts among them, HELD_DEPTH deep): the memory a KV cache really keeps; `alive`, a list, gets
+    the storages themselves (kept, no address of theirs is another's while it lives). They are found
     by the interpreter's own traversal (`gc.get_referents`), never by asking the object or its
     containers, and their types by `type`: no code of the student's runs while it is looked at (a
     `__dict__` or `__class__` property, a list's `__iter__`), so it can neither show other tensors
@@ -174,6 +175,8 @@ def storages(obj):
                 with torch._C.DisableTorchFunction():  # a subclass's __torch_function__ is the student's code
                     storage = torch.Tensor.untyped_storage(item)
                 kept[storage.data_ptr()] = storage.nbytes()
+                if alive is not None:
+                    alive.append(storage)
             elif issubclass(kind, (list, tuple, set, frozenset, dict)) or _instance(kind):  # never a key's
                 inside.append(item)  # __eq__ (round 11's a02); a plain object's attributes (round 38's a04)
         level = inside
@@ -238,13 +241,16 @@ def largest_allocation(session, request):
 def _measured_call(fn, args, kwargs, obj, threads=None):
     """(fn's value, the probe's measure of the call); obj: the object whose method fn is, or None;
     threads: the most threads the process may have during the call (`probe.measure`)."""
-    held = storages(obj) if obj is not None else {}
+    alive = []  # the object's storages, kept through the call: one it frees would give its address to a
+    # new one, which the probe would read as the object's own (round 52's a01: a whole copy of a cache's past)
+    held = storages(obj, alive) if obj is not None else {}
     value = []  # fn itself is measured: what it returns is read by the probe (`returned`)
     measured = probe.measure(fn, args, kwargs, held=held, kept=value, threads=threads)
     if obj is not None:
         kept = [size for pointer, size in storages(obj).items() if pointer not in held]
         if kept and max(kept) > measured["bytes"]:
             measured.update(bytes=max(kept), shape=[])
+    del alive
     return (value[0] if value else None), measured
 
 

@@ -143,6 +143,12 @@ CALLED_WHERE_NAMED = frozenset({"__setattr__"})
 # Names a library sets attributes by (`setattr(obj, f.__name__, value)`: torch's `lazy_property`), which the
 # code may read but not set (round 51's a02: `f.__name__ = made_at_run_time`).
 READ_ONLY_NAMES = frozenset({"__name__", "__qualname__"})
+# Attributes a library writes into code it runs, set only on the student's own objects (a dataclass's `Field`
+# renamed after `dataclasses.fields(Base)`: a subclass's generated `__init__` then runs it: round 52's a02).
+OWN_ONLY_WRITES = frozenset({"name"})
+# enum's functional API sets a class's attributes by the names it is given (`Enum("E", [(dunder, f)])`: round
+# 52's a03): they must be written in the code, plain identifiers.
+ENUM_MAKERS = frozenset({"Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "ReprEnum"})
 # The names of the built-ins that name attributes or scopes at run time, as attributes: a module's
 # (`sys.modules["builtins"].getattr`: round 50's a07).
 BUILTIN_ATTRIBUTES = frozenset({"getattr", "setattr", "hasattr", "delattr", "vars", "globals", "locals", "exec"})
@@ -641,6 +647,8 @@ class _Scopes:
                 isinstance(node.value, ast.Call) and _called_name(node.value.func) == "super") and (
                 not self._called(node) or any(keyword.arg is None for keyword in self.above[id(node)].keywords)):
             return [".__init__ of a class given names made at run time"]  # `Namespace.__init__(Meta, **names)`
+        if isinstance(node, ast.Call) and _called_name(node.func) in ENUM_MAKERS and not _enum_names(node):
+            return [f"{_called_name(node.func)}() of member names not written in the code"]
         if isinstance(node, ast.Attribute) and node.attr in CALLED_WHERE_NAMED and not self._called(node):
             return [f".{node.attr} not called where it is named"]
         if isinstance(node, ast.Call) and _called_name(node.func) == "wraps" and not self._own(node.func) \
@@ -846,6 +854,8 @@ class _Scopes:
         defines), or that torch has unless read or set on those (`self._masked_softmax`: round 51's h01); nor
         may one be set on another object: a library object's private state, `redirect_stdout(None)._stream
         = "modules"`, led to `sys.modules` (round 50's a07)."""
+        if writes and name in OWN_ONLY_WRITES and not (on is not None and self._own_object(on)):
+            return True
         if _dunder(name):
             return name not in DUNDERS or (writes and name in READ_ONLY_NAMES)
         if _private(name):
@@ -968,6 +978,26 @@ def _held_text(annotation, bindings):
         elif isinstance(part, ast.Attribute) and "other" in bindings.get(f"{_root(part)}.{part.attr}", ()):
             held.append(f"{_root(part)}.{part.attr}")
     return held
+
+
+def _enum_names(call):
+    """Whether an enum class made by a call (its functional API) has member names written in the code:
+    plain public identifiers, in a text, a list or tuple of texts or of (text, value) pairs, or a dict's keys."""
+    names = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "names"), None)
+    if names is None:
+        return not call.keywords or all(k.arg not in (None, "names") for k in call.keywords)
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    if isinstance(names, ast.Constant) and isinstance(names.value, str):
+        texts = names.value.replace(",", " ").split()
+    elif isinstance(names, ast.Dict):
+        texts = names.keys
+    elif isinstance(names, (ast.List, ast.Tuple)):
+        texts = [item.elts[0] if isinstance(item, ast.Tuple) and item.elts else item for item in names.elts]
+    else:
+        return False
+    texts = [text.value if isinstance(text, ast.Constant) else text for text in texts]
+    return all(isinstance(text, str) and text.isidentifier() and not text.startswith("_") for text in texts)
 
 
 def _assigned(statement, store):

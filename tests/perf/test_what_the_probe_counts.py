@@ -248,9 +248,12 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     # round 51: a cache copying its past into its other buffer one entry at a time with `fill_(past[i])`, a fill
     # whose value is the data's
     ("exercise8", "round51/a01_fill_pingpong", "test_kvcache_update_writes_into_its_storage"),
+    # round 52: a cache freeing its spare buffer just before it copies its past, so that the copy takes the freed
+    # buffer's address, which the probe read as the cache's own storage
+    ("exercise8", "round52/a01_mmap_reuse", "test_kvcache_update_writes_into_its_storage"),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
-    """Rounds 32 to 51 got past the probe without reaching anything; each file loses the rule it broke."""
+    """Rounds 32 to 52 got past the probe without reaching anything; each file loses the rule it broke."""
     (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)

@@ -233,6 +233,9 @@ def test_no_student_notebook_of_the_corpora_reaches():
     # round 51: a name a library sets attributes by, set at run time
     ("def f(): pass\nf.__name__ = name", [".__name__"]),
     ("class C:\n    __qualname__ = name", ["__qualname__"]),
+    # round 52: a dataclass's field renamed (a subclass's generated code holds its name), enum's functional API
+    ("import dataclasses\nfor f in dataclasses.fields(Base):\n    f.name = code", [".name"]),
+    ("import enum\nE = enum.Enum('E', [(name, f)])", ["Enum() of member names not written in the code"]),
     ("T = type\nM = T('M', (object,), names)", ["type not called where it is named"]),
     ("g = type[int]", ["type not called where it is named"]),  # a generic alias calls its origin
     ("import torch\na = torch.cuda.memory.CUDAPluggableAllocator(path, 'alloc', 'free')", [".CUDAPluggableAllocator"]),
@@ -292,6 +295,9 @@ def test_what_attention_code_writes_is_not_reaching():
 
         class Mode(str, enum.Enum):
             CAUSAL = "causal"
+
+
+        Side = enum.Enum("Side", "LEFT RIGHT")  # enum's functional API, its names written in the code
 
 
         class Window:  # the special methods everyday classes define
@@ -442,7 +448,8 @@ def _source(attempt):
     ("round50/a01_wraps_keywords", True), ("round50/a02_wraps_func", True), ("round50/a04_partial_kwargs", True),
     ("round50/a05_setattr_alias_dunder", True), ("round50/a07_redirect_stream", True),
     ("round50/h01_kv_namedtuple_decorator", False), ("round50/h02_gqa_lru_getattr", False),
-    ("round51/a02_lazy_property_dunder", True), ("round51/h01_masked_softmax_method", False)])
+    ("round51/a02_lazy_property_dunder", True), ("round51/h01_masked_softmax_method", False),
+    ("round52/a02_dataclass_field_name", True), ("round52/a03_enum_dunder", True), ("round52/h05_stylish_cache", False)])
 def test_testers_ways_in_are_held_and_their_honest_files_are_not(attempt, held):
     """Round 47: the grader's frames read through `str.format`'s fields (a06), and attributes named by
     argparse's option strings set on a metaclass, then read by a class pattern (a07; a08 forged exercise
@@ -456,5 +463,6 @@ def test_testers_ways_in_are_held_and_their_honest_files_are_not(attempt, held):
     (a01, a02, a04), `__setattr__` kept as a value (a05), a library object's private state set
     (`redirect_stdout(None)._stream`, a07). Round 51: a function's `__name__` set at run time, by which torch's
     `lazy_property` set a dunder (a02); its false alarm: a method `_masked_softmax` of the student's class,
-    a name torch has too (h01)."""
+    a name torch has too (h01). Round 52: a dataclass's field renamed to code that a subclass's generated
+    `__init__` ran (a02), a dunder set by enum's functional API (a03)."""
     assert bool(reach.reaches(_source(attempt))) == held
