@@ -15,11 +15,15 @@ run code held in data (a pickle, an annotation's text, a timer's statement).
 The rule is an allowlist where one can be written, read from the source's syntax tree (string
 annotations included, which libraries evaluate): the modules a student may import and the built-ins
 they may call are listed (a built-in's name counts as the student's own only where a function binds
-it: elsewhere it may fall through to the built-in); dunders are refused but for everyday ones;
-private names only where the student's code defines them and torch does not; the frame and code
-attributes are those the interpreter's own types have. A file that steps outside gets its exercise
-held for a person (grader.grading.plugin withholds its points and says which line), never a forged
-grade; the student learns at once what to take out.
+it, or the module's body did before it is read: elsewhere it may fall through to the built-in); dunders
+are refused but for everyday ones; private names only where the student's code sets them on its own
+objects (and torch has none such, unless its class body binds it); the frame and code attributes are
+those the interpreter's own types have. Names that libraries turn into attributes are read as the
+attributes they name: option strings, format fields, enum members, class patterns' `__match_args__`,
+loops over names written in the code; the functions that take such names (`type`, `wraps`,
+`__setattr__`, argparse's parse methods) must be called where they are named. A file that steps outside
+gets its exercise held for a person (grader.grading.plugin withholds its points and says which line),
+never a forged grade; the student learns at once what to take out.
 """
 
 import ast
