@@ -396,6 +396,8 @@ class _Scopes:
         self.declared = set()  # names declared global or nonlocal anywhere
         self.tree = tree
         self._module_names = self._definitions = None  # read when first needed (`_set_before`, `_own`)
+        self._classes = self._names_read = None  # likewise (`_class_of`, `_loads`)
+        self._iterated_only = {}  # name -> `_only_iterated`
         pending = [(tree, tree)]
         while pending:  # breadth first, without recursion: any depth the parser took
             node, scope = pending.pop()
@@ -564,9 +566,7 @@ class _Scopes:
         above = self.above.get(id(store))
         if not (_assigned(above, store) and isinstance(above.value, (ast.Tuple, ast.List, ast.Set, ast.Dict))):
             return None
-        if not isinstance(above.value, ast.Tuple) and not all(
-                self._iterated(node) for node in self.nodes
-                if isinstance(node, ast.Name) and node.id == store.id and isinstance(node.ctx, ast.Load)):
+        if not isinstance(above.value, ast.Tuple) and not self._only_iterated(store.id):
             return None
         return self._items(above.value)
 
@@ -887,8 +887,25 @@ class _Scopes:
                     and [*scope.args.posonlyargs, *scope.args.args][0].arg == receiver.id:
                 return self.parent[id(scope)]
             scope = self.parent.get(id(scope))
-        return next((node for node in self.nodes if isinstance(node, ast.ClassDef) and node.name == receiver.id),
-                    self.tree)
+        if self._classes is None:
+            self._classes = {node.name: node for node in self.nodes if isinstance(node, ast.ClassDef)}
+        return self._classes.get(receiver.id, self.tree)
+
+    def _only_iterated(self, name):
+        """Whether every read of `name` is only iterated where it stands (`_iterated`), asked once per name."""
+        if name not in self._iterated_only:
+            self._iterated_only[name] = all(self._iterated(node) for node in self._loads().get(name, ()))
+        return self._iterated_only[name]
+
+    def _loads(self):
+        """{name: the Name nodes that read it}, made once (every lookup of one would walk the file: a file of
+        thousands of lines then took minutes)."""
+        if self._names_read is None:
+            self._names_read = {}
+            for node in self.nodes:
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    self._names_read.setdefault(node.id, []).append(node)
+        return self._names_read
 
     def _own_object(self, receiver, scope=None):
         """Whether `receiver` is the student's own object: a method's first parameter (`self`, `cls`), never
