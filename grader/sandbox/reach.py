@@ -34,6 +34,7 @@ import operator
 import pkgutil
 import string
 import sys
+from bisect import bisect_left
 from _string import formatter_field_name_split
 import types
 import warnings
@@ -192,7 +193,7 @@ class _Modules:
     def __init__(self):
         self.modules = [vars(module) for _, module in _loaded_modules()]
         self.lazy = _lazy_submodules()
-        self._aliases, self._inside, self._refused = {}, {}, None
+        self._aliases, self._inside, self._refused, self._spelled = {}, {}, None, None
 
     @classmethod
     def now(cls):
@@ -254,6 +255,16 @@ class _Modules:
                             kinds.setdefault(name, set()).add("private" if _private(name) else _kind(value))
             self._refused = {name for name, found in kinds.items() if "private" in found or _an_alias(name, found)}
         return self._refused
+
+    def some_refused(self, start="", end=""):
+        """Whether a name a made-up attribute may not have starts with `start` and ends with `end` (one of
+        them given): looked up in sorted lists, as a file may ask it of thousands of f-strings."""
+        if self._spelled is None:
+            names = {*FRAME_ATTRIBUTES, *INTERPRETER, *self.lazy, *self.refused_names()}
+            self._spelled = sorted(names), sorted(name[::-1] for name in names)
+        names, text = (self._spelled[0], start) if start else (self._spelled[1], end[::-1])
+        at = bisect_left(names, text)
+        return at < len(names) and names[at].startswith(text)
 
 
 def _kind(value):
@@ -396,8 +407,10 @@ class _Scopes:
         self.declared = set()  # names declared global or nonlocal anywhere
         self.tree = tree
         self._module_names = self._definitions = None  # read when first needed (`_set_before`, `_own`)
-        self._classes = self._names_read = None  # likewise (`_class_of`, `_loads`)
+        self._classes = self._names_read = self._bound_anywhere = None  # likewise (`_class_of`, `_loads`,
+                                                                         # `_matched_whole`)
         self._iterated_only = {}  # name -> `_only_iterated`
+        self._held_texts = {}  # (id(scope), name, how read) -> `_held`'s answer, for a variable's every read
         pending = [(tree, tree)]
         while pending:  # breadth first, without recursion: any depth the parser took
             node, scope = pending.pop()
@@ -510,14 +523,18 @@ class _Scopes:
             home = self.parent.get(id(home))
             while isinstance(home, ast.ClassDef):  # the functions in a class body do not see its names
                 home = self.parent.get(id(home))
-        stores = self.stores.get((id(home), name)) if home is not None and name not in self.declared else None
-        found = set()
-        for store in stores or [None]:
-            texts = read(store) if store is not None else None
-            if texts is None:
-                return None
-            found |= texts
-        return found
+        key = (id(home), name, read.__name__)
+        if key not in self._held_texts:  # a loop's variable read in each of a thousand loops: once
+            stores = self.stores.get((id(home), name)) if home is not None and name not in self.declared else None
+            found = set()
+            for store in stores or [None]:
+                texts = read(store) if store is not None else None
+                if texts is None:
+                    found = None
+                    break
+                found |= texts
+            self._held_texts[key] = None if found is None else frozenset(found)
+        return self._held_texts[key]
 
     def _stored_text(self, store):
         """The texts one binding of a variable may give it: a written text, or each item of a loop over them."""
@@ -823,8 +840,9 @@ class _Scopes:
     def _matched_whole(self, cls):
         """Whether a class pattern's positional part matches the subject itself (`case int(n)`): a built-in
         type's name, not bound by the file."""
-        return isinstance(cls, ast.Name) and cls.id in MATCHED_WHOLE and \
-            not any(cls.id in names for names in self.bound.values())
+        if self._bound_anywhere is None:
+            self._bound_anywhere = set().union(*self.bound.values())
+        return isinstance(cls, ast.Name) and cls.id in MATCHED_WHOLE and cls.id not in self._bound_anywhere
 
     def _read_only(self, node):
         """Whether `node` (`os.environ`) is only read where it stands: `os.environ.get(...)`,
@@ -1106,10 +1124,9 @@ def _written_name(node, modules):
         first, last = node.values[0], node.values[-1]
         start = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
         end = last.value if isinstance(last, ast.Constant) and isinstance(last.value, str) else ""
-        refused = (*FRAME_ATTRIBUTES, *INTERPRETER, *modules.lazy, *modules.refused_names())
-        if start[:1].isalpha() and not any(name.startswith(start) for name in refused):
+        if start[:1].isalpha() and not modules.some_refused(start=start):
             return f"{start}…"  # a public name, and none of the refused ones
-        if end and not end.endswith("_") and not any(name.endswith(end) for name in refused):
+        if end and not end.endswith("_") and not modules.some_refused(end=end):
             return f"…{end}"  # no dunder, and none of the refused names
     return None
 
