@@ -69,8 +69,10 @@ MAX_SHAPES = 256  # distinct shapes of the tensors a call made that the probe ke
 CANARY_BYTES = 4099  # an odd size no tensor of the student's is likely to have; it only has to be seen
 DISABLED = "the grader's probe was disabled"
 # Tensor methods that hand a tensor's data to numpy or Python, where no operation of the work done on it is
-# one the probe sees (round 31's a08 computed exercise 10's attention in numpy, a12 a KV cache's storage)
-_EXPORTS = frozenset({"numpy", "tolist", "__array__", "__dlpack__", "untyped_storage", "storage"})
+# one the probe sees (round 31's a08 computed exercise 10's attention in numpy, a12 a KV cache's storage;
+# round 53's a01 and a02 copied x, w and a cache's past entry by entry through the Python function of `map_`)
+_EXPORTS = frozenset({"numpy", "tolist", "__array__", "__dlpack__", "untyped_storage", "storage",
+                      "map_", "map2_", "apply_"})
 # torch functions that make a tensor of memory torch did not allocate (an array numpy made), among those a
 # torch function mode sees (`torch.from_numpy` is not: a KV cache's storage made so is found by the storages
 # its object holds, `grader.perf.child.largest_allocation`: round 32's a05)

@@ -251,9 +251,13 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     # round 52: a cache freeing its spare buffer just before it copies its past, so that the copy takes the freed
     # buffer's address, which the probe read as the cache's own storage
     ("exercise8", "round52/a01_mmap_reuse", "test_kvcache_update_writes_into_its_storage"),
+    # round 53: x, w and a cache's past copied entry by entry through the Python function of `Tensor.map_`,
+    # which dispatches no operation
+    ("exercise1", "round53/a01_map_launder", "test_fused_project_is_one_matrix_product"),
+    ("exercise8", "round53/a02_growing_cache", "test_kvcache_update_writes_into_its_storage"),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
-    """Rounds 32 to 52 got past the probe without reaching anything; each file loses the rule it broke."""
+    """Rounds 32 to 53 got past the probe without reaching anything; each file loses the rule it broke."""
     (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)
