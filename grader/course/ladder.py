@@ -215,8 +215,7 @@ class Ladder:
             return []  # unchanged, or nothing to keep where nothing was kept
         try:
             self.path.parent.mkdir(exist_ok=True)
-            self._own_folder()
-            files.write_replacing(self.path, text)
+            files.in_own_folder(self.path, text)
         except OSError as error:
             return self._say(f"hint ladder: cannot save it in {self.path.parent} ({error.strerror or error}): "
                              "the hints will not climb between gradings")

@@ -105,31 +105,48 @@ def notebook_text(notebook):
 
 
 def _defined_names(tree):
+    """The names a cell's top level binds: its functions, classes, assignments and imports."""
     names = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(part.id for target in targets for part in ast.walk(target)
+                         if isinstance(part, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
     return names
 
 
 def code_from_history(exercise, inputs):
     """The code behind the exercise's names in a kernel, from its input history (raw cell texts,
-    in the order they ran): for each name, the last input that defined it; those inputs in the
-    order they ran, as Python. None when no input defined any of them."""
-    last, codes = {}, {}
+    in the order they ran): for each name, the last input that defined it, and for each name such an
+    input reads, the last input that defined that (its imports and helpers: round 55's h02 kept them in
+    a cell of their own); those inputs in the order they ran, as Python. None when no input defined any
+    of the exercise's names."""
+    codes, defined, read, last = {}, {}, {}, {}
     for index, raw in enumerate(inputs):
-        codes[index] = submission.python_source(raw or "")
+        code = submission.python_source(raw or "")
         try:
-            defined = _defined_names(ast.parse(codes[index])) if codes[index] is not None else set()
+            tree = ast.parse(code) if code is not None else None
         except (SyntaxError, ValueError):
             continue
-        for name in defined & set(exercise.names):
-            last[name] = index
-    if not last:
+        if tree is None:
+            continue
+        codes[index], defined[index] = code, _defined_names(tree)
+        read[index] = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        last.update(dict.fromkeys(defined[index], index))
+    wanted = {last[name] for name in exercise.names if name in last}
+    if not wanted:
         return None
-    return "\n\n".join(codes[index] for index in sorted(set(last.values()))) + "\n"
+    pending = list(wanted)
+    while pending:
+        for name in read[pending.pop()]:
+            if last.get(name, -1) not in (-1, *wanted):
+                wanted.add(last[name])
+                pending.append(last[name])
+    return "\n\n".join(codes[index] for index in sorted(wanted)) + "\n"
 
 
 def check_in_kernel(exercise_name, shell, verbose=False):

@@ -141,10 +141,28 @@ class Student:
         """The largest tensor one call of `target(*args, **kwargs)` (or of the method `method` of a
         RemoteObject `target`, whose storages are its own, not new) allocates in the student's
         process, measured by the grader's probe: {"bytes", "shape", "disabled"} ("disabled": why the
-        student's code switched the probe off, or None; see grader.perf.probe)."""
+        student's code switched the probe off, or None; see grader.perf.probe). Only of a name the exercise
+        watches: were its other calls not measured too, code could tell the measured one by the probe's
+        cost (round 54's a02 timed a few operations and read rows in blocks only when they were slow)."""
+        if watched_name(target, method) not in self.exercise.watched:
+            raise ValueError(f"{self.exercise.id} measures calls of {watched_name(target, method)} but does not "
+                             "watch it: add it to the exercise's `watched`")
         request = {"op": "largest_allocation", "target": target, "method": method, "args": list(args),
                    "kwargs": kwargs}
         return self._live_child().request(_to_wire(request))["value"]
+
+    def storages(self, remote):
+        """{data pointer: bytes} of the tensors an object of the student's holds (`grader.perf.child.storages`),
+        read without running any code of the object's."""
+        request = {"op": "bench", "action": "storages", "ref": remote.handle.ref}
+        found = self._live_child().request(request)["value"]
+        if isinstance(found, str):  # it holds too much to be read (grader.perf.child.HeldTooMuch)
+            raise Mismatch(f"the grader could not read which tensors your {remote.kind} keeps: {found}")
+        if not (isinstance(found, dict) and all(isinstance(pointer, str) and pointer.isdigit() and type(size) is int
+                                                for pointer, size in found.items())):
+            raise Mismatch(f"the grader could not read which tensors your {remote.kind} keeps: what your code's "
+                           "process answered is not the grader's reply")
+        return {int(pointer): size for pointer, size in found.items()}
 
     def run_measured(self, target, *args, **kwargs):
         """One call of the function `target` in a fresh process of its own, with the memory that

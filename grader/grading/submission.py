@@ -29,6 +29,9 @@ MAX_NOTEBOOK_CELLS = 1000  # an exercise's notebook has a dozen; nbformat valida
 # Cell magics that run their body as Python in the kernel: the body is kept, the magic line dropped.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _ASSIGNED_MAGIC = re.compile(r"[ \t]*[\w.]+[ \t]*=[ \t]*[!%]")  # files = !ls, t = %timeit f()
+# IPython's help: `fused_project?`, `torch.nn??`, `?torch.softmax`, `%timeit?`, `torch.*max*?` (never Python: `?`
+# is no Python token); round 54's h01 lost a whole notebook to one in its scratch cell
+_HELP = re.compile(r"[ \t]*(\?{1,2}[ \t]*%{0,2}[\w.*\[\]]+|%{0,2}[\w.*\[\]]+[ \t]*\?{1,2})[ \t]*(#.*)?")
 _LINE_END = re.compile(r"\r\n?|\n")  # a line's end for Python: a lone CR too (round 27's a08)
 
 
@@ -155,19 +158,38 @@ def candidates(exercise, folder, nested=False, found=None):
     3. the notebook named exactly like the exercise (`exercise3_scaling.ipynb`) before any other
        `exercise3_*.ipynb` (a Jupyter copy `exercise3_scaling-Copy1.ipynb`, a download
        `exercise3_scaling (1).ipynb`);
-    4. then by name.
+    4. then by name;
 
+    but a .py file that is still the released stub (every one of the exercise's names it defines
+    raises NotImplementedError) comes after any notebook: a student who worked in the notebook and
+    handed in the released folder gets the notebook graded (round 55's h03 got 0 for the stub).
     The first is graded and the report names it, and the others as ignored. Only regular files
     count (a link could point at anything; see `not_files`). `found`: the folder's `listing`, when
     the caller has it (one walk for every exercise)."""
     found = listing(folder, nested) if found is None else found
     folder = found.folder
+    named = [path for path in found.files if _names(exercise, path.name)]
+    any_notebook = any(path.suffix != ".py" for path in named)
 
     def rank(path):
-        return (path.suffix != ".py", len(path.relative_to(folder).parts), path.stem != exercise.stem, path.name,
-                str(path))
+        is_stub = any_notebook and path.suffix == ".py" and _still_the_stub(exercise, path)
+        return (path.suffix != ".py" or is_stub, is_stub, len(path.relative_to(folder).parts),
+                path.stem != exercise.stem, path.name, str(path))
 
-    return sorted((path for path in found.files if _names(exercise, path.name)), key=rank)
+    return sorted(named, key=rank)
+
+
+def _still_the_stub(exercise, path):
+    """Whether the .py file at `path` is still the released stub: each of the exercise's names it defines
+    raises NotImplementedError somewhere inside (False where it cannot be read or parsed)."""
+    try:
+        tree = ast.parse(files.read_regular(path, files.MAX_SOURCE_BYTES, follow=False).decode("utf-8"))
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    defined = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               and node.name in exercise.names]
+    return bool(defined) and all(any(isinstance(inner, ast.Name) and inner.id == "NotImplementedError"
+                                     for inner in ast.walk(node)) for node in defined)
 
 
 def not_files(exercise, found):
@@ -359,8 +381,8 @@ def _syntax_message(path, number, code_number, source, error):
 
 def python_source(source):
     """A cell's source as the Python the kernel runs, or None for a cell magic whose body is not
-    Python. Shell and magic lines become blank lines (`pass` when indented), so line numbers stay
-    those of the cell."""
+    Python. Shell, magic and help lines become blank lines (`pass` when indented), so line numbers
+    stay those of the cell."""
     lines = source.split("\n")
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is not None and lines[first].lstrip().startswith("%%"):
@@ -372,7 +394,7 @@ def python_source(source):
     for line in lines:
         stripped = line.lstrip()
         ipython_only = stripped.startswith(("!", "%")) and not stripped.startswith("!=")
-        ipython_only = ipython_only or _ASSIGNED_MAGIC.match(line)
+        ipython_only = ipython_only or _ASSIGNED_MAGIC.match(line) or _HELP.fullmatch(line)
         if ipython_only and not state.inside:
             indent = line[:len(line) - len(stripped)]
             line = f"{indent}pass" if indent else ""

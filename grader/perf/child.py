@@ -157,19 +157,24 @@ def time_case(fns, make_args_for, device, seed, budget, bounds, watch=("student"
 
 def storages(obj, alive=None):
     """{data pointer: bytes} of the tensors an object holds (its attributes, and the lists, tuples,
-    sets and dicts among them, HELD_DEPTH deep): the memory a KV cache really keeps; `alive`, a list, gets
+    sets and dicts among them, at any depth: round 56's a02 hid a cache's storage five lists down, one
+    level below where the walk stopped): the memory a KV cache really keeps; `alive`, a list, gets
     the storages themselves (kept, no address of theirs is another's while it lives). They are found
     by the interpreter's own traversal (`gc.get_referents`), never by asking the object or its
     containers, and their types by `type`: no code of the student's runs while it is looked at (a
     `__dict__` or `__class__` property, a list's `__iter__`), so it can neither show other tensors
-    than it holds nor do work untimed."""
+    than it holds nor do work untimed. An object holding more than MAX_HELD_OBJECTS is not read
+    (HeldTooMuch): what it keeps cannot be vouched for."""
     kept, seen, level = {}, {id(obj)}, [obj]
-    for _ in range(HELD_DEPTH):
+    while level:
         inside = []
         for item in gc.get_referents(*level):
             if id(item) in seen:
                 continue
             seen.add(id(item))
+            if len(seen) > MAX_HELD_OBJECTS:
+                raise HeldTooMuch(f"your object holds more than {MAX_HELD_OBJECTS:,} Python objects, more than the "
+                                  "grader reads to find the tensors it keeps")
             kind = type(item)  # never isinstance: it asks the object's own `__class__`, which may be code (round 17's a1)
             if issubclass(kind, torch.Tensor):
                 with torch._C.DisableTorchFunction():  # a subclass's __torch_function__ is the student's code
@@ -183,7 +188,11 @@ def storages(obj, alive=None):
     return kept
 
 
-HELD_DEPTH = 4  # levels of containers below the object's attributes (a list of per-layer tuples, ...)
+class HeldTooMuch(ValueError):
+    """An object whose tensors `storages` would have to read past MAX_HELD_OBJECTS to find."""
+
+
+MAX_HELD_OBJECTS = 1 << 17  # what a KV cache holds: its tensors and a few numbers, thousands at the most
 # what `storages` does not look inside: classes, modules and code (a cache's reference to a function, its
 # module or torch would reach every tensor of the process)
 _NOT_HELD = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
@@ -243,13 +252,22 @@ def _measured_call(fn, args, kwargs, obj, threads=None):
     threads: the most threads the process may have during the call (`probe.measure`)."""
     alive = []  # the object's storages, kept through the call: one it frees would give its address to a
     # new one, which the probe would read as the object's own (round 52's a01: a whole copy of a cache's past)
-    held = storages(obj, alive) if obj is not None else {}
+    unread = None
+    try:
+        held = storages(obj, alive) if obj is not None else {}
+    except HeldTooMuch as error:
+        held, unread = {}, str(error)
     value = []  # fn itself is measured: what it returns is read by the probe (`returned`)
     measured = probe.measure(fn, args, kwargs, held=held, kept=value, threads=threads)
-    if obj is not None:
-        kept = [size for pointer, size in storages(obj).items() if pointer not in held]
+    if obj is not None and unread is None:
+        try:
+            kept = [size for pointer, size in storages(obj).items() if pointer not in held]
+        except HeldTooMuch as error:
+            kept, unread = [], str(error)
         if kept and max(kept) > measured["bytes"]:
             measured.update(bytes=max(kept), shape=[])
+    if unread is not None:
+        measured["disabled"] = measured["disabled"] or f"{probe.DISABLED}: {unread}"
     del alive
     return (value[0] if value else None), measured
 
@@ -282,6 +300,9 @@ def adopt(session, exercise):
     return {"value": sorted(names)}
 
 
+# the storages the last "storages" request found, kept alive until the next one: a cache that drops its storage
+# and makes it anew would otherwise find it at the same address, read as the one it had (round 55's a03)
+_LAST_READ = []
 WARM_HEAP = 8 << 20  # bytes: more than a timed case of the CPU's sizes holds at once
 
 
@@ -297,7 +318,12 @@ def handle(session, request):
             raise ValueError("a student's process never adopts the reference")
         return adopt(session, str(request["exercise"]))
     if request["action"] == "storages":  # of an object the calls made (a KV cache), by its handle
-        return {"value": {str(pointer): size for pointer, size in storages(session.objects[request["ref"]]).items()}}
+        try:
+            found = storages(session.objects[request["ref"]], alive := [])
+        except HeldTooMuch as error:
+            return {"value": str(error)}
+        _LAST_READ[:] = alive  # alive until the next read: a storage the object drops keeps its address
+        return {"value": {str(pointer): size for pointer, size in found.items()}}
     device, seed = request["device"], int(request["seed"])
     case = catalog.find(request["exercise"]).perf_cases(device)[int(request["case"])]
     action = request["action"]

@@ -220,6 +220,27 @@ def test_a_link_as_the_state_folder_is_never_followed(tmp_path, fake_levels):
     assert sorted(os.listdir(tmp_path / "alice" / ".lumen")) == ["ladder.json"]
 
 
+def test_the_state_is_written_into_the_folder_opened_whatever_its_path_becomes(tmp_path, monkeypatch):
+    """Round 55's note: `.lumen` swapped for a link between the check that it is none and the write (a student's
+    process racing a grading by root) would have had the state written into the link's target. The folder is
+    opened first (never a link) and the state written into that very folder."""
+    from grader.sandbox import files
+
+    state, elsewhere = tmp_path / ".lumen", tmp_path / "classmate"
+    state.mkdir(), elsewhere.mkdir()
+    write = files.write_replacing
+
+    def swapped_then_written(name, data, dir_fd):
+        state.rename(tmp_path / "opened"), state.symlink_to(elsewhere)  # after the folder was opened
+        return write(name, data, dir_fd=dir_fd)
+
+    monkeypatch.setattr(files, "write_replacing", swapped_then_written)
+    files.in_own_folder(state / "ladder.json", "{}\n")
+    assert (tmp_path / "opened" / "ladder.json").read_text() == "{}\n" and os.listdir(elsewhere) == []
+    with pytest.raises(files.UnsafeFile, match="is a link"):
+        files.in_own_folder(state / "ladder.json", "{}\n")  # a link already: refused, nothing written
+
+
 def test_a_read_only_folder_as_an_unprivileged_user_grades_anyway():
     """Root writes anywhere: the read-only folder is a user's (uid 65534), in a child process."""
     top = Path(tempfile.mkdtemp(prefix="lumen-ladder-"))  # pytest's own tmp_path is root's alone (0700)

@@ -110,7 +110,8 @@ def test_notebooks_folder_has_one_notebook_per_exercise():
 # Taking the code out of a notebook
 
 
-def test_shell_and_magic_lines_become_blank_keeping_line_numbers():
+def test_shell_magic_and_help_lines_become_blank_keeping_line_numbers():
+    """IPython's help (`name?`: round 54's h01, a scratch cell's) is no Python either."""
     source = textwrap.dedent("""\
         %matplotlib inline
         !pip install nothing
@@ -124,10 +125,20 @@ def test_shell_and_magic_lines_become_blank_keeping_line_numbers():
         !=2
         s = '''
         %not a magic, text in a string
-        '''""")
+        fused_project?
+        '''
+        fused_project?  # its docstring
+        torch.nn.functional.softmax??
+        ?torch.softmax
+        if True:
+            %timeit? 
+        torch.*max*?
+        q = k?
+        # why?""")
     assert python_source(source).split("\n") == [
         "", "", "", "import math", "if True:", "    pass", "x = (10", "% 3)", "y = 1 \\", "!=2",
-        "s = '''", "%not a magic, text in a string", "'''"]
+        "s = '''", "%not a magic, text in a string", "fused_project?", "'''", "", "", "", "if True:", "    pass",
+        "", "q = k?", "# why?"]
 
 
 @pytest.mark.parametrize("source, expected", [
@@ -251,10 +262,14 @@ def test_magics_shell_lines_and_failing_scratch_do_not_change_the_grade(launcher
 
 
 def test_a_script_wins_over_a_notebook(launcher, tmp_path):
+    """A script the student wrote in, even wrong, is graded before the notebook (but not the untouched stub:
+    `test_a_released_stub_beside_a_worked_notebook_gives_way_to_the_notebook`)."""
     solved_notebook(tmp_path / "exercise3_scaling.ipynb")
-    (tmp_path / EX3.file_name).write_bytes((EXERCISES / EX3.file_name).read_bytes())
+    stub = (EXERCISES / EX3.file_name).read_text(encoding="utf-8")
+    written = stub + "\n\ndef scale_scores(scores, d_k):\n    return scores\n"
+    (tmp_path / EX3.file_name).write_text(written, encoding="utf-8")
     result = grade_folder(launcher, tmp_path)
-    assert result.file == str(tmp_path / EX3.file_name) and result.score == 0
+    assert result.file == str(tmp_path / EX3.file_name) and result.score < result.max_score
 
 
 def test_broken_notebook_is_an_error_in_the_report(launcher, tmp_path):
@@ -483,3 +498,36 @@ def test_a_notebooks_file_name_is_never_code(tmp_path):
     (exercise,) = json.loads(result.output)["exercises"]
     assert result.exit_code == 1 and exercise["score"] == 0, result.output
     assert any("not implemented yet" in test["message"] for test in exercise["tests"])
+
+
+def test_code_from_history_keeps_the_imports_and_helpers_the_code_reads():
+    """Round 55's h02: imports and a helper in a cell of their own, above the exercise's cell; the check cell
+    graded the exercise's cell alone (NameError: 0/21), where the handed-in notebook got full marks. A cell
+    the kept code does not read (a print, an experiment) stays out."""
+    history = [
+        "import math\nimport torch\n_unused = 0\ndef _sqrt_dk(d):\n    return math.sqrt(d)",
+        "x = torch.ones(2)\nprint(x)",
+        "def scale_scores(s, d):\n    return s / _sqrt_dk(d)\ndef scaled_scores(q, k):\n    "
+        "return scale_scores(q @ k.transpose(-2, -1), q.size(-1))",
+    ]
+    code = notebooks.code_from_history(EX3, history)
+    assert code == history[0] + "\n\n" + history[2] + "\n"
+
+
+def test_a_released_stub_beside_a_worked_notebook_gives_way_to_the_notebook(tmp_path):
+    """Round 55's h03: a student who worked in the notebook handed in the released folder, stub .py and all;
+    the stub was graded (0). A .py still the stub comes after any notebook; one with any of the exercise's
+    names written is graded first, as before."""
+    from grader.grading.submission import candidates
+
+    folder = tmp_path / "student"
+    (folder / "notebooks").mkdir(parents=True)
+    stub = (EXERCISES / "exercise3_scaling.py").read_text(encoding="utf-8")
+    (folder / "exercise3_scaling.py").write_text(stub, encoding="utf-8")
+    solved_notebook(folder / "notebooks" / "exercise3_scaling.ipynb")
+    assert [path.name for path in candidates(EX3, folder, nested=True)] == ["exercise3_scaling.ipynb",
+                                                                             "exercise3_scaling.py"]
+    (folder / "exercise3_scaling.py").write_text((SOLUTIONS / "exercise3_scaling.py").read_text(encoding="utf-8"),
+                                                 encoding="utf-8")
+    assert [path.name for path in candidates(EX3, folder, nested=True)] == ["exercise3_scaling.py",
+                                                                             "exercise3_scaling.ipynb"]

@@ -61,3 +61,24 @@ def test_a_value_test_without_a_device_counts_on_every_device():
     shapes, kept = result("test_shapes"), result("test_kept[cpu]")
     _withhold([("test_shapes", None, (), shapes), ("test_kept", "cpu", ("test_shapes",), kept)])
     assert kept.status == "passed"
+
+
+ATTACKS = Path(__file__).resolve().parents[1] / "attacks"
+
+
+@pytest.mark.parametrize("exercise, attempt, earned", [
+    (3, "round57/a01_spread_randn", 0), (9, "round57/a02_find_heads_lookup", 0), (2, "round57/a03_napkin_unlocks", 2),
+    (6, "round57/a04_merge_identity", 0), (4, "round58/a01_ex4_identity_grad", 0),
+    (4, "round58/a02_ex4_blind_causal_mask", 14), (8, "round58/a03_ex8_counter_only_cache", 0)])
+def test_noise_tables_identities_and_counters_earn_nothing(grade, exercise, attempt, earned):
+    """Round 57: noise of spread 1 for exercise 3's scaled scores, a table of find_heads's answers (its layouts
+    are the suite's own, the same at every seed) with the score functions left as stubs, the chapter's napkin
+    answer for its input and zeros otherwise, `split_heads` and `merge_heads` as identities. Round 58: an
+    identity `apply_mask` (its gradient through the softmax is a masked one's), a causal mask hiding every key
+    beside a right `apply_mask` (it peeks at nothing: 14 is what `apply_mask` earns), a KV cache that only
+    counts. Each earned points from a property test that computes nothing; now each waits on value tests, or
+    says that no query reads anything. The napkin example keeps its own 2 points, the chapter's printed answer
+    (credit for the worked example where batched values are wrong), and unlocks nothing."""
+    (path,) = (ATTACKS / attempt / "sub").glob("*.py")
+    result = grade(exercise, path=path)
+    assert result.score == earned, [(test.name, test.status) for test in result.tests if test.status == "passed"]

@@ -238,6 +238,23 @@ def test_a_caches_storage_is_found_without_running_its_code():
     assert sorted(storages(cache).values()) == [16, 32, 64]
 
 
+def test_the_tensors_an_object_holds_are_found_at_any_depth_or_it_is_not_read():
+    """Round 56's a02 and a03 kept a cache's storage five lists down, below the four levels the walk read; an
+    object holding more than the walk reads is refused, not read in part."""
+    from grader.perf.child import MAX_HELD_OBJECTS, HeldTooMuch, storages
+
+    class Cache:
+        def __init__(self, held):
+            self.k = held
+
+    deep = torch.zeros(6)
+    for _ in range(12):
+        deep = [deep]
+    assert list(storages(Cache(deep)).values()) == [24]
+    with pytest.raises(HeldTooMuch, match="more than"):
+        storages(Cache([list(range(MAX_HELD_OBJECTS)), torch.zeros(6)]))
+
+
 # -- exercise 10's rule, graded ---------------------------------------------------------------------
 
 MEMORY_TEST = "test_tiled_attention_never_holds_the_whole_matrix"

@@ -255,9 +255,19 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     # which dispatches no operation
     ("exercise1", "round53/a01_map_launder", "test_fused_project_is_one_matrix_product"),
     ("exercise8", "round53/a02_growing_cache", "test_kvcache_update_writes_into_its_storage"),
+    # round 54: a cache honest in update that clones its storage in __len__, which the module calls at each step
+    ("exercise8", "round54/a01_len_copies", "test_kvcache_update_writes_into_its_storage"),
+    # round 55: a reset that drops the storage, made anew by the first update after it
+    ("exercise8", "round55/a03_ex8_deferred_reset", "test_kvcache_reset_keeps_its_storage"),
+    # round 56: the same two, the storage five lists deep; keys read 16 at a time, a 1x1 product per block beside;
+    # and round 53's a02 again, its storage in a module's dict
+    ("exercise8", "round56/a02_kvcache_reset_drops_hidden_storage", "test_kvcache_reset_keeps_its_storage"),
+    ("exercise8", "round56/a03_kvcache_len_clones_hidden_deep", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise10", "round56/a04_tiled_fixed_chunk_dummy_products", MEMORY_RULE),
+    ("exercise8", "round53/a02_growing_cache", "test_kvcache_reset_keeps_its_storage"),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
-    """Rounds 32 to 53 got past the probe without reaching anything; each file loses the rule it broke."""
+    """Rounds 32 to 56 got past the probe without reaching anything; each file loses the rule it broke."""
     (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)
@@ -482,3 +492,15 @@ def test_a_tensor_made_of_numpy_s_memory_counts_as_made_by_the_call():
     x = torch.randn(3, 4)
     measured = probe.measure(lambda x: (torch.as_tensor(np.zeros((100, 100))), x + 1), (x,))
     assert measured["bytes"] == 100 * 100 * 8 and measured["shape"] == [100, 100]
+
+
+def test_a_suite_measures_only_calls_its_exercise_watches(tmp_path):
+    """Were a measured call's name not watched, its other calls would run unmeasured and code could tell the
+    measured one by the probe's cost (round 54's a02, a03): the engine refuses to measure such a call."""
+    from grader import catalog
+    from grader.grading.student import Student
+
+    student = Student(catalog.find("exercise10"), SOLUTIONS / "exercise10_tiled_attention.py", launcher=None,
+                      log_dir=str(tmp_path), time_limit=10, memory_limit=1 << 30)
+    with pytest.raises(ValueError, match="measures calls of attention_cost but does not watch it"):
+        student.largest_allocation("attention_cost", 4, 8)

@@ -97,7 +97,7 @@ EXERCISE = Exercise(
     ),
     reference=("tiled",),
     forbidden=("softmax", "fused-attention", "multihead-attention"),
-    watched=("tiled_attention",),
+    watched=("tiled_attention", "online_softmax"),
     perf=Perf(sizes={"cpu": dict(B=2, H=8, L=128, d_head=32, block=48, memory_shape=(1, 4, 32),
                                  memory_lengths=(128, 256), memory_block=64),
                      "cuda": dict(B=4, H=8, L=512, d_head=64, block=96, memory_shape=(1, 8, 64),

@@ -426,6 +426,11 @@ def _check_blocks_read(student, rng):
                        f"kept in pieces (a list of blocks) though each is read a block at a time. Keep one block of "
                        f"scores at a time: fold each into the running values, then let it go. {advice}",
                        cause=WHOLE_MATRIX)
+    if more["widest"] < min(large, L):  # keys read a fixed number at a time, a small product per block beside them
+        raise Mismatch(f"{call} with block_size={large} read at most {more['widest']} values at once in any reduction "
+                       f"or product along the last axis (a max, a sum, p @ v), where a block of keys has {large}: it "
+                       f"reads fewer keys at a time than block_size says, whatever else it runs per block (round "
+                       f"56's a04). {advice}", cause=KEYS_NOT_BLOCKED)
     if few["widest"] > max(small + CARRIED, d_k):  # a product over all the keys, beside one per block that reads little
         raise Mismatch(f"{call} with block_size={small} read {few['widest']} values at once in one reduction or "
                        f"product along the last axis (a max, a sum, p @ v), where a block of keys has {small} and a "

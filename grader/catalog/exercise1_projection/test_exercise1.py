@@ -106,7 +106,7 @@ def test_project_identity_zero_and_huge_weights(student, rng):
                  what="project(x, I, 0, 1e4·W) (q must be x itself, k all zeros)")
 
 
-@pytest.mark.needs_values("test_project_values", "test_project_napkin_example")
+@pytest.mark.needs_values("test_project_values")
 def test_project_inputs_not_modified(student, rng, device):
     x, w_q, w_k, w_v = inputs(rng, "project_inputs", device=device)
     for x in (x, x[0]):  # batched, and one sequence alone: an unsqueeze_ for the batch dim changes the caller's x
@@ -152,15 +152,15 @@ def test_fused_project_napkin_example(student):
                  what="fused_project on 'The cat sat down' with w_qkv = [W_Q | W_K | W_V] (3, 9)")
 
 
-@pytest.mark.needs_values("test_fused_project_values", "test_fused_project_napkin_example")
+@pytest.mark.needs_values("test_fused_project_values")
 def test_fused_project_inputs_not_modified(student, rng, device):
     x, w_qkv = fused_inputs(rng, "fused_inputs", device=device)
     for x in (x, x[0]):  # batched, and one sequence alone
         check_inputs_kept(student, "fused_project", x, w_qkv, names=["x", "w_qkv"])
 
 
-@pytest.mark.needs_values(project=("test_project_values", "test_project_napkin_example"),
-                          fused_project=("test_fused_project_values", "test_fused_project_napkin_example"))
+@pytest.mark.needs_values(project=("test_project_values",),
+                          fused_project=("test_fused_project_values",))
 @pytest.mark.parametrize("call", ["project", "fused_project"])
 def test_projections_stay_on_the_inputs_device(student, rng, device, call):
     """Nothing made on the CPU (a bias of zeros, a buffer): on CUDA itself, and on the CPU with the
@@ -170,8 +170,8 @@ def test_projections_stay_on_the_inputs_device(student, rng, device, call):
 
 
 @pytest.mark.hidden
-@pytest.mark.needs_values(project=("test_project_values", "test_project_napkin_example"),
-                          fused_project=("test_fused_project_values", "test_fused_project_napkin_example"))
+@pytest.mark.needs_values(project=("test_project_values",),
+                          fused_project=("test_fused_project_values",))
 @pytest.mark.parametrize("call", ["project", "fused_project"])
 def test_projections_take_a_transposed_batch(student, rng, device, call):
     """x as a caller may hold it: a (L, B, d_model) batch transposed to (B, L, d_model), whose memory is
@@ -197,7 +197,7 @@ def test_fused_project_half_precision(student, rng, device):
         check_answer(student, "fused_project", x, w_qkv, what=f"fused_project(x, w_qkv) in {dtype_text(dtype)}")
 
 
-@pytest.mark.needs_values("test_fused_project_values", "test_fused_project_napkin_example")
+@pytest.mark.needs_values("test_fused_project_values")
 def test_fused_project_is_one_matrix_product(student, rng):
     """The docstring's rule, which no value shows: the three projections come from ONE product
     x @ w_qkv (counted by the grader's probe: aten's matrix products, and the torch operations that compute

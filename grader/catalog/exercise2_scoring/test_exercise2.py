@@ -8,7 +8,8 @@ from grader.grading.compare import dtype_text, shape_text
 from grader.grading.testkit import (cases, check_call, check_device_kept, check_grads, check_inputs_kept, dims,
                                     product_conditioning, randn)
 
-VALUES = ("test_scores_values", "test_scores_napkin_example", "test_scores_zero_and_huge")  # property tests wait on these
+# property tests wait on these; not the napkin example, whose answer is the chapter's (round 57's a03 returned it)
+VALUES = ("test_scores_values", "test_scores_zero_and_huge")
 DTYPES = [torch.float32, torch.float64]
 HALF_DTYPES = [torch.float16, torch.bfloat16]
 

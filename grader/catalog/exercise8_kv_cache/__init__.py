@@ -76,7 +76,7 @@ EXERCISE = Exercise(
     ),
     reference=("kv_cache",),
     forbidden=("fused-attention", "multihead-attention"),
-    watched=("KVCache.update",),
+    watched=("KVCache.update", "KVCache.reset"),
     perf=Perf(sizes={"cpu": dict(d_model=512, heads=8, kv_heads=8, batch=1, lengths=(128, 256, 512, 1024)),
                      "cuda": dict(d_model=2048, heads=16, kv_heads=16, batch=4, lengths=(512, 1024, 2048, 4096))},
               cases=perf_cases),

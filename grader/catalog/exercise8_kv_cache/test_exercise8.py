@@ -65,6 +65,7 @@ SIZES = {
     "module_reset[second]": dict(B=4, L=7, max_len=16, **_GQA),
     "module_inputs": dict(B=4, L=5, max_len=8, **_GQA),
     "module_gradients": dict(B=4, L=5, **_GQA),
+    "module_storage": dict(B=4, L=11, max_len=14, first=7, **_GQA),
 }
 
 
@@ -235,6 +236,7 @@ def test_kvcache_update_returns_everything(student, rng, device, dtype):
         past += T
 
 
+@pytest.mark.needs_values("test_kvcache_update_returns_everything")  # not a bare counter: round 58's a03
 def test_kvcache_len(student, rng):
     cache = make(student, "KVCache", *dims(SIZES["cache_len"], "B", "n_kv_heads", "d_head", "max_len"))  # float32
     expect_len(cache, 0, "a new KVCache has len(cache) = {n}, expected {expected}: no token is cached yet")
@@ -301,6 +303,7 @@ def test_kvcache_full_raises_value_error(student, rng):
 # -- rules of the KVCache docstring that no value shows ------------------------------------------
 
 
+@pytest.mark.needs_values("test_kvcache_update_returns_everything")  # not a bare counter: round 58's a03
 def test_kvcache_len_counts_tokens_whatever_their_values(student, rng):
     """Keys and values of zeros are tokens too: len counts what update appended, not non-zero slots."""
     size = SIZES["cache_zero"]
@@ -329,17 +332,34 @@ def allocates(cache, method, *args):
 @pytest.mark.needs_values("test_kvcache_update_returns_everything")
 def test_kvcache_reset_keeps_its_storage(student, rng):
     """reset forgets the tokens and keeps the storage, as the docstring says: it allocates no tensor as
-    large as the cache's keys (measured by the grader's allocation probe: sizes, not time)."""
+    large as the cache's keys (measured by the grader's allocation probe: sizes, not time), nor does the
+    first update after it (round 55's a03 dropped the storage in reset and made it anew there)."""
     B, H_kv, d_head, max_len = dims(SIZES["cache_storage"], "B", "n_kv_heads", "d_head", "max_len")
     cache = make(student, "KVCache", B, H_kv, d_head, max_len)  # float32
     cache.update(*kv_of(rng, "cache_storage", 3))
-    measured = measure_call(student, cache.remote, method="reset", what="cache.reset's memory")
     storage_bytes = B * H_kv * max_len * d_head * 4  # the float32 keys' storage
+    made = f"a KVCache({B}, {H_kv}, {d_head}, max_len={max_len})"
+    held = held_storages(student, cache, 3 * B * H_kv * d_head * 4, f"{made} holding 3 tokens")
+    measured = measure_call(student, cache.remote, method="reset", what="cache.reset's memory")
+    keep = ("reset must keep the storage for the next sequence and only set the number of cached tokens back "
+            "to 0")
     if measured["bytes"] >= storage_bytes:
-        raise Mismatch(f"cache.reset() on a KVCache({B}, {H_kv}, {d_head}, max_len={max_len}) allocated a tensor of "
-                       f"shape {tuple(measured['shape'])} ({measured['bytes']:,} bytes, as large as the keys' whole "
-                       "storage): reset must keep the storage for the next sequence and only set the number of "
-                       "cached tokens back to 0", cause=REALLOCATED, call=allocates(cache, "reset"))
+        raise Mismatch(f"cache.reset() on {made} allocated a tensor of shape {tuple(measured['shape'])} "
+                       f"({measured['bytes']:,} bytes, as large as the keys' whole storage): {keep}",
+                       cause=REALLOCATED, call=allocates(cache, "reset"))
+    if not _ran(cache.update, *kv_of(rng, "cache_storage", 1)):
+        return
+    after = student.storages(cache.remote)
+    new = sum(size for pointer, size in after.items() if pointer not in held)
+    if new >= storage_bytes:
+        # one that remakes its storage at every update copies its past: the update test's, one mistake one point
+        if not _ran(cache.update, *kv_of(rng, "cache_storage", 1)):
+            return
+        if sum(size for pointer, size in student.storages(cache.remote).items() if pointer not in after):
+            return
+        raise Mismatch(f"after cache.reset() on {made}, the first update left the cache holding new storage of "
+                       f"{new:,} bytes (the keys' whole storage takes {storage_bytes:,}): the storage was dropped "
+                       f"and made again. {keep}", cause=REALLOCATED)
 
 
 @pytest.mark.hidden
@@ -506,7 +526,9 @@ def test_kvcache_update_writes_into_its_storage(student, rng):
     misconception). Nor does it write more into its storage than the new token (a copy of the past in
     place allocates nothing). Measured by the grader's allocation probe (sizes, not time); and so is
     every other update the suite made (this test comes last): KVCache.update is `watched`, so that code
-    cannot copy its past only where it is not measured (round 28's a03 did so in exercise 1)."""
+    cannot copy its past only where it is not measured (round 28's a03 did so in exercise 1). Nor does a
+    step of the module: the cache it is handed keeps its storages (round 54's a01 cloned the cache in its
+    __len__, which the module calls)."""
     size = SIZES["cache_storage"]
     B, H_kv, d_head, max_len, first = dims(size, "B", "n_kv_heads", "d_head", "max_len", "first")
     cache = make(student, "KVCache", B, H_kv, d_head, max_len)  # float32
@@ -529,6 +551,58 @@ def test_kvcache_update_writes_into_its_storage(student, rng):
             raise Mismatch(f"one of the grader's other calls, cache.update(k, v) with {plural(new, 'new token')} "
                            f"after {past if past is not None else 'some'} (k of shape {tuple(call.args[0].shape)}), "
                            f"{copied}", cause=REALLOCATED)
+    _check_module_steps(student, rng)
+
+
+def _check_module_steps(student, rng):
+    """One token at a time through the module: the cache it is handed holds no new storages after a step as
+    large as its past keys (read without running the cache's code: no clone, no torch.cat, in any method)."""
+    size = SIZES["module_storage"]
+    B, L, max_len, first = dims(size, "B", "L", "max_len", "first")
+    reference = reference_gqa(rng, GQA)
+    module, what = load_cached(student, reference)
+    cache = new_cache(student, reference, B, max_len)  # float32
+    x = x_of(rng, "module_storage")
+    if not _ran(module, x[:, :first], cache):
+        return
+    token_bytes = B * reference.n_kv_heads * reference.d_head * 4  # one cached token's keys, float32
+    for past in range(first, L):
+        held = held_storages(student, cache, past * token_bytes, f"the cache of {what} holding {past} tokens")
+        if not _ran(module, x[:, past:past + 1], cache):
+            return
+        new = [size for pointer, size in student.storages(cache.remote).items() if pointer not in held]
+        if sum(new) >= past * token_bytes:  # not a small tensor of its own (positions): as large as the past keys
+            raise Mismatch(f"{what}(x[:, {past}:{past + 1}], cache) with {past} tokens cached left the cache holding "
+                           f"{plural(len(new), 'new tensor storage')} of {sum(new):,} bytes (the {past} cached keys "
+                           f"take {past * token_bytes:,}): a copy of its past (a clone or torch.cat, in update, "
+                           "__len__ or any method forward calls), which the docstring says never happens. Keep the "
+                           "storage __init__ made, write only the new tokens into its slice [:, :, start:end] and "
+                           "return the views [:, :, :end]",
+                           cause=REALLOCATED)
+
+
+def held_storages(student, cache, least, what):
+    """{data pointer: bytes} of the tensors the cache holds, read by the grader (its attributes at any depth),
+    at least `least` bytes of them (its cached tokens' keys): a cache whose storage is kept elsewhere (a
+    module's dict: round 53's a02) cannot be told to keep it."""
+    held = student.storages(cache.remote)
+    if sum(held.values()) < least:
+        raise Mismatch(f"{what} holds {sum(held.values()):,} bytes of tensors in its attributes, where its cached "
+                       f"keys take {least:,}: the grader cannot find the storage it keeps. Keep the keys and values "
+                       "__init__ allocates in the cache's own attributes (self.k, self.v)", cause=REALLOCATED)
+    return held
+
+
+def _ran(step, *args):
+    """Whether a step a storage rule takes (a module's call, an update) ran: one that raises fails the tests
+    of its values, not the rule (a forbidden call, the memory limit and a stub are reported as everywhere)."""
+    try:
+        step(*args)
+    except StudentError as error:
+        if type(error) is not StudentError or error.type == "NotImplementedError":
+            raise
+        return False
+    return True
 
 
 def _update_sizes(call):
