@@ -70,17 +70,16 @@ def test_no_peeking_at_the_future(student, rng):
     before, after = student.apply_mask(scores, mask), student.apply_mask(changed, mask)
     check_tensor(before, what=f"apply_mask(scores, causal_mask({L}))", shape=scores.shape)
     check_tensor(after, what=f"apply_mask(scores, causal_mask({L}))", shape=scores.shape)
-    blind = (before == float("-inf")).all(-1) | torch.isnan(before).all(-1)  # (B, L): a query that reads no key
-    if bool(blind.any()):  # a mask hiding everything peeks at nothing, and computes nothing (round 58's a02)
-        _, i = (int(n) for n in blind.nonzero()[0])
-        raise Mismatch(f"after apply_mask(scores, causal_mask({L})), query {i} reads no key at all, not even its own: "
-                       f"a causal mask hides only the future, so each query still sees itself and the keys before it")
     leaks = ~((before == after) | (torch.isnan(before) & torch.isnan(after)))
     if bool(leaks.any()):
         _, i, j = (int(n) for n in leaks.nonzero()[0])
         raise Mismatch(f"after apply_mask(scores, causal_mask({L})), query {i} still sees key {j} > {i}: changing "
                        f"a future token's score changed what token {i} reads (no peeking at the future)",
                        cause=PEEKS_AT_THE_FUTURE)
+    if bool(((before == float("-inf")) | torch.isnan(before)).all()):  # hides every key of every query: it peeks
+        raise Mismatch(f"after apply_mask(scores, causal_mask({L})) no query reads any key, not even its own: a "
+                       f"causal mask hides only the future, so each query still sees itself and the keys before "
+                       f"it")  # at nothing, and computes nothing (round 58's a02)
 
 
 # -- apply_mask(scores, mask) ------------------------------------------------------------------------
