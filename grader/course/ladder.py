@@ -201,8 +201,9 @@ class Ladder:
         return [], state
 
     def _own_folder(self):
-        """Refuse (UnsafeFile) a `.lumen` that is a link: a student's `.lumen` pointing at a classmate's
-        would have this grading climb their ladder, and root's write a file anywhere (round 23's a9)."""
+        """Refuse (UnsafeFile) a `.lumen` that is a link, before reading: a student's `.lumen` pointing at a
+        classmate's would have this grading climb their ladder (round 23's a9); the write opens the folder
+        itself (`files.in_own_folder`)."""
         if os.path.islink(self.path.parent):
             raise files.UnsafeFile(f"{self.path.parent} is a link, not the ladder's own folder")
 

@@ -125,27 +125,24 @@ def code_from_history(exercise, inputs):
     input reads, the last input that defined that (its imports and helpers: round 55's h02 kept them in
     a cell of their own); those inputs in the order they ran, as Python. None when no input defined any
     of the exercise's names."""
-    codes, defined, read, last = {}, {}, {}, {}
+    codes, read, last = {}, {}, {}  # index -> its Python; -> the names it reads; name -> the last index defining it
     for index, raw in enumerate(inputs):
         code = submission.python_source(raw or "")
         try:
             tree = ast.parse(code) if code is not None else None
         except (SyntaxError, ValueError):
             continue
-        if tree is None:
-            continue
-        codes[index], defined[index] = code, _defined_names(tree)
-        read[index] = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-        last.update(dict.fromkeys(defined[index], index))
+        if tree is not None:
+            codes[index], read[index] = code, {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+            last.update(dict.fromkeys(_defined_names(tree), index))
     wanted = {last[name] for name in exercise.names if name in last}
-    if not wanted:
-        return None
     pending = list(wanted)
     while pending:
-        for name in read[pending.pop()]:
-            if last.get(name, -1) not in (-1, *wanted):
-                wanted.add(last[name])
-                pending.append(last[name])
+        for source in {last[name] for name in read[pending.pop()] if name in last} - wanted:
+            wanted.add(source)
+            pending.append(source)
+    if not wanted:
+        return None
     return "\n\n".join(codes[index] for index in sorted(wanted)) + "\n"
 
 
