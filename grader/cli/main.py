@@ -28,7 +28,8 @@ from grader.course import gradescope
 from grader.reports import formats, text as report
 from grader.reports import gradescope as gradescope_results
 from grader.grading.settings import COURSE_FILE, DEFAULTS, RUN_MARGIN, Settings, overrun
-from grader.grading.submission import NOTEBOOK_SUFFIX, SubmissionError, find_file, notebook_owner, wrong_exercise
+from grader.grading.submission import (NOTEBOOK_SUFFIX, SubmissionError, find_file, is_notebook, notebook_owner,
+                                       wrong_exercise)
 
 FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
 NUMBERS = f"{FIRST.number}–{LAST.number}"  # "1–8"
@@ -294,7 +295,7 @@ def grading_run(exercises, **given):
     sense (else a usage error); the submission's folder is taken off this process's sys.path."""
     settings = Settings(**{**given, "suites": list(given.get("suites", ()))})
     submission, notebook, suites = settings.submission, settings.notebook, settings.suites
-    if notebook is not None and notebook.suffix.lower() != NOTEBOOK_SUFFIX:
+    if notebook is not None and not is_notebook(notebook):
         raise click.UsageError(_not_a_notebook(notebook, exercises))
     if notebook is None and not submission.is_dir():
         raise click.UsageError(_no_folder(submission))
@@ -302,7 +303,7 @@ def grading_run(exercises, **given):
         raise click.UsageError("--no-builtin-suites needs at least one --suites DIR")
     if not settings.perf and settings.perf_points:
         raise click.UsageError("--perf-points needs the performance tiers: drop --no-perf")
-    found = {e: notebook if notebook is not None else find_file(e, submission) for e in exercises}
+    found = {e: notebook if notebook is not None else _find(e, submission) for e in exercises}
     if not any(found.values()):
         names = ", ".join(e.file_name for e in exercises)
         raise click.UsageError(f"no {names} in {submission.resolve()} (nor an exerciseN_*.ipynb notebook): "
@@ -314,6 +315,15 @@ def grading_run(exercises, **given):
     folder = os.path.realpath(submission if notebook is None else notebook.parent)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != folder]
     return settings
+
+
+def _find(exercise, folder):
+    """`find_file`, where a folder too large or too deep to look through (SubmissionError: more than
+    Settings.tree_entries, round 62's a06) is a usage error that says so, not a traceback."""
+    try:
+        return find_file(exercise, folder)
+    except SubmissionError as error:
+        raise click.UsageError(str(error)) from None
 
 
 def _not_a_notebook(path, exercises):
@@ -338,7 +348,10 @@ def _no_folder(submission):
         how = (f"to grade it: {_grade_file_command(owner, submission)}" if owner is not None
                else f"pass its folder: --submission {shlex.quote(str(submission.parent))}")
         return f"--submission {submission} is a file, not a folder: {how}"
-    here = [exercise.file_name for exercise in catalog.EXERCISES if find_file(exercise, Path.cwd())]
+    try:
+        here = [exercise.file_name for exercise in catalog.EXERCISES if find_file(exercise, Path.cwd())]
+    except SubmissionError:  # a working folder too large to look through (a home folder): no guess from it
+        here = []
     if here:
         more = f" and {len(here) - 1} more" if len(here) > 1 else ""
         up = f", or cd .. (to the folder that holds {submission}/) and run it again" if (
@@ -416,7 +429,7 @@ PARENT_ENV = "LUMEN_PARENT_PID"  # set by `batch`: the grader dies with the batc
 def _check_notebook_owner(exercise, path):
     """A notebook made for another exercise is a usage error (the wrong file was given); one that
     cannot be read is the submission's problem, reported in the exercise's result."""
-    if path is None or path.suffix != NOTEBOOK_SUFFIX:
+    if path is None or not is_notebook(path):
         return
     try:
         owner = notebook_owner(path)
@@ -468,7 +481,7 @@ def _grade_file_command(exercise, path):
         path = default / path.name
     if not path.is_file():
         return None
-    if path.suffix == NOTEBOOK_SUFFIX:
+    if is_notebook(path):
         return f"lumen-grade {exercise.id} --notebook {shlex.quote(str(path))}"
     folder = path.parent
     in_default = folder == default or (folder.is_dir() and default.is_dir() and folder.samefile(default))
@@ -586,7 +599,7 @@ def list_exercises(submission):
     """The exercises, their files, and the chapter section each one practises."""
     rows = []
     for exercise in catalog.EXERCISES:
-        path = find_file(exercise, submission)
+        path = _find(exercise, submission)
         rows.append((exercise.id, (path or submission / exercise.file_name).name, "found" if path else "missing",
                      f"{exercise.title}  (chapter: {exercise.section})"))
     widths = [max(len(row[column]) for row in rows) for column in range(3)]  # columns line up
@@ -713,8 +726,18 @@ def gradescope_bundle(out, **settings):
               default=gradescope.DEFAULT_ROOT, show_default=True, help="Gradescope's /autograder folder.")
 @gradescope_options
 def gradescope_run(root, **settings):
-    """Inside Gradescope: grade ROOT/submission into ROOT/results/results.json (run_autograder calls it)."""
-    results = gradescope.run(root, **settings)
+    """Inside Gradescope: grade ROOT/submission into ROOT/results/results.json (run_autograder calls it),
+    which is written even where the run goes past its whole time limit (the backstop of `ending_on_signals`:
+    round 59's a03 held the judge for minutes, and Gradescope got no results)."""
+    started = time.monotonic()
+    limit = Settings(time_limit=settings["timeout"]).run_limit(len(settings["exercises"] or catalog.EXERCISES))
+    try:
+        with ending_on_signals(after=limit + overrun(limit)):
+            results = gradescope.run(root, **settings)
+    except Stopped as stop:
+        why = (f"it ran {overrun(limit):g} s past its time limit of {limit:g} s and was stopped"
+               if stop.signum == OVERRUN_SIGNAL else f"it was stopped by {stop.name}")
+        results = gradescope.write_results(root, gradescope.failed(why), started)
     click.echo(f"{results['score']:g} points: wrote {root / 'results' / 'results.json'}")
 
 

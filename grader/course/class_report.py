@@ -368,9 +368,11 @@ def trend(old_records, new_records):
 
 def student_folder(submissions, name):
     """The folder of the class folder `submissions` whose gradebook name (`classbook.student_name`)
-    is `name`: the folder of that name, almost always; else the one whose name was made printable."""
+    is `name`: the folder of that name, almost always (where its own gradebook name is that name: a
+    folder named `a%09b` is known as `a%2509b`, and `a%09b` is the gradebook name of `a<TAB>b`, round 59's
+    a02); else the one whose name was made printable."""
     folder = Path(submissions, name)
-    if folder.is_dir():
+    if folder.is_dir() and classbook.student_name(name) == name:
         return folder
     return next((path for path in Path(submissions).iterdir() if classbook.student_name(path.name) == name), folder)
 
@@ -384,7 +386,7 @@ def student_source(folder, exercise):
     if not found:
         return None
     try:
-        if found[0].suffix == submission.NOTEBOOK_SUFFIX:
+        if submission.is_notebook(found[0]):
             return submission.notebook_code(found[0], exercise)
         return files.read_regular(found[0], files.MAX_SOURCE_BYTES, follow=False).decode("utf-8", "replace")
     except (OSError, ValueError, submission.SubmissionError):

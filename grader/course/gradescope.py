@@ -243,7 +243,7 @@ def stage_files(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS, found=
         if not chosen:
             continue
         name = f"{exercise.stem}{chosen[0].suffix}"
-        limit = submission.MAX_NOTEBOOK_BYTES if chosen[0].suffix == submission.NOTEBOOK_SUFFIX else files.MAX_SOURCE_BYTES
+        limit = submission.MAX_NOTEBOOK_BYTES if submission.is_notebook(chosen[0]) else files.MAX_SOURCE_BYTES
         try:
             data = files.read_submission(chosen[0], limit, secrets)
         except OSError as error:
@@ -321,10 +321,21 @@ def run(root, *, hidden_visibility=results_json.HIDDEN_VISIBILITY, printed_visib
         results["stdout_visibility"] = printed_visibility
     except Exception as error:  # the student must get a result whatever went wrong in here
         traceback.print_exc()  # Gradescope keeps stdout and stderr for the instructor
-        results = {"score": 0.0, "output": f"The autograder itself failed ({type(error).__name__}: "
-                   f"{error}). This is not your fault: please tell the course staff.", "tests": []}
+        results = failed(f"{type(error).__name__}: {error}")
+    return write_results(root, results, started)
+
+
+def failed(why):
+    """The results of an upload the autograder itself could not grade, `why` said to the student."""
+    return {"score": 0.0, "output": f"The autograder itself failed ({why}). This is not your fault: please tell the "
+                                    "course staff.", "tests": []}
+
+
+def write_results(root, results, started):
+    """Write `results` (with the time since `started`, time.monotonic()) as <root>/results/results.json,
+    replacing whatever is there; returns them."""
     results["execution_time"] = round(time.monotonic() - started, 2)
-    path = root / "results" / "results.json"
+    path = Path(root) / "results" / "results.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.is_dir() and not path.is_symlink():  # left by a submission: the judge's results replace it
         files.remove_tree(path)

@@ -45,7 +45,7 @@ def digest(path):
     cannot be read (the grading says why)."""
     path = Path(path)
     try:
-        if path.suffix == submission.NOTEBOOK_SUFFIX:
+        if submission.is_notebook(path):
             code = "\0".join(text for _, _, text in submission.notebook_cells(path)).encode("utf-8")
         else:
             code = files.read_submission(path)
@@ -194,7 +194,7 @@ class Ladder:
                              "the first level"), {}
         try:
             state = checked_state(json.loads(data.decode("utf-8")))
-        except (ValueError, UnicodeDecodeError) as error:
+        except (ValueError, UnicodeDecodeError, RecursionError) as error:  # RecursionError: 200 000 brackets
             return self._say(f"hint ladder: {self.path} is not the ladder's state ({error}): every ladder starts "
                              "again"), {}
         self.kept = data

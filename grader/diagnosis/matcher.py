@@ -141,8 +141,9 @@ def _same_mask(got, expected):
 
 
 def _catalogue(number, cases, evidence, passing):
-    """The misconceptions that explain all the evidence: one named, two as 'either ... or ...'. The
-    diagnosis carries the failed calls that show it: those no other misconception explains."""
+    """The misconceptions that explain all the evidence: each named where they explain different failed
+    calls (as many mistakes), two that explain the same ones as 'either ... or ...'. A diagnosis carries
+    the failed calls that show it: those no other misconception explains."""
     outcomes = {}
 
     def outcome(variant, i):
@@ -166,11 +167,15 @@ def _catalogue(number, cases, evidence, passing):
     fits = {i: calls for i, calls in fits.items() if not any(calls < other for other in fits.values())}
     # of two that both fit, one that includes the other claims more than the evidence shows
     ids = [i for i in fits if not any(other in misconceptions.BY_ID[i].includes for other in fits if other != i)]
-    if len(ids) == 1:
-        others = [variant for m in candidates if m.id != ids[0] for variant in _mutants(m.id)]
-        shown = {i for i in fits[ids[0]] if not any(outcome(variant, i)[0] == MATCH for variant in others)}
-        message = f"{_where(cases, fits[ids[0]])}: {misconceptions.BY_ID[ids[0]].message}"
-        return [Diagnosis(ids[0], message, shown or fits[ids[0]], (ids[0],), fits[ids[0]])]
+
+    def alone(named):
+        others = [variant for m in candidates if m.id != named for variant in _mutants(m.id)]
+        shown = {i for i in fits[named] if not any(outcome(variant, i)[0] == MATCH for variant in others)}
+        message = f"{_where(cases, fits[named])}: {misconceptions.BY_ID[named].message}"
+        return Diagnosis(named, message, shown or fits[named], (named,), fits[named])
+
+    if len(ids) == 1 or len(ids) > 1 and sum(len(fits[i]) for i in ids) == len(set().union(*(fits[i] for i in ids))):
+        return [alone(i) for i in ids]  # each explains failures no other touches: as many mistakes (round 61's a52)
     if len(ids) == 2:
         a, b = (misconceptions.BY_ID[i] for i in ids)
         both = fits[ids[0]] & fits[ids[1]]
@@ -209,8 +214,9 @@ def _outcome(variant, case):
     student's code raised, raises the same error); UNUSED: the call never reaches a step the variant
     changes, or the student's code raised and the variant breaks too in its own way (another error, or
     a value of another structure, which the student's next line may well refuse), or its value is within
-    the matcher's slack of both theirs and the reference's (a half-precision call that cannot tell them
-    apart); WRONG: otherwise."""
+    the matcher's slack of the reference's (the mistake changes nothing there: the student's value is
+    another mistake's, round 65's a54; or a half-precision call that cannot tell them apart); WRONG:
+    otherwise."""
     instance, used = _tracked(variant)
     raised = isinstance(case.call["got"], Raised)
     try:
@@ -221,11 +227,11 @@ def _outcome(variant, case):
         return (WRONG if used and not raised else UNUSED), used
     if not used:
         return UNUSED, used
+    if _comparable(value, case.expected) and matches(case.expected, value, case.dtype):
+        return UNUSED, used  # the reference's: whatever the student's is, this mistake is not what made it
     if raised:
         return (WRONG if _comparable(value, case.expected) else UNUSED), used
-    if matches(case.call["got"], value, case.dtype):  # theirs; and if the reference's too, this call cannot tell
-        return (UNUSED if matches(case.expected, value, case.dtype) else MATCH), used  # (half precision, slack)
-    return WRONG, used
+    return (MATCH if matches(case.call["got"], value, case.dtype) else WRONG), used
 
 
 def _target(call):

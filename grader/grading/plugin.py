@@ -193,6 +193,10 @@ class GradingPlugin:
             reason = f"{self._where(exercise, error)}: importing it raised {what}"
             if error.type == "NotImplementedError":
                 reason += " (top-level code must not call your unfinished functions)"
+            elif error.type == "ModuleNotFoundError" and any(f"'{other.stem}'" in (error.message or "")
+                                                            for other in catalog.EXERCISES):  # round 61's h07
+                reason += (" (each exercise file is graded alone, without the others beside it: copy what "
+                           "you need from that exercise into this file)")
         except ChildTimeout as timeout:
             limit = self.students[exercise.id].limit
             if timeout.earlier:  # the whole run's time was up before this exercise's turn

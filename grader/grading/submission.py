@@ -26,9 +26,11 @@ MAX_NOTEBOOK_BYTES = 16 << 20  # far more than any exercise's notebook, outputs 
 MAX_NOTEBOOK_DEPTH = 64  # levels of JSON brackets: a notebook has about five
 MAX_NOTEBOOK_CELLS = 1000  # an exercise's notebook has a dozen; nbformat validates each in Python (round 23's a12:
                            # 275 000 empty cells took 7.6 s a reading)
-# Cell magics that run their body as Python in the kernel: the body is kept, the magic line dropped.
-PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
-_ASSIGNED_MAGIC = re.compile(r"[ \t]*[\w.]+[ \t]*=[ \t]*[!%]")  # files = !ls, t = %timeit f()
+# Cell magics that run their body as Python in the kernel's namespace: the body is kept, the magic line dropped
+# (not %%timeit: its body's names are never the kernel's, round 64's a03 graded code the notebook never defined)
+PYTHON_CELL_MAGICS = frozenset({"time", "capture", "prun"})
+# IPython's escapes that call a function at a line's start: `/f x` is f(x), `,f a b` f("a", "b"), `;f a b` f("a b")
+_AUTOCALL = ("/", ",", ";")
 # IPython's help: `fused_project?`, `torch.nn??`, `?torch.softmax`, `%timeit?`, `torch.*max*?` (never Python: `?`
 # is no Python token); round 54's h01 lost a whole notebook to one in its scratch cell
 _HELP = re.compile(r"[ \t]*(\?{1,2}[ \t]*%{0,2}[\w.*\[\]]+|%{0,2}[\w.*\[\]]+[ \t]*\?{1,2})[ \t]*(#.*)?")
@@ -180,20 +182,44 @@ def candidates(exercise, folder, nested=False, found=None):
 
 
 def _still_the_stub(exercise, path):
-    """Whether the .py file at `path` is still the released stub: each of the exercise's names it defines
-    raises NotImplementedError somewhere inside (False where it cannot be read or parsed)."""
+    """Whether the .py file at `path` is still the released stub: each of the exercise's names it defines is a
+    stub (`_a_stub`), and none is bound again otherwise (`tiled_attention = mine`, an import: round 64's h02
+    kept the stubs and bound its own functions to their names); False where it cannot be read or parsed."""
     try:
         tree = ast.parse(files.read_regular(path, files.MAX_SOURCE_BYTES, follow=False).decode("utf-8"))
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     defined = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                and node.name in exercise.names]
-    return bool(defined) and all(map(_a_stub, defined))
+    bound = {name for node in ast.walk(tree) if node not in defined for name in _bound_names(node)}
+    return bool(defined) and all(map(_a_stub, defined)) and not bound & set(exercise.names)
+
+
+def _bound_names(node):
+    """The names one node binds as a variable or by an import (not as a function or class)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return [node.id]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+    return []
 
 
 def _a_stub(node):
-    """Whether a function or class still raises NotImplementedError somewhere: the released stub's body."""
-    return any(isinstance(inner, ast.Name) and inner.id == "NotImplementedError" for inner in ast.walk(node))
+    """Whether a function is still the released stub's body: the first statement it runs that is not an
+    expression (its docstring, `super().__init__()`) or `pass` is `raise NotImplementedError(...)`; a class is
+    unwritten while one of its methods is (the stub of exercise 8 gives one method written). Written code that keeps a `raise NotImplementedError` for a case it refuses
+    is written (round 62's h07 lost to an untouched notebook beside it)."""
+    if isinstance(node, ast.ClassDef):
+        methods = [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        return any(map(_a_stub, methods))
+    first = next((statement for statement in node.body if not isinstance(statement, (ast.Expr, ast.Pass))), None)
+    return isinstance(first, ast.Raise) and first.exc is not None and _called_name(first.exc) == "NotImplementedError"
+
+
+def _called_name(node):
+    """The name `node` (an exception, or one called: `NotImplementedError("...")`) is, or None."""
+    node = node.func if isinstance(node, ast.Call) else node
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def not_files(exercise, found):
@@ -222,6 +248,12 @@ def find_file(exercise, folder):
     return found[0] if found else None
 
 
+
+def is_notebook(path):
+    """Whether `path` names a notebook, read as one whatever the case of its suffix (`--notebook X.IPYNB`:
+    the ladder hashed it whole, outputs included, and climbed at each run: round 62's a03)."""
+    return Path(path).suffix.lower() == NOTEBOOK_SUFFIX
+
 def prepare(exercise, folder, work_dir, notebook=None):
     """The code to grade for `exercise` as a Found; a notebook's code is written into work_dir.
 
@@ -237,7 +269,7 @@ def prepare(exercise, folder, work_dir, notebook=None):
             f"no {exercise.file_name} in {folder} (nor an exercise{exercise.number}_*{NOTEBOOK_SUFFIX} "
             "notebook): pass --submission DIR", Path(folder) / exercise.file_name, FIND_STEP)
     path, ignored = found[0], tuple(str(other) for other in found[1:])
-    if notebook is None and path.suffix != NOTEBOOK_SUFFIX:
+    if notebook is None and not is_notebook(path):
         return Found(path, path, ignored=ignored)
     code = Path(work_dir) / exercise.file_name
     cells = notebook_cells(path, exercise)
@@ -390,21 +422,51 @@ def python_source(source):
     lines = source.split("\n")
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is not None and lines[first].lstrip().startswith("%%"):
-        magic = lines[first].lstrip()[2:].split(maxsplit=1)
-        if not magic or magic[0] not in PYTHON_CELL_MAGICS:
-            return None
+        if lines[first].lstrip()[2:].rstrip().partition(" ")[0] not in PYTHON_CELL_MAGICS:  # as IPython names it:
+            return None  # `%%time\t-v` is no magic of its
         lines[first] = ""
     kept, state = [], _Scan()
     for line in lines:
         stripped = line.lstrip()
         ipython_only = stripped.startswith(("!", "%")) and not stripped.startswith("!=")
-        ipython_only = ipython_only or _ASSIGNED_MAGIC.match(line) or _HELP.fullmatch(line)
+        ipython_only = ipython_only or stripped.startswith(_AUTOCALL) or _assigns_ipython(line) or _HELP.fullmatch(line)
         if ipython_only and not state.inside:
             indent = line[:len(line) - len(stripped)]
             line = f"{indent}pass" if indent else ""
         kept.append(line)
         state.read(line)
     return "\n".join(kept)
+
+
+def _assigns_ipython(line):
+    """Whether `line` assigns what a magic or a shell command gives, as IPython reads it: its first `=`
+    outside brackets and strings, an assignment's, followed by `%` or `!` (`t = %timeit -o f()`, and any
+    target: `d["t"] = %timeit`, `a, *b = !ls`, `x: int = !ls`: round 62's h02 lost a notebook to the first)."""
+    depth, quote, i = 0, None, 0
+    while i < len(line):
+        char = line[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif line.startswith(quote, i):
+                i, quote = i + len(quote) - 1, None
+        elif char in "\"'":
+            quote = char * 3 if line.startswith(char * 3, i) else char
+            i += len(quote) - 1
+        elif char == "#":
+            return False
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "=" and depth == 0:
+            if line.startswith("==", i):
+                i += 1
+            elif i == 0 or line[i - 1] not in "=<>!:+-*/%&|^@~":
+                after = line[i + 1:].lstrip(" \t")
+                return after.startswith("%") or after.startswith("!") and not after.startswith("!=")
+        i += 1
+    return False
 
 
 class _Scan:

@@ -23,7 +23,6 @@ What a child does for the timing:
 - `time_case`: the in-process timing loop of `benchmarks/reference_vs_fused.py`, which never
   holds student code.
 """
-import functools
 import gc
 import importlib.util
 import os
@@ -156,10 +155,13 @@ def time_case(fns, make_args_for, device, seed, budget, bounds, watch=("student"
 
 
 def storages(obj, alive=None):
-    """{data pointer: bytes} of the tensors an object holds (its attributes, and the lists, tuples,
-    sets and dicts among them, at any depth: round 56's a02 hid a cache's storage five lists down, one
-    level below where the walk stopped): the memory a KV cache really keeps; `alive`, a list, gets
-    the storages themselves (kept, no address of theirs is another's while it lives). They are found
+    """{data pointer: bytes} of the tensors (and bare storages) an object holds, at any depth, in whatever
+    holds them (round 56's a02 hid a cache's storage five lists down; round 63's h08 kept it in a deque,
+    round 64's a04 a copy of the past in a `slice`): the memory a KV cache really keeps; `alive`, a list,
+    gets the storages themselves (kept, no address of theirs is another's while it lives). Everything the
+    object refers to is read but what leads to every object of the process (classes, modules, code,
+    frames, a function's globals: of a function, its closure and defaults are read, of a generator its
+    frame's locals), and a tensor is not read inside (its autograd graph holds its inputs). They are found
     by the interpreter's own traversal (`gc.get_referents`), never by asking the object or its
     containers, and their types by `type`: no code of the student's runs while it is looked at (a
     `__dict__` or `__class__` property, a list's `__iter__`), so it can neither show other tensors
@@ -179,13 +181,30 @@ def storages(obj, alive=None):
             if issubclass(kind, torch.Tensor):
                 with torch._C.DisableTorchFunction():  # a subclass's __torch_function__ is the student's code
                     storage = torch.Tensor.untyped_storage(item)
-                kept[storage.data_ptr()] = storage.nbytes()
-                if alive is not None:
-                    alive.append(storage)
-            elif issubclass(kind, (list, tuple, set, frozenset, dict)) or _instance(kind):  # never a key's
-                inside.append(item)  # __eq__ (round 11's a02); a plain object's attributes (round 38's a04)
+            elif issubclass(kind, torch.UntypedStorage):
+                storage = item
+            else:
+                inside += _held_by(item, kind)  # never a key's __eq__ (round 11's a02)
+                continue
+            kept[storage.data_ptr()] = storage.nbytes()
+            if alive is not None:
+                alive.append(storage)
         level = inside
     return kept
+
+
+def _held_by(item, kind):
+    """What `storages` reads of `item` (of type `kind`), through `gc.get_referents`: the item itself, or of a
+    function its closure's cells and its defaults, of a generator or coroutine its frame's locals, and nothing
+    of what leads to every object (_NOT_HELD)."""
+    if issubclass(kind, _NOT_HELD):
+        return []
+    if kind is types.FunctionType:
+        return [item.__closure__ or (), item.__defaults__ or (), item.__kwdefaults__ or {}]
+    if kind in _RUNNING:
+        frame = _RUNNING[kind].__get__(item)
+        return [frame.f_locals] if frame is not None else []
+    return [item]
 
 
 class HeldTooMuch(ValueError):
@@ -193,21 +212,12 @@ class HeldTooMuch(ValueError):
 
 
 MAX_HELD_OBJECTS = 1 << 17  # what a KV cache holds: its tensors and a few numbers, thousands at the most
-# what `storages` does not look inside: classes, modules and code (a cache's reference to a function, its
-# module or torch would reach every tensor of the process)
-_NOT_HELD = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
-             types.CodeType, types.FrameType, types.GeneratorType, types.CoroutineType, types.CellType,
-             functools.partial)
-
-
-def _instance(kind):
-    """Whether objects of `kind` are instances of a class written in Python, whose attributes `storages`
-    reads (their `__dict__` or slots, through `gc.get_referents`: no code of theirs runs)."""
-    return bool(_FLAGS.__get__(kind) & _HEAPTYPE) and not issubclass(kind, _NOT_HELD)
-
-
-_FLAGS = type.__dict__["__flags__"]  # read from `type` itself: a metaclass's `__flags__` would be code
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (or type()), not one of C's
+# what `storages` does not read: classes, modules, code and frames (a cache's reference to its module, a
+# class or a frame would reach every tensor of the process)
+_NOT_HELD = (type, types.ModuleType, types.CodeType, types.FrameType, types.TracebackType)
+# the frames of suspended code, read from the types themselves (a subclass cannot be made of these)
+_RUNNING = {types.GeneratorType: types.GeneratorType.gi_frame, types.CoroutineType: types.CoroutineType.cr_frame,
+            types.AsyncGeneratorType: types.AsyncGeneratorType.ag_frame}
 
 
 # -- timing across processes ---------------------------------------------------------------------

@@ -53,6 +53,7 @@ _empty = torch.empty
 _uint8 = torch.uint8
 _no_torch_function = torch._C.DisableTorchFunction
 _setprofile, _getprofile = sys.setprofile, sys.getprofile
+_bootstrap = sys.modules["_frozen_importlib"]  # importlib's own, where `import` finds `_find_and_load`
 _stack_length = torch._C._len_torch_dispatch_stack
 _stack_at = torch._C._get_dispatch_stack_at
 _pop_mode = torch._C._pop_torch_dispatch_stack
@@ -65,6 +66,7 @@ _PYTHON_KEYS = (torch._C.DispatchKey.Python, torch._C.DispatchKey.PythonTLSSnaps
 OUTSIDE_ALLOWANCE = 1 << 18  # bytes traced outside torch that a call may peak at unnoticed: the Python objects
                              # of a call and of the probe itself (tens of KiB), not an array of scores
 MAX_VERDICTS = 4096  # frames the watch keeps its verdict of (a stack is far less deep)
+MAX_RUNS = 4096  # runs of a view written into a storage made before the call that `_runs` lists one by one
 MAX_SHAPES = 256  # distinct shapes of the tensors a call made that the probe keeps
 CANARY_BYTES = 4099  # an odd size no tensor of the student's is likely to have; it only has to be seen
 DISABLED = "the grader's probe was disabled"
@@ -203,6 +205,8 @@ class LargestAllocation(TorchDispatchMode):
         self.reductions = 0  # reductions of the inputs' data: a product is a multiplication and a sum (round 32's a01)
         self.written = 0  # bytes written in place into storages the call did not make (an input's, the
         # object's, or one it keeps where the grader does not look: round 35's a05 hid a cache's in a plain object)
+        self.filled = {}  # data pointer of such a storage -> the byte ranges written into it with several
+        # arguments' data, [[start, end], ...] disjoint and in order (`_fill`)
         self.shapes = set()  # the shapes of the tensors its operations returned (the inputs' storages aside)
         self.elements, self.element_shape = 0, ()  # the most entries: a bool (L, L) mask is few bytes, many entries
         self.derived, self.widest = set(self.inputs), 0  # the data pointers of the inputs' storages and of
@@ -384,8 +388,10 @@ class LargestAllocation(TorchDispatchMode):
         if self.last not in self.alive and writes:  # into a storage made before the call: a cache
             entries = _entries_written(func, args, tensor)  # copying its past in place
             self.written += entries * tensor.element_size()  # bytes: a complex view halves entries (round 39's a03)
-            if _several(written_from):  # computed from two arguments' data: scores in a buffer made at import
-                self._weigh(tuple(tensor.shape), entries * tensor.element_size(), entries)
+            if _several(written_from):  # computed from two arguments' data: scores in a buffer made at import,
+                filled = self._fill(self.last, tensor)  # weighed as all of them the buffer holds by now
+                shape = tuple(tensor.shape) if filled <= tensor.nbytes else (filled // tensor.element_size(),)
+                self._weigh(shape, filled, filled // tensor.element_size())
         if self.last in self.inputs or (self.last not in self.alive and func is not None and _aliases(func)
                                         and self.last in read):
             return
@@ -396,12 +402,50 @@ class LargestAllocation(TorchDispatchMode):
             self.shapes.add(shape)
         self._weigh(shape, nbytes, nbytes // tensor.element_size())
 
+    def _fill(self, pointer, tensor):
+        """The bytes written so far with several arguments' data into storages made before the call, all of them
+        together (round 64's a01 kept one block in each of 64 buffers made at import), `tensor` (a view of the
+        storage at `pointer`) now written too: the union of the byte runs each view covers, however its strides
+        lay it out (round 60's a01 wrote each block of the whole matrix into its own place of one buffer,
+        through `as_strided`; a block buffer written again and again covers one block; a slice of a cache's
+        storage covers its own runs, not the span from its first byte to its last: round 64's h01)."""
+        ranges = self.filled.setdefault(pointer, [])
+        for start, end in _runs(tensor):
+            kept = [span for span in ranges if span[1] < start or span[0] > end]
+            touching = [span for span in ranges if not (span[1] < start or span[0] > end)]
+            ranges[:] = sorted([*kept, [min([start, *(span[0] for span in touching)]),
+                                        max([end, *(span[1] for span in touching)])]])
+        return sum(end - start for ranges in self.filled.values() for start, end in ranges)
+
     def _weigh(self, shape, nbytes, entries):
         """A tensor of `shape` the call made (or wrote into) of `nbytes` and `entries`: the largest so far?"""
         if nbytes > self.bytes:
             self.bytes, self.shape = nbytes, shape
         if entries > self.elements:
             self.elements, self.element_shape = entries, shape
+
+
+def _runs(tensor, most=MAX_RUNS):
+    """The byte ranges [start, end) of its storage that a view covers: its innermost axes that lie one after
+    another make a run, its other axes repeat it; a view of more than `most` runs is taken as the span from
+    its first byte to its last (more than it covers, never less)."""
+    if not tensor.numel():
+        return []
+    size = tensor.element_size()
+    axes = sorted((abs(stride), length) for length, stride in zip(tensor.shape, tensor.stride()) if length > 1)
+    run, outer = 1, []
+    for stride, length in axes:
+        if not outer and stride == run:
+            run *= length
+        else:
+            outer.append((stride, length))
+    starts = [tensor.storage_offset()]
+    for stride, length in outer:
+        if len(starts) * length > most:
+            start = tensor.storage_offset() * size
+            return [(start, start + size * (1 + sum((length - 1) * stride for stride, length in axes)))]
+        starts = [first + step * stride for first in starts for step in range(length)]
+    return [(first * size, (first + run) * size) for first in starts]
 
 
 def _across(func):
@@ -613,6 +657,44 @@ class _Bookkeeping:
         _setprofile(self.watch)
 
 
+class _LazyImports:
+    """While a call is measured, a module that torch imports lazily for it (torch.utils.checkpoint imports
+    torch._dynamo, and sympy with it: some 800 modules, which under the profile function took 20 s, round
+    60's h09) is imported unwatched: the profile function off, the collector off (no finalizer of the
+    student's runs meanwhile), and the memory the import keeps not counted as the call's (`grown`). An
+    import that the student's code starts, itself or through a library it called, stays watched."""
+
+    def __init__(self, watch):
+        self.watch, self.grown = watch, 0
+
+    def __enter__(self):
+        self.original = _bootstrap._find_and_load  # what `import` and importlib.import_module call
+        _bootstrap._find_and_load = self._find_and_load
+        return self
+
+    def __exit__(self, *exc):
+        _bootstrap._find_and_load = self.original
+
+    def _find_and_load(self, name, import_):
+        frame = sys._getframe(1)
+        while frame is not None and _library(frame.f_code.co_filename) and not frame.f_code.co_filename.startswith(
+                _OURS):
+            frame = frame.f_back  # importlib's own frames, and a library's that torch called
+        if _getprofile() is not self.watch or frame is None or not frame.f_code.co_filename.startswith(_OURS):
+            return self.original(name, import_)
+        before, collecting = _traced()[0] if _tracing() else None, gc.isenabled()
+        _setprofile(None)
+        gc.disable()
+        try:
+            return self.original(name, import_)
+        finally:
+            if collecting:
+                gc.enable()
+            _setprofile(self.watch)
+            if before is not None and _tracing():
+                self.grown += max(_traced()[0] - before, 0)
+
+
 class _Exports(TorchFunctionMode):
     """Notes the first time a call hands a tensor of more than one entry to numpy or Python
     (`_EXPORTS`): what it computes there, the probe cannot see; and gives the probe each tensor made
@@ -698,7 +780,7 @@ def _measured(probe, previous, depth, fn, args, kwargs, kept=None, threads=None)
         _setprofile(watch)
         exports = _Exports(probe)
         try:
-            with exports:
+            with _LazyImports(watch) as imports, exports:
                 result = fn(*args, **(kwargs or {}))
             if kept is not None:
                 kept.append(result)
@@ -706,7 +788,7 @@ def _measured(probe, previous, depth, fn, args, kwargs, kept=None, threads=None)
             profiled = _getprofile() is watch
             reason = watch.reason
             _setprofile(previous)
-            outside = _traced()[1] - start if _tracing() else None
+            outside = _traced()[1] - start - imports.grown if _tracing() else None
             if outside is not None:
                 _stop_tracing()
             if traced:  # as the student's code left it

@@ -44,9 +44,10 @@ def test_stub_fails_every_test(grade):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_suites_scores_stay_off_the_thresholds(seed):
-    """Planted heads score >= 0.55 for their job, every other head <= 0.25, whatever the seed; the
-    hand-set model has exactly its two heads, and the mixed heads of the threshold test score 0.5, 0.25,
-    0.875 exactly, in float32 too."""
+    """Planted heads score >= 0.55 for their job, every other head <= 0.25, whatever the seed (a head planted
+    for both jobs, >= 0.45 for each: its weight is shared, and NOISE only adds to it); the hand-set model has
+    exactly its two heads, and the mixed heads of the threshold test score 0.5, 0.25, 0.875 exactly, in
+    float32 too."""
     rng = torch.Generator().manual_seed(seed)
     for case, kinds in (("previous", suite.PLANTED["previous"]), ("induction", suite.PLANTED["induction"]),
                         *((f"find[{n}]", layer) for n, layer in enumerate(suite.PLANTED["find"]))):
@@ -55,8 +56,9 @@ def test_the_suites_scores_stay_off_the_thresholds(seed):
         pattern = suite.planted(rng, size["B"], kinds, size["seq_len"], torch.float64)
         for kind, score in (("previous", oracle.previous_token_score(pattern)),
                             ("induction", oracle.induction_score(pattern, size["seq_len"]))):
-            planted = torch.tensor([k == kind for k in kinds])
-            assert (score[planted] >= 0.55).all() and (score[~planted] <= 0.25).all(), (case, kind, score)
+            planted, both = torch.tensor([k == kind for k in kinds]), torch.tensor([k == "both" for k in kinds])
+            assert (score[planted] >= 0.55).all() and (score[both] >= 0.45).all(), (case, kind, score)
+            assert (score[~planted & ~both] <= 0.25).all(), (case, kind, score)
     _, patterns = suite.model_patterns(rng, torch.float64)
     assert oracle.find_heads(patterns) == {"previous_token": [(0, 1)], "induction": [(1, 2)]}
     for layer, pattern in enumerate(patterns):

@@ -156,6 +156,24 @@ def test_a_folder_without_exercise_files_is_not_taken_for_exercises(tmp_path, mo
     assert f"no folder exercises (looked in {tmp_path / 'exercises'})" in said and "right here" not in said
 
 
+@pytest.mark.parametrize("command", [["3"], ["all"], ["list"], ["hint", "3"]])
+def test_a_folder_too_large_to_look_through_is_said_not_a_traceback(tmp_path, monkeypatch, command):
+    """Round 62's a06: a folder past the bounds of the search raised TreeTooLarge out of the command."""
+    from grader.grading.settings import DEFAULTS
+
+    monkeypatch.setattr(DEFAULTS, "tree_entries", 20)
+    for number in range(30):
+        (tmp_path / f"notes{number}.txt").write_text("")
+    (tmp_path / "exercise3_scaling.py").write_bytes((SOLUTIONS / "exercise3_scaling.py").read_bytes())
+    result = CliRunner().invoke(main, [*command, "--submission", str(tmp_path), "--no-perf", "--device", "cpu"]
+                                if command != ["list"] else ["list", "--submission", str(tmp_path)])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "holds more than 20 files and folders" in unwrapped(result.output), result.output
+    monkeypatch.chdir(tmp_path)  # a working folder too large to look through is no guess of where the files are
+    result = CliRunner().invoke(main, ["3", "--submission", "nowhere"])
+    assert result.exit_code == 2 and "no folder nowhere" in unwrapped(result.output), result.output
+
+
 @pytest.mark.parametrize("typed, present, advice", [
     ("exercises/exercise3_scaling.py", [], "lumen-grade exercise3"),
     ("exercise3_scaling.py", [], "lumen-grade exercise3"),  # not here, but in exercises/: the default

@@ -266,3 +266,22 @@ def test_the_summary_names_exactly_the_file_graded_and_the_printing_is_shown(tmp
     assert all(test["tags"] == ["exercise3"] for test in results["tests"])  # what a student reads: no ids
     diagnosed = [test for test in failed if test.get("extra_data", {}).get("diagnosis") == "scale-by-dk"]
     assert diagnosed and all("\n➜ " in test["output"] for test in diagnosed)  # the id for machines, words for people
+
+
+def test_gradescope_run_writes_results_even_when_its_whole_time_limit_runs_out(tmp_path, monkeypatch):
+    """Round 59's a03 held the judge for minutes before any child ran; gradescope-run had no backstop, and
+    Gradescope got no results.json. Past the whole run's time limit (the alarm, raised here at once), the
+    staff and the student are told, in the results."""
+    import signal
+
+    from grader.cli import main as cli
+
+    if cli.OVERRUN_SIGNAL is None:
+        pytest.skip("no SIGALRM on this platform: no backstop to test")
+    monkeypatch.setattr(gradescope, "run", lambda root, **settings: signal.raise_signal(cli.OVERRUN_SIGNAL))
+    result = CliRunner().invoke(main, ["gradescope-run", "--root", str(tmp_path), "--exercise", "exercise3",
+                                       "--timeout", "5"])
+    assert result.exit_code == 0, result.output
+    written = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
+    assert written["score"] == 0 and "past its time limit of 65 s and was stopped" in written["output"], written
+    assert "not your fault" in written["output"] and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)

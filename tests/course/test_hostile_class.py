@@ -322,6 +322,17 @@ def test_the_class_report_finds_a_folder_by_its_printable_name(tmp_path):
     assert class_report.student_folder(tmp_path, "amy") == tmp_path / "amy"
 
 
+def test_the_class_report_never_reads_a_folder_named_as_a_classmates_gradebook_name(tmp_path):
+    """Round 59's a02: `alice<TAB>b` is `alice%09b` in the gradebook; a folder literally named `alice%09b`
+    (known as `alice%2509b`) was read as hers, and --similarity showed the two as one code."""
+    from grader.course import class_report
+
+    (tmp_path / "alice\tb").mkdir()
+    (tmp_path / "alice%09b").mkdir()
+    assert class_report.student_folder(tmp_path, "alice%09b") == tmp_path / "alice\tb"
+    assert class_report.student_folder(tmp_path, "alice%2509b") == tmp_path / "alice%09b"
+
+
 def test_a_folder_that_cannot_be_read_is_said(tmp_path, monkeypatch):
     """Round 25: a file inside a folder the grader cannot read was skipped without a word ("no files")."""
     (tmp_path / "alice" / "locked").mkdir(parents=True)

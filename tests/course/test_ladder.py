@@ -172,7 +172,7 @@ def test_a_watch_save_keeps_the_level(tmp_path, fake_levels):
 
 
 @pytest.mark.parametrize("damage", [b"garbage", b'{"version": 1, "exercises": {"exercise3": {"m": {"bumps": -1}}}}',
-                                    b'{"version": 99, "exercises": {}}', b"\xff\xfe"])
+                                    b'{"version": 99, "exercises": {}}', b"\xff\xfe", b"[" * 200_000])
 def test_a_damaged_state_file_is_said_once_and_grading_goes_on(tmp_path, fake_levels, damage):
     student = Student(tmp_path)
     (tmp_path / ".lumen").mkdir()
@@ -278,12 +278,13 @@ def test_a_read_only_folder_as_an_unprivileged_user_grades_anyway():
         shutil.rmtree(top)
 
 
-def test_a_notebook_version_is_its_code_not_its_outputs(tmp_path):
+@pytest.mark.parametrize("name", ["exercise3_scaling.ipynb", "exercise3_scaling.IPYNB"])  # round 62's a03
+def test_a_notebook_version_is_its_code_not_its_outputs(tmp_path, name):
     import nbformat
 
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell("x = 1")]
-    path = tmp_path / "exercise3_scaling.ipynb"
+    path = tmp_path / name
     nbformat.write(notebook, path)
     before = ladder.digest(path)
     notebook.cells[0].outputs = [nbformat.v4.new_output("stream", text="ran again")]

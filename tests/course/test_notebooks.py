@@ -141,11 +141,28 @@ def test_shell_magic_and_help_lines_become_blank_keeping_line_numbers():
         "", "q = k?", "# why?"]
 
 
+@pytest.mark.parametrize("line", ['timings["mine"] = %timeit -o f(1, 4)', "a, *b = !ls", "out, = !ls",
+                                  "x: object = %time 1", "a.b = %time 1", "t=%timeit f()", ";help f", "/print 1",
+                                  ",print a b"])
+def test_every_assignment_of_a_magic_and_every_autocall_escape_is_ipython(line):
+    """Round 62's h02: `timings["mine"] = %timeit -o f()` runs in a kernel; only `name =` and `a.b =` were
+    read as IPython, so the whole notebook was refused as not Python."""
+    assert python_source(f"if True:\n    {line}\n{line}") == "if True:\n    pass\n"
+
+
+@pytest.mark.parametrize("line", ["x = 5 % 3", "y = a != b", 's = "a = %d" % 3', "f(a=%d)", "q = [x == 2, !1]",
+                                  "d = {'=': 1} # = %x", "z = '!x'", "w == %y"])
+def test_python_with_an_equals_sign_and_a_percent_stays_python(line):
+    assert python_source(line) == line
+
+
 @pytest.mark.parametrize("source, expected", [
     ("%%bash\necho hi\nexit 1", None),
     ("\n%%writefile notes.py\nx = 1", None),
     ("%%time\ny = sum(range(3))", "\ny = sum(range(3))"),
     ("%%capture out\nprint(1)", "\nprint(1)"),
+    ("%%timeit\ndef f():\n    pass", None),  # round 64's a03: its body's names are never the kernel's
+    ("%%time\t-v\ny = 1", None),  # no magic IPython knows: the cell fails there
 ])
 def test_cell_magics_are_skipped_unless_their_body_runs_as_python(source, expected):
     assert python_source(source) == expected
@@ -319,6 +336,7 @@ def test_code_from_history_takes_the_last_run_of_each_definition():
         "print(1)",
         "%time\ndef scale_scores(s, d):\n    return s / math.sqrt(d)",
         "def broken(:",
+        "x = " + "-" * 200_000 + "1",  # past the parser: a MemoryError, not a SyntaxError (round 62's a07)
         "%run -m grader.course.notebooks exercise3",
     ]
     code = notebooks.code_from_history(EX3, history)
@@ -531,3 +549,21 @@ def test_a_released_stub_beside_a_worked_notebook_gives_way_to_the_notebook(tmp_
                                                  encoding="utf-8")
     assert [path.name for path in candidates(EX3, folder, nested=True)] == ["exercise3_scaling.py",
                                                                              "exercise3_scaling.ipynb"]
+    guarded = (SOLUTIONS / "exercise3_scaling.py").read_text(encoding="utf-8").replace(
+        "    d_k = q.size(-1)\n", "    d_k = q.size(-1)\n    if d_k <= 0:\n        raise NotImplementedError('no width')\n").replace(
+        "    return scores / math.sqrt(d_k)", "    if d_k <= 0:\n        raise NotImplementedError('no width')\n"
+        "    return scores / math.sqrt(d_k)")
+    assert guarded.count("NotImplementedError") == 2  # round 62's h07: written code keeping a guard of its own is written
+    (folder / "exercise3_scaling.py").write_text(guarded, encoding="utf-8")
+    assert [path.name for path in candidates(EX3, folder, nested=True)][0] == "exercise3_scaling.py"
+    rebound = stub + "\n\ndef mine(scores, d_k):\n    return scores / d_k ** 0.5\n\n\nscale_scores = mine\n"
+    (folder / "exercise3_scaling.py").write_text(rebound, encoding="utf-8")  # round 64's h02: the stub kept,
+    assert [path.name for path in candidates(EX3, folder, nested=True)][0] == "exercise3_scaling.py"  # its name bound
+
+
+@pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda exercise: exercise.id)
+def test_the_released_stub_is_still_the_stub_and_the_solution_is_not(exercise):
+    from grader.grading.submission import _still_the_stub
+
+    assert _still_the_stub(exercise, EXERCISES / exercise.file_name)
+    assert not _still_the_stub(exercise, SOLUTIONS / exercise.file_name)

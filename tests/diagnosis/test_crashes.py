@@ -271,7 +271,7 @@ def test_kv_heads_repeated_by_their_own_count_are_named_not_a_transpose(grade):
     ("round7/exercise1/wrong_einsum_fixed_batch.py", 1, "crash:einsum-fixed-dims"),
     ("round8/exercise1/wrong_nanogpt_split_dim2.py", 1, "crash:dim-from-the-front"),
     ("round8/exercise7/wrong_repeat_interleave_no_dim.py", 7, "shape:flattened-to-1d"),
-    ("round8/exercise5/wrong_large_negative_fill.py", 5, "weights:mask:finite-fill"),
+    ("round8/exercise5/wrong_large_negative_fill.py", 5, "mask-fill-finite"),  # the catalogue's, since round 65
     ("round8/exercise5/wrong_clamp_max_at_zero.py", 5, "softmax:max-clamped-at-zero"),
     ("round8/exercise9/wrong_tensor_head_indices.py", 9, "heads-not-ints"),
 ])

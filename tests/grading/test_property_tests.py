@@ -82,3 +82,32 @@ def test_noise_tables_identities_and_counters_earn_nothing(grade, exercise, atte
     (path,) = (ATTACKS / attempt / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert result.score == earned, [(test.name, test.status) for test in result.tests if test.status == "passed"]
+
+
+@pytest.mark.parametrize("exercise, attempt, lost, named", [
+    (5, "round61/a12_ex5_clamp_sum", {"test_half_precision"}, []),
+    (5, "round61/a25_ex5_eps_add", {"test_half_precision"}, []),
+    (5, "round61/a43_ex5_guard_lastdim", {"test_softmax_any_dim"}, []),
+    (9, "round61/a41_ex9_elif", {"test_find_heads_planted", "test_find_heads_float64_on_device"}, []),
+    (4, "round61/a52_ex4_two_mistakes", {"test_causal_mask", "test_masks_stay_on_the_inputs_device",
+                                         "test_padding_mask"}, ["mask-excludes-diagonal", "padding-off-by-one"]),
+    (5, "round65/a01_sdpa_finfo_min", {"test_fully_masked_rows", "test_gradients_with_fully_masked_row",
+                                       "test_gradients_with_padding"}, ["mask-fill-finite"]),
+    (8, "round65/a54_ex8_retnew_reset", {"test_kvcache_full_raises_value_error", "test_kvcache_half_precision",
+                                         "test_kvcache_len", "test_kvcache_len_counts_tokens_whatever_their_values",
+                                         "test_kvcache_reset", "test_kvcache_reset_keeps_its_storage",
+                                         "test_kvcache_update_returns_everything",
+                                         "test_kvcache_update_writes_into_its_storage"},
+     ["kv-cache-update-returns-new", "kv-cache-reset-keeps-length"])])
+def test_round_61s_mistakes_lose_the_test_of_their_rule(grade, exercise, attempt, lost, named):
+    """Round 61 (a tester of the verdicts): a softmax whose guard is an epsilon (NaN in float16 on a row with
+    nothing to attend to), one guarded along the last axis only, a find_heads that puts a head in one list
+    only, each at full marks; and two separate mistakes told as one either/or. Each loses its rule's test
+    now, and the two mistakes are named apart. Round 65: a masked score filled with finfo.min, wrong in
+    float32 too, is not charged again by the half-precision test (a01); a mistake in a cache's update beside
+    one in its reset was dropped, the update's value differing on calls the reset's mistake changes nothing
+    in (a54)."""
+    (path,) = (ATTACKS / attempt / "sub").glob("*.py")
+    result = grade(exercise, path=path)
+    assert {test.name.split("[")[0] for test in result.tests if test.status == "failed"} == lost
+    assert [diagnosis["id"] for diagnosis in result.diagnoses] == named

@@ -86,6 +86,16 @@ def test_every_format_carries_the_same_maximum(verdicts):
     assert f"Total: {full['exercise1']:g}/{sum(full.values()):g}" in text
 
 
+def test_importing_another_exercise_s_file_says_each_file_is_graded_alone(grade):
+    """Round 61's h07: exercise 3 importing the student's own exercise2_scoring.py got a bare
+    ModuleNotFoundError; the files are graded one at a time, and the message says so."""
+    result = grade(3, "from exercise2_scoring import attention_scores\n")
+    assert result.error.endswith("importing it raised ModuleNotFoundError: No module named 'exercise2_scoring' (each "
+                                 "exercise file is graded alone, without the others beside it: copy what you need "
+                                 "from that exercise into this file)"), result.error
+    assert "graded alone" not in grade(3, "import no_such_module\n").error
+
+
 def test_an_import_failure_is_said_once_naming_the_line_or_cell(verdicts):
     _, broken = verdicts
     errors = {exercise.id: exercise.error for exercise in broken.exercises}

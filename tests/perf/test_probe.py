@@ -15,6 +15,7 @@ import torch
 from torch.utils._python_dispatch import _disable_current_modes
 
 from conftest import SOLUTIONS
+from test_diagnoses import graded
 from grader import catalog
 from grader.perf import probe
 from grader.sandbox import rules
@@ -138,6 +139,47 @@ def test_only_work_on_the_inputs_data_is_counted_and_the_widest_reduction_is_rea
     assert probe.measure(lambda x: (x == float("-inf")).sum(-1), (x,))["widest"] == 0  # counts, not values
 
 
+def test_scores_written_into_a_buffer_made_before_the_call_weigh_all_the_buffer_holds():
+    """Round 60's a01 wrote each block of scores into its own place of a buffer made at import, through
+    `as_strided` of a one-entry view: weighed per write, the buffer read as one block while it held the whole
+    (L, L) matrix. Weighed by the bytes of the buffers written so far (round 64's a01: a block in each of
+    several), they hold the whole; a block buffer written again at each block holds one block, and a slice
+    of a cache's storage its own runs, not the span between its first byte and its last (round 64's h01)."""
+    L, block = 64, 16
+    q, k = torch.randn(L, 8), torch.randn(L, 8)
+    buffer = torch.empty(L * L)[:1]  # made before the call
+
+    def kept_in_place(q, k):
+        for start in range(0, L, block):
+            buffer.as_strided((L, block), (L, 1), start).copy_(q @ k[start:start + block].T)  # (L, block)
+        return buffer.as_strided((L, L), (L, 1)).sum()
+
+    def block_reused(q, k):
+        total = q.new_zeros(())
+        for start in range(0, L, block):
+            scores = buffer.as_strided((L, block), (block, 1))
+            total = total + scores.copy_(q @ k[start:start + block].T).sum()
+        return total
+
+    pool = [torch.empty(L * block) for _ in range(L // block)]  # round 64's a01: a block in each of several
+
+    def kept_in_a_pool(q, k):
+        for index, start in enumerate(range(0, L, block)):
+            pool[index].view(L, block).copy_(q @ k[start:start + block].T)
+        return sum(buffer.sum() for buffer in pool)
+
+    cache = torch.zeros(2, 3, L, 8)  # round 64's h01: keys and values stacked into a slice of a cache's storage
+
+    def stacked_into_a_slice(k, v):
+        cache[:, :, 5:7].copy_(torch.stack((k, v)))
+        return cache[:, :, :7]
+
+    assert probe.measure(kept_in_place, (q, k))["bytes"] == L * L * 4
+    assert probe.measure(kept_in_a_pool, (q, k))["bytes"] == L * L * 4
+    assert probe.measure(block_reused, (q, k))["bytes"] == L * block * 4
+    assert probe.measure(stacked_into_a_slice, (torch.randn(3, 2, 8), torch.randn(3, 2, 8)))["bytes"] == 2 * 3 * 2 * 8 * 4
+
+
 @pytest.mark.parametrize("attack", DISABLING)
 def test_a_disabled_probe_reads_as_disabled(attack):
     depth = torch._C._len_torch_dispatch_stack()
@@ -209,6 +251,31 @@ def test_memory_traced_before_the_call_and_freed_in_it_offsets_nothing():
     assert measured["disabled"] is None and measured["bytes"] >= B * H * 1024 * 1024 * 4, measured
 
 
+def test_a_module_torch_imports_lazily_in_a_measured_call_is_imported_unwatched(tmp_path, monkeypatch):
+    """Round 60's h09: torch.utils.checkpoint imports torch._dynamo (some 800 modules) at its first call; under
+    the watch's profile function that took 20 s, and an honest answer ran out of time. An import torch starts
+    runs with no profile function and the collector off; one the student's code starts stays watched."""
+    import gc
+    import os
+
+    (tmp_path / "lazy_from_torch.py").write_text("import gc, sys\nSEEN = (sys.getprofile(), gc.isenabled())\n")
+    (tmp_path / "lazy_from_student.py").write_text("import sys\nSEEN = sys.getprofile()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    as_torch = compile("import lazy_from_torch", os.path.join(os.path.dirname(torch.__file__), "lazily.py"), "exec")
+
+    def call(x):
+        exec(as_torch, {})  # a frame of torch's own file
+        import lazy_from_student  # noqa: F401
+        return x * 2
+
+    measured = probe.measure(call, (torch.ones(3),))
+    assert measured["disabled"] is None and measured["bytes"] == 12
+    assert sys.modules["lazy_from_torch"].SEEN == (None, False) and gc.isenabled()
+    assert isinstance(sys.modules["lazy_from_student"].SEEN, probe._Watch)
+    assert sys.modules["_frozen_importlib"]._find_and_load is probe._bootstrap._find_and_load
+    assert not isinstance(getattr(probe._bootstrap._find_and_load, "__self__", None), probe._LazyImports)
+
+
 def test_a_caches_storage_is_found_without_running_its_code():
     """Its attributes and containers are never asked (a `__dict__` property, a list's `__iter__`:
     round 10's a01, a02 and a15 did slow work or showed other tensors there)."""
@@ -255,6 +322,35 @@ def test_the_tensors_an_object_holds_are_found_at_any_depth_or_it_is_not_read():
         storages(Cache([list(range(MAX_HELD_OBJECTS)), torch.zeros(6)]))
 
 
+def test_the_tensors_held_in_whatever_holds_them_are_found():
+    """Round 63's h08, an honest cache keeping its two buffers in a deque, read as holding nothing (the
+    storage tests told it that it made its storage again, which it never did); round 64's a04 hid a copy of
+    the past in a `slice`. Everything the object refers to is read, but classes, modules, code and frames."""
+    import collections
+    import functools
+    import types
+
+    from grader.perf.child import storages
+
+    def suspended():
+        held = torch.zeros(256)
+        yield held.sum()
+
+    class Cache:
+        def __init__(self):
+            self.kv = collections.deque([torch.zeros(4), torch.zeros(8)])
+            self.more = types.SimpleNamespace(k=torch.zeros(16))
+            self.hidden = slice(torch.zeros(32), ValueError(torch.zeros(64)))
+            closed = torch.zeros(128)
+            self.reads = [lambda: closed, functools.partial(print, torch.zeros(512))]
+            self.running = suspended()
+            next(self.running)
+            self.bare = torch.zeros(1024).untyped_storage()
+            self.cls, self.module = torch.nn.Linear, torch  # leads to every tensor: not read
+
+    assert sorted(storages(Cache()).values()) == [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+
+
 # -- exercise 10's rule, graded ---------------------------------------------------------------------
 
 MEMORY_TEST = "test_tiled_attention_never_holds_the_whole_matrix"
@@ -283,7 +379,7 @@ def _graded_attack(grade, attack):
 
 @pytest.mark.privileges
 def test_the_solution_keeps_the_memory_points_and_the_full_matrix_loses_them(grade):
-    solution = grade("exercise10", path=SOLUTIONS / "exercise10_tiled_attention.py")
+    solution = graded(grade, 10, SOLUTIONS / "exercise10_tiled_attention.py")  # shared with the corpus tests
     assert solution.score == solution.max_score and _memory_test(solution).status == "passed"
     full = grade("exercise10", path=SLOW / "exercise10" / "full_matrix.py")
     test = _memory_test(full)

@@ -265,9 +265,13 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     ("exercise8", "round56/a03_kvcache_len_clones_hidden_deep", "test_kvcache_update_writes_into_its_storage"),
     ("exercise10", "round56/a04_tiled_fixed_chunk_dummy_products", MEMORY_RULE),
     ("exercise8", "round53/a02_growing_cache", "test_kvcache_reset_keeps_its_storage"),
+    # round 60: every block of scores written into its own place of a buffer made at import (a01), or of a
+    # one-entry storage grown by untyped_storage().resize_() (a02), through as_strided
+    ("exercise10", "round60/a01_ex10_prealloc_matrix", MEMORY_RULE),
+    ("exercise10", "round60/a02_ex10_untyped_storage_room", MEMORY_RULE),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
-    """Rounds 32 to 56 got past the probe without reaching anything; each file loses the rule it broke."""
+    """Rounds 32 to 60 got past the probe without reaching anything; each file loses the rule it broke."""
     (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)
@@ -504,3 +508,12 @@ def test_a_suite_measures_only_calls_its_exercise_watches(tmp_path):
                       log_dir=str(tmp_path), time_limit=10, memory_limit=1 << 30)
     with pytest.raises(ValueError, match="measures calls of attention_cost but does not watch it"):
         student.largest_allocation("attention_cost", 4, 8)
+
+
+@pytest.mark.parametrize("attempt", ["round63/h08_ex8_deque", "round63/h05_ex8_namespace"])
+def test_a_caches_storage_in_a_deque_or_a_namespace_is_found(grade, attempt):
+    """Round 63: an honest cache keeping its two buffers in a collections.deque (or a types.SimpleNamespace)
+    lost both storage tests, told that it made its storage again."""
+    (path,) = (ATTACKS / attempt / "sub").glob("*.py")
+    result = grade(8, path=path)
+    assert result.score == result.max_score, failures(result)

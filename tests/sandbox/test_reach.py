@@ -485,6 +485,41 @@ def test_each_binding_of_a_variable_is_read_once_however_often_it_is_read(monkey
     assert calls == {"_stored_text": loops, "_stored_items": 1}
 
 
+def test_the_names_a_variable_is_bound_to_are_judged_once_however_often_it_is_read(monkeypatch):
+    """Round 59's a03: one variable bound to N names, read by N getattr calls, had every name judged at every
+    read (quadratic: minutes for a 500 KB file, in the judge, before any time limit); a variable bound to more
+    names than MAX_HELD_NAMES is read as a name made at run time. Counted, not timed."""
+    judged = []
+    monkeypatch.setattr(reach._Scopes, "_refused", lambda self, name, on=None, writes=False: judged.append(name))
+    names, reads = reach.MAX_HELD_NAMES, 300
+    source = "def project(module):\n" + "".join(f"    name = 'w{i}'\n" for i in range(names)) + \
+        "    getattr(module, name)\n" * reads
+    assert reach.reaches(source) == () and sorted(judged) == sorted(f"w{i}" for i in range(names))
+    judged.clear()
+    more = source.replace("    getattr", f"    name = 'w{names}'\n    getattr", 1)
+    assert {found.names for found in reach.reaches(more)} == {"getattr with a name not written in the code"}
+    assert judged == []
+
+
+def test_a_format_spec_nested_past_what_format_reads_is_read_once(monkeypatch):
+    """Round 64's a02: a string of 200 000 nested format specs was parsed again at each level (quadratic:
+    107 s in the judge); str.format reads one level, so the fields of two are read and no deeper. Counted."""
+    parsed = []
+    parse = reach.string.Formatter.parse
+    monkeypatch.setattr(reach.string.Formatter, "parse", lambda self, text: parsed.append(text) or parse(self, text))
+    depth = 1000
+    assert reach.reaches(f'x = "{"{0:" * depth}{"}" * depth}"\n') == ()
+    assert len(parsed) == 1 + reach.MAX_FORMAT_NESTING
+    assert reach._format_attributes("{0:{1.gi_frame:{2.f_back}}}") == ["gi_frame", "f_back"]
+
+
+def test_a_file_that_takes_too_long_to_read_through_is_held(monkeypatch):
+    """A shape whose reading costs more than its size (round 59's a03 was one) is held once the judge has
+    read it for MAX_READ_SECONDS, not read on past every time limit."""
+    monkeypatch.setattr(reach, "MAX_READ_SECONDS", 0)
+    assert [found.names for found in reach.reaches("x = 1\n")] == ["a file that takes more than 0 s to read through"]
+
+
 @pytest.mark.parametrize("start, end", [("q_", ""), ("gi_", ""), ("f_b", ""), ("_", ""), ("", "_proj"), ("", "back"),
                                         ("", "code"), ("", "modules"), ("x", ""), ("", "_frame"), ("zzz", "")])
 def test_the_refused_names_a_made_up_name_may_start_or_end_with_are_looked_up_exactly(start, end):

@@ -6,7 +6,8 @@ import torch
 
 import lumen_ref as ref
 from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
-from grader.grading.compare import attention_magnitude, dtype_text, softmax_magnitude
+from grader.grading.compare import Mismatch, attention_magnitude, dtype_text, softmax_magnitude
+from grader.sandbox.judge import StudentError
 from grader.grading.testkit import (
     as64,
     cases,
@@ -79,6 +80,14 @@ def test_softmax_any_dim(student, rng, dim):
     _check_softmax(student, x, dim)
     if dim == 1:  # the middle axis counted from the end too: -1 is not the only negative dim (round 26's a6)
         _check_softmax(student, x, dim - x.dim())
+    if dim != -1 and _passes(_check_softmax, student, _all_inf_row(x)):  # along -1: the fully masked test's
+        slice_ = (slice(None), 1, 2) if dim == 0 else (1, slice(None), 3)  # a slice along dim, all -inf
+        masked = x.clone()
+        masked[slice_] = float("-inf")
+        _check_softmax(student, masked, dim, what=f"softmax(x, dim={dim}) with x[{_text(slice_)}] all -inf",
+                       nan_hint=f"x[{_text(slice_)}] is a slice along dim {dim} entirely -inf: it must give zeros, not "
+                                "0/0 = NaN, whichever axis dim names. Take the max and the sum along dim and guard "
+                                "them there: shift by 0 where the max is -inf, and divide by 1 where the sum is 0")
 
 
 @pytest.mark.points(2)
@@ -247,14 +256,53 @@ def _check_masked_gradients(student, rng, q, k, v, mask, *, what, hint, cause):
 
 @pytest.mark.points(2)
 def test_half_precision(student, rng, device):
+    """In float16 and bfloat16 too, a row with nothing to attend to gives zeros: an epsilon that guards a
+    float32 sum (1e-12, 1e-20) rounds to 0 there (round 61's a12 and a25). Checked where float32 gets such
+    a row right: one that does not loses the fully masked tests, not this one too (round 65's a01)."""
     for dtype in HALF_DTYPES:
         name = dtype_text(dtype)
         x = randn(rng, *dims(SIZES["softmax_half"], "B", "L_q", "L_k"), dtype=dtype, device=device, scale=2.0)
         _check_softmax(student, x, what=f"softmax(x) in {name}")
         q, k, _ = qkv(rng, "attention_half", dtype=dtype, device=device, scale=0.5)
         _, _, v = qkv(rng, "attention_half", dtype=dtype, device=device)
-        _check_attention(student, q, k, v, ref.causal_mask(SIZES["attention_half"]["L"], device=device),
-                         what=f"scaled_dot_product_attention in {name}")
+        causal = ref.causal_mask(SIZES["attention_half"]["L"], device=device)
+        _check_attention(student, q, k, v, causal, what=f"scaled_dot_product_attention in {name}")
+        masked = _all_inf_row(x)
+        if _passes(_check_softmax, student, masked.float()):
+            _check_softmax(student, masked, what=f"softmax(x) in {name} with x[0, 1] all -inf",
+                           nan_hint=HALF_EPSILON_HINT.format(name=name))
+        blind = causal.clone()
+        blind[1] = False  # query 1 may see no key
+        if _passes(_check_attention, student, q.float(), k.float(), v.float(), blind, what="float32"):
+            _check_attention(student, q, k, v, blind, what=f"scaled_dot_product_attention in {name} with query 1 "
+                             "seeing no key", nan_hint=HALF_EPSILON_HINT.format(name=name))
+
+
+HALF_EPSILON_HINT = ("a row with nothing to attend to gives zeros in float32 but NaN in {name}: a tiny number "
+                     "added to the sum or clamped under it (1e-12, 1e-20) rounds to 0 in {name}, so 0/0 again. "
+                     "Divide by 1 where the sum is 0 instead")
+
+
+def _all_inf_row(x):
+    """x with its row [0, 1] all -inf (a copy)."""
+    masked = x.clone()
+    masked[0, 1] = float("-inf")
+    return masked
+
+
+def _passes(check, *args, **kwargs):
+    """Whether `check` passes: a gate, whose failure (a Mismatch, an error of the student's) another test
+    reports."""
+    try:
+        check(*args, **kwargs)
+    except (Mismatch, StudentError):
+        return False
+    return True
+
+
+def _text(index):
+    """An index tuple as code: (slice(None), 1, 2) -> ":, 1, 2"."""
+    return ", ".join(":" if isinstance(part, slice) else str(part) for part in index)
 
 
 # -- gradients through fully masked slices and padding ---------------------------------------

@@ -18,6 +18,7 @@ REALLOCATED = "cache-reallocated"
 DTYPE_IGNORED = "cache-dtype-ignored"
 BYTES_NOT_INT = "cache-bytes-not-whole"
 LEN_FROM_VALUES = "cache-len-from-values"
+STORAGE_UNSEEN = "cache-storage-unseen"
 CAUSES = {
     LEN_FROM_VALUES: "The length of a cache is how many tokens it holds: every token an update hands it counts, "
                      "whatever numbers its key holds, zeros included. Yours counts from the values stored, so some "
@@ -33,6 +34,11 @@ CAUSES = {
     CAPACITY: "A cache has room for a fixed number of tokens, set when it is made: storing more would write past the "
               "end of its storage, so an update that does not fit is refused before anything changes, and one that "
               "fills it exactly is fine. Reread " + CACHE + ".",
+    STORAGE_UNSEEN: "A cache is an object that owns its memory: the keys and values it stores live in its own "
+                    "attributes, where whoever holds the cache holds them, and where the grader reads them to see that "
+                    "the storage is kept. Yours holds fewer bytes of tensors in its attributes than the tokens it has "
+                    "cached take, so they are kept somewhere else (a variable outside the cache) or in something the "
+                    "grader does not read inside. Reread " + CACHE + ".",
     REALLOCATED: "A KV cache exists so that the past is stored once, in storage made when the cache is made and kept "
                  "for every sequence after: each new token should cost memory and time for itself, not for every "
                  "token before it. Yours makes something as large as the whole cache again after the cache was made "

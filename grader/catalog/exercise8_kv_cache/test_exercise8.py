@@ -5,7 +5,7 @@ import torch
 
 import lumen_ref as ref
 from grader.catalog.exercise8_kv_cache.misconceptions import (BYTES_NOT_INT, CAPACITY, DTYPE_IGNORED, LEN_FROM_VALUES,
-                                                           REALLOCATED)
+                                                           REALLOCATED, STORAGE_UNSEEN)
 from grader.grading.compare import Mismatch, describe, dtype_text, plural, summarise
 from grader.sandbox.judge import StudentError
 from grader.grading.testkit import (
@@ -589,7 +589,7 @@ def held_storages(student, cache, least, what):
     if sum(held.values()) < least:
         raise Mismatch(f"{what} holds {sum(held.values()):,} bytes of tensors in its attributes, where its cached "
                        f"keys take {least:,}: the grader cannot find the storage it keeps. Keep the keys and values "
-                       "__init__ allocates in the cache's own attributes (self.k, self.v)", cause=REALLOCATED)
+                       "__init__ allocates in the cache's own attributes (self.k, self.v)", cause=STORAGE_UNSEEN)
     return held
 
 

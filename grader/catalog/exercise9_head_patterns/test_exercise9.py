@@ -46,7 +46,7 @@ PLANTED = {
     "previous": ("previous", "self", "uniform", "two-back", "induction"),
     "induction": ("uniform", "induction", "previous", "sink"),
     "find": (("uniform", "previous", "sink", "self"),
-             ("two-back", "uniform", "induction", "previous"),
+             ("two-back", "both", "induction", "previous"),  # a head in both lists (round 61's a41: `elif`)
              ("induction", "sink", "self", "uniform")),
 }
 NOISE = 0.25  # the share of random attention mixed into every planted head
@@ -65,6 +65,10 @@ def target(kind, L, seq_len):
             "sink": torch.zeros_like(rows)}
     if kind == "uniform":
         return uniform
+    if kind == "both":  # a previous-token head whose second half gives 0.6 to the induction key: both scores
+        both = target("previous", L, seq_len)  # pass 0.4 (2/3 and 0.6; at least 0.5 and 0.45 with NOISE)
+        both[seq_len:] = 0.4 * both[seq_len:] + 0.6 * target("induction", L, seq_len)[seq_len:]
+        return both
     weights = torch.zeros(L, L, dtype=torch.float64)
     if kind == "induction":  # the first half has no earlier copy: it spreads its weight evenly
         weights[:seq_len] = uniform[:seq_len]

@@ -1,0 +1,25 @@
+#!/bin/bash
+# build an odd class folder at $1
+C=$1; rm -rf "$C"; mkdir -p "$C"
+SOL=/work/scratch20/solutions/exercise3_scaling.py
+mkdir "$C/s01_ok" && cp $SOL "$C/s01_ok/"
+mkdir "$C/$(printf 's02_bad\xff\xfe_utf8')" && cp $SOL "$C/$(printf 's02_bad\xff\xfe_utf8')/"
+mkdir "$C/$(printf 's03_new\nline')" && cp $SOL "$C/$(printf 's03_new\nline')/"
+mkdir "$C/s04_fifo" && mkfifo "$C/s04_fifo/exercise3_scaling.py"
+mkdir "$C/s05_symlink_file" && ln -s $SOL "$C/s05_symlink_file/exercise3_scaling.py"
+ln -s "$C/s01_ok" "$C/s06_symlink_dir"
+mkdir -p "$C/s07_deep"; d="$C/s07_deep"; for i in $(seq 1 40); do d="$d/d"; done; mkdir -p "$d"; cp $SOL "$d/"
+mkdir -p "$C/s08_unreadable_sub/locked" && cp $SOL "$C/s08_unreadable_sub/locked/" && chmod 000 "$C/s08_unreadable_sub/locked"
+mkdir "$C/s09_sock" && python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$C/s09_sock/exercise3_scaling.py"
+L=$(python3 -c "print('s10_'+'x'*240)"); mkdir "$C/$L" && cp $SOL "$C/$L/"
+mkdir "$C/s11_dir_named_py" && mkdir "$C/s11_dir_named_py/exercise3_scaling.py"
+mkdir "$C/s12_sparse" && truncate -s 5G "$C/s12_sparse/exercise3_scaling.py"
+mkdir "$C/s13_pct%0A" && cp $SOL "$C/s13_pct%0A/"
+mkdir "$C/$(printf 's14_rtl\xe2\x80\xaegnp.exe')" && cp $SOL "$C/$(printf 's14_rtl\xe2\x80\xaegnp.exe')/"
+mkdir "$C/_shard" && cp $SOL "$C/_shard/"
+mkdir "$C/grades" && cp $SOL "$C/grades/"
+mkdir "$C/s15_hardlink" && ln $SOL "$C/s15_hardlink/exercise3_scaling.py" 2>/dev/null || cp $SOL "$C/s15_hardlink/x.py"
+mkdir "$C/s16_ipynb_dir" && mkdir "$C/s16_ipynb_dir/exercise3_scaling.ipynb"
+mkdir "$C/s17_dev" && mknod "$C/s17_dev/exercise3_scaling.py" c 1 3 2>/dev/null || true
+mkdir "$C/s18_many"; (cd "$C/s18_many" && seq 1 3000 | xargs touch) ; cp $SOL "$C/s18_many/"
+mkdir "$C/s19_looplink" && ln -s loop "$C/s19_looplink/loop" && cp $SOL "$C/s19_looplink/"
