@@ -64,7 +64,8 @@ def _attend_rows(q, k, v, block_size, first_position, causal):
 def tiled_attention(q, k, v, block_size, causal=False):
     L_q, L_k = q.shape[-2], k.shape[-2]
     out = torch.empty(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype, device=q.device)
-    for row in range(0, L_q, block_size):
-        rows = slice(row, min(row + block_size, L_q))
+    rows_at_once = max(block_size, 256)  # query blocks of their own size, as FlashAttention's B_r
+    for row in range(0, L_q, rows_at_once):
+        rows = slice(row, min(row + rows_at_once, L_q))
         out[..., rows, :] = _attend_rows(q[..., rows, :], k, v, block_size, L_k - L_q + row, causal)
     return out
