@@ -206,20 +206,17 @@ def _bound_names(node):
 
 def _a_stub(node):
     """Whether a function is still the released stub's body: the first statement it runs that is not an
-    expression (its docstring, `super().__init__()`) or `pass` is `raise NotImplementedError(...)`; a class is
-    unwritten while one of its methods is (the stub of exercise 8 gives one method written). Written code that keeps a `raise NotImplementedError` for a case it refuses
-    is written (round 62's h07 lost to an untouched notebook beside it)."""
+    expression (its docstring, `super().__init__()`) or `pass` is `raise NotImplementedError(...)`; a class
+    is unwritten while one of its methods is (the stub of exercise 8 gives one method written). Written code
+    that keeps a `raise NotImplementedError` for a case it refuses is written (round 62's h07 lost to an
+    untouched notebook beside it)."""
     if isinstance(node, ast.ClassDef):
         methods = [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
         return any(map(_a_stub, methods))
     first = next((statement for statement in node.body if not isinstance(statement, (ast.Expr, ast.Pass))), None)
-    return isinstance(first, ast.Raise) and first.exc is not None and _called_name(first.exc) == "NotImplementedError"
-
-
-def _called_name(node):
-    """The name `node` (an exception, or one called: `NotImplementedError("...")`) is, or None."""
-    node = node.func if isinstance(node, ast.Call) else node
-    return node.id if isinstance(node, ast.Name) else None
+    raised = getattr(first, "exc", None) if isinstance(first, ast.Raise) else None
+    raised = raised.func if isinstance(raised, ast.Call) else raised  # `NotImplementedError("...")` or the class
+    return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
 
 
 def not_files(exercise, found):
@@ -248,11 +245,11 @@ def find_file(exercise, folder):
     return found[0] if found else None
 
 
-
 def is_notebook(path):
     """Whether `path` names a notebook, read as one whatever the case of its suffix (`--notebook X.IPYNB`:
     the ladder hashed it whole, outputs included, and climbed at each run: round 62's a03)."""
     return Path(path).suffix.lower() == NOTEBOOK_SUFFIX
+
 
 def prepare(exercise, folder, work_dir, notebook=None):
     """The code to grade for `exercise` as a Found; a notebook's code is written into work_dir.
@@ -422,8 +419,8 @@ def python_source(source):
     lines = source.split("\n")
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is not None and lines[first].lstrip().startswith("%%"):
-        if lines[first].lstrip()[2:].rstrip().partition(" ")[0] not in PYTHON_CELL_MAGICS:  # as IPython names it:
-            return None  # `%%time\t-v` is no magic of its
+        if lines[first].lstrip()[2:].rstrip().partition(" ")[0] not in PYTHON_CELL_MAGICS:  # named as IPython
+            return None  # names it: `%%time\t-v` is no magic it knows
         lines[first] = ""
     kept, state = [], _Scan()
     for line in lines:

@@ -388,8 +388,8 @@ class LargestAllocation(TorchDispatchMode):
         if self.last not in self.alive and writes:  # into a storage made before the call: a cache
             entries = _entries_written(func, args, tensor)  # copying its past in place
             self.written += entries * tensor.element_size()  # bytes: a complex view halves entries (round 39's a03)
-            if _several(written_from):  # computed from two arguments' data: scores in a buffer made at import,
-                filled = self._fill(self.last, tensor)  # weighed as all of them the buffer holds by now
+            if _several(written_from):  # computed from two arguments' data (scores in a buffer made at import):
+                filled = self._fill(self.last, tensor)  # weighed as all that such buffers hold by now
                 shape = tuple(tensor.shape) if filled <= tensor.nbytes else (filled // tensor.element_size(),)
                 self._weigh(shape, filled, filled // tensor.element_size())
         if self.last in self.inputs or (self.last not in self.alive and func is not None and _aliases(func)
