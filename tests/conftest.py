@@ -89,6 +89,10 @@ def launcher():
 # an exercise's time limit for the corpora's files: the slowest (Python loops over blocks, in an exercise
 # whose every call is measured) take half a minute on a loaded machine, and no corpus test is about speed
 CORPUS_TIME_LIMIT = 120.0
+# the time the search for a diagnosis's small example may take in the tests (grader.diagnosis.examples.SECONDS),
+# far above what it takes: whether an example is found must not depend on how loaded the machine is (a search
+# of 3 s took more than its 5 s on a machine running two suites)
+EXAMPLE_SECONDS = 60.0
 
 
 @pytest.fixture

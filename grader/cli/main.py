@@ -1,6 +1,6 @@
 """`lumen-grade`: Click commands only. Parse, call the runner, print the report, set the exit code.
 
-Exit codes: 0 every selected exercise passed, 1 something failed, 2 a usage error.
+Exit codes: 0 every selected exercise passed, 1 something failed, 2 a usage error, 130 interrupted.
 """
 
 import contextlib
@@ -542,9 +542,9 @@ class LumenGrade(click.Group):
         except click.ClickException as error:
             show_error(error)
             sys.exit(error.exit_code)
-        except click.Abort:
+        except click.Abort:  # Ctrl-C before the grading started: interrupted, as after (128 + SIGINT)
             click.echo("Aborted!", err=True)
-            sys.exit(1)
+            sys.exit(130)
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -760,6 +760,11 @@ ROSTER = SharedOption(
     help="CSV of the class (student_id, name, email): a row per rostered student, `missing` for one "
          "without a submission; the class's folders are matched by id, email or name (one key for the class).")
 ROSTER_OPTION = ROSTER()
+RELEASED_STUBS = Path("exercises")  # what `release` writes: the stubs an anonymised example is diffed against
+STUBS = click.option(  # the class report's, in `class-report` and `batch --class-report`
+    "--stubs", type=click.Path(file_okay=False, path_type=Path), default=RELEASED_STUBS, show_default=True,
+    help="The released stubs, for the class report: an example shows the student's lines that differ from them, "
+         "and --similarity does not count them.")
 FEEDBACK_OPTION = click.option(
     "--feedback", type=click.Path(file_okay=False, path_type=Path),
     help="Also write a feedback page per student into this folder (STUDENT.html, self-contained).")
@@ -792,7 +797,8 @@ FEEDBACK_OPTION = click.option(
 @click.option("--class-report", is_flag=True,
               help="Also write the class report beside the CSV (class-report.html, class-report.json, "
                    "misconceptions.csv; see `lumen-grade class-report --help`).")
-def batch_command(submissions_dir, out, feedback, class_report, **settings):
+@STUBS
+def batch_command(submissions_dir, out, feedback, class_report, stubs, **settings):
     """Grade every student folder in SUBMISSIONS_DIR (.py files or notebooks, at any depth), in
     parallel, into a CSV gradebook. Run it again to resume where it stopped.
 
@@ -831,7 +837,7 @@ def batch_command(submissions_dir, out, feedback, class_report, **settings):
         _write_feedback(feedback, records)
     if class_report:
         _write_class_report([batch.reports_folder(out)], out.parent, roster=settings["roster"],
-                            submissions=submissions_dir)
+                            submissions=submissions_dir, stubs=stubs)
     shard = f" (shard {settings['shard'][0]}/{settings['shard'][1]})" if settings["shard"] else ""
     click.echo(f"{_gradebook_counts(records, settings['roster'])} in {out}{shard}; "
                f"reports in {batch.reports_folder(out)}/" + _not_on_roster(records, settings["roster"], out))
@@ -917,9 +923,6 @@ def merge_command(shard_outputs, out, roster, feedback):
 
 # -- instructors: the class report -----------------------------------------------------------------
 
-RELEASED_STUBS = Path("exercises")  # what `release` writes: the stubs an anonymised example is diffed against
-
-
 def _write_class_report(grades, out, *, roster=None, names=False, submissions=None, stubs=RELEASED_STUBS,
                         similarity=False):
     """Read the records of `grades` (one folder, or the previous grading then this one), write the
@@ -961,9 +964,7 @@ def _write_class_report(grades, out, *, roster=None, names=False, submissions=No
 @click.option("--submissions", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="The class folder (a sub-folder per student, as given to batch): for the anonymised examples "
                    "and --similarity's code comparison.")
-@click.option("--stubs", type=click.Path(file_okay=False, path_type=Path), default=RELEASED_STUBS,
-              show_default=True, help="The released stubs: an example shows the student's lines that differ from "
-                                      "them, and --similarity does not count them.")
+@STUBS
 @click.option("--similarity", is_flag=True,
               help="Also list pairs of students for review (never a verdict): code unusually alike beyond the stub "
                    "(needs the extra lumen-attention-kit[similarity]) and rare misconceptions shared.")

@@ -226,6 +226,11 @@ def _mutants_rows(exercises, options, launcher):
             mutants.append((mutant_id, exercise, source))
     uncovered = [exercise.id for exercise in exercises if all(mutant[1] != exercise for mutant in mutants)]
     rows = [_unavailable(check, uncovered, "no mutants")] if uncovered else []
+    twice = [f"{misconception_id}: declared by {' and '.join(owners)} (a copied exercise folder keeps its "
+             "original's misconceptions.py: write MISCONCEPTIONS = () in the copy)"
+             for misconception_id, owners in misconceptions.declared_twice().items() if selected & set(owners)]
+    if twice:
+        rows.insert(0, Row("misconceptions declared once", "-", FAIL, f"{len(twice)} declared twice", twice))
     if not mutants:
         return rows
     problems = []

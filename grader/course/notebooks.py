@@ -21,6 +21,7 @@ Why the scratch guard: graded, a notebook is all its code cells in order, import
 """
 
 import ast
+import re
 import subprocess
 import sys
 import tempfile
@@ -126,6 +127,12 @@ def code_from_history(exercise, inputs):
     input reads, the last input that defined that (its imports and helpers: round 55's h02 kept them in
     a cell of their own); those inputs in the order they ran, as Python. None when no input defined any
     of the exercise's names."""
+    inputs_run = _inputs_behind(exercise, inputs)
+    return None if inputs_run is None else "\n\n".join(code for _, code in inputs_run) + "\n"
+
+
+def _inputs_behind(exercise, inputs):
+    """[(its index in the history, its Python)] of the inputs `code_from_history` takes, in order; or None."""
     codes, read, last = {}, {}, {}  # index -> its Python; -> the names it reads; name -> the last index defining it
     for index, raw in enumerate(inputs):
         code = submission.python_source(raw or "")
@@ -144,23 +151,34 @@ def code_from_history(exercise, inputs):
             pending.append(source)
     if not wanted:
         return None
-    return "\n\n".join(codes[index] for index in sorted(wanted)) + "\n"
+    return [(index, codes[index]) for index in sorted(wanted)]
 
 
 def check_in_kernel(exercise_name, shell, verbose=False):
-    """What the check cell prints: the report of `lumen-grade` on the code the kernel ran."""
+    """What the check cell prints: the report of `lumen-grade` on the code the kernel ran, each line
+    it names as the kernel numbered the input (`In [7], line 3`), not as the file it was graded in."""
     exercise = catalog.find(exercise_name)
-    code = code_from_history(exercise, shell.history_manager.input_hist_raw)
-    if code is None:
+    inputs_run = _inputs_behind(exercise, shell.history_manager.input_hist_raw)
+    if inputs_run is None:
         names = ", ".join(exercise.names)
         return f"Nothing to check yet: run the code cell that defines {names} first, then this cell."
+    starts, line = [], 1  # (the first line of an input in the graded file, its index in the history)
+    for index, code in inputs_run:
+        starts.append((line, index))
+        line += code.count("\n") + 2  # the blank line between two inputs
     with tempfile.TemporaryDirectory(prefix="lumen-check-") as folder:
         path = Path(folder) / exercise.file_name
-        path.write_text(code, encoding="utf-8")
+        path.write_text("\n\n".join(code for _, code in inputs_run) + "\n", encoding="utf-8")
         done = subprocess.run([sys.executable, "-c", _GRADE, exercise.id, "--submission", folder,
                                *([VERBOSE[0]] if verbose else [])],
                               capture_output=True, text=True, encoding="utf-8")
-    return (done.stdout + done.stderr).replace(str(path), "(the code you ran in this notebook)")
+
+    def in_kernel(found):
+        first, index = max((start for start in starts if start[0] <= int(found[1])), default=starts[0])
+        return f"In [{index}], line {int(found[1]) - first + 1}"
+
+    shown = (done.stdout + done.stderr).replace(str(path), "(the code you ran in this notebook)")
+    return re.sub(rf"{re.escape(exercise.file_name)},\s+line\s+(\d+)", in_kernel, shown)
 
 
 def _ipython():

@@ -598,10 +598,16 @@ def probes(call):
                       "sits at position past + i and sees keys 0 .. past + i, tril(diagonal=past) of a (T_new, past + "
                       "T_new) mask", _variant(decode_mask=lambda self, T, past: torch.ones(T, past + T, dtype=torch.bool)
                                               .tril())))
-    if traits.has(target, "caches") and call.get("method") in ("update", "__call__"):
+    # a len(cache) after updates tells these apart where the updates' answers cannot (round 68's m30): their
+    # probes run on it too, as evidence against the one whose length the passed len(cache) disproves
+    if traits.has(target, "caches") and call.get("method") in {"update", "__call__", "__len__"}:
         found.append(("cache:not-advancing", "your cache does not advance its state: every update writes at "
                       "position 0 and sets the length to the new tokens alone, so it forgets what it held; write at "
                       "[len : len + T_new] and add T_new to the length", _variant(cache_update=_forgetting_update)))
+    if traits.has(target, "stores") and call.get("method") in ("update", "__len__"):
+        found.append(("cache:returns-new", "your cache.update stores the new tokens after the past and counts them, "
+                      "but returns only the new ones: it must return every token cached so far, the past and the new "
+                      "together, the slices [:, :, :len] after the write", _variant(cache_update=_new_tokens_update)))
     if traits.has(target, "stores") and call.get("method") == "update":
         found.append(("cache:overwritten", "your cache.update writes the new tokens at position 0 every time, over "
                       "the ones before: write them where the cache's state has advanced to, at [len : len + T_new], "
@@ -705,6 +711,14 @@ def _forgetting_update(self, cache, k, v):
     return cache.k[:, :, :T], cache.v[:, :, :T]
 
 
+def _new_tokens_update(self, cache, k, v):
+    """update writing the new tokens after the past and counting them, that returns only them."""
+    start, T = cache.length, k.size(2)
+    cache.k[:, :, start:start + T], cache.v[:, :, start:start + T] = k, v
+    cache.length = start + T
+    return cache.k[:, :, start:start + T], cache.v[:, :, start:start + T]
+
+
 def _overwriting_update(self, cache, k, v):
     """update writing the new tokens at position 0 (self.k[:, :, :T] = k) while its length advances."""
     T = k.size(2)
@@ -771,18 +785,32 @@ def length_findings(call, got, expected):
     if call.get("method") != "__len__" or made is None or not isinstance(got, int) or got == expected:
         return []
     args = dict(zip(("batch_size", "n_kv_heads", "d_head", "max_len"), made.args), **made.kwargs)
-    updates = [event for event in call.get("history", ()) if event[0] is made and event[1] == "update"]
+    history = call.get("history", ())
+    updates = [event for event in history if event[0] is made and event[1] == "update"]
     if got == args.get("max_len"):
         return [Finding("len:max_len", "len(cache) is the storage's size, max_len: it must count the tokens cached so "
                         "far (0 for a new cache, + T_new = k.size(2) with each update)")]
-    last = updates[-1][2][0] if updates and updates[-1][2] and isinstance(updates[-1][2][0], torch.Tensor) else None
-    if last is not None and last.dim() == 4 and got == last.shape[2] and len(updates) > 1:
-        return [Finding("cache:not-advancing", "len(cache) is the newest update's token count only: the cache's "
-                        "state does not advance; each update must add T_new = k.size(2) to the length")]
+    added = [n for n in (_tokens_added(event, made) for event in history) if n is not None]
+    if added and got == added[-1]:  # (one update alone: got is expected)
+        return [Finding("len:newest-update", "len(cache) is the newest update's token count only: it must count "
+                        "every token cached so far, each update adding its T_new = k.size(2) to the length")]
     if updates and got == len(updates) and expected != len(updates):
         return [Finding("len:updates", "len(cache) counts the calls to update, not the tokens: each update adds "
                         "T_new = k.size(2) tokens")]
     return []
+
+
+def _tokens_added(event, made):
+    """The tokens one event of a cache's history added to it (`made`): an update's k.size(2), a module's call
+    handed the cache x.size(1); None for another event, or one that raised (a refused update stores nothing)."""
+    target, method, args, kwargs, got = event
+    if isinstance(got, Raised) or not args or not isinstance(args[0], torch.Tensor):
+        return None
+    if target is made and method == "update" and args[0].dim() == 4:
+        return args[0].shape[2]
+    if method == "__call__" and any(value is made for value in (*args, *kwargs.values())) and args[0].dim() == 3:
+        return args[0].shape[1]
+    return None
 
 
 def _storage_findings(call, got, expected, dtype, what):

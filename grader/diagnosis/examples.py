@@ -196,7 +196,10 @@ class Budget:
 
 def shrink(student, exercise, calls, budget):
     """The example (a JSON-able dict) of the first of `calls` (failed calls a diagnosis explains) that
-    a smaller call still shows, or None. Nothing the student's code does here escapes: no example."""
+    a smaller call still shows, or None. Nothing the student's code does here escapes: no example.
+    Each search runs in a student process that has run nothing else (`Student.fresh`): the failing call
+    may be a hidden check's, and what the code kept of its inputs would show in the example's answers
+    (round 66's a01)."""
     try:
         specs = declared(exercise)
         for call in calls[:2]:
@@ -204,6 +207,7 @@ def shrink(student, exercise, calls, budget):
             if spec is None or budget.left() <= 0:
                 continue
             if isinstance(spec, Stateful) and call.get("check") != "parameters":
+                student.fresh()
                 with one_thread(), student.within(budget.left()):
                     found = next(filter(None, (_scenario_example(student, exercise, specs[target], call, target)
                                                for target in _stateful_targets(call, specs))), None)
@@ -211,6 +215,7 @@ def shrink(student, exercise, calls, budget):
                 with one_thread(), student.within(budget.left()):
                     if not _answers_alike(student, call, spec):
                         continue  # it keeps state between calls: a call alone, in a fresh process, may not show it
+                    student.fresh()
                     found = _Search(student, exercise, call, spec).run()
                     if found is None and call.get("refuses"):
                         found = _Search(student, exercise, call, spec).refused()

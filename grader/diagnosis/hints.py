@@ -150,6 +150,9 @@ STRUCTURAL = {
                          "were. Yours writes the new tokens over the past. Reread " + CACHE + ".",
     "cache:not-advancing": "A cache remembers: after each update it holds every token so far, and its count grows by "
                            "the new tokens. Yours forgets what it held. Reread " + CACHE + ".",
+    "cache:returns-new": "What a cache hands back is its whole memory so far: the tokens it held before this update "
+                         "and the new ones together, which is what the new tokens attend to. Yours stores and counts "
+                         "them all, but hands back only the newest. Reread " + CACHE + ".",
     "cache:whole-storage": "A cache's storage has room for the most tokens it may ever hold, but only the tokens "
                            "stored so far are keys and values; the rest is empty room. Yours hands back the empty "
                            "room too. Reread " + CACHE + ".",

@@ -118,6 +118,12 @@ class _Passing:
         for call in calls:
             self.calls.setdefault(_target(call), []).append(call)
 
+    def beside(self, targets):
+        """`targets` and every other method of their classes that a passed call used: len(cache) after its
+        updates reads the state update keeps (round 68's m30: a length kept right, its returns wrong)."""
+        classes = {name for name, method in targets if method is not None}
+        return targets | {target for target in self.calls if target[0] in classes}
+
     def of(self, target):
         if target not in self.cases:
             made = map(_case, self.calls.get(target, [])[:MAX_PASSING])
@@ -160,11 +166,23 @@ def _catalogue(number, cases, evidence, passing):
                 continue
             calls, steps = explained
             targets = {_target(cases[i].call) for i in calls}
-            if not any(_contradicts(variant, case, steps) for target in targets for case in passing.of(target)):
+            if not any(_contradicts(variant, case, steps, target in targets)
+                       for target in passing.beside(targets) for case in passing.of(target)):
                 fits.setdefault(misconception.id, set()).update(calls)
     # one that leaves failures unexplained gives way to one that explains them as well: the mistake is
     # where the calls that tell them apart point (a cache's own calls, not the forward that uses it)
     fits = {i: calls for i, calls in fits.items() if not any(calls < other for other in fits.values())}
+    # nor is one named whose own function failed, unexplained, in calls that never reach the step it changes:
+    # len(cache) wrong after updates alone is no reset's mistake, though the calls after a reset fit one
+    # (round 69's m03)
+    explained = set().union(*fits.values()) if fits else set()
+
+    def untouched(named):
+        own = {_target(cases[k].call) for k in fits[named]}
+        return any(_target(cases[j].call) in own and not any(outcome(variant, j)[1] for variant in _mutants(named))
+                   for j in evidence if j not in explained)
+
+    fits = {i: calls for i, calls in fits.items() if not untouched(i)}
     # of two that both fit, one that includes the other claims more than the evidence shows
     ids = [i for i in fits if not any(other in misconceptions.BY_ID[i].includes for other in fits if other != i)]
 
@@ -238,14 +256,15 @@ def _target(call):
     return call["target"], call.get("method")
 
 
-def _contradicts(variant, case, steps):
+def _contradicts(variant, case, steps, same=True):
     """A passed call (of a function the failures showed wrong: the student writes each function on its
-    own) that uses only steps the failures showed wrong, where the variant would have failed."""
+    own; or, `same` false, another method of its object) that uses only steps the failures showed wrong,
+    where the variant would have failed (or, on the same function, could not run)."""
     instance, used = _tracked(variant)
     try:
         value = replay(instance, case.call, case.dtype)
     except Exception:  # noqa: BLE001
-        return bool(used) and used <= steps
+        return same and bool(used) and used <= steps
     return bool(used) and used <= steps and not matches(case.call["got"], value, case.dtype)
 
 
@@ -308,9 +327,10 @@ def _agreed(cases, indices, passing):
         if not agreed:
             break
     if agreed and len(agreed) > 1:
-        passed = passing.of(_target(cases[indices[0]].call))
+        own = _target(cases[indices[0]].call)
+        passed = [(case, target == own) for target in passing.beside({own}) for case in passing.of(target)]
         agreed = {key: message for key, message in agreed.items()
-                  if not any(_probe_contradicted(case, key) for case in passed)} or agreed
+                  if not any(_probe_contradicted(case, key, same) for case, same in passed)} or agreed
     if agreed and len(agreed) > 1:  # where a size came from gives way to what was done
         agreed = {key: message for key, message in agreed.items() if not analyse.is_size(key)} or agreed
     if agreed and len(agreed) > 1:  # a size read from a dim by position says less than its name
@@ -402,14 +422,16 @@ def _probe_matches(case, change):
     return matches(case.call["got"], value, case.dtype) and not matches(case.expected, value, case.dtype)
 
 
-def _probe_contradicted(case, key):
-    """Would the probe `key` (a variant) have failed this passed call?"""
+def _probe_contradicted(case, key, same=True):
+    """Would the probe `key` (a variant) have failed this passed call? `same`: a call of the function the
+    probe was found on, where a variant that cannot run is contradicted too; not so on another method of its
+    object (len(cache) after a module's calls, which the variant replays with the reference's module)."""
     for probe, _, change in _probes(case.call):
         if probe == key and not isinstance(change, dict):
             try:
                 return not matches(case.call["got"], replay(change(), case.call, case.dtype), case.dtype)
             except Exception:  # noqa: BLE001 - it cannot run where the student's code passed
-                return True
+                return same
     return False
 
 

@@ -43,6 +43,16 @@ CAUSES = {cause: principle for exercise in catalog.EXERCISES
           for cause, principle in getattr(_module(exercise), "CAUSES", {}).items()}
 
 
+def declared_twice():
+    """{misconception id: the exercises whose packages declare it}, for each id declared by more than one: an
+    id is one mistake's, and a copied exercise folder keeps its original's misconceptions.py."""
+    owners = {}
+    for exercise in catalog.EXERCISES:
+        for misconception in first_seen_in(exercise):
+            owners.setdefault(misconception.id, []).append(exercise.id)
+    return {misconception_id: found for misconception_id, found in owners.items() if len(found) > 1}
+
+
 def for_exercise(number):
     """The misconceptions that apply to exercise `number`, in catalogue order."""
     return [misconception for misconception in MISCONCEPTIONS if number in misconception.exercises]

@@ -313,7 +313,8 @@ class GradingPlugin:
     def _explainers(self, exercise):
         """(example, locate): functions of a diagnosis's failed calls that give its smallest example (or
         None) and its message with the line where it went wrong (grader.diagnosis.trails), run by the
-        exercise's student process within examples.SECONDS in all, by the exercise's deadline."""
+        exercise's student process within examples.SECONDS in all, by the exercise's deadline (each
+        example's search in a fresh one: `examples.shrink`)."""
         student = self.students.get(exercise.id)
         if student is None:
             return (lambda calls: None), (lambda key, message, general, calls: message)

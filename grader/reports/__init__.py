@@ -74,11 +74,20 @@ def next_hint(diagnosis):
 HIDDEN_NAME = "a hidden check"  # a hidden check's name where the course withholds it
 
 
+def in_visible_checks(exercise, diagnosis):
+    """Whether `diagnosis` explains a failed check a student sees (not only hidden ones): one drawn from
+    hidden checks alone may quote what the code returned there, which can carry their inputs (round 69's
+    a01), and is shown with them."""
+    ids = {diagnosis.get("id"), *diagnosis.get("ids", ())}
+    return any(test.details.get("diagnosis") in ids and test.visibility != "hidden" for test in exercise.tests)
+
+
 def student_view(report, policy):
     """The GradeReport as the course's `policy` lets a student read it in the text and HTML reports:
     without the performance tier (show_tier false) and with the hidden checks' names, messages and
-    pictures withheld (show_hidden_tests false), their status and points kept. JSON, JUnit and the
-    class's records are for machines and staff: they keep everything."""
+    pictures withheld (show_hidden_tests false), their status and points kept, and so the diagnoses of
+    hidden checks alone (`in_visible_checks`). JSON, JUnit and the class's records are for machines and
+    staff: they keep everything."""
     if policy.show_tier and policy.show_hidden_tests:
         return report
 
@@ -86,9 +95,15 @@ def student_view(report, policy):
         if policy.show_hidden_tests or test.visibility != "hidden":
             return test
         kept = {key: value for key, value in test.details.items() if key == "diagnosis"}
-        return dataclasses.replace(test, name=HIDDEN_NAME, message="", details=kept)
+        why = f"{HIDDEN_NAME}, whose reason is withheld" if test.status == "skipped" else ""  # a skip is listed by it
+        return dataclasses.replace(test, name=HIDDEN_NAME, message=why, details=kept)
+
+    def diagnoses(exercise):
+        if policy.show_hidden_tests:
+            return exercise.diagnoses
+        return [diagnosis for diagnosis in exercise.diagnoses if in_visible_checks(exercise, diagnosis)]
 
     return dataclasses.replace(report, exercises=[
-        dataclasses.replace(exercise, tier=exercise.tier if policy.show_tier else None,
+        dataclasses.replace(exercise, tier=exercise.tier if policy.show_tier else None, diagnoses=diagnoses(exercise),
                             tests=[test_view(test) for test in exercise.tests])
         for exercise in report.exercises])

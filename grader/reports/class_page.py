@@ -108,8 +108,12 @@ def _recap(summary):
         items.append(f'<li class="card recap"><h3><code>{escape(item["id"])}</code> — would help '
                      f'{item["students"]} student{"s" * (item["students"] != 1)}</h3>'
                      f'<p>{escape(item["cause"])}.</p><p>Reread: <em>{escape(item["section"])}</em></p>{example}</li>')
-    return ('<h2 id="recap">Lecture recap: three misconceptions to address</h2>'
+    count = len(items)  # the recap's few (round 70's P2: "three" whatever the count)
+    return (f'<h2 id="recap">Lecture recap: {_COUNTS.get(count, count)} misconception{"s" * (count != 1)} to address</h2>'
             f'<ol style="padding-left:1.2rem">{"".join(items)}</ol>')
+
+
+_COUNTS = {1: "one", 2: "two", 3: "three"}
 
 
 def _histogram(exercise):

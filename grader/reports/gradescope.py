@@ -5,7 +5,7 @@ import json
 from collections import Counter
 
 from grader.grading.settings import Policy
-from grader.reports import hint_lines
+from grader.reports import hint_lines, in_visible_checks
 
 # Gradescope's visibility settings, and how the summary tells a student when hidden checks appear.
 VISIBILITIES = {"hidden": "hidden from students", "after_due_date": "shown after the due date",
@@ -100,7 +100,8 @@ def _summary(report, hidden_visibility, show_tier=True):
             lines.append(f"    not graded: {exercise.error}")
         if exercise.tier and show_tier:
             lines.append(f"    performance: {exercise.tier.get('message') or exercise.tier.get('name')}")
-        lines.extend(line for diagnosis in exercise.diagnoses for line in hint_lines(diagnosis, "    "))
+        lines.extend(line for diagnosis in exercise.diagnoses if not when_hidden or in_visible_checks(exercise, diagnosis)
+                     for line in hint_lines(diagnosis, "    "))  # those of hidden checks alone: with them
         skipped.update(test.message for test in exercise.tests if test.status == "skipped")
     lines.extend(f"{count} check(s) skipped and not counted: {reason}" for reason, count in skipped.items())
     return "\n".join(lines)

@@ -35,6 +35,16 @@ def test_number_alias_and_stub_fails_with_exit_code_1():
     assert "Why divide by √d_k?" in " ".join(result.output.split())  # the section to read (wrapped)
 
 
+def test_ctrl_c_before_the_grading_starts_exits_130(monkeypatch):
+    """Round 70's N6: "Aborted!" exited 1, the code of a failure; Ctrl-C is 130 however early it comes."""
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "run_grading", interrupted)
+    result = invoke("exercise3", "--submission", SOLUTIONS, "--device", "cpu")
+    assert result.exit_code == 130 and "Aborted!" in result.output
+
+
 FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
 
 

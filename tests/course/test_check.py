@@ -149,6 +149,20 @@ def test_mutants_are_graded_and_one_that_passes_is_named(launcher, monkeypatch):
     assert len(mutants.failures) == 1 and mutants.failures[0].startswith("not-a-mistake (exercise3): passed")
 
 
+def test_a_misconception_declared_by_two_exercises_fails_check(launcher, monkeypatch, no_mutants):
+    """Round 70's P6: a copied exercise folder kept its original's misconceptions.py; `check` of the copy
+    said all held, and `check` of the original failed, naming neither copy nor cause."""
+    ex4 = catalog.find("exercise4")
+    own = check.misconceptions.first_seen_in
+    monkeypatch.setattr(check.misconceptions, "first_seen_in",
+                        lambda exercise: own(EX3) if exercise == ex4 else own(exercise))
+    rows = by_check(check.run(SOLUTIONS, [ex4], launcher=launcher))
+    twice = rows["misconceptions declared once"]
+    assert twice.status == check.FAIL and len(twice.failures) == len(own(EX3)) > 0
+    assert twice.failures[0] == (f"{own(EX3)[0].id}: declared by exercise3 and exercise4 (a copied exercise folder "
+                                 "keeps its original's misconceptions.py: write MISCONCEPTIONS = () in the copy)")
+
+
 def verdict_of(exercise, *calls):
     """A verdict of `exercise` on the solutions whose checks recorded `calls` ((target, args, kwargs[,
     object, method]) each)."""

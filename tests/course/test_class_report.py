@@ -107,6 +107,13 @@ def test_counts_equal_a_direct_count_from_the_records(klass):
     assert [r["id"] for r in summary["recap"]] == [m["id"] for m in summary["misconceptions"][:3]]
 
 
+def test_the_recap_heading_counts_what_it_lists(klass):
+    """Round 70's P2: "three misconceptions" whatever the list held."""
+    recap = klass["summary"]["recap"]
+    assert len(recap) == 3 and "Lecture recap: three misconceptions to address" in class_page.render(klass["summary"])
+    assert "Lecture recap: one misconception to address" in class_page.render({**klass["summary"], "recap": recap[:1]})
+
+
 def test_the_csv_has_a_row_per_student_and_misconception(klass):
     rows = list(csv.DictReader(io.StringIO(class_tables.misconceptions_csv(klass["summary"]))))
     expected = sum(len(expected_misconceptions(chosen)) for chosen in klass["picks"].values())
@@ -336,6 +343,11 @@ def test_batch_class_report_writes_it_beside_the_gradebook(tmp_path):
     assert summary["students"]["no_files"] == ["alice"] and summary["students"]["graded"] == 0
     result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--shard", "0/2", "--class-report"])
     assert result.exit_code == 2 and "merge" in result.output
+    # the stubs its examples are diffed against: batch takes --stubs as its warning says (round 70's P1)
+    for stubs, warned in ((tmp_path / "no-stubs", True), (ROOT / "exercises", False)):
+        result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out" / "grades.csv"),
+                                           "--class-report", "--stubs", str(stubs)])
+        assert result.exit_code == 0 and ("no stubs folder" in result.output) == warned, result.output
 
 
 def test_each_cause_and_section_is_the_catalogues(klass):

@@ -221,6 +221,27 @@ def test_the_policy_withholds_the_tier_and_the_hidden_checks_from_students():
     assert saved["exercises"][0]["tests"][1]["message"] == "the secret case fails"
 
 
+def test_a_diagnosis_of_hidden_checks_alone_is_shown_with_them():
+    """Round 69's a01: a mistake only a hidden check showed was diagnosed in the visible summary, whose
+    finding quoted the value the code returned there (one it kept from another hidden check's inputs).
+    Where hidden checks are withheld, such a diagnosis is shown with them; one a visible check shares stays."""
+    import dataclasses
+
+    verdict = chosen_verdict(level=2, hidden=True)
+    alone = dataclasses.replace(verdict, exercises=[dataclasses.replace(verdict.exercises[0], tests=[
+        dataclasses.replace(test, details={}) if test.visibility == "visible" else test
+        for test in verdict.exercises[0].tests])])
+    quiet = Policy(show_hidden_tests=False)
+    assert "hint 2 of 4" in report.render_text(verdict, width=100, policy=quiet)  # a visible check's too
+    assert "hint" not in report.render_text(alone, width=100, policy=quiet)
+    assert "hint" in report.render_text(alone, width=100)  # the course shows hidden checks: all of it
+    summary = json.loads(gradescope_results.render(alone))["output"]
+    assert "hint" not in summary and "scale_scores" not in summary
+    assert "hint 2 of 4" in json.loads(gradescope_results.render(verdict))["output"]
+    shown = json.loads(gradescope_results.render(alone, hidden_visibility="visible"))["output"]
+    assert "hint 2 of 4" in shown  # hidden checks shown at once: their diagnoses too
+
+
 def dataclass_passed(verdict):
     """The verdict with every test passed (a tier is shown for a passed exercise)."""
     import dataclasses

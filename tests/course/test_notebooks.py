@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import types
 
 import nbformat
 import pytest
@@ -363,6 +364,16 @@ def test_check_cell_grades_what_the_kernel_ran(tmp_path):
     assert "✓ exercise3" in done.stdout and "lumen-check-" not in done.stdout  # no temporary path shown
     assert "Total: " in done.stdout and "1 of 1 exercise(s) passed" in done.stdout
     assert "Help on function scale_scores" in done.stdout  # the scratch cell ran in the kernel
+
+
+def test_the_check_cell_names_a_line_as_the_kernel_numbered_its_input():
+    """Round 70's P4: the check cell placed a crash at "exercise3_scaling.py, line 8", a file a notebook's
+    student never had (or the untouched stub, whose line 8 says nothing)."""
+    history = ["", "import math", "x = 1", "def scale_scores(scores, d_k):\n    return scores / math.sqrt(d_k)\n\n\n"
+               "def scaled_scores(q, k):\n    s = q @ k  # no transpose: a shape error\n    return scale_scores(s, q.size(-1))"]
+    shell = types.SimpleNamespace(history_manager=types.SimpleNamespace(input_hist_raw=history))
+    shown = notebooks.check_in_kernel("exercise3", shell)
+    assert "In [3], line 6" in shown and "exercise3_scaling.py, line" not in shown, shown
 
 
 def test_the_check_cell_names_its_own_way_to_list_every_test(tmp_path):

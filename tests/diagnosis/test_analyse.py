@@ -407,7 +407,7 @@ def test_len_of_a_cache_that_counts_something_else():
                (cache, "update", (randn(2, 2, 2, 3).float(), randn(2, 2, 2, 3).float()), {}, None)]
     call = {"target": "KVCache", "object": cache, "method": "__len__", "args": (), "kwargs": {}, "history": updates}
     assert keys(direct({**call, "got": 8})) == ["len:max_len"]
-    assert keys(direct({**call, "got": 2})) == ["cache:not-advancing"]  # the newest update's 2 tokens only
+    assert keys(direct({**call, "got": 2})) == ["len:newest-update"]  # the newest update's 2 tokens only
 
 
 def test_a_cache_that_returns_its_whole_storage():

@@ -10,13 +10,16 @@ tests/catalog/test_suite_exercise*.py read the same results.
 
 import json
 import re
+from pathlib import Path
+from unittest import mock
+
 import pytest
 import torch
 
 import lumen_ref as ref
-from conftest import CORPUS_TIME_LIMIT, ROOT, SOLUTIONS, SUBMISSIONS, wrong_corpus
+from conftest import CORPUS_TIME_LIMIT, EXAMPLE_SECONDS, ROOT, SOLUTIONS, SUBMISSIONS, wrong_corpus
 from grader import catalog
-from grader.diagnosis import matcher as diagnose, misconceptions, trails
+from grader.diagnosis import examples, matcher as diagnose, misconceptions, trails
 from grader.diagnosis.reference import Reference
 from grader.reports import json_report, text as report
 from grader.grading.compare import Mismatch, check_close, check_tensor, check_unchanged, summarise
@@ -38,10 +41,12 @@ _GRADED = {}
 
 def graded(grade, exercise, path=None, source=None):
     """grade(exercise, path=path) (or source=source), once per session: grading is deterministic for a
-    seed, and the corpus tests here and in tests/catalog/test_suite_exercise*.py look at the same results."""
-    key = (catalog.find(str(exercise)).id, str(path) if source is None else source)
+    seed, and the corpus tests here, in test_examples.py and in tests/catalog/test_suite_exercise*.py look
+    at the same results. The search for a small example is given room (conftest.EXAMPLE_SECONDS)."""
+    key = (catalog.find(str(exercise)).id, str(Path(path).resolve()) if source is None else source)
     if key not in _GRADED:
-        _GRADED[key] = grade(exercise, path=path, source=source, time_limit=CORPUS_TIME_LIMIT)
+        with mock.patch.object(examples, "SECONDS", EXAMPLE_SECONDS):
+            _GRADED[key] = grade(exercise, path=path, source=source, time_limit=CORPUS_TIME_LIMIT)
     return _GRADED[key]
 
 

@@ -2,6 +2,7 @@
 printed every argument, and Gradescope's visible stdout showed the hidden checks' inputs before
 grades were published."""
 
+import json
 from pathlib import Path
 
 A19 = Path(__file__).resolve().parents[1] / "attacks" / "round9" / "files" / "a19_hidden_checks_printed.py"
@@ -102,3 +103,25 @@ def test_what_an_earlier_child_printed_is_kept_when_one_is_restarted(grade):
         """)
     assert any("ended the process" in test.message for test in result.tests), [t.message for t in result.tests]
     assert result.output.count("imported once more") >= 3, result.output
+
+
+def test_a_diagnosis_s_example_is_computed_where_no_hidden_check_ran(grade):
+    """Round 66's a01: the code keeps what a hidden check gave it, and answers with it (or raises it) when
+    the diagnosis's search for a small example calls it after the hidden checks: the example (shown at
+    hint level 2) carried their inputs. Each search runs in a process that has run nothing else."""
+    result = grade(3, source="""
+        KEPT = []
+
+        def scale_scores(scores, d_k):
+            if bool((scores == 1e4).all()):  # only the hidden check's scores are all 1e4
+                KEPT.append(12345.0)
+            if KEPT and scores.numel() <= 32:  # a small call after it: what it kept, as its answer
+                return scores * 0 + KEPT[0]
+            return scores / d_k  # divides by d_k, not its square root: a diagnosis with an example
+
+        def scaled_scores(q, k):
+            return scale_scores(q @ k.mT, q.size(-1))
+        """)
+    assert result.diagnoses and all("example" in diagnosis for diagnosis in result.diagnoses), result.diagnoses
+    assert "12345" not in json.dumps(result.diagnoses)
+    assert "12345" not in "".join(test.message for test in result.tests if test.visibility == "visible")

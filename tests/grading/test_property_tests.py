@@ -96,9 +96,8 @@ def test_noise_tables_identities_and_counters_earn_nothing(grade, exercise, atte
     (8, "round65/a54_ex8_retnew_reset", {"test_kvcache_full_raises_value_error", "test_kvcache_half_precision",
                                          "test_kvcache_len", "test_kvcache_len_counts_tokens_whatever_their_values",
                                          "test_kvcache_reset", "test_kvcache_reset_keeps_its_storage",
-                                         "test_kvcache_update_returns_everything",
-                                         "test_kvcache_update_writes_into_its_storage"},
-     ["kv-cache-update-returns-new", "kv-cache-reset-keeps-length"])])
+                                         "test_kvcache_update_returns_everything"},  # (its storage rule: an
+     ["kv-cache-update-returns-new", "kv-cache-reset-keeps-length"])])  # error, the module raising in its steps)
 def test_round_61s_mistakes_lose_the_test_of_their_rule(grade, exercise, attempt, lost, named):
     """Round 61 (a tester of the verdicts): a softmax whose guard is an epsilon (NaN in float16 on a row with
     nothing to attend to), one guarded along the last axis only, a find_heads that puts a head in one list

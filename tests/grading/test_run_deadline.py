@@ -47,7 +47,18 @@ def _start(folder, code, total, *extra):
         text=True)
 
 
-STUCK_SUITE = "import time\n\n\ndef test_stuck():\n    time.sleep(600)\n"  # an instructor's suite, in the judge
+# an instructor's suite, in the judge: it says it was reached (the run's limit may end a slow start before it)
+STUCK_SUITE = "import time\n\n\ndef test_stuck():\n    open({reached!r}, 'w').close()\n    time.sleep(600)\n"
+STUCK_LIMITS = (2, 10, 30)  # --total-timeout of the stuck run: longer only where a loaded machine's start took it
+
+
+def _stuck(folder, total):
+    """A run of the solution of exercise 3 whose one suite never ends, started; and the file its suite writes."""
+    reached = folder / "reached"
+    (folder / "suites").mkdir(parents=True)
+    (folder / "suites" / "test_exercise3_stuck.py").write_text(STUCK_SUITE.format(reached=str(reached)))
+    return _start(folder / "run", (SOLUTIONS / "exercise3_scaling.py").read_text(), total, "--suites",
+                  str(folder / "suites"), "--no-builtin-suites", "--no-perf"), reached
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="process names in /proc: Linux")
@@ -62,10 +73,7 @@ def test_one_deadline_covers_import_tests_timing_and_the_judge(tmp_path):
     started = time.monotonic()
     runs = {phase: _start(tmp_path / phase, NAME_ITSELF.format(name=names_itself(markers[phase])) + code, total)
             for phase, (code, total) in PHASES.items()}
-    (tmp_path / "suites").mkdir()
-    (tmp_path / "suites" / "test_exercise3_stuck.py").write_text(STUCK_SUITE)
-    stuck = _start(tmp_path / "judge", (SOLUTIONS / "exercise3_scaling.py").read_text(), 2,
-                   "--suites", str(tmp_path / "suites"), "--no-builtin-suites", "--no-perf")
+    stuck, reached = _stuck(tmp_path / "judge-2", STUCK_LIMITS[0])
     reports = {}
     for phase, process in runs.items():
         stdout, stderr = process.communicate(timeout=PER_EXERCISE)
@@ -74,6 +82,14 @@ def test_one_deadline_covers_import_tests_timing_and_the_judge(tmp_path):
         reports[phase] = json.loads(stdout)["exercises"][0]
     _, stderr = stuck.communicate(timeout=PER_EXERCISE)
     assert time.monotonic() - started < PER_EXERCISE / 2
+    used = STUCK_LIMITS[0]
+    for total in STUCK_LIMITS[1:]:  # the suite not reached within the limit: again with a longer one
+        if reached.exists():
+            break
+        stuck, reached = _stuck(tmp_path / f"judge-{total}", total)
+        _, stderr = stuck.communicate(timeout=PER_EXERCISE)
+        used = total
+    assert reached.exists(), "the stuck suite was never reached"
 
     imported = reports["import"]
     assert "importing it did not finish" in imported["error"] and "--total-timeout 4 s" in imported["error"]
@@ -90,12 +106,12 @@ def test_one_deadline_covers_import_tests_timing_and_the_judge(tmp_path):
     assert timed["tier"]["id"] == "not-timed" and "--total-timeout 12 s" in timed["tier"]["message"], timed["tier"]
 
     assert stuck.returncode == 124, stderr
-    assert "past the time limit of the whole run (2 s, --total-timeout)" in " ".join(stderr.split())
+    assert f"past the time limit of the whole run ({used} s, --total-timeout)" in " ".join(stderr.split())
     assert "Traceback" not in stderr
 
     for phase in PHASES:
         assert gone_all(markers[phase]), phase
-    for run in [*PHASES, "judge"]:
+    for run in [*PHASES, *(f"judge-{total}/run" for total in STUCK_LIMITS if (tmp_path / f"judge-{total}").exists())]:
         assert not list((tmp_path / run / "tmp").iterdir()), run
 
 

@@ -13,6 +13,7 @@ import re
 import textwrap
 import threading
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from conftest import SOLUTIONS, unwrapped
 from grader import catalog
 from grader.perf import judge as perf, rounds
 from grader.cli.main import main
+from grader.grading.compare import Mismatch
 from grader.grading.settings import Settings
 from grader.reports.text import SPEED
 
@@ -298,6 +300,19 @@ def test_a_timed_answer_agrees_only_within_float32_tolerance():
     assert perf._agrees((reference, mask.clone()), (reference, mask)) and not perf._agrees((reference, ~mask), (reference, mask))
     inf = torch.tensor([float("-inf"), 1.0])
     assert perf._agrees(inf.clone(), inf) and not perf._agrees(torch.tensor([0.0, 1.0]), inf)
+
+
+def test_a_timed_answer_in_another_dtype_is_refused_whatever_its_tolerance():
+    """Round 67's a07: an answer in bfloat16 to float32 inputs was judged at bfloat16's tolerance, and passed."""
+    import torch
+
+    reference = torch.randn(64, 32)
+    case = types.SimpleNamespace(label="(64, 32)")
+    for answer in (reference.bfloat16(), (reference.bfloat16(), reference)):
+        with pytest.raises(Mismatch, match="bfloat16, expected float32"):
+            perf._check_timed(case, answer, reference if isinstance(answer, torch.Tensor) else (reference, reference),
+                              first=True)
+    perf._check_timed(case, reference.clone(), reference, first=True)  # the same dtype: agrees
 
 
 @pytest.mark.parametrize("student, verdict", [

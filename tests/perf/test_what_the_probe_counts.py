@@ -269,9 +269,16 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     # one-entry storage grown by untyped_storage().resize_() (a02), through as_strided
     ("exercise10", "round60/a01_ex10_prealloc_matrix", MEMORY_RULE),
     ("exercise10", "round60/a02_ex10_untyped_storage_room", MEMORY_RULE),
+    # round 67: round 54's and 55's caches, whose code raises only in the steps of the rule's own check (the module
+    # at that check's max_len, the first update after a reset at its max_len); and tokens all 0, which repeat too
+    ("exercise8", "round67/a03_ex8_module_step_raises", "test_kvcache_update_writes_into_its_storage"),
+    ("exercise8", "round67/a04_ex8_reset_then_raises", "test_kvcache_reset_keeps_its_storage"),
+    ("exercise9", "round67/a02_trivial_ex9", "test_repeated_tokens_repeat"),
+    # round 69: tokens made from the generator's seed, not drawn from it
+    ("exercise9", "round69/a02_ex9_seed_pattern", "test_repeated_tokens_use_the_generator"),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
-    """Rounds 32 to 60 got past the probe without reaching anything; each file loses the rule it broke."""
+    """Rounds 32 to 69 got past the probe without reaching anything; each file loses the rule it broke."""
     (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)

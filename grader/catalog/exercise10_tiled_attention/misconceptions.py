@@ -7,6 +7,13 @@ import torch
 
 from grader.diagnosis.mutants import Misconception, CACHE, COST, MASKING, stale_online_softmax, student_exp
 
+def _kept_after_masked_block(reference, block, m_old, m_new):
+    """(rescale, e^(block - m_new)) with the rescale e^(m_old - m_new) taken as 1 where m_old is -inf."""
+    shift = reference.exponent_shift(m_new)
+    old = torch.where(torch.isneginf(m_old), shift, m_old)
+    return reference.exp(old - shift), reference.exp(block - shift)
+
+
 # causes the suites' messages name themselves (no value shows them), and level 1 of their hint ladder
 COST_NOT_INT = "cost-not-whole"
 COST_ONE_PRODUCT = "cost-one-product"
@@ -129,7 +136,12 @@ MISCONCEPTIONS = (
         "scores, e^(s - m) of the earlier, larger ones overflows. Keep m_new = max(m, max of the block): "
         "see " + COST,
         ({"update_max": lambda self, m, block: block.amax(dim=-1, keepdim=True),
-          "exp": student_exp},),
+          "exp": student_exp},
+         # the same, its rescale 1 where the old max is -inf (round 68's m41): a fully masked block's -inf max
+         # then keeps what was summed, and only scores far apart overflow
+         {"update_max": lambda self, m, block: block.amax(dim=-1, keepdim=True),
+          "block_exponentials": _kept_after_masked_block,
+          "exp": student_exp}),
         {10: [("        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))",
                "        m_new = s.amax(dim=-1, keepdim=True)")]},
         principle="The running max is the largest score seen so far, over every block: it is the shift that keeps "

@@ -186,6 +186,9 @@ def test_repeated_tokens_repeat(student, rng):
         if int(tokens.min()) < 0 or int(tokens.max()) >= vocab:
             raise Mismatch(f"{what} holds tokens from {int(tokens.min())} to {int(tokens.max())}, expected ids in "
                            f"0 .. {vocab - 1} (0 .. vocab_size - 1)", cause=TOKEN_RULES)
+        if (tokens == tokens[0, 0]).all():  # a constant repeats itself too (round 67's a02): random draws differ
+            raise Mismatch(f"{what} is {int(tokens[0, 0])} everywhere: the first half must be random tokens, drawn "
+                           "with torch.randint(vocab_size, ..., generator=generator)", cause=TOKEN_RULES)
 
 
 def test_repeated_tokens_use_the_generator(student):
@@ -200,6 +203,13 @@ def test_repeated_tokens_use_the_generator(student):
     if torch.equal(first, other) or (first[:, :seq_len] == first[0, 0]).all():
         raise Mismatch(f"{what} gave the same tokens for generators seeded 1 and 2 ({first[0].tolist()}): the "
                        "tokens must be random, drawn with the generator", cause=TOKEN_RULES)
+    moved = torch.Generator().manual_seed(1)
+    torch.rand(1, generator=moved)  # the same seed, one draw further on
+    later, *_ = tokens_of(student, "tokens", moved)
+    if torch.equal(first, later):  # made from the seed, not drawn from the generator (round 69's a02)
+        raise Mismatch(f"{what} gave the same tokens for a generator seeded 1 and for one seeded 1 that had already "
+                       "drawn a number: the tokens must be drawn from the generator as it is now, "
+                       "torch.randint(..., generator=generator), not made from its seed", cause=TOKEN_RULES)
 
 
 def test_repeated_tokens_cover_the_vocabulary(student, rng):

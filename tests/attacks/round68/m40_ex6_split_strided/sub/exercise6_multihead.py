@@ -1,0 +1,40 @@
+import math
+import torch
+import torch.nn as nn
+
+def causal_mask(L, device=None):
+    return torch.tril(torch.ones(L, L, dtype=torch.bool, device=device))
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)
+    return weights @ v, weights
+
+def split_heads(x, n_heads):
+    B, L, D = x.shape
+    return x.view(B, L, D // n_heads, n_heads).permute(0, 3, 1, 2)   # heads take every H-th column
+
+def merge_heads(x):
+    B, H, L, dh = x.shape
+    return x.permute(0, 2, 3, 1).reshape(B, L, H * dh)             # its exact inverse
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, n_heads, bias=True):
+        super().__init__()
+        self.n_heads = n_heads
+        self.d_head = d_model // n_heads
+        self.qkv = nn.Linear(d_model, 3 * d_model, bias=bias)
+        self.out = nn.Linear(d_model, d_model, bias=bias)
+
+    def forward(self, x, mask=None):
+        B, L, D = x.shape
+        q, k, v = self.qkv(x).split(D, dim=-1)
+        q, k, v = (split_heads(t, self.n_heads) for t in (q, k, v))
+        if mask is None:
+            mask = causal_mask(L, x.device)
+        y, _ = scaled_dot_product_attention(q, k, v, mask)
+        return self.out(merge_heads(y))

@@ -1,0 +1,17 @@
+import math
+import torch
+
+def softmax(x, dim=-1):
+    m = x.max()                          # one max for the whole tensor, not per slice
+    if torch.isinf(m) and m < 0:
+        m = torch.zeros((), dtype=x.dtype, device=x.device)
+    e = torch.exp(x - m)
+    s = e.sum(dim=dim, keepdim=True)
+    return e / torch.where(s > 0, s, torch.ones_like(s))
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float('-inf'))
+    w = softmax(scores, dim=-1)
+    return w @ v, w

@@ -1,0 +1,6 @@
+#!/bin/bash
+# h05: the solution's exercise 4 with its performance tier (no --no-perf), --perf-points 10, root and uid 65534
+cd "$(dirname "$0")"; source /work/round69/lib.sh
+echo "=== root"; root_grade exercise4 --submission "$PWD/sub" --perf-points 10
+echo "=== uid 65534"; U=$(user_copy "$PWD/sub" r69-h05-sub); user_grade exercise4 --submission "$U" --perf-points 10; rm -rf "$U"
+leftovers
