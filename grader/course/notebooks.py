@@ -175,10 +175,12 @@ def check_in_kernel(exercise_name, shell, verbose=False):
 
     def in_kernel(found):
         first, index = max((start for start in starts if start[0] <= int(found[1])), default=starts[0])
-        return f"In [{index}], line {int(found[1]) - first + 1}"
+        return f"In [{index}], line {int(found[1]) - first + 1}{found.group(2) or ''}"
 
     shown = (done.stdout + done.stderr).replace(str(path), "(the code you ran in this notebook)")
-    return re.sub(rf"{re.escape(exercise.file_name)},\s+line\s+(\d+)", in_kernel, shown)
+    shown = re.sub(rf"{re.escape(exercise.file_name)},\s+line\s+(\d+)()", in_kernel, shown)
+    # a diagnosis's located line ("line 10, in f"), written without its file: the same file's
+    return re.sub(r"(?<!\], )\bline\s+(\d+)(,\s+in\b)", in_kernel, shown)
 
 
 def _ipython():

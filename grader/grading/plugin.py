@@ -334,9 +334,13 @@ class GradingPlugin:
         return [call for _, calls in sorted(self.passed_calls[exercise_id], key=lambda pair: pair[0]) for call in calls]
 
     def _in_suite_order(self, found, exercise_id):
-        """[(TestResult, ...)] of `found` for an exercise, in the suites' order: a diagnosis weighs the
-        evidence in the order the suites list it, whatever order the tests ran in."""
-        return sorted(found.get(exercise_id, []), key=lambda pair: self.places.get(id(pair[0]), 0))
+        """[(TestResult, ...)] of `found` for an exercise, in the suites' order, the visible checks' first: a
+        diagnosis weighs the evidence in the order the suites list it, whatever order the tests ran in, and
+        its words come from the first call it explains, a hidden one only where no visible one shows it
+        (round 71's a02: a hidden check listed above a visible one gave the message a number the code chose
+        from hidden inputs)."""
+        return sorted(found.get(exercise_id, []),
+                      key=lambda pair: (pair[0].visibility == "hidden", self.places.get(id(pair[0]), 0)))
 
 
 def _needed(item, params):

@@ -376,6 +376,19 @@ def test_the_check_cell_names_a_line_as_the_kernel_numbered_its_input():
     assert "In [3], line 6" in shown and "exercise3_scaling.py, line" not in shown, shown
 
 
+def test_the_check_cell_names_a_located_mistake_s_line_as_the_kernel_numbered_it(tmp_path, monkeypatch):
+    """Round 71's a03: a diagnosis's located line ("it becomes float32 at line 10, in scale_scores") is written
+    without its file, and named a line of the graded file."""
+    (tmp_path / "course.toml").write_text("[hints]\nfirst_level = 3\n")  # the cause, where the line is
+    monkeypatch.setenv("LUMEN_COURSE", str(tmp_path / "course.toml"))
+    history = ["", "import math\nimport torch", "x = 1", "def scale_scores(scores, d_k):\n    factor = math.sqrt(d_k)\n"
+               "    return scores.float() / factor\n\n\ndef scaled_scores(q, k):\n"
+               "    return scale_scores(q @ k.transpose(-2, -1), q.size(-1))"]
+    shell = types.SimpleNamespace(history_manager=types.SimpleNamespace(input_hist_raw=history))
+    shown = " ".join(notebooks.check_in_kernel("exercise3", shell).split())
+    assert "it becomes float32 at In [3], line 3, in scale_scores" in shown, shown
+
+
 def test_the_check_cell_names_its_own_way_to_list_every_test(tmp_path):
     """The short report points to the check cell with -v (`lumen-grade exercise6 -v` would grade the
     .py file, not the notebook), and that line lists every test of the code the kernel ran."""

@@ -125,3 +125,13 @@ def test_a_diagnosis_s_example_is_computed_where_no_hidden_check_ran(grade):
     assert result.diagnoses and all("example" in diagnosis for diagnosis in result.diagnoses), result.diagnoses
     assert "12345" not in json.dumps(result.diagnoses)
     assert "12345" not in "".join(test.message for test in result.tests if test.visibility == "visible")
+
+
+def test_a_diagnosis_takes_its_words_from_a_visible_check_where_one_shows_it(grade):
+    """Round 71's a02: a hidden check listed above a visible one that failed the same way gave the diagnosis its
+    words, a fill value the code made from the hidden check's inputs; its control fills with -1e5 everywhere.
+    The visible checks' calls come first: the same message for both."""
+    attempt = Path(__file__).resolve().parents[1] / "attacks" / "round71" / "a02_hidden_fill_value"
+    said = [[diagnosis["message"] for diagnosis in grade(4, path=attempt / folder / "exercise4_masking.py").diagnoses]
+            for folder in ("sub", "control")]
+    assert said[0] and said[0] == said[1], said
