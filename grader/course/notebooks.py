@@ -128,7 +128,12 @@ def code_from_history(exercise, inputs):
     a cell of their own); those inputs in the order they ran, as Python. None when no input defined any
     of the exercise's names."""
     inputs_run = _inputs_behind(exercise, inputs)
-    return None if inputs_run is None else "\n\n".join(code for _, code in inputs_run) + "\n"
+    return None if inputs_run is None else _joined(inputs_run)
+
+
+def _joined(inputs_run):
+    """The inputs' Python as one file, a blank line between two (`check_in_kernel` counts its lines so)."""
+    return "\n\n".join(code for _, code in inputs_run) + "\n"
 
 
 def _inputs_behind(exercise, inputs):
@@ -168,19 +173,19 @@ def check_in_kernel(exercise_name, shell, verbose=False):
         line += code.count("\n") + 2  # the blank line between two inputs
     with tempfile.TemporaryDirectory(prefix="lumen-check-") as folder:
         path = Path(folder) / exercise.file_name
-        path.write_text("\n\n".join(code for _, code in inputs_run) + "\n", encoding="utf-8")
+        path.write_text(_joined(inputs_run), encoding="utf-8")
         done = subprocess.run([sys.executable, "-c", _GRADE, exercise.id, "--submission", folder,
                                *([VERBOSE[0]] if verbose else [])],
                               capture_output=True, text=True, encoding="utf-8")
 
-    def in_kernel(found):
-        first, index = max((start for start in starts if start[0] <= int(found[1])), default=starts[0])
-        return f"In [{index}], line {int(found[1]) - first + 1}{found.group(2) or ''}"
+    def in_kernel(line):
+        first, index = max((start for start in starts if start[0] <= line), default=starts[0])
+        return f"In [{index}], line {line - first + 1}"
 
     shown = (done.stdout + done.stderr).replace(str(path), "(the code you ran in this notebook)")
-    shown = re.sub(rf"{re.escape(exercise.file_name)},\s+line\s+(\d+)()", in_kernel, shown)
+    shown = re.sub(rf"{re.escape(exercise.file_name)},\s+line\s+(\d+)", lambda m: in_kernel(int(m[1])), shown)
     # a diagnosis's located line ("line 10, in f"), written without its file: the same file's
-    return re.sub(r"(?<!\], )\bline\s+(\d+)(,\s+in\b)", in_kernel, shown)
+    return re.sub(r"(?<!\], )\bline\s+(\d+)(?=,\s+in\b)", lambda m: in_kernel(int(m[1])), shown)
 
 
 def _ipython():

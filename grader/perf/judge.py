@@ -736,11 +736,11 @@ def _check_timed(case, got, reference, first=False):
     which. Only an answer that differs goes through `check_result`, which says how."""
     if _agrees(got, reference, None if first else _sampler()):
         return
+    # held to the reference's dtype, not the answer's own (round 67's a07: bfloat16 answers to float32 inputs passed)
     like = next((item for item in (reference if isinstance(reference, tuple) else (reference,))
                  if isinstance(item, torch.Tensor) and item.is_floating_point()), None)
-    try:  # the words for what differs (and NaN where the reference has NaN agrees after all), in its dtype (round 67's
-        check_result(got, as64(reference), like=like,  # a07: bfloat16 answers were held to bfloat16's tolerance)
-                     what=f"your output on {'the performance case ' * first}{case.label}")
+    try:  # the words for what differs (and NaN where the reference has NaN agrees after all)
+        check_result(got, as64(reference), like=like, what=f"your output on {'the performance case ' * first}{case.label}")
     except Mismatch as mismatch:
         if first:
             raise

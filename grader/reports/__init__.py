@@ -74,12 +74,17 @@ def next_hint(diagnosis):
 HIDDEN_NAME = "a hidden check"  # a hidden check's name where the course withholds it
 
 
+def explains(diagnosis, test):
+    """Whether `diagnosis` is the one the plugin named in `test`'s details (by its id, or one of its ids)."""
+    named = test.details.get("diagnosis")
+    return bool(named) and named in (diagnosis.get("id"), *diagnosis.get("ids", ()))
+
+
 def in_visible_checks(exercise, diagnosis):
     """Whether `diagnosis` explains a failed check a student sees (not only hidden ones): one drawn from
     hidden checks alone may quote what the code returned there, which can carry their inputs (round 69's
     a01), and is shown with them."""
-    ids = {diagnosis.get("id"), *diagnosis.get("ids", ())}
-    return any(test.details.get("diagnosis") in ids and test.visibility != "hidden" for test in exercise.tests)
+    return any(explains(diagnosis, test) and test.visibility != "hidden" for test in exercise.tests)
 
 
 def student_view(report, policy):

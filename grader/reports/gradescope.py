@@ -5,7 +5,7 @@ import json
 from collections import Counter
 
 from grader.grading.settings import Policy
-from grader.reports import hint_lines, in_visible_checks
+from grader.reports import explains, hint_lines, in_visible_checks
 
 # Gradescope's visibility settings, and how the summary tells a student when hidden checks appear.
 VISIBILITIES = {"hidden": "hidden from students", "after_due_date": "shown after the due date",
@@ -61,9 +61,7 @@ def render(report, hidden_visibility=HIDDEN_VISIBILITY, policy=Policy()):
 
 def _shown_by(exercise, test):
     """The exercise's diagnosis that explains `test`, or None."""
-    shown = test.details.get("diagnosis")
-    return next((diagnosis for diagnosis in exercise.diagnoses
-                 if shown and shown in (diagnosis.get("id"), *diagnosis.get("ids", ()))), None)
+    return next((diagnosis for diagnosis in exercise.diagnoses if explains(diagnosis, test)), None)
 
 
 def _explained(exercise, test):
