@@ -1,5 +1,5 @@
 """`python -m grader` is `lumen-grade`."""
 
-from grader.cli.main import main
+from grader.cli import lumen_grade
 
-main()
+lumen_grade()

@@ -7,6 +7,7 @@ import contextlib
 import ctypes
 import difflib
 import io
+import itertools
 import json
 import os
 import re
@@ -358,8 +359,23 @@ def _no_folder(submission):
             Path.cwd().name == submission.name) else ""
         return (f"no folder {submission} in {Path.cwd()}, but the exercise files are right here ({here[0]}{more}): "
                 f"pass --submission . to grade them{up}")
+    near = _near_folder(submission)
+    if near is not None:
+        return f"no folder {submission} (looked in {submission.resolve()}): did you mean --submission {near}?"
     return (f"no folder {submission} (looked in {submission.resolve()}): run from the folder that holds "
             "exercises/, or pass --submission DIR")
+
+
+def _near_folder(submission, looked_at=1000):
+    """The folder beside `submission` whose name is closest to its name (`exercise` for `exercises`), if one
+    is close; a bounded look (`looked_at` entries), as the folder may be anyone's large home."""
+    try:
+        with os.scandir(submission.parent) as entries:
+            folders = [entry.name for entry in itertools.islice(entries, looked_at) if entry.is_dir()]
+    except OSError:
+        return None
+    close = difflib.get_close_matches(submission.name, folders, n=1, cutoff=0.8)
+    return shlex.quote(str(submission.parent / close[0])) if close else None
 
 
 def _points(verdict):
@@ -1051,6 +1067,7 @@ def check_command(exercises, solutions, seed, timeout):
     from grader.course import check  # imports torch
 
     started = time.monotonic()
-    rows = check.run(solutions, exercises, seed=seed, time_limit=timeout)
+    rows = check.run(solutions, exercises, seed=seed, time_limit=timeout,
+                     progress=lambda step: click.echo(f"checking {step} ...", err=True))
     click.echo(check.render(rows, seconds=time.monotonic() - started), nl=False)
     click.get_current_context().exit(0 if check.passed(rows) else 1)

@@ -60,8 +60,11 @@ def _unavailable(check, exercises, why):
     return Row(check, "-", NOT_AVAILABLE, f"{', '.join(exercises)}: {why}")
 
 
-def run(solutions_dir, exercises=None, *, seed=DEFAULTS.seed, time_limit=DEFAULTS.time_limit, launcher=None):
-    """Check the kit on every available device; returns the rows of the summary table."""
+def run(solutions_dir, exercises=None, *, seed=DEFAULTS.seed, time_limit=DEFAULTS.time_limit, launcher=None,
+        progress=None):
+    """Check the kit on every available device; returns the rows of the summary table. `progress(step)`,
+    when given, is told each step as it starts (the whole kit takes half a minute or more)."""
+    say = progress or (lambda step: None)
     own_launcher = launcher is None
     if own_launcher:
         launcher = Launcher()
@@ -71,18 +74,21 @@ def run(solutions_dir, exercises=None, *, seed=DEFAULTS.seed, time_limit=DEFAULT
         exercises = list(exercises or catalog.EXERCISES)
         options = Settings(submission=Path(solutions_dir), device="auto", seed=seed,
                                  time_limit=time_limit, perf=False)
+        say("the solutions")
         solved = runner.grade(exercises, options, launcher=launcher)
-        rows = [*reference_rows(devices, exercises),
-                _solutions_row(exercises, options, solved),
-                _stubs_row(exercises, options, launcher),
-                *_mutants_rows(exercises, options, launcher),
-                *_separation_rows(solved),
-                *_sizes_rows(exercises, solved),
-                *_rules_rows(exercises, options, solved, launcher)]
+        say("the reference against the oracle and torch's built-ins")
+        reference = reference_rows(devices, exercises)
+        say("the untouched stubs")
+        stubs = _stubs_row(exercises, options, launcher)
+        say("the misconception mutants")
+        mutants = _mutants_rows(exercises, options, launcher)
+        say("the rules the stubs write")
+        rules = _rules_rows(exercises, options, solved, launcher)
     finally:
         if own_launcher:
             launcher.close()
-    return rows
+    return [*reference, _solutions_row(exercises, options, solved), stubs, *mutants, *_separation_rows(solved),
+            *_sizes_rows(exercises, solved), *rules]
 
 
 def passed(rows):

@@ -241,7 +241,9 @@ class GradingPlugin:
         exercise_id = self._exercise_of(item)
         student = self.students.get(exercise_id)
         limit = student.limit if student else Deadline.earliest(self.time_limit, self.run)
-        self._keep(item, *_outcome(call.excinfo, limit, self.sources.get(exercise_id)), call.duration)
+        found = self.sources.get(exercise_id)
+        status, message, details = _outcome(call.excinfo, limit, found)
+        self._keep(item, status, _lines_named(message, found), details, call.duration)
 
     def _keep(self, item, status, message, details, duration):
         """Keep a test's outcome as its TestResult, with what the diagnosis and the report need of it."""
@@ -302,9 +304,10 @@ class GradingPlugin:
         if student is not None:  # what the suites' calls printed (the child flushes after each)
             self.outputs[exercise_id] = printed_text([*self.printed[exercise_id], (False, student.read_printed())])
         if exercise_id in {*self.failed_calls, *self.causes}:
-            self.diagnoses[exercise_id] = _diagnose(
+            self.diagnoses[exercise_id] = _lines_named(_diagnose(
                 exercise.number, self._in_suite_order(self.failed_calls, exercise_id), self._passed(exercise_id),
-                self._in_suite_order(self.causes, exercise_id), *self._explainers(exercise))
+                self._in_suite_order(self.causes, exercise_id), *self._explainers(exercise)),
+                self.sources.get(exercise_id))
         if student is not None:
             student.close()
         if self.on_concluded is not None:
@@ -415,6 +418,20 @@ def _diagnose(number, failed, passed, causes, example=lambda calls: None,
             data["example"] = shown
         diagnoses.append(data)
     return diagnoses
+
+
+def _lines_named(value, found):
+    """`value` (a test's message, the diagnoses: texts in lists, tuples and dicts) with each line of the graded code
+    it names bare named as the student knows it (`Found.lines_named`: a notebook's cell and line)."""
+    if found is None or not found.cells:
+        return value
+    if isinstance(value, str):
+        return found.lines_named(value)
+    if isinstance(value, dict):
+        return {key: _lines_named(item, found) for key, item in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_lines_named(item, found) for item in value)
+    return value
 
 
 def _located(error, found):

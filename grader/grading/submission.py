@@ -76,6 +76,14 @@ class Found:
         return {node.name: node.lineno for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and not _a_stub(node)}
 
+    def lines_named(self, text):
+        """`text` with each line of the graded code it names bare ("at line 12, in f", as a diagnosis or a
+        check's message locates a mistake) named as `where` names it: a notebook's cell and line (round 71's
+        a03 was told "line 12" of a file it never had). A .py file's text is unchanged."""
+        if not self.cells:
+            return text
+        return _BARE_LINE.sub(lambda match: self.where(int(match.group(1))), text)
+
     def frame(self, frame):
         """A frame of the graded code as the child describes it ("exercise3_scaling.py, line 40,
         in f: ...") with its file and line as `where` names them (a notebook's cell and line)."""
@@ -83,6 +91,7 @@ class Found:
 
 
 _FRAME_PLACE = re.compile(r"^[^,]*, line (\d+)(?=, in )")  # the file and line of a child's frame
+_BARE_LINE = re.compile(r"(?<![\w)\]], )\bline (\d+)(?=, in )")  # a line named without its file
 
 
 class WrongExercise(SubmissionError):

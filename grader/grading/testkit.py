@@ -539,6 +539,16 @@ def upstream_through_softmax(scores, mask, rng):
     return [upstream.to(device=scores.device, dtype=scores.dtype)]
 
 
+def per_head_mask(rng, mask, n_heads):
+    """`mask` (B, 1, L or 1, L) with each of n_heads heads hiding random keys of its own besides: a (B, H, L, L)
+    mask, which only code that keeps the heads' axis where the scores have it reads right (round 73's a03 and
+    a04 folded the heads into the batch). Key 0 stays as `mask` has it, so no query loses its every key."""
+    B, L = mask.size(0), mask.size(-1)
+    own = torch.rand(B, n_heads, L, L, generator=rng) < 0.5
+    own[..., 0] = True
+    return mask & own.to(mask.device)
+
+
 def check_gradients(grads, expected, names, *, what, dtype=None, nan_hint="", cause=None, call=None, general="",
                     forward_right=False):
     """Each gradient the student's process sent back (None: none reached it) against the reference's.

@@ -45,6 +45,22 @@ def test_ctrl_c_before_the_grading_starts_exits_130(monkeypatch):
     assert result.exit_code == 130 and "Aborted!" in result.output
 
 
+def test_ctrl_c_while_the_command_line_loads_exits_130_without_a_traceback():
+    """Round 71's a04: Ctrl-C in the first tenth of a second, while Click and the kit were imported, showed a
+    KeyboardInterrupt traceback. The console script loads the command line itself; here its import is
+    interrupted, as a Ctrl-C at that moment would."""
+    interrupted = ("import sys\n"
+                   "class Interrupt:\n"
+                   "    def find_spec(self, name, path=None, target=None):\n"
+                   "        if name == 'grader.cli.main':\n"
+                   "            raise KeyboardInterrupt\n"
+                   "sys.meta_path.insert(0, Interrupt())\n"
+                   "from grader.cli import lumen_grade\n"
+                   "lumen_grade()\n")
+    run = subprocess.run([sys.executable, "-c", interrupted], capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout, run.stderr) == (130, "", "Aborted!\n")
+
+
 FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
 
 
@@ -164,6 +180,16 @@ def test_a_folder_without_exercise_files_is_not_taken_for_exercises(tmp_path, mo
     monkeypatch.chdir(tmp_path)
     said = unwrapped(CliRunner().invoke(main, ["3"]).output)
     assert f"no folder exercises (looked in {tmp_path / 'exercises'})" in said and "right here" not in said
+
+
+def test_a_folder_named_nearly_right_is_suggested(tmp_path, monkeypatch):
+    """Round 70's new user typed `--submission exercise`; the folder beside it is `exercises`."""
+    (tmp_path / "exercises").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["3", "--submission", "exercise"])
+    assert result.exit_code == 2 and "did you mean --submission exercises?" in unwrapped(result.output)
+    result = CliRunner().invoke(main, ["3", "--submission", "homework"])  # nothing close: the usual advice
+    assert "did you mean" not in result.output and "pass --submission DIR" in unwrapped(result.output)
 
 
 @pytest.mark.parametrize("command", [["3"], ["all"], ["list"], ["hint", "3"]])

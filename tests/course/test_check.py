@@ -42,8 +42,14 @@ def by_check(rows):
     return {row.check: row for row in rows}
 
 
+STEPS = ["the solutions", "the reference against the oracle and torch's built-ins", "the untouched stubs",
+         "the misconception mutants", "the rules the stubs write"]
+
+
 def test_sound_kit_passes_every_row(launcher, no_mutants):
-    rows = check.run(SOLUTIONS, [EX3], launcher=launcher)
+    steps = []
+    rows = check.run(SOLUTIONS, [EX3], launcher=launcher, progress=steps.append)
+    assert steps == STEPS
     assert [row.status for row in rows] == [check.PASS, check.NOT_AVAILABLE, check.PASS, check.PASS,
                                             check.NOT_AVAILABLE, check.PASS, check.PASS, check.PASS]
     assert rows[1].detail == "exercise3: no builtin_checks declared"  # torch has no scale_scores to compare
@@ -96,6 +102,9 @@ def test_broken_solution_fails_check_and_is_named(tmp_path, no_mutants):
     assert "    exercise3: " in result.output and "test_scale_scores_values" in result.output
     assert "untouched stubs score zero" in result.output
     assert f"NOT all holds: {6 - len(failing)} passed, {len(failing)} failed" in result.output
+    # each step said as it starts, on stderr, before the table (round 70: nothing for half a minute)
+    assert result.stderr.splitlines() == [f"checking {step} ..." for step in STEPS]
+    assert result.output.index("checking the rules the stubs write ...") < result.output.index("solutions/ scores")
 
 
 def test_solution_that_leaks_into_the_stub_fails_the_stub_row(launcher, tmp_path, no_mutants):

@@ -8,7 +8,9 @@ import csv
 import html
 import html.parser
 import io
+import itertools
 import json
+import random
 import re
 import shutil
 import statistics
@@ -277,6 +279,24 @@ def test_similarity_lists_the_near_copies_first_and_not_a_pair_sharing_only_the_
     assert not any({"stub_a", "stub_b"} & set(lead["students"]) for lead in leads), leads
     evidence = leads[0]["evidence"]
     assert evidence["exercise"] == "exercise5" and all(evidence["lines"])
+
+
+def test_the_evidence_lines_are_those_the_copied_ranges_touch():
+    """Round 72's a06: the lines were found by testing every line against every range (minutes for a file of
+    one range a line); found by bisection now, they are the same lines as that plain scan's."""
+    rng = random.Random(0)
+    who = class_report.Identities(["nobody_here"])
+    for _ in range(200):
+        source = "".join(rng.choice(["x = 1\n", "\n", "def f():\r\n", "  return 2", "y\n\n"])
+                         for _ in range(rng.randrange(1, 12)))
+        starts = sorted(rng.randrange(len(source) + 1) for _ in range(rng.randrange(4)))
+        ranges = [(start, start + rng.randrange(8)) for start in starts]
+        slices = ([start for start, _ in ranges], [end for _, end in ranges])
+        ends = list(itertools.accumulate(len(line) for line in source.splitlines(keepends=True)))
+        touched = sorted({number for start, end in ranges for number, stop in enumerate(ends)
+                          if (ends[number - 1] if number else 0) < end and start < stop})
+        plain = [source.splitlines()[n] for n in touched][:similarity.EVIDENCE_LINES]
+        assert similarity._lines(source, slices, who) == plain, (source, ranges)
 
 
 def test_similarity_lists_pairs_sharing_rare_misconceptions(variants):

@@ -389,6 +389,23 @@ def test_the_check_cell_names_a_located_mistake_s_line_as_the_kernel_numbered_it
     assert "it becomes float32 at In [3], line 3, in scale_scores" in shown, shown
 
 
+@pytest.mark.parametrize("scaled, located", [
+    ("scores.float() / math.sqrt(d_k)", "it becomes float32 at mine.ipynb, cell 3 (code cell 2), line 3, in scale_scores"),
+    ("scores.t() / math.sqrt(d_k)", "mine.ipynb, cell 3 (code cell 2), line 3, in scale_scores"),
+], ids=["dtype", "crash"])
+def test_a_graded_notebook_names_a_located_mistake_s_cell_and_line(launcher, tmp_path, scaled, located):
+    """Round 71's a03, graded with --notebook: a diagnosis's located line, written without its file ("at line
+    12, in scale_scores"), named a line of the .py file made of the notebook's cells, which the student never
+    had; it names the cell and its line, as a frame of the student's code does."""
+    code = (f"x = 1\ndef scale_scores(scores, d_k):\n    return {scaled}\n\n\n"
+            "def scaled_scores(q, k):\n    return scale_scores(q @ k.transpose(-2, -1), q.size(-1))")
+    path = write_notebook(tmp_path / "mine.ipynb", "import math\nimport torch", code)
+    result = grade_folder(launcher, tmp_path, notebook=path)
+    messages = " ".join(diagnosis["message"] for diagnosis in result.diagnoses)
+    assert located in messages, result.diagnoses
+    assert not re.search(r"(?<![\w)], )\bline \d+, in", messages)  # no line of the .py file graded
+
+
 def test_the_check_cell_names_its_own_way_to_list_every_test(tmp_path):
     """The short report points to the check cell with -v (`lumen-grade exercise6 -v` would grade the
     .py file, not the notebook), and that line lists every test of the code the kernel ran."""

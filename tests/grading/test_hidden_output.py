@@ -3,7 +3,12 @@ printed every argument, and Gradescope's visible stdout showed the hidden checks
 grades were published."""
 
 import json
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
+
+from conftest import SOLUTIONS
 
 A19 = Path(__file__).resolve().parents[1] / "attacks" / "round9" / "files" / "a19_hidden_checks_printed.py"
 
@@ -29,6 +34,28 @@ def test_what_the_import_and_visible_checks_printed_is_all_shown(grade):
             return q @ k.mT / math.sqrt(q.size(-1))
         """)
     assert result.output.startswith("imported\nscaling") and "hidden checks" not in result.output
+
+
+def test_a_warning_torch_gives_for_a_call_names_the_students_line_not_the_graders(tmp_path):
+    """Round 72's a03: torch.quantize_per_tensor's deprecation warning names its caller, which in exercise 5
+    was the grader's watcher of torch functions: "your code printed" showed the kit's path and line. Graded
+    by `python -m grader`, whose warnings are shown as a student's run shows them (pytest records its own)."""
+    solution = (SOLUTIONS / "exercise5_softmax.py").read_text(encoding="utf-8")
+    line = len(solution.splitlines()) + 5  # two blank lines, then the three below
+    (tmp_path / "exercise5_softmax.py").write_text(solution + textwrap.dedent("""\
+
+
+        _softmax = softmax
+        def softmax(x, dim=-1):
+            torch.quantize_per_tensor(x.detach().float().cpu(), 0.1, 0, torch.quint8)
+            return _softmax(x, dim)
+        """), encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "grader", "exercise5", "--submission", str(tmp_path), "--no-perf",
+                    "--device", "cpu", "--format", "json", "--output", str(tmp_path / "report.json")],
+                   capture_output=True, timeout=300, cwd=tmp_path)
+    (exercise,) = json.loads((tmp_path / "report.json").read_text())["exercises"]
+    assert f"exercise5_softmax.py:{line}: UserWarning: torch.quantize_per_tensor" in exercise["output"], exercise
+    assert "grader" not in exercise["output"]
 
 
 def test_no_visible_check_runs_after_a_hidden_one(grade):

@@ -151,15 +151,16 @@ def _unrefused_kernels():
     """In this process: install every rule's kernels, then list each (operator, key) of torch's
     registry whose active kernel is not the one registered from rules.py."""
     patterns = {rule.id: rule.kernels for rule in rules.RULES if rule.kernels}
-    listed = {rule_id: dict(ops) for rule_id, ops in rules.KERNELS.items()}
+    listed = {rule_id: {f"{namespace}::{op}": keys for namespace, op, keys in ops}
+              for rule_id, ops in rules.KERNELS.items()}
     rules.Guard(tuple(patterns), os.devnull)._refuse_kernels()
     missing = []
-    for name in torch._C._dispatch_get_all_op_names():
+    for name in torch._C._dispatch_get_all_op_names():  # every namespace's (round 72's a03: quantized::softmax)
         op = name.partition("::")[2]
         for rule_id, pattern in patterns.items():
-            if not name.startswith("aten::") or not re.search(pattern, op):
+            if not re.search(pattern, op):
                 continue
-            if op not in listed[rule_id]:
+            if name not in listed[rule_id]:
                 missing.append(f"{name}: not listed")
                 continue
             for line in torch._C._dispatch_dump(name).splitlines():

@@ -102,8 +102,8 @@ MISCONCEPTIONS = (
     Misconception(
         "softmax-nan-on-masked-row", (5, 6, 7),
         "A row whose every key is masked comes out NaN (-inf - (-inf), then 0/0): it must give zero weights "
-        "and a zero output; shift by 0 where the max is -inf and divide by 1 where the sum is 0 (in a module, the "
-        "given scaled_dot_product_attention does both): see " + MASKING,
+        "and a zero output; shift by 0 where the max is -inf and divide by 1 where the sum is 0 (in exercises 6 and "
+        "7, the scaled_dot_product_attention they give you does both): see " + MASKING,
         (softmax_dividing(shift=True, guard=False),),
         {5: [("    x_max = x_max.masked_fill(x_max == float(\"-inf\"), 0.0)", "    pass"),
              ("    return e / total.masked_fill(total == 0, 1.0)", "    return e / total")],

@@ -22,6 +22,7 @@ from grader.grading.testkit import (
     check_parameters,
     dims,
     load_module,
+    per_head_mask,
     randn,
     reference_module,
 )
@@ -231,6 +232,9 @@ def test_explicit_mask(student, rng, device, case):
     if case == "all-true":
         _check_not_causal(got, reference, x, what=f"{what}(x, mask) with {text}", call=module.last_call())
     check_forward(module, reference, x, mask, what=f"{what}(x, mask) with {text}", got=got)
+    if case == "padding":  # any mask that broadcasts to the scores: one of every head's own, (B, H, L, L)
+        mask = per_head_mask(rng, mask, size["n_heads"])
+        check_forward(module, reference, x, mask, what=f"{what}(x, mask) with a mask of each head's own, (B, H, L, L)")
 
 
 def _check_not_causal(got, reference, x, *, what, call):

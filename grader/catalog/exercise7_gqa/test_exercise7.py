@@ -20,6 +20,7 @@ from grader.grading.testkit import (
     check_parameters,
     dims,
     load_module,
+    per_head_mask,
     randn,
     reference_grads,
     reference_module,
@@ -201,7 +202,7 @@ def test_gqa_explicit_mask(student, rng, device):
     reference = reference_gqa(rng, GQA)
     module, what = load_gqa(student, reference, device=device)
     size = SIZES["explicit_mask"]
-    B, L = size["B"], size["L"]
+    L = size["L"]
     x = x_of(rng, "explicit_mask", device=device)
     lengths = torch.tensor(size["lengths"])
     mask = (torch.arange(L)[None, :] < lengths[:, None])[:, None, None, :]  # (B, 1, 1, L) padding
@@ -209,6 +210,9 @@ def test_gqa_explicit_mask(student, rng, device):
     check_forward(module, reference, x, mask=mask, what=f"{what}(x, mask) with a padding mask (B, 1, L, L)")
     # any mask that broadcasts to the scores, one of (L, L) too (round 26's a4 unsqueezed it for the groups)
     check_forward(module, reference, x, mask=mask[1, 0], what=f"{what}(x, mask) with a mask of shape (L, L)")
+    # and one of each query head's own, (B, H, L, L): a head of a group given another's mask reads other keys
+    check_forward(module, reference, x, mask=per_head_mask(rng, mask, size["n_heads"]),
+                  what=f"{what}(x, mask) with a mask of each query head's own, (B, H, L, L)")
 
 
 @pytest.mark.hidden

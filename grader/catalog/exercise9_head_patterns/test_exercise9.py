@@ -26,7 +26,7 @@ KINDS = ("previous_token", "induction")
 
 # B: sequences; n_layers patterns of n_heads heads, on seq_len tokens repeated twice (L = 2 * seq_len).
 # tests/catalog/test_sizes.py holds every case to the rule.
-UNIFORM_CHI_SQUARE = 30.0  # 3 degrees of freedom (tokens_uniform's 4 ids): a fair draw passes it once in a million
+UNIFORM_CHI_SQUARE = 30.0  # 3 degrees of freedom (tokens_uniform's 4 ids, or steps): a fair draw fails it once in a million
 
 SIZES = {
     "tokens": dict(B=3, seq_len=5, vocab_size=11),
@@ -50,6 +50,7 @@ PLANTED = {
              ("induction", "sink", "self", "uniform")),
 }
 NOISE = 0.25  # the share of random attention mixed into every planted head
+SHARES = (0.5, 0.25, 0.875)  # the scores of heads `mixed` exactly (find_heads's threshold and shortest sequences)
 # what find_heads's tests and the shape checks wait on: find_heads's layouts are the suite's own, the same at
 # every seed, so a table of the answers a report showed scored without a score computed, and a function that
 # raises ValueError whatever it is given refuses every bad shape (round 57's a02)
@@ -239,6 +240,15 @@ def test_repeated_tokens_cover_the_vocabulary(student, rng):
         raise Mismatch(f"{what} drew the ids {counts.long().tolist()} times in {int(counts.sum())} draws, where each "
                        f"is as likely as any other (about {expected:.0f} each): draw with torch.randint(vocab_size, "
                        "...), whose high is exclusive", cause=TOKEN_RULES, call=call)
+    # and each step from one token to the next as likely as any other: a pattern over the ids (counting, or a
+    # function of the generator's state, round 71's a01) has every id alike often but not every step
+    steps = torch.bincount(((tokens[:, 1:seq_len] - tokens[:, :seq_len - 1]) % vocab).flatten(), minlength=vocab)
+    expected = steps.sum().double() / vocab
+    if float(((steps.double() - expected) ** 2 / expected).sum()) > UNIFORM_CHI_SQUARE:
+        raise Mismatch(f"in {what} the steps 0 .. {vocab - 1} from one token to the next (mod {vocab}) came "
+                       f"{steps.tolist()} times in {int(steps.sum())}, where random draws make each as likely "
+                       f"as any other (about {expected:.0f} each): the tokens follow a pattern; draw them with "
+                       "torch.randint(vocab_size, ..., generator=generator)", cause=TOKEN_RULES, call=call)
 
 
 # -- previous_token_score and induction_score ---------------------------------------------------------
@@ -251,7 +261,7 @@ def test_previous_token_score_planted(student, rng, device, dtype):
     pattern = planted(rng, B, PLANTED["previous"], seq_len, dtype, device)
     check_score(student, "previous_token_score", pattern,
                 what="previous_token_score(pattern) on heads planted as " + ", ".join(PLANTED["previous"]))
-    for part, which in _one_of_each(pattern, dtype):  # a batch of one, a single head (round 26's a1 squeezed them)
+    for part, which in _one_of_each(rng, pattern, PLANTED["previous"]):  # round 26's a1 squeezed them
         check_score(student, "previous_token_score", part, what=f"previous_token_score(pattern) of {which}")
 
 
@@ -262,15 +272,20 @@ def test_induction_score_planted(student, rng, device, dtype):
     pattern = planted(rng, B, PLANTED["induction"], seq_len, dtype, device)
     check_score(student, "induction_score", pattern, seq_len,
                 what=f"induction_score(pattern, {seq_len}) on heads planted as " + ", ".join(PLANTED["induction"]))
-    for part, which in _one_of_each(pattern, dtype):
-        check_score(student, "induction_score", part, seq_len, what=f"induction_score(pattern, {seq_len}) of {which}")
+    for part, which in _one_of_each(rng, pattern, PLANTED["induction"]):
+        part_len = part.size(-1) // 2
+        check_score(student, "induction_score", part, part_len, what=f"induction_score(pattern, {part_len}) of {which}")
 
 
-def _one_of_each(pattern, dtype):
-    """(part, what it is) of a (B, H, L, L) pattern with one sequence, and with one head: in float64 only."""
-    if dtype != torch.float64:
+def _one_of_each(rng, pattern, kinds):
+    """(pattern, what it is) of a float64 (B, H, L, L) pattern planted as `kinds`: one sequence, one head, and
+    the shortest sequence the docstrings allow, seq_len = 1 (round 73's a01 refused L = 2 at full marks); none
+    of a pattern in another dtype."""
+    if pattern.dtype != torch.float64:
         return []
-    return [(pattern[:1], "one sequence, (1, H, L, L)"), (pattern[:, 1:2], "one head, (B, 1, L, L)")]
+    shortest = planted(rng, pattern.size(0), kinds, 1, pattern.dtype, pattern.device)
+    return [(pattern[:1], "one sequence, (1, H, L, L)"), (pattern[:, 1:2], "one head, (B, 1, L, L)"),
+            (shortest, f"the shortest sequences, seq_len = 1, {shape_text(shortest.shape)}")]
 
 
 @pytest.mark.points(2)
@@ -417,6 +432,11 @@ def test_find_heads_planted(student, rng):
     B, seq_len = dims(SIZES["find"], "B", "seq_len")
     patterns = [planted(rng, B, kinds, seq_len) for kinds in PLANTED["find"]]
     check_heads(student, patterns, what=f"find_heads(patterns) on {len(patterns)} layers of planted heads")
+    # the shortest sequences, seq_len = 1: key i - seq_len + 1 is the query itself, so a layer of heads
+    # that read themselves is all induction heads; the scores are exact (SHARES)
+    shortest = [mixed(SHARES, "previous", 2, 1), mixed(SHARES, "self", 2, 1)]
+    check_heads(student, [pattern.expand(B, -1, -1, -1).float() for pattern in shortest],
+                what="find_heads(patterns) on the shortest sequences, seq_len = 1 (L = 2)")
 
 
 @pytest.mark.needs_values(*SCORES)
@@ -425,9 +445,6 @@ def test_find_heads_of_the_hand_set_model(student, rng):
     _, patterns = model_patterns(rng)
     check_heads(student, patterns, what="find_heads(patterns) of the two-layer model (a previous-token head at "
                                         "(0, 1), an induction head at (1, 2))")
-
-
-SHARES = (0.5, 0.25, 0.875)  # the scores of the threshold test's heads
 
 
 @pytest.mark.needs_values(*SCORES)

@@ -40,10 +40,10 @@ class MultiHeadAttention(nn.Module):
         q, k, v = self.qkv(x).split(D, dim=-1)
         if mask is None:
             mask = causal_mask(x.shape[1], x.device)
-        mask = mask if mask.dim() == 4 else mask.expand(x.shape[0], 1, *mask.shape[-2:])  # (B or 1, 1, L, L)
+        mask = mask if mask.dim() == 4 else mask.expand(x.shape[0], 1, *mask.shape[-2:])  # (B or 1, 1 or H, L, L)
         heads = []
-        for h in range(self.n_heads):  # one head at a time
+        for h in range(self.n_heads):  # one head at a time, with its own mask where each head has one
             cut = slice(h * self.d_head, (h + 1) * self.d_head)
-            y, _ = scaled_dot_product_attention(q[..., cut], k[..., cut], v[..., cut], mask[:, 0])
+            y, _ = scaled_dot_product_attention(q[..., cut], k[..., cut], v[..., cut], mask[:, h % mask.size(1)])
             heads.append(y)
         return self.out(torch.cat(heads, dim=-1))
