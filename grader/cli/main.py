@@ -307,7 +307,7 @@ def grading_run(exercises, **given):
     found = {e: notebook if notebook is not None else _find(e, submission) for e in exercises}
     if not any(found.values()):
         names = ", ".join(e.file_name for e in exercises)
-        raise click.UsageError(f"no {names} in {submission.resolve()} (nor an exerciseN_*.ipynb notebook): "
+        raise click.UsageError(f"no {names} in {os.path.abspath(submission)} (nor an exerciseN_*.ipynb notebook): "
                                "pass --submission DIR with your files, or --notebook FILE")
     if notebook is not None or len(exercises) == 1:  # the file asked for is the wrong one; in `all` (and so in
         for exercise, path in found.items():          # batch) it is that exercise's error alone (round 23's a11)
@@ -361,8 +361,8 @@ def _no_folder(submission):
                 f"pass --submission . to grade them{up}")
     near = _near_folder(submission)
     if near is not None:
-        return f"no folder {submission} (looked in {submission.resolve()}): did you mean --submission {near}?"
-    return (f"no folder {submission} (looked in {submission.resolve()}): run from the folder that holds "
+        return f"no folder {submission} (looked in {os.path.abspath(submission)}): did you mean --submission {near}?"
+    return (f"no folder {submission} (looked in {os.path.abspath(submission)}): run from the folder that holds "
             "exercises/, or pass --submission DIR")
 
 
@@ -371,11 +371,19 @@ def _near_folder(submission, looked_at=1000):
     is close; a bounded look (`looked_at` entries), as the folder may be anyone's large home."""
     try:
         with os.scandir(submission.parent) as entries:
-            folders = [entry.name for entry in itertools.islice(entries, looked_at) if entry.is_dir()]
+            folders = [entry.name for entry in itertools.islice(entries, looked_at) if _is_folder(entry)]
     except OSError:
         return None
     close = difflib.get_close_matches(submission.name, folders, n=1, cutoff=0.8)
     return shlex.quote(str(submission.parent / close[0])) if close else None
+
+
+def _is_folder(entry):
+    """Whether a folder entry is a folder (or a link to one); not one that cannot be followed (a loop)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _points(verdict):

@@ -81,9 +81,11 @@ def run(solutions_dir, exercises=None, *, seed=DEFAULTS.seed, time_limit=DEFAULT
         say("the untouched stubs")
         stubs = _stubs_row(exercises, options, launcher)
         say("the misconception mutants")
-        mutants = _mutants_rows(exercises, options, launcher)
+        mutants = _mutants_rows(exercises, options, launcher, lambda done, total: say(
+            f"the misconception mutants: {done} of {total} graded"))
         say("the rules the stubs write")
-        rules = _rules_rows(exercises, options, solved, launcher)
+        rules = _rules_rows(exercises, options, solved, launcher, lambda done, total: say(
+            f"the rules the stubs write: {done} of {total} broken solutions graded"))
     finally:
         if own_launcher:
             launcher.close()
@@ -221,7 +223,7 @@ def _with(options, **changes):
     return Settings(**{**vars(options), **changes})
 
 
-def _mutants_rows(exercises, options, launcher):
+def _mutants_rows(exercises, options, launcher, progress=None):
     """Every mutant of grader.diagnosis.misconceptions fails its exercise: the seam described at the
     top. An exercise without mutants gets a row "not available"."""
     check = "misconception mutants are caught"
@@ -240,7 +242,7 @@ def _mutants_rows(exercises, options, launcher):
     if not mutants:
         return rows
     problems = []
-    graded, device = _graded_sources(mutants, options, launcher)
+    graded, device = _graded_sources(mutants, options, launcher, progress)
     for (mutant_id, exercise, _), result in graded:
         if result.passed:
             problems.append(f"{mutant_id} ({exercise.id}): passed every test, {result.score:g}/{result.max_score:g}")
@@ -331,7 +333,7 @@ def _unseparated(calls, conditions):
     return f"no graded call has separating sizes; the nearest ({sizes}): {'; '.join(broken[nearest])}"
 
 
-def _rules_rows(exercises, options, verdict, launcher):
+def _rules_rows(exercises, options, verdict, launcher, progress=None):
     """Every graded rule is written and every written rule is graded: each declared rule's phrase
     is in the docstrings of the stub `release` makes, its tests are in the suite that graded the
     solutions (`verdict`), every test of that suite grades some rule, and the solution edited as a
@@ -373,7 +375,7 @@ def _rules_rows(exercises, options, verdict, launcher):
         named = {test for rule in exercise.rules for test in rule.tests}
         problems += [f"{exercise.id} {test}: grades a rule no phrase of the stub is declared for"
                      for test in sorted(collected - named)]
-    graded, device = _graded_sources(broken, options, launcher)
+    graded, device = _graded_sources(broken, options, launcher, progress)
     for (rule, exercise, _), result in graded:
         failed = {test.name.split("[")[0] for test in result.tests if test.status not in ("passed", "skipped")}
         if not failed & set(rule.tests):
@@ -398,9 +400,10 @@ def _docstrings(source):
     return "\n".join(_words(ast.get_docstring(node) or "") for node in nodes)
 
 
-def _graded_sources(sources, options, launcher):
+def _graded_sources(sources, options, launcher, progress=None):
     """Grade whole student files, (key, exercise, source) each, by the students' runner, one file per
-    exercise per run: ([((key, exercise, source), ExerciseResult)], the device, or None if none ran)."""
+    exercise per run: ([((key, exercise, source), ExerciseResult)], the device, or None if none ran).
+    `progress(done, total)`, when given, is told after each run."""
     graded, device = [], None
     for batch in _rounds(sources):
         with tempfile.TemporaryDirectory(prefix="lumen-check-") as folder:
@@ -410,6 +413,8 @@ def _graded_sources(sources, options, launcher):
                                    launcher=launcher)
         device = verdict.device
         graded += zip(batch, verdict.exercises)
+        if progress is not None:
+            progress(len(graded), len(sources))
     return graded, device
 
 

@@ -34,11 +34,13 @@ from grader.grading import submission
 
 CHECK = "%run -m grader.course.notebooks {exercise}"  # the check cell's line
 VERBOSE = ("-v", "--verbose")  # after it: list every test, with its points, as `lumen-grade -v` does
+HINTS = "hints"  # after it: every level of the hints the course allows (`--hints all`)
 # The check cell's grading process (a fresh one: see the top): `lumen-grade` with its arguments, its
-# report naming the check cell's own way to list every test. A program of its own, as `lumen-grade` is.
-# It has no `lumen-grade hint` (its code is graded from a temporary folder: no ladder is kept).
+# report naming the check cell's own ways to list every test and to see more of a hint. A program of its
+# own, as `lumen-grade` is. Its code is graded from a temporary folder, so no ladder is kept: instead of
+# `lumen-grade hint`'s next level, `hints` shows them all (round 76's P9: a notebook had no way up).
 _GRADE = ("import sys; import grader.reports; from grader.reports import text; from grader.cli.main import main; "
-          f"text.EVERY_TEST = {CHECK + ' ' + VERBOSE[0]!r}; grader.reports.NEXT_HINT = ''; "
+          f"text.EVERY_TEST = {CHECK + ' ' + VERBOSE[0]!r}; grader.reports.NEXT_HINT = {CHECK + ' ' + HINTS!r}; "
           "main(sys.argv[1:], prog_name='lumen-grade')")
 
 
@@ -159,9 +161,10 @@ def _inputs_behind(exercise, inputs):
     return [(index, codes[index]) for index in sorted(wanted)]
 
 
-def check_in_kernel(exercise_name, shell, verbose=False):
-    """What the check cell prints: the report of `lumen-grade` on the code the kernel ran, each line
-    it names as the kernel numbered the input (`In [7], line 3`), not as the file it was graded in."""
+def check_in_kernel(exercise_name, shell, verbose=False, hints=False):
+    """What the check cell prints: the report of `lumen-grade` on the code the kernel ran (`hints`: with
+    every level of its hints), each line it names as the kernel numbered the input (`In [7], line 3`),
+    not as the file it was graded in."""
     exercise = catalog.find(exercise_name)
     inputs_run = _inputs_behind(exercise, shell.history_manager.input_hist_raw)
     if inputs_run is None:
@@ -175,7 +178,7 @@ def check_in_kernel(exercise_name, shell, verbose=False):
         path = Path(folder) / exercise.file_name
         path.write_text(_joined(inputs_run), encoding="utf-8")
         done = subprocess.run([sys.executable, "-c", _GRADE, exercise.id, "--submission", folder,
-                               *([VERBOSE[0]] if verbose else [])],
+                               *([VERBOSE[0]] if verbose else []), *(["--hints", "all"] if hints else [])],
                               capture_output=True, text=True, encoding="utf-8")
 
     def in_kernel(line):
@@ -183,9 +186,10 @@ def check_in_kernel(exercise_name, shell, verbose=False):
         return f"In [{index}], line {line - first + 1}"
 
     shown = (done.stdout + done.stderr).replace(str(path), "(the code you ran in this notebook)")
-    shown = re.sub(rf"{re.escape(exercise.file_name)},\s+line\s+(\d+)", lambda m: in_kernel(int(m[1])), shown)
-    # a diagnosis's located line ("line 10, in f"), written without its file: the same file's
-    return re.sub(r"(?<!\], )\bline\s+(\d+)(?=,\s+in\b)", lambda m: in_kernel(int(m[1])), shown)
+    shown = re.sub(rf"{re.escape(exercise.file_name)},\s+line\s+(\d{{1,9}})\b", lambda m: in_kernel(int(m[1])), shown)
+    # a diagnosis's located line ("line 10, in f"), written without its file: the same file's (nine digits at
+    # most: a text of the code's own could name a line past what int() reads, round 75's a01)
+    return re.sub(r"(?<!\], )\bline\s+(\d{1,9})(?=,\s+in\b)", lambda m: in_kernel(int(m[1])), shown)
 
 
 def _ipython():
@@ -198,15 +202,17 @@ def _ipython():
 
 
 def main(argv):
-    """`%run -m grader.course.notebooks exercise3 [-v]` in a notebook. Returns an exit status."""
+    """`%run -m grader.course.notebooks exercise3 [-v] [hints]` in a notebook. Returns an exit status."""
     shell = _ipython()
-    verbose = len(argv) == 2 and argv[1] in VERBOSE
-    if shell is None or len(argv) != 1 + verbose:
+    flags = argv[1:]
+    verbose, hints = any(flag in VERBOSE for flag in flags), HINTS in flags
+    if shell is None or not argv or len(flags) != verbose + hints:
         print(f"Run this from a notebook cell: {CHECK.format(exercise='exercise3')} (add {VERBOSE[0]} to list "
-              "every test). To grade a notebook file, use: lumen-grade exercise3 --notebook FILE", file=sys.stderr)
+              f"every test, {HINTS} to see every level of a hint). To grade a notebook file, use: lumen-grade "
+              "exercise3 --notebook FILE", file=sys.stderr)
         return 2
     try:
-        print(check_in_kernel(argv[0], shell, verbose), end="")
+        print(check_in_kernel(argv[0], shell, verbose, hints), end="")
     except catalog.UnknownExercise:
         print(f"unknown exercise {argv[0]!r}", file=sys.stderr)
         return 2

@@ -18,10 +18,13 @@ weighs all of it:
    describe the relation between the student's value and the expected one (a factor, axes, a mask
    pattern, ...). A finding is shown only if every failed call of that function that shows
    anything shows the same mistake.
+3. where neither explains anything, two of the catalogue's mistakes made together (`_two_mistakes`): the one
+   pair of mutants of different steps that explains every failed call.
 
 It never guesses: no fit, no diagnosis.
 """
 
+import itertools
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -36,6 +39,7 @@ from grader.sandbox.judge import printable
 
 MATCH, WRONG, UNUSED = "match", "wrong", "unused"
 MAX_PASSING = 12  # passed calls of a function weighed against a candidate, at most (a wrong answer stays cheap)
+MAX_PAIR_REPLAYS = 3000  # failed calls replayed by the search for two mistakes made together, at most
 
 
 @dataclass
@@ -89,6 +93,8 @@ def conclude(number, failed, passed=(), causes=()):
             found = []  # blame only the function that holds the mistake: the part's, which nothing here names
         if rest and not any(len(d.ids) == 1 for d in found):
             found += _structural(cases, rest, passing)
+        if not found and not causes:
+            found = _two_mistakes(number, cases, evidence, passing)
     if causes and (not found or all(isinstance(cases[i].call["got"], Raised) for i in evidence)):
         return _causes(causes)  # a named cause is the story: the crashes that come with it are its consequence
     return found
@@ -201,6 +207,60 @@ def _catalogue(number, cases, evidence, passing):
                    f"Either: {a.message}. Or: {b.message}")
         return [Diagnosis(" | ".join(ids), message, both, tuple(ids), fits[ids[0]] | fits[ids[1]])]
     return []
+
+
+def _two_mistakes(number, cases, evidence, passing):
+    """Two of the catalogue's mistakes made together, where no one mistake and no analyser explains the evidence
+    (round 74's m25: a softmax without its max beside attention normalised over the queries): the one pair of
+    mutants, of different steps, that gives the student's value on every failed call, touched by each of its
+    two, and that no passed call contradicts, named as two diagnoses. Two pairs that fit say nothing. The
+    search replays MAX_PAIR_REPLAYS failed calls at most, so that a wrong answer nothing explains stays cheap."""
+    candidates = [m for m in misconceptions.for_exercise(number) if m.mutants]
+    budget = MAX_PAIR_REPLAYS
+    singles = {}  # (id, mutant index) -> the failed calls that reach that mutant's steps
+
+    def reached(misconception, k):
+        if (misconception.id, k) not in singles:
+            mutant = misconception.mutant_classes()[k]
+            singles[misconception.id, k] = {i for i in evidence if _outcome(mutant, cases[i])[1]}
+        return singles[misconception.id, k]
+
+    fitting = {}
+    for a, b in itertools.combinations(candidates, 2):
+        if a.id in b.includes or b.id in a.includes:
+            continue
+        for (ka, steps_a), (kb, steps_b) in itertools.product(enumerate(a.mutants), enumerate(b.mutants)):
+            if set(steps_a) & set(steps_b):
+                continue
+            variant = _pair_class(a.id, ka, b.id, kb)
+            steps = set()
+            for i in evidence:
+                budget -= 1
+                if budget < 0:
+                    return []  # not searched through: no pair is known to be the only one
+                result, used = _outcome(variant, cases[i])
+                if result != MATCH:
+                    break
+                steps |= used
+            else:
+                if not (reached(a, ka) and reached(b, kb)):
+                    continue  # one of the two changes nothing the failures show: a single mistake's fit
+                targets = {_target(cases[i].call) for i in evidence}
+                if not any(_contradicts(variant, case, steps, target in targets)
+                           for target in passing.beside(targets) for case in passing.of(target)):
+                    fitting[a.id, b.id] = (a, reached(a, ka)), (b, reached(b, kb))
+    if len(fitting) != 1:
+        return []
+    [pair] = fitting.values()
+    return [Diagnosis(m.id, f"{_where(cases, calls)}: {m.message}", set(calls), (m.id,), set(evidence))
+            for m, calls in pair]
+
+
+@lru_cache(maxsize=None)
+def _pair_class(first, k, second, j):
+    """The mutant that makes misconception `first`'s k-th mutant and `second`'s j-th together."""
+    steps = {**misconceptions.BY_ID[first].mutants[k], **misconceptions.BY_ID[second].mutants[j]}
+    return type(f"Pair_{first}_{second}".replace("-", "_").replace(":", "_"), (Reference,), steps)
 
 
 def _where(cases, indices):
@@ -339,6 +399,9 @@ def _agreed(cases, indices, passing):
         agreed = dict([next(iter(agreed.items()))])
     if agreed and len(agreed) == 1:
         [(key, message)] = agreed.items()
+        if all(isinstance(cases[i].call["got"], Raised) for i in showing) and any(
+                key in _unrunnable(case) for case in passing.of(_target(cases[indices[0]].call))):
+            return []  # it explains crashes by raising alike, and raises where the student's code answered right
         return [Diagnosis(key, message, set(showing))]
     return []
 

@@ -302,7 +302,9 @@ class GradingPlugin:
             _hold_for_review(self.tests[exercise_id],
                              [f"{self._place(exercise, found.line)}: {found.names}" for found in student.reaches])
         if student is not None:  # what the suites' calls printed (the child flushes after each)
-            self.outputs[exercise_id] = printed_text([*self.printed[exercise_id], (False, student.read_printed())])
+            self.outputs[exercise_id] = _lines_named(printed_text([*self.printed[exercise_id],
+                                                                    (False, student.read_printed())]),
+                                                     self.sources.get(exercise_id))
         if exercise_id in {*self.failed_calls, *self.causes}:
             self.diagnoses[exercise_id] = _lines_named(_diagnose(
                 exercise.number, self._in_suite_order(self.failed_calls, exercise_id), self._passed(exercise_id),
@@ -426,7 +428,10 @@ def _lines_named(value, found):
     if found is None or not found.cells:
         return value
     if isinstance(value, str):
-        return found.lines_named(value)
+        try:  # the text holds what the student's code returned: naming its lines never stops the grading
+            return found.lines_named(value)
+        except (ValueError, RecursionError, MemoryError):
+            return value
     if isinstance(value, dict):
         return {key: _lines_named(item, found) for key, item in value.items()}
     if type(value) in (list, tuple):

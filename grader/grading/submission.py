@@ -10,6 +10,7 @@ names the notebook.
 """
 
 import ast
+import functools
 import itertools
 import json
 import os
@@ -78,11 +79,26 @@ class Found:
 
     def lines_named(self, text):
         """`text` with each line of the graded code it names bare ("at line 12, in f", as a diagnosis or a
-        check's message locates a mistake) named as `where` names it: a notebook's cell and line (round 71's
-        a03 was told "line 12" of a file it never had). A .py file's text is unchanged."""
+        check's message locates a mistake), or by the graded file's path, named as `where` names it: a
+        notebook's cell and line (round 71's a03 was told "line 12" of a file it never had). A .py file's
+        text is unchanged."""
         if not self.cells:
             return text
-        return _BARE_LINE.sub(lambda match: self.where(int(match.group(1))), text)
+
+        def named(match):  # a number past the code is not one of its lines
+            return self.where(int(match.group(1))) if int(match.group(1)) <= self._lines else match.group(0)
+
+        # and a warning's "/tmp/lumen-code-.../exercise9_x.py:27:" in what the code printed (round 75's a02)
+        text = re.sub(re.escape(str(self.code)) + r":(\d{1,9}):", lambda match: named(match) + ":", text)
+        return _BARE_LINE.sub(named, text)
+
+    @functools.cached_property
+    def _lines(self):
+        """How many lines the graded code has (0 if it cannot be read)."""
+        try:
+            return len(self.code.read_text(encoding="utf-8", errors="replace").splitlines())
+        except OSError:
+            return 0
 
     def frame(self, frame):
         """A frame of the graded code as the child describes it ("exercise3_scaling.py, line 40,
@@ -91,7 +107,9 @@ class Found:
 
 
 _FRAME_PLACE = re.compile(r"^[^,]*, line (\d+)(?=, in )")  # the file and line of a child's frame
-_BARE_LINE = re.compile(r"(?<![\w)\]], )\bline (\d+)(?=, in )")  # a line named without its file
+# a line named without its file; of nine digits at most (round 75's a01 returned a text naming a line of 5000
+# digits, past what int() reads: no line of code has ten)
+_BARE_LINE = re.compile(r"(?<![\w)\]], )\bline (\d{1,9})(?=, in )")
 
 
 class WrongExercise(SubmissionError):

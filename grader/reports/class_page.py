@@ -9,6 +9,8 @@ student's code printed, or their file held, can never become markup.
 
 from html import escape
 
+from grader.grading.compare import plural
+
 STYLE = """
 body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d1d1f;
        max-width: 64rem; margin: 1.5rem auto; padding: 0 1rem; }
@@ -106,7 +108,7 @@ def _recap(summary):
         example = (f"<p>The shortest failing check seen:</p><pre>{escape(item['example'])}</pre>"
                    if item["example"] else "")
         items.append(f'<li class="card recap"><h3><code>{escape(item["id"])}</code> — would help '
-                     f'{item["students"]} student{"s" * (item["students"] != 1)}</h3>'
+                     f'{plural(item["students"], "student")}</h3>'
                      f'<p>{escape(item["cause"])}.</p><p>Reread: <em>{escape(item["section"])}</em></p>{example}</li>')
     count = len(items)  # the recap's few (round 70's P2: "three" whatever the count)
     return (f'<h2 id="recap">Lecture recap: {_COUNTS.get(count, count)} misconception{"s" * (count != 1)} to address</h2>'
@@ -146,11 +148,13 @@ def _histogram(exercise):
 
 
 def _exercises(summary):
-    rows = [(escape(e["id"]), escape(e["title"]), e["submitted"], e["missing_file"], _pct(e["pass_rate"]),
-             _num(e["median"]), _num(e["max_score"])) for e in summary["exercises"]]
-    return ('<h2 id="exercises">Exercises</h2>'
-            + _table(["exercise", "title", "submitted", "no file", "pass rate", "median", "points"], rows,
-                     numeric=(2, 3, 4, 5, 6))
+    rows = [(escape(e["id"]), escape(e["title"]), e["submitted"], e["untouched"], e["missing_file"],
+             _pct(e["pass_rate"]), _num(e["median"]), _num(e["max_score"])) for e in summary["exercises"]]
+    return ('<h2 id="exercises">Exercises</h2><p class="note">Submitted: the students who handed the exercise in '
+            'with work of their own; the stub as released: handed in untouched (every test met its '
+            'NotImplementedError), counted apart, as no file is.</p>'
+            + _table(["exercise", "title", "submitted", "stub as released", "no file", "pass rate", "median",
+                      "points"], rows, numeric=(2, 3, 4, 5, 6, 7))
             + '<h3>Score distribution per exercise</h3><p class="note">Students per band of the exercise\'s points, '
               'among those who handed the exercise in.</p>'
             + '<div class="charts">' + "".join(_histogram(e) for e in summary["exercises"]) + "</div>")
@@ -186,7 +190,7 @@ def _misconceptions(summary):
                  f'<pre class="code">{escape(chr(10).join(example["lines"]))}</pre>' if example else
                  '<p class="note">No example: give --submissions (the class folder) and --stubs to show one.</p>')
         call = f"<p>The shortest failing check seen:</p><pre>{escape(m['failing_call'])}</pre>" if m["failing_call"] else ""
-        parts.append(f'<div class="card"><h3><code>{escape(m["id"])}</code>: {m["students"]} students '
+        parts.append(f'<div class="card"><h3><code>{escape(m["id"])}</code>: {plural(m["students"], "student")} '
                      f'({_pct(m["share"])})</h3><p>Why it fails: {escape(m["cause"])}.</p>'
                      f'<p>Reread: <em>{escape(m["section"])}</em></p>{shown}{call}</div>')
     return "".join(parts)

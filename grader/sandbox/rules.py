@@ -138,8 +138,8 @@ def _display_name(func):
     name = getattr(func, "__name__", repr(func))
     module = getattr(func, "__module__", None) or ""
     qualname = getattr(func, "__qualname__", name)
-    if module.startswith("torch._ops"):
-        return f"torch.ops.aten.{name}"
+    if module.startswith("torch._ops"):  # "torch._ops.aten", "torch._ops.quantized": the operator's namespace
+        return f"torch.ops.{module.removeprefix('torch._ops').strip('.') or 'aten'}.{name}"
     if qualname.startswith("TensorBase."):
         return f"Tensor.{name}"
     if qualname.startswith("_VariableFunctionsClass."):

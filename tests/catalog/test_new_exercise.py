@@ -1,11 +1,12 @@
-"""Adding an exercise as docs/instructors.md says: a toy exercise 11 added to a copy of the kit.
+"""Adding an exercise as docs/instructors.md says: a toy exercise 99 added to a copy of the kit (a number no
+instructor's next exercise takes: round 76 added its own exercise 11 as the page says, and the toy collided).
 
 The copy gets a copy of one exercise's folder (grader/catalog/exercise3_scaling/, the four files
 the page lists, rewritten for the toy), the toy's solution and its lumen_ref module, and nothing
 else. Then, as the page says, `lumen-grade release` writes its stub, its notebook and the README's
 exercise table, and nothing else of the kit changes. The real CLI grades the solution to full
 marks with its tier, the released stub to 0 and a wrong answer with the misconception named;
-`lumen-grade check exercise11` holds; and the kit's own exercise-wide tests, run in the copy, pass
+`lumen-grade check exercise99` holds; and the kit's own exercise-wide tests, run in the copy, pass
 for the toy (the README table, release, notebooks, the diagnoses and the corpora's rules, which
 grade its solution as its honest answer and its misconception's mutant as a wrong one, the
 suites' sizes).
@@ -27,10 +28,10 @@ from grader import catalog
 from grader.grading import runner
 from grader.grading.settings import Settings
 
-TOY, TEMPLATE = "exercise11_doubling", "exercise3_scaling"
-FOLDER_FILES = {"__init__.py", "test_exercise11.py", "misconceptions.py", "probes.py", "examples.py"}  # the page's checklist
+TOY, TEMPLATE = "exercise99_doubling", "exercise3_scaling"
+FOLDER_FILES = {"__init__.py", "test_exercise99.py", "misconceptions.py", "probes.py", "examples.py"}  # the page's checklist
 
-SOLUTION = '''"""Exercise 11 — a toy: double a tensor.
+SOLUTION = '''"""Exercise 99 — a toy: double a tensor.
 
 Chapter section: "The matrix form".
 """
@@ -41,7 +42,7 @@ import torch
 def double(x: torch.Tensor) -> torch.Tensor:
     """x times two, same shape (the chapter's 'The matrix form')."""
     # BEGIN SOLUTION
-    # HINT: Exercise 11: add x to itself (see 'The matrix form')
+    # HINT: Exercise 99: add x to itself (see 'The matrix form')
     return x + x
     # END SOLUTION
 '''
@@ -53,7 +54,7 @@ def double(x):
     return 2 * x
 '''
 
-SUITE = '''"""Exercise 11 — a toy: its hidden tests."""
+SUITE = '''"""Exercise 99 — a toy: its hidden tests."""
 
 import pytest
 import torch
@@ -76,7 +77,7 @@ def test_double_matrix(student, rng):
     check_call(student, "double", x, ref=toy.double, what="double(x)", like=x)
 '''
 
-DECLARATION = '''"""Exercise 11 — a toy: its declaration (see grader/catalog/__init__.py)."""
+DECLARATION = '''"""Exercise 99 — a toy: its declaration (see grader/catalog/__init__.py)."""
 
 from grader.catalog import Exercise, Perf
 from grader.perf.cases import Case, Randn
@@ -112,16 +113,16 @@ $[1, 2] \\mapsto [2, 4]$.
 )
 '''
 
-MISCONCEPTIONS = '''"""Exercise 11: the misconceptions first seen in this exercise (see grader/diagnosis/mutants.py)."""
+MISCONCEPTIONS = '''"""Exercise 99: the misconceptions first seen in this exercise (see grader/diagnosis/mutants.py)."""
 
 from grader.diagnosis.mutants import Misconception
 
 MISCONCEPTIONS = (
     Misconception(
-        "toy-triples", (11,),
+        "toy-triples", (99,),
         "You tripled x: doubling adds x to itself once: see 'The matrix form'",
         ({"double": lambda self, x: 3 * x},),
-        {11: [("    return x + x", "    return x + x + x")]},
+        {99: [("    return x + x", "    return x + x + x")]},
     ),
 )
 '''
@@ -133,12 +134,12 @@ def double(x):
     return x + x + x
 '''
 
-PROBES = '''"""Exercise 11: what the generic analysers know of its functions: no role (see grader/diagnosis/traits.py)."""
+PROBES = '''"""Exercise 99: what the generic analysers know of its functions: no role (see grader/diagnosis/traits.py)."""
 
 TRAITS = {}
 '''
 
-EXAMPLES = '''"""Exercise 11: how its function's calls are made smaller (see grader/diagnosis/examples.py)."""
+EXAMPLES = '''"""Exercise 99: how its function's calls are made smaller (see grader/diagnosis/examples.py)."""
 
 from grader.diagnosis.examples import BATCH, Function, Tensor
 
@@ -154,12 +155,12 @@ REWRITTEN = {"README.md", "exercises/.lumen-release.json"}  # its exercise table
 # parametrised ones); each must pass there
 EXERCISE_WIDE = {
     "tests/cli/test_readme.py": "test_the_exercise_table_is_the_catalogue",
-    "tests/course/test_release.py": "exercise11 or round_trip or into_a_new_folder",
-    "tests/course/test_notebooks.py": "exercise11 or state_the_facts or one_notebook_per_exercise",
-    "tests/diagnosis/test_diagnoses.py": ("toy or exercise11 or in_the_corpus or unmutated_reference or "
+    "tests/course/test_release.py": "exercise99 or round_trip or into_a_new_folder",
+    "tests/course/test_notebooks.py": "exercise99 or state_the_facts or one_notebook_per_exercise",
+    "tests/diagnosis/test_diagnoses.py": ("toy or exercise99 or in_the_corpus or unmutated_reference or "
                                           "seam_check"),
-    "tests/diagnosis/test_honest.py": "exercise11 or covers_the_honest_variants",
-    "tests/catalog/test_sizes.py": "exercise11",
+    "tests/diagnosis/test_honest.py": "exercise99 or covers_the_honest_variants",
+    "tests/catalog/test_sizes.py": "exercise99",
 }
 
 
@@ -172,7 +173,7 @@ def run_kit(kit, *args, module="grader", timeout=600):
 
 def graded(kit, folder, *args):
     """The JSON report of grading the toy from `folder` (relative to the kit), and the exit code."""
-    done = run_kit(kit, "exercise11", "--submission", folder, "--device", "cpu", "--format", "json",
+    done = run_kit(kit, "exercise99", "--submission", folder, "--device", "cpu", "--format", "json",
                    "--output", "report.json", *args)
     assert done.returncode in (0, 1), done.stderr
     (result,) = json.loads((kit / "report.json").read_text(encoding="utf-8"))["exercises"]
@@ -208,9 +209,9 @@ def kit(tmp_path_factory):
     # 1-5: a copy of one exercise's folder, its files rewritten for the toy
     folder = kit / "grader" / "catalog" / TOY
     shutil.copytree(kit / "grader" / "catalog" / TEMPLATE, folder, ignore=ignore)
-    (folder / "test_exercise3.py").rename(folder / "test_exercise11.py")
+    (folder / "test_exercise3.py").rename(folder / "test_exercise99.py")
     assert {path.name for path in folder.iterdir()} == FOLDER_FILES, "the page's list of an exercise's files is stale"
-    for name, text in (("__init__.py", DECLARATION), ("test_exercise11.py", SUITE), ("misconceptions.py", MISCONCEPTIONS),
+    for name, text in (("__init__.py", DECLARATION), ("test_exercise99.py", SUITE), ("misconceptions.py", MISCONCEPTIONS),
                        ("probes.py", PROBES), ("examples.py", EXAMPLES)):
         (folder / name).write_text(text, encoding="utf-8")
     # 6-7: the solution, and the maths in lumen_ref
@@ -230,22 +231,22 @@ def test_adding_the_toy_changed_nothing_else_of_the_kit(kit):
     assert before - after == set()
     changed = {path for path in before if not filecmp.cmp(ROOT / path, kit / path, shallow=False)}
     assert changed == REWRITTEN, sorted(changed)
-    assert "| exercise11 | `exercise11_doubling.py` | `double` | The matrix form |\n" in (
+    assert "| exercise99 | `exercise99_doubling.py` | `double` | The matrix form |\n" in (
         kit / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_page_lists_every_file_of_an_exercise_folder():
     for exercise in catalog.EXERCISES:
         found = {path.name for path in exercise.folder.iterdir() if path.name != "__pycache__"}
-        assert found == {name.replace("exercise11", exercise.id) for name in FOLDER_FILES}, (exercise.id, found)
+        assert found == {name.replace("exercise99", exercise.id) for name in FOLDER_FILES}, (exercise.id, found)
     instructors = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
-    assert all(f"`{name.replace('11', 'N')}`" in instructors for name in FOLDER_FILES)
+    assert all(f"`{name.replace('99', 'N')}`" in instructors for name in FOLDER_FILES)
 
 
 def test_the_copy_lists_the_toy_from_its_folder(kit):
     listed = run_kit(kit, "list", "--submission", "solutions")
     assert listed.returncode == 0, listed.stderr
-    assert f"exercise11 {TOY}.py" in " ".join(listed.stdout.split()) and "Double it" in listed.stdout
+    assert f"exercise99 {TOY}.py" in " ".join(listed.stdout.split()) and "Double it" in listed.stdout
     assert f"Grade all {len(catalog.EXERCISES) + 1} exercises." in run_kit(kit, "--help").stdout
 
 
@@ -259,7 +260,7 @@ def test_the_solution_gets_full_marks_and_a_tier(kit):
 def test_the_released_stub_scores_zero(kit):
     assert (kit / "exercises" / "notebooks" / f"{TOY}.ipynb").is_file()
     stub = (kit / "exercises" / f"{TOY}.py").read_text(encoding="utf-8")
-    assert "raise NotImplementedError(\"Exercise 11: add x to itself (see 'The matrix form')\")" in stub
+    assert "raise NotImplementedError(\"Exercise 99: add x to itself (see 'The matrix form')\")" in stub
     result, code = graded(kit, "exercises", "--perf-points", "1")
     assert code == 1 and result["score"] == 0 and result["max_score"] == 4 and result["tier"] is None, result
 
@@ -273,7 +274,7 @@ def test_a_wrong_submission_is_diagnosed_with_its_misconception(kit):
 
 
 def test_check_holds_for_the_toy(kit):
-    done = run_kit(kit, "check", "exercise11")
+    done = run_kit(kit, "check", "exercise99")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "✗ FAIL" not in done.stdout
 

@@ -192,6 +192,18 @@ def test_a_folder_named_nearly_right_is_suggested(tmp_path, monkeypatch):
     assert "did you mean" not in result.output and "pass --submission DIR" in unwrapped(result.output)
 
 
+def test_a_submission_through_a_looping_link_is_a_usage_error(tmp_path, monkeypatch):
+    """Round 75's a04: a --submission through a link to itself raised RuntimeError (a traceback, exit 1)
+    where the message resolved the path; and a looping link beside it stopped "did you mean"."""
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "exercises").mkdir()
+    monkeypatch.chdir(tmp_path)
+    for folder in ("loop", "loop/x", "exercisez"):
+        result = CliRunner().invoke(main, ["3", "--submission", folder])
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "did you mean --submission exercises?" in unwrapped(result.output)
+
+
 @pytest.mark.parametrize("command", [["3"], ["all"], ["list"], ["hint", "3"]])
 def test_a_folder_too_large_to_look_through_is_said_not_a_traceback(tmp_path, monkeypatch, command):
     """Round 62's a06: a folder past the bounds of the search raised TreeTooLarge out of the command."""

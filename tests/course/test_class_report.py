@@ -84,12 +84,15 @@ def test_counts_equal_a_direct_count_from_the_records(klass):
         assert m["share"] == pytest.approx(m["students"] / 57)
         numbers = {n for chosen in picks.values() for n in expected_misconceptions(chosen).get(m["id"], ())}
         assert [e["id"] for e in m["exercises"]] == [f"exercise{n}" for n in sorted(numbers)]
-    # per exercise: who handed it in, passed, the median and the histogram
+    # per exercise: who handed it in with work of their own (a stub as released apart: round 76's P4), passed,
+    # the median and the histogram
     for stats in summary["exercises"]:
         number = catalog.find(stats["id"]).number
-        handed_in = [n for n, chosen in picks.items() if chosen[number] != "missing"]
+        handed_in = [n for n, chosen in picks.items() if chosen[number] not in ("missing", "stub")]
+        stubs = sum(chosen[number] == "stub" for chosen in picks.values())
         scores = [next(e for e in graded[n]["report"]["exercises"] if e["id"] == stats["id"])["score"] for n in handed_in]
-        assert stats["submitted"] == len(handed_in) and stats["missing_file"] == 57 - len(handed_in)
+        assert (stats["submitted"], stats["untouched"]) == (len(handed_in), stubs) and stubs > 0
+        assert stats["missing_file"] == 57 - len(handed_in) - stubs
         assert stats["passed"] == sum(picks[n][number] == "solution" for n in handed_in)
         assert stats["median"] == statistics.median(scores)
         assert sum(stats["histogram"]) == len(handed_in)
@@ -209,9 +212,10 @@ def test_the_page_is_self_contained_and_its_numbers_are_the_summarys(klass):
         label = next(svg["aria-label"] for svg in page.svgs if svg["aria-label"].startswith(stats["id"] + ":"))
         assert f"scores of {stats['submitted']} students" in label
     exercises = {row[0]: row for row in page.rows if row and row[0] in {e["id"] for e in summary["exercises"]}
-                 and len(row) == 7}
+                 and len(row) == 8}
     for stats in summary["exercises"]:
-        assert int(exercises[stats["id"]][2]) == stats["submitted"]
+        assert [int(cell) for cell in exercises[stats["id"]][2:5]] == [
+            stats["submitted"], stats["untouched"], stats["missing_file"]]
 
 
 def test_the_trend_matches_the_files_changed(variants, tmp_path):

@@ -18,7 +18,7 @@ from grader import catalog
 from grader.course import notebooks
 from grader.grading import runner
 from grader.cli.main import main
-from grader.grading.submission import SubmissionError, notebook_code, python_source
+from grader.grading.submission import Found, SubmissionError, notebook_code, python_source
 from grader.grading.settings import Settings
 
 NOTEBOOKS = EXERCISES / "notebooks"
@@ -404,6 +404,33 @@ def test_a_graded_notebook_names_a_located_mistake_s_cell_and_line(launcher, tmp
     messages = " ".join(diagnosis["message"] for diagnosis in result.diagnoses)
     assert located in messages, result.diagnoses
     assert not re.search(r"(?<![\w)], )\bline \d+, in", messages)  # no line of the .py file graded
+
+
+def test_the_check_cell_says_how_to_see_every_level_of_a_hint_and_shows_them():
+    """Round 76's P9: the check cell showed hint 1 and no way up (its code is graded from a temporary folder,
+    where no ladder is kept): it names `hints`, which shows every level the course allows."""
+    history = ["", "import math", "def scale_scores(scores, d_k):\n    return scores / d_k\n\n\n"
+               "def scaled_scores(q, k):\n    return scale_scores(q @ k.transpose(-2, -1), q.size(-1))"]
+    shell = types.SimpleNamespace(history_manager=types.SimpleNamespace(input_hist_raw=history))
+    first = " ".join(notebooks.check_in_kernel("exercise3", shell).split())
+    assert "hint 1 of 4" in first and "next hint: %run -m grader.course.notebooks exercise3 hints" in first, first
+    every = " ".join(notebooks.check_in_kernel("exercise3", shell, hints=True).split())
+    assert all(f"hint {level} of 4" in every for level in (1, 2, 3, 4)) and "next hint" not in every, every
+
+
+def test_only_a_line_of_the_graded_code_is_named_as_a_cell_s(tmp_path):
+    """Round 75's a01: find_heads returned a dict keyed "line 99...9, in find_heads" (5000 digits), which a
+    message quotes; reading that number as a line raised past int()'s limit and stopped the grading. A
+    number no line of the code has is left as it is."""
+    code = tmp_path / "mine.py"
+    code.write_text("# mine.ipynb, cell 2\nx = 1\ny = 2\n")
+    found = Found(tmp_path / "mine.ipynb", code, cells=((2, 2, 1),))
+    huge = "line " + "9" * 5000 + ", in find_heads"
+    assert found.lines_named(f"keys [{huge!r}]") == f"keys [{huge!r}]"
+    assert found.lines_named("at line 3, in f and line 4, in g") == (
+        "at mine.ipynb, cell 2 (code cell 1), line 2, in f and line 4, in g")
+    # round 75's a02: a warning the code printed names the graded file's path and line
+    assert found.lines_named(f"{code}:3: UserWarning: x") == "mine.ipynb, cell 2 (code cell 1), line 2: UserWarning: x"
 
 
 def test_the_check_cell_names_its_own_way_to_list_every_test(tmp_path):

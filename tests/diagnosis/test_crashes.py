@@ -236,6 +236,27 @@ def test_a_probe_that_cannot_run_where_the_student_returned_a_value_is_not_their
     assert diagnosis["id"] == "shape:squeezed" and "squeeze()" in diagnosis["message"]
 
 
+def test_a_finding_that_raises_where_the_student_answered_right_does_not_explain_their_crash(grade):
+    """Round 73's a03: a GQA that groups the query heads (no repeat_kv) and unsqueezes the mask for the groups
+    crashed on a per-head mask only, with the error a forward without repeat_kv gives; that finding was named,
+    though it raises on every call the student's forward answered right."""
+    path = Path(__file__).resolve().parents[1] / "attacks" / "round73" / "a03_gqa_perhead_mask" / "sub"
+    result = graded(grade, 7, path / "exercise7_gqa.py")
+    assert result.diagnoses == [] and result.score == result.max_score - 1
+
+
+@pytest.mark.parametrize("name, number, keys", [
+    ("m25_two_unstable_and_dim", 5, ["softmax-wrong-dim", "softmax-unstable"]),
+    ("m60_tiled_two_noscale_norescale_l", 10, ["missing-scale", "online-sum-not-rescaled"]),
+])
+def test_two_mistakes_of_the_catalogue_made_together_are_both_named(grade, name, number, keys):
+    """Round 74's two files with two mistakes each (a softmax without its max beside attention normalised over
+    the queries; tiled attention unscaled beside a running sum never rescaled) matched no one mutant and got
+    no diagnosis; the one pair of mutants that fits is named as two."""
+    (path,) = (Path(__file__).resolve().parents[1] / "unseen" / "round74" / name / "sub").glob("*.py")
+    assert [d["id"] for d in graded(grade, number, path).diagnoses] == keys
+
+
 ROUND6 = Path(__file__).resolve().parents[1] / "unseen" / "round6"
 
 

@@ -10,7 +10,6 @@ structural finding or a cause: the analyser's or the check's own message, its le
 
 import ast
 import re
-from pathlib import Path
 
 import pytest
 

@@ -12,8 +12,12 @@ BREAKING = sorted(PORTS.glob("exercise*/port_*.py"))
 
 
 def test_every_exercise_has_a_port_that_meets_its_contract():
+    """Every exercise with a corpus of honest answers has a port of another course's code among them (an
+    instructor's new exercise, graded on its solution until it has a corpus, needs none: round 76's P14)."""
     honest = PORTS.parent / "honest"
-    assert {path.parent.name for path in honest.glob("exercise*/port_*.py")} == {e.id for e in catalog.EXERCISES}
+    with_corpus = {e.id for e in catalog.EXERCISES if (honest / e.id).is_dir()}
+    assert {path.parent.name for path in honest.glob("exercise*/port_*.py")} == with_corpus
+    assert len(with_corpus) >= 10  # the kit's own ten have theirs
 
 
 @pytest.mark.parametrize("path", BREAKING, ids=lambda path: f"{path.parent.name}/{path.stem}")

@@ -110,3 +110,21 @@ def test_round_61s_mistakes_lose_the_test_of_their_rule(grade, exercise, attempt
     result = grade(exercise, path=path)
     assert {test.name.split("[")[0] for test in result.tests if test.status == "failed"} == lost
     assert [diagnosis["id"] for diagnosis in result.diagnoses] == named
+
+
+@pytest.mark.parametrize("exercise, attempt, lost", [
+    (9, "round73/a01_induction_seq1", {"test_previous_token_score_planted", "test_induction_score_planted",
+                                       "test_find_heads_planted"}),
+    (10, "round73/a02_online_softmax_3d", {"test_online_softmax", "test_half_precision",
+                                            "test_stays_on_the_inputs_device"}),
+    (7, "round73/a03_gqa_perhead_mask", {"test_gqa_explicit_mask"}),
+    (6, "round73/a04_mha_perhead_mask", {"test_explicit_mask"}),
+    (10, "round75/a06_online_softmax_1d", {"test_online_softmax"}),
+])
+def test_inputs_the_docstrings_allow_are_graded(grade, exercise, attempt, lost):
+    """Rounds 73 and 75: exercise 9's scores refusing seq_len = 1, exercise 10's online_softmax for 3-D (or not
+    1-D) input only, attention that crashes on a per-head (B, H, L, L) mask: each at full marks, as no test
+    used those inputs; each loses the tests that use them now, and only those."""
+    (path,) = (ATTACKS / attempt / "sub").glob("*.py")
+    result = grade(exercise, path=path)
+    assert {test.name.split("[")[0] for test in result.tests if test.status in ("failed", "error")} == lost

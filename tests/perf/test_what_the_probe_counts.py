@@ -276,11 +276,13 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     ("exercise9", "round67/a02_trivial_ex9", "test_repeated_tokens_repeat"),
     # round 69: tokens made from the generator's seed, not drawn from it
     ("exercise9", "round69/a02_ex9_seed_pattern", "test_repeated_tokens_use_the_generator"),
-    # round 71: tokens counted on from a sum of the generator's state, a pattern no draw makes
+    # round 71: tokens counted on from a sum of the generator's state, a pattern no draw makes; round 75: two
+    # draws a row, then each step one more than the last
     ("exercise9", "round71/a01_ex9_state_hash", "test_repeated_tokens_cover_the_vocabulary"),
+    ("exercise9", "round75/a03_token_stride", "test_repeated_tokens_cover_the_vocabulary"),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
-    """Rounds 32 to 71 got past the probe without reaching anything; each file loses the rule it broke."""
+    """Rounds 32 to 75 got past the probe without reaching anything; each file loses the rule it broke."""
     (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)

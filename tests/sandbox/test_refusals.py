@@ -65,6 +65,13 @@ SOFTMAX_SHORTCUTS = {  # exercise 5's softmax(x, dim=-1)
                 reference = reference.__wrapped__
             return reference(x, dim, False).nan_to_num(0.0)
     """,
+    "another-namespace": """
+        def softmax(x, dim=-1):  # quantized::softmax, outside aten (round 72's a03), with the modes off
+            q = torch.quantize_per_tensor(x.detach().float().cpu(), 1 / 16, 128, torch.quint8)
+            with torch._C.DisableTorchFunction():
+                y = torch.ops.quantized.softmax(q, dim % x.dim(), 1 / 256, 0)
+            return y.dequantize().to(x.dtype)
+    """,
     "other-thread": """
         import threading
 

@@ -36,10 +36,10 @@ SIZES = {
     "cost[gpt2-small]": dict(L=1024, d_model=768),
     "cost[short]": dict(L=10, d_model=64),
     "cost[long-context]": dict(L=131072, d_model=4096),
-    "softmax[divides]": dict(B=(2, 5), L_q=3, L_k=12, block=4),  # x (..., n) of any rank: 4-d here, 2-d below
-    "softmax[partial]": dict(B=2, L_q=3, L_k=11, block=4),
+    "softmax[divides]": dict(B=(2, 5), L_q=3, L_k=12, block=4),  # x (..., n) of any rank: 4-d here, 2-d, 3-d, 1-d below
+    "softmax[partial]": dict(L_q=6, L_k=11, block=4),
     "softmax[block-1]": dict(B=2, L_q=3, L_k=7, block=1),
-    "softmax[one-block]": dict(L_q=3, L_k=6, block=8),
+    "softmax[one-block]": dict(L_q=(), L_k=6, block=8, edge="one row, x of shape (n,): no dims before it"),
     "softmax_huge": dict(B=2, L_q=3, L_k=9, block=4),
     "softmax_masked": dict(B=2, L_q=5, L_k=10, block=3),
     "softmax_blocks": dict(B=2, L_q=3, L_k=12, blocks=(4, 16)),  # 3 blocks of four entries, then one block

@@ -18,7 +18,7 @@ from grader import oracle
 from grader.catalog.exercise9_head_patterns.misconceptions import (AT_THE_THRESHOLD, HEADS_NOT_INTS, SHAPES_NOT_REFUSED,
                                                                  TOKEN_DTYPE, TOKEN_RULES)
 from grader.grading.compare import Mismatch, check_unchanged, describe, picture_cells, shape_text
-from grader.sandbox.judge import StudentError
+from grader.sandbox.judge import StudentError, printable
 from grader.grading.testkit import (KEPT_FROM_A_CALL, Raised, as64, bounded, check_call, check_device_kept,
                                     check_inputs_kept, dims, failing_call, passed)
 
@@ -26,7 +26,8 @@ KINDS = ("previous_token", "induction")
 
 # B: sequences; n_layers patterns of n_heads heads, on seq_len tokens repeated twice (L = 2 * seq_len).
 # tests/catalog/test_sizes.py holds every case to the rule.
-UNIFORM_CHI_SQUARE = 30.0  # 3 degrees of freedom (tokens_uniform's 4 ids, or steps): a fair draw fails it once in a million
+UNIFORM_CHI_SQUARE = 30.0  # 3 degrees of freedom (tokens_uniform's 4 ids): a fair draw fails it once in a million
+UNIFORM_RUNS_CHI_SQUARE = 131.0  # 63 (its 64 runs of three ids): a fair draw fails it once in a million too
 
 SIZES = {
     "tokens": dict(B=3, seq_len=5, vocab_size=11),
@@ -233,6 +234,9 @@ def test_repeated_tokens_cover_the_vocabulary(student, rng):
     # each id as likely as any other (round 26's a7 drew the last one twice as often)
     tokens, what, call = tokens_of(student, "tokens_uniform", torch.Generator().manual_seed(0))
     seq_len, vocab = dims(SIZES["tokens_uniform"], "seq_len", "vocab_size")
+    if int(tokens.min()) < 0 or int(tokens.max()) >= vocab:  # before counting them: an id of 10^12 is no count
+        raise Mismatch(f"{what} holds tokens from {int(tokens.min())} to {int(tokens.max())}, expected ids in 0 .. "
+                       f"{vocab - 1}", cause=TOKEN_RULES, call=call)
     counts = torch.bincount(tokens[:, :seq_len].flatten(), minlength=vocab).double()
     expected = counts.sum() / vocab
     spread = float(((counts - expected) ** 2 / expected).sum())  # chi-square, vocab - 1 degrees of freedom
@@ -240,15 +244,17 @@ def test_repeated_tokens_cover_the_vocabulary(student, rng):
         raise Mismatch(f"{what} drew the ids {counts.long().tolist()} times in {int(counts.sum())} draws, where each "
                        f"is as likely as any other (about {expected:.0f} each): draw with torch.randint(vocab_size, "
                        "...), whose high is exclusive", cause=TOKEN_RULES, call=call)
-    # and each step from one token to the next as likely as any other: a pattern over the ids (counting, or a
-    # function of the generator's state, round 71's a01) has every id alike often but not every step
-    steps = torch.bincount(((tokens[:, 1:seq_len] - tokens[:, :seq_len - 1]) % vocab).flatten(), minlength=vocab)
-    expected = steps.sum().double() / vocab
-    if float(((steps.double() - expected) ** 2 / expected).sum()) > UNIFORM_CHI_SQUARE:
-        raise Mismatch(f"in {what} the steps 0 .. {vocab - 1} from one token to the next (mod {vocab}) came "
-                       f"{steps.tolist()} times in {int(steps.sum())}, where random draws make each as likely "
-                       f"as any other (about {expected:.0f} each): the tokens follow a pattern; draw them with "
-                       "torch.randint(vocab_size, ..., generator=generator)", cause=TOKEN_RULES, call=call)
+    # and each run of three tokens as likely as any other: a pattern over the ids (counting on, round 71's a01;
+    # a random stride, or one growing by one, round 75's a03) has every id alike often, but not every run
+    runs = tokens[:, :seq_len - seq_len % 3].reshape(-1, 3)  # (B * seq_len // 3, 3) runs that share no token
+    counts = torch.bincount((runs * torch.tensor([vocab * vocab, vocab, 1])).sum(-1), minlength=vocab ** 3).double()
+    expected = counts.sum() / vocab ** 3
+    if float(((counts - expected) ** 2 / expected).sum()) > UNIFORM_RUNS_CHI_SQUARE:
+        raise Mismatch(f"in {what} runs of three tokens follow a pattern: of the {vocab ** 3} possible runs, "
+                       f"{int((counts > 0).sum())} came, from {int(counts.min())} to {int(counts.max())} times each in "
+                       f"{int(counts.sum())}, where random draws make each about as likely as any other (about "
+                       f"{expected:.0f} each): draw every token, torch.randint(vocab_size, (batch, seq_len), "
+                       "generator=generator)", cause=TOKEN_RULES, call=call)
 
 
 # -- previous_token_score and induction_score ---------------------------------------------------------
@@ -372,7 +378,8 @@ def check_heads(student, patterns, *, what, **kwargs):
     expected = oracle.find_heads(as64(patterns), **kwargs)
     call = {"target": "find_heads", "args": (patterns,), "kwargs": kwargs, "got": got}
     if not isinstance(got, dict) or set(got) != set(KINDS):
-        keys = f"a dict with the keys {sorted(got)}" if isinstance(got, dict) else describe(got)
+        keys = (f"a dict with the keys {', '.join(printable(repr(key), 40) for key in list(got)[:6])}"
+                f"{', ...' if len(got) > 6 else ''}" if isinstance(got, dict) else describe(got))  # any keys, bounded
         raise Mismatch(f"{what} returned {keys}, expected a dict with the keys 'previous_token' and 'induction'",
                        call=call)
     for kind in KINDS:
