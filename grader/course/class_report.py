@@ -39,7 +39,7 @@ from grader.course import similarity as leads
 from grader.grading import submission
 from grader.grading.results import held_where
 from grader.reports import class_page, class_tables
-from grader.reports.text import NOT_IMPLEMENTED
+from grader.reports.text import untouched
 from grader.sandbox import files
 
 SUMMARY_VERSION = 1  # of class-report.json
@@ -162,12 +162,6 @@ def exercise_entries(record):
     return {entry["id"]: (entry, entry["id"] in graded) for entry in record["report"]["exercises"]}
 
 
-def _untouched(entry):
-    """Whether an exercise's every test that ran met the stub's NotImplementedError: a file not started."""
-    ran = [test for test in entry["tests"] if test["status"] != "skipped"]
-    return bool(ran) and all(test.get("message", "").startswith(NOT_IMPLEMENTED) for test in ran)
-
-
 def _test_base(name):
     return name.split("[", 1)[0]
 
@@ -241,13 +235,13 @@ def _misconceptions_of(graded):
 def _exercise_stats(exercise, graded, who):
     scores, passed, top, failing, tiers, diagnosed = [], 0, 0.0, defaultdict(set), Counter(), defaultdict(Counter)
     messages = {}
-    untouched = 0
+    as_released = 0  # the stub as released, handed back: not started, not wrong (round 76's P4)
     for name, record in graded.items():
         entry, submitted = exercise_entries(record).get(exercise.id, (None, False))
         if not submitted:
             continue
-        if _untouched(entry):  # the released stub, handed back as it was: not started, not wrong (round 76's P4)
-            untouched += 1
+        if untouched((test["status"], test.get("message", "")) for test in entry["tests"]):
+            as_released += 1
             continue
         top = max(top, entry["max_score"])
         scores.append(entry["score"])
@@ -270,7 +264,8 @@ def _exercise_stats(exercise, graded, who):
             section = explain(key, messages.get(key, ""), exercise)[1]
         tests.append({"test": test, "students": len(students), "section": section})
     return {"id": exercise.id, "title": exercise.title, "section": exercise.section, "max_score": top,
-            "submitted": len(scores), "untouched": untouched, "missing_file": len(graded) - len(scores) - untouched,
+            "submitted": len(scores), "untouched": as_released,
+            "missing_file": len(graded) - len(scores) - as_released,
             "passed": passed,
             "pass_rate": passed / len(scores) if scores else None, "median": _median(scores),
             "histogram": _histogram(scores, top), "tests_failed_most": tests, "tiers": dict(tiers.most_common())}

@@ -400,7 +400,7 @@ def _agreed(cases, indices, passing):
     if agreed and len(agreed) == 1:
         [(key, message)] = agreed.items()
         if all(isinstance(cases[i].call["got"], Raised) for i in showing) and any(
-                key in _unrunnable(case) for case in passing.of(_target(cases[indices[0]].call))):
+                key in _unrunnable(case, only=key) for case in passing.of(_target(cases[indices[0]].call))):
             return []  # it explains crashes by raising alike, and raises where the student's code answered right
         return [Diagnosis(key, message, set(showing))]
     return []
@@ -498,12 +498,12 @@ def _probe_contradicted(case, key, same=True):
     return False
 
 
-def _unrunnable(case):
-    """The keys of this call's probes that raise on it: mistakes a student who returned a value here
-    cannot have made (a q * k that cannot broadcast, where the student returned scores)."""
+def _unrunnable(case, only=None):
+    """The keys of this call's probes (or of the one probe `only`) that raise on it: mistakes a student who
+    returned a value here cannot have made (a q * k that cannot broadcast, where the student returned scores)."""
     keys = set()
     for key, _, change in _probes(case.call):
-        if isinstance(change, dict):
+        if isinstance(change, dict) or only not in (None, key):
             continue
         try:
             replay(change(), case.call, case.dtype)

@@ -279,8 +279,10 @@ def _tiny_error(dtype, got, want, wrong):
         return None, ""
     sizeable = finite & (want.abs() >= 1e-3 * scale)  # entries whose relative error means something
     shrinks = _row_factor_below_one(got, want, sizeable, scale)
-    if shrinks is not None and want.numel() == want.size(-1):  # one row: one factor whatever made it (round 75's
-        return None, ""  # 1-D online_softmax call, lucidrains' epsilon told "float32"): the other calls tell them apart
+    # one row has one factor whatever made it, an epsilon as well as a constant rounded to float32 (round 75's 1-D
+    # online_softmax call told lucidrains' epsilon "float32"): the other calls tell them apart
+    if shrinks is not None and want.numel() == want.size(-1):
+        return None, ""
     if shrinks is not None and shrinks[1] >= 0.999 * shrinks[0]:  # one factor for the whole result
         power = math.log10(shrinks[0])
         if abs(power - round(power)) < 0.002:  # 1 - 1e-08 to 0.5%: an epsilon over a divisor of 1, not a rounding

@@ -19,6 +19,12 @@ PROBLEMS_SHOWN = 3  # distinct problems listed per exercise in the short report 
 # sets its own in its grading process (grader.course.notebooks._GRADE).
 EVERY_TEST = "lumen-grade {exercise} -v"
 NOT_IMPLEMENTED = "not implemented yet"  # how the plugin words a stub's NotImplementedError
+
+
+def untouched(tests):
+    """Whether every test that ran, (status, message) each, met a stub's NotImplementedError: a file not started."""
+    ran = [message for status, message in tests if status != "skipped"]
+    return bool(ran) and all(message.startswith(NOT_IMPLEMENTED) for message in ran)
 SPEED = {"on-par": "on par", "3x": "3× slower", "10x": "10× slower", "30x": "30× slower",
          "100x": "100× slower", "not-timed": "not timed"}  # a tier, in the one line of a passed exercise
 FINE = {"linear", "preallocated", "tiled"}  # verdicts (the KV cache's, tiled attention's memory) that need
@@ -75,9 +81,9 @@ def _exercise(text, exercise, verbose):
         text.mark("✓", "green", f"{exercise.id}  {exercise.title}  {score}{speed}"
                   + (f"  {exercise.file}" if verbose else ""), hang=2, bold=True)
     ran = [test for test in exercise.tests if test.status != "skipped"]
-    untouched = bool(ran) and all(test.message.startswith(NOT_IMPLEMENTED) for test in ran)
+    stub = untouched((test.status, test.message) for test in exercise.tests)
     if not exercise.passed:  # an untouched stub names its file on the next line
-        where = "" if untouched and not verbose else f"  {exercise.file}"
+        where = "" if stub and not verbose else f"  {exercise.file}"
         text.mark("✗", "red", f"{exercise.id}  {exercise.title}  {score}{where}", hang=2, bold=True)
     if exercise.ignored:
         text.line(f"also found, not graded: {', '.join(exercise.ignored)}", indent=4, hang=6)
@@ -91,7 +97,7 @@ def _exercise(text, exercise, verbose):
         text.line(f"{len(not_run)} tests not run (0/{_points(sum(test.max_score for test in not_run))})", indent=6)
     elif verbose:
         _every_test(text, exercise)
-    elif untouched:
+    elif stub:
         names, section = _what_to_write(exercise)
         text.line(f"{NOT_IMPLEMENTED}: {names} in {exercise.file}" + (f"; read '{section}'" if section else ""),
                   indent=4, hang=6)

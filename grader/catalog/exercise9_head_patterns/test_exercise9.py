@@ -238,8 +238,7 @@ def test_repeated_tokens_cover_the_vocabulary(student, rng):
         raise Mismatch(f"{what} holds tokens from {int(tokens.min())} to {int(tokens.max())}, expected ids in 0 .. "
                        f"{vocab - 1}", cause=TOKEN_RULES, call=call)
     counts = torch.bincount(tokens[:, :seq_len].flatten(), minlength=vocab).double()
-    expected = counts.sum() / vocab
-    spread = float(((counts - expected) ** 2 / expected).sum())  # chi-square, vocab - 1 degrees of freedom
+    spread, expected = _chi_square(counts)  # vocab - 1 degrees of freedom
     if spread > UNIFORM_CHI_SQUARE:
         raise Mismatch(f"{what} drew the ids {counts.long().tolist()} times in {int(counts.sum())} draws, where each "
                        f"is as likely as any other (about {expected:.0f} each): draw with torch.randint(vocab_size, "
@@ -248,13 +247,19 @@ def test_repeated_tokens_cover_the_vocabulary(student, rng):
     # a random stride, or one growing by one, round 75's a03) has every id alike often, but not every run
     runs = tokens[:, :seq_len - seq_len % 3].reshape(-1, 3)  # (B * seq_len // 3, 3) runs that share no token
     counts = torch.bincount((runs * torch.tensor([vocab * vocab, vocab, 1])).sum(-1), minlength=vocab ** 3).double()
-    expected = counts.sum() / vocab ** 3
-    if float(((counts - expected) ** 2 / expected).sum()) > UNIFORM_RUNS_CHI_SQUARE:
+    spread, expected = _chi_square(counts)
+    if spread > UNIFORM_RUNS_CHI_SQUARE:
         raise Mismatch(f"in {what} runs of three tokens follow a pattern: of the {vocab ** 3} possible runs, "
                        f"{int((counts > 0).sum())} came, from {int(counts.min())} to {int(counts.max())} times each in "
                        f"{int(counts.sum())}, where random draws make each about as likely as any other (about "
                        f"{expected:.0f} each): draw every token, torch.randint(vocab_size, (batch, seq_len), "
                        "generator=generator)", cause=TOKEN_RULES, call=call)
+
+
+def _chi_square(counts):
+    """(Pearson's chi-square of `counts` against all cells alike, the count each cell expects)."""
+    expected = counts.sum() / counts.numel()
+    return float(((counts - expected) ** 2 / expected).sum()), float(expected)
 
 
 # -- previous_token_score and induction_score ---------------------------------------------------------
