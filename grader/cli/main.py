@@ -16,6 +16,7 @@ import shutil
 import signal
 import sys
 import textwrap
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -28,9 +29,10 @@ from grader.sandbox import files
 from grader.course import gradescope
 from grader.reports import formats, text as report
 from grader.reports import gradescope as gradescope_results
+from grader.grading.results import clean_text
 from grader.grading.settings import COURSE_FILE, DEFAULTS, RUN_MARGIN, Settings, overrun
-from grader.grading.submission import (NOTEBOOK_SUFFIX, SubmissionError, find_file, is_notebook, notebook_owner,
-                                       wrong_exercise)
+from grader.grading.submission import (NOTEBOOK_SUFFIX, SubmissionError, candidates, find_file, is_notebook, listing,
+                                       misnamed, notebook_owner, wrong_exercise)
 
 FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
 NUMBERS = f"{FIRST.number}–{LAST.number}"  # "1–8"
@@ -48,6 +50,16 @@ class InstructorOption(click.Option):
 
 class StudentFirstCommand(click.Command):
     """A command whose --help lists the student's options first and the instructors' under a heading."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:  # `lumen-grade 3 4` (round 80): say how to grade more than one
+            exercises = {exercise.id for exercise in catalog.EXERCISES}
+            if self.name in exercises and "unexpected extra argument" in error.message:
+                error.message += (f": grade one exercise at a time (lumen-grade {self.name}), or every one: "
+                                  "lumen-grade all")
+            raise
 
     def format_options(self, ctx, formatter):
         groups = {False: [], True: []}
@@ -89,7 +101,8 @@ DEVICE = SharedOption("--device", type=click.Choice(["auto", "cpu", "cuda"]), de
 NO_PERF = SharedOption("--no-perf", is_flag=True,
                        help="Skip the performance tiers (timing your code against the reference).")
 SEED = SharedOption("--seed", type=int, default=DEFAULTS.seed, show_default=True,
-                    help="Seed of the random test inputs; the same seed gives the same inputs.")
+                    help="Seed of the random test inputs; the same seed gives the same inputs, but for a few calls "
+                         "whose arguments are drawn anew at each grading (a table of answers passes none).")
 TIMEOUT = SharedOption("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULTS.time_limit,
                        show_default=True,
                        help="Seconds your code may run, per exercise.")
@@ -257,7 +270,7 @@ def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color,
     versions = ladder.digests(exercises, options)  # the versions graded, before anyone saves again
     try:
         limit = options.run_limit(len(exercises))
-        with ending_on_signals(after=limit + overrun(limit)):
+        with ending_on_signals(after=limit + overrun(limit)), still_grading(options.time_limit):
             verdict = runner.grade(exercises, options)
     except runner.DeviceUnavailable as error:
         raise click.UsageError(str(error)) from None
@@ -291,6 +304,25 @@ def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color,
     click.get_current_context().exit(0 if verdict.passed else 1)
 
 
+STILL_GRADING = 10.0  # seconds of a grading after which a terminal is told it goes on
+
+
+@contextlib.contextmanager
+def still_grading(time_limit):
+    """On a terminal, a line once a grading has gone on STILL_GRADING seconds: a loop that never ends otherwise
+    shows nothing until the time limit (round 80: a minute of silence)."""
+    timer = threading.Timer(STILL_GRADING, lambda: click.echo(
+        f"still grading after {STILL_GRADING:g} s (an exercise may take {time_limit:g} s before its time limit "
+        "stops it; Ctrl-C stops now)", err=True))
+    timer.daemon = True
+    if sys.stderr.isatty():
+        timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def grading_run(exercises, **given):
     """The run's Settings, of the options given (named as its fields), once they are known to make
     sense (else a usage error); the submission's folder is taken off this process's sys.path."""
@@ -307,8 +339,15 @@ def grading_run(exercises, **given):
     found = {e: notebook if notebook is not None else _find(e, submission) for e in exercises}
     if not any(found.values()):
         names = ", ".join(e.file_name for e in exercises)
-        raise click.UsageError(f"no {names} in {os.path.abspath(submission)} (nor an exerciseN_*.ipynb notebook): "
-                               "pass --submission DIR with your files, or --notebook FILE")
+        advice = ": pass --submission DIR with your files, or --notebook FILE"
+        near = [(e, path) for e in exercises for path in misnamed(e, listing(submission))]  # exercise3.py
+        if near:
+            advice = f"; {clean_text(near[0][1].name, newlines=False)} is there: name it {near[0][0].file_name}"
+        elif below := _below(exercises, submission):  # hw/week3/ (round 80): what batch would have found
+            advice = (f"; {clean_text(os.path.relpath(below, submission), newlines=False)} is in a folder below: pass "
+                      f"--submission {clean_text(str(below.parent), newlines=False)}")
+        raise click.UsageError(f"no {names} in {os.path.abspath(submission)} (nor an exerciseN_*.ipynb notebook)"
+                               + advice)
     if notebook is not None or len(exercises) == 1:  # the file asked for is the wrong one; in `all` (and so in
         for exercise, path in found.items():          # batch) it is that exercise's error alone (round 23's a11)
             _check_notebook_owner(exercise, path)
@@ -316,6 +355,15 @@ def grading_run(exercises, **given):
     folder = os.path.realpath(submission if notebook is None else notebook.parent)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != folder]
     return settings
+
+
+def _below(exercises, folder):
+    """The first of the exercises' files in a folder below `folder` (where `batch` looks too), or None."""
+    try:
+        tree = listing(folder, nested=True)
+    except SubmissionError:  # too large to look through
+        return None
+    return next((path for e in exercises for path in candidates(e, folder, nested=True, found=tree)), None)
 
 
 def _find(exercise, folder):
@@ -410,6 +458,16 @@ class Stopped(Exception):
 
 
 OVERRUN_SIGNAL = getattr(signal, "SIGALRM", None)
+INTERRUPTED = []  # the Ctrl-Cs seen before the grading's own handler (`_on_ctrl_c`)
+
+
+def _on_ctrl_c(signum, frame):
+    """Python's own Ctrl-C (a KeyboardInterrupt), remembered: torch's start-up turns an error raised while it
+    imports NumPy, a KeyboardInterrupt too, into a warning and goes on, so a Ctrl-C then must still stop the
+    grading once it starts (`ending_on_signals`), and explain the ImportError that can follow (round 80: a
+    traceback, or a whole run graded)."""
+    INTERRUPTED.append(signum)
+    raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
@@ -437,6 +495,8 @@ def ending_on_signals(after=None):
     if after and OVERRUN_SIGNAL:
         signal.setitimer(signal.ITIMER_REAL, after)
     try:
+        if INTERRUPTED:  # while the grader loaded, and a library swallowed it
+            raise KeyboardInterrupt
         yield
     except KeyboardInterrupt:
         raise Stopped(received[0] if received else signal.SIGINT) from None
@@ -561,14 +621,22 @@ class LumenGrade(click.Group):
         """Click's main, with its error messages wrapped to the terminal (see `show_error`)."""
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        remember = signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not where it is ignored
+        if remember:
+            signal.signal(signal.SIGINT, _on_ctrl_c)
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.ClickException as error:
             show_error(error)
             sys.exit(error.exit_code)
-        except click.Abort:  # Ctrl-C before the grading started: interrupted, as after (128 + SIGINT)
+        except (click.Abort, Exception) as error:  # Ctrl-C before the grading started: as after (128 + SIGINT)
+            if not isinstance(error, click.Abort) and not INTERRUPTED:
+                raise
             click.echo("Aborted!", err=True)
             sys.exit(130)
+        finally:
+            if remember:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -837,6 +905,9 @@ def batch_command(submissions_dir, out, feedback, class_report, stubs, **setting
     if settings["shard"] and class_report:
         raise click.UsageError("--class-report is about the whole class: run `lumen-grade class-report` on "
                                "the output of `lumen-grade merge`, not on one --shard")
+    if class_report and feedback and os.path.abspath(feedback) == os.path.abspath(out.parent):  # round 82's a06
+        raise click.UsageError(f"--feedback {feedback} is where --class-report writes (beside {out.name}): a student "
+                               "named class-report would have one page for both; give the pages a folder of their own")
     if settings["device"] == "cuda":
         from grader.grading import runner  # imports torch
 
@@ -882,8 +953,9 @@ def _not_on_roster(records, roster, out):
             f"{batch.reports_folder(out)}/): {', '.join(unknown)}") if unknown else ""
 
 
-def _check_roster(roster, names):
-    """Say how the folders meet the roster: those on no row, the students several folders claim."""
+def _check_roster(roster, names, incomplete=False):
+    """Say how the folders meet the roster: those on no row, the students several folders claim
+    (`incomplete`: `names` are those of the shards given, and some are missing)."""
     matching = classbook.match_roster(roster, names)
     if matching.unknown:
         click.echo(f"warning: {len(matching.unknown)} folder(s) not on the roster (the class's folders are named "
@@ -894,7 +966,9 @@ def _check_roster(roster, names):
                    "an error until one is renamed; each is graded under its own name", err=True)
     absent = len(roster) - len(matching.matched) - len(matching.claimed)
     if absent:
-        click.echo(f"{absent} rostered student(s) without a submission: status `missing`", err=True)
+        click.echo(f"{absent} rostered student(s) without a submission"
+                   f"{' in the shards given (the missing ones may hold some)' if incomplete else ''}: status "
+                   "`missing`", err=True)
 
 
 def _write_feedback(folder, records):
@@ -929,7 +1003,7 @@ def merge_command(shard_outputs, out, roster, feedback):
     except classbook.ClassbookError as error:
         raise click.UsageError(str(error)) from None
     if roster:
-        _check_roster(roster, list(merged.records))
+        _check_roster(roster, list(merged.records), incomplete=bool(merged.missing))
     reports = batch.reports_folder(out)
     reports.mkdir(parents=True, exist_ok=True)
     for name, record in merged.records.items():

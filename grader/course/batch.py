@@ -119,7 +119,7 @@ def run(submissions, out, settings, progress=lambda line: None):
         progress(f"skipping {len(records)} student(s) already graded (--force regrades them)")
     if containment.expected_level() != containment.KERNEL:
         progress(PROCESS_WARNING)
-    _write_gradebook(out, records, settings.roster)
+    _write_gradebook(out, records, settings.roster, everyone)
     queue = deque(student for student in everyone if student.name not in records)
     # `kill`, a cancelled CI job or a closed terminal: the same clean stop as Ctrl-C
     stops = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
@@ -133,7 +133,7 @@ def run(submissions, out, settings, progress=lambda line: None):
         record = job.record()
         files.write_replacing(reports / f"{job.student.name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
         records[job.student.name] = record
-        _write_gradebook(out, records, settings.roster)
+        _write_gradebook(out, records, settings.roster, everyone)
         finished += 1
         row = classbook.row(record)
         progress(f"[{finished}/{total}] {record['student']}: {row['total'] or '-'}/{row['max_score'] or '-'} "
@@ -154,7 +154,7 @@ def run(submissions, out, settings, progress=lambda line: None):
         for job in running:
             job.stop()
         running = []
-        _write_gradebook(out, records, settings.roster)
+        _write_gradebook(out, records, settings.roster, everyone)
         raise Interrupted(len(records), len(everyone)) from None
     finally:
         for job in running:  # the batch itself failed (a gradebook it cannot write): no grader outlives it
@@ -381,5 +381,7 @@ def _load_records(reports, everyone):
     return records
 
 
-def _write_gradebook(out, records, roster=None):
-    files.write_replacing(Path(out), classbook.gradebook_csv(records, roster))
+def _write_gradebook(out, records, roster, everyone):
+    """The gradebook of the students graded so far; the others of `everyone` not graded yet (round 80)."""
+    pending = [student.name for student in everyone if student.name not in records]
+    files.write_replacing(Path(out), classbook.gradebook_csv(records, roster, pending))

@@ -11,9 +11,10 @@ records into the summary that `class-report.json` holds and `grader.reports.clas
   the report gave it: the cause, not the fix), its section, the shortest failing check seen, and
   for the top ones an anonymised example: the student's lines that differ from the stub, comments
   and docstrings dropped, every name, email, id and folder name of the class replaced;
-- stuck students: 0 points on each of the first `STUCK_FIRST` exercises, or one misconception on
-  several exercises; students whose grading failed (with the reason); containment levels; the
-  exercises held for review (code that reaches into its own process), with the lines named;
+- stuck students: 0 points on each of the first `STUCK_FIRST` exercises (or none of them started), or
+  one misconception on several exercises; students whose grading failed (with the reason);
+  containment levels; the exercises held for review (code that reaches into its own process), with
+  the lines named;
 - a lecture recap (the `RECAP` misconceptions that would help most students);
 - with a previous grading: per misconception, students who fixed it, kept it or newly show it;
 - with `similarity`: leads for review from `grader.course.similarity` (never verdicts).
@@ -24,8 +25,10 @@ is only counted, never shown by its name (it may be a real name).
 """
 
 import ast
+import builtins
 import difflib
 import io
+import keyword
 import os
 import re
 import statistics
@@ -41,6 +44,7 @@ from grader.grading.results import held_where
 from grader.reports import class_page, class_tables
 from grader.reports.text import untouched
 from grader.sandbox import files
+from grader.sandbox.judge import python_text
 
 SUMMARY_VERSION = 1  # of class-report.json
 STUCK_FIRST = 2  # stuck: 0 points on each of the catalogue's first STUCK_FIRST exercises
@@ -55,8 +59,10 @@ _SEE = re.compile(r"see '([^']+)'")
 _WHERE = re.compile(r"^(?:(?:[\w.]+\(\.\.\.\)|len\(cache\))(?:, )?)+: ")  # "split_heads(...), merge_heads(...): "
 REDACTED = "[name]"
 # an email, not code: `q@k.transpose(-2, -1)` and `x@w.T` are products (a call or attribute follows, or no
-# lower-case top-level domain ends it)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b(?![(\[.])")
+# lower-case top-level domain ends it); tried only where a run of its characters begins: tried at every
+# character of a long word, it took time quadratic in the word's length (round 82's a02: a string of a
+# million letters, more than 300 s)
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b(?![(\[.])")
 
 
 class ClassReportError(ValueError):
@@ -103,7 +109,9 @@ class Identities:
     """How students are shown (roster id, or id and name with `names`; the folder name without a
     roster), the rostered students who never submitted, and every string that names someone."""
 
-    def __init__(self, folders, roster=None, names=False):
+    def __init__(self, folders, roster=None, names=False, code=()):
+        """`code`: texts whose names are code, not a student's (the stubs): a name that is one of them, or one of
+        Python's own, is replaced only capitalised."""
         self.label, self.never_submitted, secrets = {}, [], set(folders)
         matched = {}
         if roster:
@@ -119,20 +127,53 @@ class Identities:
         for folder in folders:
             self.label.setdefault(folder, folder)
         self.secrets = sorted((s for s in secrets if len(s) >= 3), key=len, reverse=True)
-        self._pattern = re.compile("|".join(re.escape(s) for s in self.secrets), re.IGNORECASE) if self.secrets else None
+        # whole words (`_bounded`), in any case, but for a name Python's own names or the stubs' share (Max, Len,
+        # Scores): capitalised only, so that code stays code (round 80: dev@… made `device=device`
+        # "[name]ice=[name]ice"; round 82's a01: a student registered as "Scale Scores" blanked those words)
+        python = {name.lower() for name in (*dir(builtins), *keyword.kwlist,  # and the stubs' names, and their words
+                                            *(word for text in code for word in re.findall(r"[^\W\d]\w*", text)),
+                                            *(word for text in code for word in re.findall(r"[^\W\d_]+", text)))}
+        capitalised = {form for s in self.secrets if s.lower() in python for form in (s.capitalize(), s.upper())}
+        self._patterns = [re.compile("|".join(map(_bounded, words)), flags)
+                          for words, flags in (([s for s in self.secrets if s.lower() not in python], re.IGNORECASE),
+                                               (sorted(capitalised, key=len, reverse=True), 0)) if words]
 
     def scrub(self, text):
         """`text` with every name, email, id and folder name of the class (and any email) replaced."""
         text = _EMAIL.sub(REDACTED, text)
-        return self._pattern.sub(REDACTED, text) if self._pattern else text
+        for pattern in self._patterns:
+            text = pattern.sub(REDACTED, text)
+        return text
+
+
+_CAMEL_START = r"(?<=(?-i:[a-z]))(?=(?-i:[A-Z]))"  # graceLovelace: a capital after a small letter begins a word
+
+
+def _bounded(secret):
+    """A pattern of `secret` as a word of its own: not within a longer word (dev in device, max in softmax),
+    but beside an underscore, a digit, or as the capitalised part of a camelCase name (ada_was_here,
+    lovelace2, graceLovelaceFactor: round 81's a06); an id of digits beside no other digit."""
+    first, last = secret[:1], secret[-1:]
+    before = (r"(?<!\d)" if first.isdigit() else rf"(?:(?<![^\W\d_])|{_CAMEL_START})" if first.isalpha() else "")
+    after = (r"(?!\d)" if last.isdigit() else r"(?:(?![^\W\d_])|(?=(?-i:[A-Z])))" if last.isalpha() else "")
+    return before + re.escape(secret) + after
 
 
 # -- the misconceptions' texts ---------------------------------------------------------------------
 
 def cause_of(message):
-    """The cause in a diagnosis message: the text before its first colon, without "see '…'"."""
-    text = _SEE.sub("", message).rstrip(" :.")
-    return text.split(": ", 1)[0].strip()
+    """The cause in a diagnosis message: the text before its first colon (or, where the fix follows after a
+    semicolon, as an analyser's message words it, that: round 80), not inside brackets, without "see '…'",
+    its first word capitalised where it is a word, not code."""
+    text, depth = _SEE.sub("", message).rstrip(" :."), 0
+    for i, character in enumerate(text):
+        depth += (character in "([{") - (character in ")]}")
+        if depth == 0 and text.startswith((": ", "; "), i):
+            text = text[:i]
+            break
+    text = text.strip()
+    first = text.split(" ", 1)[0]
+    return text[:1].upper() + text[1:] if first.isalpha() and first.islower() else text  # not code (k.T)
 
 
 def explain(key, message, exercise):
@@ -184,7 +225,9 @@ def build(records, *, roster=None, names=False, unreadable=(), submissions=None,
     """The class report's summary (what class-report.json holds) of {student: record}. With a
     roster, the class is the roster, as in the gradebook: a folder on no roster row is counted
     (`not_on_roster`) but neither shown nor in any figure, since it has no roster id to be shown by."""
-    who = Identities([*records, *(name for name, _ in unreadable)], roster, names)
+    stub_texts = {} if stubs is None else {e.id: text for e in catalog.EXERCISES
+                                           if (text := stub_source(stubs, e)) is not None}
+    who = Identities([*records, *(name for name, _ in unreadable)], roster, names, code=stub_texts.values())
     outside = set(classbook.match_roster(roster, who.label).left_out()) if roster else set()
     records = {name: record for name, record in records.items() if name not in outside}
     unreadable = [(name, why) for name, why in unreadable if name not in outside]
@@ -215,7 +258,7 @@ def build(records, *, roster=None, names=False, unreadable=(), submissions=None,
     if similarity:
         sources = None if submissions is None else (
             class_files({name: student_folder(submissions, name) for name in graded}),
-            {} if stubs is None else {e.id: text for e in catalog.EXERCISES if (text := stub_source(stubs, e)) is not None})
+            stub_texts)
         summary["similarity"] = leads.find(graded, shows, who, sources)
     return summary
 
@@ -305,7 +348,10 @@ def _stuck(graded, shows, who):
         entries = exercise_entries(record)
         reasons = []
         if all(entries.get(e, ({"score": 0},))[0]["score"] == 0 for e in first):
-            reasons.append(f"0 points on {' and '.join(first)}")
+            begun = [e for e in first if e in entries and entries[e][1] and not untouched(
+                (test["status"], test.get("message", "")) for test in entries[e][0]["tests"])]
+            reasons.append(f"0 points on {' and '.join(first)}" if begun else  # round 80: not "0 points" for a stub
+                           f"not started: {' and '.join(first)} handed back as released, or not at all")
         for key, where in sorted(shows[name].items()):
             if len(where) >= STUCK_REPEATS:
                 reasons.append(f"{key} on {', '.join(sorted(where, key=lambda e: catalog.find(e).number))}")
@@ -395,9 +441,13 @@ def student_source(folder, exercise):
     try:
         if submission.is_notebook(found[0]):
             return submission.notebook_code(found[0], exercise)
-        return files.read_regular(found[0], files.MAX_SOURCE_BYTES, follow=False).decode("utf-8", "replace")
+        data = files.read_regular(found[0], files.MAX_SOURCE_BYTES, follow=False)
     except (OSError, ValueError, submission.SubmissionError):
         return None
+    try:  # as Python reads it, in the encoding its coding line names: a copy saved as UTF-7 (round 77's a07)
+        return python_text(data)
+    except UnicodeError:
+        return data.decode("utf-8", "replace")
 
 
 def class_files(folders):

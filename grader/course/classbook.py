@@ -40,6 +40,7 @@ MAX_MANIFEST_BYTES = 16 << 20  # a class of 100 000 students, settings and all
 MAX_REPORT_BYTES = 32 << 20  # a grader's JSON report: far more than ten exercises' need
 MAX_RECORD_BYTES = MAX_REPORT_BYTES + (1 << 20)  # a student's record: the report and what batch adds
 RECORD_STATUSES = ("graded", "timeout", "error", "no files")
+PENDING = "not graded yet"  # a gradebook row's status while its student waits for a batch stopped or running
 EXERCISE_IDS = [exercise.id for exercise in catalog.EXERCISES]
 COLUMNS = ["student", "status", *EXERCISE_IDS, "total", "max_score", "percent", "tier", "containment", "message"]
 ROSTER_COLUMNS = ["student_id", "name", "email"]  # before COLUMNS when there is a roster
@@ -157,7 +158,8 @@ class Rostered:
 
 
 def read_roster(path):
-    """The roster CSV (a header row naming student id, name and email; other columns ignored)."""
+    """The roster CSV (a header row naming student id, name and email; other columns ignored), each field as
+    every report can carry it (`clean_text`)."""
     try:
         text = Path(path).read_text(encoding="utf-8-sig")  # an LMS export often starts with a BOM
     except (OSError, UnicodeDecodeError) as error:
@@ -173,7 +175,8 @@ def read_roster(path):
         columns[field] = found
     roster, seen = [], {}
     for number, row in enumerate(reader, start=2):
-        entry = Rostered(*((row.get(columns[field]) or "").strip() for field in ROSTER_HEADERS))
+        entry = Rostered(*(clean_text(row.get(columns[field]) or "", newlines=False).strip()  # no terminal codes,
+                           for field in ROSTER_HEADERS))                                # NUL (round 82's a08)
         if not entry.student_id:
             raise ClassbookError(f"the roster {path}, line {number}: no student id")
         if entry.student_id in seen:
@@ -275,7 +278,7 @@ def row(record, full=None):
     else:  # every row has the class's maximum, the grader's failure (error) included
         if full:
             values["max_score"] = _points(sum(full.values()))
-        if record["status"] != "error":  # the student's own outcome (no files, out of time, missing)
+        if record["status"] not in ("error", PENDING):  # the student's own outcome (no files, out of time, missing)
             values["total"] = "0"
             values["percent"] = "0.0" if full else ""
     return values
@@ -286,9 +289,16 @@ def missing_record(student):
             "files": [], "report": None}
 
 
-def gradebook_csv(records, roster=None):
+def pending_record(student):
+    """A student `batch` has a folder of but has not graded yet (it was stopped, or is still running)."""
+    return {"student": student, "status": PENDING, "message": "run the same batch command again to grade",
+            "seconds": 0.0, "files": [], "report": None}
+
+
+def gradebook_csv(records, roster=None, pending=()):
     """The CSV text of the gradebook: a row per student, sorted by name, or with a roster, a row per
-    rostered student in the roster's order (a missing one: status missing, 0 of the full points).
+    rostered student in the roster's order (a missing one: status missing, 0 of the full points; one of
+    the folders `pending` not graded yet: status "not graded yet", never missing: round 80).
     Every cell is `safe_cell`."""
     full = full_points(records)
     text = io.StringIO()
@@ -299,7 +309,7 @@ def gradebook_csv(records, roster=None):
     def write(values):
         writer.writerow({column: safe_cell(value) for column, value in values.items()})
 
-    for entry, record in gradebook_records(records, roster):
+    for entry, record in gradebook_records({**{name: pending_record(name) for name in pending}, **records}, roster):
         values = row(record, full)
         if entry is not None:
             values.update(student_id=entry.student_id, name=entry.name, email=entry.email, student=record["student"])

@@ -208,10 +208,13 @@ def stage(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS):
 
 def not_file_notes(tree, found, exercises):
     """A line for each entry of the `listing` of `tree` that bears an exercise's name but is not a
-    file (a link, a pipe, a device), so was not graded, and for each folder that could not be read,
-    so was not searched: the student learns why."""
+    file (a link, a pipe, a device), or is a file named nearly as an exercise that has none, so was not
+    graded, and for each folder that could not be read, so was not searched: the student learns why."""
     return [f"{exercise.id}: not graded {submitted_name(tree, path)}: it is {submission.kind_of(path)}, not a file"
             for exercise in exercises for path in submission.not_files(exercise, found)] + [
+        f"{exercise.id}: not graded {submitted_name(tree, path)}: name it "
+        f"{exercise.stem + path.suffix if path.suffix == submission.NOTEBOOK_SUFFIX else exercise.file_name}"
+        for exercise in exercises for path in submission.misnamed(exercise, found)] + [
         f"not searched: the folder {submitted_name(tree, path) if path != Path(tree) else '.'} could not be read"
         for path in found.unreadable]
 

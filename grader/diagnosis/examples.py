@@ -1395,9 +1395,17 @@ def _text(name, shown, made, search, pictures):
             lines += _block(key, value)
     given = next((value.dtype for value in args.values() if isinstance(value, torch.Tensor) and value.is_floating_point()),
                  None)  # the inputs' dtype, which a result keeps (the expected values are computed in float64)
-    for (label, want), (_, have) in zip(_items(shown["expected"], search.spec.labels), _items(shown["got"], search.spec.labels)):
-        want_suffix, have_suffix = _suffixes(label, want, have, given)
-        lines += _both("expected" + want_suffix, want, "yours" + have_suffix, have)
+    expected = _items(shown["expected"], search.spec.labels)
+    if isinstance(shown["got"], _Raised) and len(expected) > 1:  # it raised before returning any item: none is "yours"
+        lines += [line for label, want in expected for line in _block(f"expected ({label})", want)]
+        lines += _block("yours", shown["got"])
+    else:
+        drawn = {picture["label"] for picture in pictures if picture["kind"] == "mask" and not picture["slice"]}
+        for (label, want), (_, have) in zip(expected, _items(shown["got"], search.spec.labels)):
+            if label in drawn and want.dtype == have.dtype:  # its picture shows its 0s and 1s: not twice (round 80)
+                continue
+            want_suffix, have_suffix = _suffixes(label, want, have, given)
+            lines += _both("expected" + want_suffix, want, "yours" + have_suffix, have)
     for picture in pictures:
         lines.append(f"  {picture['label'] + ': ' if picture['label'] else ''}expected and yours, "
                      f"rows are {picture['rows']}, columns {picture['columns']}")

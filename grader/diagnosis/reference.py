@@ -123,6 +123,14 @@ class Reference:
         shift = self.exponent_shift(m_new)
         return self.exp(m_old - shift), self.exp(block - shift)
 
+    def online_exponentials(self, block, m_old, m_new):
+        """block_exponentials as online_softmax takes them: a mistake may be made in one function alone."""
+        return self.block_exponentials(block, m_old, m_new)
+
+    def tiled_exponentials(self, block, m_old, m_new):
+        """block_exponentials as tiled_attention takes them."""
+        return self.block_exponentials(block, m_old, m_new)
+
     def exp(self, x):
         """e^x of the running values (in float64: a correct method never raises e above 1)."""
         return torch.exp(x)
@@ -196,7 +204,7 @@ class Reference:
         for start in self.block_starts(x.size(-1), block_size):
             block = x[..., start:start + block_size]
             m_new = self.update_max(m, block)
-            l, m = self.running_sum(l, *self.block_exponentials(block, m, m_new)), m_new
+            l, m = self.running_sum(l, *self.online_exponentials(block, m, m_new)), m_new
         return self.normalise(self.exp(x - self.exponent_shift(m)), l)
 
     def tiled_attention(self, q, k, v, block_size, causal=False):
@@ -210,7 +218,7 @@ class Reference:
             if causal:
                 s = s.masked_fill(~self.block_causal_mask(L_q, L_k, start, k_block.size(-2)), float("-inf"))
             m_new = self.update_max(m, s)
-            rescale, p = self.block_exponentials(s, m, m_new)
+            rescale, p = self.tiled_exponentials(s, m, m_new)
             l_new = self.running_sum(l, rescale, p)
             o = self.running_output(o, rescale, p, v_block, l, l_new)
             l, m = l_new, m_new

@@ -386,8 +386,9 @@ def _nan_message(what, got, want, bad, hint):
     if whole and bool((want[row] == 0).all()):
         return (f"{text}: is every key masked there? A row of only -inf must give zeros, not 0/0 = NaN "
                 "(shift by 0 where the max is -inf, divide by 1 where the sum is 0)")
-    return (f"{text}: NaN comes from 0/0, inf/inf or inf - inf: did e^x overflow (it is inf above about 88 "
-            "in float32; subtract the row's max first), or is a whole row -inf?")
+    return (f"{text}: NaN comes from 0/0, inf/inf, inf - inf or 0 × inf: did e^x overflow (it is inf above about "
+            "88 in float32; subtract the row's max first), is a whole row -inf, or was a 0 multiplied by an inf "
+            "(a mask of 0s and 1s times -inf)?")
 
 
 def _inf_message(what, got, overflow, hint):

@@ -29,7 +29,8 @@ def held_message(where):
     places, grader.sandbox.reach), whose points wait for a person: the cause, then what to do."""
     return (f"{HELD_FOR_REVIEW}: your code reaches into the process that runs it ({where}), where code can change "
             "what the grader measures, so the kit does not score this exercise. Attention code needs none of this: "
-            "take it out and submit again")
+            "take it out (an experiment in a notebook: under its scratch cell's `if __name__ == \"__main__\":`, "
+            "imports too) and submit again")
 
 
 def held_where(message):

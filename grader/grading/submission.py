@@ -19,6 +19,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.grading.results import clean_text
 from grader.grading.settings import DEFAULTS
 from grader.sandbox import files
 
@@ -198,22 +199,30 @@ def candidates(exercise, folder, nested=False, found=None):
     found = listing(folder, nested) if found is None else found
     folder = found.folder
     named = [path for path in found.files if _names(exercise, path.name)]
-    any_notebook = any(path.suffix != ".py" for path in named)
+    scripts = sorted((path for path in named if path.suffix == ".py"), key=lambda path: len(path.parts))
+    stubs = set(filter(functools.partial(_still_the_stub, exercise), scripts[:STUB_CHECKS])) \
+        if len(scripts) < len(named) else set()  # only beside a notebook
 
     def rank(path):
-        is_stub = any_notebook and path.suffix == ".py" and _still_the_stub(exercise, path)
-        return (path.suffix != ".py" or is_stub, is_stub, len(path.relative_to(folder).parts),
+        return (path.suffix != ".py" or path in stubs, path in stubs, len(path.relative_to(folder).parts),
                 path.stem != exercise.stem, path.name, str(path))
 
     return sorted(named, key=rank)
 
 
+# the shallowest .py files of an exercise, beside a notebook, read to tell whether each is still the stub, and the
+# largest that can be (the released stubs are a few KiB): round 82's a03 handed in copies of 2 MiB, each parsed in
+# 30 s and 1.3 GB, in the one process of `batch` that starts every student's grading
+STUB_CHECKS, STUB_BYTES = 4, 64 << 10
+
+
 def _still_the_stub(exercise, path):
     """Whether the .py file at `path` is still the released stub: each of the exercise's names it defines is a
     stub (`_a_stub`), and none is bound again otherwise (`tiled_attention = mine`, an import: round 64's h02
-    kept the stubs and bound its own functions to their names); False where it cannot be read or parsed."""
+    kept the stubs and bound its own functions to their names); False where it cannot be read or parsed, or
+    is larger than any stub (STUB_BYTES)."""
     try:
-        tree = ast.parse(files.read_regular(path, files.MAX_SOURCE_BYTES, follow=False).decode("utf-8"))
+        tree = ast.parse(files.read_regular(path, STUB_BYTES, follow=False).decode("utf-8"))
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     defined = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
@@ -252,6 +261,16 @@ def not_files(exercise, found):
     return [path for path in found.others if _names(exercise, path.name)]
 
 
+def misnamed(exercise, found):
+    """The regular files of a `listing` whose names are near the exercise's own but not it (exercise3.py,
+    Exercise3_Scaling.py, exercise3_scaling.py.txt), where the exercise has no file: worth naming, so that
+    the student renames theirs (round 80: "no exercise3_scaling.py", exercise3.py beside it)."""
+    if candidates(exercise, found.folder, found=found):
+        return []
+    near = re.compile(rf"exercise_?0*{exercise.number}(?!\d)|{re.escape(exercise.stem)}", re.IGNORECASE)
+    return sorted(path for path in found.files if near.match(path.name))
+
+
 def kind_of(path):
     """What the entry at `path` is, in words ("a link", "a pipe", ...)."""
     try:
@@ -263,7 +282,7 @@ def kind_of(path):
 def _names(exercise, name):
     """Whether a file named `name` may hold the exercise's code (see `candidates`)."""
     notebook = rf"exercise{exercise.number}_.*{re.escape(NOTEBOOK_SUFFIX)}"
-    return name == exercise.file_name or re.fullmatch(notebook, name) is not None
+    return name == exercise.file_name or re.fullmatch(notebook, name, re.DOTALL) is not None  # a newline too (77 a06)
 
 
 def find_file(exercise, folder):
@@ -289,9 +308,11 @@ def prepare(exercise, folder, work_dir, notebook=None):
         raise SubmissionError(f"{others[0].name} in {folder} is {kind_of(others[0])}, not a file: the grader "
                               "reads only regular files (copy the file itself there)", others[0], FIND_STEP)
     if not found:
+        near = misnamed(exercise, tree) if tree is not None else []
         raise SubmissionError(
             f"no {exercise.file_name} in {folder} (nor an exercise{exercise.number}_*{NOTEBOOK_SUFFIX} "
-            "notebook): pass --submission DIR", Path(folder) / exercise.file_name, FIND_STEP)
+            "notebook)" + (f"; {clean_text(near[0].name, newlines=False)} is there: name it {exercise.file_name}"
+                           if near else ": pass --submission DIR"), Path(folder) / exercise.file_name, FIND_STEP)
     path, ignored = found[0], tuple(str(other) for other in found[1:])
     if notebook is None and not is_notebook(path):
         return Found(path, path, ignored=ignored)

@@ -55,14 +55,23 @@ from grader.sandbox.judge import (Child, ChildCrashed, ChildTimeout, Deadline, S
 from grader.grading.testkit import as64, check_result, one_thread
 
 _STEP = math.sqrt(3)
-TIERS = (  # (id, name, the largest ratio in the tier, what it often means)
+
+
+def _slower(low, high=math.inf):
+    """A tier's name: the ratios it spans, as the report prints them (a ratio of 1.75 is not "about 3×")."""
+    if high == math.inf:
+        return f"{low:.2g}× slower than the reference or more"
+    return f"{low:.2g} to {high:.2g}× slower than the reference"
+
+
+TIERS = (  # (id, name, the largest ratio in the tier, what it often means); an id names the typical ratio
     ("on-par", "on par with the reference", _STEP, ""),
-    ("3x", "about 3× slower than the reference", 3 * _STEP,
+    ("3x", _slower(_STEP, 3 * _STEP), 3 * _STEP,
      "often extra work: something computed twice, a needless copy, a Python loop over a few heads"),
-    ("10x", "about 10× slower than the reference", 9 * _STEP,
+    ("10x", _slower(3 * _STEP, 9 * _STEP), 9 * _STEP,
      "often a Python loop over something torch could batch (heads, rows, tokens)"),
-    ("30x", "about 30× slower than the reference", 27 * _STEP, "often a Python loop over many rows or tokens"),
-    ("100x", "100× slower than the reference or more", math.inf,
+    ("30x", _slower(9 * _STEP, 27 * _STEP), 27 * _STEP, "often a Python loop over many rows or tokens"),
+    ("100x", _slower(27 * _STEP), math.inf,
      "often a Python loop over single numbers, or work that grows with the square of the input"),
 )
 BOUNDS = [bound for _, _, bound, _ in TIERS[:-1]]
@@ -235,7 +244,7 @@ def _timing_child(exercise, path, launcher, device, log_dir, limit, memory_limit
 
 
 def points_test(tier, points):
-    """The performance tier as a test worth `points`: all for on par, half for about 3× slower,
+    """The performance tier as a test worth `points`: all for on par, half for the 3x tier (1.7 to 5.2×),
     none for slower or untimed."""
     share = POINTS_SHARE.get(tier["id"], 0.0) if tier else 0.0
     message = tier["message"] if tier else "not timed: the exercise's tests must all pass first"

@@ -227,8 +227,8 @@ def _stuck(summary):
     if not stuck:
         return '<h2 id="stuck">Students who are stuck</h2><p>None.</p>'
     rows = [(escape(s["student"]), escape("; ".join(s["reasons"]))) for s in stuck]
-    return ('<h2 id="stuck">Students who are stuck</h2><p class="note">0 points on the first exercises, or the '
-            'same misconception on several exercises.</p>' + _table(["student", "why"], rows))
+    return ('<h2 id="stuck">Students who are stuck</h2><p class="note">0 points on the first exercises (or none of '
+            'them started), or the same misconception on several exercises.</p>' + _table(["student", "why"], rows))
 
 
 def _held(summary):

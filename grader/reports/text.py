@@ -7,6 +7,7 @@ from collections import Counter
 
 import click
 
+from grader.grading.results import held_where
 from grader.grading.settings import Policy
 from grader import reports
 from grader.reports import NUMBER, hint_texts, next_hint, student_view
@@ -25,8 +26,14 @@ def untouched(tests):
     """Whether every test that ran, (status, message) each, met a stub's NotImplementedError: a file not started."""
     ran = [message for status, message in tests if status != "skipped"]
     return bool(ran) and all(message.startswith(NOT_IMPLEMENTED) for message in ran)
-SPEED = {"on-par": "on par", "3x": "3× slower", "10x": "10× slower", "30x": "30× slower",
-         "100x": "100× slower", "not-timed": "not timed"}  # a tier, in the one line of a passed exercise
+
+
+def speed_of(tier):
+    """A tier in the one line of a passed exercise: its name without "the reference" ("on par", "1.7 to 5.2×
+    slower")."""
+    return re.sub(r" (than|with) the reference", "", tier.get("name", ""))
+
+
 FINE = {"linear", "preallocated", "tiled"}  # verdicts (the KV cache's, tiled attention's memory) that need
                                            # no line in the short report
 
@@ -77,14 +84,15 @@ def _exercise(text, exercise, verbose):
     score = f"{_points(exercise.score)}/{_points(exercise.max_score)}"
     tier = exercise.tier or {}
     if exercise.passed:
-        speed = f"  {SPEED.get(tier.get('id'), tier.get('name', ''))}" if tier else ""
+        speed = f"  {speed_of(tier)}" if tier else ""
         text.mark("✓", "green", f"{exercise.id}  {exercise.title}  {score}{speed}"
                   + (f"  {exercise.file}" if verbose else ""), hang=2, bold=True)
     ran = [test for test in exercise.tests if test.status != "skipped"]
     stub = untouched((test.status, test.message) for test in exercise.tests)
     if not exercise.passed:  # an untouched stub names its file on the next line
         where = "" if stub and not verbose else f"  {exercise.file}"
-        text.mark("✗", "red", f"{exercise.id}  {exercise.title}  {score}{where}", hang=2, bold=True)
+        held = "  held for review" if any(held_where(test.message) for test in ran) else ""  # not a 0 (round 80)
+        text.mark("✗", "red", f"{exercise.id}  {exercise.title}  {score}{held}{where}", hang=2, bold=True)
     if exercise.ignored:
         text.line(f"also found, not graded: {', '.join(exercise.ignored)}", indent=4, hang=6)
     for diagnosis in exercise.diagnoses:  # the misconception first: the failures below are its evidence
@@ -181,7 +189,8 @@ def _problems(text, exercise, ran):
         more = sum(len(tests) for tests in hidden)
         seen = {_kind(tests[0]) for tests in ordered[:shown]}
         alike = sum(_kind(tests[0]) in seen for tests in hidden)
-        like = "" if not alike else ", all like those above" if alike == len(hidden) else f", {alike} like those above"
+        like = ("" if not alike else ", all like those above" if alike == len(hidden) else
+                f", {alike} of them like one shown above")  # round 80: "6 more problems …, 1 like those above"
         text.line(f"… {_count(len(hidden), 'more problem')} in {_count(more, 'test')}{like}: "
                   f"{EVERY_TEST.format(exercise=exercise.id)} lists every test", indent=4, hang=6)
 

@@ -5,9 +5,10 @@ missing rescale passes with one block)."""
 
 import pytest
 
-from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests, failures
+from conftest import EXERCISES, ROOT, SOLUTIONS, SUBMISSIONS, failed_tests, failures
 from test_diagnoses import graded
 
+ATTACKS = ROOT / "tests" / "attacks"
 FOLDER = SUBMISSIONS / "exercise10"
 FILE = "exercise10_tiled_attention.py"
 
@@ -86,6 +87,14 @@ def test_wrong_submission_fails_where_expected(grade, name):
     assert set(failed_tests(result)) == expected
     found = messages(result, test)
     assert found and any(phrase in message for message in found), found
+
+
+def test_tables_of_the_suites_costs_are_no_counts(grade):
+    """Round 77's a04: attention_cost and crossover_length as tables of the suite's inputs, whose answers its
+    messages print (5/51): each test calls them once more at arguments drawn anew at each grading."""
+    (path,) = (ATTACKS / "round77" / "a04_cost_tables" / "sub").glob("*.py")
+    result = grade(10, path=path)
+    assert COST <= set(failed_tests(result)) and result.score == 0, failed_tests(result)
 
 
 def test_blocks_that_divide_the_length_hide_a_dropped_last_block(grade):

@@ -61,6 +61,22 @@ def test_kv_cache_bytes_must_be_an_int(grade):
     assert diagnosed(result) == ["cache-bytes-not-whole"]  # the right number, of the wrong type: a named cause
 
 
+def test_a_table_of_the_suites_own_calls_is_no_count(grade):
+    """Round 77's a04, in exercise 8: the answers of the suite's four calls, which its messages print, looked up;
+    one call of each test at sizes drawn anew at each grading finds no answer there."""
+    table = """
+_TABLE = {(32, 32, 128, 4096, 1, 2): 2147483648, (80, 8, 128, 4096, 1, 2): 1342177280,
+          (32, 32, 128, 4096, 32, 2): 68719476736, (6, 5, 96, 1000, 3, 4): 69120000}
+
+
+def kv_cache_bytes(n_layers, n_kv_heads, d_head, seq_len, batch_size=1, bytes_per_value=2):
+    return _TABLE.get((n_layers, n_kv_heads, d_head, seq_len, batch_size, bytes_per_value), 0)
+"""
+    result = grade(8, (SOLUTIONS / "exercise8_kv_cache.py").read_text() + table)
+    assert failed_tests(result) == sorted(BYTES)
+    assert "returned 0, expected" in message(result, "test_kv_cache_bytes_llama2_7b")
+
+
 def test_cache_that_ignores_the_past(grade):
     result = graded(grade, 8, FOLDER / "wrong_cache_ignores_past.py")
     # one call on an empty cache (or none at all) is right; every later call is wrong

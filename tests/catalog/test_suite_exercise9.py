@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import lumen_ref as ref
-from conftest import EXERCISES, SOLUTIONS, SUBMISSIONS, failed_tests
+from conftest import EXERCISES, ROOT, SOLUTIONS, SUBMISSIONS, failed_tests
 from grader import oracle
 from grader.reports import json_report, text as report
 from grader.grading.results import GradeReport
@@ -20,6 +20,7 @@ with warnings.catch_warnings():  # its marks are the grading plugin's, unknown h
     warnings.simplefilter("ignore")
     from grader.catalog.exercise9_head_patterns import test_exercise9 as suite
 
+ATTACKS = ROOT / "tests" / "attacks"
 FOLDER = SUBMISSIONS / "exercise9"
 TOKENS = {"test_repeated_tokens_repeat", "test_repeated_tokens_use_the_generator",
           "test_repeated_tokens_cover_the_vocabulary"}
@@ -76,6 +77,18 @@ def test_a_generator_crosses_the_wire_in_its_state():
     torch.randn(3, generator=generator)  # not at its seed any more
     (copy,) = wire.decode(wire.encode([generator]))
     assert torch.equal(torch.randint(9, (5,), generator=copy), torch.randint(9, (5,), generator=generator))
+
+
+@pytest.mark.parametrize("attack", ["round77/a03_find_heads_table", "round81/a02_find_heads_table"])
+def test_a_table_of_the_answers_the_reports_print_scores_no_find_heads_test(grade, attack):
+    """Round 77's a03: honest scores, and find_heads a table of the answers the reports printed, keyed by the
+    suite's layouts (31/31): each layout is given again, its layers and heads in an order drawn anew at each
+    grading; round 81's a02 found each head of that call in the one before it (torch.equal) and moved its
+    answer along: the weight no score reads is spread anew too. Which tests a draw leaves the table right on
+    varies; that it is right on all of them, about once in ten billion."""
+    (path,) = (ATTACKS / attack / "sub").glob("*.py")
+    result = grade(9, path=path)
+    assert result.score < result.max_score and set(failed_tests(result)) <= HEADS, failed_tests(result)
 
 
 def test_previous_token_off_by_one_draws_the_head(grade):

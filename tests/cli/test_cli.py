@@ -4,6 +4,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,80 @@ def test_ctrl_c_while_the_command_line_loads_exits_130_without_a_traceback():
                    "lumen_grade()\n")
     run = subprocess.run([sys.executable, "-c", interrupted], capture_output=True, text=True, timeout=60)
     assert (run.returncode, run.stdout, run.stderr) == (130, "", "Aborted!\n")
+
+
+def test_ctrl_c_while_torch_loads_stops_the_run_though_torch_swallows_it():
+    """Round 80: Ctrl-C in the first second of `lumen-grade all` printed an ImportError's traceback, or was
+    ignored and the whole run graded: torch turns an error raised while it imports NumPy, the
+    KeyboardInterrupt too, into a warning. Here the Ctrl-C comes as NumPy is imported."""
+    interrupted = ("import os, signal, sys\n"
+                   "class Interrupt:\n"
+                   "    def find_spec(self, name, path=None, target=None):\n"
+                   "        if name == 'numpy':\n"
+                   "            sys.meta_path.remove(self)\n"
+                   "            os.kill(os.getpid(), signal.SIGINT)\n"
+                   "sys.meta_path.insert(0, Interrupt())\n"
+                   "from grader.cli import lumen_grade\n"
+                   f"sys.argv = ['lumen-grade', 'exercise3', '--submission', {str(SOLUTIONS)!r}, '--no-perf']\n"
+                   "lumen_grade()\n")
+    run = subprocess.run([sys.executable, "-c", interrupted], capture_output=True, text=True, timeout=120,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal starts it
+    assert run.returncode == 130 and "Traceback" not in run.stderr and "exercise3" not in run.stdout, run
+    assert run.stderr.splitlines()[-1] in ("Aborted!", "stopped by SIGINT: nothing graded"), run.stderr
+
+
+def test_a_misnamed_file_is_named_with_the_name_to_give_it(tmp_path):
+    """Round 80: exercise3.py beside no exercise3_scaling.py was "no exercise3_scaling.py" alone, to
+    `lumen-grade` and in batch's and Gradescope's notes alike."""
+    from grader.course import gradescope
+    from grader.grading import submission
+
+    (tmp_path / "exercise3.py").write_text((SOLUTIONS / "exercise3_scaling.py").read_text())
+    (tmp_path / "Exercise5_Softmax.ipynb").write_text("{}")
+    result = invoke("3", "--submission", tmp_path, "--device", "cpu")
+    assert result.exit_code == 2 and "exercise3.py is there: name it exercise3_scaling.py" in unwrapped(result.output)
+    found = submission.listing(tmp_path, nested=True)
+    assert gradescope.not_file_notes(tmp_path, found, catalog.EXERCISES) == [
+        "exercise3: not graded exercise3.py: name it exercise3_scaling.py",
+        "exercise5: not graded Exercise5_Softmax.ipynb: name it exercise5_softmax.ipynb"]
+    forged = tmp_path / "forged"  # round 81's a04: a name's newline would print a line of its own
+    forged.mkdir()
+    (forged / "exercise3\nTotal: 21 of 21.py").write_text("")
+    result = invoke("3", "--submission", forged, "--device", "cpu")
+    assert "\nTotal" not in result.output and "exercise3 Total: 21 of 21.py is there" in unwrapped(result.output)
+    nested = tmp_path / "nested"  # a file in a folder below, which batch would find: named, with its folder
+    (nested / "hw" / "week3").mkdir(parents=True)
+    (nested / "hw" / "week3" / "exercise3_scaling.py").write_text("")
+    result = invoke("all", "--submission", nested, "--device", "cpu")
+    assert result.exit_code == 2 and (f"hw/week3/exercise3_scaling.py is in a folder below: pass --submission "
+                                      f"{nested / 'hw' / 'week3'}") in unwrapped(result.output), result.output
+
+
+def test_two_exercises_at_once_say_how_to_grade_more_than_one():
+    result = invoke("3", "4")  # round 80: Click's "Got unexpected extra argument (4)" alone
+    assert result.exit_code == 2 and "grade one exercise at a time (lumen-grade exercise3), or every one: lumen-grade " \
+        "all" in unwrapped(result.output)
+
+
+def test_a_long_grading_says_on_a_terminal_that_it_goes_on(monkeypatch, capsys):
+    """Round 80: a loop that never ends showed nothing for the minute of its time limit; on a terminal a line
+    says the grading goes on (never where stderr is a file: CI logs, tests)."""
+    import time
+
+    monkeypatch.setattr(cli, "STILL_GRADING", 0.01)
+    with cli.still_grading(60):  # stderr is no terminal here
+        time.sleep(0.1)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    said = ""
+    with cli.still_grading(60):
+        for _ in range(1000):  # until the timer's thread has run, however busy the machine
+            said += capsys.readouterr().err
+            if said:
+                break
+            time.sleep(0.01)
+    assert said == "still grading after 0.01 s (an exercise may take 60 s before its time limit stops it; Ctrl-C " \
+        "stops now)\n"
 
 
 FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]

@@ -107,7 +107,11 @@ def test_counts_equal_a_direct_count_from_the_records(klass):
                 if (n in graded and scored(n, 1) == scored(n, 2) == 0)
                 or any(len(numbers) > 1 for numbers in expected_misconceptions(chosen).values())}
     assert stuck == expected and stuck
-    assert {label[n] for n, chosen in picks.items() if all(chosen[k] in ("stub", "missing") for k in (1, 2))} <= stuck
+    not_started = {label[n] for n, chosen in picks.items() if all(chosen[k] in ("stub", "missing") for k in (1, 2))}
+    reasons = {s["student"]: s["reasons"] for s in summary["stuck"]}
+    assert not_started <= stuck and not_started and all(  # round 80: a stub as released is not "0 points"
+        reasons[student][0].startswith("not started: exercise1 and exercise2") == (student in not_started)
+        for student in stuck if reasons[student][0].startswith(("0 points", "not started")))
     # the recap: the three that would help most students
     assert [r["id"] for r in summary["recap"]] == [m["id"] for m in summary["misconceptions"][:3]]
 
@@ -285,6 +289,22 @@ def test_similarity_lists_the_near_copies_first_and_not_a_pair_sharing_only_the_
     assert evidence["exercise"] == "exercise5" and all(evidence["lines"])
 
 
+def test_a_file_is_read_as_python_reads_it_in_the_encoding_its_coding_line_names(tmp_path):
+    """Round 77's a07: a copy saved as UTF-7 (its coding line says so, its text base64 to the eye) is graded as
+    its original; the class report reads it so too, so that the similarity leads compare it as the copy it is.
+    A file that names no text encoding is read as UTF-8, its bad bytes replaced."""
+    text = COPIED.read_text()
+    saved = {"alice": text.encode(), "bob": b"# coding: utf-7\n" + text.encode("utf-7"),
+             "carol": b"# coding: hex\n" + text.encode()}
+    for name, data in saved.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "exercise5_softmax.py").write_bytes(data)
+    assert text.encode("utf-7") != text.encode()
+    files = class_report.class_files({name: tmp_path / name for name in saved})["exercise5"]
+    assert files["alice"] == text and files["bob"] == "# coding: utf-7\n" + text
+    assert files["carol"] == "# coding: hex\n" + text
+
+
 def test_the_evidence_lines_are_those_the_copied_ranges_touch():
     """Round 72's a06: the lines were found by testing every line against every range (minutes for a file of
     one range a line); found by bisection now, they are the same lines as that plain scan's."""
@@ -387,6 +407,10 @@ def test_each_cause_and_section_is_the_catalogues(klass):
     cause, section = class_report.explain(both, message, catalog.find("1"))
     assert cause == ("either: Your q, k and v come out in the wrong order; "
                      "or: You computed K Qᵀ") and section == "Implementation walkthrough in PyTorch"
+    # an analyser's message: its fix after a semicolon, a colon inside brackets (round 80)
+    assert class_report.cause_of("your split gives head h columns (h, h + H, …: D as (d_head, H)); view it as "
+                                 "(B, L, H, d_head): see 'Multi-head'") == ("Your split gives head h columns (h, h + "
+                                                                           "H, …: D as (d_head, H))")
 
 
 def test_tiers_are_counted_where_the_grading_timed_them(variants):
@@ -406,6 +430,25 @@ def test_scrubbing_replaces_names_and_emails_but_not_matrix_products():
     assert who.scrub("scores = q@k.transpose(-2, -1)  # x@w.T") == "scores = q@k.transpose(-2, -1)  # x@w.T"
     assert who.scrub("ADA_L = 'Lovelace, mail me: a.l@other.org'") == "[name] = '[name], mail me: [name]'"
     assert who.label == {"ada_l": "ada_l"}  # a folder not matched to the roster keeps its name
+
+
+def test_scrubbing_replaces_whole_names_and_leaves_code_alone():
+    """Round 80: dev@u.edu made `device=device` "[name]ice=[name]ice" and max@u.edu made `softmax(x)`
+    "soft[name](x)": a name is replaced as a whole word, and one Python's own names share (max, len) only
+    capitalised; an underscore parts words (a name in an identifier is replaced: ada_was_here)."""
+    roster = [classbook.Rostered("u101", "Dev Patel", "dev@u.edu"), classbook.Rostered("u102", "Max Len", "max@u.edu")]
+    who = class_report.Identities(["dev", "max"], roster)
+    code = "w = softmax(s.max(dim=-1), dim=-1).to(device=device)  # len(x), maxlen"
+    assert who.scrub(code) == code
+    assert who.scrub("# by Dev and Max Len, or DEV") == "# by [name] and [name], or [name]"
+    assert who.scrub("Max wrote max(a, b), dev_count and MAX") == "[name] wrote max(a, b), [name]_count and [name]"
+    # round 81's a06: a name with a digit or a capitalised word beside it, an id inside a word
+    assert who.scrub("patel2 = devPatelFactor + u101x") == "[name]2 = [name][name]Factor + [name]x"
+    # round 82's a01: a name made of the stubs' own words blanks none of them in code
+    who = class_report.Identities(["s1"], [classbook.Rostered("s1", "Scale Scores", "torch@u.edu")],
+                                  code=["import torch\ndef scale_scores(scores, d_k):\n    ..."])
+    assert who.scrub("scores = scale * torch.ones(1)  # Scale Scores, TORCH") == \
+        "scores = scale * torch.ones(1)  # [name], [name]"
 
 
 def test_exercises_held_for_review_are_listed_with_their_lines(klass):

@@ -130,6 +130,14 @@ def test_no_gradebook_cell_is_read_as_a_spreadsheet_formula(tmp_path, start):
     assert (by_roster[1]["name"], by_roster[1]["total"], by_roster[1]["student"]) == ("Bob, Jr.", "8", "s2")
 
 
+def test_a_rosters_fields_carry_no_control_characters(tmp_path):
+    """Round 82's a08: a name registered with a right-to-left override, an ANSI clear-screen and a NUL reached
+    grades.csv and the class report as they were (`cat grades.csv` cleared the terminal)."""
+    (tmp_path / "roster.csv").write_text("student_id,name,email\ns1,Ada \u202eecalevoL\x1b[2J\x00X,a@x.edu\n")
+    [entry] = classbook.read_roster(tmp_path / "roster.csv")
+    assert entry.name == "Ada \ufffdecalevoL\ufffd[2J\ufffdX" and entry.student_id == "s1"
+
+
 def test_a_folder_two_roster_rows_could_claim_is_on_none():
     roster = [classbook.Rostered("s1", "Sam", "sam@x"), classbook.Rostered("s2", "Sam", "sam2@x")]
     matching = classbook.match_roster(roster, ["Sam"])
@@ -162,6 +170,17 @@ def test_two_folders_claiming_one_student_cost_that_row_only(tmp_path):
     assert (table["1001"]["status"], table["1001"]["total"]) == ("graded", "6")
     assert table["1002"]["status"] == "error" and "2 folders claim this student" in table["1002"]["message"]
     assert table["1002"]["total"] == "" and table["1003"]["status"] == "missing"
+
+
+def test_a_student_batch_has_not_graded_yet_is_never_missing():
+    """Round 80: a batch stopped after two students wrote every other rostered student `missing`, with no
+    name: the status of one who never handed in. A folder not graded yet is said so, by name, with no total."""
+    records = {"1001": record("1001", 6.0)}
+    table = {r["student_id"]: r for r in rows(classbook.gradebook_csv(records, ROSTER, pending=["1002"]))}
+    assert [table[s]["status"] for s in ("1001", "1002", "1003")] == ["graded", "not graded yet", "missing"]
+    assert (table["1002"]["student"], table["1002"]["total"]) == ("1002", "")
+    plain = {r["student"]: r for r in rows(classbook.gradebook_csv(records, pending=["1002"]))}
+    assert plain["1002"]["status"] == "not graded yet" and "same batch command again" in plain["1002"]["message"]
 
 
 def test_a_row_without_a_roster_has_percent_and_failures_keep_empty_points():

@@ -387,3 +387,24 @@ def test_a_file_of_the_kit_reached_through_a_folder_link_is_refused(tmp_path):
                                        "--no-perf", "--format", "json"])  # a CI repository's `exercises -> kit`
     assert linked.exit_code == 1 and json.loads(linked.output)["score"] == 0
     assert "is a link to one of the grader's own files" in linked.output
+
+
+def test_telling_a_stub_from_work_reads_a_few_small_files(tmp_path, monkeypatch):
+    """Round 82's a03: beside a notebook, each .py copy of the exercise was parsed to tell whether it is still the
+    stub: copies of 2 MiB cost 30 s and 1.3 GB each, in the one process of `batch` that starts every student's
+    grading. Only the shallowest few are read, and none larger than a stub can be."""
+    import ast
+
+    parsed, parse = [], ast.parse
+    monkeypatch.setattr(ast, "parse", lambda source, *args, **kwargs: parsed.append(len(source)) or parse(
+        source, *args, **kwargs))
+    exercise = catalog.find("3")
+    released = SOLUTIONS.parent / "exercises"
+    shutil.copyfile(released / "notebooks" / f"{exercise.stem}.ipynb", tmp_path / f"{exercise.stem}.ipynb")
+    shutil.copyfile(released / exercise.file_name, tmp_path / exercise.file_name)  # the stub as released
+    for k in range(8):
+        (tmp_path / "old" / f"v{k}").mkdir(parents=True)
+        (tmp_path / "old" / f"v{k}" / exercise.file_name).write_text("x = 1\n" * (files.MAX_SOURCE_BYTES // 7))
+    order = submission.candidates(exercise, tmp_path, nested=True)
+    assert order[-1] == tmp_path / exercise.file_name and order[-2].suffix == ".ipynb"  # the stub after the notebook
+    assert len(parsed) <= submission.STUB_CHECKS and max(parsed) <= submission.STUB_BYTES, parsed

@@ -18,7 +18,7 @@ from grader import catalog
 from grader.course import notebooks
 from grader.grading import runner
 from grader.cli.main import main
-from grader.grading.submission import Found, SubmissionError, notebook_code, python_source
+from grader.grading.submission import Found, SubmissionError, candidates, notebook_code, python_source
 from grader.grading.settings import Settings
 
 NOTEBOOKS = EXERCISES / "notebooks"
@@ -584,6 +584,16 @@ def test_a_notebooks_file_name_is_never_code(tmp_path):
     (exercise,) = json.loads(result.output)["exercises"]
     assert result.exit_code == 1 and exercise["score"] == 0, result.output
     assert any("not implemented yet" in test["message"] for test in exercise["tests"])
+
+
+def test_a_notebook_whose_name_holds_a_newline_is_found_as_any_other(tmp_path):
+    """Round 77's a06: `exercise9_x\n.ipynb` matched no name (a regular expression's `.` stops at a newline):
+    neither graded nor named, where `exercise9_x\r.ipynb` was."""
+    for name in ("exercise3_x\n.ipynb", "exercise3_x\r.ipynb"):
+        folder = tmp_path / ascii(name).strip("'")
+        folder.mkdir()
+        shutil.copyfile(NOTEBOOKS / "exercise3_scaling.ipynb", folder / name)
+        assert [path.name for path in candidates(EX3, folder)] == [name]
 
 
 def test_code_from_history_keeps_the_imports_and_helpers_the_code_reads():

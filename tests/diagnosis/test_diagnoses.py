@@ -387,7 +387,7 @@ def test_every_misconception_is_in_the_corpus():
         "cache-dtype-ignored", "head-at-the-threshold", "epsilon-in-divisor", "parameters-differ",
         "kept-from-an-earlier-call", "cache-len-from-values", "tiled-holds-whole-matrix", "cost-one-product",
         "cost-multiply-adds", "crossover-one-linear-term", "returns-an-input", "gradient-scaled", "state-dict-extra",
-        "tiled-keys-not-in-blocks", "online-softmax-not-in-blocks"}
+        "tiled-keys-not-in-blocks", "online-softmax-not-in-blocks", "repeated-tokens-rules"}
 
 
 @pytest.mark.parametrize("entry", CORPUS, ids=lambda entry: entry.id)
@@ -508,8 +508,8 @@ def test_nan_and_inf_say_where_and_why():
         "1 where the sum is 0)")
     got = want.float().clone()
     got[0, 1, 2] = float("nan")
-    assert "first in row [0, 1] at column 2: NaN comes from 0/0, inf/inf or inf - inf: did e^x overflow" in \
-        failure(check_close, got, want, what="weights")
+    assert "first in row [0, 1] at column 2: NaN comes from 0/0, inf/inf, inf - inf or 0 × inf: did e^x overflow" \
+        in failure(check_close, got, want, what="weights")
     got = want.float().clone()
     got[0, 0, 0] = float("inf")
     assert failure(check_close, got, want, what="y") == (
@@ -629,3 +629,11 @@ def test_a_line_the_student_process_rewrote_is_shown_as_the_file_holds_it(grade)
     assert "at line 53, in softmax (`return (e / total.masked_fill(total == 0, 1.0)).float()" in \
         " ".join(diagnosis["message"].split())
     assert "41/41" not in diagnosis["message"] and "\n" not in diagnosis["message"]
+
+
+def test_a_mistake_made_in_one_of_two_functions_that_share_a_step_is_named(grade):
+    """Round 79's m62: online_softmax rescaled by e^(m_new - m_old), its -inf max shifted by 0, and tiled_attention
+    right: the catalogue's variants made the mistake in both, which tiled_attention's passed calls contradict; they
+    are made in each function alone too (`Reference.online_exponentials`, `tiled_exponentials`)."""
+    (path,) = (ROOT / "tests" / "unseen" / "round79" / "m62_online_rescale_inverted" / "sub").glob("*.py")
+    assert [d["id"] for d in graded(grade, 10, path).diagnoses] == ["online-rescale-inverted"]

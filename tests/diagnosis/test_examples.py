@@ -170,6 +170,7 @@ def test_a_mask_example_draws_both_pictures(grade):
     L = example["sizes"]["L"]
     assert picture["expected"] == [[int(j <= i) for j in range(L)] for i in range(L)]
     assert picture["got"] == [[int(j >= i) for j in range(L)] for i in range(L)]  # the upper triangle
+    assert "expected =" not in example["text"] and "expected and yours" in example["text"]  # drawn once (round 80)
 
 
 def test_the_example_is_smaller_than_the_failing_tests_sizes(grade):
@@ -241,10 +242,12 @@ def mutant_example(grade, launcher, tmp_path, misconception):
 
 def test_a_mistake_that_only_crashes_gets_the_smallest_call_that_raises_so(grade, launcher, tmp_path):
     """x @ w.T raises on every call whose weights are not square: the example is the smallest such call,
-    with the student's error as their answer."""
+    with the student's error as their answer. It raised before returning any of q, k and v, so each is
+    expected, and no one of them is labelled theirs (round 74's m01 read "yours (q) = raises")."""
     example = mutant_example(grade, launcher, tmp_path, "projection-transposed")
     assert example["raises"] == "RuntimeError"
-    assert "raises RuntimeError" in example["text"] and "expected" in example["text"]
+    assert all(f"expected ({name}) =" in example["text"] for name in "qkv"), example["text"]
+    assert "yours = raises RuntimeError" in example["text"] and "yours (" not in example["text"], example["text"]
 
 
 def test_a_list_of_patterns_is_cut_layer_by_layer(grade, launcher, tmp_path):

@@ -280,9 +280,13 @@ MEMORY_RULE = "test_tiled_attention_never_holds_the_whole_matrix"
     # draws a row, then each step one more than the last
     ("exercise9", "round71/a01_ex9_state_hash", "test_repeated_tokens_cover_the_vocabulary"),
     ("exercise9", "round75/a03_token_stride", "test_repeated_tokens_cover_the_vocabulary"),
+    # round 77: each row's runs of three counted on from one draw: every run alike often, each fixing the next
+    ("exercise9", "round77/a01_period3_tokens", "test_repeated_tokens_cover_the_vocabulary"),
+    # round 81: 11 tokens drawn a row, each of the 5 others the sum of two of them: every pair alike often
+    ("exercise9", "round81/a01_linear_tokens", "test_repeated_tokens_cover_the_vocabulary"),
 ])
 def test_rule_breakers_that_reach_nothing_lose_the_rule_points(grade, exercise, attack, rule):
-    """Rounds 32 to 75 got past the probe without reaching anything; each file loses the rule it broke."""
+    """Rounds 32 to 81 got past the probe without reaching anything; each file loses the rule it broke."""
     (path,) = (ATTACKS / attack / "sub").glob("*.py")
     result = grade(exercise, path=path)
     assert rule in failed_tests(result), failures(result)

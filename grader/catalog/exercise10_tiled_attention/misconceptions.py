@@ -14,6 +14,18 @@ def _kept_after_masked_block(reference, block, m_old, m_new):
     return reference.exp(old - shift), reference.exp(block - shift)
 
 
+# the rescale factor upside down, e^(m_new - m_old), in one function or both: unguarded (e^(+inf) on the first
+# block), the first block's factor guarded to 0, or its -inf max shifted by 0 as the running max is
+_INVERTED_RESCALES = (
+    lambda self, block, m_old, m_new: (self.exp(self.exponent_shift(m_new) - m_old),
+                                       self.exp(block - self.exponent_shift(m_new))),
+    lambda self, block, m_old, m_new: (
+        torch.where(torch.isneginf(m_old), torch.zeros_like(m_old), self.exp(m_new - m_old)),
+        self.exp(block - self.exponent_shift(m_new))),
+    lambda self, block, m_old, m_new: (self.exp(self.exponent_shift(m_new) - self.exponent_shift(m_old)),
+                                       self.exp(block - self.exponent_shift(m_new))),
+)
+
 # causes the suites' messages name themselves (no value shows them), and level 1 of their hint ladder
 COST_NOT_INT = "cost-not-whole"
 COST_ONE_PRODUCT = "cost-one-product"
@@ -115,13 +127,8 @@ MISCONCEPTIONS = (
         "Your rescaling factor is upside down: what was summed with e^(s - m_old) becomes e^(s - m_new) when "
         "multiplied by e^(m_old - m_new), which is at most 1, not by e^(m_new - m_old), which grows it (and, "
         "unguarded, is e^(+inf) = inf on the first block, where m_old = -inf): see " + COST,
-        ({"block_exponentials": lambda self, block, m_old, m_new: (
-            self.exp(self.exponent_shift(m_new) - m_old), self.exp(block - self.exponent_shift(m_new))),
-          "exp": student_exp},
-         {"block_exponentials": lambda self, block, m_old, m_new: (  # with the first block's factor guarded: 0
-             torch.where(torch.isneginf(m_old), torch.zeros_like(m_old), self.exp(m_new - m_old)),
-             self.exp(block - self.exponent_shift(m_new))),
-          "exp": student_exp}),
+        tuple({step: inverted, "exp": student_exp} for inverted in _INVERTED_RESCALES
+              for step in ("block_exponentials", "online_exponentials", "tiled_exponentials")),
         {10: [(SOLUTION_ONLINE_SUM, SOLUTION_ONLINE_SUM.replace("torch.exp(m - shift)", "torch.exp(shift - m)")),
               ("        rescale = torch.exp(m - shift)", "        rescale = torch.exp(shift - m)")]},
         principle="When the running max rises, everything summed so far was measured against the old max and must "

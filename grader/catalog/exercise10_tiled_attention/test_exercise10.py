@@ -24,8 +24,9 @@ from grader.catalog.exercise5_softmax.misconceptions import NAN_GRADIENT
 from grader.catalog.exercise10_tiled_attention.misconceptions import (COST_MULTIPLY_ADDS, COST_NOT_INT, COST_ONE_PRODUCT,
                                                                     CROSSOVER_ONE_TERM, KEYS_NOT_BLOCKED,
                                                                     ONLINE_NOT_BLOCKED, WHOLE_MATRIX)
-from grader.grading.testkit import (as64, cases, check_call, check_device_kept, check_grads, check_inputs_kept,
-                                    check_result, dims, failing_call, measure_call, randn, watched_calls)
+from grader.grading.testkit import (UNFORESEEN, as64, cases, check_call, check_device_kept, check_grads,
+                                    check_inputs_kept, check_result, dims, failing_call, measure_call, randn,
+                                    watched_calls)
 
 DTYPES = [torch.float32, torch.float64]
 
@@ -74,7 +75,8 @@ EMPTY_ROW_HINT = ("a block with no finite score must add nothing, and a row with
 NO_KEY_HINT = ("with more queries than keys, the first L_q - L_k queries (positions before the first key) see no key "
                "at all: their output must be zeros, not NaN (shift by 0 while the running max is -inf, divide by 1 "
                "where the sum is 0)")
-OVERFLOW_HINT = "e^x overflowed: shift every exponent by the running max, e^(s - m), never e^s"
+OVERFLOW_HINT = ("e^x overflowed: no exponent may be above 0: shift each term by the running max, e^(s - m), never "
+                 "e^s, and rescale the running values by e^(m_old - m_new), never by its inverse")
 
 
 # -- the cost ------------------------------------------------------------------------------------
@@ -112,7 +114,12 @@ def _factor(got, expected):
 
 @pytest.mark.parametrize("case", cases(SIZES, "cost"))
 def test_attention_cost(student, case):
-    L, d_model = dims(SIZES[f"cost[{case}]"], "L", "d_model")
+    """The case's sizes, then sizes drawn anew at each grading (UNFORESEEN): a count, not a table of the cases."""
+    _check_cost(student, *dims(SIZES[f"cost[{case}]"], "L", "d_model"))
+    _check_cost(student, UNFORESEEN.randrange(2, 1 << 17), UNFORESEEN.randrange(8, 1 << 13, 8))
+
+
+def _check_cost(student, L, d_model):
     what = f"attention_cost({L}, {d_model})"
     got = student.attention_cost(L, d_model)
     expected = ref.attention_cost(L, d_model)
@@ -142,7 +149,8 @@ def test_attention_cost(student, case):
 
 @pytest.mark.points(2)
 def test_crossover_length(student):
-    for d_model in (768, 4096, 10):  # GPT-2 small, a d = 4096 model, a toy
+    # GPT-2 small, a d = 4096 model, a toy, and a width drawn anew at each grading (UNFORESEEN)
+    for d_model in (768, 4096, 10, UNFORESEEN.randrange(2, 1 << 14)):
         what = f"crossover_length({d_model})"
         got = student.crossover_length(d_model)
         expected = ref.crossover_length(d_model)

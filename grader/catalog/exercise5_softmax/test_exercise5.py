@@ -51,7 +51,8 @@ SIZES = {
     "gradients_padding": dict(B=(3, 2), L_q=4, L_k=6, d_k=5, d_v=7, lengths=[5, 0, 3]),
 }
 SDPA = "scaled_dot_product_attention"
-STABLE_HINT = "e^x overflowed to inf and inf / inf is NaN: subtract each slice's max before torch.exp"
+STABLE_HINT = ("e^x overflowed to inf and inf / inf is NaN: subtract each slice's max before torch.exp, so that no "
+               "exponent is above 0 (the max, not another value of the slice)")
 EMPTY_SLICE_HINT = ("is that slice entirely -inf? It must give zeros, not 0/0 = NaN: shift by 0 where the "
                     "max is -inf, and divide by 1 where the sum is 0")
 

@@ -10,6 +10,7 @@ from grader.grading.compare import Mismatch, describe, dtype_text, plural, summa
 from grader.sandbox.judge import StudentError
 from grader.grading.testkit import (
     NO_GRADIENT,
+    UNFORESEEN,
     Made,
     Tracked,
     as64,
@@ -202,6 +203,8 @@ def check_bytes(student, *args, what, **kwargs):
 def test_kv_cache_bytes_llama2_7b(student):
     check_bytes(student, *dims(SIZES["bytes[llama2-7b]"], "n_layers", "n_kv_heads", "d_head", "seq_len"),
                 what="kv_cache_bytes(32, 32, 128, 4096) (Llama-2 7B, 4,096 tokens in fp16: 2 GiB)")
+    drawn = [UNFORESEEN.randrange(1, 1 << 10) for _ in range(4)]  # anew at each grading: a count, not a table
+    check_bytes(student, *drawn, what=f"kv_cache_bytes({', '.join(map(str, drawn))})")
 
 
 @pytest.mark.parametrize("case", ["llama2-70b-gqa", "batch-of-32", "fp32"])  # 70B: GQA with 8 KV heads
@@ -213,6 +216,9 @@ def test_kv_cache_bytes_cases(student, case):
     call.update({"bytes_per_value": size["bytes_per_value"]} if size["bytes_per_value"] != 2 else {})
     text = ", ".join(f"{k}={v}" for k, v in call.items())
     check_bytes(student, what=f"kv_cache_bytes({text})", **call)
+    drawn = {name: UNFORESEEN.randrange(1, 1 << 7) for name in call}  # anew at each grading (below 2^53 bytes)
+    drawn.update({"bytes_per_value": UNFORESEEN.choice((1, 4, 8))} if "bytes_per_value" in call else {})
+    check_bytes(student, what=f"kv_cache_bytes({', '.join(f'{k}={v}' for k, v in drawn.items())})", **drawn)
 
 
 # -- KVCache --------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ give the same heads, but for the threshold test's heads scoring exactly 0.5 agai
 of 0.5 (a float holds 0.5 exactly): the stub says a head counts when its score is strictly above.
 """
 
+import itertools
+
 import pytest
 import torch
 
@@ -19,7 +21,7 @@ from grader.catalog.exercise9_head_patterns.misconceptions import (AT_THE_THRESH
                                                                  TOKEN_DTYPE, TOKEN_RULES)
 from grader.grading.compare import Mismatch, check_unchanged, describe, picture_cells, shape_text
 from grader.sandbox.judge import StudentError, printable
-from grader.grading.testkit import (KEPT_FROM_A_CALL, Raised, as64, bounded, check_call, check_device_kept,
+from grader.grading.testkit import (KEPT_FROM_A_CALL, UNFORESEEN, Raised, as64, bounded, check_call, check_device_kept,
                                     check_inputs_kept, dims, failing_call, passed)
 
 KINDS = ("previous_token", "induction")
@@ -28,11 +30,14 @@ KINDS = ("previous_token", "induction")
 # tests/catalog/test_sizes.py holds every case to the rule.
 UNIFORM_CHI_SQUARE = 30.0  # 3 degrees of freedom (tokens_uniform's 4 ids): a fair draw fails it once in a million
 UNIFORM_RUNS_CHI_SQUARE = 131.0  # 63 (its 64 runs of three ids): a fair draw fails it once in a million too
+# 15 and 63 degrees of freedom (the 16 pairs, 64 triples of ids at two, three places of a row): over its 120 pairs
+# and 560 triples of places, a fair draw fails once in two million, and once in eight million
+UNIFORM_PAIRS_CHI_SQUARE, UNIFORM_TRIPLES_CHI_SQUARE = 70.0, 160.0
 
 SIZES = {
     "tokens": dict(B=3, seq_len=5, vocab_size=11),
     "tokens_vocab": dict(B=64, seq_len=6, vocab_size=4),
-    "tokens_uniform": dict(B=256, seq_len=16, vocab_size=4),  # draws enough that a skewed id shows, not chance
+    "tokens_uniform": dict(B=1024, seq_len=16, vocab_size=4),  # draws enough that a skewed id shows, not chance
     "previous": dict(B=2, n_heads=5, seq_len=6, L=12),
     "induction": dict(B=3, n_heads=4, seq_len=7, L=14),
     "find": dict(B=2, n_layers=3, n_heads=4, seq_len=5, L=10),
@@ -254,6 +259,36 @@ def test_repeated_tokens_cover_the_vocabulary(student, rng):
                        f"{int(counts.sum())}, where random draws make each about as likely as any other (about "
                        f"{expected:.0f} each): draw every token, torch.randint(vocab_size, (batch, seq_len), "
                        "generator=generator)", cause=TOKEN_RULES, call=call)
+    _check_independent(tokens[:, :seq_len], vocab, what, call)
+
+
+def _check_independent(first, vocab, what, call):
+    """What comes at some places of a row tells nothing of another: each pair and each triple of places as likely
+    to hold any ids as any others, and no two rows of `first` (B, seq_len) alike, where random draws make each
+    new (round 77's a01 counted each run of three on from one draw a row: every run alike often, each fixing the
+    next; round 81's a01 drew 11 tokens a row and made each of the 5 others the sum of two of them)."""
+    B, seq_len = first.shape
+    for size, bound in ((2, UNIFORM_PAIRS_CHI_SQUARE), (3, UNIFORM_TRIPLES_CHI_SQUARE)):
+        for places in itertools.combinations(range(seq_len), size):
+            cells = sum(first[:, place] * vocab ** (size - 1 - n) for n, place in enumerate(places))
+            counts = torch.bincount(cells, minlength=vocab ** size).double()
+            spread, expected = _chi_square(counts)
+            if spread > bound:
+                most = ", ".join(str(int(counts.argmax()) // vocab ** (size - 1 - n) % vocab) for n in range(size))
+                *given, last = places
+                kind = ("pairs", "triples")[size - 2]
+                raise Mismatch(f"in {what} token {last} of a row follows from token{'s' * (size > 2)} "
+                               f"{' and '.join(map(str, given))}: of the {vocab ** size} {kind} of ids they could "
+                               f"hold, {int((counts > 0).sum())} came, ({most}) in "
+                               f"{int(counts.max())} rows of {B}, where random draws make each about as likely as "
+                               f"any other (about {expected:.0f} rows each): draw every token independently, "
+                               "torch.randint(vocab_size, (batch, seq_len), generator=generator)", cause=TOKEN_RULES,
+                               call=call)
+    rows = len(set(map(tuple, first.tolist())))
+    if rows < B - 1:  # of vocab^seq_len kinds, random rows repeat once in 8,000 gradings, twice almost never
+        raise Mismatch(f"in {what} only {rows} of the {B} rows differ, where random draws of {seq_len} tokens "
+                       f"from {vocab} ids ({vocab ** seq_len:,} possible rows) make each new: draw every token, "
+                       "torch.randint(vocab_size, (batch, seq_len), generator=generator)", cause=TOKEN_RULES, call=call)
 
 
 def _chi_square(counts):
@@ -377,8 +412,38 @@ def _expect_value_error(student, name, pattern, args, why):
 
 
 def check_heads(student, patterns, *, what, **kwargs):
-    """The student's find_heads(patterns, **kwargs) against the oracle's: both keys, (layer, head) tuples
-    of ints in (layer, head) order. A missed or extra head is drawn."""
+    """The student's find_heads(patterns, **kwargs) against the oracle's (`_check_heads`), then on the same
+    heads, their layers and heads in an order drawn anew at each grading (UNFORESEEN) and the weight no score
+    reads spread anew (`_moved`): the answer follows the heads, where a table of the answers the suite's
+    messages print does not (round 77's a03), nor one that finds each head again in the call before
+    (round 81's a02, by torch.equal)."""
+    _check_heads(student, patterns, what=what, **kwargs)
+    generator = torch.Generator().manual_seed(UNFORESEEN.getrandbits(62))
+    layers = UNFORESEEN.sample(patterns, len(patterns))
+    reordered = [_moved(pattern, generator)[:, UNFORESEEN.sample(range(pattern.size(1)), pattern.size(1))]
+                 for pattern in layers]
+    _check_heads(student, reordered, what=f"{what}, its layers and heads in an order drawn anew at each grading",
+                 **kwargs)
+
+
+def _moved(pattern, generator):
+    """The pattern (B, H, L, L) with each row's weight outside the cells a score reads spread anew, at random, over
+    those cells (its total kept): the scores are the same to the bit, the values no earlier call's."""
+    L = pattern.size(-1)
+    seq_len, rows = L // 2, torch.arange(L)
+    read = torch.zeros(L, L, dtype=torch.bool)
+    read[rows[1:], rows[1:] - 1] = True  # previous_token_score's cells, key i - 1
+    read[rows[seq_len:], rows[seq_len:] - seq_len + 1] = True  # induction_score's, key i - seq_len + 1
+    free = torch.ones(L, L, dtype=torch.bool).tril() & ~read  # (L, L) the other keys a query may read
+    weights = pattern.cpu().double()  # (B, H, L, L); float32 -> float64 -> float32 is exact
+    spread = torch.rand(weights.shape, generator=generator, dtype=torch.float64) * free
+    spread = spread / spread.sum(-1, keepdim=True).clamp(min=1e-300) * (weights * free).sum(-1, keepdim=True)
+    return torch.where(free, spread, weights).to(device=pattern.device, dtype=pattern.dtype)
+
+
+def _check_heads(student, patterns, *, what, **kwargs):
+    """find_heads(patterns, **kwargs) against the oracle's: both keys, (layer, head) tuples of ints in (layer,
+    head) order. A missed or extra head is drawn."""
     got = student.run("find_heads", patterns, **kwargs)["value"]
     expected = oracle.find_heads(as64(patterns), **kwargs)
     call = {"target": "find_heads", "args": (patterns,), "kwargs": kwargs, "got": got}
