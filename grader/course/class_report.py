@@ -130,13 +130,13 @@ class Identities:
         # whole words (`_bounded`), in any case, but for a name Python's own names or the stubs' share (Max, Len,
         # Scores): capitalised only, so that code stays code (round 80: dev@… made `device=device`
         # "[name]ice=[name]ice"; round 82's a01: a student registered as "Scale Scores" blanked those words)
-        python = {name.lower() for name in (*dir(builtins), *keyword.kwlist,  # and the stubs' names, and their words
-                                            *(word for text in code for word in re.findall(r"[^\W\d]\w*", text)),
-                                            *(word for text in code for word in re.findall(r"[^\W\d_]+", text)))}
-        capitalised = {form for s in self.secrets if s.lower() in python for form in (s.capitalize(), s.upper())}
-        self._patterns = [re.compile("|".join(map(_bounded, words)), flags)
-                          for words, flags in (([s for s in self.secrets if s.lower() not in python], re.IGNORECASE),
-                                               (sorted(capitalised, key=len, reverse=True), 0)) if words]
+        names = [name for text in code for name in re.findall(r"[^\W\d]\w*", text)]  # the stubs' names, their parts
+        code_words = {word.lower() for word in (*dir(builtins), *keyword.kwlist, *names,
+                                                *(part for name in names for part in name.split("_")))}
+        capitalised = {form for s in self.secrets if s.lower() in code_words for form in (s.capitalize(), s.upper())}
+        anywhere = [s for s in self.secrets if s.lower() not in code_words]
+        self._patterns = [re.compile("|".join(map(_bounded, words)), flags) for words, flags in
+                          ((anywhere, re.IGNORECASE), (sorted(capitalised, key=len, reverse=True), 0)) if words]
 
     def scrub(self, text):
         """`text` with every name, email, id and folder name of the class (and any email) replaced."""
@@ -283,7 +283,7 @@ def _exercise_stats(exercise, graded, who):
         entry, submitted = exercise_entries(record).get(exercise.id, (None, False))
         if not submitted:
             continue
-        if untouched((test["status"], test.get("message", "")) for test in entry["tests"]):
+        if _as_released(entry):
             as_released += 1
             continue
         top = max(top, entry["max_score"])
@@ -341,6 +341,11 @@ def _ranked(shows, graded, who, submissions, stubs):
     return ranked
 
 
+def _as_released(entry):
+    """Whether an exercise of a report is the stub as released, handed back: every test met NotImplementedError."""
+    return untouched((test["status"], test.get("message", "")) for test in entry["tests"])
+
+
 def _stuck(graded, shows, who):
     first = [exercise.id for exercise in catalog.EXERCISES[:STUCK_FIRST]]
     stuck = []
@@ -348,8 +353,7 @@ def _stuck(graded, shows, who):
         entries = exercise_entries(record)
         reasons = []
         if all(entries.get(e, ({"score": 0},))[0]["score"] == 0 for e in first):
-            begun = [e for e in first if e in entries and entries[e][1] and not untouched(
-                (test["status"], test.get("message", "")) for test in entries[e][0]["tests"])]
+            begun = [e for e in first if e in entries and entries[e][1] and not _as_released(entries[e][0])]
             reasons.append(f"0 points on {' and '.join(first)}" if begun else  # round 80: not "0 points" for a stub
                            f"not started: {' and '.join(first)} handed back as released, or not at all")
         for key, where in sorted(shows[name].items()):

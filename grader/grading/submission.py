@@ -265,7 +265,7 @@ def misnamed(exercise, found):
     """The regular files of a `listing` whose names are near the exercise's own but not it (exercise3.py,
     Exercise3_Scaling.py, exercise3_scaling.py.txt), where the exercise has no file: worth naming, so that
     the student renames theirs (round 80: "no exercise3_scaling.py", exercise3.py beside it)."""
-    if candidates(exercise, found.folder, found=found):
+    if any(_names(exercise, path.name) for path in found.files):
         return []
     near = re.compile(rf"exercise_?0*{exercise.number}(?!\d)|{re.escape(exercise.stem)}", re.IGNORECASE)
     return sorted(path for path in found.files if near.match(path.name))
