@@ -1,7 +1,10 @@
 """Shared fixtures: grade a submission in-process, with one sandbox launcher for the session."""
 
+import fcntl
 import hashlib
 import json
+import os
+import pickle
 import shutil
 import textwrap
 from dataclasses import dataclass
@@ -95,8 +98,38 @@ CORPUS_TIME_LIMIT = 120.0
 EXAMPLE_SECONDS = 60.0
 
 
+@pytest.fixture(scope="session")
+def across_workers(tmp_path_factory):
+    """A folder that every pytest-xdist worker of this run shares, or None in a run without workers: where a
+    result one worker computed waits for the others (the corpus's gradings, looked at by several test files
+    that may run on different workers)."""
+    worker, run = os.environ.get("PYTEST_XDIST_WORKER"), os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    own = tmp_path_factory.getbasetemp()
+    if not (worker and run) or own.name != f"popen-{worker}":  # a pytest that a worker started inherits its variables
+        return None
+    folder = own.parent / f"across-workers-{run}"  # in the run's own temporary folder
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def computed_once(folder, key, compute):
+    """compute(), unless a worker sharing `folder` (`across_workers`) computed it for `key` already: then its
+    pickled value. Each key's computation runs in one worker at a time, and is saved whole before another reads."""
+    if folder is None:
+        return compute()
+    name = hashlib.sha256(repr(key).encode()).hexdigest()
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        saved = folder / f"{name}.pickle"
+        if saved.exists():
+            return pickle.loads(saved.read_bytes())
+        value = compute()
+        saved.write_bytes(pickle.dumps(value))
+        return value
+
+
 @pytest.fixture
-def grade(launcher, tmp_path):
+def grade(launcher, tmp_path, across_workers):
     """grade(exercise, source=None, path=None, **options) -> the ExerciseResult.
 
     `source`: the text of the student's file (dedented); `path`: an existing file to grade.
@@ -121,6 +154,7 @@ def grade(launcher, tmp_path):
         report = runner.grade([exercise], Settings(submission=folder, **options), launcher=launcher)
         return report.exercises[0]
 
+    run.across_workers = across_workers
     return run
 
 

@@ -32,7 +32,7 @@ from grader.reports import gradescope as gradescope_results
 from grader.grading.results import clean_text
 from grader.grading.settings import COURSE_FILE, DEFAULTS, RUN_MARGIN, Settings, overrun
 from grader.grading.submission import (NOTEBOOK_SUFFIX, SubmissionError, candidates, find_file, is_notebook, listing,
-                                       misnamed, notebook_owner, wrong_exercise)
+                                       misnamed, notebook_owner, written_notebook_below, wrong_exercise)
 
 FIRST, LAST = catalog.EXERCISES[0], catalog.EXERCISES[-1]
 NUMBERS = f"{FIRST.number}–{LAST.number}"  # "1–8"
@@ -139,9 +139,25 @@ COURSE = SharedOption("--course", "policy", type=CourseFile(), envvar="LUMEN_COU
                       show_default=f"$LUMEN_COURSE, else ./{COURSE_FILE} where there is one",
                       help="The course file (TOML): the hint levels shown, before and after the due date, and "
                            "whether the tier and hidden checks are.")
-HINTS = SharedOption("--hints", type=click.Choice([ladder.ALL]),
+class OneWord(click.Choice):
+    """An option that takes one word, whose error says what the option does (round 80: `--hint 2` got
+    Click's "'2' is not 'next'", with no word of how the levels go)."""
+
+    def __init__(self, word, meaning):
+        super().__init__([word])
+        self.meaning = meaning
+
+    def convert(self, value, param, ctx):
+        if value == self.choices[0]:
+            return value
+        self.fail(f"{value!r}: write {param.opts[0]} {self.choices[0]}, which {self.meaning}", param, ctx)
+
+
+LEVELS = "the levels climb one at a time; --hints all shows every level the course allows now"
+HINTS = SharedOption("--hints", type=OneWord(ladder.ALL, "shows every level of each mistake's hint ladder that the "
+                                                      "course allows now"),
                      help="Show every level of each mistake's hint ladder that the course allows now.")
-HINT = SharedOption("--hint", type=click.Choice([ladder.NEXT]),
+HINT = SharedOption("--hint", type=OneWord(ladder.NEXT, f"climbs each mistake's hint ladder one level ({LEVELS})"),
                     help="Climb each mistake's hint ladder one level now (as `lumen-grade hint EXERCISE`).")
 
 
@@ -288,6 +304,7 @@ def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color,
         verdict, versions, hint=hint, hints=hints)
     if hint and not any(result.diagnoses for result in verdict.exercises):
         notes.append("no mistake was diagnosed: there is no hint to climb to")
+    notes += _work_not_graded(verdict, options)
     for note in notes:
         click.echo(note, err=True)
     color, width = text_style(no_color) if output is None else (False, 80)
@@ -302,6 +319,32 @@ def run_grading(exercises, *, fmt, output, hidden_visibility, verbose, no_color,
         _write_report(output, rendered)
         click.echo(f"{_points(verdict)}: wrote the {fmt} report to {output}")
     click.get_current_context().exit(0 if verdict.passed else 1)
+
+
+def _work_not_graded(verdict, options):
+    """For each exercise graded from its untouched .py stub, the student's work it passed over, and what to do: a
+    file named nearly as the exercise beside it (round 86: exercise2.py), or a notebook of it written in a folder
+    below (round 80 did exercise 5 in exercises/notebooks/ and ran `lumen-grade 5`)."""
+    if options.notebook is not None:
+        return []
+    notes = []
+    for result in verdict.exercises:
+        if is_notebook(result.file) or not report.untouched((test.status, test.message) for test in result.tests):
+            continue
+        exercise = catalog.find(result.id)
+        try:
+            near = misnamed(exercise, listing(options.submission))
+        except SubmissionError:  # too large to look through
+            near = []
+        stub = f"{exercise.id}: {exercise.file_name} is still the stub"
+        if near:
+            notes.append(f"{stub}, and {clean_text(near[0].name, newlines=False)} is there: name it "
+                         f"{exercise.file_name}")
+        elif (written := written_notebook_below(exercise, options.submission)) is not None:
+            shown = clean_text(os.path.relpath(written, options.submission), newlines=False)
+            notes.append(f"{stub}, and your notebook {shown} is not graded by this command: "
+                         f"{clean_text(_grade_file_command(exercise, written), newlines=False)}")
+    return notes
 
 
 STILL_GRADING = 10.0  # seconds of a grading after which a terminal is told it goes on
@@ -529,6 +572,9 @@ def unknown_exercise(name, commands=()):
     valid = [exercise.id for exercise in catalog.EXERCISES] + list(commands)
     close = difflib.get_close_matches(str(name).lower(), valid, n=1, cutoff=0.5)
     message = f"unknown exercise{' or command' if commands else ''} {name!r}"
+    if number := re.fullmatch(r"(?:exercise)?0*(\d+)", str(name).lower()):  # exercise11: no typo of exercise1
+        close = []                                                             # (round 80)
+        message += f" (there is no exercise {number[1]}: they are numbered {NUMBERS})"
     owner = _file_owner(name)
     command = owner and _grade_file_command(owner, Path(name))
     if command:
@@ -894,8 +940,9 @@ def batch_command(submissions_dir, out, feedback, class_report, stubs, **setting
     """Grade every student folder in SUBMISSIONS_DIR (.py files or notebooks, at any depth), in
     parallel, into a CSV gradebook. Run it again to resume where it stopped.
 
-    Exit codes: 0 every student has a row, 1 the grader failed on some student (status error),
-    2 a usage error, 130 interrupted (the gradebook holds the students finished).
+    Exit codes: 0 every student has a row, 1 a row is an error (the grader failed on a student, or a
+    roster row several folders claim), 2 a usage error, 130 interrupted (the gradebook holds the
+    students finished).
     """
     if out.suffix.lower() != ".csv":
         raise click.UsageError(f"--out {out}: name a .csv file (the JSON reports go in a folder beside it)")
@@ -908,6 +955,12 @@ def batch_command(submissions_dir, out, feedback, class_report, stubs, **setting
     if class_report and feedback and os.path.abspath(feedback) == os.path.abspath(out.parent):  # round 82's a06
         raise click.UsageError(f"--feedback {feedback} is where --class-report writes (beside {out.name}): a student "
                                "named class-report would have one page for both; give the pages a folder of their own")
+    for option, path in (("--out", out), ("--feedback", feedback)):
+        if path is not None and batch.inside(path, submissions_dir):  # round 83's a15: a student named grades
+            raise click.UsageError(
+                f"{option} {path} is inside the class folder {submissions_dir}, where a student's folder of the same "
+                f"name would be read as the grader's own (the reports of --out go in {batch.reports_folder(out).name}/ "
+                "beside it): write outside the class folder, e.g. --out ../grades.csv")
     if settings["device"] == "cuda":
         from grader.grading import runner  # imports torch
 
@@ -915,10 +968,14 @@ def batch_command(submissions_dir, out, feedback, class_report, stubs, **setting
             runner.resolve_devices("cuda")
         except runner.DeviceUnavailable as error:
             raise click.UsageError(str(error)) from None
-    everyone = batch.students(submissions_dir, out)
+    everyone = batch.students(submissions_dir)
     if not everyone:
         raise click.UsageError(f"no student folders in {submissions_dir}: give the folder that holds one "
                                "sub-folder per student")
+    if _one_students_folder(submissions_dir, everyone):
+        click.echo(f"warning: {submissions_dir} looks like one student's folder (it holds exercise files, or only "
+                   f"{DEFAULTS.submission}/): batch grades each folder in it as a student; give the folder that holds "
+                   "one folder per student", err=True)
     if settings["roster"]:
         _check_roster(settings["roster"], [student.name for student in everyone])
     try:
@@ -928,6 +985,10 @@ def batch_command(submissions_dir, out, feedback, class_report, stubs, **setting
         click.echo(f"interrupted: {stop.done} of {stop.total} students are in {out}; run the same "
                    "command again to grade the rest", err=True)
         click.get_current_context().exit(130)
+    except OSError as error:  # a full disk (round 83's a11): no traceback, and what to do
+        raise click.ClickException(f"cannot write the gradebook or a student's record beside {out} ({error}): "
+                                   "the students recorded so far are kept; make room and run the same command "
+                                   "again") from None
     if feedback:
         _write_feedback(feedback, records)
     if class_report:
@@ -936,7 +997,23 @@ def batch_command(submissions_dir, out, feedback, class_report, stubs, **setting
     shard = f" (shard {settings['shard'][0]}/{settings['shard'][1]})" if settings["shard"] else ""
     click.echo(f"{_gradebook_counts(records, settings['roster'])} in {out}{shard}; "
                f"reports in {batch.reports_folder(out)}/" + _not_on_roster(records, settings["roster"], out))
-    click.get_current_context().exit(1 if any(r["status"] == "error" for r in records.values()) else 0)
+    click.get_current_context().exit(1 if _error_rows(records, settings["roster"]) else 0)
+
+
+def _error_rows(records, roster):
+    """Whether a row of the gradebook is an error: a student the grader failed on, or a roster row that several
+    folders claim or whose folder is on several rows (round 84's a08: exit 0 beside such a row)."""
+    return any(record["status"] == "error" for _, record in classbook.gradebook_records(records, roster))
+
+
+def _one_students_folder(folder, everyone):
+    """Whether the class folder given to batch looks like one student's (round 86 gave `submissions/20260001`, and
+    batch graded a student named `exercises`): exercise files in it, or `exercises/` its only folder."""
+    try:
+        files_here = any(find_file(exercise, folder) for exercise in catalog.EXERCISES)
+    except SubmissionError:  # too large to look through: no guess
+        files_here = False
+    return files_here or [student.name for student in everyone] == [Path(DEFAULTS.submission).name]
 
 
 def _gradebook_counts(records, roster):
@@ -964,7 +1041,10 @@ def _check_roster(roster, names, incomplete=False):
     for student, folders in matching.claimed.items():
         click.echo(f"warning: {len(folders)} folders claim student {student} ({', '.join(folders)}): their row is "
                    "an error until one is renamed; each is graded under its own name", err=True)
-    absent = len(roster) - len(matching.matched) - len(matching.claimed)
+    for folder, students in dict(matching.shared.values()).items():
+        click.echo(f"warning: the folder {folder} is named after {len(students)} roster rows ({', '.join(students)}): "
+                   "their rows are errors until the roster tells them apart", err=True)
+    absent = len(roster) - len(matching.matched) - len(matching.claimed) - len(matching.shared)
     if absent:
         click.echo(f"{absent} rostered student(s) without a submission"
                    f"{' in the shards given (the missing ones may hold some)' if incomplete else ''}: status "
@@ -995,7 +1075,8 @@ def merge_command(shard_outputs, out, roster, feedback):
     settings or on different devices. Students a shard did not finish, and shards not given, are
     listed as missing.
 
-    Exit codes: 0 complete, 1 written but students are missing, 2 refused (nothing written)."""
+    Exit codes: 0 complete, 1 written but students are missing or a row is an error, 2 refused (nothing
+    written)."""
     if out.suffix.lower() != ".csv":
         raise click.UsageError(f"--out {out}: name a .csv file (the JSON reports go in a folder beside it)")
     try:
@@ -1008,7 +1089,7 @@ def merge_command(shard_outputs, out, roster, feedback):
     reports.mkdir(parents=True, exist_ok=True)
     for name, record in merged.records.items():
         files.write_replacing(reports / f"{name}.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    files.write_replacing(out, classbook.gradebook_csv(merged.records, roster))
+    files.write_replacing(out, classbook.gradebook_csv(merged.records, roster, shards_left_out=bool(merged.left_out)))
     if feedback:
         _write_feedback(feedback, merged.records)
     for line in merged.missing:
@@ -1016,7 +1097,7 @@ def merge_command(shard_outputs, out, roster, feedback):
     click.echo(f"merged {len(merged.shards)} shard(s): {_gradebook_counts(merged.records, roster)} in {out}"
                + (f"; {len(merged.missing)} missing (listed above)" if merged.missing else "")
                + _not_on_roster(merged.records, roster, out))
-    click.get_current_context().exit(1 if merged.missing else 0)
+    click.get_current_context().exit(1 if merged.missing or _error_rows(merged.records, roster) else 0)
 
 
 # -- instructors: the class report -----------------------------------------------------------------

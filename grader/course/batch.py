@@ -91,13 +91,18 @@ def reports_folder(out):
     return Path(out).with_suffix("")
 
 
-def students(submissions, out):
-    """The Students of a class folder, by name; hidden folders and our reports left out. A link to
-    a folder is listed too, so that its row says it was not graded through it (`_Job`)."""
-    reports = reports_folder(out).resolve()
+def inside(path, folder):
+    """Whether `path` is `folder` or lies in it: a batch writes nothing in the class folder, where a student's
+    folder could bear the name of its reports (round 83's a15: a student named `grades` had their planted
+    records read as classmates' grades)."""
+    return Path(os.path.abspath(path)).resolve().is_relative_to(Path(folder).resolve())
+
+
+def students(submissions):
+    """The Students of a class folder, by name; hidden folders left out. A link to a folder is listed
+    too, so that its row says it was not graded through it (`_Job`)."""
     return sorted((Student(classbook.student_name(path.name), path) for path in Path(submissions).iterdir()
-                   if path.is_dir() and not path.name.startswith(".") and path.resolve() != reports),
-                  key=lambda student: student.name)
+                   if path.is_dir() and not path.name.startswith(".")), key=lambda student: student.name)
 
 
 def run(submissions, out, settings, progress=lambda line: None):
@@ -109,7 +114,7 @@ def run(submissions, out, settings, progress=lambda line: None):
     out = Path(out)
     reports = reports_folder(out)
     reports.mkdir(parents=True, exist_ok=True)
-    everyone = classbook.select(students(submissions, out), settings.shard)
+    everyone = classbook.select(students(submissions), settings.shard)
     if settings.shard:
         classbook.write_manifest(reports, settings.shard, everyone, {
             "seed": settings.seed, "device": settings.device, "timeout": settings.timeout,
@@ -301,6 +306,9 @@ def course_option(policy):
     return [] if policy is None or policy.source is None else ["--course", str(Path(policy.source).resolve())]
 
 
+GROWN_CHARS = 2000  # the length a string of a report may grow to where the student's names replace the staged ones
+
+
 def as_in_folder(report, student, staging, staged):
     """The report with every file named as the student knows it, relative to their folder: the
     grader graded the copies `staged` into `staging` (a temporary folder), which is no name of theirs
@@ -314,11 +322,15 @@ def as_in_folder(report, student, staging, staged):
 
 
 def _replaced(value, names):
-    """`value` (JSON) with each key of `names` in its strings replaced by its value, longest first."""
+    """`value` (JSON) with each key of `names` in its strings replaced by its value, longest first; a string that
+    grows is cut at twice its length, or GROWN_CHARS (a message repeating a staged name 60 times, each made a path
+    of thousands of characters, made a record of 43 MB: round 83's a02)."""
     if isinstance(value, str):
+        replaced = value
         for old in sorted(names, key=len, reverse=True):
-            value = value.replace(old, names[old])
-        return value
+            replaced = replaced.replace(old, names[old])
+        most = max(2 * len(value), GROWN_CHARS)
+        return replaced if len(replaced) <= most else replaced[:most - 1] + "…"
     if isinstance(value, list):
         return [_replaced(item, names) for item in value]
     if isinstance(value, dict):

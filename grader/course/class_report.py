@@ -33,6 +33,7 @@ import os
 import re
 import statistics
 import tokenize
+import unicodedata
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -54,6 +55,7 @@ RECAP = 3  # misconceptions in the lecture recap
 TOP_TESTS = 5  # tests listed per exercise
 BINS = 10  # histogram bins of the score, as a share of the exercise's points
 EXAMPLE_LINES = 12  # at most this many lines in an anonymised example
+EXAMPLE_SOURCE_LINES = 5000  # the longest file an example is looked for in (an exercise's answer has a few hundred)
 FAILED = ("failed", "error", "timeout")
 _SEE = re.compile(r"see '([^']+)'")
 _WHERE = re.compile(r"^(?:(?:[\w.]+\(\.\.\.\)|len\(cache\))(?:, )?)+: ")  # "split_heads(...), merge_heads(...): "
@@ -126,7 +128,7 @@ class Identities:
                             *entry.name.split()}
         for folder in folders:
             self.label.setdefault(folder, folder)
-        self.secrets = sorted((s for s in secrets if len(s) >= 3), key=len, reverse=True)
+        self.secrets = sorted({unicodedata.normalize("NFC", s) for s in secrets if len(s) >= 3}, key=len, reverse=True)
         # whole words (`_bounded`), in any case, but for a name Python's own names or the stubs' share (Max, Len,
         # Scores): capitalised only, so that code stays code (round 80: dev@… made `device=device`
         # "[name]ice=[name]ice"; round 82's a01: a student registered as "Scale Scores" blanked those words)
@@ -139,8 +141,9 @@ class Identities:
                           ((anywhere, re.IGNORECASE), (sorted(capitalised, key=len, reverse=True), 0)) if words]
 
     def scrub(self, text):
-        """`text` with every name, email, id and folder name of the class (and any email) replaced."""
-        text = _EMAIL.sub(REDACTED, text)
+        """`text` with every name, email, id and folder name of the class (and any email) replaced; accents as one
+        character each (NFC), so that a name written with combining accents is the name (round 84's a02)."""
+        text = _EMAIL.sub(REDACTED, unicodedata.normalize("NFC", text))
         for pattern in self._patterns:
             text = pattern.sub(REDACTED, text)
         return text
@@ -258,7 +261,7 @@ def build(records, *, roster=None, names=False, unreadable=(), submissions=None,
     if similarity:
         sources = None if submissions is None else (
             class_files({name: student_folder(submissions, name) for name in graded}),
-            stub_texts)
+            {e.id: released_code(stubs, e) for e in catalog.EXERCISES} if stubs is not None else {})
         summary["similarity"] = leads.find(graded, shows, who, sources)
     return summary
 
@@ -333,7 +336,7 @@ def _ranked(shows, graded, who, submissions, stubs):
                        "share": len(entry["students"]) / len(graded) if graded else 0.0,
                        "exercises": [{"id": e, "students": n} for e, n in
                                      sorted(entry["exercises"].items(), key=lambda i: catalog.find(i[0]).number)],
-                       "failing_call": calls[0] if calls else None,
+                       "failing_call": who.scrub(calls[0]) if calls else None,  # it may quote the student's values
                        "students_with_it": [who.label[name] for name in entry["students"]], "example": None})
     for item in ranked[:TOP_EXAMPLES]:
         if submissions is not None and stubs is not None:
@@ -365,14 +368,14 @@ def _stuck(graded, shows, who):
 
 
 def _errors(records, unreadable, who):
-    errors = [{"student": who.label[name], "reason": why} for name, why in unreadable]
-    for name, record in records.items():
+    errors = [{"student": who.label[name], "reason": who.scrub(why)} for name, why in unreadable]
+    for name, record in records.items():  # a reason may quote the student's code or files: scrubbed of names
         if record["status"] in ("error", "timeout"):
-            errors.append({"student": who.label[name], "reason": f"{record['status']}: {record['message']}"})
+            errors.append({"student": who.label[name], "reason": who.scrub(f"{record['status']}: {record['message']}")})
         elif record["status"] == "graded":
             for entry, submitted in exercise_entries(record).values():
                 if submitted and entry["error"]:
-                    errors.append({"student": who.label[name], "reason": f"{entry['id']}: {entry['error']}"})
+                    errors.append({"student": who.label[name], "reason": who.scrub(f"{entry['id']}: {entry['error']}")})
     return sorted(errors, key=lambda e: (e["student"], e["reason"]))
 
 
@@ -384,7 +387,7 @@ def _held(graded, who):
         for entry, submitted in exercise_entries(record).values():
             where = next(filter(None, (held_where(test["message"]) for test in entry["tests"])), None)
             if submitted and where is not None:
-                held.append({"student": who.label[name], "exercise": entry["id"], "where": where})
+                held.append({"student": who.label[name], "exercise": entry["id"], "where": who.scrub(where)})
     return sorted(held, key=lambda h: (h["student"], catalog.find(h["exercise"]).number))
 
 
@@ -461,6 +464,19 @@ def class_files(folders):
             for exercise in catalog.EXERCISES}
 
 
+def released_code(stubs, exercise):
+    """All the code the release gives for `exercise`, either of which a student may hand back as it is: its stub and
+    its notebook's code cells (round 86: two students who handed in the released notebook were a lead of "100% of
+    their own code in common"); None where there is neither."""
+    texts = [stub_source(stubs, exercise)]
+    try:
+        texts.append(submission.notebook_code(Path(stubs, "notebooks", exercise.stem + submission.NOTEBOOK_SUFFIX),
+                                              exercise))
+    except submission.SubmissionError:
+        pass
+    return "\n\n".join(text for text in texts if text) or None
+
+
 def stub_source(stubs, exercise):
     try:
         return Path(stubs, exercise.file_name).read_text(encoding="utf-8")
@@ -511,8 +527,8 @@ def _example(key, shows, who, submissions, stubs):
         for exercise_id in shows[name].get(key, {}):
             exercise = catalog.find(exercise_id)
             source, stub = student_source(student_folder(submissions, name), exercise), stub_source(stubs, exercise)
-            if source is None or stub is None:
-                continue
+            if source is None or stub is None or source.count("\n") > EXAMPLE_SOURCE_LINES:
+                continue  # round 84's a10: a file of 2 million lines cost a minute of the class report
             lines = anonymised_example(source, stub, who)
             if lines and (best is None or len(lines) < len(best["lines"])):
                 best = {"exercise": exercise_id, "lines": lines[:EXAMPLE_LINES], "cut": len(lines) > EXAMPLE_LINES}

@@ -23,11 +23,11 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import catalog
-from grader.grading.results import clean_text
+from grader.grading.results import clean_text, held_where
 from grader.reports import safe_cell, schema
 from grader.sandbox import files
 
@@ -167,12 +167,12 @@ def read_roster(path):
     reader = csv.DictReader(io.StringIO(text))
     headers = {(name or "").strip().lower(): name for name in reader.fieldnames or []}
     columns = {}
-    for field, accepted in ROSTER_HEADERS.items():
+    for column, accepted in ROSTER_HEADERS.items():
         found = next((headers[name] for name in accepted if name in headers), None)
         if found is None:
-            raise ClassbookError(f"the roster {path} has no {field} column: its header row must name "
+            raise ClassbookError(f"the roster {path} has no {column} column: its header row must name "
                                  f"student_id, name and email (it has: {', '.join(reader.fieldnames or [])})")
-        columns[field] = found
+        columns[column] = found
     roster, seen = [], {}
     for number, row in enumerate(reader, start=2):
         entry = Rostered(*(clean_text(row.get(columns[field]) or "", newlines=False).strip()  # no terminal codes,
@@ -200,6 +200,7 @@ class Matching:
     unknown: list
     claimed: dict
     by: str
+    shared: dict = field(default_factory=dict)  # {student id: (a folder on that row and others, those rows' ids)}
 
     def left_out(self):
         """The folders no row shows: unknown ones and the claims no row took."""
@@ -222,20 +223,34 @@ def match_roster(roster, names):
                 keyed[kind].setdefault(key, []).append(entry)
 
     def rows(kind, name):
-        return keyed[kind].get(name.lower() if kind == "email" else name, [])
+        if kind != "email":
+            return keyed[kind].get(name, [])
+        found = keyed[kind].get(name.lower(), [])
+        exact = [entry for entry in found if entry.email == name]  # ALICE@… registered beside alice@… (round
+        return exact if len(found) > 1 and len(exact) == 1 else found  # 83's a07): each folder its own row
 
     names = sorted(names)
     by = max(ROSTER_KEYS, key=lambda kind: (sum(len(rows(kind, name)) == 1 for name in names),
                                             -ROSTER_KEYS.index(kind)))
-    claims, unknown = {}, []
+    claims, unknown, shared = {}, [], {}
     for name in names:
         found = rows(by, name)
         if len(found) == 1:
             claims.setdefault(found[0].student_id, []).append(name)
         else:
             unknown.append(name)
+            shared.update({entry.student_id: (name, [row.student_id for row in found]) for entry in found})
     return Matching({student: folders[0] for student, folders in claims.items() if len(folders) == 1}, unknown,
-                    {student: folders for student, folders in claims.items() if len(folders) > 1}, by)
+                    {student: folders for student, folders in claims.items() if len(folders) > 1}, by,
+                    {student: folder for student, folder in shared.items() if student not in claims})
+
+
+def shared_record(folder, students):
+    """The row of each student whose folder's name is on several roster rows, `students` (two registered the same
+    email): an error that says so, no points; the instructor corrects the roster (it said "no submission")."""
+    return {"student": folder, "status": "error", "seconds": 0.0, "files": [], "report": None,
+            "message": f"the folder {folder!r} is named after {len(students)} roster rows ({', '.join(students)}): "
+                       "graded, but on no row until the roster tells them apart"}
 
 
 def claimed_record(folders):
@@ -275,6 +290,10 @@ def row(record, full=None):
             values["percent"] = f"{100 * report['score'] / report['max_score']:.1f}"
         values["tier"] = "; ".join(f"{exercise['id']}: {exercise['tier']['name']}" for exercise in exercises
                                    if (exercise.get("tier") or {}).get("ratio") is not None)  # measured ones
+        held = [exercise["id"] for exercise in exercises
+                if any(held_where(test.get("message", "")) for test in exercise.get("tests", ()))]
+        if held and not values["message"]:  # not a plain 0 (round 86): a person's review is due
+            values["message"] = f"held for review: {', '.join(held)}"
     else:  # every row has the class's maximum, the grader's failure (error) included
         if full:
             values["max_score"] = _points(sum(full.values()))
@@ -289,16 +308,23 @@ def missing_record(student):
             "files": [], "report": None}
 
 
+def unmerged_record(student):
+    """A rostered student in none of the shards a merge was given, while some were not given: maybe in those."""
+    return {**pending_record(student), "message": "in none of the shards given: merge every shard's output"}
+
+
 def pending_record(student):
     """A student `batch` has a folder of but has not graded yet (it was stopped, or is still running)."""
     return {"student": student, "status": PENDING, "message": "run the same batch command again to grade",
             "seconds": 0.0, "files": [], "report": None}
 
 
-def gradebook_csv(records, roster=None, pending=()):
+def gradebook_csv(records, roster=None, pending=(), shards_left_out=False):
     """The CSV text of the gradebook: a row per student, sorted by name, or with a roster, a row per
     rostered student in the roster's order (a missing one: status missing, 0 of the full points; one of
-    the folders `pending` not graded yet: status "not graded yet", never missing: round 80).
+    the folders `pending` not graded yet: status "not graded yet", never missing: round 80; with
+    `shards_left_out`, a merge without every shard, each rostered student in none of those given is not
+    graded yet either: round 86 saw a student of a shard left out as "missing, no submission").
     Every cell is `safe_cell`."""
     full = full_points(records)
     text = io.StringIO()
@@ -309,7 +335,9 @@ def gradebook_csv(records, roster=None, pending=()):
     def write(values):
         writer.writerow({column: safe_cell(value) for column, value in values.items()})
 
-    for entry, record in gradebook_records({**{name: pending_record(name) for name in pending}, **records}, roster):
+    absent = unmerged_record if shards_left_out else missing_record
+    for entry, record in gradebook_records({**{name: pending_record(name) for name in pending}, **records}, roster,
+                                           absent):
         values = row(record, full)
         if entry is not None:
             values.update(student_id=entry.student_id, name=entry.name, email=entry.email, student=record["student"])
@@ -317,16 +345,19 @@ def gradebook_csv(records, roster=None, pending=()):
     return text.getvalue()
 
 
-def gradebook_records(records, roster=None):
+def gradebook_records(records, roster=None, absent=None):
     """[(roster entry or None, record)]: the gradebook's rows in its order. Without a roster, every
-    record, by name; with one, a row per rostered student (a `missing_record` for one without a
-    folder, a `claimed_record` for one several folders claim), and no row for a folder on no roster row."""
+    record, by name; with one, a row per rostered student (`absent`, by default a `missing_record`, for one
+    without a folder, a `claimed_record` for one several folders claim), and no row for a folder on no roster
+    row."""
+    absent = absent or missing_record
     if roster is None:
         return [(None, records[name]) for name in sorted(records)]
     matching = match_roster(roster, records)
     return [(entry, records[matching.matched[entry.student_id]] if entry.student_id in matching.matched else
              claimed_record(matching.claimed[entry.student_id]) if entry.student_id in matching.claimed else
-             missing_record("")) for entry in roster]
+             shared_record(*matching.shared[entry.student_id]) if entry.student_id in matching.shared else
+             absent("")) for entry in roster]
 
 
 # -- merging shard outputs -------------------------------------------------------------------------
@@ -370,6 +401,7 @@ class Merged:
     records: dict  # student -> record
     missing: list  # students a shard was given but did not grade, and shards not given at all
     shards: list  # (K, N) of the outputs read
+    left_out: list = field(default_factory=list)  # (K, N) of the shards whose output was not given
 
 
 def shard_output(path):
@@ -427,6 +459,6 @@ def merge(paths):
     if len(counts) > 1:
         raise ClassbookError(f"the outputs split the class in different ways (N = {sorted(counts)})")
     (count,) = counts or {0}
-    missing += [f"shard {index}/{count} (no output given: its students are missing)"
-                for index in range(count) if (index, count) not in shards]
-    return Merged(records, missing, sorted(shards))
+    left_out = [(index, count) for index in range(count) if (index, count) not in shards]
+    missing += [f"shard {index}/{count} (no output given: its students are missing)" for index, count in left_out]
+    return Merged(records, missing, sorted(shards), left_out)

@@ -200,7 +200,7 @@ def stage(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS):
     notes = []
     for exercise in exercises:
         sources, ignored, refusal = staged.get(exercise, Staged({}, []))
-        others = f" (ignored: {', '.join(submitted_name(tree, path) for path in ignored)})" if ignored else ""
+        others = f" (ignored: {listed(submitted_name(tree, path) for path in ignored)})" if ignored else ""
         notes += [f"{exercise.id}: {refusal}{others}" if refusal else f"{exercise.id}: graded {submitted_name(tree, source)}{others}"
                   for source in sources.values()]
     return staged, notes + not_file_notes(tree, found, exercises)
@@ -210,13 +210,22 @@ def not_file_notes(tree, found, exercises):
     """A line for each entry of the `listing` of `tree` that bears an exercise's name but is not a
     file (a link, a pipe, a device), or is a file named nearly as an exercise that has none, so was not
     graded, and for each folder that could not be read, so was not searched: the student learns why."""
-    return [f"{exercise.id}: not graded {submitted_name(tree, path)}: it is {submission.kind_of(path)}, not a file"
-            for exercise in exercises for path in submission.not_files(exercise, found)] + [
-        f"{exercise.id}: not graded {submitted_name(tree, path)}: name it "
-        f"{exercise.stem + path.suffix if path.suffix == submission.NOTEBOOK_SUFFIX else exercise.file_name}"
-        for exercise in exercises for path in submission.misnamed(exercise, found)] + [
-        f"not searched: the folder {submitted_name(tree, path) if path != Path(tree) else '.'} could not be read"
-        for path in found.unreadable]
+    notes = []
+    for exercise in exercises:
+        ungraded = f"{exercise.id}: not graded"
+        notes += _at_most([f"{ungraded} {submitted_name(tree, path)}: it is {submission.kind_of(path)}, not a file"
+                           for path in submission.not_files(exercise, found)], ungraded)
+        notes += _at_most([f"{ungraded} {submitted_name(tree, path)}: name it "
+                           f"{exercise.stem + path.suffix if submission.is_notebook(path) else exercise.file_name}"
+                           for path in submission.misnamed(exercise, found)], ungraded)
+    return notes + _at_most([f"not searched: the folder {submitted_name(tree, path) if path != Path(tree) else '.'} "
+                             "could not be read" for path in found.unreadable], "not searched")
+
+
+def _at_most(notes, what):
+    """The first NAMES_LISTED of `notes`, then one line for the rest ('exercise3: not graded: 5995 more like those')."""
+    rest = len(notes) - NAMES_LISTED
+    return notes[:NAMES_LISTED] + ([f"{what}: {rest} more like those"] if rest > 0 else [])
 
 
 class Staged(NamedTuple):
@@ -265,9 +274,27 @@ def stage_files(tree, dest, exercises=catalog.EXERCISES, limits=DEFAULTS, found=
     return staged
 
 
+# the most characters of a file's name, and the most files of one kind, that a report, a note or a gradebook cell
+# names: an upload of thousands of copies under a path of thousands of characters made a record of 45 MB and a
+# gradebook cell of 22 MB from a few kilobytes zipped (round 83's a02 to a05)
+NAME_CHARS, NAMES_LISTED = 160, 5
+
+
 def submitted_name(tree, path):
-    """A file of a student's upload as they know it: its path relative to the upload's folder."""
-    return clean_text(Path(path).relative_to(tree).as_posix())
+    """A file of a student's upload as they know it: its path relative to the upload's folder, cut in the middle
+    past NAME_CHARS characters (the file's own name kept at its end)."""
+    name = clean_text(Path(path).relative_to(tree).as_posix(), newlines=False)
+    if len(name) <= NAME_CHARS:
+        return name
+    half = NAME_CHARS // 2
+    return f"{name[:half - 1]}…{name[-half:]}"
+
+
+def listed(names):
+    """The first NAMES_LISTED of `names`, and how many more: 'a, b, c, d, e and 5995 more'."""
+    names = list(names)
+    more = f" and {len(names) - NAMES_LISTED} more" if len(names) > NAMES_LISTED else ""
+    return ", ".join(names[:NAMES_LISTED]) + more
 
 
 def graded_notes(folder, staged, verdict):
@@ -285,7 +312,7 @@ def graded_notes(folder, staged, verdict):
         if refusal:  # the file chosen was not staged: why, and the other copies
             line, others = f"{exercise.id}: {refusal}", ignored
         if others:
-            line += f" (not graded: {', '.join(submitted_name(folder, path) for path in others)})"
+            line += f" (not graded: {listed(submitted_name(folder, path) for path in others)})"
         notes.append(line)
     return notes
 
@@ -301,8 +328,10 @@ def as_submitted(folder, staged, exercise):
                          "upload it under exactly this name"}
     sources, ignored, refusal = staged[exercise]
     graded, *others = sources.values()
+    others = [*others, *ignored]
+    more = [f"… and {len(others) - NAMES_LISTED} more"] if len(others) > NAMES_LISTED else []
     return {"file": submitted_name(folder, graded),
-            "ignored": [submitted_name(folder, path) for path in [*others, *ignored]],
+            "ignored": [submitted_name(folder, path) for path in others[:NAMES_LISTED]] + more,
             **({"error": refusal, "handed_in": True} if refusal else {})}
 
 

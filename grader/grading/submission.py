@@ -222,8 +222,16 @@ def _still_the_stub(exercise, path):
     kept the stubs and bound its own functions to their names); False where it cannot be read or parsed, or
     is larger than any stub (STUB_BYTES)."""
     try:
-        tree = ast.parse(files.read_regular(path, STUB_BYTES, follow=False).decode("utf-8"))
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return is_the_stub(exercise, files.read_regular(path, STUB_BYTES, follow=False).decode("utf-8"))
+    except (OSError, ValueError):
+        return False
+
+
+def is_the_stub(exercise, source):
+    """Whether the Python `source` is the exercise's stub as released (see `_still_the_stub`)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     defined = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                and node.name in exercise.names]
@@ -263,12 +271,42 @@ def not_files(exercise, found):
 
 def misnamed(exercise, found):
     """The regular files of a `listing` whose names are near the exercise's own but not it (exercise3.py,
-    Exercise3_Scaling.py, exercise3_scaling.py.txt), where the exercise has no file: worth naming, so that
-    the student renames theirs (round 80: "no exercise3_scaling.py", exercise3.py beside it)."""
-    if any(_names(exercise, path.name) for path in found.files):
+    Exercise3_Scaling.py, exercise3_scaling.py.txt), where the exercise has no file, or only its stubs as
+    released: worth naming, so that the student renames theirs (round 80: "no exercise3_scaling.py",
+    exercise3.py beside it; round 86: exercise2.py beside the released notebook, which was graded)."""
+    named = [path for path in found.files if _names(exercise, path.name)]
+    if len(named) > STUB_CHECKS or not all(_released(exercise, path) for path in named):
         return []
     near = re.compile(rf"exercise_?0*{exercise.number}(?!\d)|{re.escape(exercise.stem)}", re.IGNORECASE)
-    return sorted(path for path in found.files if near.match(path.name))
+    return sorted(path for path in found.files if near.match(path.name) and path not in named)
+
+
+def _released(exercise, path):
+    """Whether the exercise's file at `path` is its stub or its notebook as released (read only where it is
+    small enough to be one: see `_still_the_stub`)."""
+    if not is_notebook(path):
+        return _still_the_stub(exercise, path)
+    try:
+        return os.lstat(path).st_size <= 4 * STUB_BYTES and is_the_stub(exercise, notebook_code(path, exercise))
+    except (OSError, SubmissionError):
+        return False
+
+
+def written_notebook_below(exercise, folder):
+    """A notebook of the exercise, in a folder below `folder`, that is no longer the released stub, or None:
+    worth naming where the .py file graded is the untouched stub (round 80 worked in exercises/notebooks/ and
+    ran `lumen-grade 5`, which graded exercises/exercise5_softmax.py)."""
+    try:
+        found = candidates(exercise, folder, nested=True)
+    except SubmissionError:  # a folder too large to look through
+        return None
+    for path in found:
+        try:
+            if is_notebook(path) and not is_the_stub(exercise, notebook_code(path, exercise)):
+                return path
+        except SubmissionError:  # a notebook that cannot be read is not pointed to
+            continue
+    return None
 
 
 def kind_of(path):

@@ -41,8 +41,9 @@ SEQUENTIAL = ("#f7fbff", "#c6dbef", "#6baed6", "#2171b5", "#08306b")  # weights:
 DIVERGING = ("#2166ac", "#92c5de", "#f7f7f7", "#f4a582", "#b2182b")  # yours − expected: RdBu, − to +
 
 
-def render(report, *, student=None, status=None, message=None):
-    """The page for a JSON report (None: the student has no report; `status` and `message` say why)."""
+def render(report, *, student=None, status=None, message=None, files=()):
+    """The page for a JSON report (None: the student has no report; `status` and `message` say why); `files`: batch's
+    lines on the student's files, which it graded and which not, and why (round 86: a misnamed file, never named)."""
     title = f"Lumen attention kit — feedback for {student}" if student else "Lumen attention kit — feedback"
     body = [f"<h1>{escape(title)}</h1>"]
     if report is None:
@@ -50,6 +51,8 @@ def render(report, *, student=None, status=None, message=None):
         body.append(f'<p class="message">{escape(message or "no report")}</p>')
     else:
         body += _summary(report)
+        if files:
+            body.append('<ul class="files">' + "".join(f"<li>{escape(line)}</li>" for line in files) + "</ul>")
         for exercise in report["exercises"]:
             body += _exercise(exercise)
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -61,7 +64,7 @@ def render(report, *, student=None, status=None, message=None):
 def render_record(record):
     """The page of a batch record (grades/STUDENT.json)."""
     return render(record.get("report"), student=record["student"], status=record["status"],
-                  message=record.get("message"))
+                  message=record.get("message"), files=record.get("files", ()))
 
 
 def _points(value):

@@ -92,6 +92,7 @@ class Session:
         sys.path[:] = [p for p in sys.path if p not in ("", ".", folder, os.getcwd())]
         self.guard = rules.Guard(tuple(forbidden), path, ctypes=ctypes)
         self.guard.install()
+        torch.compile = _eager_compile
         self.path = os.path.abspath(path)
         linecache.cache[self.path] = (len(source), None, source.splitlines(True), self.path)  # for tracebacks
         code = compile(source, self.path, "exec", dont_inherit=True)
@@ -732,6 +733,13 @@ class _SockFprog(ctypes.Structure):
 
 _CLASS_KEYS = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__firstlineno__",
                          "__static_attributes__"})  # what every class body holds
+
+
+def _eager_compile(model=None, **options):
+    """torch.compile in the child: the function itself, run as it is written. Compiled, it was traced through
+    the grader's own modes and probes, and an honest softmax gave wrong values (round 83's a08: 32/41); the
+    grader judges what the code computes, and its speed against the reference's, uncompiled alike."""
+    return model if model is not None else (lambda function: function)
 
 
 def _refuse_tensor_subclasses(path):

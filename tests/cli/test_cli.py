@@ -109,6 +109,50 @@ def test_a_misnamed_file_is_named_with_the_name_to_give_it(tmp_path):
                                       f"{nested / 'hw' / 'week3'}") in unwrapped(result.output), result.output
 
 
+def test_a_notebook_written_below_the_untouched_stub_is_pointed_to(tmp_path):
+    """Round 80: exercise 5 done in exercises/notebooks/, then `lumen-grade 5`, which graded the stub .py beside
+    it: "not implemented yet" and no word of the notebook. A notebook still the stub is not pointed to."""
+    folder = tmp_path / "exercises"
+    shutil.copytree(EXERCISES, folder)
+    result = invoke("5", "--submission", folder, "--device", "cpu", "--no-perf")
+    assert result.exit_code == 1 and "still the stub" not in result.output, result.output
+    notebook = folder / "notebooks" / "exercise5_softmax.ipynb"
+    cells = json.loads(notebook.read_text())
+    stub = next(cell for cell in cells["cells"]
+                if cell["cell_type"] == "code" and "NotImplementedError" in "".join(cell["source"]))
+    stub["source"] = (SOLUTIONS / "exercise5_softmax.py").read_text()
+    notebook.write_text(json.dumps(cells))
+    result = invoke("5", "--submission", folder, "--device", "cpu", "--no-perf")
+    assert result.exit_code == 1 and (
+        "exercise5: exercise5_softmax.py is still the stub, and your notebook notebooks/exercise5_softmax.ipynb is "
+        f"not graded by this command: lumen-grade exercise5 --notebook {notebook}") in unwrapped(result.output)
+    result = invoke("5", "--notebook", notebook, "--device", "cpu", "--no-perf")
+    assert result.exit_code == 0 and "still the stub" not in result.output, result.output
+
+
+def test_a_file_named_nearly_as_the_exercise_beside_its_stub_is_named_everywhere(tmp_path):
+    """Round 86: exercise2.py beside the released notebook (batch graded the notebook, Gradescope too) or beside
+    the released stub (`lumen-grade 2`) was named nowhere: each says the name to give it, and the page shows it."""
+    from grader.course import gradescope
+    from grader.grading import submission
+    from grader.reports import html
+
+    (tmp_path / "exercise2.py").write_text((SOLUTIONS / "exercise2_scoring.py").read_text())
+    shutil.copyfile(EXERCISES / "notebooks" / "exercise2_scoring.ipynb", tmp_path / "exercise2_scoring.ipynb")
+    found = submission.listing(tmp_path, nested=True)
+    notes = gradescope.not_file_notes(tmp_path, found, [catalog.find("exercise2")])
+    assert notes == ["exercise2: not graded exercise2.py: name it exercise2_scoring.py"]
+    page = html.render({"score": 0, "max_score": 17, "device": "cpu", "seed": 0, "exercises": []}, files=notes)
+    assert "<li>exercise2: not graded exercise2.py: name it exercise2_scoring.py</li>" in page
+    (tmp_path / "exercise2_scoring.ipynb").unlink()
+    shutil.copyfile(EXERCISES / "exercise2_scoring.py", tmp_path / "exercise2_scoring.py")
+    result = invoke("2", "--submission", tmp_path, "--device", "cpu", "--no-perf")
+    assert "exercise2: exercise2_scoring.py is still the stub, and exercise2.py is there: name it " \
+        "exercise2_scoring.py" in unwrapped(result.output), result.output
+    (tmp_path / "exercise2_scoring.py").write_text((SOLUTIONS / "exercise2_scoring.py").read_text())  # written
+    assert submission.misnamed(catalog.find("exercise2"), submission.listing(tmp_path)) == []
+
+
 def test_two_exercises_at_once_say_how_to_grade_more_than_one():
     result = invoke("3", "4")  # round 80: Click's "Got unexpected extra argument (4)" alone
     assert result.exit_code == 2 and "grade one exercise at a time (lumen-grade exercise3), or every one: lumen-grade " \
@@ -148,11 +192,27 @@ def test_unknown_exercise_is_a_usage_error_listing_the_valid_ones(name):
     assert "commands: all, " in result.output and "list" in result.output
 
 
-@pytest.mark.parametrize("name, closest", [(f"{LAST.id}0", LAST.id), ("exercse3", "exercise3"),
-                                           ("wacth", "watch")])
+@pytest.mark.parametrize("name", [f"{LAST.id}1", f"{LAST.number + 1}", f"{LAST.id}0"])
+def test_a_number_beyond_the_last_exercise_is_no_typo(name):
+    """Round 80: `lumen-grade exercise11` was asked "did you mean exercise1?"."""
+    said = unwrapped(CliRunner().invoke(main, [name]).output)
+    assert f"(there is no exercise {int(name.removeprefix('exercise'))}: they are numbered {FIRST.number}–" \
+        f"{LAST.number})" in said and "did you mean" not in said, said
+
+
+@pytest.mark.parametrize("name, closest", [("exercse3", "exercise3"), ("wacth", "watch"), ("exercise_3", "exercise3")])
 def test_an_unknown_name_suggests_the_closest(name, closest):
     result = CliRunner(env={"COLUMNS": "200"}).invoke(main, [name])
     assert f"(did you mean {closest}?)" in result.output
+
+
+@pytest.mark.parametrize("option, word", [("--hint", "next"), ("--hints", "all")])
+def test_a_hint_option_given_another_word_says_what_its_word_does(option, word):
+    """Round 80: `--hint 2` got Click's "'2' is not 'next'" alone."""
+    result = invoke("3", option, "2")
+    said = unwrapped(result.output)
+    assert result.exit_code == 2 and f"'2': write {option} {word}, which " in said, said
+    assert option == "--hints" or "the levels climb one at a time; --hints all shows every level" in said
 
 
 @pytest.mark.parametrize("columns", [80, 60])

@@ -25,7 +25,8 @@ def test_the_two_commands_come_first():
 
 def test_the_quick_start_is_short_and_has_what_a_laptop_needs():
     quick = section("Students: quick start")
-    assert len(quick.strip().splitlines()) <= 80
+    prose = [line for line in quick.strip().splitlines() if not line.startswith("|")]  # the exercises' table grows
+    assert len(prose) <= 70  # with each exercise an instructor adds (round 86 added one: 81 lines of 80)
     assert "python3 -m venv" in quick  # Debian and Ubuntu have no `python` (round 80)
     assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in quick
     for command in ("lumen-grade exercise3", "lumen-grade watch exercise3", "lumen-grade exercise3 -v"):

@@ -292,3 +292,26 @@ def test_the_gradebook_is_rebuilt_from_the_reports_with_measured_tiers(tmp_path)
     assert (row["exercise3"], row["exercise5"], row["exercise1"]) == ("19", "0", "")
     assert (row["total"], row["max_score"], row["tier"]) == ("19", "21", "exercise3: on par")
     assert row["containment"] == "kernel"
+
+
+def test_a_gradebook_that_cannot_be_written_is_an_error_without_a_traceback(tmp_path, monkeypatch):
+    """Round 83's a11: a full disk ended batch with an OSError's traceback; it says what to do now."""
+    from grader.course import batch
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    (tmp_path / "class" / "ann").mkdir(parents=True)
+    monkeypatch.setattr(batch, "run", full)
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out" / "g.csv")])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "No space left on device): the students recorded so far are kept; make room and run the same command " \
+        "again" in unwrapped(result.output)
+
+
+def test_one_students_folder_given_as_the_class_is_warned_of(tmp_path):
+    """Round 86: `batch submissions/20260001` graded a student named `exercises`, with no word."""
+    (tmp_path / "s1" / "exercises").mkdir(parents=True)
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "s1"), "--out", str(tmp_path / "out" / "g.csv"),
+                                       "--no-perf"])
+    assert f"warning: {tmp_path / 's1'} looks like one student's folder" in unwrapped(result.output), result.output

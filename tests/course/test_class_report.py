@@ -289,6 +289,21 @@ def test_similarity_lists_the_near_copies_first_and_not_a_pair_sharing_only_the_
     assert evidence["exercise"] == "exercise5" and all(evidence["lines"])
 
 
+@pytest.mark.skipif(not similarity.available(), reason="copydetect (the similarity extra) is not installed")
+def test_two_students_who_handed_in_the_released_notebooks_are_no_lead(tmp_path):
+    """Round 86: two students who handed back the released notebooks were a lead of "100% of their own code in
+    common": the notebooks' code is the release's too, and counts as the stubs do."""
+    for name in ("nb_a", "nb_b"):
+        shutil.copytree(ROOT / "exercises" / "notebooks", tmp_path / name)
+    who = class_report.Identities(["nb_a", "nb_b"])
+    files = class_report.class_files({name: tmp_path / name for name in ("nb_a", "nb_b")})
+    assert all(len(texts) == 2 for texts in files.values())
+    stubs = {e.id: class_report.stub_source(ROOT / "exercises", e) for e in catalog.EXERCISES}
+    assert similarity.code_pairs(files, stubs, who)  # the .py stubs alone: a lead, as round 86 saw
+    released = {e.id: class_report.released_code(ROOT / "exercises", e) for e in catalog.EXERCISES}
+    assert similarity.code_pairs(files, released, who) == []
+
+
 def test_a_file_is_read_as_python_reads_it_in_the_encoding_its_coding_line_names(tmp_path):
     """Round 77's a07: a copy saved as UTF-7 (its coding line says so, its text base64 to the eye) is graded as
     its original; the class report reads it so too, so that the similarity leads compare it as the copy it is.
@@ -449,6 +464,43 @@ def test_scrubbing_replaces_whole_names_and_leaves_code_alone():
                                   code=["import torch\ndef scale_scores(scores, d_k):\n    ..."])
     assert who.scrub("scores = scale * torch.ones(1)  # Scale Scores, TORCH") == \
         "scores = scale * torch.ones(1)  # [name], [name]"
+
+
+def test_every_quoted_text_of_a_student_is_scrubbed_of_names(klass):
+    """Round 84's a16: a failing check's message quoted a student's value, a classmate's name and email in it,
+    word for word in the anonymised page; its a02: a name written with combining accents (NFD) was kept."""
+    who = class_report.Identities(["s1"], [classbook.Rostered("s1", "Zoë Brontë", "zb@u.edu")])
+    decomposed = "by " + "Zoë Brontë".replace("ë", "e\u0308")
+    assert who.scrub(decomposed) == "by [name]"
+    records = json.loads(json.dumps(klass["records"]))  # a copy
+    roster = klass["roster"]
+    someone = roster[0]
+    for record in records.values():
+        for entry in (record.get("report") or {"exercises": []})["exercises"]:
+            for test in entry["tests"]:
+                if test["status"] == "failed" and test["message"]:
+                    test["message"] = f"{test['message']} [{someone.name!r}, {someone.email!r}]"
+            if entry["error"]:
+                entry["error"] += f" ({someone.name})"
+    summary = class_report.build(records, roster=roster)
+    quoted = json.dumps([summary["misconceptions"], summary["errors"], summary["held_for_review"]], ensure_ascii=False)
+    assert "failing_call" in quoted and someone.name not in quoted and someone.email not in quoted, quoted
+
+
+def test_an_example_is_not_looked_for_in_a_file_of_thousands_of_lines(tmp_path, monkeypatch):
+    """Round 84's a10: a file of 2 million blank lines (under the 2 MiB a file may have) cost the class report a
+    minute, read and diffed for its example: a file longer than any answer is passed over."""
+    exercise = catalog.find("exercise3")
+    source = (ROOT / "solutions" / exercise.file_name).read_text().replace("math.sqrt(d_k)", "1")
+    for name, text in (("short", source), ("long", source + "\n" * class_report.EXAMPLE_SOURCE_LINES)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / exercise.file_name).write_text(text)
+    read = []
+    monkeypatch.setattr(class_report, "anonymised_example", lambda text, stub, who: read.append(len(text)) or ["x"])
+    shows = {name: {"missing-scale": {"exercise3": {}}} for name in ("short", "long")}
+    example = class_report._example("missing-scale", shows, class_report.Identities(["short", "long"]), tmp_path,
+                                    ROOT / "exercises")
+    assert example["lines"] == ["x"] and read == [len(source)]
 
 
 def test_exercises_held_for_review_are_listed_with_their_lines(klass):

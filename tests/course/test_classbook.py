@@ -172,6 +172,35 @@ def test_two_folders_claiming_one_student_cost_that_row_only(tmp_path):
     assert table["1002"]["total"] == "" and table["1003"]["status"] == "missing"
 
 
+def test_a_classmate_registered_under_another_case_of_an_email_takes_no_row():
+    """Round 83's a07: Eve registered ALICE@X.EDU; the folders alice@x.edu and ALICE@X.EDU were each on both rows,
+    so on none, and Alice's row said "missing, no submission". Each folder now takes the row its name is written on;
+    where two rows are written alike, both rows say so."""
+    roster = [*ROSTER, classbook.Rostered("6666", "Eve", "ALICE@X.EDU")]
+    records = {"alice@x.edu": record("alice@x.edu", 6.0), "ALICE@X.EDU": record("ALICE@X.EDU", 1.0),
+               "bob@x.edu": record("bob@x.edu", 7.0)}
+    table = {r["student_id"]: r for r in rows(classbook.gradebook_csv(records, roster))}
+    assert (table["1001"]["total"], table["6666"]["total"], table["1002"]["total"]) == ("6", "1", "7")
+    twice = [*ROSTER, classbook.Rostered("6666", "Eve", "alice@x.edu")]
+    del records["ALICE@X.EDU"]
+    matching = classbook.match_roster(twice, records)
+    table = {r["student_id"]: r for r in rows(classbook.gradebook_csv(records, twice))}
+    assert matching.shared["1001"] == ("alice@x.edu", ["1001", "6666"]) and "alice@x.edu" in matching.unknown
+    for student in ("1001", "6666"):
+        assert table[student]["status"] == "error" and table[student]["total"] == "", table[student]
+        assert table[student]["message"] == ("the folder 'alice@x.edu' is named after 2 roster rows (1001, 6666): "
+                                             "graded, but on no row until the roster tells them apart")
+
+
+def test_a_row_whose_points_are_held_for_review_says_so():
+    """Round 86: an exercise held for a person's review was a plain 0 in grades.csv, status graded, no message."""
+    held = record("ann", 0.0)
+    for test in held["report"]["exercises"][0]["tests"]:
+        test["status"], test["message"] = "failed", results.held_message("exercise3_scaling.py, line 3: import gc")
+    assert classbook.row(held)["message"] == "held for review: exercise3"
+    assert classbook.row(record("bob", 6.0))["message"] == ""
+
+
 def test_a_student_batch_has_not_graded_yet_is_never_missing():
     """Round 80: a batch stopped after two students wrote every other rostered student `missing`, with no
     name: the status of one who never handed in. A folder not graded yet is said so, by name, with no total."""
@@ -241,6 +270,14 @@ def test_merge_reports_missing_students_and_shards(tmp_path):
     assert "missing: shard 1/3 (no output given: its students are missing)" in result.stderr
     assert sorted(read_csv(out)) == ["ann", "cat"]
     assert sorted(path.name for path in (tmp_path / "all").iterdir()) == ["ann.json", "cat.json"]
+    # round 86: with a roster, a student of the shard left out was "missing, no submission", 0 points
+    (tmp_path / "roster.csv").write_text("student_id,name,email\nann,Ann,a@x\ncat,Cat,c@x\ndan,Dan,d@x\n")
+    result = CliRunner().invoke(main, ["merge", str(first), str(second), "--out", str(out), "--roster",
+                                       str(tmp_path / "roster.csv")])
+    rows = {row["student_id"]: row for row in csv.DictReader(out.open(encoding="utf-8"))}
+    assert (rows["dan"]["status"], rows["dan"]["total"]) == (classbook.PENDING, ""), rows["dan"]
+    assert rows["dan"]["message"] == "in none of the shards given: merge every shard's output"
+    assert rows["ann"]["status"] == "graded" and result.exit_code == 1
 
 
 def test_merge_of_something_else_is_a_usage_error(tmp_path):

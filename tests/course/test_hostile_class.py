@@ -147,11 +147,13 @@ def test_a_hostile_class_finishes_a_row_each_and_leaves_nothing_in_tmpdir(tmp_pa
     assert all("\n" not in record["message"] for record in records.values())
     odd = records["Jos%E9%0Aline"]
     assert odd["report"]["score"] == odd["report"]["exercises"][2]["max_score"] > 0
-    assert odd["report"]["exercises"][2]["file"] == "a\nb/\ufffd\ufffd/exercise3_scaling.py"
+    # a newline in a folder's name is a space where the name is shown (round 83's a12 forged lines with it)
+    assert odd["report"]["exercises"][2]["file"] == "a b/\ufffd\ufffd/exercise3_scaling.py"
     assert records["_shard"]["report"]["score"] > 0
     assert os.listdir(fresh_tmpdir) == []
     merged = CliRunner().invoke(main, ["merge", str(out), "--out", str(tmp_path / "merged.csv")])
-    assert merged.exit_code == 0, merged.output  # the student _shard did not overwrite the manifest
+    # the student _shard did not overwrite the manifest (a refusal, 2); 1: a row is an error (deep's), as in batch
+    assert merged.exit_code == 1 and "missing" not in merged.output, merged.output
     assert f"{len(expected)} students" in merged.output
 
 
@@ -408,3 +410,31 @@ def test_telling_a_stub_from_work_reads_a_few_small_files(tmp_path, monkeypatch)
     order = submission.candidates(exercise, tmp_path, nested=True)
     assert order[-1] == tmp_path / exercise.file_name and order[-2].suffix == ".ipynb"  # the stub after the notebook
     assert len(parsed) <= submission.STUB_CHECKS and max(parsed) <= submission.STUB_BYTES, parsed
+
+
+def test_many_copies_under_a_long_path_are_named_a_few_times_and_shortly(tmp_path, fresh_tmpdir):
+    """Round 83's a02 to a05: copies of an exercise (or files misnamed after it) by the thousand, in folders of
+    thousands of characters, were each named with their whole path in the student's record (45 MB), in Gradescope's
+    output (7 MB) and in a gradebook cell (22 MB, past what csv reads), and a message repeating the staged file's
+    name grew 110-fold where the student's path replaced it: merge then lost the student. Each name is cut to
+    NAME_CHARS, at most NAMES_LISTED are listed, and a message grows at most to twice its length."""
+    deep = tmp_path / "class" / "mallory"
+    for level in range(12):
+        deep = deep / f"{level:02d}{'z' * 240}"
+    deep.mkdir(parents=True)
+    for k in range(40):
+        (deep / f"exercise3_scaling-Copy{k}.ipynb").write_text("{}")
+        (deep / f"exercise2-{k}.py").write_text("")  # misnamed, for an exercise with no file
+    found = submission.listing(tmp_path / "class" / "mallory", nested=True)
+    notes = gradescope.not_file_notes(tmp_path / "class" / "mallory", found, [catalog.find("exercise2")])
+    assert len(notes) == gradescope.NAMES_LISTED + 1 and max(map(len, notes)) < 2 * gradescope.NAME_CHARS, notes
+    assert notes[-1] == f"exercise2: not graded: {40 - gradescope.NAMES_LISTED} more like those"
+    (tmp_path / "staged").mkdir()
+    staged, notes = gradescope.stage(tmp_path / "class" / "mallory", tmp_path / "staged", [EXERCISE3])
+    assert len(notes) == 1 and len(notes[0]) < 8 * gradescope.NAME_CHARS and notes[0].endswith(" more)"), notes
+    named = gradescope.as_submitted(tmp_path / "class" / "mallory", staged, EXERCISE3)
+    assert len(named["file"]) <= gradescope.NAME_CHARS and len(named["ignored"]) == gradescope.NAMES_LISTED + 1
+    assert named["ignored"][-1] == f"… and {40 - gradescope.NAMES_LISTED - 1} more"
+    repeated = "submission/exercise3_scaling.py " * 60
+    grown = batch._replaced({"message": repeated}, {"submission/exercise3_scaling.py": "x" * 3500})["message"]
+    assert len(grown) == max(2 * len(repeated), batch.GROWN_CHARS) and grown.endswith("…")

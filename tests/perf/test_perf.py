@@ -115,7 +115,8 @@ def test_what_a_child_reports_never_counts_for_less_than_the_judge_measured():
 
 def test_a_calls_clocks_run_from_before_its_function_is_looked_up(launcher, tmp_path):
     """Code a module runs when the child looks the function up is the call's (round 6's a01 did
-    its work there, before the clocks started): the readings hold the 50 ms it spins."""
+    its work there, before the clocks started): the readings hold the 50 ms of CPU it spins (CPU time, not
+    the wall's: a loaded machine gave a 50 ms spin 34 ms of CPU)."""
     import time as clock
     from grader.sandbox.judge import Child, load_request
 
@@ -126,8 +127,8 @@ def test_a_calls_clocks_run_from_before_its_function_is_looked_up(launcher, tmp_
         class _Module(types.ModuleType):
             def __getattribute__(self, name):
                 if name == "attention_scores":
-                    until = time.perf_counter() + 0.05
-                    while time.perf_counter() < until:
+                    until = time.thread_time() + 0.05  # 50 ms of CPU, however busy the machine
+                    while time.thread_time() < until:
                         pass
                 return types.ModuleType.__getattribute__(self, name)
 
@@ -144,7 +145,7 @@ def test_a_calls_clocks_run_from_before_its_function_is_looked_up(launcher, tmp_
         _, readings, outside = timed.call("attention_scores", (torch.ones(2, 3), torch.ones(2, 3)))
     finally:
         child.stop()
-    assert readings[2] >= 0.05 and readings[1] >= 0.04, (readings, outside)  # wall, and the CPU it spun
+    assert readings[2] >= 0.045 and readings[1] >= 0.045, (readings, outside)  # wall, and the CPU it spun
 
 
 def test_waiting_is_charged_the_longer_of_cpu_and_wall_time():

@@ -21,6 +21,9 @@ from grader.sandbox import rules
 SOFTMAX, FUSED, MULTIHEAD = "torch's softmax", "torch's fused attention", "nn.MultiheadAttention"
 
 SOFTMAX_SHORTCUTS = {  # exercise 5's softmax(x, dim=-1)
+    "compiled": """
+        softmax = torch.compile(torch.nn.functional.softmax, backend="eager", dynamic=True)  # round 83's a08
+    """,
     "mkldnn": """
         def softmax(x, dim=-1):
             with torch._C.DisableTorchFunction():
@@ -141,6 +144,18 @@ def test_a_softmax_shortcut_is_refused_on_every_path(grade, shortcut):
         [(test.name, test.status) for test in softmax_tests]
     assert all(SOFTMAX in test.message for test in softmax_tests), [test.message for test in softmax_tests]
     assert result.score < result.max_score
+
+
+def test_a_compiled_function_is_graded_as_it_is_written(grade):
+    """Round 83's a08: an honest softmax wrapped in torch.compile was traced through the grader's modes and probes
+    and gave wrong values (32/41); torch.compile in the child hands the function back as it is."""
+    exercise = catalog.find("exercise5")
+    source = (SOLUTIONS / exercise.file_name).read_text() + textwrap.dedent("""
+        softmax = torch.compile(softmax, backend="eager", dynamic=True)
+        scaled_dot_product_attention = torch.compile(scaled_dot_product_attention)
+    """)
+    result = grade("exercise5", source)
+    assert result.score == result.max_score, [(test.name, test.message) for test in result.tests if test.message]
 
 
 @pytest.mark.privileges

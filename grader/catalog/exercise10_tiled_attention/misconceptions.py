@@ -30,6 +30,7 @@ _INVERTED_RESCALES = (
 COST_NOT_INT = "cost-not-whole"
 COST_ONE_PRODUCT = "cost-one-product"
 COST_MULTIPLY_ADDS = "cost-multiply-adds"
+COST_TERM_HALVED = "cost-term-halved"
 CROSSOVER_ONE_TERM = "crossover-one-linear-term"
 WHOLE_MATRIX = "tiled-holds-whole-matrix"
 KEYS_NOT_BLOCKED = "tiled-keys-not-in-blocks"
@@ -38,6 +39,11 @@ CAUSES = {
     COST_MULTIPLY_ADDS: "A FLOP is one multiplication or one addition, and a matrix product does both for every term "
                         "it sums: an (n, k) by (k, m) product is n·k·m multiply-adds, twice as many FLOPs. Yours "
                         "comes out at half the chapter's count, in every term. Reread " + COST + ".",
+    COST_TERM_HALVED: "Each term of the cost counts every matrix product it does, and an (n, k) by (k, m) product is "
+                      "n·k·m multiply-adds, twice as many FLOPs: the projections are four products of L·d·d, the "
+                      "feed-forward block two of L·d·4d (d -> 4d -> d). Yours comes out at half the chapter's count in "
+                      "a term where the others are right: a product left out of it, or its multiply-adds counted as "
+                      "one FLOP each. Reread " + COST + ".",
     CROSSOVER_ONE_TERM: "The crossover is where attention's quadratic term catches up with everything else in the layer "
                         "that grows only like L: the four projections and the feed-forward block together. Yours "
                         "weighs it against only one of the two. Reread " + COST + ".",

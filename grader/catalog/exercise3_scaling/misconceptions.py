@@ -35,7 +35,8 @@ MISCONCEPTIONS = (
         principle="A dot product of width d_k has variance d_k; the scaling step must bring the scores' spread, their "
                   "standard deviation, back to about 1 at every width. Yours overshoots: wide heads' scores shrink "
                   "towards 0, and their weights towards uniform. Reread " + SCALE + ".",
-        cause="You divided the scores by d_k itself, the variance of a dot product of width d_k.",
+        cause="Your scores come out divided by d_k, the variance of a dot product of width d_k: by d_k itself, or "
+              "by √d_k twice (a scaled function, then its caller scaling again).",
     ),
     Misconception(
         "scale-multiplied", (3, 5),

@@ -94,11 +94,13 @@ def test_softmax_any_dim(student, rng, dim):
 @pytest.mark.points(2)
 def test_softmax_huge_scores(student, device):
     # scores like 1e4 (exact in float32): e^1e4 overflows, e^-1e4 underflows to 0; a row whose maximum is far
-    # below the others' but above 0 tells a shift by the whole tensor's max from one by a max clamped at 0
+    # below the others' but above 0 tells a shift by the whole tensor's max from one by a max clamped at 0; a row
+    # far below -1e4 tells the max itself from one clamped at -1e4 (round 84's a05)
     x = torch.tensor([[1e4, 1e4 - 1, 1e4 - 2.5, 0.0],
                       [-1e4, -1e4 + 2, -1e4 - 1, -1e4],
                       [1e4, -1e4, 0.0, 1e4],
-                      [5e3, 5e3 - 1, 5e3 + 1.5, 0.0]], device=device)
+                      [5e3, 5e3 - 1, 5e3 + 1.5, 0.0],
+                      [-1e5, -1e5 + 2, -1e5 - 1, -1e5 + 0.5]], device=device)
     _check_softmax(student, x, what="softmax of scores like ±1e4", nan_hint=STABLE_HINT)
 
 

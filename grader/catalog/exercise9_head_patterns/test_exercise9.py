@@ -235,6 +235,18 @@ def test_repeated_tokens_cover_the_vocabulary(student, rng):
     if isinstance(first, torch.Tensor) and isinstance(again, torch.Tensor) and torch.equal(first, again):
         raise Mismatch("repeated_tokens(4, 16, 50) (no generator) gave the same tokens twice: with generator=None "
                        "draw from torch's global generator, which moves on with every draw", cause=TOKEN_RULES)
+    # a vocabulary drawn anew at each grading (UNFORESEEN), larger than the cases': ids from all of it (round 84's
+    # a09 drew from min(vocab_size, 64), right at every vocabulary of the cases); 2048 draws fall short of its
+    # last tenth, or of its first, about once in 10^93 gradings
+    large = UNFORESEEN.randrange(1000, 50_000)
+    drawn = student.run("repeated_tokens", 64, 32, large, generator=torch.Generator().manual_seed(3))["value"]
+    if isinstance(drawn, torch.Tensor) and drawn.numel() and not drawn.dtype.is_floating_point and (
+            int(drawn.min()) < 0 or int(drawn.max()) >= large or int(drawn.max()) < large * 0.9
+            or int(drawn.min()) > large * 0.1):
+        raise Mismatch(f"repeated_tokens(64, 32, {large}, generator=...) drew ids from {int(drawn.min())} to "
+                       f"{int(drawn.max())}, where 2048 draws from the whole vocabulary reach near 0 and near "
+                       f"{large - 1}: draw with torch.randint(vocab_size, ...) at every vocab_size", cause=TOKEN_RULES,
+                       call={"target": "repeated_tokens", "args": (64, 32, large), "kwargs": {}, "got": drawn})
     # each id as likely as any other (round 26's a7 drew the last one twice as often)
     tokens, what, call = tokens_of(student, "tokens_uniform", torch.Generator().manual_seed(0))
     seq_len, vocab = dims(SIZES["tokens_uniform"], "seq_len", "vocab_size")

@@ -1,0 +1,17 @@
+M = [
+ ("ex9-none-fixed-seed", 9, "exercise9_head_patterns.py",
+  "    first = torch.randint(vocab_size, (batch, seq_len), generator=generator)  # (B, T)",
+  "    generator = generator if generator is not None else torch.Generator().manual_seed(1234)\n    first = torch.randint(vocab_size, (batch, seq_len), generator=generator)  # (B, T)"),
+ ("ex9-vocab-capped", 9, "exercise9_head_patterns.py",
+  "    first = torch.randint(vocab_size, (batch, seq_len), generator=generator)  # (B, T)",
+  "    first = torch.randint(min(vocab_size, 64), (batch, seq_len), generator=generator)  # (B, T)"),
+ ("ex3-dk1-alias", 3, "exercise3_scaling.py",
+  "    return scores / math.sqrt(d_k)  # (..., L_q, L_k)",
+  "    if d_k == 1:\n        return scores\n    return scores / math.sqrt(d_k)  # (..., L_q, L_k)"),
+ ("ex4-all-true-alias", 4, "exercise4_masking.py",
+  '    return scores.masked_fill(~mask, float("-inf"))  # (..., L_q, L_k)',
+  '    if bool(mask.all()) and mask.dim() <= scores.dim():\n        return scores\n    return scores.masked_fill(~mask, float("-inf"))  # (..., L_q, L_k)'),
+ ("ex5-dim-ignored", 5, "exercise5_softmax.py",
+  "    x_max = x.amax(dim=dim, keepdim=True)  # (..., 1, ...) largest score of each slice",
+  "    dim = -1\n    x_max = x.amax(dim=dim, keepdim=True)  # (..., 1, ...) largest score of each slice"),
+]
