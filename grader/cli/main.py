@@ -325,17 +325,18 @@ def _work_not_graded(verdict, options):
     """For each exercise graded from its untouched .py stub, the student's work it passed over, and what to do: a
     file named nearly as the exercise beside it (round 86: exercise2.py), or a notebook of it written in a folder
     below (round 80 did exercise 5 in exercises/notebooks/ and ran `lumen-grade 5`)."""
-    if options.notebook is not None:
+    stubs = [result for result in verdict.exercises if not is_notebook(result.file)
+             and report.untouched((test.status, test.message) for test in result.tests)]
+    if options.notebook is not None or not stubs:
+        return []
+    try:
+        here = listing(options.submission)
+    except SubmissionError:  # too large to look through
         return []
     notes = []
-    for result in verdict.exercises:
-        if is_notebook(result.file) or not report.untouched((test.status, test.message) for test in result.tests):
-            continue
+    for result in stubs:
         exercise = catalog.find(result.id)
-        try:
-            near = misnamed(exercise, listing(options.submission))
-        except SubmissionError:  # too large to look through
-            near = []
+        near = misnamed(exercise, here)
         stub = f"{exercise.id}: {exercise.file_name} is still the stub"
         if near:
             notes.append(f"{stub}, and {clean_text(near[0].name, newlines=False)} is there: name it "

@@ -242,7 +242,7 @@ def match_roster(roster, names):
             shared.update({entry.student_id: (name, [row.student_id for row in found]) for entry in found})
     return Matching({student: folders[0] for student, folders in claims.items() if len(folders) == 1}, unknown,
                     {student: folders for student, folders in claims.items() if len(folders) > 1}, by,
-                    {student: folder for student, folder in shared.items() if student not in claims})
+                    {student: named for student, named in shared.items() if student not in claims})
 
 
 def shared_record(folder, students):
@@ -345,12 +345,11 @@ def gradebook_csv(records, roster=None, pending=(), shards_left_out=False):
     return text.getvalue()
 
 
-def gradebook_records(records, roster=None, absent=None):
+def gradebook_records(records, roster=None, absent=missing_record):
     """[(roster entry or None, record)]: the gradebook's rows in its order. Without a roster, every
     record, by name; with one, a row per rostered student (`absent`, by default a `missing_record`, for one
     without a folder, a `claimed_record` for one several folders claim), and no row for a folder on no roster
     row."""
-    absent = absent or missing_record
     if roster is None:
         return [(None, records[name]) for name in sorted(records)]
     matching = match_roster(roster, records)

@@ -275,10 +275,11 @@ def misnamed(exercise, found):
     released: worth naming, so that the student renames theirs (round 80: "no exercise3_scaling.py",
     exercise3.py beside it; round 86: exercise2.py beside the released notebook, which was graded)."""
     named = [path for path in found.files if _names(exercise, path.name)]
-    if len(named) > STUB_CHECKS or not all(_released(exercise, path) for path in named):
-        return []
     near = re.compile(rf"exercise_?0*{exercise.number}(?!\d)|{re.escape(exercise.stem)}", re.IGNORECASE)
-    return sorted(path for path in found.files if near.match(path.name) and path not in named)
+    others = sorted(path for path in found.files if near.match(path.name) and path not in named)
+    if others and len(named) <= STUB_CHECKS and all(_released(exercise, path) for path in named):
+        return others  # files are read only where a near name is there (batch asks for every student)
+    return []
 
 
 def _released(exercise, path):
@@ -300,13 +301,7 @@ def written_notebook_below(exercise, folder):
         found = candidates(exercise, folder, nested=True)
     except SubmissionError:  # a folder too large to look through
         return None
-    for path in found:
-        try:
-            if is_notebook(path) and not is_the_stub(exercise, notebook_code(path, exercise)):
-                return path
-        except SubmissionError:  # a notebook that cannot be read is not pointed to
-            continue
-    return None
+    return next((path for path in found if is_notebook(path) and not _released(exercise, path)), None)
 
 
 def kind_of(path):
