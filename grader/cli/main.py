@@ -573,15 +573,16 @@ def unknown_exercise(name, commands=()):
     valid = [exercise.id for exercise in catalog.EXERCISES] + list(commands)
     close = difflib.get_close_matches(str(name).lower(), valid, n=1, cutoff=0.5)
     message = f"unknown exercise{' or command' if commands else ''} {name!r}"
-    if number := re.fullmatch(r"(?:exercise)?0*(\d+)", str(name).lower()):  # exercise11: no typo of exercise1
-        close = []                                                             # (round 80)
-        message += f" (there is no exercise {number[1]}: they are numbered {NUMBERS})"
+    number = re.fullmatch(r"(?:exercise)?0*(\d+)", str(name).lower())  # exercise11 (round 80): how many there are
+    numbered = f"there is no exercise {number[1]}: they are numbered {NUMBERS}" if number else ""
     owner = _file_owner(name)
     command = owner and _grade_file_command(owner, Path(name))
     if command:
         message += f" (did you mean {owner.id}? to grade that file: {command})"
     elif owner is not None or close:
-        message += f" (did you mean {owner.id if owner else close[0]}?)"
+        message += f" ({numbered + '; ' if numbered else ''}did you mean {owner.id if owner else close[0]}?)"
+    elif numbered:
+        message += f" ({numbered})"
     message += f"; exercises: {EXERCISE_NAMES}"
     return message + (f"; commands: {', '.join(commands)}" if commands else "")
 
